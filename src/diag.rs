@@ -1,0 +1,220 @@
+//! Diagnostics: source files, byte spans, and the one error type every
+//! front-end and the CLI report through.
+//!
+//! An [`InputError`] always carries the file, the byte span and a message;
+//! [`InputError::render`] prints `file:line:column: error: message` followed
+//! by a miette snippet that points at the spot. Line and column are
+//! 1-based; the column counts characters (not bytes).
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A byte range `[start, end)` in a source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Span {
+    /// Byte offset of the first character.
+    pub start: usize,
+    /// Byte offset one past the last character.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end` (byte offsets).
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A source text with the path it was read from (shared, cheap to clone).
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path as the user gave it.
+    pub path: Arc<str>,
+    /// The whole text (invalid UTF-8 replaced by U+FFFD).
+    pub text: Arc<str>,
+}
+
+impl SourceFile {
+    /// Wraps a text with its path.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        SourceFile {
+            path: Arc::from(path.into()),
+            text: Arc::from(text.into()),
+        }
+    }
+
+    /// Reads a file; non-UTF-8 bytes are replaced, never rejected silently:
+    /// the front-ends then report the replacement character as an error.
+    ///
+    /// Errors: the file cannot be read ([`Error::Io`]).
+    pub fn read(path: &str) -> Result<SourceFile, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(SourceFile::new(
+            path,
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ))
+    }
+
+    /// 1-based (line, column) of a byte offset; column counts characters.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let mut off = offset;
+        while !self.text.is_char_boundary(off) {
+            off -= 1;
+        }
+        let before = &self.text[..off];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let col = self.text[line_start..off].chars().count() + 1;
+        (line, col)
+    }
+
+    /// Builds an error at `span` in this file.
+    pub fn error(&self, span: Span, message: impl Into<String>) -> Error {
+        Error::Input(Box::new(InputError {
+            file: self.clone(),
+            span,
+            message: message.into(),
+            help: None,
+        }))
+    }
+
+    /// Builds an error at `span` with a help line.
+    pub fn error_help(
+        &self,
+        span: Span,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Error {
+        Error::Input(Box::new(InputError {
+            file: self.clone(),
+            span,
+            message: message.into(),
+            help: Some(help.into()),
+        }))
+    }
+}
+
+/// An error in a user's input file, located at a span.
+#[derive(Debug, Clone)]
+pub struct InputError {
+    /// The file the error is in.
+    pub file: SourceFile,
+    /// Where.
+    pub span: Span,
+    /// What is wrong, one sentence.
+    pub message: String,
+    /// Optional hint.
+    pub help: Option<String>,
+}
+
+impl InputError {
+    /// `path:line:column` of the error's start.
+    pub fn location(&self) -> String {
+        let (l, c) = self.file.line_col(self.span.start);
+        format!("{}:{}:{}", self.file.path, l, c)
+    }
+
+    /// Renders `file:line:col: error: message`, then a snippet with a
+    /// pointer (miette's graphical report, no colours).
+    pub fn render(&self) -> String {
+        use miette::{
+            GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
+        };
+        let len = self.file.text.len();
+        let start = self.span.start.min(len);
+        let end = self.span.end.clamp(start, len);
+        let mut diag = MietteDiagnostic::new(self.message.clone())
+            .with_label(LabeledSpan::at(start..end.max(start), "here"));
+        if let Some(h) = &self.help {
+            diag = diag.with_help(h.clone());
+        }
+        let report = miette::Report::new(diag).with_source_code(NamedSource::new(
+            self.file.path.to_string(),
+            self.file.text.to_string(),
+        ));
+        let mut out = format!("{}: error: {}\n", self.location(), self.message);
+        let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+            .with_context_lines(1);
+        let mut snippet = String::new();
+        if handler.render_report(&mut snippet, report.as_ref()).is_ok() {
+            out.push_str(&snippet);
+        }
+        out
+    }
+}
+
+/// Every error the tool reports. Each maps to exit status 2 except
+/// [`Error::Unknown`] (3).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    /// A located error in an input file.
+    #[error("{}", .0.render())]
+    Input(Box<InputError>),
+    /// A file could not be read or written.
+    #[error("{path}: {message}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The OS error text.
+        message: String,
+    },
+    /// A bad command line (unknown model, bound 0, ...).
+    #[error("usage error: {0}")]
+    Usage(String),
+    /// A resource limit or timeout ended the check without an answer.
+    #[error("unknown: {0}")]
+    Unknown(String),
+}
+
+impl Error {
+    /// The process exit status for this error (DESIGN.md: 2 input/usage,
+    /// 3 unknown).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Unknown(_) => 3,
+            _ => 2,
+        }
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_chars() {
+        let f = SourceFile::new("a.rmm", "ab\nçd x\n");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(3), (2, 1));
+        // 'x' is after "çd " where ç is two bytes.
+        let x = f.text.find('x').unwrap();
+        assert_eq!(f.line_col(x), (2, 4));
+    }
+
+    #[test]
+    fn render_has_location_and_pointer() {
+        let f = SourceFile::new("p.rmm", "thread t\n  foo bar\n");
+        let e = f.error(Span::new(11, 14), "unknown command `foo`");
+        let s = e.to_string();
+        assert!(
+            s.starts_with("p.rmm:2:3: error: unknown command `foo`"),
+            "{s}"
+        );
+        assert!(s.contains("here"), "{s}");
+        assert_eq!(e.exit_code(), 2);
+    }
+}

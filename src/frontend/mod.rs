@@ -1,0 +1,98 @@
+//! Front-ends: source text → [`Program`](crate::program::Program).
+//!
+//! The format is picked from the file extension or content
+//! ([`Format::detect`]); `--format` forces one.
+//! * `.rmm` (or content starting with `shared`/`thread NAME {`): the native
+//!   language ([`native`], docs/language.md);
+//! * `.txt` (or content with `transition`): Trencher's format ([`trencher`]);
+//! * `.litmus`: herd litmus tests (handled by [`crate::litmus`], which also
+//!   keeps the final condition).
+
+pub mod native;
+pub mod trencher;
+
+use crate::diag::{Error, SourceFile};
+use crate::program::{Program, Width};
+
+/// An input format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+pub enum Format {
+    /// The native `.rmm` language.
+    Native,
+    /// Trencher's `.txt` format.
+    Trencher,
+    /// A herd litmus test.
+    Litmus,
+}
+
+impl Format {
+    /// Picks the format from the extension, then from the content.
+    pub fn detect(path: &str, text: &str) -> Format {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".litmus") {
+            return Format::Litmus;
+        }
+        if lower.ends_with(".txt") {
+            return Format::Trencher;
+        }
+        if lower.ends_with(".rmm") {
+            return Format::Native;
+        }
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
+            .unwrap_or("");
+        let mut words = first.split_whitespace();
+        match words.next() {
+            Some("X86" | "PPC" | "X86_64" | "x86" | "ppc" | "AArch64") => Format::Litmus,
+            _ if text.contains("transition") && !text.contains('{') => Format::Trencher,
+            _ => Format::Native,
+        }
+    }
+}
+
+/// Parses `src` as a program of the given (or detected) format.
+///
+/// Errors: syntax and semantic errors of the front-end, located;
+/// [`Format::Litmus`] is lowered through [`crate::litmus`].
+pub fn parse_program(
+    src: &SourceFile,
+    format: Option<Format>,
+    width: Width,
+) -> Result<Program, Error> {
+    match format.unwrap_or_else(|| Format::detect(&src.path, &src.text)) {
+        Format::Native => native::parse(src, width),
+        Format::Trencher => trencher::parse(src, width),
+        Format::Litmus => crate::litmus::parse(src, width).map(|t| t.program),
+    }
+}
+
+/// Reads and parses a file.
+///
+/// Errors: the file cannot be read, or [`parse_program`] fails.
+pub fn load_program(path: &str, format: Option<Format>, width: Width) -> Result<Program, Error> {
+    let src = SourceFile::read(path)?;
+    parse_program(&src, format, width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_by_extension_and_content() {
+        assert_eq!(Format::detect("a.txt", ""), Format::Trencher);
+        assert_eq!(Format::detect("a.litmus", ""), Format::Litmus);
+        assert_eq!(Format::detect("a.rmm", ""), Format::Native);
+        assert_eq!(Format::detect("a", "X86 SB\n"), Format::Litmus);
+        assert_eq!(
+            Format::detect("a", "thread t\ninitial q\ntransition q q noop\nend"),
+            Format::Trencher
+        );
+        assert_eq!(
+            Format::detect("a", "shared x;\nthread t { x = 1; }"),
+            Format::Native
+        );
+    }
+}

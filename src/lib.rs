@@ -1,0 +1,13 @@
+//! bmc-rmm: bounded model checking of concurrent programs under relaxed
+//! memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
+//!
+//! Pipeline (see `../shared/DESIGN.md` and docs/): source text
+//! → [`frontend`] → [`program`] (the IR) → engines → verdicts and witnesses.
+
+pub mod cli;
+pub mod diag;
+pub mod frontend;
+pub mod intern;
+pub mod litmus;
+pub mod print;
+pub mod program;

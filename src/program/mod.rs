@@ -1,0 +1,507 @@
+//! The Program IR: the one representation every front-end produces and
+//! every engine consumes.
+//!
+//! Thesis `003_…` §2.3 (programs as sequences of threads, threads as
+//! automata over commands), §2.4.2 (`mfence`, locked instructions), §4.1
+//! (Power barriers `sync`, `lwsync`, `isync`), ch. 5 (SPARC `membar`
+//! masks), §7.1.1 (locks), §8.1.2 (PGAS commands).
+//!
+//! * A [`Program`] is a sequence of [`Thread`]s plus named shared variables,
+//!   initial memory and goals.
+//! * A [`Thread`] is an automaton: control states, an initial state and
+//!   instructions `q --cmd--> q'` ([`Instr`]); branching may be
+//!   nondeterministic and cycles are allowed. Every state is final
+//!   (computations are prefix-closed).
+//! * Values and addresses are W-bit integers ([`Width`]); registers start
+//!   at 0 unless the thread gives an initial value.
+//! * Names (threads, registers, states, variables) are interned once in
+//!   [`Program::names`].
+
+pub mod expr;
+
+pub use expr::{BinOp, Expr, Spmd, UnOp, Width};
+
+use crate::diag::{SourceFile, Span};
+use crate::intern::{Interner, Sym};
+use std::collections::BTreeMap;
+
+/// Index of a thread in [`Program::threads`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct ThreadId(pub u32);
+
+/// Index of a control state in [`Thread::states`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct StateId(pub u32);
+
+/// Index of a register in [`Thread::regs`] (registers are thread-local).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct RegId(pub u32);
+
+/// An expression inside a thread: its variables are the thread's registers.
+pub type LExpr = Expr<RegId>;
+
+/// A variable of a goal condition: a register of some thread, or the final
+/// value of a memory cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum GVar {
+    /// Register `reg` of thread `thread`.
+    Reg(ThreadId, RegId),
+    /// The memory cell at this address.
+    Mem(i64),
+}
+
+/// An expression of a goal condition.
+pub type GExpr = Expr<GVar>;
+
+/// SPARC `membar` mask bits (thesis ch. 5): which pairs of accesses the
+/// barrier orders. `LL` = #LoadLoad, `LS` = #LoadStore, `SL` = #StoreLoad,
+/// `SS` = #StoreStore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct MembarMask(pub u8);
+
+impl MembarMask {
+    /// #LoadLoad
+    pub const LL: u8 = 1;
+    /// #LoadStore
+    pub const LS: u8 = 2;
+    /// #StoreLoad
+    pub const SL: u8 = 4;
+    /// #StoreStore
+    pub const SS: u8 = 8;
+    /// The names of the bits, in bit order.
+    pub const NAMES: [(&'static str, u8); 4] = [
+        ("#LoadLoad", Self::LL),
+        ("#LoadStore", Self::LS),
+        ("#StoreLoad", Self::SL),
+        ("#StoreStore", Self::SS),
+    ];
+
+    /// True if the barrier orders a `first`-kind access before a
+    /// `second`-kind access (`true` = store, `false` = load).
+    pub fn orders(self, first_is_store: bool, second_is_store: bool) -> bool {
+        let bit = match (first_is_store, second_is_store) {
+            (false, false) => Self::LL,
+            (false, true) => Self::LS,
+            (true, false) => Self::SL,
+            (true, true) => Self::SS,
+        };
+        self.0 & bit != 0
+    }
+}
+
+/// A memory barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Fence {
+    /// x86 `mfence` (full barrier: store buffer drained).
+    MFence,
+    /// Power `sync` (hwsync): cumulative full barrier.
+    Sync,
+    /// Power `lwsync`: orders all pairs except store→load.
+    LwSync,
+    /// Power `isync`: with a control dependency, orders later loads.
+    ISync,
+    /// Power `eieio`: orders store→store.
+    Eieio,
+    /// SPARC `membar` with a mask.
+    Membar(MembarMask),
+}
+
+impl Fence {
+    /// The keyword used in the native language.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Fence::MFence => "mfence",
+            Fence::Sync => "sync",
+            Fence::LwSync => "lwsync",
+            Fence::ISync => "isync",
+            Fence::Eieio => "eieio",
+            Fence::Membar(_) => "membar",
+        }
+    }
+}
+
+/// PGAS commands (thesis §8.1.2, Table 8.1). Remote operations copy one
+/// cell between the local memory and the memory of node `rank`, through
+/// queue `queue`; operations of one (rank, queue) complete in order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum PgasCmd {
+    /// `read(local, rank, remote, queue)`: local[local] := mem_rank[remote].
+    Read {
+        /// Local destination address.
+        local: LExpr,
+        /// Remote node (1..N).
+        rank: LExpr,
+        /// Remote source address.
+        remote: LExpr,
+        /// Queue identifier.
+        queue: LExpr,
+    },
+    /// `write(local, rank, remote, queue)`: mem_rank[remote] := local[local].
+    Write {
+        /// Local source address.
+        local: LExpr,
+        /// Remote node (1..N).
+        rank: LExpr,
+        /// Remote destination address.
+        remote: LExpr,
+        /// Queue identifier.
+        queue: LExpr,
+    },
+    /// Global barrier of all nodes.
+    Barrier,
+}
+
+/// A command labelling an instruction (thesis §2.3 CMD, extended).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Command {
+    /// `reg <- mem[addr]`
+    Load {
+        /// Destination register.
+        reg: RegId,
+        /// Address expression.
+        addr: LExpr,
+    },
+    /// `mem[addr] <- value`
+    Store {
+        /// Address expression.
+        addr: LExpr,
+        /// Value expression.
+        value: LExpr,
+    },
+    /// `reg <- value` (local assignment).
+    Assign {
+        /// Destination register.
+        reg: RegId,
+        /// Value expression.
+        value: LExpr,
+    },
+    /// `assume(e)`: blocks unless e ≠ 0.
+    Assume(LExpr),
+    /// A memory barrier.
+    Fence(Fence),
+    /// Takes the global lock (blocks while another thread holds it); under
+    /// TSO it first drains the store buffer (Trencher semantics, §7.1.1).
+    Lock,
+    /// Releases the global lock (after draining the store buffer).
+    Unlock,
+    /// A sequence of loads, stores, assignments and assumes executed in
+    /// one indivisible step (e.g. CAS, x86 `XCHG`, locked instructions). Its
+    /// accesses are related by `rmw` and act as a full fence under TSO.
+    Atomic(Vec<Command>),
+    /// No operation (`assume(1)`).
+    Nop,
+    /// A PGAS command (issue 5).
+    Pgas(PgasCmd),
+}
+
+impl Command {
+    /// True for commands that access shared memory (loads, stores,
+    /// atomics, PGAS remote operations).
+    pub fn accesses_memory(&self) -> bool {
+        match self {
+            Command::Load { .. } | Command::Store { .. } => true,
+            Command::Atomic(cs) => cs.iter().any(Command::accesses_memory),
+            Command::Pgas(PgasCmd::Read { .. } | PgasCmd::Write { .. }) => true,
+            _ => false,
+        }
+    }
+}
+
+/// An instruction `from --cmd--> to` of a thread.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Instr {
+    /// Source control state.
+    pub from: StateId,
+    /// Target control state.
+    pub to: StateId,
+    /// The command.
+    pub cmd: Command,
+    /// Where it was written (for messages and witnesses).
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// A thread: an automaton over commands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    /// The thread's name.
+    pub name: Sym,
+    /// Control-state names; [`StateId`] indexes this.
+    pub states: Vec<Sym>,
+    /// The initial control state.
+    pub initial: StateId,
+    /// Register names; [`RegId`] indexes this.
+    pub regs: Vec<Sym>,
+    /// Initial register values (`reg_init[r]`, default 0).
+    pub reg_init: Vec<i64>,
+    /// The instructions, in source order.
+    pub instrs: Vec<Instr>,
+    /// Where the thread was declared.
+    pub span: Span,
+}
+
+impl Thread {
+    /// A new thread with one state `initial` and no instructions.
+    pub fn new(name: Sym, initial: Sym, span: Span) -> Thread {
+        Thread {
+            name,
+            states: vec![initial],
+            initial: StateId(0),
+            regs: Vec::new(),
+            reg_init: Vec::new(),
+            instrs: Vec::new(),
+            span,
+        }
+    }
+
+    /// The state named `name`, adding it if new.
+    pub fn state(&mut self, name: Sym) -> StateId {
+        match self.states.iter().position(|s| *s == name) {
+            Some(i) => StateId(i as u32),
+            None => {
+                self.states.push(name);
+                StateId(self.states.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// The state named `name` if it exists.
+    pub fn find_state(&self, name: Sym) -> Option<StateId> {
+        self.states
+            .iter()
+            .position(|s| *s == name)
+            .map(|i| StateId(i as u32))
+    }
+
+    /// The register named `name`, adding it (initial value 0) if new.
+    pub fn reg(&mut self, name: Sym) -> RegId {
+        match self.regs.iter().position(|s| *s == name) {
+            Some(i) => RegId(i as u32),
+            None => {
+                self.regs.push(name);
+                self.reg_init.push(0);
+                RegId(self.regs.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// The register named `name` if it exists.
+    pub fn find_reg(&self, name: Sym) -> Option<RegId> {
+        self.regs
+            .iter()
+            .position(|s| *s == name)
+            .map(|i| RegId(i as u32))
+    }
+
+    /// For each state, the indices (into [`Thread::instrs`]) of its
+    /// outgoing instructions, in source order. Shape: `states.len()` lists.
+    pub fn outgoing(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.states.len()];
+        for (i, ins) in self.instrs.iter().enumerate() {
+            out[ins.from.0 as usize].push(i);
+        }
+        out
+    }
+}
+
+/// A named shared variable: a name for an address, with an initial value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedVar {
+    /// The name.
+    pub name: Sym,
+    /// Its address.
+    pub addr: i64,
+    /// Its initial value (default 0).
+    pub init: i64,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// What a goal stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum GoalKind {
+    /// A user-declared goal (`goal ...`): reaching it is the question.
+    Goal,
+    /// The failure state of an `assert`: reaching it is a violation.
+    Assertion,
+}
+
+/// Where threads must be for a goal to count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GoalAt {
+    /// Listed threads at listed states; other threads anywhere.
+    States(Vec<(ThreadId, StateId)>),
+    /// Every thread terminated (at a state without outgoing instructions),
+    /// as for a litmus test's final state.
+    Final,
+}
+
+/// A goal: a combination of control states, optionally with a condition
+/// on registers and memory evaluated in that state (memory = the final
+/// value of each cell, all stores having reached memory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Goal {
+    /// Optional name (shown in witnesses).
+    pub name: Option<String>,
+    /// Goal or assertion failure.
+    pub kind: GoalKind,
+    /// Control-state part.
+    pub at: GoalAt,
+    /// Condition on registers and memory (`None` = true).
+    pub cond: Option<GExpr>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A whole program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// All names, interned once.
+    pub names: Interner,
+    /// Named shared variables, in declaration order.
+    pub vars: Vec<SharedVar>,
+    /// Initial memory: address → value; every other cell is 0. Contains
+    /// the initial values of [`Program::vars`].
+    pub init: BTreeMap<i64, i64>,
+    /// The threads; [`ThreadId`] indexes this.
+    pub threads: Vec<Thread>,
+    /// Goals and assertion failures.
+    pub goals: Vec<Goal>,
+    /// PGAS: the number of nodes if the program is SPMD (`None` otherwise).
+    pub nodes: Option<u32>,
+    /// The source the program was read from (for messages).
+    pub source: Option<SourceFile>,
+}
+
+impl Default for Program {
+    fn default() -> Self {
+        Program {
+            names: Interner::default(),
+            vars: Vec::new(),
+            init: BTreeMap::new(),
+            threads: Vec::new(),
+            goals: Vec::new(),
+            nodes: None,
+            source: None,
+        }
+    }
+}
+
+impl Program {
+    /// The name of a symbol.
+    pub fn name(&self, s: Sym) -> &str {
+        self.names.name(s)
+    }
+
+    /// The thread's name.
+    pub fn thread_name(&self, t: ThreadId) -> &str {
+        self.name(self.threads[t.0 as usize].name)
+    }
+
+    /// The state's name.
+    pub fn state_name(&self, t: ThreadId, q: StateId) -> &str {
+        self.name(self.threads[t.0 as usize].states[q.0 as usize])
+    }
+
+    /// The register's name.
+    pub fn reg_name(&self, t: ThreadId, r: RegId) -> &str {
+        self.name(self.threads[t.0 as usize].regs[r.0 as usize])
+    }
+
+    /// The shared variable at `addr`, if one is named there.
+    pub fn var_at(&self, addr: i64) -> Option<&SharedVar> {
+        self.vars.iter().find(|v| v.addr == addr)
+    }
+
+    /// A printable name for an address: the variable name or `mem[a]`.
+    pub fn addr_name(&self, addr: i64) -> String {
+        match self.var_at(addr) {
+            Some(v) => self.name(v.name).to_string(),
+            None => format!("mem[{addr}]"),
+        }
+    }
+
+    /// The initial value of the cell at `addr`.
+    pub fn init_value(&self, addr: i64) -> i64 {
+        self.init.get(&addr).copied().unwrap_or(0)
+    }
+
+    /// Thread ids in order.
+    pub fn thread_ids(&self) -> impl Iterator<Item = ThreadId> {
+        (0..self.threads.len() as u32).map(ThreadId)
+    }
+
+    /// A structural fingerprint independent of symbol numbering and spans:
+    /// names are resolved to strings. Two programs with equal fingerprints
+    /// are the same IR (used by the round-trip tests).
+    pub fn fingerprint(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for v in &self.vars {
+            let _ = writeln!(s, "var {} @{} = {}", self.name(v.name), v.addr, v.init);
+        }
+        let _ = writeln!(s, "init {:?}", self.init);
+        let _ = writeln!(s, "nodes {:?}", self.nodes);
+        for t in &self.threads {
+            let _ = writeln!(s, "thread {}", self.name(t.name));
+            let st: Vec<&str> = t.states.iter().map(|q| self.name(*q)).collect();
+            let _ = writeln!(
+                s,
+                "  states {:?} initial {}",
+                st,
+                self.name(t.states[t.initial.0 as usize])
+            );
+            let rg: Vec<(&str, i64)> = t
+                .regs
+                .iter()
+                .zip(&t.reg_init)
+                .map(|(r, v)| (self.name(*r), *v))
+                .collect();
+            let _ = writeln!(s, "  regs {rg:?}");
+            for i in &t.instrs {
+                let _ = writeln!(s, "  {} -> {}: {:?}", i.from.0, i.to.0, i.cmd);
+            }
+        }
+        for g in &self.goals {
+            let _ = writeln!(s, "goal {:?} {:?} {:?} {:?}", g.name, g.kind, g.at, g.cond);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_and_regs_are_interned_per_thread() {
+        let mut p = Program::default();
+        let n = p.names.intern("t0");
+        let q0 = p.names.intern("q0");
+        let q1 = p.names.intern("q1");
+        let r = p.names.intern("r");
+        let mut t = Thread::new(n, q0, Span::default());
+        assert_eq!(t.state(q0), StateId(0));
+        assert_eq!(t.state(q1), StateId(1));
+        assert_eq!(t.state(q1), StateId(1));
+        assert_eq!(t.reg(r), RegId(0));
+        assert_eq!(t.reg_init, vec![0]);
+        t.instrs.push(Instr {
+            from: StateId(0),
+            to: StateId(1),
+            cmd: Command::Nop,
+            span: Span::default(),
+        });
+        assert_eq!(t.outgoing(), vec![vec![0], vec![]]);
+        p.threads.push(t);
+        assert_eq!(p.state_name(ThreadId(0), StateId(1)), "q1");
+    }
+
+    #[test]
+    fn membar_mask_orders() {
+        let m = MembarMask(MembarMask::SL | MembarMask::SS);
+        assert!(m.orders(true, false));
+        assert!(m.orders(true, true));
+        assert!(!m.orders(false, false));
+    }
+}
