@@ -190,6 +190,26 @@ pub enum Command {
     Atomic(Vec<Command>),
     /// No operation (`assume(1)`).
     Nop,
+    /// Power `lwarx`: a load that takes a reservation on its address.
+    LoadReserve {
+        /// Destination register.
+        reg: RegId,
+        /// Address expression.
+        addr: LExpr,
+    },
+    /// Power `stwcx.`: stores only if the reservation of the po-latest
+    /// `LoadReserve` of this thread still holds (no other write to that
+    /// address came between them in co); then the two accesses form an
+    /// `rmw` pair. Sets `flag` to 1 on success and 0 on failure; a failing
+    /// store-conditional performs no write.
+    StoreCond {
+        /// Address expression.
+        addr: LExpr,
+        /// Value expression.
+        value: LExpr,
+        /// Register receiving 1 (stored) or 0 (failed).
+        flag: RegId,
+    },
     /// A PGAS command (issue 5).
     Pgas(PgasCmd),
 }
@@ -200,6 +220,7 @@ impl Command {
     pub fn accesses_memory(&self) -> bool {
         match self {
             Command::Load { .. } | Command::Store { .. } => true,
+            Command::LoadReserve { .. } | Command::StoreCond { .. } => true,
             Command::Atomic(cs) => cs.iter().any(Command::accesses_memory),
             Command::Pgas(PgasCmd::Read { .. } | PgasCmd::Write { .. }) => true,
             _ => false,
