@@ -11,3 +11,4 @@ pub mod intern;
 pub mod litmus;
 pub mod print;
 pub mod program;
+pub mod sat;
