@@ -3,10 +3,13 @@
 //! Exit status (DESIGN.md): 0 no violation / goal unreachable, 1 violation
 //! / goal reachable, 2 input or usage error, 3 unknown (timeout, limit).
 
+use crate::check;
 use crate::diag::Error;
+use crate::engine::{Deadline, Encoder};
 use crate::frontend::{self, Format};
 use crate::program::Width;
 use clap::{Args, Parser, Subcommand};
+use std::time::{Duration, Instant};
 
 /// bmc-rmm: bounded model checking of concurrent programs under relaxed
 /// memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
@@ -75,6 +78,12 @@ pub struct CheckArgs {
     /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Load the memory model from a cat file instead of a built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub model_file: Option<String>,
+    /// Write the witness graph (DOT) of a violation to FILE (one input only).
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<String>,
 }
 
 impl CheckArgs {
@@ -126,13 +135,86 @@ pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
 pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {
         Some(Command::Parse(a)) => run_parse(&a),
-        Some(Command::Reach(a)) | Some(Command::Robust(a)) => {
-            a.validate()?;
-            Err(Error::Usage("the SAT engine is not built yet".into()))
-        }
-        None => {
-            cli.check.validate()?;
-            Err(Error::Usage("the SAT engine is not built yet".into()))
+        Some(Command::Reach(a)) => run_checks(&a, &[check::CheckKind::Reach]),
+        Some(Command::Robust(a)) => run_checks(&a, &[check::CheckKind::Robust]),
+        None => run_checks(
+            &cli.check,
+            &[check::CheckKind::Reach, check::CheckKind::Robust],
+        ),
+    }
+}
+
+/// Runs `reach` and/or `robust` on every input with the bounded engine;
+/// returns the exit status (1 if any violation, else 3 if any unknown,
+/// else 0).
+///
+/// Errors: usage errors, unreadable or malformed inputs, a bad model file.
+pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Error> {
+    a.validate()?;
+    if a.dot.is_some() && a.input.files.len() > 1 {
+        return Err(Error::Usage("--dot FILE takes a single input".into()));
+    }
+    let model = check::load_model(&a.model, a.model_file.as_deref())?;
+    let model_name = match &a.model_file {
+        Some(f) => f.clone(),
+        None => a.model.clone(),
+    };
+    // Parse everything first: a bad input stops the run before any output.
+    let mut progs = Vec::new();
+    for f in &a.input.files {
+        progs.push((
+            f,
+            frontend::load_program(f, a.input.format, Width(a.input.width))?,
+        ));
+    }
+    let mut code = 0;
+    let mut any_unknown = false;
+    for (f, p) in &progs {
+        let deadline = Deadline(
+            a.timeout
+                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+        );
+        let mut enc = Encoder::new(p, &model, a.bound, a.input.width);
+        for &k in kinds {
+            let r = match k {
+                check::CheckKind::Reach => check::reach(&mut enc, deadline),
+                check::CheckKind::Robust => check::robust(&mut enc, deadline),
+            };
+            if a.input.json {
+                let rec = serde_json::json!({
+                    "file": f, "model": model_name, "bound": a.bound, "width": a.input.width,
+                    "check": r.check, "verdict": r.verdict, "time": r.time,
+                    "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
+                    "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
+                    "attack": r.attack.and_then(|(w, l)| {
+                        let x = r.witness.as_ref()?;
+                        Some(serde_json::json!({"store": x.event(w)?.label, "load": x.event(l)?.label}))
+                    }),
+                    "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
+                });
+                println!("{rec}");
+            } else {
+                print!("{}", check::render(p, f, &model_name, a.bound, &r));
+            }
+            if let (Some(path), Some(x)) = (&a.dot, &r.witness) {
+                let dot = x.to_dot(p, r.cycle.as_ref(), &r.fr);
+                std::fs::write(path, dot).map_err(|e| Error::Io {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+            }
+            match r.verdict {
+                check::Verdict::Violation => code = 1,
+                check::Verdict::Unknown => any_unknown = true,
+                check::Verdict::NoViolation => {}
+            }
         }
     }
+    Ok(if code == 1 {
+        1
+    } else if any_unknown {
+        3
+    } else {
+        0
+    })
 }

@@ -4,8 +4,11 @@
 //! Pipeline (see `../shared/DESIGN.md` and docs/): source text
 //! → [`frontend`] → [`program`] (the IR) → engines → verdicts and witnesses.
 
+pub mod cat;
+pub mod check;
 pub mod cli;
 pub mod diag;
+pub mod engine;
 pub mod frontend;
 pub mod intern;
 pub mod litmus;

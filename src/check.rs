@@ -1,0 +1,292 @@
+//! The checks a user runs (`reach`, `robust`) on top of the bounded
+//! engine, with their verdicts, witnesses and renderings.
+//!
+//! * `reach`: is a goal (or assertion failure) reachable in an execution
+//!   consistent with the model, within the bound?
+//! * `robust`: is there an execution consistent with the model whose
+//!   hb = po ∪ rf ∪ co ∪ fr is cyclic (thesis 003 §2.8, Lemma 2.16)?
+
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::engine::{witness::Cycle, Deadline, Encoder, Execution, Stats};
+use crate::program::Program;
+use std::time::Instant;
+
+/// The answer of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Goal reachable / hb cycle found (exit 1).
+    Violation,
+    /// None within the bound (exit 0).
+    NoViolation,
+    /// Timeout or limit (exit 3).
+    Unknown,
+}
+
+impl Verdict {
+    /// Process exit status for this verdict.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Violation => 1,
+            Verdict::NoViolation => 0,
+            Verdict::Unknown => 3,
+        }
+    }
+}
+
+/// Which check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckKind {
+    /// Goal reachability.
+    Reach,
+    /// Robustness (hb acyclicity).
+    Robust,
+}
+
+/// Result of one check on one program.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CheckResult {
+    /// Which check.
+    pub check: CheckKind,
+    /// The answer.
+    pub verdict: Verdict,
+    /// The goal reached (index into `Program::goals`) for `reach`.
+    pub goal: Option<usize>,
+    /// The witness execution.
+    pub witness: Option<Execution>,
+    /// The hb cycle for `robust`.
+    pub cycle: Option<Cycle>,
+    /// The TSO attack pair (delayed store, overtaking load) if any.
+    pub attack: Option<(usize, usize)>,
+    /// fr edges of the witness (for DOT).
+    #[serde(skip)]
+    pub fr: Vec<(usize, usize)>,
+    /// Threads whose paths the bound cut.
+    pub truncated: Vec<String>,
+    /// Why unknown.
+    pub reason: Option<String>,
+    /// Seconds.
+    pub time: f64,
+    /// Engine statistics.
+    pub stats: Stats,
+}
+
+/// Runs `reach`: tries each goal in order.
+///
+/// Errors: none besides solver failures; timeouts give `Unknown`.
+pub fn reach(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
+    let start = Instant::now();
+    let mut res = empty(CheckKind::Reach, enc);
+    if enc.prog.goals.is_empty() {
+        res.verdict = Verdict::NoViolation;
+        res.reason = Some("the program declares no goal or assertion".into());
+    }
+    for g in 0..enc.prog.goals.len() {
+        let l = enc.goal_lit(g);
+        match enc.find(&[l], deadline) {
+            Ok(Some(x)) => {
+                res.verdict = Verdict::Violation;
+                res.goal = Some(g);
+                res.witness = Some(x);
+                break;
+            }
+            Ok(None) => res.verdict = Verdict::NoViolation,
+            Err(e) => {
+                res.verdict = Verdict::Unknown;
+                res.reason = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    res.time = start.elapsed().as_secs_f64();
+    res.stats = enc.stats.clone();
+    res
+}
+
+/// Runs `robust`: searches an execution with a cyclic hb.
+pub fn robust(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
+    let start = Instant::now();
+    let mut res = empty(CheckKind::Robust, enc);
+    let act = enc.robust_act();
+    match enc.find(&[act], deadline) {
+        Ok(Some(x)) => {
+            res.verdict = Verdict::Violation;
+            let (cycle, fr) = hb_cycle(enc, &x);
+            res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
+            res.cycle = cycle;
+            res.fr = fr;
+            res.witness = Some(x);
+        }
+        Ok(None) => res.verdict = Verdict::NoViolation,
+        Err(e) => {
+            res.verdict = Verdict::Unknown;
+            res.reason = Some(e.to_string());
+        }
+    }
+    res.time = start.elapsed().as_secs_f64();
+    res.stats = enc.stats.clone();
+    res
+}
+
+fn empty(check: CheckKind, enc: &Encoder) -> CheckResult {
+    CheckResult {
+        check,
+        verdict: Verdict::NoViolation,
+        goal: None,
+        witness: None,
+        cycle: None,
+        attack: None,
+        fr: Vec::new(),
+        truncated: enc
+            .truncated()
+            .into_iter()
+            .map(|t| enc.prog.thread_name(t).to_string())
+            .collect(),
+        reason: None,
+        time: 0.0,
+        stats: Stats::default(),
+    }
+}
+
+/// The shortest hb cycle of the current candidate (over executed memory
+/// events), and its fr edges for rendering.
+fn hb_cycle(enc: &mut Encoder, x: &Execution) -> (Option<Cycle>, Vec<(usize, usize)>) {
+    let rels: Vec<(&str, crate::cat::eval::Mat)> = ["po", "rf", "co", "fr"]
+        .iter()
+        .map(|r| (*r, enc.concrete_rel(r)))
+        .collect();
+    let mem: Vec<usize> = x
+        .events
+        .iter()
+        .filter(|e| e.kind == "R" || e.kind == "W")
+        .map(|e| e.id)
+        .collect();
+    let fr: Vec<(usize, usize)> = mem
+        .iter()
+        .flat_map(|&a| mem.iter().map(move |&b| (a, b)))
+        .filter(|&(a, b)| rels[3].1.get(a, b))
+        .collect();
+    let edge = |a: usize, b: usize| {
+        rels.iter()
+            .find(|(_, m)| m.get(a, b))
+            .map(|(n, _)| n.to_string())
+    };
+    let mut best: Option<Vec<usize>> = None;
+    for &s in &mem {
+        // BFS from s back to s.
+        let mut prev: std::collections::HashMap<usize, usize> = Default::default();
+        let mut q = std::collections::VecDeque::from([s]);
+        let mut found = None;
+        'bfs: while let Some(u) = q.pop_front() {
+            for &v in &mem {
+                if edge(u, v).is_none() {
+                    continue;
+                }
+                if v == s {
+                    found = Some(u);
+                    break 'bfs;
+                }
+                if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(v) {
+                    e.insert(u);
+                    q.push_back(v);
+                }
+            }
+        }
+        if let Some(last) = found {
+            let mut path = vec![last];
+            let mut cur = last;
+            while cur != s {
+                cur = prev[&cur];
+                path.push(cur);
+            }
+            path.reverse();
+            if best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                best = Some(path);
+            }
+        }
+    }
+    let cycle = best.map(|p| Cycle {
+        edges: (0..p.len())
+            .map(|i| {
+                let (a, b) = (p[i], p[(i + 1) % p.len()]);
+                (a, edge(a, b).unwrap_or_default(), b)
+            })
+            .collect(),
+    });
+    (cycle, fr)
+}
+
+/// Parses a model by built-in name or file.
+///
+/// Errors: unknown name; the file's syntax/type errors.
+pub fn load_model(name: &str, file: Option<&str>) -> Result<Model, Error> {
+    match file {
+        Some(f) => crate::cat::parse::parse_model(&crate::diag::SourceFile::read(f)?),
+        None => crate::cat::builtin(name),
+    }
+}
+
+/// Text rendering of a result.
+pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult) -> String {
+    let mut s = String::new();
+    let what = match r.check {
+        CheckKind::Reach => "reach",
+        CheckKind::Robust => "robust",
+    };
+    let verdict = match (r.check, r.verdict) {
+        (CheckKind::Reach, Verdict::Violation) => {
+            let g = r.goal.map(|g| &p.goals[g]);
+            let name = g
+                .map(|g| match (&g.name, g.kind) {
+                    (Some(n), _) => format!("goal `{n}`"),
+                    (None, crate::program::GoalKind::Assertion) => {
+                        "an assertion failure".to_string()
+                    }
+                    (None, _) => format!("goal #{}", r.goal.unwrap_or(0) + 1),
+                })
+                .unwrap_or_default();
+            format!("REACHABLE: {name} is reachable within bound {bound}")
+        }
+        (CheckKind::Reach, Verdict::NoViolation) => match &r.reason {
+            Some(why) => format!("unreachable ({why})"),
+            None => format!("unreachable: no goal is reachable up to bound {bound}"),
+        },
+        (CheckKind::Robust, Verdict::Violation) => {
+            format!(
+                "NOT ROBUST: an execution with a cyclic happens-before exists within bound {bound}"
+            )
+        }
+        (CheckKind::Robust, Verdict::NoViolation) => {
+            format!("robust: no happens-before cycle up to bound {bound}")
+        }
+        (_, Verdict::Unknown) => format!("unknown: {}", r.reason.clone().unwrap_or_default()),
+    };
+    s.push_str(&format!("{file}: {what} [{model}]: {verdict}\n"));
+    if !r.truncated.is_empty() && r.verdict != Verdict::Violation {
+        s.push_str(&format!(
+            "  note: the bound cut some paths of thread(s) {}; the answer holds up to bound {bound} only\n",
+            r.truncated.join(", ")
+        ));
+    }
+    if let (Some(x), Some(c)) = (&r.witness, &r.cycle) {
+        s.push_str(&format!("  cycle: {}\n", x.render_cycle(c)));
+        if let Some((w, rd)) = r.attack {
+            let (lw, lr) = (
+                x.event(w).map(|e| e.label.clone()),
+                x.event(rd).map(|e| e.label.clone()),
+            );
+            s.push_str(&format!(
+                "  attack: the store {} is delayed (store buffer) past the load {} of the same thread\n",
+                lw.unwrap_or_default(),
+                lr.unwrap_or_default()
+            ));
+        }
+    }
+    if let Some(x) = &r.witness {
+        s.push_str("  execution:\n");
+        s.push_str(&x.render(p));
+    }
+    s
+}

@@ -1,0 +1,775 @@
+//! The bounded engine: encodes an unrolled program and a model for the SAT
+//! solver and answers `reach`, `robust` and litmus outcome queries.
+//!
+//! * Eager part (CNF): control flow and dataflow of the unrolling
+//!   ([`unroll`]), `rf` (each executed read reads from exactly one write to
+//!   the same address with the same value, or from the initial memory),
+//!   `co` (one orientation literal per pair of writes that may share an
+//!   address).
+//! * Lazy part: the model's axioms. A candidate from the solver is checked
+//!   concretely ([`crate::cat::eval`]); a failed axiom yields a clause
+//!   (the negated explanation) and the solver runs again, incrementally.
+//!   `co` transitivity is checked the same way (a co cycle is blocked).
+//!   docs/models.md explains the choice and its measurements.
+//!
+//! Built-in restriction (all shipped models imply it, SC-per-location): a
+//! read never reads from a po-later write of its own thread, and `co`
+//! agrees with `po` on writes of one thread.
+
+pub mod unroll;
+pub mod witness;
+
+use crate::cat::eval::{Base, Bits, Evaluator, Mat};
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::program::{GExpr, GVar, GoalAt, Program, ThreadId};
+use crate::sat::bv::Bv;
+use crate::sat::Cnf;
+use std::collections::HashMap;
+use std::time::Instant;
+use unroll::{unroll, UnrollOpts, Unrolled};
+use varisat::Lit;
+pub use witness::{Cycle, Execution};
+
+/// Statistics of one query.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Stats {
+    /// Solver calls.
+    pub solves: usize,
+    /// Candidates rejected by the model (lazy clauses added).
+    pub refinements: usize,
+    /// Variables and clauses of the CNF.
+    pub vars: usize,
+    /// Clauses.
+    pub clauses: usize,
+    /// Events of the unrolling.
+    pub events: usize,
+}
+
+/// A deadline for a query.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline(pub Option<Instant>);
+
+impl Deadline {
+    fn passed(&self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// The encoding of one program under one model and bound.
+pub struct Encoder<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// The model.
+    pub model: &'a Model,
+    /// The CNF.
+    pub cnf: Cnf,
+    /// The unrolling.
+    pub un: Unrolled,
+    /// rf literal by (write, read).
+    pub rf: HashMap<(usize, usize), Lit>,
+    /// Per read: the "reads the initial value" literal.
+    pub rf_init: Vec<Option<Lit>>,
+    /// co orientation: (a, b) with a < b → "a co-before b" (if both are writes to one address).
+    co_var: HashMap<(usize, usize), Lit>,
+    gates: HashMap<(u8, usize, usize), Lit>,
+    deps: HashMap<(u8, usize, usize), Lit>,
+    robust_act: Option<Lit>,
+    final_mem: HashMap<i64, Bv>,
+    /// Statistics.
+    pub stats: Stats,
+}
+
+const G_EQADDR: u8 = 0;
+const G_CO: u8 = 1;
+const G_FR: u8 = 2;
+const G_PO: u8 = 3;
+const G_LOC: u8 = 4;
+const G_UNIV: u8 = 5;
+const G_HB: u8 = 6;
+
+fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
+    let (x, y) = (&un.events[a], &un.events[b]);
+    x.thread == y.thread && (x.step, x.slot) < (y.step, y.slot)
+}
+
+impl<'a> Encoder<'a> {
+    /// Unrolls and encodes the base constraints.
+    pub fn new(prog: &'a Program, model: &'a Model, bound: u32, width: u32) -> Encoder<'a> {
+        let mut cnf = Cnf::new();
+        let deps = ["addr", "data", "ctrl"].iter().any(|r| model.uses(r));
+        let un = unroll(prog, &mut cnf, UnrollOpts { bound, width, deps });
+        let mut enc = Encoder {
+            prog,
+            model,
+            cnf,
+            un,
+            rf: HashMap::new(),
+            rf_init: Vec::new(),
+            co_var: HashMap::new(),
+            gates: HashMap::new(),
+            deps: HashMap::new(),
+            robust_act: None,
+            final_mem: HashMap::new(),
+            stats: Stats::default(),
+        };
+        enc.encode_rf_co();
+        let mut dep_lists: Vec<(u8, Vec<(usize, usize, Lit)>)> = Vec::new();
+        dep_lists.push((0, std::mem::take(&mut enc.un.addr_dep)));
+        dep_lists.push((1, std::mem::take(&mut enc.un.data_dep)));
+        dep_lists.push((2, std::mem::take(&mut enc.un.ctrl_dep)));
+        dep_lists.push((3, std::mem::take(&mut enc.un.rmw)));
+        for (k, list) in dep_lists {
+            let mut m: HashMap<(usize, usize), Vec<Lit>> = HashMap::new();
+            for (a, b, l) in &list {
+                m.entry((*a, *b)).or_default().push(*l);
+            }
+            for ((a, b), ls) in m {
+                let l = enc.cnf.or_all(&ls);
+                enc.deps.insert((k, a, b), l);
+            }
+            match k {
+                0 => enc.un.addr_dep = list,
+                1 => enc.un.data_dep = list,
+                2 => enc.un.ctrl_dep = list,
+                _ => enc.un.rmw = list,
+            }
+        }
+        enc.stats.events = enc.un.events.len();
+        enc
+    }
+
+    fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
+        let key = (G_EQADDR, a.min(b), a.max(b));
+        if let Some(l) = self.gates.get(&key) {
+            return *l;
+        }
+        let (x, y) = (
+            self.un.events[a].addr.clone(),
+            self.un.events[b].addr.clone(),
+        );
+        let l = self.cnf.bv_eq(&x, &y);
+        self.gates.insert(key, l);
+        l
+    }
+
+    fn encode_rf_co(&mut self) {
+        let n = self.un.events.len();
+        let w = self.un.width;
+        self.rf_init = vec![None; n];
+        let reads: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_read).collect();
+        let writes: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_write).collect();
+        for &r in &reads {
+            let mut srcs = Vec::new();
+            for &wr in &writes {
+                if wr == r || same_po(&self.un, r, wr) {
+                    continue;
+                }
+                let eq = self.eqaddr(wr, r);
+                if self.cnf.is_false(eq) {
+                    continue;
+                }
+                let l = self.cnf.fresh();
+                let (ew, er) = (self.un.events[wr].write, self.un.events[r].read);
+                self.cnf.implies(l, ew);
+                self.cnf.implies(l, er);
+                self.cnf.implies(l, eq);
+                let (vw, vr) = (
+                    self.un.events[wr].value.clone(),
+                    self.un.events[r].value.clone(),
+                );
+                for (x, y) in vw.iter().zip(&vr) {
+                    self.cnf.clause(&[!l, !*x, *y]);
+                    self.cnf.clause(&[!l, *x, !*y]);
+                }
+                self.rf.insert((wr, r), l);
+                srcs.push(l);
+            }
+            // Initial value: a function of the address.
+            let li = self.cnf.fresh();
+            let er = self.un.events[r].read;
+            self.cnf.implies(li, er);
+            let addr = self.un.events[r].addr.clone();
+            let vr = self.un.events[r].value.clone();
+            let mut known = Vec::new();
+            for (&a, &v) in &self.prog.init {
+                let mut ab = self.cnf.bv_const(a, w);
+                ab.push(self.cnf.ff());
+                let is_a = self.cnf.bv_eq(&addr, &ab);
+                if self.cnf.is_false(is_a) {
+                    continue;
+                }
+                known.push(is_a);
+                let vb = self.cnf.bv_const(v, w);
+                let eqv = self.cnf.bv_eq(&vr, &vb);
+                let c = self.cnf.and(li, is_a);
+                self.cnf.implies(c, eqv);
+            }
+            let any_known = self.cnf.or_all(&known);
+            let zero = self.cnf.bv_const(0, w);
+            let eqz = self.cnf.bv_eq(&vr, &zero);
+            let c = self.cnf.and(li, !any_known);
+            self.cnf.implies(c, eqz);
+            self.rf_init[r] = Some(li);
+            srcs.push(li);
+            // Exactly one source for an executed read.
+            let mut cl = srcs.clone();
+            cl.push(!er);
+            self.cnf.clause(&cl);
+            self.cnf.at_most_one(&srcs);
+        }
+        for (i, &a) in writes.iter().enumerate() {
+            for &b in &writes[i + 1..] {
+                let eq = self.eqaddr(a, b);
+                if self.cnf.is_false(eq) {
+                    continue;
+                }
+                let l = if same_po(&self.un, a, b) {
+                    self.cnf.tt()
+                } else if same_po(&self.un, b, a) {
+                    self.cnf.ff()
+                } else {
+                    self.cnf.fresh()
+                };
+                self.co_var.insert((a, b), l);
+            }
+        }
+    }
+
+    /// `co(a, b)` literal (None when a and b can never be co-related).
+    pub fn co_lit(&mut self, a: usize, b: usize) -> Option<Lit> {
+        if a == b {
+            return None;
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        let v = *self.co_var.get(&(lo, hi))?;
+        let key = (G_CO, a, b);
+        if let Some(l) = self.gates.get(&key) {
+            return Some(*l);
+        }
+        let o = if a < b { v } else { !v };
+        let (wa, wb) = (self.un.events[a].write, self.un.events[b].write);
+        let eq = self.eqaddr(a, b);
+        let l = self.cnf.and_all(&[o, wa, wb, eq]);
+        self.gates.insert(key, l);
+        Some(l)
+    }
+
+    /// `fr(r, w)` literal.
+    pub fn fr_lit(&mut self, r: usize, w: usize) -> Option<Lit> {
+        if !self.un.events[r].may_read || !self.un.events[w].may_write || r == w {
+            return None;
+        }
+        let key = (G_FR, r, w);
+        if let Some(l) = self.gates.get(&key) {
+            return Some(*l);
+        }
+        let mut terms = Vec::new();
+        let srcs: Vec<(usize, Lit)> = self
+            .rf
+            .iter()
+            .filter(|((_, rr), _)| *rr == r)
+            .map(|((wp, _), l)| (*wp, *l))
+            .collect();
+        for (wp, l) in srcs {
+            if let Some(c) = self.co_lit(wp, w) {
+                let t = self.cnf.and(l, c);
+                terms.push(t);
+            }
+        }
+        if let Some(li) = self.rf_init[r] {
+            let eq = self.eqaddr(r, w);
+            let ww = self.un.events[w].write;
+            let t = self.cnf.and_all(&[li, ww, eq]);
+            terms.push(t);
+        }
+        let l = self.cnf.or_all(&terms);
+        self.gates.insert(key, l);
+        if self.cnf.is_false(l) {
+            None
+        } else {
+            Some(l)
+        }
+    }
+
+    fn gate2(&mut self, kind: u8, a: usize, b: usize) -> Option<Lit> {
+        if let Some(l) = self.gates.get(&(kind, a, b)) {
+            return Some(*l);
+        }
+        let (ea, eb) = (&self.un.events[a], &self.un.events[b]);
+        let l = match kind {
+            G_PO => {
+                if !same_po(&self.un, a, b) {
+                    return None;
+                }
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and(x, y)
+            }
+            G_LOC => {
+                if !(ea.may_read || ea.may_write) || !(eb.may_read || eb.may_write) {
+                    return None;
+                }
+                let (ra, wa, rb, wb) = (ea.read, ea.write, eb.read, eb.write);
+                let ma = self.cnf.or(ra, wa);
+                let mb = self.cnf.or(rb, wb);
+                let eq = self.eqaddr(a, b);
+                self.cnf.and_all(&[ma, mb, eq])
+            }
+            G_UNIV => {
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and(x, y)
+            }
+            G_HB => {
+                let po = self.gate2(G_PO, a, b);
+                let rf = self.rf.get(&(a, b)).copied();
+                let co = self.co_lit(a, b);
+                let fr = self.fr_lit(a, b);
+                let ls: Vec<Lit> = [po, rf, co, fr].into_iter().flatten().collect();
+                let any = self.cnf.or_all(&ls);
+                let (ma, mb) = (self.mem_lit(a), self.mem_lit(b));
+                self.cnf.and_all(&[any, ma, mb])
+            }
+            _ => unreachable!(),
+        };
+        self.gates.insert((kind, a, b), l);
+        Some(l)
+    }
+
+    fn mem_lit(&mut self, e: usize) -> Lit {
+        let (r, w) = (self.un.events[e].read, self.un.events[e].write);
+        self.cnf.or(r, w)
+    }
+
+    /// Literal for a base set membership.
+    pub fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit> {
+        let ev = &self.un.events[e];
+        Some(match name {
+            "_E" => ev.exec,
+            "R" => ev.read,
+            "W" => ev.write,
+            "M" => return Some(self.mem_lit(e)),
+            "A" => ev.atomic,
+            "IW" => return None,
+            f => {
+                let l = ev.fences.iter().find(|(n, _)| *n == f).map(|x| x.1);
+                return l;
+            }
+        })
+    }
+
+    /// Literal for a base relation pair.
+    pub fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit> {
+        let same_thread = self.un.events[a].thread == self.un.events[b].thread;
+        match name {
+            "po" => self.gate2(G_PO, a, b),
+            "rf" => self.rf.get(&(a, b)).copied(),
+            "co" => self.co_lit(a, b),
+            "fr" => self.fr_lit(a, b),
+            "loc" => self.gate2(G_LOC, a, b),
+            "int" if same_thread => self.gate2(G_UNIV, a, b),
+            "ext" if !same_thread => self.gate2(G_UNIV, a, b),
+            "univ" => self.gate2(G_UNIV, a, b),
+            "id" if a == b => Some(self.un.events[a].exec),
+            "addr" => self.deps.get(&(0, a, b)).copied(),
+            "data" => self.deps.get(&(1, a, b)).copied(),
+            "ctrl" => self.deps.get(&(2, a, b)).copied(),
+            "rmw" => self.deps.get(&(3, a, b)).copied(),
+            _ => None,
+        }
+    }
+
+    /// Value of a literal in the current model (None = constant false).
+    fn val(&self, l: Option<Lit>) -> bool {
+        l.is_some_and(|l| self.cnf.value(l))
+    }
+
+    /// Concrete addresses of the events in the current model.
+    fn concrete_addrs(&self) -> Vec<i64> {
+        self.un
+            .events
+            .iter()
+            .map(|e| self.cnf.bv_value(&e.addr))
+            .collect()
+    }
+
+    /// The final value of memory cell `addr` (the co-last write, else the
+    /// initial value), as a bit-vector.
+    pub fn final_mem(&mut self, addr: i64) -> Bv {
+        if let Some(v) = self.final_mem.get(&addr) {
+            return v.clone();
+        }
+        let w = self.un.width;
+        let mut ab = self.cnf.bv_const(addr, w);
+        ab.push(self.cnf.ff());
+        let writes: Vec<usize> = (0..self.un.events.len())
+            .filter(|&i| self.un.events[i].may_write)
+            .collect();
+        let mut hits = Vec::new();
+        let mut acc = self.cnf.bv_const(0, w);
+        for &wr in &writes {
+            let ad = self.un.events[wr].addr.clone();
+            let is_a = self.cnf.bv_eq(&ad, &ab);
+            if self.cnf.is_false(is_a) {
+                continue;
+            }
+            let mut later = Vec::new();
+            for &o in &writes {
+                if let Some(c) = self.co_lit(wr, o) {
+                    later.push(c);
+                }
+            }
+            let any_later = self.cnf.or_all(&later);
+            let ww = self.un.events[wr].write;
+            let hit = self.cnf.and_all(&[ww, is_a, !any_later]);
+            hits.push(hit);
+            let val = self.un.events[wr].value.clone();
+            for (k, bit) in val.iter().enumerate() {
+                let t = self.cnf.and(hit, *bit);
+                acc[k] = self.cnf.or(acc[k], t);
+            }
+        }
+        let any = self.cnf.or_all(&hits);
+        let init = self.cnf.bv_const(self.prog.init_value(addr), w);
+        let v = self.cnf.bv_ite(any, &acc, &init);
+        self.final_mem.insert(addr, v.clone());
+        v
+    }
+
+    /// Encodes a goal condition over the final state.
+    pub fn gexpr(&mut self, e: &GExpr) -> Bv {
+        let w = self.un.width;
+        match e {
+            crate::program::Expr::Const(c) => self.cnf.bv_const(*c, w),
+            crate::program::Expr::Var(GVar::Reg(t, r)) => {
+                self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone()
+            }
+            crate::program::Expr::Var(GVar::Mem(a)) => self.final_mem(*a),
+            crate::program::Expr::Un(op, a) => {
+                let x = self.gexpr(a);
+                self.cnf.bv_unop(*op, &x)
+            }
+            crate::program::Expr::Bin(op, a, b) => {
+                let x = self.gexpr(a);
+                let y = self.gexpr(b);
+                self.cnf.bv_binop(*op, &x, &y)
+            }
+            crate::program::Expr::Rank | crate::program::Expr::Nodes => self.cnf.bv_const(0, w),
+        }
+    }
+
+    /// "Every thread has terminated" (at a state without outgoing instructions).
+    pub fn all_final(&mut self) -> Lit {
+        let mut per = Vec::new();
+        for (ti, t) in self.prog.threads.iter().enumerate() {
+            let out = t.outgoing();
+            let ls: Vec<Lit> = self.un.threads[ti]
+                .at_end
+                .iter()
+                .filter(|(q, _)| out[q.0 as usize].is_empty())
+                .map(|(_, l)| *l)
+                .collect();
+            let l = self.cnf.or_all(&ls);
+            per.push(l);
+        }
+        self.cnf.and_all(&per)
+    }
+
+    /// The literal of goal `g`: its control states and condition hold at
+    /// the end of the execution.
+    pub fn goal_lit(&mut self, g: usize) -> Lit {
+        let goal = self.prog.goals[g].clone();
+        let at = match &goal.at {
+            GoalAt::Final => self.all_final(),
+            GoalAt::States(v) => {
+                let mut ls = Vec::new();
+                for (t, q) in v {
+                    let l = self.un.threads[t.0 as usize]
+                        .at_end
+                        .iter()
+                        .find(|(s, _)| s == q)
+                        .map(|x| x.1)
+                        .unwrap_or(self.cnf.ff());
+                    ls.push(l);
+                }
+                self.cnf.and_all(&ls)
+            }
+        };
+        let c = match &goal.cond {
+            Some(e) => {
+                let v = self.gexpr(e);
+                self.cnf.bv_nonzero(&v)
+            }
+            None => self.cnf.tt(),
+        };
+        self.cnf.and(at, c)
+    }
+
+    /// Activation literal of the hb-cycle constraints (built on first use):
+    /// a nonempty set of memory events each with an hb-successor in the set.
+    pub fn robust_act(&mut self) -> Lit {
+        if let Some(a) = self.robust_act {
+            return a;
+        }
+        let act = self.cnf.fresh();
+        let mem: Vec<usize> = (0..self.un.events.len())
+            .filter(|&i| self.un.events[i].may_read || self.un.events[i].may_write)
+            .collect();
+        let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
+        let all: Vec<Lit> = mem.iter().map(|e| ins[e]).collect();
+        let mut c = all.clone();
+        c.push(!act);
+        self.cnf.clause(&c);
+        for &a in &mem {
+            let mut succ = vec![!ins[&a]];
+            for &b in &mem {
+                if a == b {
+                    continue;
+                }
+                let Some(hb) = self.gate2(G_HB, a, b) else {
+                    continue;
+                };
+                if self.cnf.is_false(hb) {
+                    continue;
+                }
+                let s = self.cnf.fresh();
+                self.cnf.implies(s, hb);
+                self.cnf.implies(s, ins[&b]);
+                succ.push(s);
+            }
+            self.cnf.clause(&succ);
+        }
+        self.robust_act = Some(act);
+        act
+    }
+
+    /// Finds a model-consistent candidate under `assumptions`, refining
+    /// lazily. Ok(None) = none exists (within the bound).
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn find(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<Option<Execution>, Error> {
+        loop {
+            if deadline.passed() {
+                return Err(Error::Unknown("time limit reached".into()));
+            }
+            self.stats.solves += 1;
+            let sat = self.cnf.solve(assumptions).map_err(Error::Unknown)?;
+            if !sat {
+                let (v, c) = self.cnf.stats();
+                self.stats.vars = v;
+                self.stats.clauses = c;
+                return Ok(None);
+            }
+            match self.refute() {
+                Some(clause) => {
+                    self.stats.refinements += 1;
+                    self.cnf.clause(&clause);
+                }
+                None => {
+                    let (v, c) = self.cnf.stats();
+                    self.stats.vars = v;
+                    self.stats.clauses = c;
+                    return Ok(Some(witness::extract(self)));
+                }
+            }
+        }
+    }
+
+    /// Checks the current candidate: co must be acyclic, then the model's
+    /// axioms. Returns a blocking clause if the candidate is inconsistent.
+    fn refute(&mut self) -> Option<Vec<Lit>> {
+        let addrs = self.concrete_addrs();
+        let model = self.model;
+        let mut base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::new(),
+        };
+        // co must be a strict order per location (tournament without cycles).
+        let co = base.rel("co");
+        if let Some(cyc) = co.find_cycle() {
+            let mut facts = Vec::new();
+            for i in 0..cyc.len() {
+                let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
+                if let Some(l) = base.rel_lit("co", a, b) {
+                    facts.push(l);
+                }
+            }
+            return Some(facts.into_iter().map(|l| !l).collect());
+        }
+        let mut ev = Evaluator::new(model, base);
+        ev.check()
+            .map(|v| v.facts.into_iter().map(|l| !l).collect())
+    }
+
+    /// Concrete relation of the current model's candidate (for witnesses).
+    pub fn concrete_rel(&mut self, name: &str) -> Mat {
+        let addrs = self.concrete_addrs();
+        let mut base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::new(),
+        };
+        base.rel(name)
+    }
+
+    /// True when some thread's paths were cut by the bound.
+    pub fn truncated(&self) -> Vec<ThreadId> {
+        self.un
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.truncated)
+            .map(|(i, _)| ThreadId(i as u32))
+            .collect()
+    }
+}
+
+/// The base relations of the solver's current candidate.
+struct CandBase<'e, 'a> {
+    enc: &'e mut Encoder<'a>,
+    addrs: Vec<i64>,
+    cache: HashMap<String, Mat>,
+}
+
+impl Base for CandBase<'_, '_> {
+    fn n(&self) -> usize {
+        self.enc.un.events.len()
+    }
+
+    fn set(&mut self, name: &str) -> Bits {
+        let n = self.n();
+        let mut s = Bits::new(n);
+        for e in 0..n {
+            // M is a gate that may be built after the solve: read R and W.
+            let present = if name == "M" {
+                let ev = &self.enc.un.events[e];
+                self.enc.cnf.value(ev.read) || self.enc.cnf.value(ev.write)
+            } else {
+                let l = self.enc.set_lit(name, e);
+                self.enc.val(l)
+            };
+            if present {
+                s.set(e);
+            }
+        }
+        s
+    }
+
+    fn rel(&mut self, name: &str) -> Mat {
+        if let Some(m) = self.cache.get(name) {
+            return m.clone();
+        }
+        let n = self.n();
+        let enc = &*self.enc;
+        let ev = &enc.un.events;
+        let v = |l: Lit| enc.cnf.value(l);
+        let mut m = Mat::new(n);
+        let exec: Vec<bool> = ev.iter().map(|e| v(e.exec)).collect();
+        let isw: Vec<bool> = ev.iter().map(|e| v(e.write)).collect();
+        let isr: Vec<bool> = ev.iter().map(|e| v(e.read)).collect();
+        match name {
+            "po" => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if exec[a] && exec[b] && same_po(&enc.un, a, b) {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            "rf" => {
+                for (&(w, r), &l) in &enc.rf {
+                    if v(l) {
+                        m.set(w, r);
+                    }
+                }
+            }
+            "co" => {
+                for (&(a, b), &l) in &enc.co_var {
+                    if isw[a] && isw[b] && self.addrs[a] == self.addrs[b] {
+                        if v(l) {
+                            m.set(a, b);
+                        } else {
+                            m.set(b, a);
+                        }
+                    }
+                }
+            }
+            "fr" => {
+                let rf = self.rel("rf");
+                let co = self.rel("co");
+                for r in 0..n {
+                    if !isr[r] {
+                        continue;
+                    }
+                    let src = (0..n).find(|&w| rf.get(w, r));
+                    for w in 0..n {
+                        let hit = match src {
+                            Some(s) => co.get(s, w),
+                            None => isw[w] && self.addrs[w] == self.addrs[r],
+                        };
+                        if hit {
+                            m.set(r, w);
+                        }
+                    }
+                }
+            }
+            "loc" => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if (isr[a] || isw[a])
+                            && (isr[b] || isw[b])
+                            && self.addrs[a] == self.addrs[b]
+                        {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            "int" | "ext" | "univ" | "id" => {
+                for a in 0..n {
+                    for b in 0..n {
+                        let st = ev[a].thread == ev[b].thread;
+                        let ok = match name {
+                            "int" => st,
+                            "ext" => !st,
+                            "id" => a == b,
+                            _ => true,
+                        };
+                        if ok && exec[a] && exec[b] {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            "addr" | "data" | "ctrl" | "rmw" => {
+                let k = match name {
+                    "addr" => 0,
+                    "data" => 1,
+                    "ctrl" => 2,
+                    _ => 3,
+                };
+                for (&(kk, a, b), &l) in &enc.deps {
+                    if kk == k && v(l) {
+                        m.set(a, b);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.cache.insert(name.to_string(), m.clone());
+        m
+    }
+
+    fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit> {
+        self.enc.set_lit(name, e)
+    }
+
+    fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit> {
+        self.enc.rel_lit(name, a, b)
+    }
+}

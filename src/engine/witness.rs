@@ -1,0 +1,370 @@
+//! Witnesses: the concrete execution behind a verdict (events with
+//! threads, instructions, addresses and values; rf; co), the
+//! happens-before cycle of a robustness violation, and their renderings as
+//! text, JSON and DOT.
+
+use super::Encoder;
+use crate::program::{Program, StateId, ThreadId};
+use std::fmt::Write;
+
+/// One executed event.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct EventInfo {
+    /// Index in the unrolling.
+    pub id: usize,
+    /// Thread.
+    pub thread: u32,
+    /// Step (instruction count) in the thread.
+    pub step: u32,
+    /// `R`, `W` or the fence name.
+    pub kind: String,
+    /// Address (None for fences); `None` also for the lock cell.
+    pub addr: Option<i64>,
+    /// True for the global lock cell.
+    pub lock: bool,
+    /// Value read or written.
+    pub value: i64,
+    /// The instruction (index in the thread's instructions).
+    pub instr: usize,
+    /// A readable label, e.g. `t0:W x=1`.
+    pub label: String,
+}
+
+/// A concrete execution.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Execution {
+    /// Executed events in thread and po order.
+    pub events: Vec<EventInfo>,
+    /// rf edges (write id, read id).
+    pub rf: Vec<(usize, usize)>,
+    /// Reads of initial values.
+    pub rf_init: Vec<usize>,
+    /// co per location, in order (event ids).
+    pub co: Vec<Vec<usize>>,
+    /// Final register values per thread.
+    pub regs: Vec<Vec<i64>>,
+    /// Final control state per thread.
+    pub states: Vec<u32>,
+    /// Steps executed per thread.
+    pub steps: Vec<usize>,
+}
+
+/// A happens-before cycle: events and the relation of each edge.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Cycle {
+    /// (from, relation, to) with event ids.
+    pub edges: Vec<(usize, String, usize)>,
+}
+
+/// Reads the execution off the solver's current model.
+pub fn extract(enc: &Encoder) -> Execution {
+    let p = enc.prog;
+    let cnf = &enc.cnf;
+    let mut events = Vec::new();
+    for ev in &enc.un.events {
+        if !cnf.value(ev.exec) {
+            continue;
+        }
+        let (r, w) = (cnf.value(ev.read), cnf.value(ev.write));
+        let kind = if r {
+            "R".to_string()
+        } else if w {
+            "W".to_string()
+        } else if let Some((n, _)) = ev.fences.iter().find(|(n, l)| *n != "F" && cnf.value(*l)) {
+            n.to_string()
+        } else {
+            // A failed store-conditional: no access.
+            continue;
+        };
+        let raw = cnf.bv_value(&ev.addr[..ev.addr.len() - 1].to_vec());
+        let lock = cnf.value(ev.addr[ev.addr.len() - 1]);
+        let value = cnf.bv_value(&ev.value);
+        let instr = ev
+            .instrs
+            .iter()
+            .find(|(_, l)| cnf.value(*l))
+            .map(|x| x.0)
+            .unwrap_or(0);
+        let is_access = r || w;
+        let t = p.thread_name(ev.thread);
+        let label = if is_access {
+            let loc = if lock {
+                "lock".to_string()
+            } else {
+                p.addr_name(raw)
+            };
+            format!("{t}:{kind} {loc}={value}")
+        } else {
+            format!("{t}:{}", kind.to_lowercase())
+        };
+        events.push(EventInfo {
+            id: ev.id,
+            thread: ev.thread.0,
+            step: ev.step,
+            kind,
+            addr: if is_access && !lock { Some(raw) } else { None },
+            lock,
+            value,
+            instr,
+            label,
+        });
+    }
+    let mut rf: Vec<(usize, usize)> = enc
+        .rf
+        .iter()
+        .filter(|(_, l)| cnf.value(**l))
+        .map(|(k, _)| *k)
+        .collect();
+    rf.sort_by_key(|x| (x.1, x.0));
+    let rf_init: Vec<usize> = enc
+        .rf_init
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| l.is_some_and(|l| cnf.value(l)) && events.iter().any(|e| e.id == *i))
+        .map(|(i, _)| i)
+        .collect();
+    // co per location: sort writes of each location by number of co-predecessors.
+    let mut by_loc: std::collections::BTreeMap<(bool, Option<i64>), Vec<usize>> =
+        Default::default();
+    for e in events.iter().filter(|e| e.kind == "W") {
+        by_loc.entry((e.lock, e.addr)).or_default().push(e.id);
+    }
+    let mut co = Vec::new();
+    for (_, ws) in by_loc {
+        let mut ws2: Vec<(usize, usize)> = ws
+            .iter()
+            .map(|&w| {
+                let before = ws
+                    .iter()
+                    .filter(|&&o| {
+                        o != w && {
+                            let (lo, hi) = (o.min(w), o.max(w));
+                            enc.co_var
+                                .get(&(lo, hi))
+                                .is_some_and(|l| cnf.value(*l) == (o < w))
+                        }
+                    })
+                    .count();
+                (before, w)
+            })
+            .collect();
+        ws2.sort();
+        co.push(ws2.into_iter().map(|x| x.1).collect());
+    }
+    let regs = enc
+        .un
+        .threads
+        .iter()
+        .map(|t| t.regs_end.iter().map(|b| cnf.bv_value(b)).collect())
+        .collect();
+    let states = enc
+        .un
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(ti, t)| {
+            t.at_end
+                .iter()
+                .find(|(_, l)| cnf.value(*l))
+                .map(|x| x.0 .0)
+                .unwrap_or(p.threads[ti].initial.0)
+        })
+        .collect();
+    let steps = enc
+        .un
+        .threads
+        .iter()
+        .map(|t| t.exec.iter().filter(|l| cnf.value(**l)).count())
+        .collect();
+    Execution {
+        events,
+        rf,
+        rf_init,
+        co,
+        regs,
+        states,
+        steps,
+    }
+}
+
+impl Execution {
+    /// The event with unrolling id `id`.
+    pub fn event(&self, id: usize) -> Option<&EventInfo> {
+        self.events.iter().find(|e| e.id == id)
+    }
+
+    /// Human-readable rendering: per thread the events in po order with
+    /// the instruction that produced them, then rf and co, then the final
+    /// state.
+    pub fn render(&self, p: &Program) -> String {
+        let mut s = String::new();
+        for t in p.thread_ids() {
+            let _ = writeln!(
+                s,
+                "  thread {} ({} steps):",
+                p.thread_name(t),
+                self.steps[t.0 as usize]
+            );
+            for e in self.events.iter().filter(|e| e.thread == t.0) {
+                let ins = &p.threads[t.0 as usize].instrs[e.instr];
+                let src = format!(
+                    "{} -> {}",
+                    p.state_name(t, ins.from),
+                    p.state_name(t, ins.to)
+                );
+                let from = if e.kind == "R" {
+                    match self.rf.iter().find(|x| x.1 == e.id) {
+                        Some((w, _)) => format!(
+                            "  (reads from {})",
+                            self.event(*w).map(|x| x.label.as_str()).unwrap_or("?")
+                        ),
+                        None => "  (reads the initial value)".to_string(),
+                    }
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(s, "    #{:<3} {:<24} [{}]{}", e.id, e.label, src, from);
+            }
+        }
+        for chain in &self.co {
+            if chain.len() > 1 {
+                let labels: Vec<&str> = chain
+                    .iter()
+                    .filter_map(|i| self.event(*i))
+                    .map(|e| e.label.as_str())
+                    .collect();
+                let _ = writeln!(s, "  co: {}", labels.join(" -co-> "));
+            }
+        }
+        let mut fin = Vec::new();
+        for t in p.thread_ids() {
+            let th = &p.threads[t.0 as usize];
+            let q = StateId(self.states[t.0 as usize]);
+            let mut parts = vec![format!("@{}", p.state_name(t, q))];
+            for (ri, v) in self.regs[t.0 as usize].iter().enumerate() {
+                parts.push(format!("{}={}", p.name(th.regs[ri]), v));
+            }
+            fin.push(format!("{}: {}", p.thread_name(t), parts.join(" ")));
+        }
+        let _ = writeln!(s, "  final: {}", fin.join("; "));
+        s
+    }
+
+    /// The cycle as a chain: `a -po-> b -fr-> c ... -> a`.
+    pub fn render_cycle(&self, c: &Cycle) -> String {
+        let mut s = String::new();
+        for (i, (a, rel, _)) in c.edges.iter().enumerate() {
+            let la = self
+                .event(*a)
+                .map(|e| e.label.clone())
+                .unwrap_or_else(|| format!("#{a}"));
+            if i == 0 {
+                s.push_str(&la);
+            }
+            let b = c.edges[i].2;
+            let lb = self
+                .event(b)
+                .map(|e| e.label.clone())
+                .unwrap_or_else(|| format!("#{b}"));
+            let _ = write!(s, " -{rel}-> {lb}");
+        }
+        s
+    }
+
+    /// For TSO: the po edge of the cycle from a write to a read (the store
+    /// delayed in the buffer and the load that overtook it), if any.
+    pub fn attack_pair(&self, c: &Cycle) -> Option<(usize, usize)> {
+        c.edges.iter().find_map(|(a, rel, b)| {
+            let (ea, eb) = (self.event(*a)?, self.event(*b)?);
+            (rel == "po" && ea.kind == "W" && eb.kind == "R").then_some((*a, *b))
+        })
+    }
+
+    /// A DOT graph: events as nodes clustered by thread, po/rf/co/fr edges,
+    /// the cycle's edges in red and bold.
+    pub fn to_dot(&self, p: &Program, cycle: Option<&Cycle>, fr: &[(usize, usize)]) -> String {
+        let mut s = String::from(
+            "digraph witness {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n",
+        );
+        let on_cycle = |a: usize, b: usize, rel: &str| {
+            cycle.is_some_and(|c| {
+                c.edges
+                    .iter()
+                    .any(|(x, r, y)| *x == a && *y == b && r == rel)
+            })
+        };
+        for t in p.thread_ids() {
+            let _ = writeln!(
+                s,
+                "  subgraph cluster_{} {{\n    label=\"{}\";",
+                t.0,
+                p.thread_name(t)
+            );
+            let evs: Vec<&EventInfo> = self.events.iter().filter(|e| e.thread == t.0).collect();
+            for e in &evs {
+                let _ = writeln!(
+                    s,
+                    "    e{} [label=\"{}\"];",
+                    e.id,
+                    e.label.replace('"', "\\\"")
+                );
+            }
+            for w in evs.windows(2) {
+                let style = if on_cycle(w[0].id, w[1].id, "po") {
+                    ", color=red, penwidth=2"
+                } else {
+                    ""
+                };
+                let _ = writeln!(s, "    e{} -> e{} [label=\"po\"{style}];", w[0].id, w[1].id);
+            }
+            s.push_str("  }\n");
+        }
+        let mut edge = |a: usize, b: usize, rel: &str, color: &str| {
+            let style = if on_cycle(a, b, rel) {
+                "red, penwidth=2"
+            } else {
+                color
+            };
+            let _ = writeln!(
+                s,
+                "  e{a} -> e{b} [label=\"{rel}\", color={style}, constraint=false];"
+            );
+        };
+        for &(w, r) in &self.rf {
+            if self.event(w).is_some() && self.event(r).is_some() {
+                edge(w, r, "rf", "darkgreen");
+            }
+        }
+        for chain in &self.co {
+            for pr in chain.windows(2) {
+                edge(pr[0], pr[1], "co", "blue");
+            }
+        }
+        for &(r, w) in fr {
+            edge(r, w, "fr", "orange");
+        }
+        // Cycle edges that are not immediate (e.g. a po edge skipping events).
+        if let Some(c) = cycle {
+            for (a, rel, b) in &c.edges {
+                if rel == "po"
+                    && !self
+                        .events
+                        .windows(2)
+                        .any(|w| w[0].id == *a && w[1].id == *b)
+                {
+                    let _ = writeln!(
+                        s,
+                        "  e{a} -> e{b} [label=\"po\", color=red, penwidth=2, constraint=false];"
+                    );
+                }
+            }
+        }
+        s.push_str("}\n");
+        s
+    }
+
+    /// Thread ids whose state is shown.
+    pub fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        (0..self.states.len() as u32).map(ThreadId)
+    }
+}
