@@ -85,7 +85,7 @@ pub fn reach(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
     }
     for g in 0..enc.prog.goals.len() {
         let l = enc.goal_lit(g);
-        match enc.find(&[l], deadline) {
+        match enc.find_shortest(&[l], deadline) {
             Ok(Some(x)) => {
                 res.verdict = Verdict::Violation;
                 res.goal = Some(g);
@@ -110,7 +110,7 @@ pub fn robust(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
     let start = Instant::now();
     let mut res = empty(CheckKind::Robust, enc);
     let act = enc.robust_act();
-    match enc.find(&[act], deadline) {
+    match enc.find_shortest(&[act], deadline) {
         Ok(Some(x)) => {
             res.verdict = Verdict::Violation;
             let (cycle, fr) = hb_cycle(enc, &x);

@@ -81,6 +81,10 @@ pub struct CheckArgs {
     /// Load the memory model from a cat file instead of a built-in one.
     #[arg(long, value_name = "FILE")]
     pub model_file: Option<String>,
+    /// Encode the model's `acyclic` axioms eagerly with clocks instead of
+    /// lazily (solve, check the candidate, block the cycle, re-solve).
+    #[arg(long)]
+    pub eager: bool,
     /// Write the witness graph (DOT) of a violation to FILE (one input only).
     #[arg(long, value_name = "FILE")]
     pub dot: Option<String>,
@@ -174,7 +178,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
             a.timeout
                 .map(|t| Instant::now() + Duration::from_secs_f64(t)),
         );
-        let mut enc = Encoder::new(p, &model, a.bound, a.input.width);
+        let mut enc = Encoder::new(p, &model, a.bound, a.input.width, a.eager);
         for &k in kinds {
             let r = match k {
                 check::CheckKind::Reach => check::reach(&mut enc, deadline),

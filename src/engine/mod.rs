@@ -16,6 +16,7 @@
 //! read never reads from a po-later write of its own thread, and `co`
 //! agrees with `po` on writes of one thread.
 
+pub mod symbolic;
 pub mod unroll;
 pub mod witness;
 
@@ -44,6 +45,10 @@ pub struct Stats {
     pub clauses: usize,
     /// Events of the unrolling.
     pub events: usize,
+    /// Seconds in the SAT solver.
+    pub solve_time: f64,
+    /// Seconds checking candidates against the model.
+    pub check_time: f64,
 }
 
 /// A deadline for a query.
@@ -78,6 +83,8 @@ pub struct Encoder<'a> {
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
+    /// Axioms encoded eagerly (the rest are checked lazily).
+    pub eager: Vec<String>,
 }
 
 const G_EQADDR: u8 = 0;
@@ -94,8 +101,16 @@ fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
 }
 
 impl<'a> Encoder<'a> {
-    /// Unrolls and encodes the base constraints.
-    pub fn new(prog: &'a Program, model: &'a Model, bound: u32, width: u32) -> Encoder<'a> {
+    /// Unrolls and encodes the base constraints; `eager` encodes the
+    /// model's `acyclic` axioms with clocks up front (otherwise all axioms
+    /// are lazy).
+    pub fn new(
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        eager: bool,
+    ) -> Encoder<'a> {
         let mut cnf = Cnf::new();
         let deps = ["addr", "data", "ctrl"].iter().any(|r| model.uses(r));
         let un = unroll(prog, &mut cnf, UnrollOpts { bound, width, deps });
@@ -112,6 +127,7 @@ impl<'a> Encoder<'a> {
             robust_act: None,
             final_mem: HashMap::new(),
             stats: Stats::default(),
+            eager: Vec::new(),
         };
         enc.encode_rf_co();
         let mut dep_lists: Vec<(u8, Vec<(usize, usize, Lit)>)> = Vec::new();
@@ -136,6 +152,9 @@ impl<'a> Encoder<'a> {
             }
         }
         enc.stats.events = enc.un.events.len();
+        if eager {
+            enc.eager = symbolic::encode_acyclic(&mut enc, model);
+        }
         enc
     }
 
@@ -556,14 +575,19 @@ impl<'a> Encoder<'a> {
                 return Err(Error::Unknown("time limit reached".into()));
             }
             self.stats.solves += 1;
+            let t0 = Instant::now();
             let sat = self.cnf.solve(assumptions).map_err(Error::Unknown)?;
+            self.stats.solve_time += t0.elapsed().as_secs_f64();
             if !sat {
                 let (v, c) = self.cnf.stats();
                 self.stats.vars = v;
                 self.stats.clauses = c;
                 return Ok(None);
             }
-            match self.refute() {
+            let t1 = Instant::now();
+            let refuted = self.refute();
+            self.stats.check_time += t1.elapsed().as_secs_f64();
+            match refuted {
                 Some(clause) => {
                     self.stats.refinements += 1;
                     self.cnf.clause(&clause);
@@ -576,6 +600,30 @@ impl<'a> Encoder<'a> {
                 }
             }
         }
+    }
+
+    /// Like [`Encoder::find`], but first with every thread limited to 2, 4,
+    /// 8, … steps (iterative deepening), so that witnesses are short; then
+    /// with the full bound.
+    pub fn find_shortest(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<Option<Execution>, Error> {
+        let mut m = 2usize;
+        while m < self.un.bound as usize {
+            let mut a = assumptions.to_vec();
+            for t in &self.un.threads {
+                if let Some(l) = t.exec.get(m) {
+                    a.push(!*l);
+                }
+            }
+            if let Some(x) = self.find(&a, deadline)? {
+                return Ok(Some(x));
+            }
+            m *= 2;
+        }
+        self.find(assumptions, deadline)
     }
 
     /// Checks the current candidate: co must be acyclic, then the model's

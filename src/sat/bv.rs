@@ -117,6 +117,11 @@ impl Cnf {
         !c
     }
 
+    /// `x <u y` (unsigned), for clocks.
+    pub fn bv_ult_pub(&mut self, x: &Bv, y: &Bv) -> Lit {
+        self.bv_ult(x, y)
+    }
+
     /// `x <s y` (signed).
     pub fn bv_slt(&mut self, x: &Bv, y: &Bv) -> Lit {
         // Flip the sign bits and compare unsigned.
