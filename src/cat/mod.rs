@@ -183,6 +183,63 @@ impl Model {
     }
 }
 
+impl Model {
+    /// The name of an `acyclic` axiom whose relation contains
+    /// hb = po ∪ rf ∪ co ∪ fr as a union of its top-level terms (following
+    /// `let` names). Such a model makes every consistent execution robust
+    /// by construction (SC, thesis 003 Lemma 2.16).
+    pub fn acyclic_contains_hb(&self) -> Option<&str> {
+        let defs: std::collections::HashMap<&str, &Node> = self
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Let { rec: false, binds } => Some(binds),
+                _ => None,
+            })
+            .flatten()
+            .map(|(n, e)| (n.as_str(), e))
+            .collect();
+        fn leaves<'m>(
+            n: &'m Node,
+            defs: &std::collections::HashMap<&str, &'m Node>,
+            out: &mut Vec<&'m str>,
+            depth: usize,
+        ) {
+            if depth > 64 {
+                return;
+            }
+            match &n.kind {
+                ExprKind::Union(a, b) => {
+                    leaves(a, defs, out, depth + 1);
+                    leaves(b, defs, out, depth + 1);
+                }
+                ExprKind::Plus(a) => leaves(a, defs, out, depth + 1),
+                ExprKind::Name(s) => match defs.get(s.as_str()) {
+                    Some(d) => leaves(d, defs, out, depth + 1),
+                    None => out.push(s),
+                },
+                _ => {}
+            }
+        }
+        self.stmts.iter().find_map(|s| match s {
+            Stmt::Check {
+                kind: CheckKind::Acyclic,
+                expr,
+                name,
+                ..
+            } => {
+                let mut out = Vec::new();
+                leaves(expr, &defs, &mut out, 0);
+                ["po", "rf", "co", "fr"]
+                    .iter()
+                    .all(|r| out.contains(r))
+                    .then_some(name.as_str())
+            }
+            _ => None,
+        })
+    }
+}
+
 /// The built-in model files (compiled in): (name, file text).
 pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("sc", include_str!("../../encodings/sc.cat")),
