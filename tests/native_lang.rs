@@ -484,12 +484,16 @@ fn registers_declared_implicit_unknown() {
 fn automaton_form() {
     let p = parse(
         "shared x;\nthread t {\n reg r;\n states 12, a;\n initial `a-b`;\n `a-b` -> 12: x = 1;\n 12 -> 007: r = x;\n}\n\
-         goal t@007 where t.r == 1 && x == 1;\nerror boom: t@12;\ngoal where mem[0] == 1;\ngoal anywhere;",
+         goal t@007 where t.r == 1 && x == 1;\nerror boom: t@12;\ngoal where mem[0] == 1;\ngoal anywhere;\ngoal;",
     );
     let names: Vec<&str> = p.threads[0].states.iter().map(|s| p.name(*s)).collect();
     assert_eq!(names, vec!["12", "a", "a-b", "007"]);
     assert_eq!(p.threads[0].initial, StateId(2));
-    assert_eq!(p.goals.len(), 4);
+    assert_eq!(p.goals.len(), 5);
+    assert_eq!(
+        (p.goals[4].at.clone(), p.goals[4].cond.clone()),
+        (GoalAt::Final, None)
+    );
     assert_eq!(
         p.goals[0].at,
         GoalAt::States(vec![(ThreadId(0), StateId(3))])

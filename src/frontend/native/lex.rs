@@ -80,8 +80,8 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
             }
             continue;
         }
-        if rest.starts_with("/*") {
-            match rest[2..].find("*/") {
+        if let Some(body) = rest.strip_prefix("/*") {
+            match body.find("*/") {
                 Some(k) => {
                     let end = i + 2 + k + 2;
                     while let Some(&(j, _)) = it.peek() {

@@ -725,7 +725,7 @@ impl<'a> Parser<'a> {
                 ));
             }
             for (i, (a0, n0)) in self.var_cells.iter().enumerate() {
-                if addr <= a0 + n0 - 1 && *a0 <= last {
+                if addr < a0 + n0 && *a0 <= last {
                     let other = self.prog.name(self.prog.vars[i].name).to_string();
                     return Err(self.src.error(
                         asp,
@@ -1446,7 +1446,7 @@ impl<'a> Parser<'a> {
             name = Some(self.name("a goal name")?.0);
             self.bump();
         }
-        let at = if self.eat_kw("final") || self.is_kw("where") {
+        let at = if self.eat_kw("final") || self.is_kw("where") || self.is_p(";") {
             GoalAt::Final
         } else if self.eat_kw("anywhere") {
             GoalAt::States(Vec::new())
