@@ -114,6 +114,21 @@ struct Ctx {
     assigned: Vec<bool>,
     /// First use in an expression.
     first_use: Vec<Option<Span>>,
+    /// State name → id (avoids the linear search of `Thread::state`).
+    state_ids: HashMap<crate::intern::Sym, StateId>,
+}
+
+impl Ctx {
+    /// The state named `sym`, created on first mention.
+    fn state(&mut self, sym: crate::intern::Sym) -> StateId {
+        if let Some(q) = self.state_ids.get(&sym) {
+            return *q;
+        }
+        let q = StateId(self.t.states.len() as u32);
+        self.t.states.push(sym);
+        self.state_ids.insert(sym, q);
+        q
+    }
 }
 
 /// A structured statement (control structure only: commands are already
@@ -813,6 +828,7 @@ impl<'a> Parser<'a> {
             declared: Vec::new(),
             assigned: Vec::new(),
             first_use: Vec::new(),
+            state_ids: HashMap::new(),
         };
         while self.is_kw("reg") {
             self.reg_decl(&mut ctx)?;
@@ -877,7 +893,7 @@ impl<'a> Parser<'a> {
                 loop {
                     let (s, _) = self.state_name("a state name")?;
                     let sym = self.prog.names.intern(&s);
-                    ctx.t.state(sym);
+                    ctx.state(sym);
                     if !self.eat_p(",") {
                         break;
                     }
@@ -892,16 +908,16 @@ impl<'a> Parser<'a> {
                         .error(sp, format!("thread `{name}` has two `initial` states")));
                 }
                 let sym = self.prog.names.intern(&s);
-                initial = Some(ctx.t.state(sym));
+                initial = Some(ctx.state(sym));
                 self.expect_p(";")?;
             } else if self.is_state_name() {
                 let (from, fsp) = self.state_name("a state name")?;
                 let from = self.prog.names.intern(&from);
-                let from = ctx.t.state(from);
+                let from = ctx.state(from);
                 self.expect_p("->")?;
                 let (to, _) = self.state_name("a target state name")?;
                 let to = self.prog.names.intern(&to);
-                let to = ctx.t.state(to);
+                let to = ctx.state(to);
                 self.expect_p(":")?;
                 let (cmds, csp) = self.command(ctx, false)?;
                 self.expect_p(";")?;
@@ -1214,7 +1230,7 @@ impl<'a> Parser<'a> {
     // ---------------------------------------------------------- structured
 
     fn structured(&mut self, ctx: &mut Ctx) -> R<()> {
-        let mut labels: Vec<(String, Span)> = Vec::new();
+        let mut labels: HashSet<String> = HashSet::new();
         let mut body = Vec::new();
         while !self.is_p("}") {
             if self.is_kw("reg") {
@@ -1225,7 +1241,7 @@ impl<'a> Parser<'a> {
             }
             body.push(self.stmt(ctx, &mut labels)?);
         }
-        let label_set: HashSet<String> = labels.into_iter().map(|(l, _)| l).collect();
+        let label_set = labels;
         let mut low = Lower {
             labels: label_set,
             next: 0,
@@ -1233,14 +1249,14 @@ impl<'a> Parser<'a> {
         };
         let init = low.entry_of_seq(&body, "end");
         let s = self.prog.names.intern(&init);
-        ctx.t.state(s);
+        ctx.state(s);
         ctx.t.initial = StateId(0);
         self.lower_seq(ctx, &mut low, &body, &init, "end")?;
         let end = self.prog.names.intern("end");
-        ctx.t.state(end);
+        ctx.state(end);
         for (q, span) in low.goals {
             let sym = self.prog.names.intern(&q);
-            let q = ctx.t.state(sym);
+            let q = ctx.state(sym);
             self.prog.goals.push(Goal {
                 name: None,
                 kind: GoalKind::Assertion,
@@ -1252,7 +1268,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn block(&mut self, ctx: &mut Ctx, labels: &mut Vec<(String, Span)>) -> R<Vec<St>> {
+    fn block(&mut self, ctx: &mut Ctx, labels: &mut HashSet<String>) -> R<Vec<St>> {
         self.expect_p("{")?;
         let mut v = Vec::new();
         while !self.is_p("}") {
@@ -1269,14 +1285,14 @@ impl<'a> Parser<'a> {
         self.lower_l(ctx, &e)
     }
 
-    fn stmt(&mut self, ctx: &mut Ctx, labels: &mut Vec<(String, Span)>) -> R<St> {
+    fn stmt(&mut self, ctx: &mut Ctx, labels: &mut HashSet<String>) -> R<St> {
         self.enter()?;
         let r = self.stmt_inner(ctx, labels);
         self.leave();
         r
     }
 
-    fn stmt_inner(&mut self, ctx: &mut Ctx, labels: &mut Vec<(String, Span)>) -> R<St> {
+    fn stmt_inner(&mut self, ctx: &mut Ctx, labels: &mut HashSet<String>) -> R<St> {
         let start = self.span();
         if self.is_state_name() && matches!(self.peek_at(1), T::P(":")) {
             let (l, sp) = self.state_name("a label")?;
@@ -1287,10 +1303,10 @@ impl<'a> Parser<'a> {
                     "`end` is reserved for the state after the last statement",
                 ));
             }
-            if labels.iter().any(|(m, _)| *m == l) {
+            if labels.contains(&l) {
                 return Err(self.src.error(sp, format!("label `{l}` defined twice")));
             }
-            labels.push((l.clone(), sp));
+            labels.insert(l.clone());
             let s = self.stmt(ctx, labels)?;
             return Ok(St::Label(l, Box::new(s)));
         }
@@ -1343,9 +1359,9 @@ impl<'a> Parser<'a> {
 
     fn emit(&mut self, ctx: &mut Ctx, from: &str, to: &str, cmd: Command, span: Span) {
         let f = self.prog.names.intern(from);
-        let f = ctx.t.state(f);
+        let f = ctx.state(f);
         let t = self.prog.names.intern(to);
-        let t = ctx.t.state(t);
+        let t = ctx.state(t);
         ctx.t.instrs.push(Instr {
             from: f,
             to: t,
