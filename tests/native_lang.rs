@@ -983,3 +983,46 @@ fn fuzz_never_panics() {
         let _ = native::parse(&SourceFile::new("bytes.rmm", s), Width::DEFAULT);
     }
 }
+
+/// Random edits of the examples: every edited text either fails with a
+/// located error or parses to a program that round-trips through the
+/// printer.
+#[test]
+fn mutated_examples_error_or_round_trip() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let alphabet: Vec<char> = "{}()[];:,=!-+*&|@.`#x0129 \nrtqabc_/".chars().collect();
+    let mut parsed = 0;
+    for name in ["sb.rmm", "dekker.rmm", "peterson.rmm", "iriw.rmm"] {
+        let text = std::fs::read_to_string(examples_dir().join(name)).unwrap();
+        let base: Vec<char> = text.chars().collect();
+        for _ in 0..400 {
+            let mut cs = base.clone();
+            for _ in 0..(1 + rnd() % 3) {
+                let i = (rnd() as usize) % cs.len();
+                let ch = alphabet[(rnd() as usize) % alphabet.len()];
+                match rnd() % 3 {
+                    0 => {
+                        cs.remove(i);
+                    }
+                    1 => cs.insert(i, ch),
+                    _ => cs[i] = ch,
+                }
+            }
+            let s: String = cs.into_iter().collect();
+            match native::parse(&SourceFile::new("m.rmm", s.clone()), Width::DEFAULT) {
+                Ok(p) => {
+                    parsed += 1;
+                    round_trip(&p);
+                }
+                Err(e) => assert!(e.to_string().starts_with("m.rmm:"), "{e}"),
+            }
+        }
+    }
+    assert!(parsed > 0, "some mutants should still parse");
+}
