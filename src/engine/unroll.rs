@@ -300,13 +300,16 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
         let mut ctrl_prefix: BTreeMap<usize, Lit> = BTreeMap::new();
         // Load-reserve tracking: candidate reservations (read event id → "is the live reservation").
         let mut reservations: Vec<(usize, Lit)> = Vec::new();
+        // `at`: control state after min(i, executed steps) steps (for goals);
+        // `cur`: control state after exactly i executed steps (candidates).
         let mut at: BTreeMap<StateId, Lit> = BTreeMap::new();
         at.insert(th.initial, ctx.cnf.tt());
+        let mut cur: BTreeMap<StateId, Lit> = at.clone();
         let mut sel_steps = Vec::new();
         let mut exec_steps: Vec<Lit> = Vec::new();
         let mut prev_exec = ctx.cnf.tt();
         for step in 0..k {
-            let cands: Vec<usize> = at
+            let cands: Vec<usize> = cur
                 .keys()
                 .flat_map(|q| out[q.0 as usize].iter().copied())
                 .collect();
@@ -320,7 +323,7 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
             ctx.cnf.implies(ex, prev_exec);
             for &(i, s) in &sels {
                 let from = th.instrs[i].from;
-                let a = at[&from];
+                let a = cur[&from];
                 ctx.cnf.implies(s, a);
             }
             // Execute each candidate's micro-ops symbolically.
@@ -668,6 +671,10 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
             for &(i, s) in &sels {
                 next.entry(th.instrs[i].to).or_default().push(s);
             }
+            cur = next
+                .iter()
+                .map(|(q, ls)| (*q, ctx.cnf.or_all(ls)))
+                .collect();
             for (&q, &l) in &at {
                 let stay = ctx.cnf.and(l, !ex);
                 next.entry(q).or_default().push(stay);
@@ -681,7 +688,7 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
             exec_steps.push(ex);
             prev_exec = ex;
         }
-        let truncated = at.keys().any(|q| !out[q.0 as usize].is_empty()) && sel_steps.len() == k;
+        let truncated = sel_steps.len() == k && cur.keys().any(|q| !out[q.0 as usize].is_empty());
         threads.push(ThreadUnroll {
             sel: sel_steps,
             exec: exec_steps,
