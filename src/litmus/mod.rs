@@ -230,7 +230,7 @@ impl Ctx<'_> {
     /// A checked integer constant.
     pub fn int(&mut self, v: i64, span: Span) -> Result<Expr<RegId>, Error> {
         check_fits(self.src, self.width, v, span)?;
-        self.vars.constant(v);
+        self.vars.constant(self.width.wrap(v));
         Ok(Expr::Const(self.width.wrap(v)))
     }
 }
@@ -369,7 +369,7 @@ fn lower(
             None => (0, false),
             Some((RawVal::Int(v), sp)) => {
                 check_fits(src, width, *v, *sp)?;
-                vars.constant(*v);
+                vars.constant(width.wrap(*v));
                 (width.wrap(*v), false)
             }
             Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
@@ -599,7 +599,7 @@ impl Resolver<'_> {
                 let (value, symbolic) = match val {
                     RawVal::Int(v) => {
                         check_fits(self.src, self.width, *v, *span)?;
-                        vars.constant(*v);
+                        vars.constant(self.width.wrap(*v));
                         (self.width.wrap(*v), false)
                     }
                     RawVal::Sym(s) => (vars.addr(s, *span), true),

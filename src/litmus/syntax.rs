@@ -102,6 +102,10 @@ fn strip_comments(src: &SourceFile) -> Result<String, Error> {
             i += 1;
             continue;
         }
+        if t[i] == b'\n' {
+            // Strings do not span lines (herd tolerates a missing `"`).
+            in_str = false;
+        }
         if !in_str && t[i] == b'(' && i + 1 < t.len() && t[i + 1] == b'*' {
             let start = i;
             let mut depth = 0usize;
@@ -320,16 +324,14 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             break;
         }
         if r.starts_with('"') {
-            match r[1..].find('"') {
-                Some(e) => {
-                    if doc.is_none() {
-                        doc = Some(r[1..1 + e].to_string());
-                    }
-                    c.pos += e + 2;
-                    continue;
-                }
-                None => return Err(c.err(c.here(), "unterminated string")),
+            // A doc string; a missing closing `"` ends it at the line end.
+            let le = r.find('\n').unwrap_or(r.len());
+            let e = r[1..le].find('"').map(|e| e + 1).unwrap_or(le);
+            if doc.is_none() {
+                doc = Some(r[1..e].to_string());
             }
+            c.pos += (e + 1).min(r.len());
+            continue;
         }
         let le = r.find('\n').unwrap_or(r.len());
         let line = &r[..le];
