@@ -77,8 +77,8 @@ fn compare(a: LExpr, b: LExpr) -> LExpr {
     )
 }
 
-/// Lowers the cells of one thread; returns true when it has a backward
-/// branch.
+/// Lowers the cells of one thread; returns true when its control graph
+/// has a cycle.
 pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> {
     // Positions and labels.
     let mut labels: BTreeMap<String, usize> = BTreeMap::new();
@@ -102,7 +102,6 @@ pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> 
     }
     cx.thread.states = state_names.iter().map(|s| cx.names.intern(s)).collect();
     cx.thread.initial = StateId(0);
-    let mut has_loop = false;
     for (k, (text, span)) in instrs.iter().enumerate() {
         let low = match cx.arch {
             Arch::X86 => x86(cx, text, span.start, false)?,
@@ -112,7 +111,11 @@ pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> 
         let from = StateId(k as u32);
         let next = StateId(k as u32 + 1);
         let chain = |cx: &mut Ctx, cmds: Vec<Command>, tag: &str| {
-            let cmds = if cmds.is_empty() { vec![Command::Nop] } else { cmds };
+            let cmds = if cmds.is_empty() {
+                vec![Command::Nop]
+            } else {
+                cmds
+            };
             let m = cmds.len();
             let mut cur = from;
             for (j, c) in cmds.into_iter().enumerate() {
@@ -139,9 +142,6 @@ pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> 
                 let Some(&tk) = labels.get(&label) else {
                     return Err(cx.src.error(lspan, format!("undefined label `{label}`")));
                 };
-                if tk <= k {
-                    has_loop = true;
-                }
                 let target = StateId(tk as u32);
                 match cond {
                     None => push_instr(cx.thread, from, target, Command::Nop, *span),
@@ -159,7 +159,38 @@ pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> 
             }
         }
     }
-    Ok(has_loop)
+    Ok(has_cycle(cx.thread))
+}
+
+/// True when the thread's control graph has a cycle (herd prints `Loop`).
+fn has_cycle(t: &crate::program::Thread) -> bool {
+    let out = t.outgoing();
+    // 0 = unvisited, 1 = on the stack, 2 = done; iterative DFS.
+    let mut mark = vec![0u8; t.states.len()];
+    for root in 0..t.states.len() {
+        if mark[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        mark[root] = 1;
+        while let Some((q, i)) = stack.pop() {
+            if let Some(&ix) = out[q].get(i) {
+                stack.push((q, i + 1));
+                let r = t.instrs[ix].to.0 as usize;
+                match mark[r] {
+                    0 => {
+                        mark[r] = 1;
+                        stack.push((r, 0));
+                    }
+                    1 => return true,
+                    _ => {}
+                }
+            } else {
+                mark[q] = 2;
+            }
+        }
+    }
+    false
 }
 
 fn unsupported(cx: &Ctx, mn: &str, span: Span) -> Error {
@@ -277,7 +308,10 @@ fn x86_operand(cx: &mut Ctx, op: &Op, att: bool) -> Result<XOp, Error> {
     }
     if let Some(open) = t.find('(') {
         let disp = t[..open].trim();
-        let inner = t[open + 1..].strip_suffix(')').ok_or_else(|| bad(cx))?.trim();
+        let inner = t[open + 1..]
+            .strip_suffix(')')
+            .ok_or_else(|| bad(cx))?
+            .trim();
         if inner.eq_ignore_ascii_case("%rip") && is_name(disp) {
             let a = cx.vars.addr(disp, op.span);
             return Ok(XOp::Mem(Expr::Const(a)));
@@ -306,7 +340,8 @@ fn x86_operand(cx: &mut Ctx, op: &Op, att: bool) -> Result<XOp, Error> {
 
 fn is_name(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
         && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
@@ -353,7 +388,11 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
         return Ok(Low::Cmds(vec![Command::Nop]));
     }
     let ops = split_ops(rest, rest_off);
-    let base_mn = if att { att_base(&mn).to_string() } else { mn.clone() };
+    let base_mn = if att {
+        att_base(&mn).to_string()
+    } else {
+        mn.clone()
+    };
     match base_mn.as_str() {
         "mfence" => {
             arity(cx, mn0, &ops, 0, mspan)?;
@@ -364,7 +403,9 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
             arity(cx, mn0, &ops, 1, mspan)?;
             let label = ops[0].text.to_string();
             if !is_name(&label) {
-                return Err(cx.src.error(ops[0].span, format!("bad jump target `{label}`")));
+                return Err(cx
+                    .src
+                    .error(ops[0].span, format!("bad jump target `{label}`")));
             }
             if base_mn == "jmp" {
                 return Ok(Low::Jump(None, label, ops[0].span));
@@ -406,16 +447,21 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
             let src = xs.pop().expect("arity 2");
             let dst = xs.pop().expect("arity 2");
             Ok(Low::Cmds(vec![match (dst, src) {
-                (XOp::Reg(r), XOp::Reg(s)) => Command::Assign { reg: r, value: var(s) },
+                (XOp::Reg(r), XOp::Reg(s)) => Command::Assign {
+                    reg: r,
+                    value: var(s),
+                },
                 (XOp::Reg(r), XOp::Imm(v)) => Command::Assign { reg: r, value: v },
                 (XOp::Reg(r), XOp::Mem(a)) => Command::Load { reg: r, addr: a },
-                (XOp::Mem(a), XOp::Reg(s)) => Command::Store { addr: a, value: var(s) },
+                (XOp::Mem(a), XOp::Reg(s)) => Command::Store {
+                    addr: a,
+                    value: var(s),
+                },
                 (XOp::Mem(a), XOp::Imm(v)) => Command::Store { addr: a, value: v },
                 _ => {
-                    return Err(cx.src.error(
-                        sp,
-                        format!("`{mn0}`: unsupported operand combination"),
-                    ))
+                    return Err(cx
+                        .src
+                        .error(sp, format!("`{mn0}`: unsupported operand combination")))
                 }
             }]))
         }
@@ -427,17 +473,37 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
             match (a, b) {
                 (XOp::Mem(m), XOp::Reg(r)) | (XOp::Reg(r), XOp::Mem(m)) => {
                     Ok(Low::Cmds(vec![Command::Atomic(vec![
-                        Command::Load { reg: t, addr: m.clone() },
-                        Command::Store { addr: m, value: var(r) },
-                        Command::Assign { reg: r, value: var(t) },
+                        Command::Load {
+                            reg: t,
+                            addr: m.clone(),
+                        },
+                        Command::Store {
+                            addr: m,
+                            value: var(r),
+                        },
+                        Command::Assign {
+                            reg: r,
+                            value: var(t),
+                        },
                     ])]))
                 }
                 (XOp::Reg(r), XOp::Reg(s)) => Ok(Low::Cmds(vec![
-                    Command::Assign { reg: t, value: var(r) },
-                    Command::Assign { reg: r, value: var(s) },
-                    Command::Assign { reg: s, value: var(t) },
+                    Command::Assign {
+                        reg: t,
+                        value: var(r),
+                    },
+                    Command::Assign {
+                        reg: r,
+                        value: var(s),
+                    },
+                    Command::Assign {
+                        reg: s,
+                        value: var(t),
+                    },
                 ])),
-                _ => Err(cx.src.error(sp, format!("`{mn0}`: unsupported operand combination"))),
+                _ => Err(cx
+                    .src
+                    .error(sp, format!("`{mn0}`: unsupported operand combination"))),
             }
         }
         "add" | "sub" | "and" | "or" | "xor" | "cmp" | "test" | "inc" | "dec" | "shl" | "sal"
@@ -471,7 +537,12 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
                 // Shift by a constant: multiply by 2^k.
                 match src.as_const(cx.width) {
                     Some(k) if (0..63).contains(&k) => Expr::Const(cx.width.wrap(1i64 << k)),
-                    _ => return Err(cx.src.error(sp, format!("`{mn0}`: only constant shift amounts are supported"))),
+                    _ => {
+                        return Err(cx.src.error(
+                            sp,
+                            format!("`{mn0}`: only constant shift amounts are supported"),
+                        ))
+                    }
                 }
             } else {
                 src
@@ -499,7 +570,10 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
                 }
                 XOp::Mem(a) => {
                     let t = tmp(cx);
-                    let mut body = vec![Command::Load { reg: t, addr: a.clone() }];
+                    let mut body = vec![Command::Load {
+                        reg: t,
+                        addr: a.clone(),
+                    }];
                     if base_mn == "xadd" {
                         // xadd [m], r: tmp := [m]; [m] := tmp + r; r := tmp.
                         let Expr::Var(r) = src else {
@@ -509,7 +583,10 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
                             addr: a,
                             value: bin(BinOp::Add, var(t), var(r)),
                         });
-                        body.push(Command::Assign { reg: r, value: var(t) });
+                        body.push(Command::Assign {
+                            reg: r,
+                            value: var(t),
+                        });
                     } else if writes {
                         body.push(Command::Store {
                             addr: a,
@@ -527,7 +604,9 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
                         Ok(Low::Cmds(body))
                     }
                 }
-                XOp::Imm(_) => Err(cx.src.error(sp, format!("`{mn0}`: destination cannot be an immediate"))),
+                XOp::Imm(_) => Err(cx
+                    .src
+                    .error(sp, format!("`{mn0}`: destination cannot be an immediate"))),
             }
         }
         "cmpxchg" if locked => {
@@ -535,29 +614,51 @@ fn x86(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
             let src = xs.pop().expect("arity 2");
             let dst = xs.pop().expect("arity 2");
             let (XOp::Mem(a), XOp::Reg(r)) = (dst, src) else {
-                return Err(cx.src.error(sp, "`LOCK CMPXCHG` expects a memory destination and a register source"));
+                return Err(cx.src.error(
+                    sp,
+                    "`LOCK CMPXCHG` expects a memory destination and a register source",
+                ));
             };
             let acc = cx.reg(if att { "rax" } else { "EAX" });
             let t = tmp(cx);
             let f = cx.reg("flags");
             Ok(Low::Choice(vec![
                 vec![Command::Atomic(vec![
-                    Command::Load { reg: t, addr: a.clone() },
+                    Command::Load {
+                        reg: t,
+                        addr: a.clone(),
+                    },
                     Command::Assume(bin(BinOp::Eq, var(t), var(acc))),
-                    Command::Store { addr: a.clone(), value: var(r) },
-                    Command::Assign { reg: f, value: Expr::Const(0) },
+                    Command::Store {
+                        addr: a.clone(),
+                        value: var(r),
+                    },
+                    Command::Assign {
+                        reg: f,
+                        value: Expr::Const(0),
+                    },
                 ])],
                 vec![Command::Atomic(vec![
                     Command::Load { reg: t, addr: a },
                     Command::Assume(bin(BinOp::Ne, var(t), var(acc))),
-                    Command::Assign { reg: acc, value: var(t) },
-                    Command::Assign { reg: f, value: Expr::Const(1) },
+                    Command::Assign {
+                        reg: acc,
+                        value: var(t),
+                    },
+                    Command::Assign {
+                        reg: f,
+                        value: Expr::Const(1),
+                    },
                 ])],
             ]))
         }
         _ => Err(unsupported(
             cx,
-            &if locked { format!("LOCK {mn0}") } else { mn0.to_string() },
+            &if locked {
+                format!("LOCK {mn0}")
+            } else {
+                mn0.to_string()
+            },
             mspan,
         )),
     }
@@ -576,7 +677,9 @@ fn ppc_reg(cx: &mut Ctx, op: &Op) -> Result<RegId, Error> {
             .is_some_and(|n| n < 32)
     };
     if !ok {
-        return Err(cx.src.error(op.span, format!("expected a PPC register, found `{t}`")));
+        return Err(cx
+            .src
+            .error(op.span, format!("expected a PPC register, found `{t}`")));
     }
     let name = super::norm_reg(Arch::Ppc, t);
     Ok(cx.reg(&name))
@@ -585,7 +688,10 @@ fn ppc_reg(cx: &mut Ctx, op: &Op) -> Result<RegId, Error> {
 fn ppc_imm(cx: &mut Ctx, op: &Op) -> Result<(i64, LExpr), Error> {
     match parse_int(op.text) {
         Some(v) => Ok((v, cx.int(v, op.span)?)),
-        None => Err(cx.src.error(op.span, format!("expected an immediate, found `{}`", op.text))),
+        None => Err(cx.src.error(
+            op.span,
+            format!("expected an immediate, found `{}`", op.text),
+        )),
     }
 }
 
@@ -595,10 +701,16 @@ fn ppc_disp_addr(cx: &mut Ctx, ops: &[Op], mn: &str, span: Span) -> Result<LExpr
         2 => {
             let t = ops[1].text;
             let open = t.find('(').ok_or_else(|| {
-                cx.src.error(ops[1].span, format!("`{mn}`: expected `d(rA)`, found `{t}`"))
+                cx.src.error(
+                    ops[1].span,
+                    format!("`{mn}`: expected `d(rA)`, found `{t}`"),
+                )
             })?;
             let inner = t[open + 1..].strip_suffix(')').ok_or_else(|| {
-                cx.src.error(ops[1].span, format!("`{mn}`: expected `d(rA)`, found `{t}`"))
+                cx.src.error(
+                    ops[1].span,
+                    format!("`{mn}`: expected `d(rA)`, found `{t}`"),
+                )
             })?;
             let s = ops[1].span.start + open + 1;
             (
@@ -617,7 +729,10 @@ fn ppc_disp_addr(cx: &mut Ctx, ops: &[Op], mn: &str, span: Span) -> Result<LExpr
             },
         ),
         n => {
-            return Err(cx.src.error(span, format!("`{mn}` expects 2 operands `rX,d(rA)`, found {n}")));
+            return Err(cx.src.error(
+                span,
+                format!("`{mn}` expects 2 operands `rX,d(rA)`, found {n}"),
+            ));
         }
     };
     match parse_int(disp.0) {
@@ -783,7 +898,12 @@ fn ppc(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, Error> {
             };
             Ok(Low::Jump(Some(bin(op, c, Expr::Const(0))), target.text.to_string(), target.span))
         }
-        "lwz" | "ld" | "lwa" => {
+        "lwa" | "lwax" => Err(cx.src.error_help(
+            sp,
+            format!("unsupported PPC instruction `{mn0}`"),
+            "sign-extending word loads need mixed-size (32/64-bit) registers, which are not modelled",
+        )),
+        "lwz" | "ld" => {
             if n == 0 {
                 return Err(cx.src.error(sp, format!("`{mn0}` expects `rD,d(rA)`")));
             }
@@ -799,14 +919,14 @@ fn ppc(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, Error> {
             let addr = ppc_disp_addr(cx, &ops, mn0, sp)?;
             Ok(Low::Cmds(vec![Command::Store { addr, value: var(s) }]))
         }
-        "lwzx" | "ldx" | "lwax" | "stwx" | "stdx" | "lwarx" | "ldarx" | "stwcx." | "stdcx." => {
+        "lwzx" | "ldx" | "stwx" | "stdx" | "lwarx" | "ldarx" | "stwcx." | "stdcx." => {
             arity(cx, mn0, &ops, 3, sp)?;
             let x = ppc_reg(cx, &ops[0])?;
             let a = ppc_reg(cx, &ops[1])?;
             let b = ppc_reg(cx, &ops[2])?;
             let addr = bin(BinOp::Add, var(a), var(b));
             Ok(Low::Cmds(match mn.as_str() {
-                "lwzx" | "ldx" | "lwax" => vec![Command::Load { reg: x, addr }],
+                "lwzx" | "ldx" => vec![Command::Load { reg: x, addr }],
                 "stwx" | "stdx" => vec![Command::Store { addr, value: var(x) }],
                 "lwarx" | "ldarx" => vec![Command::LoadReserve { reg: x, addr }],
                 _ => {

@@ -126,7 +126,10 @@ impl LitmusTest {
     /// addresses by variable name.
     pub fn compare_states(&self, a: &[i64], b: &[i64]) -> Ordering {
         for i in 0..self.observed.len() {
-            let (x, y) = (a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0));
+            let (x, y) = (
+                a.get(i).copied().unwrap_or(0),
+                b.get(i).copied().unwrap_or(0),
+            );
             let key = |v: i64| -> (u8, i64, String) {
                 if self.observed[i].holds_address {
                     if let Some(n) = self.var_name(v) {
@@ -170,7 +173,9 @@ impl LitmusTest {
             } => {
                 let l = &self.observed[*loc];
                 let v = if *symbolic {
-                    self.var_name(*value).map(str::to_string).unwrap_or_else(|| value.to_string())
+                    self.var_name(*value)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| value.to_string())
                 } else {
                     value.to_string()
                 };
@@ -178,11 +183,17 @@ impl LitmusTest {
             }
             Prop::Not(a) => (format!("not ({})", self.prop_prec(a, 0)), 4),
             Prop::And(v) => (
-                v.iter().map(|x| self.prop_prec(x, 3)).collect::<Vec<_>>().join(" /\\ "),
+                v.iter()
+                    .map(|x| self.prop_prec(x, 3))
+                    .collect::<Vec<_>>()
+                    .join(" /\\ "),
                 3,
             ),
             Prop::Or(v) => (
-                v.iter().map(|x| self.prop_prec(x, 2)).collect::<Vec<_>>().join(" \\/ "),
+                v.iter()
+                    .map(|x| self.prop_prec(x, 2))
+                    .collect::<Vec<_>>()
+                    .join(" \\/ "),
                 2,
             ),
             Prop::Implies(a, b) => (
@@ -226,7 +237,12 @@ pub struct Counts {
 /// Observation SB Sometimes 1 3
 /// Time SB 0.00
 /// ```
-pub fn render(test: &LitmusTest, states: &[Vec<i64>], counts: Option<Counts>, time_secs: f64) -> String {
+pub fn render(
+    test: &LitmusTest,
+    states: &[Vec<i64>],
+    counts: Option<Counts>,
+    time_secs: f64,
+) -> String {
     let mut st: Vec<&Vec<i64>> = states.iter().filter(|s| test.passes_filter(s)).collect();
     st.sort_by(|a, b| test.compare_states(a, b));
     st.dedup_by(|a, b| test.compare_states(a, b) == Ordering::Equal);
@@ -323,5 +339,8 @@ pub fn parse_state_line(test: &LitmusTest, line: &str) -> Option<Vec<i64>> {
 
 /// True when observed location `i` is a register.
 pub fn is_register(test: &LitmusTest, i: usize) -> bool {
-    matches!(test.observed.get(i).map(|l| l.kind), Some(LocKind::Reg { .. }))
+    matches!(
+        test.observed.get(i).map(|l| l.kind),
+        Some(LocKind::Reg { .. })
+    )
 }

@@ -166,7 +166,8 @@ pub struct LitmusTest {
     /// architecture's register order, then memory by name. A final state
     /// is a vector of values in this order.
     pub observed: Vec<Location>,
-    /// True when some thread has a backward branch (herd prints `Loop`).
+    /// True when some thread's control graph has a cycle (a retry loop;
+    /// herd prints `Loop` and unrolls it).
     pub has_loop: bool,
     /// The width the test was lowered with.
     pub width: Width,
@@ -181,7 +182,11 @@ impl LitmusTest {
     /// The address of variable `name`.
     pub fn var_addr(&self, name: &str) -> Option<i64> {
         let s = self.program.names.get(name)?;
-        self.program.vars.iter().find(|v| v.name == s).map(|v| v.addr)
+        self.program
+            .vars
+            .iter()
+            .find(|v| v.name == s)
+            .map(|v| v.addr)
     }
 }
 
@@ -207,7 +212,9 @@ impl Vars {
     }
     /// Records an integer constant.
     pub fn constant(&mut self, v: i64) {
-        self.max_const = self.max_const.max(v.unsigned_abs().min(i64::MAX as u64) as i64);
+        self.max_const = self
+            .max_const
+            .max(v.unsigned_abs().min(i64::MAX as u64) as i64);
     }
 }
 
@@ -324,7 +331,10 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         if width.0 < 64 && !width.fits(a) {
             return Err(src.error_help(
                 *span,
-                format!("the address of `{name}` ({a}) does not fit in {} bits", width.0),
+                format!(
+                    "the address of `{name}` ({a}) does not fit in {} bits",
+                    width.0
+                ),
                 "use a larger --width",
             ));
         }
@@ -412,7 +422,11 @@ fn lower(
         let mut names = std::mem::take(&mut p.names);
         let mut thread = std::mem::replace(
             &mut p.threads[ti],
-            Thread::new(crate::intern::Sym(0), crate::intern::Sym(0), Span::default()),
+            Thread::new(
+                crate::intern::Sym(0),
+                crate::intern::Sym(0),
+                Span::default(),
+            ),
         );
         let r = {
             let mut cx = Ctx {
@@ -539,13 +553,22 @@ fn lower(
 
 impl Resolver<'_> {
     /// Index (in resolution order) of a location, adding it if new.
-    fn loc(&mut self, p: &mut Program, vars: &mut Vars, l: &RawLoc, sp: Span) -> Result<usize, Error> {
+    fn loc(
+        &mut self,
+        p: &mut Program,
+        vars: &mut Vars,
+        l: &RawLoc,
+        sp: Span,
+    ) -> Result<usize, Error> {
         let (loc, key) = match l {
             RawLoc::Reg { thread, reg } => {
                 if *thread >= p.threads.len() {
                     return Err(self.src.error(
                         sp,
-                        format!("thread {thread} does not exist (the test has {} threads)", p.threads.len()),
+                        format!(
+                            "thread {thread} does not exist (the test has {} threads)",
+                            p.threads.len()
+                        ),
                     ));
                 }
                 let rn = norm_reg(self.arch, reg);
@@ -675,7 +698,9 @@ fn remap_prop(p: Prop, m: &[usize]) -> Prop {
         Prop::Not(a) => Prop::Not(Box::new(remap_prop(*a, m))),
         Prop::And(v) => Prop::And(v.into_iter().map(|x| remap_prop(x, m)).collect()),
         Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap_prop(x, m)).collect()),
-        Prop::Implies(a, b) => Prop::Implies(Box::new(remap_prop(*a, m)), Box::new(remap_prop(*b, m))),
+        Prop::Implies(a, b) => {
+            Prop::Implies(Box::new(remap_prop(*a, m)), Box::new(remap_prop(*b, m)))
+        }
         x => x,
     }
 }
@@ -736,7 +761,9 @@ fn pointer_flow(
     let mut written: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); p.threads.len()];
     fn writes(c: &Command, out: &mut BTreeSet<u32>) {
         match c {
-            Command::Load { reg, .. } | Command::Assign { reg, .. } | Command::LoadReserve { reg, .. } => {
+            Command::Load { reg, .. }
+            | Command::Assign { reg, .. }
+            | Command::LoadReserve { reg, .. } => {
                 out.insert(reg.0);
             }
             Command::StoreCond { flag, .. } => {
@@ -776,33 +803,34 @@ fn pointer_flow(
                 }
                 Some(e.eval(w, Default::default(), &mut |r| t.reg_init[r.0 as usize]))
             };
-            let visit = |c: &Command, regs: &mut BTreeSet<(usize, u32)>, mem: &mut BTreeSet<i64>| match c {
-                Command::Assign { reg, value } => {
-                    if carries(value, regs) {
-                        regs.insert((ti, reg.0));
-                    }
-                }
-                Command::Load { reg, addr } | Command::LoadReserve { reg, addr } => {
-                    let hit = match static_addr(addr) {
-                        Some(a) => mem.contains(&a),
-                        None => !mem.is_empty(),
-                    };
-                    if hit {
-                        regs.insert((ti, reg.0));
-                    }
-                }
-                Command::Store { addr, value } | Command::StoreCond { addr, value, .. } => {
-                    if carries(value, regs) {
-                        match static_addr(addr) {
-                            Some(a) => {
-                                mem.insert(a);
-                            }
-                            None => mem.extend(all_addrs.iter().copied()),
+            let visit =
+                |c: &Command, regs: &mut BTreeSet<(usize, u32)>, mem: &mut BTreeSet<i64>| match c {
+                    Command::Assign { reg, value } => {
+                        if carries(value, regs) {
+                            regs.insert((ti, reg.0));
                         }
                     }
-                }
-                _ => {}
-            };
+                    Command::Load { reg, addr } | Command::LoadReserve { reg, addr } => {
+                        let hit = match static_addr(addr) {
+                            Some(a) => mem.contains(&a),
+                            None => !mem.is_empty(),
+                        };
+                        if hit {
+                            regs.insert((ti, reg.0));
+                        }
+                    }
+                    Command::Store { addr, value } | Command::StoreCond { addr, value, .. } => {
+                        if carries(value, regs) {
+                            match static_addr(addr) {
+                                Some(a) => {
+                                    mem.insert(a);
+                                }
+                                None => mem.extend(all_addrs.iter().copied()),
+                            }
+                        }
+                    }
+                    _ => {}
+                };
             for i in &t.instrs {
                 match &i.cmd {
                     Command::Atomic(cs) => cs.iter().for_each(|c| visit(c, &mut regs, &mut mem)),
@@ -818,6 +846,17 @@ fn pointer_flow(
 }
 
 /// Builds a state chain for a thread: helper used by [`asm`].
-pub(crate) fn push_instr(t: &mut Thread, from: StateId, to: StateId, cmd: crate::program::Command, span: Span) {
-    t.instrs.push(Instr { from, to, cmd, span });
+pub(crate) fn push_instr(
+    t: &mut Thread,
+    from: StateId,
+    to: StateId,
+    cmd: crate::program::Command,
+    span: Span,
+) {
+    t.instrs.push(Instr {
+        from,
+        to,
+        cmd,
+        span,
+    });
 }

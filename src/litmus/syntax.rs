@@ -50,7 +50,10 @@ pub(crate) struct InitItem {
 /// Left-hand side of an init item.
 #[derive(Clone, Debug)]
 pub(crate) enum InitLhs {
-    Reg { thread: usize, reg: String },
+    Reg {
+        thread: usize,
+        reg: String,
+    },
     /// A symbolic register `%name` (PPC), bound in whichever thread uses it.
     SymReg(String),
     Mem(String),
@@ -138,7 +141,8 @@ fn strip_comments(src: &SourceFile) -> Result<String, Error> {
         }
         i += 1;
     }
-    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// A cursor over the comment-free text.
@@ -228,7 +232,8 @@ pub(crate) fn parse_int(s: &str) -> Option<i64> {
 
 fn is_ident(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
         && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
@@ -241,7 +246,11 @@ fn parse_reg_loc(s: &str) -> Option<(usize, String)> {
         return None;
     }
     let r = r.trim();
-    if r.is_empty() || !r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%') {
+    if r.is_empty()
+        || !r
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+    {
         return None;
     }
     Some((t.parse().ok()?, r.to_string()))
@@ -266,7 +275,14 @@ pub(crate) fn parse_loc(s: &str) -> Option<RawLoc> {
 }
 
 const KEYWORDS: [&str; 8] = [
-    "exists", "~exists", "forall", "final", "locations", "filter", "cases", "~",
+    "exists",
+    "~exists",
+    "forall",
+    "final",
+    "locations",
+    "filter",
+    "cases",
+    "~",
 ];
 
 /// Parses the whole surface syntax.
@@ -285,7 +301,10 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
     };
     c.skip_ws();
     if c.eof() {
-        return Err(c.err(Span::new(0, 0), "empty litmus file: expected a header `ARCH NAME`"));
+        return Err(c.err(
+            Span::new(0, 0),
+            "empty litmus file: expected a header `ARCH NAME`",
+        ));
     }
     // Header line.
     let line_end = c.rest().find('\n').map(|i| c.pos + i).unwrap_or(text.len());
@@ -294,7 +313,8 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
     let arch = words.next().unwrap_or("").to_string();
     let arch_span = Span::new(c.pos, c.pos + arch.len());
     let name = match words.next() {
-        Some(n) if !n.starts_with('{') => n.to_string(),
+        // herd drops a `.litmus` suffix from the name.
+        Some(n) if !n.starts_with('{') => n.strip_suffix(".litmus").unwrap_or(n).to_string(),
         _ => {
             return Err(c.err(
                 Span::new(c.pos, line_end),
@@ -363,7 +383,8 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             }
         }
     }
-    let close = close.ok_or_else(|| c.err(Span::new(open, open + 1), "unterminated init block `{`"))?;
+    let close =
+        close.ok_or_else(|| c.err(Span::new(open, open + 1), "unterminated init block `{`"))?;
     let init = parse_init(src, &text, open + 1, close)?;
     c.pos = close + 1;
     c.skip_ws();
@@ -479,8 +500,9 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                         Some(x) => (x.trim(), true),
                         None => (t, false),
                     };
-                    let loc = parse_loc(t)
-                        .ok_or_else(|| src.error(span, format!("bad location `{t}` in `locations`")))?;
+                    let loc = parse_loc(t).ok_or_else(|| {
+                        src.error(span, format!("bad location `{t}` in `locations`"))
+                    })?;
                     locations.push((loc, span, star));
                 }
             }
@@ -518,7 +540,10 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                     let r = c.rest();
                     let le = r.find('\n').unwrap_or(r.len());
                     let line = &r[..le];
-                    if line.contains(':') && line.trim_end().ends_with(';') && !line.starts_with("<<") {
+                    if line.contains(':')
+                        && line.trim_end().ends_with(';')
+                        && !line.starts_with("<<")
+                    {
                         c.pos += le;
                     } else {
                         break;
@@ -526,7 +551,11 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                 }
             }
             _ => {
-                let shown: String = c.rest().chars().take_while(|ch| !ch.is_whitespace()).collect();
+                let shown: String = c
+                    .rest()
+                    .chars()
+                    .take_while(|ch| !ch.is_whitespace())
+                    .collect();
                 let span = Span::new(wstart, wstart + shown.len().max(1));
                 return Err(src.error(
                     span,
@@ -535,16 +564,15 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             }
         }
     }
-    let (quant, prop) = match cond {
-        Some((q, p)) => (q, p),
-        None if !locations.is_empty() => (RawQuant::Forall, RawProp::True),
-        None => {
-            return Err(src.error(
+    let (quant, prop) =
+        match cond {
+            Some((q, p)) => (q, p),
+            None if !locations.is_empty() => (RawQuant::Forall, RawProp::True),
+            None => return Err(src.error(
                 Span::new(text.len(), text.len()),
                 "truncated litmus file: missing final condition (`exists`, `~exists` or `forall`)",
-            ))
-        }
-    };
+            )),
+        };
     Ok(Surface {
         arch,
         arch_span,
@@ -575,7 +603,10 @@ fn parse_cell(col: &str, col_start: usize) -> Cell {
             .map(|(i, ch)| i + ch.len_utf8())
             .last()
             .unwrap_or(0);
-        if id_len > 0 && t[id_len..].starts_with(':') && !t[..id_len].starts_with(|c: char| c.is_ascii_digit()) {
+        if id_len > 0
+            && t[id_len..].starts_with(':')
+            && !t[..id_len].starts_with(|c: char| c.is_ascii_digit())
+        {
             let st = base + lead;
             labels.push((t[..id_len].to_string(), Span::new(st, st + id_len)));
             s = &t[id_len + 1..];
@@ -595,7 +626,12 @@ fn parse_cell(col: &str, col_start: usize) -> Cell {
     Cell { labels, instr }
 }
 
-fn parse_init(src: &SourceFile, text: &str, start: usize, end: usize) -> Result<Vec<InitItem>, Error> {
+fn parse_init(
+    src: &SourceFile,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<Vec<InitItem>, Error> {
     let body = &text[start..end];
     let mut items = Vec::new();
     let mut off = start;
@@ -642,7 +678,10 @@ fn parse_init(src: &SourceFile, text: &str, start: usize, end: usize) -> Result<
         }
         let mut lname = last.trim_start_matches('*');
         if lname.contains('[') && !lname.starts_with('[') {
-            return Err(src.error(span, format!("unsupported init item `{t}`: arrays are not supported")));
+            return Err(src.error(
+                span,
+                format!("unsupported init item `{t}`: arrays are not supported"),
+            ));
         }
         if lname.is_empty() {
             return Err(src.error(span, format!("bad init item `{t}`")));
@@ -662,7 +701,11 @@ fn parse_init(src: &SourceFile, text: &str, start: usize, end: usize) -> Result<
             match parse_loc(lname) {
                 Some(RawLoc::Reg { thread, reg }) => InitLhs::Reg { thread, reg },
                 Some(RawLoc::Mem(m)) => InitLhs::Mem(m),
-                None => return Err(src.error(span, format!("bad init item `{t}`: expected `loc = value`"))),
+                None => {
+                    return Err(
+                        src.error(span, format!("bad init item `{t}`: expected `loc = value`"))
+                    )
+                }
             }
         };
         let rhs = match rhs {
@@ -673,7 +716,10 @@ fn parse_init(src: &SourceFile, text: &str, start: usize, end: usize) -> Result<
                 let rspan = Span::new(rs, rs + r.len().max(1));
                 let r2 = r.trim_start_matches('&');
                 if r.is_empty() {
-                    return Err(src.error(span, format!("bad init item `{t}`: missing value after `=`")));
+                    return Err(src.error(
+                        span,
+                        format!("bad init item `{t}`: missing value after `=`"),
+                    ));
                 }
                 if let Some(v) = parse_int(r2) {
                     Some((RawVal::Int(v), rspan))
@@ -682,7 +728,9 @@ fn parse_init(src: &SourceFile, text: &str, start: usize, end: usize) -> Result<
                 } else {
                     return Err(src.error(
                         rspan,
-                        format!("unsupported init value `{r}`: expected an integer or a variable name"),
+                        format!(
+                            "unsupported init value `{r}`: expected an integer or a variable name"
+                        ),
                     ));
                 }
             }
@@ -779,7 +827,10 @@ impl PLex<'_, '_> {
                 if ch == b'(' || ch == b')' || ch == b';' {
                     break;
                 }
-                if r[end..].starts_with("/\\") || r[end..].starts_with("\\/") || r[end..].starts_with("=>") {
+                if r[end..].starts_with("/\\")
+                    || r[end..].starts_with("\\/")
+                    || r[end..].starts_with("=>")
+                {
                     break;
                 }
                 if ch == b'=' || ch == b'<' || ch == b'!' {
@@ -907,7 +958,9 @@ fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
         let vs = span.start + a.len() - v.trim_start().len();
         return Err(src.error(
             Span::new(vs, vs + vt.len().max(1)),
-            format!("unsupported value `{vt}` in condition: expected an integer or a variable name"),
+            format!(
+                "unsupported value `{vt}` in condition: expected an integer or a variable name"
+            ),
         ));
     };
     Ok(RawProp::Atom {

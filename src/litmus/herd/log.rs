@@ -46,7 +46,10 @@ pub fn parse_log(text: &str) -> Result<Vec<LogBlock>, String> {
         };
         let start = i;
         let mut w = rest.split_whitespace();
-        let name = w.next().ok_or(format!("line {}: `Test` without name", i + 1))?.to_string();
+        let name = w
+            .next()
+            .ok_or(format!("line {}: `Test` without name", i + 1))?
+            .to_string();
         let kind = w.next().unwrap_or("").to_string();
         i += 1;
         let n: usize = lines
@@ -105,7 +108,10 @@ pub fn parse_log(text: &str) -> Result<Vec<LogBlock>, String> {
             }
             i += 1;
         }
-        b.lines = lines[start..i].iter().map(|x| x.trim_end().to_string()).collect();
+        b.lines = lines[start..i]
+            .iter()
+            .map(|x| x.trim_end().to_string())
+            .collect();
         out.push(b);
     }
     Ok(out)
