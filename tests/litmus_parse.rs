@@ -8,7 +8,7 @@ use bmc_rmm::litmus::herd::{self, log, Counts};
 use bmc_rmm::litmus::{self, LitmusTest};
 use bmc_rmm::program::Width;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");
@@ -36,7 +36,7 @@ const UNSUPPORTED: [(&str, &str); 8] = [
 /// Width used for the corpus: 32 bits (A001/A003 need 65536).
 const W: Width = Width(32);
 
-fn corpus_files(root: &PathBuf) -> Vec<(String, String)> {
+fn corpus_files(root: &Path) -> Vec<(String, String)> {
     let rows =
         log::parse_expected(&std::fs::read_to_string(root.join("EXPECTED.tsv")).unwrap()).unwrap();
     let mut seen = BTreeSet::new();
@@ -46,7 +46,7 @@ fn corpus_files(root: &PathBuf) -> Vec<(String, String)> {
         .collect()
 }
 
-fn load(root: &PathBuf, file: &str) -> Result<LitmusTest, Error> {
+fn load(root: &Path, file: &str) -> Result<LitmusTest, Error> {
     let src = SourceFile::read(root.join(file).to_str().unwrap())?;
     litmus::parse(&src, W)
 }
@@ -108,7 +108,7 @@ fn log_file(arch: &str) -> [&'static str; 2] {
     }
 }
 
-fn logs(root: &PathBuf) -> BTreeMap<String, Vec<log::LogBlock>> {
+fn logs(root: &Path) -> BTreeMap<String, Vec<log::LogBlock>> {
     let mut m = BTreeMap::new();
     for name in [
         "X86.x86tso.cat.log",

@@ -344,11 +344,15 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     lower(src, &surf, arch, width, &mut vars)
 }
 
+/// herd's sort key of a location: (register 0 / memory 1, thread,
+/// register rank, name).
+type LocKey = (usize, usize, (usize, String), String);
+
 struct Resolver<'a> {
     src: &'a SourceFile,
     arch: Arch,
     width: Width,
-    locs: Vec<(Location, (usize, usize, (usize, String), String))>,
+    locs: Vec<(Location, LocKey)>,
 }
 
 fn lower(
@@ -805,10 +809,8 @@ fn pointer_flow(
             };
             let visit =
                 |c: &Command, regs: &mut BTreeSet<(usize, u32)>, mem: &mut BTreeSet<i64>| match c {
-                    Command::Assign { reg, value } => {
-                        if carries(value, regs) {
-                            regs.insert((ti, reg.0));
-                        }
+                    Command::Assign { reg, value } if carries(value, regs) => {
+                        regs.insert((ti, reg.0));
                     }
                     Command::Load { reg, addr } | Command::LoadReserve { reg, addr } => {
                         let hit = match static_addr(addr) {
@@ -819,14 +821,14 @@ fn pointer_flow(
                             regs.insert((ti, reg.0));
                         }
                     }
-                    Command::Store { addr, value } | Command::StoreCond { addr, value, .. } => {
-                        if carries(value, regs) {
-                            match static_addr(addr) {
-                                Some(a) => {
-                                    mem.insert(a);
-                                }
-                                None => mem.extend(all_addrs.iter().copied()),
+                    Command::Store { addr, value } | Command::StoreCond { addr, value, .. }
+                        if carries(value, regs) =>
+                    {
+                        match static_addr(addr) {
+                            Some(a) => {
+                                mem.insert(a);
                             }
+                            None => mem.extend(all_addrs.iter().copied()),
                         }
                     }
                     _ => {}
