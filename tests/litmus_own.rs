@@ -423,7 +423,8 @@ fn no_panic_on_any_prefix() {
         // Also with every single byte replaced by characters that matter.
         for (i, _) in text.char_indices().step_by(3) {
             for c in [
-                "|", ";", "{", "}", "(*", "[", "(", ",", ":", "\"", "~", "0x",
+                "|", ";", "{", "}", "(*", "[", "(", ",", ":", "\"", "~", "0x", "é", "λ:", "<<",
+                "/\\", "=",
             ] {
                 let mut s = text.clone();
                 s.replace_range(i..i + text[i..].chars().next().unwrap().len_utf8(), c);
@@ -431,4 +432,16 @@ fn no_panic_on_any_prefix() {
             }
         }
     }
+}
+
+#[test]
+fn non_ascii_in_condition_is_an_error_not_a_panic() {
+    let (loc, _) = err_of("X86 T\n{ }\n P0 ;\n MOV EAX,$1 ;\nexists (0:EAX=é /\\ x=1)\n");
+    assert!(loc.starts_with("t.litmus:5:"), "{loc}");
+    let (_, msg) = err_of("X86 T\n{ }\n P0 ;\n MOVé EAX,$1 ;\nexists (0:EAX=1)\n");
+    assert!(msg.contains("MOVé"), "{msg}");
+    assert!(matches!(
+        litmus::parse(&SourceFile::new("t.litmus", "X86 T\n"), Width(0)),
+        Err(Error::Usage(_))
+    ));
 }

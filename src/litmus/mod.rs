@@ -300,8 +300,15 @@ fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
 /// Errors (all located `file:line:column`, never a panic): malformed
 /// syntax, truncated files, an unknown architecture, an unsupported
 /// instruction (the message names it), an undefined label, a register of
-/// a thread that does not exist, a constant that does not fit.
+/// a thread that does not exist, a constant that does not fit
+/// ([`Error::Input`]); a width outside 1..=64 ([`Error::Usage`]).
 pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
+    if width.0 == 0 || width.0 > 64 {
+        return Err(Error::Usage(format!(
+            "width {} is out of range (1..=64)",
+            width.0
+        )));
+    }
     let surf = syntax::parse_surface(src)?;
     let arch = match surf.arch.as_str() {
         "X86" => Arch::X86,

@@ -827,10 +827,8 @@ impl PLex<'_, '_> {
                 if ch == b'(' || ch == b')' || ch == b';' {
                     break;
                 }
-                if r[end..].starts_with("/\\")
-                    || r[end..].starts_with("\\/")
-                    || r[end..].starts_with("=>")
-                {
+                let tail = &b[end..];
+                if tail.starts_with(b"/\\") || tail.starts_with(b"\\/") || tail.starts_with(b"=>") {
                     break;
                 }
                 if ch == b'=' || ch == b'<' || ch == b'!' {
