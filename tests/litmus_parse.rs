@@ -275,3 +275,71 @@ fn expected_tsv_matches_log_observations() {
         assert_eq!(obs.verdict().as_str(), r.verdict, "{} {}", r.file, r.model);
     }
 }
+
+/// Random local mutations of every corpus file (deterministic xorshift):
+/// the parser returns Ok or a located error, never panics.
+#[test]
+fn corpus_mutations_never_panic() {
+    let Some(root) = corpus() else { return };
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let toks = [
+        "|",
+        ";",
+        "{",
+        "}",
+        "(*",
+        "*)",
+        "[",
+        "]",
+        "(",
+        ")",
+        ",",
+        ":",
+        "\"",
+        "~",
+        "0x",
+        "é",
+        "L0:",
+        "<<",
+        ">>",
+        "/\\",
+        "\\/",
+        "=",
+        "-",
+        "%",
+        "$",
+        "\n",
+        " ",
+        "P9:",
+        "beq L",
+        "b ",
+        "exists",
+        "locations [",
+        "",
+        "99999999999999999999999",
+    ];
+    for (_, f) in corpus_files(&root) {
+        let text = std::fs::read_to_string(root.join(&f)).unwrap();
+        for _ in 0..10 {
+            let mut s = text.clone();
+            for _ in 0..(1 + rnd() % 3) {
+                let idxs: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
+                if idxs.is_empty() {
+                    break;
+                }
+                let i = idxs[(rnd() as usize) % idxs.len()];
+                let len = s[i..].chars().next().unwrap().len_utf8();
+                s.replace_range(i..i + len, toks[(rnd() as usize) % toks.len()]);
+            }
+            let src = SourceFile::new("f.litmus", s.clone());
+            let r = std::panic::catch_unwind(|| litmus::parse(&src, Width::DEFAULT).is_ok());
+            assert!(r.is_ok(), "panic on a mutation of {f}:\n{s}");
+        }
+    }
+}

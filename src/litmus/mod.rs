@@ -244,9 +244,17 @@ impl Ctx<'_> {
 
 fn check_fits(src: &SourceFile, w: Width, v: i64, span: Span) -> Result<(), Error> {
     if w.0 < 64 && !w.fits(v) {
+        // Values above i64::MAX were read as their 64-bit wrap-around;
+        // show them as written (unsigned) when the text has no minus sign.
+        let written = src.text.get(span.start..span.end).unwrap_or("");
+        let shown = if v < 0 && !written.contains('-') {
+            (v as u64).to_string()
+        } else {
+            v.to_string()
+        };
         return Err(src.error_help(
             span,
-            format!("constant {v} does not fit in {} bits", w.0),
+            format!("constant {shown} does not fit in {} bits", w.0),
             "use a larger --width",
         ));
     }
