@@ -36,6 +36,41 @@ pub enum Command {
     Reach(CheckArgs),
     /// Is there an execution with a cyclic happens-before (po ∪ rf ∪ co ∪ fr)?
     Robust(CheckArgs),
+    /// Run herd litmus tests: every reachable final state, herd's output format.
+    Litmus(LitmusArgs),
+}
+
+/// `bmc-rmm litmus` options.
+#[derive(Args, Debug, Clone)]
+pub struct LitmusArgs {
+    /// Litmus files, directories (every .litmus inside) or @list files.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Memory model: a built-in name (sc, tso).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Load the memory model from a cat file instead of a built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub model_file: Option<String>,
+    /// Loop unrolling bound (steps per thread) for tests with retry loops.
+    #[arg(long, short = 'k', default_value_t = 12)]
+    pub bound: u32,
+    /// Bit-width of values; default: the narrowest width ≥ 8 that holds
+    /// every constant and address of the test.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub width: Option<u32>,
+    /// Per-test time limit in seconds (the test's answer is "unknown").
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// One JSON record per test instead of herd blocks.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
 }
 
 /// Options shared by every command that reads programs.
@@ -141,6 +176,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Some(Command::Parse(a)) => run_parse(&a),
         Some(Command::Reach(a)) => run_checks(&a, &[check::CheckKind::Reach]),
         Some(Command::Robust(a)) => run_checks(&a, &[check::CheckKind::Robust]),
+        Some(Command::Litmus(a)) => crate::litmus_cmd::run(&a),
         None => run_checks(
             &cli.check,
             &[check::CheckKind::Reach, check::CheckKind::Robust],

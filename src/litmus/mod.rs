@@ -14,6 +14,7 @@
 
 mod asm;
 pub mod herd;
+pub mod run;
 mod syntax;
 
 use crate::diag::{Error, SourceFile, Span};

@@ -452,6 +452,62 @@ impl Program {
         (0..self.threads.len() as u32).map(ThreadId)
     }
 
+    /// The largest absolute value of any constant in the program (initial
+    /// memory and registers, addresses of variables, expressions, goals).
+    /// Used to pick the narrowest width that represents a litmus test.
+    pub fn max_abs_constant(&self) -> i64 {
+        fn walk<V: Copy>(e: &Expr<V>, m: &mut i64) {
+            match e {
+                Expr::Const(c) => *m = (*m).max(c.unsigned_abs().min(i64::MAX as u64) as i64),
+                Expr::Un(_, a) => walk(a, m),
+                Expr::Bin(_, a, b) => {
+                    walk(a, m);
+                    walk(b, m);
+                }
+                _ => {}
+            }
+        }
+        fn cmd(c: &Command, m: &mut i64) {
+            match c {
+                Command::Load { addr, .. } | Command::LoadReserve { addr, .. } => walk(addr, m),
+                Command::Store { addr, value } | Command::StoreCond { addr, value, .. } => {
+                    walk(addr, m);
+                    walk(value, m);
+                }
+                Command::Assign { value, .. } => walk(value, m),
+                Command::Assume(e) => walk(e, m),
+                Command::Atomic(cs) => cs.iter().for_each(|c| cmd(c, m)),
+                Command::Pgas(PgasCmd::Read { local, rank, remote, queue } | PgasCmd::Write { local, rank, remote, queue }) => {
+                    for e in [local, rank, remote, queue] {
+                        walk(e, m);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut m = 0i64;
+        for (a, v) in &self.init {
+            m = m.max(a.abs()).max(v.abs());
+        }
+        for v in &self.vars {
+            m = m.max(v.addr.abs()).max(v.init.abs());
+        }
+        for t in &self.threads {
+            for v in &t.reg_init {
+                m = m.max(v.abs());
+            }
+            for i in &t.instrs {
+                cmd(&i.cmd, &mut m);
+            }
+        }
+        for g in &self.goals {
+            if let Some(c) = &g.cond {
+                walk(c, &mut m);
+            }
+        }
+        m
+    }
+
     /// A structural fingerprint independent of symbol numbering and spans:
     /// names are resolved to strings. Two programs with equal fingerprints
     /// are the same IR (used by the round-trip tests).

@@ -1,0 +1,89 @@
+//! Running litmus tests: every final state reachable under a model,
+//! enumerated with the bounded engine (issue 8).
+//!
+//! For a test, the engine searches executions in which every thread has
+//! terminated and the `filter` holds; each consistent execution gives a
+//! final state (the values of the observed locations); a blocking clause
+//! excludes that state and the search repeats until none is left. The
+//! states, the condition and the quantifier give herd's `Ok`/`No` and
+//! `Observation` ([`super::herd`]).
+
+use super::herd::{self, Observation};
+use super::LitmusTest;
+use crate::cat::Model;
+use crate::engine::{Deadline, Encoder, Stats};
+use crate::program::{Expr, Width};
+use std::time::Instant;
+
+/// The result of one litmus test.
+#[derive(Clone, Debug)]
+pub struct LitmusResult {
+    /// All reachable final states (values of the observed locations).
+    pub states: Vec<Vec<i64>>,
+    /// herd's observation (None when unknown).
+    pub observation: Option<Observation>,
+    /// Why the answer is unknown (timeout).
+    pub unknown: Option<String>,
+    /// Seconds.
+    pub time: f64,
+    /// The width used.
+    pub width: u32,
+    /// Engine statistics.
+    pub stats: Stats,
+}
+
+/// The narrowest width ≥ 8 that represents every constant and address of
+/// the test as a signed value (litmus values are small; herd's are
+/// unbounded integers, so arithmetic never wraps in practice).
+pub fn auto_width(t: &LitmusTest) -> Width {
+    let m = t.program.max_abs_constant();
+    let mut w = 8;
+    while w < 32 && m > (1i64 << (w - 1)) - 1 {
+        w += 4;
+    }
+    Width(w)
+}
+
+/// Enumerates the final states of `t` under `model`, unrolling loops to
+/// `bound` steps per thread.
+pub fn run(t: &LitmusTest, model: &Model, bound: u32, width: Width, deadline: Deadline) -> LitmusResult {
+    let start = Instant::now();
+    let mut enc = Encoder::new(&t.program, model, bound, width.0, false);
+    let fin = enc.all_final();
+    let mut goal = fin;
+    if let Some(f) = &t.filter_expr {
+        let v = enc.gexpr(f);
+        let nz = enc.cnf.bv_nonzero(&v);
+        goal = enc.cnf.and(fin, nz);
+    }
+    let obs: Vec<_> = t.observed.iter().map(|l| enc.gexpr(&Expr::Var(l.gvar()))).collect();
+    let mut states = Vec::new();
+    let mut unknown = None;
+    loop {
+        match enc.find(&[goal], deadline) {
+            Ok(Some(_)) => {
+                let vals: Vec<i64> = obs.iter().map(|b| enc.cnf.bv_value(b)).collect();
+                let mut block = vec![!goal];
+                for (b, v) in obs.iter().zip(&vals) {
+                    for (k, bit) in b.iter().enumerate() {
+                        block.push(if (v >> k) & 1 == 1 { !*bit } else { *bit });
+                    }
+                }
+                states.push(vals);
+                if block.len() == 1 {
+                    // Nothing observed: one (empty) state.
+                    break;
+                }
+                enc.cnf.clause(&block);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                unknown = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    states.sort_by(|a, b| t.compare_states(a, b));
+    let observation = unknown.is_none().then(|| herd::observe(t, &states));
+    LitmusResult { states, observation, unknown, time: start.elapsed().as_secs_f64(), width: width.0, stats: enc.stats }
+}
