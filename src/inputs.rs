@@ -13,13 +13,22 @@ pub fn expand(args: &[String], exts: &[&str]) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
     for a in args {
         if let Some(list) = a.strip_prefix('@') {
-            let text = std::fs::read_to_string(list).map_err(|e| Error::Io { path: list.to_string(), message: e.to_string() })?;
+            let text = std::fs::read_to_string(list).map_err(|e| Error::Io {
+                path: list.to_string(),
+                message: e.to_string(),
+            })?;
             let base = Path::new(list).parent().unwrap_or(Path::new(""));
             let items: Vec<String> = text
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(|l| if Path::new(l).is_absolute() { l.to_string() } else { base.join(l).to_string_lossy().into_owned() })
+                .map(|l| {
+                    if Path::new(l).is_absolute() {
+                        l.to_string()
+                    } else {
+                        base.join(l).to_string_lossy().into_owned()
+                    }
+                })
                 .collect();
             out.extend(expand(&items, exts)?);
             continue;
@@ -27,10 +36,15 @@ pub fn expand(args: &[String], exts: &[&str]) -> Result<Vec<String>, Error> {
         let p = Path::new(a);
         if p.is_dir() {
             let mut files: Vec<String> = std::fs::read_dir(p)
-                .map_err(|e| Error::Io { path: a.clone(), message: e.to_string() })?
+                .map_err(|e| Error::Io {
+                    path: a.clone(),
+                    message: e.to_string(),
+                })?
                 .filter_map(|e| e.ok())
                 .map(|e| e.path())
-                .filter(|f| f.is_file() && f.extension().is_some_and(|x| exts.iter().any(|e| x == *e)))
+                .filter(|f| {
+                    f.is_file() && f.extension().is_some_and(|x| exts.iter().any(|e| x == *e))
+                })
                 .map(|f| f.to_string_lossy().into_owned())
                 .collect();
             files.sort();
@@ -38,7 +52,10 @@ pub fn expand(args: &[String], exts: &[&str]) -> Result<Vec<String>, Error> {
         } else if p.exists() {
             out.push(a.clone());
         } else {
-            return Err(Error::Io { path: a.clone(), message: "No such file or directory".into() });
+            return Err(Error::Io {
+                path: a.clone(),
+                message: "No such file or directory".into(),
+            });
         }
     }
     Ok(out)

@@ -16,10 +16,18 @@ use std::time::{Duration, Instant};
 pub type Outcome = (String, Result<(LitmusTest, LitmusResult), Error>);
 
 /// Parses and runs every test; results in input order.
-pub fn run_all(files: &[String], a: &LitmusArgs, model: &crate::cat::Model, progress: bool) -> Vec<Outcome> {
+pub fn run_all(
+    files: &[String],
+    a: &LitmusArgs,
+    model: &crate::cat::Model,
+    progress: bool,
+) -> Vec<Outcome> {
     let bar = if progress {
         let b = ProgressBar::new(files.len() as u64);
-        b.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}").unwrap_or(ProgressStyle::default_bar()));
+        b.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
+                .unwrap_or(ProgressStyle::default_bar()),
+        );
         Some(b)
     } else {
         None
@@ -31,7 +39,10 @@ pub fn run_all(files: &[String], a: &LitmusArgs, model: &crate::cat::Model, prog
                 let src = SourceFile::read(f)?;
                 let parse_w = Width(a.width.unwrap_or(32));
                 let t = litmus::parse(&src, parse_w)?;
-                let w = a.width.map(Width).unwrap_or_else(|| litmus::run::auto_width(&t));
+                let w = a
+                    .width
+                    .map(Width)
+                    .unwrap_or_else(|| litmus::run::auto_width(&t));
                 let deadline = Deadline(Some(Instant::now() + Duration::from_secs_f64(a.timeout)));
                 let r = litmus::run::run(&t, model, a.bound, w, deadline);
                 Ok((t, r))
@@ -58,12 +69,16 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
     if a.timeout.is_nan() || a.timeout <= 0.0 {
-        return Err(Error::Usage("--timeout must be a positive number of seconds".into()));
+        return Err(Error::Usage(
+            "--timeout must be a positive number of seconds".into(),
+        ));
     }
     let model = crate::check::load_model(&a.model, a.model_file.as_deref())?;
     let files = crate::inputs::expand(&a.files, &["litmus"])?;
     if let Some(j) = a.jobs {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global();
     }
     let start = Instant::now();
     let progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
@@ -99,7 +114,9 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
             Err(e) => {
                 errors += 1;
                 if a.json {
-                    out.push_str(&serde_json::json!({"file": f, "error": e.to_string()}).to_string());
+                    out.push_str(
+                        &serde_json::json!({"file": f, "error": e.to_string()}).to_string(),
+                    );
                     out.push('\n');
                 } else {
                     eprint!("{e}");

@@ -20,16 +20,18 @@
 
 use super::{CheckKind, ExprKind, Model, Node, Stmt, Ty};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use varisat::Lit;
 
-/// A set of events as a bit vector (shape: n bits).
+/// A set of events as a bit vector (shape: n bits; inline, without heap
+/// allocation, up to 128 events).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bits(pub Vec<u64>);
+pub struct Bits(pub smallvec::SmallVec<[u64; 2]>);
 
 impl Bits {
     /// The empty set over n events.
     pub fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
+        Bits(smallvec::smallvec![0; n.div_ceil(64)])
     }
     /// Membership.
     pub fn get(&self, i: usize) -> bool {
@@ -236,26 +238,19 @@ pub struct Evaluator<'m, B: Base> {
     base: B,
     n: usize,
     /// name key → (stmt index, bind index)
-    defs: HashMap<String, (usize, usize)>,
+    defs: &'m HashMap<String, (usize, usize)>,
     /// rec name key → values per iteration (index 0 = empty).
-    iters: HashMap<String, Vec<Val>>,
-    fix: HashMap<String, Val>,
-    cache: HashMap<(usize, Env), Val>,
-    basecache: HashMap<String, Val>,
+    iters: HashMap<String, Vec<Rc<Val>>>,
+    fix: HashMap<String, Rc<Val>>,
+    cache: HashMap<(usize, Env), Rc<Val>>,
+    basecache: HashMap<String, Rc<Val>>,
 }
 
 impl<'m, B: Base> Evaluator<'m, B> {
     /// Prepares an evaluator (nothing computed yet).
     pub fn new(model: &'m Model, base: B) -> Self {
         let n = base.n();
-        let mut defs = HashMap::new();
-        for (si, st) in model.stmts.iter().enumerate() {
-            if let Stmt::Let { binds, .. } = st {
-                for (bi, (name, _)) in binds.iter().enumerate() {
-                    defs.insert(name.clone(), (si, bi));
-                }
-            }
-        }
+        let defs = &model.defs;
         Evaluator {
             model,
             base,
@@ -281,7 +276,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
-    fn lookup(&mut self, name: &str, env: Env) -> Val {
+    fn lookup(&mut self, name: &str, env: Env) -> Rc<Val> {
         if let Some((g, i)) = env {
             if self.group_of(name) == Some(g) {
                 return self.iters[name][i].clone();
@@ -290,14 +285,30 @@ impl<'m, B: Base> Evaluator<'m, B> {
         if let Some(v) = self.fix.get(name) {
             return v.clone();
         }
+        // `let` definitions are evaluated on first use (lazily).
+        if let Some(&(si, bi)) = self.defs.get(name) {
+            let model = self.model;
+            match &model.stmts[si] {
+                Stmt::Let { rec: false, binds } => {
+                    let v = self.eval(&binds[bi].1, None);
+                    self.fix.insert(name.to_string(), v.clone());
+                    return v;
+                }
+                Stmt::Let { rec: true, binds } => {
+                    self.fixpoint(si, binds);
+                    return self.fix[name].clone();
+                }
+                Stmt::Check { .. } => {}
+            }
+        }
         if let Some(v) = self.basecache.get(name) {
             return v.clone();
         }
-        let v = if super::BUILTIN_SETS.contains(&name) || name == "_E" {
+        let v = Rc::new(if super::BUILTIN_SETS.contains(&name) || name == "_E" {
             Val::Set(self.base.set(name))
         } else {
             Val::Rel(self.base.rel(name))
-        };
+        });
         self.basecache.insert(name.to_string(), v.clone());
         v
     }
@@ -306,14 +317,14 @@ impl<'m, B: Base> Evaluator<'m, B> {
         self.lookup("_E", None).set().clone()
     }
 
-    fn eval(&mut self, node: &Node, env: Env) -> Val {
+    fn eval(&mut self, node: &Node, env: Env) -> Rc<Val> {
         let key = (node.id, env);
         if let Some(v) = self.cache.get(&key) {
             return v.clone();
         }
         use ExprKind::*;
         let v = match &node.kind {
-            Name(s) => self.lookup(s, env),
+            Name(s) => return self.lookup(s, env),
             Empty => Val::Rel(Mat::new(self.n)),
             Union(a, b) | Inter(a, b) | Diff(a, b) => {
                 let x = self.eval(a, env);
@@ -323,9 +334,9 @@ impl<'m, B: Base> Evaluator<'m, B> {
                     Inter(..) => |p, q| p & q,
                     _ => |p, q| p & !q,
                 };
-                match (x, y) {
-                    (Val::Set(p), Val::Set(q)) => Val::Set(p.zip(&q, f)),
-                    (Val::Rel(p), Val::Rel(q)) => Val::Rel(p.zip(&q, f)),
+                match (&*x, &*y) {
+                    (Val::Set(p), Val::Set(q)) => Val::Set(p.zip(q, f)),
+                    (Val::Rel(p), Val::Rel(q)) => Val::Rel(p.zip(q, f)),
                     _ => unreachable!("type-checked"),
                 }
             }
@@ -345,8 +356,8 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             Compl(a) => {
                 let u = self.universe();
-                match self.eval(a, env) {
-                    Val::Set(s) => Val::Set(u.zip(&s, |p, q| p & !q)),
+                match &*self.eval(a, env) {
+                    Val::Set(s) => Val::Set(u.zip(s, |p, q| p & !q)),
                     Val::Rel(r) => {
                         let mut m = Mat::new(self.n);
                         for i in u.iter() {
@@ -401,57 +412,60 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 Val::Rel(po.seq(&mid).seq(&po))
             }
         };
+        let v = Rc::new(v);
         self.cache.insert(key, v.clone());
         v
     }
 
-    /// Evaluates every definition and checks every axiom in order; returns
+    /// Computes the least fixed point of the `let rec` group at statement
+    /// `si` by Kleene iteration from the empty relations, keeping every
+    /// iterate (explanations use the iteration a pair first appears in).
+    fn fixpoint(&mut self, si: usize, binds: &'m [(String, Node)]) {
+        for (name, _) in binds {
+            self.iters
+                .insert(name.clone(), vec![Rc::new(Val::Rel(Mat::new(self.n)))]);
+        }
+        let mut i = 0;
+        loop {
+            let mut changed = false;
+            let mut next = Vec::new();
+            for (name, e) in binds {
+                let v = self.eval(e, Some((si, i)));
+                if v.rel() != self.iters[name][i].rel() {
+                    changed = true;
+                }
+                next.push((name.clone(), v));
+            }
+            for (name, v) in next {
+                if let Some(vs) = self.iters.get_mut(&name) {
+                    vs.push(v);
+                }
+            }
+            i += 1;
+            if !changed {
+                break;
+            }
+        }
+        for (name, _) in binds {
+            let v = self.iters[name][i].clone();
+            self.fix.insert(name.clone(), v);
+        }
+    }
+
+    /// Evaluates the definitions the axioms need (lazily) and checks every
+    /// axiom in order; returns
     /// the first violation with its explanation, or None when the
     /// candidate is consistent.
     pub fn check(&mut self) -> Option<Violation> {
         let model = self.model;
-        for (si, st) in model.stmts.iter().enumerate() {
+        for st in model.stmts.iter() {
             match st {
-                Stmt::Let { rec: false, binds } => {
-                    for (name, e) in binds {
-                        let v = self.eval(e, None);
-                        self.fix.insert(name.clone(), v);
-                    }
-                }
-                Stmt::Let { rec: true, binds } => {
-                    for (name, _) in binds {
-                        self.iters
-                            .insert(name.clone(), vec![Val::Rel(Mat::new(self.n))]);
-                    }
-                    let mut i = 0;
-                    loop {
-                        let mut changed = false;
-                        let mut next = Vec::new();
-                        for (name, e) in binds {
-                            let v = self.eval(e, Some((si, i)));
-                            if v.rel() != self.iters[name][i].rel() {
-                                changed = true;
-                            }
-                            next.push((name.clone(), v));
-                        }
-                        for (name, v) in next {
-                            self.iters.get_mut(&name).map(|vs| vs.push(v));
-                        }
-                        i += 1;
-                        if !changed {
-                            break;
-                        }
-                    }
-                    for (name, _) in binds {
-                        let v = self.iters[name][i].clone();
-                        self.fix.insert(name.clone(), v);
-                    }
-                }
+                Stmt::Let { .. } => {}
                 Stmt::Check {
                     kind, expr, name, ..
                 } => {
                     let v = self.eval(expr, None);
-                    let bad: Option<Vec<(usize, usize)>> = match (kind, &v) {
+                    let bad: Option<Vec<(usize, usize)>> = match (kind, &*v) {
                         (CheckKind::Acyclic, Val::Rel(m)) => m
                             .find_cycle()
                             .map(|c| (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect()),
@@ -502,8 +516,8 @@ impl<'m, B: Base> Evaluator<'m, B> {
                     .unwrap_or(0)
             });
         let key = key.cloned().unwrap_or_else(|| user_name.to_string());
-        match self.lookup(&key, None) {
-            Val::Rel(m) => Some(m),
+        match &*self.lookup(&key, None) {
+            Val::Rel(m) => Some(m.clone()),
             Val::Set(_) => None,
         }
     }

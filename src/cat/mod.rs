@@ -135,6 +135,8 @@ pub struct Model {
     pub nodes: usize,
     /// The source text.
     pub source: SourceFile,
+    /// Definition index: binding key (`name#k`) → (statement, binding).
+    pub defs: std::collections::HashMap<String, (usize, usize)>,
 }
 
 /// Built-in sets every model may use (events of the unrolled program).

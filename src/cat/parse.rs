@@ -569,11 +569,20 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
             "the model has no axiom (`acyclic`, `irreflexive` or `empty`)",
         ));
     }
+    let mut defs = HashMap::new();
+    for (si, st) in stmts.iter().enumerate() {
+        if let Stmt::Let { binds, .. } = st {
+            for (bi, (key, _)) in binds.iter().enumerate() {
+                defs.insert(key.clone(), (si, bi));
+            }
+        }
+    }
     Ok(Model {
         name,
         stmts,
         nodes,
         source: src.clone(),
+        defs,
     })
 }
 

@@ -46,7 +46,13 @@ pub fn auto_width(t: &LitmusTest) -> Width {
 
 /// Enumerates the final states of `t` under `model`, unrolling loops to
 /// `bound` steps per thread.
-pub fn run(t: &LitmusTest, model: &Model, bound: u32, width: Width, deadline: Deadline) -> LitmusResult {
+pub fn run(
+    t: &LitmusTest,
+    model: &Model,
+    bound: u32,
+    width: Width,
+    deadline: Deadline,
+) -> LitmusResult {
     let start = Instant::now();
     let mut enc = Encoder::new(&t.program, model, bound, width.0, false);
     let fin = enc.all_final();
@@ -56,7 +62,11 @@ pub fn run(t: &LitmusTest, model: &Model, bound: u32, width: Width, deadline: De
         let nz = enc.cnf.bv_nonzero(&v);
         goal = enc.cnf.and(fin, nz);
     }
-    let obs: Vec<_> = t.observed.iter().map(|l| enc.gexpr(&Expr::Var(l.gvar()))).collect();
+    let obs: Vec<_> = t
+        .observed
+        .iter()
+        .map(|l| enc.gexpr(&Expr::Var(l.gvar())))
+        .collect();
     let mut states = Vec::new();
     let mut unknown = None;
     loop {
@@ -85,5 +95,12 @@ pub fn run(t: &LitmusTest, model: &Model, bound: u32, width: Width, deadline: De
     }
     states.sort_by(|a, b| t.compare_states(a, b));
     let observation = unknown.is_none().then(|| herd::observe(t, &states));
-    LitmusResult { states, observation, unknown, time: start.elapsed().as_secs_f64(), width: width.0, stats: enc.stats }
+    LitmusResult {
+        states,
+        observation,
+        unknown,
+        time: start.elapsed().as_secs_f64(),
+        width: width.0,
+        stats: enc.stats,
+    }
 }

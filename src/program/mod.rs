@@ -477,7 +477,20 @@ impl Program {
                 Command::Assign { value, .. } => walk(value, m),
                 Command::Assume(e) => walk(e, m),
                 Command::Atomic(cs) => cs.iter().for_each(|c| cmd(c, m)),
-                Command::Pgas(PgasCmd::Read { local, rank, remote, queue } | PgasCmd::Write { local, rank, remote, queue }) => {
+                Command::Pgas(
+                    PgasCmd::Read {
+                        local,
+                        rank,
+                        remote,
+                        queue,
+                    }
+                    | PgasCmd::Write {
+                        local,
+                        rank,
+                        remote,
+                        queue,
+                    },
+                ) => {
                     for e in [local, rank, remote, queue] {
                         walk(e, m);
                     }
