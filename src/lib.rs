@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod diag;
+pub mod explicit;
 pub mod frontend;
 pub mod intern;
 pub mod litmus;
