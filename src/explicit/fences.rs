@@ -97,8 +97,10 @@ pub struct FenceReport {
     pub stats: Stats,
 }
 
-/// Maximum number of candidate fence sets tried per attack.
-const MAX_CANDIDATES: usize = 4096;
+/// Maximum number of candidate fence sets considered per attack.
+const MAX_CANDIDATES: usize = 200_000;
+/// Maximum number of candidate fence sets that need a search, per attack.
+const MAX_CANDIDATE_SEARCHES: usize = 2_000;
 /// Maximum number of branch-and-bound nodes.
 const MAX_NODES: usize = 2_000_000;
 
@@ -207,6 +209,7 @@ fn one_attack(
     let mut sets: Vec<Vec<usize>> = Vec::new(); // indices into d
     let mut complete = true;
     let mut tried = 0usize;
+    let mut searched = 0usize;
     'sizes: for k in 1..=d.len() {
         for comb in itertools::Itertools::combinations(0..d.len(), k) {
             if sets.iter().any(|s| s.iter().all(|x| comb.contains(x))) {
@@ -229,6 +232,11 @@ fn one_attack(
             {
                 false
             } else {
+                searched += 1;
+                if searched > MAX_CANDIDATE_SEARCHES {
+                    complete = false;
+                    break 'sizes;
+                }
                 let (o, n) = search_attack(p, opts, a, &fenced, ctl);
                 st.states_visited += n;
                 match o {
