@@ -310,9 +310,10 @@ fn liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>> {
                 changed = false;
                 for (ins, (u, d)) in t.instrs.iter().zip(&ud) {
                     let (from, to) = (ins.from.0 as usize, ins.to.0 as usize);
-                    for r in 0..nr {
+                    let next = live[to].clone();
+                    for (r, &live_next) in next.iter().enumerate() {
                         let rid = RegId(r as u32);
-                        let l = u.contains(&rid) || (live[to][r] && !d.contains(&rid));
+                        let l = u.contains(&rid) || (live_next && !d.contains(&rid));
                         if l && !live[from][r] {
                             live[from][r] = true;
                             changed = true;
@@ -768,7 +769,7 @@ pub(crate) fn search(
     } {
         frontier_bytes = frontier_bytes.saturating_sub(s.approx_bytes());
         tick = tick.wrapping_add(1);
-        if tick % 256 == 0 {
+        if tick.is_multiple_of(256) {
             if ctl.deadline.is_some_and(|d| Instant::now() >= d) {
                 return (Outcome::Limit("timeout".into()), index.len() as u64);
             }
@@ -992,9 +993,8 @@ pub fn sc_reach(prog: &Program, opts: &Options) -> Result<ReachResult, ExplicitE
                         prog.state_name(ThreadId(st.thread), ins.to),
                         cmd_str(prog, t, &ins.cmd)
                     );
-                    if let (Command::Load { reg, .. }, Some(after)) = (&ins.cmd, states.get(k + 1))
-                    {
-                        let v = after.regs[m.reg_off[t] + reg.0 as usize];
+                    if let (Command::Load { addr, .. }, Some(before)) = (&ins.cmd, states.get(k)) {
+                        let v = m.mem_get(before, m.eval(before, t, addr));
                         text.push_str(&format!("  (reads {v})"));
                     }
                     ScStep {

@@ -33,15 +33,17 @@ impl Attack {
     /// A readable description: `t0: store q0->q1 (x <- 1) / load q1->q2 (r <- y)`.
     pub fn describe(&self, p: &Program) -> String {
         let t = self.thread.0 as usize;
-        let th = &p.threads[t];
-        let d = |i: usize| {
-            let ins = &th.instrs[i];
-            format!(
+        let Some(th) = p.threads.get(t) else {
+            return format!("{self:?}");
+        };
+        let d = |i: usize| match th.instrs.get(i) {
+            Some(ins) => format!(
                 "{}->{} ({})",
                 p.state_name(self.thread, ins.from),
                 p.state_name(self.thread, ins.to),
                 cmd_str(p, t, &ins.cmd)
-            )
+            ),
+            None => format!("#{i}"),
         };
         format!(
             "{}: store {} / load {}",
