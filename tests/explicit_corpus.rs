@@ -10,7 +10,7 @@
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::explicit::{
     check_robustness, fence_insertion, insert_fences, FenceCosts, FenceVerdict, Limits, Options,
-    Robustness,
+    Robustness, TsoEventKind, TsoWitness,
 };
 use bmc_rmm::frontend::trencher;
 use bmc_rmm::program::Width;
@@ -62,6 +62,11 @@ fn trencher_corpus_matches_expected() {
             rep.stats.states_visited,
             t0.elapsed()
         );
+        if let Robustness::NotRobust(w) = &rep.verdict {
+            if let Err(e) = check_witness_shape(w) {
+                failures.push(format!("{file}: malformed witness ({e}):\n{w}"));
+            }
+        }
         if known && got != robust {
             failures.push(format!("{file}: robustness expected {robust}, got {got}"));
         }
@@ -109,4 +114,101 @@ fn trencher_corpus_matches_expected() {
     }
     assert!(checked >= 39, "only {checked} rows checked");
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+}
+
+/// WIT-A..E shape: one delayed store `e1` of the attacker before the
+/// overtaking load `e2`; after `e2` only helper events; the flush `e3` of
+/// `e1` comes right after and is hb-linked to an hb-path event or to `e2`,
+/// and every hb-path event is linked to an earlier event at or after `e2`.
+fn check_witness_shape(w: &TsoWitness) -> Result<(), String> {
+    let pos = |k: TsoEventKind| w.events.iter().position(|e| e.kind == k);
+    let e1 = pos(TsoEventKind::DelayedStore).ok_or("no e1")?;
+    let e2 = pos(TsoEventKind::OvertakingLoad).ok_or("no e2")?;
+    let e3 = pos(TsoEventKind::DelayedFlush).ok_or("no e3")?;
+    if !(e1 < e2 && e2 < e3) {
+        return Err("order e1 < e2 < e3 violated".into());
+    }
+    for e in &w.events[e1..e2] {
+        if e.thread != w.attack.thread {
+            continue;
+        }
+        if matches!(
+            e.kind,
+            TsoEventKind::OvertakingLoad | TsoEventKind::DelayedFlush
+        ) {
+            return Err("attacker event out of place".into());
+        }
+    }
+    let link = |i: usize| -> Result<usize, String> {
+        let h = w.events[i]
+            .hb
+            .as_deref()
+            .ok_or(format!("#{} has no hb edge", i + 1))?;
+        let n: usize = h
+            .split('#')
+            .nth(1)
+            .and_then(|x| x.split_whitespace().next())
+            .and_then(|x| x.parse().ok())
+            .ok_or(format!("#{}: bad hb edge {h}", i + 1))?;
+        if n < e2 + 1 || n > i {
+            return Err(format!("#{}: hb edge {h} points outside [e2, here)", i + 1));
+        }
+        Ok(n)
+    };
+    for (i, e) in w.events.iter().enumerate().skip(e2 + 1) {
+        if i < e3 && e.thread == w.attack.thread {
+            return Err(format!("#{}: attacker event after e2", i + 1));
+        }
+        if e.kind == TsoEventKind::HbPath {
+            link(i)?;
+        }
+    }
+    link(e3)?;
+    Ok(())
+}
+
+/// The reductions (restricted SC, live registers) and the search order
+/// must not change any verdict: robustness with every combination agrees
+/// on every corpus file decided by all of them.
+#[test]
+fn reductions_do_not_change_corpus_verdicts() {
+    let Ok(tsv) = std::fs::read_to_string(format!("{DIR}/EXPECTED.tsv")) else {
+        eprintln!("skipping: corpus not found at {DIR}");
+        return;
+    };
+    use bmc_rmm::explicit::SearchOrder;
+    for line in tsv.lines().skip(1) {
+        let file = line.split('\t').next().unwrap_or("");
+        let Ok(src) = SourceFile::read(&format!("{DIR}/{file}")) else {
+            continue;
+        };
+        let p = trencher::parse(&src, Width::DEFAULT).expect("corpus file parses");
+        let mut verdicts = Vec::new();
+        for (restricted, live, order) in [
+            (true, true, SearchOrder::Bfs),
+            (false, false, SearchOrder::Bfs),
+            (true, false, SearchOrder::Dfs),
+            (false, true, SearchOrder::Dfs),
+        ] {
+            let o = Options {
+                restricted,
+                live_registers: live,
+                order,
+                ..opts(5)
+            };
+            let r = check_robustness(&p, &o).expect("supported program");
+            let v = match r.verdict {
+                Robustness::Robust => Some(true),
+                Robustness::NotRobust(_) => Some(false),
+                Robustness::Unknown(_) => None,
+            };
+            verdicts.push(v);
+        }
+        let decided: Vec<bool> = verdicts.iter().flatten().copied().collect();
+        eprintln!("{file}: {verdicts:?}");
+        assert!(
+            decided.windows(2).all(|w| w[0] == w[1]),
+            "{file}: verdicts differ across reductions: {verdicts:?}"
+        );
+    }
 }
