@@ -3,6 +3,8 @@
 //!
 //! Usage: `cargo run --release --example explicit_table [CORPUS_DIR] [RUNS] [TIMEOUT_S]`
 //! (defaults: `../shared/corpus/trencher`, 3 runs, 60 s per file and run).
+//! `EXPLICIT_REDUCTIONS=none|restricted|live|all` (default `all`) selects
+//! Trencher's reductions (§7.1.2, §7.1.3) for ablation runs.
 
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::explicit::{
@@ -34,6 +36,12 @@ fn main() {
             max_memory_bytes: Some(1 << 30),
         },
         ..Options::default()
+    };
+    let red = std::env::var("EXPLICIT_REDUCTIONS").unwrap_or_else(|_| "all".into());
+    let opts = Options {
+        restricted: matches!(red.as_str(), "all" | "restricted"),
+        live_registers: matches!(red.as_str(), "all" | "live"),
+        ..opts
     };
     println!(
         "| file | expected | robust (-r) | fences (-f) | expected fences | attacks | no search | searches (unreach/reach/unknown) | states (-f) | median -r ms | median -f ms |"
