@@ -38,10 +38,10 @@ impl Tso {
 fn cyclic(s: &Tso) -> bool {
     let n = s.ev.len();
     let mut adj = vec![Vec::new(); n];
-    for i in 0..n {
+    for (i, out) in adj.iter_mut().enumerate() {
         for j in i + 1..n {
             if s.ev[i].0 == s.ev[j].0 {
-                adj[i].push(j); // po
+                out.push(j); // po
             }
         }
     }
