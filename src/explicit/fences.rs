@@ -302,7 +302,10 @@ fn choose(
         }
     }
     fams.sort_by_key(|f| f.len());
-    let cost_of = |s: &BTreeSet<FenceLocation>| s.iter().map(|f| costs.cost(f)).sum::<u64>();
+    let cost_of = |s: &BTreeSet<FenceLocation>| {
+        s.iter()
+            .fold(0u64, |acc, f| acc.saturating_add(costs.cost(f)))
+    };
     // Greedy initial solution.
     let mut greedy = BTreeSet::new();
     for f in &fams {
