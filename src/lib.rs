@@ -9,6 +9,7 @@ pub mod check;
 pub mod cli;
 pub mod diag;
 pub mod engine;
+pub mod explicit;
 pub mod frontend;
 pub mod inputs;
 pub mod intern;

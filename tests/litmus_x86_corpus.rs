@@ -36,14 +36,22 @@ fn check(arch: &str, model: &str, herd_model: &str) {
         eprintln!("skipping: ../shared/corpus/litmus not present");
         return;
     };
-    let rows: Vec<_> = parse_expected(&std::fs::read_to_string(format!("{dir}/EXPECTED.tsv")).unwrap())
-        .unwrap()
-        .into_iter()
-        .filter(|r| r.arch == arch && r.model == herd_model)
-        .collect();
-    let log = parse_log(&std::fs::read_to_string(format!("{dir}/herd7-logs/{arch}.{herd_model}.log")).unwrap()).unwrap();
+    let rows: Vec<_> =
+        parse_expected(&std::fs::read_to_string(format!("{dir}/EXPECTED.tsv")).unwrap())
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.arch == arch && r.model == herd_model)
+            .collect();
+    let log = parse_log(
+        &std::fs::read_to_string(format!("{dir}/herd7-logs/{arch}.{herd_model}.log")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(rows.len(), log.len(), "log blocks follow EXPECTED rows");
-    let quirks = if model == "sc" { quirk_files(&dir) } else { BTreeSet::new() };
+    let quirks = if model == "sc" {
+        quirk_files(&dir)
+    } else {
+        BTreeSet::new()
+    };
     let m = bmc_rmm::cat::builtin(model).unwrap();
     let failures: Vec<String> = rows
         .par_iter()
@@ -73,7 +81,12 @@ fn check(arch: &str, model: &str, herd_model: &str) {
             }
         })
         .collect();
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

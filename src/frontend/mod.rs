@@ -61,6 +61,25 @@ pub fn parse_program(
     format: Option<Format>,
     width: Width,
 ) -> Result<Program, Error> {
+    if format.is_none() {
+        // Memorax: `forbidden` as the first word outside comments.
+        let mut t = src.text.trim_start();
+        while let Some(rest) = t.strip_prefix("/*") {
+            t = rest
+                .split_once("*/")
+                .map(|x| x.1)
+                .unwrap_or("")
+                .trim_start();
+        }
+        if t.starts_with("forbidden") && t[9..].starts_with(char::is_whitespace) {
+            let off = src.text.len() - t.len();
+            return Err(src.error_help(
+                crate::diag::Span::new(off, off + "forbidden".len()),
+                "this looks like a Memorax program, which bmc-rmm does not read",
+                "write the program in the native language (docs/language.md) or Trencher's format",
+            ));
+        }
+    }
     match format.unwrap_or_else(|| Format::detect(&src.path, &src.text)) {
         Format::Native => native::parse(src, width),
         Format::Trencher => trencher::parse(src, width),
