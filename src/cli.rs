@@ -38,6 +38,56 @@ pub enum Command {
     Robust(CheckArgs),
     /// Run herd litmus tests: every reachable final state, herd's output format.
     Litmus(LitmusArgs),
+    /// A minimal set of mfence locations that makes the program robust against TSO.
+    Fences(FencesArgs),
+    /// Run the explicit engine (unbounded) and the SAT engine (bounded) and compare.
+    Crosscheck(CrosscheckArgs),
+}
+
+/// The engine answering `robust`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// Bounded SAT engine (any model, up to --bound).
+    Sat,
+    /// Explicit-state engine: unbounded robustness against TSO by attacks.
+    Explicit,
+}
+
+/// `bmc-rmm fences` options.
+#[derive(Args, Debug, Clone)]
+pub struct FencesArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Memory model (only tso).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Fence costs: lines `THREAD STATE COST` and `default COST` (default cost 1).
+    #[arg(long, value_name = "FILE")]
+    pub cost: Option<String>,
+    /// Write the fenced program (native syntax) to FILE (one input only).
+    #[arg(long, value_name = "FILE")]
+    pub emit: Option<String>,
+    /// Time limit in seconds per input ("unknown" when exceeded).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+/// `bmc-rmm crosscheck` options.
+#[derive(Args, Debug, Clone)]
+pub struct CrosscheckArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Memory model (only tso).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Bound of the SAT engine.
+    #[arg(long, short = 'k', default_value_t = 20)]
+    pub bound: u32,
+    /// Time limit in seconds per input and engine.
+    #[arg(long)]
+    pub timeout: Option<f64>,
 }
 
 /// `bmc-rmm litmus` options.
@@ -116,6 +166,10 @@ pub struct CheckArgs {
     /// Load the memory model from a cat file instead of a built-in one.
     #[arg(long, value_name = "FILE")]
     pub model_file: Option<String>,
+    /// Engine for `robust`: the bounded SAT engine, or the explicit-state
+    /// engine (unbounded, TSO only).
+    #[arg(long, value_enum, default_value_t = Engine::Sat)]
+    pub engine: Engine,
     /// Encode the model's `acyclic` axioms eagerly with clocks instead of
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
@@ -175,7 +229,10 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {
         Some(Command::Parse(a)) => run_parse(&a),
         Some(Command::Reach(a)) => run_checks(&a, &[check::CheckKind::Reach]),
+        Some(Command::Robust(a)) if a.engine == Engine::Explicit => crate::explicit_cmd::run_robust(&a),
         Some(Command::Robust(a)) => run_checks(&a, &[check::CheckKind::Robust]),
+        Some(Command::Fences(a)) => crate::explicit_cmd::run_fences(&a),
+        Some(Command::Crosscheck(a)) => crate::explicit_cmd::run_crosscheck(&a),
         Some(Command::Litmus(a)) => crate::litmus_cmd::run(&a),
         None => run_checks(
             &cli.check,
@@ -191,6 +248,9 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
 /// Errors: usage errors, unreadable or malformed inputs, a bad model file.
 pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Error> {
     a.validate()?;
+    if a.engine == Engine::Explicit {
+        return Err(Error::Usage("--engine explicit answers `robust` only".into()));
+    }
     if a.dot.is_some() && a.input.files.len() > 1 {
         return Err(Error::Usage("--dot FILE takes a single input".into()));
     }

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod diag;
 pub mod engine;
 pub mod explicit;
+pub mod explicit_cmd;
 pub mod frontend;
 pub mod inputs;
 pub mod intern;
