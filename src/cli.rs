@@ -229,7 +229,9 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {
         Some(Command::Parse(a)) => run_parse(&a),
         Some(Command::Reach(a)) => run_checks(&a, &[check::CheckKind::Reach]),
-        Some(Command::Robust(a)) if a.engine == Engine::Explicit => crate::explicit_cmd::run_robust(&a),
+        Some(Command::Robust(a)) if a.engine == Engine::Explicit => {
+            crate::explicit_cmd::run_robust(&a)
+        }
         Some(Command::Robust(a)) => run_checks(&a, &[check::CheckKind::Robust]),
         Some(Command::Fences(a)) => crate::explicit_cmd::run_fences(&a),
         Some(Command::Crosscheck(a)) => crate::explicit_cmd::run_crosscheck(&a),
@@ -249,7 +251,9 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
 pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Error> {
     a.validate()?;
     if a.engine == Engine::Explicit {
-        return Err(Error::Usage("--engine explicit answers `robust` only".into()));
+        return Err(Error::Usage(
+            "--engine explicit answers `robust` only".into(),
+        ));
     }
     if a.dot.is_some() && a.input.files.len() > 1 {
         return Err(Error::Usage("--dot FILE takes a single input".into()));

@@ -12,8 +12,14 @@ use crate::program::{Program, Width};
 use std::time::{Duration, Instant};
 
 fn options(width: u32, timeout: Option<f64>) -> Options {
-    let mut o = Options { width: Width(width), ..Options::default() };
-    o.limits = Limits { timeout: timeout.map(Duration::from_secs_f64), ..Limits::default() };
+    let mut o = Options {
+        width: Width(width),
+        ..Options::default()
+    };
+    o.limits = Limits {
+        timeout: timeout.map(Duration::from_secs_f64),
+        ..Limits::default()
+    };
     o
 }
 
@@ -26,17 +32,30 @@ fn require_tso(model: &str, model_file: &Option<String>) -> Result<(), Error> {
     Ok(())
 }
 
-fn load_all(files: &[String], format: Option<frontend::Format>, width: u32) -> Result<Vec<(String, Program)>, Error> {
+fn load_all(
+    files: &[String],
+    format: Option<frontend::Format>,
+    width: u32,
+) -> Result<Vec<(String, Program)>, Error> {
     let files = crate::inputs::expand(files, &["rmm", "txt"])?;
-    files.into_iter().map(|f| frontend::load_program(&f, format, Width(width)).map(|p| (f, p))).collect()
+    files
+        .into_iter()
+        .map(|f| frontend::load_program(&f, format, Width(width)).map(|p| (f, p)))
+        .collect()
 }
 
 /// The explicit verdict as a [`Verdict`] and a text.
-fn explicit_robust(p: &Program, o: &Options) -> Result<(Verdict, String, explicit::RobustnessReport), Error> {
+fn explicit_robust(
+    p: &Program,
+    o: &Options,
+) -> Result<(Verdict, String, explicit::RobustnessReport), Error> {
     let r = explicit::check_robustness(p, o).map_err(|e| Error::Usage(e.to_string()))?;
     let (v, text) = match &r.verdict {
         Robustness::Robust => (Verdict::NoViolation, "robust (unbounded)".to_string()),
-        Robustness::NotRobust(w) => (Verdict::Violation, format!("NOT ROBUST: attack {}\n{w}", w.attack_text)),
+        Robustness::NotRobust(w) => (
+            Verdict::Violation,
+            format!("NOT ROBUST: attack {}\n{w}", w.attack_text),
+        ),
         Robustness::Unknown(why) => (Verdict::Unknown, format!("unknown: {why}")),
     };
     Ok((v, text, r))
@@ -89,7 +108,10 @@ fn merge(a: Verdict, b: Verdict) -> Verdict {
 /// Errors: unknown thread or state, a malformed line (located).
 pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
     let src = SourceFile::read(path)?;
-    let mut costs = FenceCosts { per_location: Default::default(), default: 1 };
+    let mut costs = FenceCosts {
+        per_location: Default::default(),
+        default: 1,
+    };
     let mut off = 0;
     for line in src.text.split_inclusive('\n') {
         let body = line.split('#').next().unwrap_or("");
@@ -99,7 +121,9 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
         match words.as_slice() {
             [] => {}
             ["default", c] => {
-                costs.default = c.parse().map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
+                costs.default = c
+                    .parse()
+                    .map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
             }
             [t, q, c] => {
                 let thread = p
@@ -111,11 +135,23 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
                     .names
                     .get(q)
                     .and_then(|s| th.find_state(s))
-                    .ok_or_else(|| src.error(span, format!("unknown state `{q}` of thread `{t}`")))?;
-                let c: u64 = c.parse().map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
-                costs.per_location.insert(FenceLocation { thread, state }, c);
+                    .ok_or_else(|| {
+                        src.error(span, format!("unknown state `{q}` of thread `{t}`"))
+                    })?;
+                let c: u64 = c
+                    .parse()
+                    .map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
+                costs
+                    .per_location
+                    .insert(FenceLocation { thread, state }, c);
             }
-            _ => return Err(src.error_help(span, "malformed cost line", "expected `THREAD STATE COST` or `default COST`")),
+            _ => {
+                return Err(src.error_help(
+                    span,
+                    "malformed cost line",
+                    "expected `THREAD STATE COST` or `default COST`",
+                ))
+            }
         }
     }
     Ok(costs)
@@ -136,7 +172,10 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
     for (f, p) in &progs {
         let costs = match &a.cost {
             Some(c) => read_costs(c, p)?,
-            None => FenceCosts { per_location: Default::default(), default: 1 },
+            None => FenceCosts {
+                per_location: Default::default(),
+                default: 1,
+            },
         };
         let r = explicit::fence_insertion(p, &options(a.input.width, a.timeout), &costs)
             .map_err(|e| Error::Usage(e.to_string()))?;
@@ -163,7 +202,11 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
                 "{f}: fences [tso]: {} fence(s), cost {}{}: {}",
                 locs.len(),
                 r.cost,
-                if r.optimal { " (optimal)" } else { " (best found within limits)" },
+                if r.optimal {
+                    " (optimal)"
+                } else {
+                    " (best found within limits)"
+                },
                 names.join(" ")
             );
         }
@@ -181,7 +224,10 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
 /// error never leaves a half-written output.
 pub fn write_atomically(path: &str, text: &str) -> Result<(), Error> {
     let tmp = format!("{path}.tmp{}", std::process::id());
-    let io = |e: std::io::Error| Error::Io { path: path.to_string(), message: e.to_string() };
+    let io = |e: std::io::Error| Error::Io {
+        path: path.to_string(),
+        message: e.to_string(),
+    };
     std::fs::write(&tmp, text).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
@@ -200,20 +246,37 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
     let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
     let model = crate::cat::builtin("tso")?;
     let mut disagreements = 0;
-    println!("{:<44} {:<22} {:<26} agree", "file", "explicit (unbounded)", format!("sat (bound {})", a.bound));
+    println!(
+        "{:<44} {:<22} {:<26} agree",
+        "file",
+        "explicit (unbounded)",
+        format!("sat (bound {})", a.bound)
+    );
     for (f, p) in &progs {
         let (ve, _, re) = explicit_robust(p, &options(a.input.width, a.timeout))?;
-        let deadline = Deadline(a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)));
+        let deadline = Deadline(
+            a.timeout
+                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+        );
         let mut enc = Encoder::new(p, &model, a.bound, a.input.width, false);
         let rs = check::robust(&mut enc, deadline);
         let agree = match (ve, rs.verdict) {
             (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
             (x, y) if x == y => "yes",
             // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
-            (Verdict::Violation, Verdict::NoViolation) if longest_thread(&re) > a.bound as usize => "yes (beyond bound)",
+            (Verdict::Violation, Verdict::NoViolation)
+                if longest_thread(&re) > a.bound as usize =>
+            {
+                "yes (beyond bound)"
+            }
             _ => "NO",
         };
-        println!("{:<44} {:<22} {:<26} {agree}", f, show(ve), show(rs.verdict));
+        println!(
+            "{:<44} {:<22} {:<26} {agree}",
+            f,
+            show(ve),
+            show(rs.verdict)
+        );
         if agree == "NO" {
             disagreements += 1;
             match (&re.verdict, &rs.witness) {
