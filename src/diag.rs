@@ -137,8 +137,8 @@ impl InputError {
             diag = diag.with_help(h.clone());
         }
         let report = miette::Report::new(diag).with_source_code(NamedSource::new(
-            self.file.path.to_string(),
-            self.file.text.to_string(),
+            &*self.file.path,
+            self.file.text.as_ref().to_owned(),
         ));
         let mut out = format!("{}: error: {}\n", self.location(), self.message);
         let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())

@@ -558,8 +558,14 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
                     }
                 }
             }
-            Stmt::Check { expr, .. } => {
-                check(file, expr, &env)?;
+            Stmt::Check { expr, kind, .. } => {
+                let t = check(file, expr, &env)?;
+                if t == Ty::Set && *kind != CheckKind::Empty {
+                    return Err(file.error(
+                        expr.span,
+                        "`acyclic` and `irreflexive` expect a relation, found a set",
+                    ));
+                }
             }
         }
     }
@@ -626,7 +632,7 @@ mod tests {
             "{e}"
         );
         let e = parse("acyclic R").unwrap_err().to_string();
-        assert!(e.contains("expects a relation"), "{e}");
+        assert!(e.contains("expect a relation"), "{e}");
         let e = parse("let a = po").unwrap_err().to_string();
         assert!(e.contains("no axiom"), "{e}");
         let e = parse("acyclic (po").unwrap_err().to_string();

@@ -130,11 +130,12 @@ impl<'a> Encoder<'a> {
             eager: Vec::new(),
         };
         enc.encode_rf_co();
-        let mut dep_lists: Vec<(u8, Vec<(usize, usize, Lit)>)> = Vec::new();
-        dep_lists.push((0, std::mem::take(&mut enc.un.addr_dep)));
-        dep_lists.push((1, std::mem::take(&mut enc.un.data_dep)));
-        dep_lists.push((2, std::mem::take(&mut enc.un.ctrl_dep)));
-        dep_lists.push((3, std::mem::take(&mut enc.un.rmw)));
+        let dep_lists: [(u8, Vec<unroll::DepEdge>); 4] = [
+            (0, std::mem::take(&mut enc.un.addr_dep)),
+            (1, std::mem::take(&mut enc.un.data_dep)),
+            (2, std::mem::take(&mut enc.un.ctrl_dep)),
+            (3, std::mem::take(&mut enc.un.rmw)),
+        ];
         for (k, list) in dep_lists {
             let mut m: HashMap<(usize, usize), Vec<Lit>> = HashMap::new();
             for (a, b, l) in &list {
@@ -750,15 +751,12 @@ impl Base for CandBase<'_, '_> {
             "fr" => {
                 let rf = self.rel("rf");
                 let co = self.rel("co");
-                for r in 0..n {
-                    if !isr[r] {
-                        continue;
-                    }
+                for r in (0..n).filter(|&r| isr[r]) {
                     let src = (0..n).find(|&w| rf.get(w, r));
-                    for w in 0..n {
+                    for (w, &is_w) in isw.iter().enumerate() {
                         let hit = match src {
                             Some(s) => co.get(s, w),
-                            None => isw[w] && self.addrs[w] == self.addrs[r],
+                            None => is_w && self.addrs[w] == self.addrs[r],
                         };
                         if hit {
                             m.set(r, w);

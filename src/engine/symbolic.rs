@@ -188,12 +188,12 @@ impl Sym<'_, '_> {
                     return None;
                 };
                 let mut out = self.empty();
-                for a in 0..n {
-                    if self.enc.cnf.is_false(p[a]) {
+                for (a, &pa) in p.iter().enumerate() {
+                    if self.enc.cnf.is_false(pa) {
                         continue;
                     }
-                    for b in 0..n {
-                        let l = self.enc.cnf.and(p[a], q[b]);
+                    for (b, &qb) in q.iter().enumerate() {
+                        let l = self.enc.cnf.and(pa, qb);
                         if !self.enc.cnf.is_false(l) {
                             out.0[a].insert(b, l);
                         }
@@ -218,9 +218,9 @@ impl Sym<'_, '_> {
                     return None;
                 };
                 let mut out = self.empty();
-                for a in 0..n {
-                    if !self.enc.cnf.is_false(p[a]) {
-                        out.0[a].insert(a, p[a]);
+                for (a, &pa) in p.iter().enumerate() {
+                    if !self.enc.cnf.is_false(pa) {
+                        out.0[a].insert(a, pa);
                     }
                 }
                 SVal::Rel(out)

@@ -375,7 +375,7 @@ pub struct Goal {
 }
 
 /// A whole program.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Program {
     /// All names, interned once.
     pub names: Interner,
@@ -392,20 +392,6 @@ pub struct Program {
     pub nodes: Option<u32>,
     /// The source the program was read from (for messages).
     pub source: Option<SourceFile>,
-}
-
-impl Default for Program {
-    fn default() -> Self {
-        Program {
-            names: Interner::default(),
-            vars: Vec::new(),
-            init: BTreeMap::new(),
-            threads: Vec::new(),
-            goals: Vec::new(),
-            nodes: None,
-            source: None,
-        }
-    }
 }
 
 impl Program {
