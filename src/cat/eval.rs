@@ -457,50 +457,77 @@ impl<'m, B: Base> Evaluator<'m, B> {
     /// the first violation with its explanation, or None when the
     /// candidate is consistent.
     pub fn check(&mut self) -> Option<Violation> {
+        self.check_all(1).into_iter().next()
+    }
+
+    /// Like [`Evaluator::check`], but collects up to `per_axiom` distinct
+    /// violations of every axiom (for an `acyclic` axiom: a cycle, then
+    /// another one after deleting an edge of the first, ...). More lemmas
+    /// per candidate mean fewer solver rounds in the lazy loop.
+    pub fn check_all(&mut self, per_axiom: usize) -> Vec<Violation> {
         let model = self.model;
+        let mut out = Vec::new();
         for st in model.stmts.iter() {
-            match st {
-                Stmt::Let { .. } => {}
-                Stmt::Check {
-                    kind, expr, name, ..
-                } => {
-                    let v = self.eval(expr, None);
-                    let bad: Option<Vec<(usize, usize)>> = match (kind, &*v) {
-                        (CheckKind::Acyclic, Val::Rel(m)) => m
-                            .find_cycle()
-                            .map(|c| (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect()),
-                        (CheckKind::Irreflexive, Val::Rel(m)) => {
-                            (0..self.n).find(|&i| m.get(i, i)).map(|i| vec![(i, i)])
-                        }
-                        (CheckKind::Empty, Val::Rel(m)) => (0..self.n)
-                            .find_map(|i| m.0[i].iter().next().map(|j| (i, j)))
-                            .map(|p| vec![p]),
-                        (CheckKind::Empty, Val::Set(s)) => s.iter().next().map(|i| vec![(i, i)]),
-                        _ => None,
-                    };
-                    if let Some(pairs) = bad {
-                        let mut facts = Vec::new();
-                        let set_mode = expr.ty == Ty::Set;
-                        for &(a, b) in &pairs {
-                            if set_mode {
-                                self.pres_set(expr, None, a, &mut facts);
-                            } else {
-                                self.pres(expr, None, a, b, &mut facts);
-                            }
-                        }
-                        facts.sort_by_key(|l| l.code());
-                        facts.dedup();
-                        let events = pairs.iter().map(|p| p.0).collect();
-                        return Some(Violation {
-                            axiom: name.clone(),
-                            facts,
-                            events,
-                        });
+            let Stmt::Check {
+                kind, expr, name, ..
+            } = st
+            else {
+                continue;
+            };
+            let v = self.eval(expr, None);
+            let mut found: Vec<Vec<(usize, usize)>> = Vec::new();
+            match (kind, &*v) {
+                (CheckKind::Acyclic, Val::Rel(m)) => {
+                    let mut m = m.clone();
+                    while found.len() < per_axiom {
+                        let Some(c) = m.find_cycle() else { break };
+                        let pairs: Vec<(usize, usize)> =
+                            (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect();
+                        let (a, b) = pairs[pairs.len() - 1];
+                        m.0[a].clear(b);
+                        found.push(pairs);
                     }
                 }
+                (CheckKind::Irreflexive, Val::Rel(m)) => {
+                    found.extend(
+                        (0..self.n)
+                            .filter(|&i| m.get(i, i))
+                            .take(per_axiom)
+                            .map(|i| vec![(i, i)]),
+                    );
+                }
+                (CheckKind::Empty, Val::Rel(m)) => found.extend(
+                    (0..self.n)
+                        .flat_map(|i| m.0[i].iter().map(move |j| (i, j)))
+                        .take(per_axiom)
+                        .map(|p| vec![p]),
+                ),
+                (CheckKind::Empty, Val::Set(s)) => {
+                    found.extend(s.iter().take(per_axiom).map(|i| vec![(i, i)]))
+                }
+                _ => {}
+            }
+            for pairs in found {
+                let mut facts = Vec::new();
+                let set_mode = expr.ty == Ty::Set;
+                for &(a, b) in &pairs {
+                    if set_mode {
+                        self.pres_set(expr, None, a, &mut facts);
+                    } else {
+                        self.pres(expr, None, a, b, &mut facts);
+                    }
+                }
+                facts.sort_by_key(|l| l.code());
+                facts.dedup();
+                let events = pairs.iter().map(|p| p.0).collect();
+                out.push(Violation {
+                    axiom: name.clone(),
+                    facts,
+                    events,
+                });
             }
         }
-        None
+        out
     }
 
     /// Concrete value of a defined or built-in relation (after `check`).

@@ -87,6 +87,9 @@ pub struct Encoder<'a> {
     pub eager: Vec<String>,
 }
 
+/// Violations learned per axiom from one inconsistent candidate.
+const LEMMAS_PER_AXIOM: usize = 4;
+
 const G_EQADDR: u8 = 0;
 const G_CO: u8 = 1;
 const G_FR: u8 = 2;
@@ -589,9 +592,11 @@ impl<'a> Encoder<'a> {
             let refuted = self.refute();
             self.stats.check_time += t1.elapsed().as_secs_f64();
             match refuted {
-                Some(clause) => {
+                Some(clauses) => {
                     self.stats.refinements += 1;
-                    self.cnf.clause(&clause);
+                    for c in clauses {
+                        self.cnf.clause(&c);
+                    }
                 }
                 None => {
                     let (v, c) = self.cnf.stats();
@@ -628,8 +633,8 @@ impl<'a> Encoder<'a> {
     }
 
     /// Checks the current candidate: co must be acyclic, then the model's
-    /// axioms. Returns a blocking clause if the candidate is inconsistent.
-    fn refute(&mut self) -> Option<Vec<Lit>> {
+    /// axioms. Returns blocking clauses (several lemmas per axiom) if the candidate is inconsistent.
+    fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
         let addrs = self.concrete_addrs();
         let model = self.model;
         let mut base = CandBase {
@@ -647,11 +652,19 @@ impl<'a> Encoder<'a> {
                     facts.push(l);
                 }
             }
-            return Some(facts.into_iter().map(|l| !l).collect());
+            return Some(vec![facts.into_iter().map(|l| !l).collect()]);
         }
         let mut ev = Evaluator::new(model, base);
-        ev.check()
+        let lemmas: Vec<Vec<Lit>> = ev
+            .check_all(LEMMAS_PER_AXIOM)
+            .into_iter()
             .map(|v| v.facts.into_iter().map(|l| !l).collect())
+            .collect();
+        if lemmas.is_empty() {
+            None
+        } else {
+            Some(lemmas)
+        }
     }
 
     /// Concrete relation of the current model's candidate (for witnesses).
