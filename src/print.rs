@@ -153,32 +153,19 @@ impl Tp<'_> {
                 self.reg(flag)
             ),
             Command::Pgas(PgasCmd::Barrier) => "barrier".into(),
-            Command::Pgas(
-                PgasCmd::Read {
-                    local,
-                    rank,
-                    remote,
-                    queue,
-                }
-                | PgasCmd::Write {
-                    local,
-                    rank,
-                    remote,
-                    queue,
-                },
-            ) => {
-                let kw = if matches!(c, Command::Pgas(PgasCmd::Read { .. })) {
+            Command::Pgas(p) => {
+                let kw = if matches!(p, PgasCmd::Read { .. }) {
                     "read"
                 } else {
                     "write"
                 };
-                format!(
-                    "{kw}({}, {}, {}, {})",
-                    self.e(local),
-                    self.e(rank),
-                    self.e(remote),
-                    self.e(queue)
-                )
+                let ops: Vec<String> = p
+                    .operands()
+                    .into_iter()
+                    .flatten()
+                    .map(|e| self.e(e))
+                    .collect();
+                format!("{kw}({})", ops.join(", "))
             }
         }
     }

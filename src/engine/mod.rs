@@ -98,6 +98,15 @@ const G_LOC: u8 = 4;
 const G_UNIV: u8 = 5;
 const G_HB: u8 = 6;
 
+/// The index of a dependency-like base relation in `Encoder::deps`:
+/// addr 0, data 1, ctrl 2, rmw 3.
+fn dep_kind(name: &str) -> Option<u8> {
+    ["addr", "data", "ctrl", "rmw"]
+        .iter()
+        .position(|n| *n == name)
+        .map(|i| i as u8)
+}
+
 fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
     let (x, y) = (&un.events[a], &un.events[b]);
     x.thread == y.thread && (x.step, x.slot) < (y.step, y.slot)
@@ -393,11 +402,7 @@ impl<'a> Encoder<'a> {
             "ext" if !same_thread => self.gate2(G_UNIV, a, b),
             "univ" => self.gate2(G_UNIV, a, b),
             "id" if a == b => Some(self.un.events[a].exec),
-            "addr" => self.deps.get(&(0, a, b)).copied(),
-            "data" => self.deps.get(&(1, a, b)).copied(),
-            "ctrl" => self.deps.get(&(2, a, b)).copied(),
-            "rmw" => self.deps.get(&(3, a, b)).copied(),
-            _ => None,
+            _ => dep_kind(name).and_then(|k| self.deps.get(&(k, a, b)).copied()),
         }
     }
 
@@ -806,12 +811,7 @@ impl Base for CandBase<'_, '_> {
                 }
             }
             "addr" | "data" | "ctrl" | "rmw" => {
-                let k = match name {
-                    "addr" => 0,
-                    "data" => 1,
-                    "ctrl" => 2,
-                    _ => 3,
-                };
+                let k = dep_kind(name).unwrap_or(0);
                 for (&(kk, a, b), &l) in &enc.deps {
                     if kk == k && v(l) {
                         m.set(a, b);

@@ -53,12 +53,7 @@ impl Sym<'_, '_> {
                 .filter(|&(a, b)| super::same_po(&self.enc.un, a, b))
                 .collect(),
             "addr" | "data" | "ctrl" | "rmw" => {
-                let k = match name {
-                    "addr" => 0,
-                    "data" => 1,
-                    "ctrl" => 2,
-                    _ => 3,
-                };
+                let k = super::dep_kind(name).unwrap_or(0);
                 self.enc
                     .deps
                     .keys()

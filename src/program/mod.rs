@@ -151,6 +151,28 @@ pub enum PgasCmd {
     Barrier,
 }
 
+impl PgasCmd {
+    /// The operands `(local, rank, remote, queue)` of a remote operation,
+    /// in source order; `None` for `barrier`.
+    pub fn operands(&self) -> Option<[&LExpr; 4]> {
+        match self {
+            PgasCmd::Read {
+                local,
+                rank,
+                remote,
+                queue,
+            }
+            | PgasCmd::Write {
+                local,
+                rank,
+                remote,
+                queue,
+            } => Some([local, rank, remote, queue]),
+            PgasCmd::Barrier => None,
+        }
+    }
+}
+
 /// A command labelling an instruction (thesis §2.3 CMD, extended).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Command {
@@ -463,21 +485,8 @@ impl Program {
                 Command::Assign { value, .. } => walk(value, m),
                 Command::Assume(e) => walk(e, m),
                 Command::Atomic(cs) => cs.iter().for_each(|c| cmd(c, m)),
-                Command::Pgas(
-                    PgasCmd::Read {
-                        local,
-                        rank,
-                        remote,
-                        queue,
-                    }
-                    | PgasCmd::Write {
-                        local,
-                        rank,
-                        remote,
-                        queue,
-                    },
-                ) => {
-                    for e in [local, rank, remote, queue] {
+                Command::Pgas(p) => {
+                    for e in p.operands().into_iter().flatten() {
                         walk(e, m);
                     }
                 }
