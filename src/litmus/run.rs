@@ -44,8 +44,61 @@ pub fn auto_width(t: &LitmusTest) -> Width {
     Width(w)
 }
 
+/// The number of instructions on the longest path of `th`'s control
+/// graph once the back edges of a depth-first search from the initial
+/// state are removed (for a loop-free thread: its longest path; for a
+/// thread with loops: the longest path that enters each loop body once).
+pub fn loop_free_depth(th: &crate::program::Thread) -> u32 {
+    let out = th.outgoing();
+    let n = th.states.len();
+    // Iterative DFS: colour 1 = on stack, 2 = done; depth[q] = longest
+    // path from q in the DAG without back edges.
+    let mut colour = vec![0u8; n];
+    let mut depth = vec![0u32; n];
+    let s0 = th.initial.0 as usize;
+    if s0 >= n {
+        return 0;
+    }
+    let mut stack: Vec<(usize, usize)> = vec![(s0, 0)];
+    colour[s0] = 1;
+    while let Some(&mut (q, ref mut k)) = stack.last_mut() {
+        if *k < out[q].len() {
+            let to = th.instrs[out[q][*k]].to.0 as usize;
+            *k += 1;
+            if to < n && colour[to] == 0 {
+                colour[to] = 1;
+                stack.push((to, 0));
+            }
+        } else {
+            colour[q] = 2;
+            stack.pop();
+            depth[q] = out[q]
+                .iter()
+                .map(|&i| th.instrs[i].to.0 as usize)
+                // Targets still on the stack are back edges (loops).
+                .filter(|&to| to < n && colour[to] == 2)
+                .map(|to| depth[to] + 1)
+                .max()
+                .unwrap_or(0);
+        }
+    }
+    depth[s0]
+}
+
+/// The unrolling bound used for `t`: `bound`, raised to the longest
+/// loop-free path of a thread (herd executes loop-free code completely;
+/// the bound only limits how often loops are unrolled).
+pub fn effective_bound(t: &LitmusTest, bound: u32) -> u32 {
+    t.program
+        .threads
+        .iter()
+        .map(loop_free_depth)
+        .fold(bound, u32::max)
+}
+
 /// Enumerates the final states of `t` under `model`, unrolling loops to
-/// `bound` steps per thread.
+/// `bound` steps per thread (at least the longest loop-free path of each
+/// thread, [`effective_bound`]).
 pub fn run(
     t: &LitmusTest,
     model: &Model,
@@ -54,6 +107,7 @@ pub fn run(
     deadline: Deadline,
 ) -> LitmusResult {
     let start = Instant::now();
+    let bound = effective_bound(t, bound);
     let mut enc = Encoder::new(&t.program, model, bound, width.0, false);
     let fin = enc.all_final();
     let mut goal = fin;
