@@ -12,7 +12,7 @@ use super::herd::{self, Observation};
 use super::LitmusTest;
 use crate::cat::Model;
 use crate::engine::{Deadline, Encoder, Stats};
-use crate::program::{Expr, Width};
+use crate::program::{Expr, GExpr, Program, Width};
 use std::time::Instant;
 
 /// The result of one litmus test.
@@ -108,19 +108,68 @@ pub fn run(
 ) -> LitmusResult {
     let start = Instant::now();
     let bound = effective_bound(t, bound);
-    let mut enc = Encoder::new(&t.program, model, bound, width.0, false);
+    let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
+    let e = enumerate_final(
+        &t.program,
+        model,
+        bound,
+        width,
+        t.filter_expr.as_ref(),
+        &obs,
+        deadline,
+    );
+    let (mut states, unknown) = (e.states, e.unknown);
+    states.sort_by(|a, b| t.compare_states(a, b));
+    let observation = unknown.is_none().then(|| herd::observe(t, &states));
+    LitmusResult {
+        states,
+        observation,
+        unknown,
+        time: start.elapsed().as_secs_f64(),
+        width: width.0,
+        stats: e.stats,
+    }
+}
+
+/// The result of [`enumerate_final`].
+#[derive(Clone, Debug)]
+pub struct FinalStates {
+    /// Each distinct tuple of values of the given expressions over the
+    /// final states (unsorted; in the order found).
+    pub states: Vec<Vec<i64>>,
+    /// Why the enumeration stopped early (deadline); `states` is then
+    /// incomplete.
+    pub unknown: Option<String>,
+    /// Engine statistics.
+    pub stats: Stats,
+}
+
+/// Enumerates, with the bounded engine, every distinct tuple of values of
+/// `exprs` (over final registers and memory) in the executions of `prog`
+/// consistent with `model` in which every thread has terminated within
+/// `bound` steps and `filter` (if any) is nonzero. Values are read as
+/// signed `width`-bit numbers.
+///
+/// Errors are reported in [`FinalStates::unknown`] (deadline reached);
+/// the function does not panic on any program.
+pub fn enumerate_final(
+    prog: &Program,
+    model: &Model,
+    bound: u32,
+    width: Width,
+    filter: Option<&GExpr>,
+    exprs: &[GExpr],
+    deadline: Deadline,
+) -> FinalStates {
+    let mut enc = Encoder::new(prog, model, bound, width.0, false);
     let fin = enc.all_final();
     let mut goal = fin;
-    if let Some(f) = &t.filter_expr {
+    if let Some(f) = filter {
         let v = enc.gexpr(f);
         let nz = enc.cnf.bv_nonzero(&v);
         goal = enc.cnf.and(fin, nz);
     }
-    let obs: Vec<_> = t
-        .observed
-        .iter()
-        .map(|l| enc.gexpr(&Expr::Var(l.gvar())))
-        .collect();
+    let obs: Vec<_> = exprs.iter().map(|e| enc.gexpr(e)).collect();
     let mut states = Vec::new();
     let mut unknown = None;
     loop {
@@ -147,14 +196,9 @@ pub fn run(
             }
         }
     }
-    states.sort_by(|a, b| t.compare_states(a, b));
-    let observation = unknown.is_none().then(|| herd::observe(t, &states));
-    LitmusResult {
+    FinalStates {
         states,
-        observation,
         unknown,
-        time: start.elapsed().as_secs_f64(),
-        width: width.0,
         stats: enc.stats,
     }
 }
