@@ -246,14 +246,19 @@ impl Model {
 pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("sc", include_str!("../../encodings/sc.cat")),
     ("tso", include_str!("../../encodings/tso.cat")),
+    ("pso", include_str!("../../encodings/pso.cat")),
+    ("rmo", include_str!("../../encodings/rmo.cat")),
+    ("power", include_str!("../../encodings/power.cat")),
 ];
 
-/// Loads a built-in model by name (`x86tso` is an alias of `tso`).
+/// Loads a built-in model by name (`x86tso` is an alias of `tso`, `ppc`
+/// of `power`).
 ///
 /// Errors: unknown name (lists the known ones).
 pub fn builtin(name: &str) -> Result<Model, crate::diag::Error> {
     let key = match name {
         "x86tso" | "x86-tso" => "tso",
+        "ppc" => "power",
         n => n,
     };
     match BUILTIN_MODELS.iter().find(|(n, _)| *n == key) {

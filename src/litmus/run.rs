@@ -12,7 +12,7 @@ use super::herd::{self, Observation};
 use super::LitmusTest;
 use crate::cat::Model;
 use crate::engine::{Deadline, Encoder, Stats};
-use crate::program::{Expr, Width};
+use crate::program::{Expr, GExpr, Program, Width};
 use std::time::Instant;
 
 /// The result of one litmus test.
@@ -44,8 +44,61 @@ pub fn auto_width(t: &LitmusTest) -> Width {
     Width(w)
 }
 
+/// The number of instructions on the longest path of `th`'s control
+/// graph once the back edges of a depth-first search from the initial
+/// state are removed (for a loop-free thread: its longest path; for a
+/// thread with loops: the longest path that enters each loop body once).
+pub fn loop_free_depth(th: &crate::program::Thread) -> u32 {
+    let out = th.outgoing();
+    let n = th.states.len();
+    // Iterative DFS: colour 1 = on stack, 2 = done; depth[q] = longest
+    // path from q in the DAG without back edges.
+    let mut colour = vec![0u8; n];
+    let mut depth = vec![0u32; n];
+    let s0 = th.initial.0 as usize;
+    if s0 >= n {
+        return 0;
+    }
+    let mut stack: Vec<(usize, usize)> = vec![(s0, 0)];
+    colour[s0] = 1;
+    while let Some(&mut (q, ref mut k)) = stack.last_mut() {
+        if *k < out[q].len() {
+            let to = th.instrs[out[q][*k]].to.0 as usize;
+            *k += 1;
+            if to < n && colour[to] == 0 {
+                colour[to] = 1;
+                stack.push((to, 0));
+            }
+        } else {
+            colour[q] = 2;
+            stack.pop();
+            depth[q] = out[q]
+                .iter()
+                .map(|&i| th.instrs[i].to.0 as usize)
+                // Targets still on the stack are back edges (loops).
+                .filter(|&to| to < n && colour[to] == 2)
+                .map(|to| depth[to] + 1)
+                .max()
+                .unwrap_or(0);
+        }
+    }
+    depth[s0]
+}
+
+/// The unrolling bound used for `t`: `bound`, raised to the longest
+/// loop-free path of a thread (herd executes loop-free code completely;
+/// the bound only limits how often loops are unrolled).
+pub fn effective_bound(t: &LitmusTest, bound: u32) -> u32 {
+    t.program
+        .threads
+        .iter()
+        .map(loop_free_depth)
+        .fold(bound, u32::max)
+}
+
 /// Enumerates the final states of `t` under `model`, unrolling loops to
-/// `bound` steps per thread.
+/// `bound` steps per thread (at least the longest loop-free path of each
+/// thread, [`effective_bound`]).
 pub fn run(
     t: &LitmusTest,
     model: &Model,
@@ -54,19 +107,69 @@ pub fn run(
     deadline: Deadline,
 ) -> LitmusResult {
     let start = Instant::now();
-    let mut enc = Encoder::new(&t.program, model, bound, width.0, false);
+    let bound = effective_bound(t, bound);
+    let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
+    let e = enumerate_final(
+        &t.program,
+        model,
+        bound,
+        width,
+        t.filter_expr.as_ref(),
+        &obs,
+        deadline,
+    );
+    let (mut states, unknown) = (e.states, e.unknown);
+    states.sort_by(|a, b| t.compare_states(a, b));
+    let observation = unknown.is_none().then(|| herd::observe(t, &states));
+    LitmusResult {
+        states,
+        observation,
+        unknown,
+        time: start.elapsed().as_secs_f64(),
+        width: width.0,
+        stats: e.stats,
+    }
+}
+
+/// The result of [`enumerate_final`].
+#[derive(Clone, Debug)]
+pub struct FinalStates {
+    /// Each distinct tuple of values of the given expressions over the
+    /// final states (unsorted; in the order found).
+    pub states: Vec<Vec<i64>>,
+    /// Why the enumeration stopped early (deadline); `states` is then
+    /// incomplete.
+    pub unknown: Option<String>,
+    /// Engine statistics.
+    pub stats: Stats,
+}
+
+/// Enumerates, with the bounded engine, every distinct tuple of values of
+/// `exprs` (over final registers and memory) in the executions of `prog`
+/// consistent with `model` in which every thread has terminated within
+/// `bound` steps and `filter` (if any) is nonzero. Values are read as
+/// signed `width`-bit numbers.
+///
+/// Errors are reported in [`FinalStates::unknown`] (deadline reached);
+/// the function does not panic on any program.
+pub fn enumerate_final(
+    prog: &Program,
+    model: &Model,
+    bound: u32,
+    width: Width,
+    filter: Option<&GExpr>,
+    exprs: &[GExpr],
+    deadline: Deadline,
+) -> FinalStates {
+    let mut enc = Encoder::new(prog, model, bound, width.0, false);
     let fin = enc.all_final();
     let mut goal = fin;
-    if let Some(f) = &t.filter_expr {
+    if let Some(f) = filter {
         let v = enc.gexpr(f);
         let nz = enc.cnf.bv_nonzero(&v);
         goal = enc.cnf.and(fin, nz);
     }
-    let obs: Vec<_> = t
-        .observed
-        .iter()
-        .map(|l| enc.gexpr(&Expr::Var(l.gvar())))
-        .collect();
+    let obs: Vec<_> = exprs.iter().map(|e| enc.gexpr(e)).collect();
     let mut states = Vec::new();
     let mut unknown = None;
     loop {
@@ -93,14 +196,9 @@ pub fn run(
             }
         }
     }
-    states.sort_by(|a, b| t.compare_states(a, b));
-    let observation = unknown.is_none().then(|| herd::observe(t, &states));
-    LitmusResult {
+    FinalStates {
         states,
-        observation,
         unknown,
-        time: start.elapsed().as_secs_f64(),
-        width: width.0,
         stats: enc.stats,
     }
 }

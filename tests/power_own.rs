@@ -1,0 +1,158 @@
+//! Own tests of the Power, PSO and RMO models: classic litmus shapes
+//! (`tests/litmus/PPC-*.litmus`) with their known Power verdicts
+//! (Herding cats §6; the PPC catalogue), and robustness of small programs
+//! under PSO (thesis 003 §5.2). The Trencher `pso.txt` check needs the
+//! shared corpus and is skipped without it.
+
+use bmc_rmm::cat;
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engine::Deadline;
+use bmc_rmm::litmus::herd::Verdict;
+use bmc_rmm::litmus::{self, run};
+use bmc_rmm::program::Width;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn verdict(model: &str, file: &str) -> Verdict {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/litmus")
+        .join(format!("{file}.litmus"));
+    let src = SourceFile::read(p.to_str().unwrap()).unwrap();
+    let t = litmus::parse(&src, Width(32)).unwrap();
+    let m = cat::builtin(model).unwrap();
+    let r = run::run(&t, &m, 12, run::auto_width(&t), Deadline(None));
+    r.observation.expect("no timeout").verdict()
+}
+
+/// (file, verdict under power)
+const POWER: &[(&str, Verdict)] = &[
+    ("PPC-MP", Verdict::Allowed),
+    ("PPC-MP+lwsyncs", Verdict::Forbidden),
+    ("PPC-MP+lwsync+addr", Verdict::Forbidden),
+    ("PPC-MP+sync+ctrl", Verdict::Allowed),
+    ("PPC-MP+sync+ctrlisync", Verdict::Forbidden),
+    ("PPC-MP+rmw", Verdict::Forbidden),
+    ("PPC-WRC", Verdict::Allowed),
+    ("PPC-WRC+addrs", Verdict::Allowed),
+    ("PPC-WRC+lwsync+addr", Verdict::Forbidden),
+    ("PPC-WRC+sync+addr", Verdict::Forbidden),
+    ("PPC-IRIW", Verdict::Allowed),
+    ("PPC-IRIW+lwsyncs", Verdict::Allowed),
+    ("PPC-IRIW+syncs", Verdict::Forbidden),
+    ("PPC-ISA2", Verdict::Allowed),
+    ("PPC-ISA2+lwsync+data+addr", Verdict::Forbidden),
+    ("PPC-LB", Verdict::Allowed),
+    ("PPC-LB+datas", Verdict::Forbidden),
+    ("PPC-LB+ctrls", Verdict::Forbidden),
+    ("PPC-SB+lwsyncs", Verdict::Allowed),
+    ("PPC-SB+syncs", Verdict::Forbidden),
+    ("PPC-2+2W+lwsyncs", Verdict::Forbidden),
+    ("PPC-CoRR", Verdict::Forbidden),
+];
+
+#[test]
+fn power_classic_shapes() {
+    let mut bad = Vec::new();
+    for (f, v) in POWER {
+        let got = verdict("power", f);
+        if got != *v {
+            bad.push(format!("{f}: {got:?}, expected {v:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn ppc_alias_and_sc_forbids_every_weak_shape() {
+    assert_eq!(verdict("ppc", "PPC-MP"), Verdict::Allowed);
+    for (f, _) in POWER {
+        assert_eq!(verdict("sc", f), Verdict::Forbidden, "{f} under sc");
+    }
+}
+
+#[test]
+fn sparc_models_on_classic_shapes() {
+    // PSO reorders stores (MP allowed) but not loads; RMO also reorders
+    // loads, even to the same address (CoRR allowed), but keeps
+    // dependencies.
+    assert_eq!(verdict("tso", "PPC-MP"), Verdict::Forbidden);
+    assert_eq!(verdict("pso", "PPC-MP"), Verdict::Allowed);
+    assert_eq!(verdict("pso", "PPC-LB"), Verdict::Forbidden);
+    assert_eq!(verdict("pso", "PPC-CoRR"), Verdict::Forbidden);
+    assert_eq!(verdict("rmo", "PPC-LB"), Verdict::Allowed);
+    assert_eq!(verdict("rmo", "PPC-LB+datas"), Verdict::Forbidden);
+    assert_eq!(verdict("rmo", "PPC-CoRR"), Verdict::Allowed);
+    assert_eq!(verdict("rmo", "PPC-IRIW+syncs"), Verdict::Forbidden);
+    assert_eq!(verdict("rmo", "PPC-IRIW+lwsyncs"), Verdict::Allowed);
+    assert_eq!(verdict("pso", "PPC-IRIW"), Verdict::Forbidden);
+}
+
+fn robust(model: &str, file: &str) -> i32 {
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(["robust", "--model", model, file])
+        .output()
+        .unwrap();
+    out.status.code().unwrap_or(-1)
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn pso_robustness() {
+    let d = tempfile::tempdir().unwrap();
+    let mp = write(
+        &d,
+        "mp.rmm",
+        "shared x, y;\nthread t0 { x = 1; y = 1; }\nthread t1 { r1 = y; r2 = x; }\n",
+    );
+    let mp_ss = write(
+        &d,
+        "mpss.rmm",
+        "shared x, y;\nthread t0 { x = 1; membar #StoreStore; y = 1; }\nthread t1 { r1 = y; r2 = x; }\n",
+    );
+    let sb_m = write(
+        &d,
+        "sbm.rmm",
+        "shared x, y;\nthread t0 { x = 1; membar #StoreLoad; r1 = y; }\nthread t1 { y = 1; membar #StoreLoad; r2 = x; }\n",
+    );
+    let sb = write(
+        &d,
+        "sb.rmm",
+        "shared x, y;\nthread t0 { x = 1; r1 = y; }\nthread t1 { y = 1; r2 = x; }\n",
+    );
+    // Exit status: 0 robust, 1 not robust.
+    assert_eq!(robust("tso", &mp), 0, "MP robust under TSO");
+    assert_eq!(robust("pso", &mp), 1, "MP not robust under PSO");
+    assert_eq!(
+        robust("pso", &mp_ss),
+        0,
+        "MP+membar #StoreStore robust under PSO"
+    );
+    assert_eq!(robust("pso", &sb), 1, "SB not robust under PSO");
+    assert_eq!(
+        robust("pso", &sb_m),
+        0,
+        "SB+membar #StoreLoad robust under PSO"
+    );
+    assert_eq!(
+        robust("rmo", &mp_ss),
+        1,
+        "MP+membar #StoreStore not robust under RMO (loads reorder)"
+    );
+}
+
+#[test]
+fn trencher_pso_txt_robust_under_tso_not_pso() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trencher/pso.txt");
+    if !p.exists() {
+        eprintln!("skipping: corpus not found at {}", p.display());
+        return;
+    }
+    let f = p.to_str().unwrap();
+    assert_eq!(robust("tso", f), 0);
+    assert_eq!(robust("pso", f), 1);
+}
