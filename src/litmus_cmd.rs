@@ -126,7 +126,11 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
                     out.push_str(&rec.to_string());
                     out.push('\n');
                 } else if let Some(why) = &res.unknown {
-                    out.push_str(&format!("Test {} unknown: {why}\n\n", t.name));
+                    out.push_str(&format!(
+                        "Test {} unknown: {}\n\n",
+                        t.name,
+                        why.trim_start_matches("unknown: ")
+                    ));
                 } else {
                     out.push_str(&herd::render(t, &res.states, None, res.time));
                     out.push('\n');
