@@ -268,7 +268,13 @@ pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult)
         (CheckKind::Robust, Verdict::NoViolation) => {
             format!("robust: no happens-before cycle up to bound {bound}")
         }
-        (_, Verdict::Unknown) => format!("unknown: {}", r.reason.clone().unwrap_or_default()),
+        (_, Verdict::Unknown) => format!(
+            "unknown: {}",
+            r.reason
+                .as_deref()
+                .unwrap_or_default()
+                .trim_start_matches("unknown: ")
+        ),
     };
     s.push_str(&format!("{file}: {what} [{model}]: {verdict}\n"));
     if !r.truncated.is_empty() && r.verdict != Verdict::Violation {

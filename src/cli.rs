@@ -5,11 +5,10 @@
 
 use crate::check;
 use crate::diag::Error;
-use crate::engine::{Deadline, Encoder};
+use crate::engine::Encoder;
 use crate::frontend::{self, Format};
 use crate::program::Width;
 use clap::{Args, Parser, Subcommand};
-use std::time::{Duration, Instant};
 
 /// bmc-rmm: bounded model checking of concurrent programs under relaxed
 /// memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
@@ -42,6 +41,9 @@ pub enum Command {
     Fences(FencesArgs),
     /// Run the explicit engine (unbounded) and the SAT engine (bounded) and compare.
     Crosscheck(CrosscheckArgs),
+    /// Run every input under two models and list the inputs whose verdict
+    /// or set of final states differs (exit 1 if any differs).
+    Diff(DiffArgs),
 }
 
 /// The engine answering `robust`.
@@ -121,6 +123,51 @@ pub struct LitmusArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// Compare each verdict with an expectations file (`arch file model
+    /// verdict`, tab-separated); exit 1 on any mismatch.
+    #[arg(long, value_name = "FILE.tsv")]
+    pub expect: Option<String>,
+    /// Record the verdicts in an expectations file (same format).
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<String>,
+}
+
+/// `bmc-rmm diff` options.
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// Inputs: litmus tests (final states) and programs (reach and robust
+    /// verdicts); files, directories (every .litmus/.rmm/.txt inside) or
+    /// @list files.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// The two models, comma-separated: built-in names (sc, tso) or .cat
+    /// files, e.g. `--models sc,tso` or `--models tso,my.cat`.
+    #[arg(long, value_delimiter = ',', value_name = "A,B", required = true)]
+    pub models: Vec<String>,
+    /// Unrolling bound (steps per thread); default 12 for litmus tests, 20
+    /// for programs.
+    #[arg(long, short = 'k')]
+    pub bound: Option<u32>,
+    /// Bit-width of values; default: automatic for litmus tests, 16 for
+    /// programs.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub width: Option<u32>,
+    /// Per-input, per-model time limit in seconds ("unknown" when exceeded).
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Only inputs whose verdict differs (not those whose verdicts agree
+    /// but whose final states differ).
+    #[arg(long)]
+    pub verdicts_only: bool,
+    /// One JSON record per differing input instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
 }
 
 /// Options shared by every command that reads programs.
@@ -174,9 +221,26 @@ pub struct CheckArgs {
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
     pub eager: bool,
-    /// Write the witness graph (DOT) of a violation to FILE (one input only).
-    #[arg(long, value_name = "FILE")]
+    /// Write witness graphs (DOT): to FILE for a single input, or one
+    /// `<stem>.<check>.dot` per violation into DIR (an existing directory,
+    /// a path ending in `/`, or any path when there are several inputs).
+    /// Render with `dot -Tsvg FILE.dot -o FILE.svg`.
+    #[arg(long, value_name = "FILE|DIR")]
     pub dot: Option<String>,
+    /// Compare each verdict with an expectations file (`arch file model
+    /// verdict`, tab-separated; reachable/unreachable, robust/not-robust);
+    /// exit 1 on any mismatch, else 0 (3 if some unmatched input is unknown).
+    #[arg(long, value_name = "FILE.tsv")]
+    pub expect: Option<String>,
+    /// Record the verdicts in an expectations file (same format).
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<String>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
 }
 
 impl CheckArgs {
@@ -236,6 +300,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Some(Command::Fences(a)) => crate::explicit_cmd::run_fences(&a),
         Some(Command::Crosscheck(a)) => crate::explicit_cmd::run_crosscheck(&a),
         Some(Command::Litmus(a)) => crate::litmus_cmd::run(&a),
+        Some(Command::Diff(a)) => crate::diff_cmd::run(&a),
         None => run_checks(
             &cli.check,
             &[check::CheckKind::Reach, check::CheckKind::Robust],
@@ -243,49 +308,170 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
     }
 }
 
-/// Runs `reach` and/or `robust` on every input with the bounded engine;
-/// returns the exit status (1 if any violation, else 3 if any unknown,
-/// else 0).
+/// Where `--dot` writes: one file, or one file per input and check in a
+/// directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DotTarget {
+    /// `--dot FILE` with a single input.
+    File(String),
+    /// `--dot DIR`: `DIR/<stem>.<check>.dot`.
+    Dir(std::path::PathBuf),
+}
+
+impl DotTarget {
+    /// Interprets `--dot PATH` for `inputs` inputs: a directory when PATH
+    /// is an existing directory, ends with `/`, or there are several
+    /// inputs (created if missing); else a file.
+    ///
+    /// Errors: the directory cannot be created ([`Error::Io`]).
+    pub fn resolve(path: &str, inputs: usize) -> Result<DotTarget, Error> {
+        let p = std::path::Path::new(path);
+        let is_dir = p.is_dir() || path.ends_with('/') || path.ends_with(std::path::MAIN_SEPARATOR);
+        if !is_dir && inputs <= 1 {
+            return Ok(DotTarget::File(path.to_string()));
+        }
+        std::fs::create_dir_all(p).map_err(|e| Error::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(DotTarget::Dir(p.to_path_buf()))
+    }
+
+    /// The file for input number `index` of `files` and `check`: the
+    /// stem of the input's file name, with `-<index+1>` appended when
+    /// another input has the same stem.
+    pub fn path_for(&self, files: &[String], index: usize, check: &str) -> String {
+        match self {
+            DotTarget::File(f) => f.clone(),
+            DotTarget::Dir(d) => {
+                let stem = |f: &str| {
+                    std::path::Path::new(f)
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "input".into())
+                };
+                let s = stem(&files[index]);
+                let dup = files.iter().filter(|f| stem(f) == s).count() > 1;
+                let name = if dup {
+                    format!("{s}-{}.{check}.dot", index + 1)
+                } else {
+                    format!("{s}.{check}.dot")
+                };
+                d.join(name).to_string_lossy().into_owned()
+            }
+        }
+    }
+}
+
+/// The verdict word of a check result (`reachable`, `unreachable`,
+/// `not-robust`, `robust`, `unknown`), as in expectations files.
+pub fn verdict_word(k: check::CheckKind, v: check::Verdict) -> &'static str {
+    use check::{CheckKind as K, Verdict as V};
+    match (k, v) {
+        (_, V::Unknown) => "unknown",
+        (K::Reach, V::Violation) => "reachable",
+        (K::Reach, V::NoViolation) => "unreachable",
+        (K::Robust, V::Violation) => "not-robust",
+        (K::Robust, V::NoViolation) => "robust",
+    }
+}
+
+/// The `arch` column recorded for a program input: its format.
+fn format_name(file: &str, forced: Option<Format>) -> &'static str {
+    match forced.unwrap_or_else(|| Format::detect(file, "")) {
+        Format::Native => "native",
+        Format::Trencher => "trencher",
+        Format::Litmus => "litmus",
+    }
+}
+
+/// Runs `reach` and/or `robust` on every input (files, directories of
+/// `.rmm`/`.txt` files, `@list`s) with the bounded engine, in parallel
+/// (`-j`), each input with its own `--timeout`; prints the results in
+/// input order, then a summary on stderr (several inputs, `--expect` or
+/// `--write-expect`).
 ///
-/// Errors: usage errors, unreadable or malformed inputs, a bad model file.
+/// Exit status: with `--expect`, 1 on any mismatch, else 3 if an input
+/// without expectation is unknown, else 0; without, 1 if any violation,
+/// else 3 if any unknown, else 0.
+///
+/// Errors: usage errors, unreadable or malformed inputs (before any check
+/// runs), a bad model file, a malformed expectations file, an unwritable
+/// `--dot` or `--write-expect` path.
 pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Error> {
+    use crate::expect::{self, Check, Compared};
     a.validate()?;
     if a.engine == Engine::Explicit {
         return Err(Error::Usage(
             "--engine explicit answers `robust` only".into(),
         ));
     }
-    if a.dot.is_some() && a.input.files.len() > 1 {
-        return Err(Error::Usage("--dot FILE takes a single input".into()));
-    }
     let model = check::load_model(&a.model, a.model_file.as_deref())?;
     let model_name = match &a.model_file {
         Some(f) => f.clone(),
         None => a.model.clone(),
     };
+    let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
+    let exp = a
+        .expect
+        .as_deref()
+        .map(expect::Expectations::read)
+        .transpose()?;
+    let files = crate::inputs::expand(&a.input.files, &["rmm", "txt"])?;
+    if files.is_empty() {
+        return Err(Error::Usage("no input file found".into()));
+    }
+    let dot = a
+        .dot
+        .as_deref()
+        .map(|d| DotTarget::resolve(d, files.len()))
+        .transpose()?;
     // Parse everything first: a bad input stops the run before any output.
     let mut progs = Vec::new();
-    for f in &a.input.files {
+    for f in &files {
         progs.push((
-            f,
+            f.clone(),
             frontend::load_program(f, a.input.format, Width(a.input.width))?,
         ));
     }
-    let mut code = 0;
-    let mut any_unknown = false;
-    for (f, p) in &progs {
-        let deadline = Deadline(
-            a.timeout
-                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
-        );
+    let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.input.json);
+    let mut summary = crate::batch::Summary::new("results", &[]);
+    let results = crate::batch::run(&progs, &opts, |(_, p)| {
+        let deadline = crate::batch::deadline(a.timeout);
         let mut enc = Encoder::new(p, &model, a.bound, a.input.width, a.eager);
-        for &k in kinds {
-            let r = match k {
+        kinds
+            .iter()
+            .map(|k| match k {
                 check::CheckKind::Reach => check::reach(&mut enc, deadline),
                 check::CheckKind::Robust => check::robust(&mut enc, deadline),
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let mut cmp = expect::Comparison::default();
+    let mut records = Vec::new();
+    let (mut violation, mut unknown, mut unknown_unmatched) = (false, false, false);
+    let mut out = String::new();
+    for (i, ((f, p), rs)) in progs.iter().zip(&results).enumerate() {
+        for r in rs {
+            let word = verdict_word(r.check, r.verdict);
+            summary.add(word);
+            let ck = match r.check {
+                check::CheckKind::Reach => Check::Reach,
+                check::CheckKind::Robust => Check::Robust,
             };
+            let compared = exp
+                .as_ref()
+                .map(|e| cmp.compare(e, f, &model_name, &aliases, ck, word));
+            if a.write_expect.is_some() {
+                records.push(expect::Record {
+                    arch: format_name(f, a.input.format).into(),
+                    file: f.clone(),
+                    model: aliases[0].clone(),
+                    verdict: word.into(),
+                });
+            }
             if a.input.json {
-                let rec = serde_json::json!({
+                let mut rec = serde_json::json!({
                     "file": f, "model": model_name, "bound": a.bound, "width": a.input.width,
                     "check": r.check, "verdict": r.verdict, "time": r.time,
                     "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
@@ -296,29 +482,77 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
                     }),
                     "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
                 });
-                println!("{rec}");
+                if let Some(c) = &compared {
+                    rec["expected"] = match c {
+                        Compared::Match => serde_json::json!(word),
+                        Compared::Mismatch { expected, .. } => serde_json::json!(expected),
+                        Compared::Missing => serde_json::Value::Null,
+                    };
+                    rec["match"] = serde_json::json!(!matches!(c, Compared::Mismatch { .. }));
+                }
+                out.push_str(&rec.to_string());
+                out.push('\n');
             } else {
-                print!("{}", check::render(p, f, &model_name, a.bound, &r));
+                out.push_str(&check::render(p, f, &model_name, a.bound, r));
             }
-            if let (Some(path), Some(x)) = (&a.dot, &r.witness) {
-                let dot = x.to_dot(p, r.cycle.as_ref(), &r.fr);
-                std::fs::write(path, dot).map_err(|e| Error::Io {
+            if let (Some(t), Some(x)) = (&dot, &r.witness) {
+                let path = t.path_for(&files, i, word_check(r.check));
+                let text = x.to_dot(p, r.cycle.as_ref(), &r.fr);
+                std::fs::write(&path, text).map_err(|e| Error::Io {
                     path: path.clone(),
                     message: e.to_string(),
                 })?;
             }
             match r.verdict {
-                check::Verdict::Violation => code = 1,
-                check::Verdict::Unknown => any_unknown = true,
+                check::Verdict::Violation => violation = true,
+                check::Verdict::Unknown => {
+                    unknown = true;
+                    if matches!(compared, None | Some(Compared::Missing)) {
+                        unknown_unmatched = true;
+                    }
+                }
                 check::Verdict::NoViolation => {}
             }
         }
     }
-    Ok(if code == 1 {
+    if let Some(e) = &exp {
+        if !a.input.json {
+            for m in &cmp.mismatches {
+                out.push_str(m);
+                out.push('\n');
+            }
+        }
+        let _ = e;
+    }
+    print!("{out}");
+    if let Some(path) = &a.write_expect {
+        expect::write(path, &records)?;
+    }
+    if files.len() > 1 || exp.is_some() || a.write_expect.is_some() {
+        eprintln!("{}", summary.render());
+    }
+    if let Some(e) = &exp {
+        eprintln!("{}", cmp.render(e));
+        return Ok(if !cmp.mismatches.is_empty() {
+            1
+        } else if unknown_unmatched {
+            3
+        } else {
+            0
+        });
+    }
+    Ok(if violation {
         1
-    } else if any_unknown {
+    } else if unknown {
         3
     } else {
         0
     })
+}
+
+fn word_check(k: check::CheckKind) -> &'static str {
+    match k {
+        check::CheckKind::Reach => "reach",
+        check::CheckKind::Robust => "robust",
+    }
 }

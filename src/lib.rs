@@ -4,11 +4,14 @@
 //! Pipeline (see `../shared/DESIGN.md` and docs/): source text
 //! → [`frontend`] → [`program`] (the IR) → engines → verdicts and witnesses.
 
+pub mod batch;
 pub mod cat;
 pub mod check;
 pub mod cli;
 pub mod diag;
+pub mod diff_cmd;
 pub mod engine;
+pub mod expect;
 pub mod explicit;
 pub mod explicit_cmd;
 pub mod frontend;

@@ -1,66 +1,67 @@
 //! `bmc-rmm litmus`: runs many litmus tests in one process, in parallel
-//! (rayon), each with its own timeout; prints herd-format blocks (or JSON
-//! records) in input order and a summary line.
+//! ([`crate::batch`]), each with its own timeout; prints herd-format blocks
+//! (or JSON records) in input order, a summary line, and with `--expect`
+//! the comparison with an expectations file.
 
 use crate::cli::LitmusArgs;
 use crate::diag::{Error, SourceFile};
-use crate::engine::Deadline;
+use crate::expect::{self, Check, Compared};
 use crate::litmus::{self, herd, run::LitmusResult, LitmusTest};
 use crate::program::Width;
-use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
-use std::io::IsTerminal;
-use std::time::{Duration, Instant};
 
 /// One test's outcome: the parsed test and its result, or a parse error.
 pub type Outcome = (String, Result<(LitmusTest, LitmusResult), Error>);
 
+/// Parses and runs one test: `width` (default: automatic per test),
+/// `bound` steps per thread, `timeout` seconds from the start of the run.
+///
+/// Errors: the file cannot be read or parsed.
+pub fn run_one(
+    file: &str,
+    model: &crate::cat::Model,
+    bound: u32,
+    width: Option<u32>,
+    timeout: f64,
+) -> Result<(LitmusTest, LitmusResult), Error> {
+    let src = SourceFile::read(file)?;
+    let t = litmus::parse(&src, Width(width.unwrap_or(32)))?;
+    let w = width
+        .map(Width)
+        .unwrap_or_else(|| litmus::run::auto_width(&t));
+    let deadline = crate::batch::deadline(Some(timeout));
+    let r = litmus::run::run(&t, model, bound, w, deadline);
+    Ok((t, r))
+}
+
+/// The verdict word of a result: herd's `Allowed`/`Forbidden`, or
+/// `Unknown`.
+pub fn verdict_word(r: &LitmusResult) -> &'static str {
+    match r.observation {
+        Some(o) => o.verdict().as_str(),
+        None => "Unknown",
+    }
+}
+
 /// Parses and runs every test; results in input order.
+///
+/// Errors: the worker pool cannot be created (`-j 0`).
 pub fn run_all(
     files: &[String],
     a: &LitmusArgs,
     model: &crate::cat::Model,
-    progress: bool,
-) -> Vec<Outcome> {
-    let bar = if progress {
-        let b = ProgressBar::new(files.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
-                .unwrap_or(ProgressStyle::default_bar()),
-        );
-        Some(b)
-    } else {
-        None
-    };
-    let out: Vec<Outcome> = files
-        .par_iter()
-        .map(|f| {
-            let r = (|| {
-                let src = SourceFile::read(f)?;
-                let parse_w = Width(a.width.unwrap_or(32));
-                let t = litmus::parse(&src, parse_w)?;
-                let w = a
-                    .width
-                    .map(Width)
-                    .unwrap_or_else(|| litmus::run::auto_width(&t));
-                let deadline = Deadline(Some(Instant::now() + Duration::from_secs_f64(a.timeout)));
-                let r = litmus::run::run(&t, model, a.bound, w, deadline);
-                Ok((t, r))
-            })();
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            (f.clone(), r)
-        })
-        .collect();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    out
+    opts: &crate::batch::BatchOptions,
+) -> Result<Vec<Outcome>, Error> {
+    crate::batch::run(files, opts, |f| {
+        (f.clone(), run_one(f, model, a.bound, a.width, a.timeout))
+    })
 }
 
-/// Runs the command; exit status 0, or 2 if some test could not be read,
-/// or 3 if some test timed out.
+/// Runs the command. Exit status: 2 if some test could not be read; else
+/// with `--expect` 1 on any mismatch; else 3 if some test timed out
+/// (without `--expect`, or without a row); else 0.
+///
+/// Errors: usage errors, a bad model, a malformed expectations file, a
+/// missing input, an unwritable `--write-expect` file.
 pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     if a.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
@@ -68,44 +69,68 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     if a.bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
-    if a.timeout.is_nan() || a.timeout <= 0.0 {
-        return Err(Error::Usage(
-            "--timeout must be a positive number of seconds".into(),
-        ));
-    }
+    crate::batch::check_timeout(Some(a.timeout))?;
     let model = crate::check::load_model(&a.model, a.model_file.as_deref())?;
+    let model_name = a.model_file.clone().unwrap_or(a.model.clone());
+    let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
+    let exp = a
+        .expect
+        .as_deref()
+        .map(expect::Expectations::read)
+        .transpose()?;
     let files = crate::inputs::expand(&a.files, &["litmus"])?;
-    if let Some(j) = a.jobs {
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(j.max(1))
-            .build_global();
-    }
-    let start = Instant::now();
-    let progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
-    let results = run_all(&files, a, &model, progress);
-    let (mut allowed, mut forbidden, mut unknown, mut errors) = (0, 0, 0, 0);
+    let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.json);
+    let mut summary = crate::batch::Summary::new("tests", &["allowed", "forbidden", "unknown"]);
+    let results = run_all(&files, a, &model, &opts)?;
+    let mut errors = 0;
+    let mut unknown_unmatched = false;
+    let mut cmp = expect::Comparison::default();
+    let mut records = Vec::new();
     let mut out = String::new();
     for (f, r) in &results {
         match r {
             Ok((t, res)) => {
-                match res.observation {
-                    Some(o) if o.verdict() == herd::Verdict::Allowed => allowed += 1,
-                    Some(_) => forbidden += 1,
-                    None => unknown += 1,
+                let word = verdict_word(res);
+                summary.add(&word.to_ascii_lowercase());
+                let compared = exp
+                    .as_ref()
+                    .map(|e| cmp.compare(e, f, &model_name, &aliases, Check::Litmus, word));
+                if res.observation.is_none() && matches!(compared, None | Some(Compared::Missing)) {
+                    unknown_unmatched = true;
+                }
+                if a.write_expect.is_some() {
+                    records.push(expect::Record {
+                        arch: t.arch.keyword().into(),
+                        file: f.clone(),
+                        model: aliases[0].clone(),
+                        verdict: word.into(),
+                    });
                 }
                 if a.json {
-                    let rec = serde_json::json!({
-                        "file": f, "test": t.name, "model": a.model_file.clone().unwrap_or(a.model.clone()),
+                    let mut rec = serde_json::json!({
+                        "file": f, "test": t.name, "model": model_name,
                         "verdict": res.observation.map(|o| o.verdict().as_str()),
                         "observation": res.observation.map(|o| o.as_str()),
                         "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
                         "condition": t.condition_text(), "time": res.time, "width": res.width,
                         "unknown": res.unknown, "stats": res.stats,
                     });
+                    if let Some(c) = &compared {
+                        rec["expected"] = match c {
+                            Compared::Match => serde_json::json!(word),
+                            Compared::Mismatch { expected, .. } => serde_json::json!(expected),
+                            Compared::Missing => serde_json::Value::Null,
+                        };
+                        rec["match"] = serde_json::json!(!matches!(c, Compared::Mismatch { .. }));
+                    }
                     out.push_str(&rec.to_string());
                     out.push('\n');
                 } else if let Some(why) = &res.unknown {
-                    out.push_str(&format!("Test {} unknown: {why}\n\n", t.name));
+                    out.push_str(&format!(
+                        "Test {} unknown: {}\n\n",
+                        t.name,
+                        why.trim_start_matches("unknown: ")
+                    ));
                 } else {
                     out.push_str(&herd::render(t, &res.states, None, res.time));
                     out.push('\n');
@@ -113,6 +138,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
             }
             Err(e) => {
                 errors += 1;
+                summary.add("errors");
                 if a.json {
                     out.push_str(
                         &serde_json::json!({"file": f, "error": e.to_string()}).to_string(),
@@ -124,17 +150,25 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
             }
         }
     }
-    print!("{out}");
     if !a.json {
-        eprintln!(
-            "summary: {} tests, {allowed} allowed, {forbidden} forbidden, {unknown} unknown, {errors} errors in {:.2}s",
-            results.len(),
-            start.elapsed().as_secs_f64()
-        );
+        for m in &cmp.mismatches {
+            out.push_str(m);
+            out.push('\n');
+        }
+    }
+    print!("{out}");
+    if let Some(path) = &a.write_expect {
+        expect::write(path, &records)?;
+    }
+    eprintln!("{}", summary.render());
+    if let Some(e) = &exp {
+        eprintln!("{}", cmp.render(e));
     }
     Ok(if errors > 0 {
         2
-    } else if unknown > 0 {
+    } else if !cmp.mismatches.is_empty() {
+        1
+    } else if unknown_unmatched {
         3
     } else {
         0

@@ -1,0 +1,378 @@
+//! `bmc-rmm diff --models A,B INPUTS`: runs every input under two models
+//! and lists the inputs whose answers differ.
+//!
+//! * Litmus tests: the verdict (herd's `Allowed`/`Forbidden`) and the set
+//!   of final states; the states one model allows and the other forbids
+//!   are printed under the row.
+//! * Programs (`.rmm`, `.txt`): the `reach` and `robust` verdicts.
+//!
+//! The table has up to three sections, in input order: inputs whose
+//! verdict differs, inputs whose verdicts agree but whose final states
+//! differ (not with `--verdicts-only`), and inputs with an unknown answer
+//! (timeout). Exit status: 2 if an input could not be read, else 1 if a
+//! listed difference exists, else 3 if an answer is unknown, else 0.
+
+use crate::batch::{self, BatchOptions, Summary};
+use crate::cat::Model;
+use crate::check::{self, CheckKind};
+use crate::cli::{verdict_word, DiffArgs};
+use crate::diag::Error;
+use crate::engine::Encoder;
+use crate::frontend::{self, Format};
+use crate::litmus_cmd;
+use crate::program::Width;
+use std::path::Path;
+
+/// Loads a model given as a built-in name or a `.cat` file: a spec ending
+/// in `.cat`, containing a path separator or naming an existing file is a
+/// file.
+///
+/// Errors: an unknown built-in name ([`Error::Usage`]), an unreadable or
+/// malformed model file.
+pub fn load_model_spec(spec: &str) -> Result<Model, Error> {
+    let is_file = spec.ends_with(".cat")
+        || spec.contains('/')
+        || spec.contains(std::path::MAIN_SEPARATOR)
+        || Path::new(spec).is_file();
+    if is_file {
+        check::load_model("", Some(spec))
+    } else {
+        check::load_model(spec, None)
+    }
+}
+
+/// The answers of one input under one model.
+#[derive(Clone, Debug)]
+enum Answer {
+    /// A litmus test: verdict word and final states (herd's state lines).
+    Litmus {
+        verdict: String,
+        states: Vec<String>,
+    },
+    /// A program: (check, verdict word) for reach and robust.
+    Program(Vec<(CheckKind, &'static str)>),
+}
+
+impl Answer {
+    fn unknown(&self) -> bool {
+        match self {
+            Answer::Litmus { verdict, .. } => verdict == "Unknown",
+            Answer::Program(v) => v.iter().any(|(_, w)| *w == "unknown"),
+        }
+    }
+}
+
+fn is_litmus(file: &str) -> bool {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    Format::detect(file, &text) == Format::Litmus
+}
+
+fn answer(file: &str, model: &Model, a: &DiffArgs) -> Result<Answer, Error> {
+    if is_litmus(file) {
+        let (t, r) = litmus_cmd::run_one(file, model, a.bound.unwrap_or(12), a.width, a.timeout)?;
+        return Ok(Answer::Litmus {
+            verdict: litmus_cmd::verdict_word(&r).to_string(),
+            states: r.states.iter().map(|s| t.state_line(s)).collect(),
+        });
+    }
+    let w = a.width.unwrap_or(Width::DEFAULT.0);
+    let p = frontend::load_program(file, None, Width(w))?;
+    let bound = a.bound.unwrap_or(20);
+    let deadline = batch::deadline(Some(a.timeout));
+    let mut enc = Encoder::new(&p, model, bound, w, false);
+    let reach = check::reach(&mut enc, deadline);
+    let robust = check::robust(&mut enc, deadline);
+    Ok(Answer::Program(vec![
+        (
+            CheckKind::Reach,
+            verdict_word(CheckKind::Reach, reach.verdict),
+        ),
+        (
+            CheckKind::Robust,
+            verdict_word(CheckKind::Robust, robust.verdict),
+        ),
+    ]))
+}
+
+/// How the two answers for one input compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Some verdict differs.
+    Verdict,
+    /// Same verdicts, different final states.
+    Outcomes,
+    /// An answer is unknown (timeout).
+    Unknown,
+    /// Same answers.
+    Same,
+}
+
+/// One input's comparison.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The input.
+    pub file: String,
+    /// How the answers compare.
+    pub kind: Kind,
+    /// Per check (`litmus`, or `reach` and `robust`): the two verdicts.
+    pub verdicts: Vec<(String, [String; 2])>,
+    /// Final states only the first model allows, only the second allows.
+    pub only: [Vec<String>; 2],
+}
+
+fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
+    let mut row = Row {
+        file: file.to_string(),
+        kind: Kind::Same,
+        verdicts: Vec::new(),
+        only: [Vec::new(), Vec::new()],
+    };
+    match (a, b) {
+        (
+            Answer::Litmus {
+                verdict: va,
+                states: sa,
+            },
+            Answer::Litmus {
+                verdict: vb,
+                states: sb,
+            },
+        ) => {
+            row.verdicts
+                .push(("litmus".into(), [va.clone(), vb.clone()]));
+            row.only[0] = sa.iter().filter(|s| !sb.contains(s)).cloned().collect();
+            row.only[1] = sb.iter().filter(|s| !sa.contains(s)).cloned().collect();
+        }
+        (Answer::Program(va), Answer::Program(vb)) => {
+            for ((k, x), (_, y)) in va.iter().zip(vb) {
+                let name = match k {
+                    CheckKind::Reach => "reach",
+                    CheckKind::Robust => "robust",
+                };
+                row.verdicts
+                    .push((name.into(), [x.to_string(), y.to_string()]));
+            }
+        }
+        // Cannot happen: both answers come from the same file.
+        _ => row.kind = Kind::Unknown,
+    }
+    if row.kind == Kind::Unknown || a.unknown() || b.unknown() {
+        row.kind = Kind::Unknown;
+        row.only = [Vec::new(), Vec::new()];
+    } else if row.verdicts.iter().any(|(_, [x, y])| x != y) {
+        row.kind = Kind::Verdict;
+    } else if !row.only[0].is_empty() || !row.only[1].is_empty() {
+        row.kind = Kind::Outcomes;
+    }
+    row
+}
+
+/// Runs the command; returns the exit status (see the module doc).
+///
+/// Errors: not exactly two models, an unknown model name, a bad model
+/// file, no or missing inputs, bad numeric options, `-j 0`.
+pub fn run(a: &DiffArgs) -> Result<i32, Error> {
+    if a.models.len() != 2 || a.models.iter().any(|m| m.trim().is_empty()) {
+        return Err(Error::Usage(format!(
+            "--models takes two models separated by a comma (e.g. --models sc,tso), got `{}`",
+            a.models.join(",")
+        )));
+    }
+    if a.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    if a.bound == Some(0) {
+        return Err(Error::Usage("--bound must be at least 1".into()));
+    }
+    batch::check_timeout(Some(a.timeout))?;
+    let models = [
+        load_model_spec(&a.models[0])?,
+        load_model_spec(&a.models[1])?,
+    ];
+    let files = crate::inputs::expand(&a.files, &["litmus", "rmm", "txt"])?;
+    if files.is_empty() {
+        return Err(Error::Usage("no input file found".into()));
+    }
+    let jobs: Vec<(usize, usize)> = (0..files.len()).flat_map(|i| [(i, 0), (i, 1)]).collect();
+    let opts = BatchOptions::new(a.jobs, a.quiet || a.json);
+    let mut summary = Summary::new(
+        "inputs",
+        &[
+            "verdict differs",
+            "outcomes differ",
+            "same",
+            "unknown",
+            "errors",
+        ],
+    );
+    let answers = batch::run(&jobs, &opts, |&(i, m)| answer(&files[i], &models[m], a))?;
+    let mut rows = Vec::new();
+    let mut errors = 0;
+    for (i, f) in files.iter().enumerate() {
+        match (&answers[2 * i], &answers[2 * i + 1]) {
+            (Ok(x), Ok(y)) => {
+                let r = compare(f, x, y);
+                summary.add(match r.kind {
+                    Kind::Verdict => "verdict differs",
+                    Kind::Outcomes => "outcomes differ",
+                    Kind::Unknown => "unknown",
+                    Kind::Same => "same",
+                });
+                rows.push(r);
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                errors += 1;
+                summary.add("errors");
+                if a.json {
+                    println!("{}", serde_json::json!({"file": f, "error": e.to_string()}));
+                } else {
+                    eprint!("{e}");
+                    if !e.to_string().ends_with('\n') {
+                        eprintln!();
+                    }
+                }
+            }
+        }
+    }
+    let listed = |k: &Kind| match k {
+        Kind::Verdict | Kind::Unknown => true,
+        Kind::Outcomes => !a.verdicts_only,
+        Kind::Same => false,
+    };
+    if a.json {
+        for r in rows.iter().filter(|r| listed(&r.kind)) {
+            println!("{}", json_row(r, &a.models));
+        }
+    } else {
+        print!(
+            "{}",
+            render_table(&rows, &a.models, a.verdicts_only, files.len())
+        );
+    }
+    eprintln!("{}", summary.render());
+    let differs = rows
+        .iter()
+        .any(|r| r.kind == Kind::Verdict || (r.kind == Kind::Outcomes && !a.verdicts_only));
+    Ok(if errors > 0 {
+        2
+    } else if differs {
+        1
+    } else if rows.iter().any(|r| r.kind == Kind::Unknown) {
+        3
+    } else {
+        0
+    })
+}
+
+fn json_row(r: &Row, models: &[String]) -> serde_json::Value {
+    let kind = match r.kind {
+        Kind::Verdict => "verdict",
+        Kind::Outcomes => "outcomes",
+        Kind::Unknown => "unknown",
+        Kind::Same => "same",
+    };
+    serde_json::json!({
+        "file": r.file,
+        "kind": kind,
+        "models": models,
+        "verdict_differs": r.kind == Kind::Verdict,
+        "verdicts": r.verdicts.iter().map(|(c, [x, y])| serde_json::json!({"check": c, "verdicts": [x, y]})).collect::<Vec<_>>(),
+        "only": [&r.only[0], &r.only[1]],
+    })
+}
+
+/// The text table: `diff A vs B` header, then the sections (see the
+/// module doc); each row is `FILE  CHECK  VERDICT-A  VERDICT-B`, followed
+/// by `only A: state` / `only B: state` lines for litmus tests.
+pub fn render_table(rows: &[Row], models: &[String], verdicts_only: bool, inputs: usize) -> String {
+    let mut s = format!("diff {} vs {} ({inputs} inputs)\n", models[0], models[1]);
+    let mut sections = vec![(Kind::Verdict, "verdict differs")];
+    if !verdicts_only {
+        sections.push((Kind::Outcomes, "same verdict, different final states"));
+    }
+    sections.push((Kind::Unknown, "unknown (timeout)"));
+    let fw = rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
+    let vw = rows
+        .iter()
+        .flat_map(|r| {
+            r.verdicts
+                .iter()
+                .flat_map(|(_, v)| v.iter().map(|x| x.len()))
+        })
+        .chain(models.iter().map(|m| m.len()))
+        .max()
+        .unwrap_or(9);
+    for (kind, title) in sections {
+        let sel: Vec<&Row> = rows.iter().filter(|r| r.kind == kind).collect();
+        if sel.is_empty() {
+            if kind == Kind::Verdict {
+                s.push_str("\nno verdict differs\n");
+            }
+            continue;
+        }
+        s.push_str(&format!("\n{title} ({}):\n", sel.len()));
+        s.push_str(&format!(
+            "{:fw$}  {:6}  {:vw$}  {}\n",
+            "FILE", "CHECK", models[0], models[1]
+        ));
+        for r in sel {
+            for (c, [x, y]) in &r.verdicts {
+                if kind == Kind::Verdict && x == y && r.verdicts.len() > 1 {
+                    continue;
+                }
+                s.push_str(
+                    &format!("{:fw$}  {:6}  {:vw$}  {}\n", r.file, c, x, y)
+                        .trim_end()
+                        .to_string(),
+                );
+                s.push('\n');
+            }
+            for (m, only) in models.iter().zip(&r.only) {
+                for st in only {
+                    s.push_str(&format!("    only {m}: {}\n", st.trim_end()));
+                }
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compares_litmus_answers() {
+        let a = Answer::Litmus {
+            verdict: "Forbidden".into(),
+            states: vec!["0:EAX=1;".into()],
+        };
+        let b = Answer::Litmus {
+            verdict: "Allowed".into(),
+            states: vec!["0:EAX=0;".into(), "0:EAX=1;".into()],
+        };
+        let r = compare("t.litmus", &a, &b);
+        assert_eq!(r.kind, Kind::Verdict);
+        assert!(r.only[0].is_empty());
+        assert_eq!(r.only[1], vec!["0:EAX=0;".to_string()]);
+        let t = render_table(&[r], &["sc".into(), "tso".into()], false, 1);
+        assert!(t.contains("t.litmus  litmus  Forbidden  Allowed"), "{t}");
+        assert!(t.contains("    only tso: 0:EAX=0;"), "{t}");
+        let u = Answer::Litmus {
+            verdict: "Unknown".into(),
+            states: vec![],
+        };
+        assert_eq!(compare("t", &a, &u).kind, Kind::Unknown);
+        assert_eq!(compare("t", &a, &a).kind, Kind::Same);
+    }
+
+    #[test]
+    fn model_specs() {
+        assert!(load_model_spec("sc").is_ok());
+        assert!(matches!(load_model_spec("nosuch"), Err(Error::Usage(_))));
+        assert!(matches!(
+            load_model_spec("nosuch.cat"),
+            Err(Error::Io { .. })
+        ));
+    }
+}
