@@ -177,6 +177,10 @@ pub struct CheckArgs {
     /// Write the witness graph (DOT) of a violation to FILE (one input only).
     #[arg(long, value_name = "FILE")]
     pub dot: Option<String>,
+    /// PGAS: run the (SPMD) program on N nodes; overrides `nodes N;` in
+    /// the file (src/pgas.rs, docs/language.md).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
 }
 
 impl CheckArgs {
@@ -266,10 +270,15 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
     // Parse everything first: a bad input stops the run before any output.
     let mut progs = Vec::new();
     for f in &a.input.files {
-        progs.push((
-            f,
-            frontend::load_program(f, a.input.format, Width(a.input.width))?,
-        ));
+        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        // PGAS: instantiate the SPMD program per rank (src/pgas.rs).
+        let p = crate::pgas::prepare(p, a.nodes, Width(a.input.width))?;
+        if p.nodes.is_some() && !model.uses("op") {
+            return Err(Error::Usage(format!(
+                "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
+            )));
+        }
+        progs.push((f, p));
     }
     let mut code = 0;
     let mut any_unknown = false;
