@@ -211,12 +211,12 @@ fn barrier_skipped_by_some_ranks_matches_their_next_barrier() {
     // synchronise (k-th barrier of each rank, Table 8.1 rule (bar)), so
     // rank 2's store precedes rank 1's load.
     let src =
-        "nodes 2;\nshared x, y;\nthread P {\n  if (rank == 1) { barrier; r = y; assert(r == 0); } \
+        "nodes 2;\nshared x = 1, y;\nthread P {\n  if (rank == 1) { barrier; r = y; assert(r == 1); } \
                else { write(&x, 1, &y, 0); barrier; }\n}\n";
     let p = bmc_rmm::pgas::prepare(parse(src), None, W).unwrap();
     // write's popb may still be pending at the barrier: reachable under pgas ...
     assert_eq!(verdicts(&p, "pgas", 6).0, Verdict::Violation);
-    // ... not under SC: x = 0 is copied, so the assertion r == 0 holds.
+    // ... not under SC: x = 1 is copied before the barrier, so r == 1.
     assert_eq!(verdicts(&p, "sc", 6).0, Verdict::NoViolation);
     // A barrier only rank 1 reaches blocks rank 1 forever.
     let src = "nodes 2;\nshared x;\nthread P {\n  if (rank == 1) { barrier; assert(0); }\n}\n";
