@@ -228,6 +228,7 @@ fn barrier_skipped_by_some_ranks_matches_their_next_barrier() {
 // An explicit-state simulator of Table 8.1, used as an oracle.
 
 type Req = (i64, i64, i64, i64); // src rank, src addr, dst rank, dst addr
+type Item = (i64, i64, i64); // dst rank, dst addr, value
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct St {
@@ -236,7 +237,7 @@ struct St {
     regs: Vec<Vec<i64>>,
     mem: BTreeMap<(i64, i64), i64>,
     fa: Vec<BTreeMap<i64, VecDeque<Req>>>,
-    fb: Vec<BTreeMap<i64, VecDeque<(i64, i64, i64)>>>,
+    fb: Vec<BTreeMap<i64, VecDeque<Item>>>,
 }
 
 /// Final register valuations (rank-major) of every terminated computation

@@ -27,6 +27,9 @@ use varisat::Lit;
 use super::unroll::{Event, Unrolled};
 use super::witness::{Cycle, Execution};
 
+/// A labelled edge (from event, relation, to event).
+type Edge = (usize, String, usize);
+
 /// Literal of PGAS set `name` on event `ev` (None = never).
 pub fn set_of(ev: &Event, name: &str) -> Option<Lit> {
     ev.fences.iter().find(|(n, _)| *n == name).map(|x| x.1)
@@ -291,7 +294,7 @@ pub fn hb_cycle(enc: &mut Encoder, x: &Execution) -> Option<Cycle> {
         }
     }
     // Graph over node ids: events' nodes, and n + j for round j.
-    let mut adj: HashMap<usize, Vec<(usize, (usize, String, usize))>> = HashMap::new();
+    let mut adj: HashMap<usize, Vec<(usize, Edge)>> = HashMap::new();
     for &a in exec.iter().filter(|&&a| is_mem(a)) {
         for &b in exec.iter().filter(|&&b| is_mem(b)) {
             if node_of[a] == node_of[b] {
