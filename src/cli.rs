@@ -241,6 +241,10 @@ pub struct CheckArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// PGAS: run the (SPMD) program on N nodes; overrides `nodes N;` in
+    /// the file (src/pgas.rs, docs/language.md).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
 }
 
 impl CheckArgs {
@@ -429,10 +433,15 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
     // Parse everything first: a bad input stops the run before any output.
     let mut progs = Vec::new();
     for f in &files {
-        progs.push((
-            f.clone(),
-            frontend::load_program(f, a.input.format, Width(a.input.width))?,
-        ));
+        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        // PGAS: instantiate the SPMD program per rank (src/pgas.rs).
+        let p = crate::pgas::prepare(p, a.nodes, Width(a.input.width))?;
+        if p.nodes.is_some() && !model.uses("op") {
+            return Err(Error::Usage(format!(
+                "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
+            )));
+        }
+        progs.push((f.clone(), p));
     }
     let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.input.json);
     let mut summary = crate::batch::Summary::new("results", &[]);

@@ -19,6 +19,7 @@ pub mod inputs;
 pub mod intern;
 pub mod litmus;
 pub mod litmus_cmd;
+pub mod pgas;
 pub mod print;
 pub mod program;
 pub mod sat;

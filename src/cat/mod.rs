@@ -143,11 +143,15 @@ pub struct Model {
 pub const BUILTIN_SETS: &[&str] = &[
     "R", "W", "M", "F", "IW", "A", "MFENCE", "SYNC", "LWSYNC", "ISYNC", "EIEIO", "MEMBAR",
     "MembarLL", "MembarLS", "MembarSL", "MembarSS",
+    // PGAS (thesis §8.1.2): remote-operation issue, popa, popb, barrier.
+    "ISSUE", "POPA", "POPB", "BAR",
 ];
 
 /// Built-in relations.
 pub const BUILTIN_RELS: &[&str] = &[
     "po", "rf", "co", "fr", "loc", "int", "ext", "id", "addr", "data", "ctrl", "rmw", "univ",
+    // PGAS (thesis §8.1.2, §8.2): issue→popa→popb, queue order, barrier matching.
+    "op", "fifo", "bar",
 ];
 
 /// Definitions every model starts with (herd's usual abbreviations).
@@ -249,6 +253,7 @@ pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("pso", include_str!("../../encodings/pso.cat")),
     ("rmo", include_str!("../../encodings/rmo.cat")),
     ("power", include_str!("../../encodings/power.cat")),
+    ("pgas", include_str!("../../encodings/pgas.cat")),
 ];
 
 /// Loads a built-in model by name (`x86tso` is an alias of `tso`, `ppc`

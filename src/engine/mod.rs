@@ -16,6 +16,7 @@
 //! read never reads from a po-later write of its own thread, and `co`
 //! agrees with `po` on writes of one thread.
 
+pub mod pgas;
 pub mod symbolic;
 pub mod unroll;
 pub mod witness;
@@ -85,6 +86,8 @@ pub struct Encoder<'a> {
     pub stats: Stats,
     /// Axioms encoded eagerly (the rest are checked lazily).
     pub eager: Vec<String>,
+    /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
+    pub pgas: Option<pgas::PgasEnc>,
 }
 
 /// Violations learned per axiom from one inconsistent candidate.
@@ -109,7 +112,8 @@ fn dep_kind(name: &str) -> Option<u8> {
 
 fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
     let (x, y) = (&un.events[a], &un.events[b]);
-    x.thread == y.thread && (x.step, x.slot) < (y.step, y.slot)
+    // PGAS popa/popb events are outside program order (thesis §8.2).
+    x.thread == y.thread && (x.step, x.slot) < (y.step, y.slot) && !x.pop && !y.pop
 }
 
 impl<'a> Encoder<'a> {
@@ -140,7 +144,11 @@ impl<'a> Encoder<'a> {
             final_mem: HashMap::new(),
             stats: Stats::default(),
             eager: Vec::new(),
+            pgas: None,
         };
+        if prog.nodes.is_some() {
+            enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
+        }
         enc.encode_rf_co();
         let dep_lists: [(u8, Vec<unroll::DepEdge>); 4] = [
             (0, std::mem::take(&mut enc.un.addr_dep)),
@@ -402,6 +410,7 @@ impl<'a> Encoder<'a> {
             "ext" if !same_thread => self.gate2(G_UNIV, a, b),
             "univ" => self.gate2(G_UNIV, a, b),
             "id" if a == b => Some(self.un.events[a].exec),
+            "op" | "fifo" | "bar" => self.pgas.as_ref()?.rel_lit(name, a, b),
             _ => dep_kind(name).and_then(|k| self.deps.get(&(k, a, b)).copied()),
         }
     }
@@ -537,6 +546,11 @@ impl<'a> Encoder<'a> {
     pub fn robust_act(&mut self) -> Lit {
         if let Some(a) = self.robust_act {
             return a;
+        }
+        if self.pgas.is_some() {
+            let act = pgas::robust_act(self);
+            self.robust_act = Some(act);
+            return act;
         }
         let act = self.cnf.fresh();
         let mem: Vec<usize> = (0..self.un.events.len())
@@ -815,6 +829,15 @@ impl Base for CandBase<'_, '_> {
                 for (&(kk, a, b), &l) in &enc.deps {
                     if kk == k && v(l) {
                         m.set(a, b);
+                    }
+                }
+            }
+            "op" | "fifo" | "bar" => {
+                if let Some(pe) = &enc.pgas {
+                    for (a, b) in pe.pairs(name) {
+                        if pe.rel_lit(name, a, b).is_some_and(v) {
+                            m.set(a, b);
+                        }
                     }
                 }
             }

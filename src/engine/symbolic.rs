@@ -62,6 +62,12 @@ impl Sym<'_, '_> {
                     .collect()
             }
             "id" => (0..n).map(|a| (a, a)).collect(),
+            "op" | "fifo" | "bar" => self
+                .enc
+                .pgas
+                .as_ref()
+                .map(|p| p.pairs(name))
+                .unwrap_or_default(),
             _ => (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect(),
         };
         for (a, b) in pairs {

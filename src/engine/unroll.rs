@@ -22,7 +22,7 @@
 //! taint); `ctrl` goes from a read to every event po-after an `assume`
 //! whose condition is tainted by it.
 
-use crate::program::{Command, Expr, Fence, LExpr, Program, RegId, StateId, ThreadId};
+use crate::program::{Command, Expr, Fence, LExpr, PgasCmd, Program, RegId, StateId, ThreadId};
 use crate::sat::bv::Bv;
 use crate::sat::Cnf;
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,9 +55,18 @@ enum Micro {
     },
     Assume(LExpr),
     Fence(Fence),
+    /// PGAS (thesis §8.1.2, Table 8.1 read/write): the issue event (set
+    /// ISSUE, value = the queue id).
+    Issue(LExpr),
+    /// PGAS `popa`: reads the source cell (global address).
+    PopA(LExpr),
+    /// PGAS `popb`: writes the value read by the step's `popa`.
+    PopB(LExpr),
+    /// PGAS barrier (set BAR).
+    Barrier,
 }
 
-fn micro_ops(cmd: &Command, out: &mut Vec<Micro>) {
+fn micro_ops(cmd: &Command, nodes: Option<u32>, out: &mut Vec<Micro>) {
     match cmd {
         Command::Load { reg, addr } => out.push(Micro::Load {
             reg: Some(*reg),
@@ -94,7 +103,7 @@ fn micro_ops(cmd: &Command, out: &mut Vec<Micro>) {
             value: Expr::Const(0),
             cond_flag: None,
         }),
-        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, out)),
+        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, nodes, out)),
         Command::Nop => {}
         Command::LoadReserve { reg, addr } => out.push(Micro::Load {
             reg: Some(*reg),
@@ -107,8 +116,43 @@ fn micro_ops(cmd: &Command, out: &mut Vec<Micro>) {
             value: value.clone(),
             cond_flag: Some(*flag),
         }),
-        Command::Pgas(_) => {}
+        // PGAS (src/pgas.rs lowers the program first: `local`/`remote` are
+        // global addresses here). A remote rank outside 1..N blocks.
+        Command::Pgas(PgasCmd::Barrier) => out.push(Micro::Barrier),
+        Command::Pgas(PgasCmd::Read {
+            local,
+            rank,
+            remote,
+            queue,
+        }) => pgas_op(rank, queue, remote, local, nodes, out),
+        Command::Pgas(PgasCmd::Write {
+            local,
+            rank,
+            remote,
+            queue,
+        }) => pgas_op(rank, queue, local, remote, nodes, out),
     }
+}
+
+/// Micro-ops of a remote operation copying `src` to `dst` (global
+/// addresses): range check of the remote rank, issue, popa, popb.
+fn pgas_op(
+    rank: &LExpr,
+    queue: &LExpr,
+    src: &LExpr,
+    dst: &LExpr,
+    nodes: Option<u32>,
+    out: &mut Vec<Micro>,
+) {
+    use crate::program::BinOp;
+    if let Some(n) = nodes {
+        let lo = Expr::bin(BinOp::Le, Expr::Const(1), rank.clone());
+        let hi = Expr::bin(BinOp::Le, rank.clone(), Expr::Const(n as i64));
+        out.push(Micro::Assume(Expr::bin(BinOp::And, lo, hi)));
+    }
+    out.push(Micro::Issue(queue.clone()));
+    out.push(Micro::PopA(src.clone()));
+    out.push(Micro::PopB(dst.clone()));
 }
 
 /// Kind-specific literals of an event. Each implies [`Event::exec`].
@@ -128,8 +172,11 @@ pub struct Event {
     pub read: Lit,
     /// It is a write (W). A failing store-conditional is no write.
     pub write: Lit,
-    /// It is a fence, by kind (F, MFENCE, SYNC, ...): (set name, literal).
+    /// It is a fence, by kind (F, MFENCE, SYNC, ...), or a PGAS event
+    /// (ISSUE, POPA, POPB, BAR): (set name, literal).
     pub fences: Vec<(&'static str, Lit)>,
+    /// A PGAS `popa`/`popb` slot: outside program order (thesis §8.2).
+    pub pop: bool,
     /// It belongs to a locked/atomic instruction (set A).
     pub atomic: Lit,
     /// Address: W+1 bits; the top bit marks the lock cell.
@@ -260,6 +307,10 @@ enum SlotKind {
     Write,
     CondWrite,
     Fence(Fence),
+    Issue,
+    PopA,
+    PopB,
+    Barrier,
 }
 
 /// Unrolls `p` to `opts.bound` steps per thread, adding the control-flow,
@@ -279,7 +330,7 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
             .iter()
             .map(|ins| {
                 let mut v = Vec::new();
-                micro_ops(&ins.cmd, &mut v);
+                micro_ops(&ins.cmd, p.nodes, &mut v);
                 v
             })
             .collect();
@@ -339,12 +390,27 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
                 .map(|(i, _)| {
                     micro[*i]
                         .iter()
-                        .filter(|m| !matches!(m, Micro::Assign { .. } | Micro::Assume(_)))
+                        .filter(|m| {
+                            !matches!(
+                                m,
+                                Micro::Assign { .. }
+                                    | Micro::Assume(_)
+                                    | Micro::PopA(_)
+                                    | Micro::PopB(_)
+                            )
+                        })
                         .count()
                 })
                 .max()
                 .unwrap_or(0);
-            let read_vals: Vec<Bv> = (0..max_slots)
+            // PGAS pops get two slots of their own after every other slot,
+            // so that a slot is either a pop for every candidate or none.
+            let has_pops = sels
+                .iter()
+                .any(|(i, _)| micro[*i].iter().any(|m| matches!(m, Micro::PopA(_))));
+            let pop_base = max_slots;
+            let n_vals = max_slots + if has_pops { 2 } else { 0 };
+            let read_vals: Vec<Bv> = (0..n_vals)
                 .map(|_| (0..w).map(|_| ctx.cnf.fresh()).collect())
                 .collect();
             let sc_success: Lit = ctx.cnf.fresh();
@@ -354,8 +420,66 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
                 let mut ltaint = taint.clone();
                 let mut written: BTreeSet<RegId> = BTreeSet::new();
                 let mut slot = 0usize;
+                let mut popa_val: Option<Bv> = None;
                 for m in &micro[i] {
                     match m {
+                        Micro::Issue(q) => {
+                            let v = ctx.eval(q, &local);
+                            push_slot(
+                                &mut slots,
+                                slot,
+                                SlotContrib {
+                                    sel: s,
+                                    kind: SlotKind::Issue,
+                                    addr: None,
+                                    value: Some(v),
+                                    addr_regs: BTreeSet::new(),
+                                    value_regs: BTreeSet::new(),
+                                    atomic: is_atomic[i],
+                                },
+                            );
+                            slot += 1;
+                        }
+                        Micro::Barrier => {
+                            push_slot(
+                                &mut slots,
+                                slot,
+                                SlotContrib {
+                                    sel: s,
+                                    kind: SlotKind::Barrier,
+                                    addr: None,
+                                    value: None,
+                                    addr_regs: BTreeSet::new(),
+                                    value_regs: BTreeSet::new(),
+                                    atomic: is_atomic[i],
+                                },
+                            );
+                            slot += 1;
+                        }
+                        Micro::PopA(e) | Micro::PopB(e) => {
+                            let is_a = matches!(m, Micro::PopA(_));
+                            let ps = pop_base + usize::from(!is_a);
+                            let a = ctx.addr(&AddrSrc::Expr(e.clone()), &local);
+                            let value = if is_a {
+                                popa_val = Some(read_vals[ps].clone());
+                                None
+                            } else {
+                                popa_val.clone()
+                            };
+                            push_slot(
+                                &mut slots,
+                                ps,
+                                SlotContrib {
+                                    sel: s,
+                                    kind: if is_a { SlotKind::PopA } else { SlotKind::PopB },
+                                    addr: Some(a),
+                                    value,
+                                    addr_regs: vars_of(e),
+                                    value_regs: BTreeSet::new(),
+                                    atomic: false,
+                                },
+                            );
+                        }
                         Micro::Assign { reg, value } => {
                             let v = ctx.eval(value, &local);
                             if opts.deps {
@@ -505,6 +629,16 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
                                 fences.entry(name).or_default().push(c.sel);
                             }
                         }
+                        SlotKind::Issue => fences.entry("ISSUE").or_default().push(c.sel),
+                        SlotKind::Barrier => fences.entry("BAR").or_default().push(c.sel),
+                        SlotKind::PopA => {
+                            reads.push(c.sel);
+                            fences.entry("POPA").or_default().push(c.sel);
+                        }
+                        SlotKind::PopB => {
+                            writes.push(c.sel);
+                            fences.entry("POPB").or_default().push(c.sel);
+                        }
                     }
                     if c.atomic {
                         atomic.push(c.sel);
@@ -515,7 +649,7 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
                             Some(prev) => ctx.cnf.bv_ite(c.sel, a, &prev),
                         });
                     }
-                    if matches!(c.kind, SlotKind::Read) {
+                    if matches!(c.kind, SlotKind::Read | SlotKind::PopA) {
                         value = Some(match value {
                             None => read_vals[si].clone(),
                             Some(prev) => ctx.cnf.bv_ite(c.sel, &read_vals[si], &prev),
@@ -565,6 +699,9 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
                             )
                         })
                         .collect(),
+                    pop: contribs
+                        .iter()
+                        .any(|c| matches!(c.kind, SlotKind::PopA | SlotKind::PopB)),
                     may_read: !reads.is_empty(),
                     may_write: !writes.is_empty(),
                 });

@@ -87,13 +87,26 @@ pub fn extract(enc: &Encoder) -> Execution {
             .unwrap_or(0);
         let is_access = r || w;
         let t = p.thread_name(ev.thread);
+        let pgas_set = |n: &str| ev.fences.iter().any(|(m, l)| *m == n && cnf.value(*l));
         let label = if is_access {
             let loc = if lock {
                 "lock".to_string()
             } else {
                 p.addr_name(raw)
             };
-            format!("{t}:{kind} {loc}={value}")
+            // PGAS pops (thesis Table 8.1) are named as such.
+            let k = if ev.pop && r {
+                "popa"
+            } else if ev.pop {
+                "popb"
+            } else {
+                &kind
+            };
+            format!("{t}:{k} {loc}={value}")
+        } else if pgas_set("ISSUE") {
+            format!("{t}:issue queue={value}")
+        } else if pgas_set("BAR") {
+            format!("{t}:barrier")
         } else {
             format!("{t}:{}", kind.to_lowercase())
         };
