@@ -320,11 +320,7 @@ pub fn render_table(rows: &[Row], models: &[String], verdicts_only: bool, inputs
                 if kind == Kind::Verdict && x == y && r.verdicts.len() > 1 {
                     continue;
                 }
-                s.push_str(
-                    &format!("{:fw$}  {:6}  {:vw$}  {}\n", r.file, c, x, y)
-                        .trim_end()
-                        .to_string(),
-                );
+                s.push_str(format!("{:fw$}  {:6}  {:vw$}  {}\n", r.file, c, x, y).trim_end());
                 s.push('\n');
             }
             for (m, only) in models.iter().zip(&r.only) {
