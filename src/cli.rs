@@ -492,12 +492,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
                     "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
                 });
                 if let Some(c) = &compared {
-                    rec["expected"] = match c {
-                        Compared::Match => serde_json::json!(word),
-                        Compared::Mismatch { expected, .. } => serde_json::json!(expected),
-                        Compared::Missing => serde_json::Value::Null,
-                    };
-                    rec["match"] = serde_json::json!(!matches!(c, Compared::Mismatch { .. }));
+                    c.annotate(&mut rec, word);
                 }
                 out.push_str(&rec.to_string());
                 out.push('\n');

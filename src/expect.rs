@@ -386,6 +386,19 @@ pub enum Compared {
     Missing,
 }
 
+impl Compared {
+    /// Adds `expected` (the row's verdict, or null) and `match` to a JSON
+    /// record whose own verdict word is `word`.
+    pub fn annotate(&self, rec: &mut serde_json::Value, word: &str) {
+        rec["expected"] = match self {
+            Compared::Match => serde_json::json!(word),
+            Compared::Mismatch { expected, .. } => serde_json::json!(expected),
+            Compared::Missing => serde_json::Value::Null,
+        };
+        rec["match"] = serde_json::json!(!matches!(self, Compared::Mismatch { .. }));
+    }
+}
+
 impl Comparison {
     /// Compares one result (`got`, a verdict word of `check`) for input
     /// `file` under `model` (display name) with names `aliases`, and

@@ -116,12 +116,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
                         "unknown": res.unknown, "stats": res.stats,
                     });
                     if let Some(c) = &compared {
-                        rec["expected"] = match c {
-                            Compared::Match => serde_json::json!(word),
-                            Compared::Mismatch { expected, .. } => serde_json::json!(expected),
-                            Compared::Missing => serde_json::Value::Null,
-                        };
-                        rec["match"] = serde_json::json!(!matches!(c, Compared::Mismatch { .. }));
+                        c.annotate(&mut rec, word);
                     }
                     out.push_str(&rec.to_string());
                     out.push('\n');
