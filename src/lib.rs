@@ -23,3 +23,5 @@ pub mod pgas;
 pub mod print;
 pub mod program;
 pub mod sat;
+#[cfg(feature = "z3")]
+pub mod smt;

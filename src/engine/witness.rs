@@ -26,6 +26,12 @@ pub struct EventInfo {
     pub value: i64,
     /// The instruction (index in the thread's instructions).
     pub instr: usize,
+    /// Position of the event among the events its instruction can produce,
+    /// in the order of the instruction's micro-operations (a failing
+    /// store-conditional keeps its number). With `thread` and `step` it
+    /// names the event independently of the backend's numbering (`id`);
+    /// witness replay (`crosscheck --solvers`) matches events by it.
+    pub ord: u32,
     /// A readable label, e.g. `t0:W x=1`.
     pub label: String,
 }
@@ -47,6 +53,9 @@ pub struct Execution {
     pub states: Vec<u32>,
     /// Steps executed per thread.
     pub steps: Vec<usize>,
+    /// Per thread, the instruction (index in `Thread::instrs`) executed at
+    /// each step: `path[t].len() == steps[t]`.
+    pub path: Vec<Vec<usize>>,
 }
 
 /// A happens-before cycle: events and the relation of each edge.
@@ -110,6 +119,26 @@ pub fn extract(enc: &Encoder) -> Execution {
         } else {
             format!("{t}:{}", kind.to_lowercase())
         };
+        // Pops sit in the step's last two slots; the instruction's other
+        // events in slots 0, 1, ….
+        let ord = if ev.pop {
+            let same_instr = |o: &&super::unroll::Event| {
+                o.thread == ev.thread
+                    && o.step == ev.step
+                    && o.instrs.iter().any(|(i, _)| *i == instr)
+            };
+            let plain = enc.un.events.iter().filter(same_instr).filter(|o| !o.pop).count();
+            let pops_before = enc
+                .un
+                .events
+                .iter()
+                .filter(same_instr)
+                .filter(|o| o.pop && o.slot < ev.slot)
+                .count();
+            (plain + pops_before) as u32
+        } else {
+            ev.slot
+        };
         events.push(EventInfo {
             id: ev.id,
             thread: ev.thread.0,
@@ -119,6 +148,7 @@ pub fn extract(enc: &Encoder) -> Execution {
             lock,
             value,
             instr,
+            ord,
             label,
         });
     }
@@ -189,6 +219,17 @@ pub fn extract(enc: &Encoder) -> Execution {
         .iter()
         .map(|t| t.exec.iter().filter(|l| cnf.value(**l)).count())
         .collect();
+    let path = enc
+        .un
+        .threads
+        .iter()
+        .map(|t| {
+            t.sel
+                .iter()
+                .filter_map(|cands| cands.iter().find(|(_, l)| cnf.value(*l)).map(|x| x.0))
+                .collect()
+        })
+        .collect();
     Execution {
         events,
         rf,
@@ -197,6 +238,7 @@ pub fn extract(enc: &Encoder) -> Execution {
         regs,
         states,
         steps,
+        path,
     }
 }
 

@@ -1,0 +1,1 @@
+//! Unrolling into z3 terms (to be written).
