@@ -5,7 +5,7 @@
 
 use crate::check;
 use crate::diag::Error;
-use crate::engine::Encoder;
+use crate::backend::SolverKind;
 use crate::frontend::{self, Format};
 use crate::program::Width;
 use clap::{Args, Parser, Subcommand};
@@ -81,15 +81,29 @@ pub struct CrosscheckArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Memory model (only tso).
+    /// Memory model (only tso without --solvers).
     #[arg(long, short = 'm', default_value = "tso")]
     pub model: String,
-    /// Bound of the SAT engine.
-    #[arg(long, short = 'k', default_value_t = 20)]
-    pub bound: u32,
+    /// Bound of the bounded engine (default 20; 12 for litmus tests with
+    /// --solvers).
+    #[arg(long, short = 'k')]
+    pub bound: Option<u32>,
     /// Time limit in seconds per input and engine.
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Cross-check two solver backends instead of the explicit engine
+    /// against the SAT engine: `--solvers varisat,z3` runs both on every
+    /// input (programs: reach and robust; litmus tests: final states),
+    /// lists every disagreement and replays each witness on the other
+    /// backend (same as `diff --solvers`).
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub solvers: Option<Vec<String>>,
+    /// No progress bar (with --solvers).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (with --solvers; default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
 }
 
 /// `bmc-rmm litmus` options.
@@ -104,6 +118,10 @@ pub struct LitmusArgs {
     /// Load the memory model from a cat file instead of a built-in one.
     #[arg(long, value_name = "FILE")]
     pub model_file: Option<String>,
+    /// Solver backend: the embedded SAT solver, or z3 (builds with
+    /// `--features z3`, docs/solvers.md).
+    #[arg(long, value_enum, default_value_t = SolverKind::Varisat)]
+    pub solver: SolverKind,
     /// Loop unrolling bound (steps per thread) for tests with retry loops.
     #[arg(long, short = 'k', default_value_t = 12)]
     pub bound: u32,
@@ -142,8 +160,19 @@ pub struct DiffArgs {
     pub files: Vec<String>,
     /// The two models, comma-separated: built-in names (sc, tso) or .cat
     /// files, e.g. `--models sc,tso` or `--models tso,my.cat`.
-    #[arg(long, value_delimiter = ',', value_name = "A,B", required = true)]
-    pub models: Vec<String>,
+    #[arg(long, value_delimiter = ',', value_name = "A,B", required_unless_present = "solvers", conflicts_with = "solvers")]
+    pub models: Option<Vec<String>>,
+    /// Compare two solver backends instead of two models, e.g. `--solvers
+    /// varisat,z3` (with `--model`); every witness is replayed on the
+    /// other backend.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub solvers: Option<Vec<String>>,
+    /// The model of a `--solvers` comparison (name or .cat file).
+    #[arg(long, short = 'm', requires = "solvers")]
+    pub model: Option<String>,
+    /// Solver backend of a `--models` comparison.
+    #[arg(long, value_enum, default_value_t = SolverKind::Varisat)]
+    pub solver: SolverKind,
     /// Unrolling bound (steps per thread); default 12 for litmus tests, 20
     /// for programs.
     #[arg(long, short = 'k')]
@@ -217,6 +246,10 @@ pub struct CheckArgs {
     /// engine (unbounded, TSO only).
     #[arg(long, value_enum, default_value_t = Engine::Sat)]
     pub engine: Engine,
+    /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
+    /// encoding; builds with `--features z3`, docs/solvers.md).
+    #[arg(long, value_enum, default_value_t = SolverKind::Varisat)]
+    pub solver: SolverKind,
     /// Encode the model's `acyclic` axioms eagerly with clocks instead of
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
@@ -302,7 +335,23 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         }
         Some(Command::Robust(a)) => run_checks(&a, &[check::CheckKind::Robust]),
         Some(Command::Fences(a)) => crate::explicit_cmd::run_fences(&a),
-        Some(Command::Crosscheck(a)) => crate::explicit_cmd::run_crosscheck(&a),
+        Some(Command::Crosscheck(a)) => match &a.solvers {
+            Some(solvers) => crate::diff_cmd::run(&DiffArgs {
+                files: a.input.files.clone(),
+                models: None,
+                solvers: Some(solvers.clone()),
+                model: Some(a.model.clone()),
+                solver: SolverKind::Varisat,
+                bound: a.bound,
+                width: (a.input.width != Width::DEFAULT.0).then_some(a.input.width),
+                timeout: a.timeout.unwrap_or(60.0),
+                verdicts_only: false,
+                json: a.input.json,
+                quiet: a.quiet,
+                jobs: a.jobs,
+            }),
+            None => crate::explicit_cmd::run_crosscheck(&a),
+        },
         Some(Command::Litmus(a)) => crate::litmus_cmd::run(&a),
         Some(Command::Diff(a)) => crate::diff_cmd::run(&a),
         None => run_checks(
@@ -441,21 +490,19 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
                 "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
             )));
         }
+        crate::backend::validate(a.solver, &model, Some(&p))?;
         progs.push((f.clone(), p));
     }
     let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.input.json);
     let mut summary = crate::batch::Summary::new("results", &[]);
     let results = crate::batch::run(&progs, &opts, |(_, p)| {
         let deadline = crate::batch::deadline(a.timeout);
-        let mut enc = Encoder::new(p, &model, a.bound, a.input.width, a.eager);
-        kinds
-            .iter()
-            .map(|k| match k {
-                check::CheckKind::Reach => check::reach(&mut enc, deadline),
-                check::CheckKind::Robust => check::robust(&mut enc, deadline),
-            })
-            .collect::<Vec<_>>()
-    })?;
+        crate::backend::check(
+            a.solver, p, &model, a.bound, a.input.width, a.eager, kinds, deadline,
+        )
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
     let mut cmp = expect::Comparison::default();
     let mut records = Vec::new();
     let (mut violation, mut unknown, mut unknown_unmatched) = (false, false, false);

@@ -1,5 +1,10 @@
 //! `bmc-rmm diff --models A,B INPUTS`: runs every input under two models
-//! and lists the inputs whose answers differ.
+//! and lists the inputs whose answers differ. `diff --solvers varisat,z3
+//! --model M` (also `crosscheck --solvers`) compares the two solver
+//! backends under one model instead, and replays every witness (an
+//! execution reaching a goal or with a cyclic hb) found by one backend on
+//! the other as a concrete execution: a witness the other backend rejects
+//! is listed as a difference too.
 //!
 //! * Litmus tests: the verdict (herd's `Allowed`/`Forbidden`) and the set
 //!   of final states; the states one model allows and the other forbids
@@ -17,7 +22,8 @@ use crate::cat::Model;
 use crate::check::{self, CheckKind};
 use crate::cli::{verdict_word, DiffArgs};
 use crate::diag::Error;
-use crate::engine::Encoder;
+use crate::backend::SolverKind;
+use crate::engine::Execution;
 use crate::frontend::{self, Format};
 use crate::litmus_cmd;
 use crate::program::Width;
@@ -49,15 +55,37 @@ enum Answer {
         verdict: String,
         states: Vec<String>,
     },
-    /// A program: (check, verdict word) for reach and robust.
-    Program(Vec<(CheckKind, &'static str)>),
+    /// A program: (check, verdict word) for reach and robust, and the
+    /// witnesses' replays on the other side (when comparing solvers).
+    Program(Vec<(CheckKind, &'static str)>, Vec<Replay>),
+}
+
+/// A witness of one side replayed on the other side's solver.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The check whose witness it is.
+    pub check: CheckKind,
+    /// `Err(why)` when the other side rejects the execution.
+    pub result: Result<(), String>,
+    /// The witness (its cycle or events, for the report).
+    pub witness: String,
+}
+
+/// One side of a comparison: a model on a solver backend.
+pub struct Side {
+    /// The column title (`tso`, `z3`, …).
+    pub label: String,
+    /// The model.
+    pub model: Model,
+    /// The backend.
+    pub solver: SolverKind,
 }
 
 impl Answer {
     fn unknown(&self) -> bool {
         match self {
             Answer::Litmus { verdict, .. } => verdict == "Unknown",
-            Answer::Program(v) => v.iter().any(|(_, w)| *w == "unknown"),
+            Answer::Program(v, _) => v.iter().any(|(_, w)| *w == "unknown"),
         }
     }
 }
@@ -67,9 +95,23 @@ fn is_litmus(file: &str) -> bool {
     Format::detect(file, &text) == Format::Litmus
 }
 
-fn answer(file: &str, model: &Model, a: &DiffArgs) -> Result<Answer, Error> {
+/// The answer of one input on `side`; with `other` (comparing solvers),
+/// each witness is replayed on that backend.
+fn answer(
+    file: &str,
+    side: &Side,
+    other: Option<SolverKind>,
+    a: &DiffArgs,
+) -> Result<Answer, Error> {
     if is_litmus(file) {
-        let (t, r) = litmus_cmd::run_one(file, model, a.bound.unwrap_or(12), a.width, a.timeout)?;
+        let (t, r) = litmus_cmd::run_one(
+            file,
+            &side.model,
+            a.bound.unwrap_or(12),
+            a.width,
+            a.timeout,
+            side.solver,
+        )?;
         return Ok(Answer::Litmus {
             verdict: litmus_cmd::verdict_word(&r).to_string(),
             states: r.states.iter().map(|s| t.state_line(s)).collect(),
@@ -77,21 +119,43 @@ fn answer(file: &str, model: &Model, a: &DiffArgs) -> Result<Answer, Error> {
     }
     let w = a.width.unwrap_or(Width::DEFAULT.0);
     let p = frontend::load_program(file, None, Width(w))?;
+    crate::backend::validate(side.solver, &side.model, Some(&p))?;
     let bound = a.bound.unwrap_or(20);
     let deadline = batch::deadline(Some(a.timeout));
-    let mut enc = Encoder::new(&p, model, bound, w, false);
-    let reach = check::reach(&mut enc, deadline);
-    let robust = check::robust(&mut enc, deadline);
-    Ok(Answer::Program(vec![
-        (
-            CheckKind::Reach,
-            verdict_word(CheckKind::Reach, reach.verdict),
-        ),
-        (
-            CheckKind::Robust,
-            verdict_word(CheckKind::Robust, robust.verdict),
-        ),
-    ]))
+    let kinds = [CheckKind::Reach, CheckKind::Robust];
+    let results = crate::backend::check(side.solver, &p, &side.model, bound, w, false, &kinds, deadline)?;
+    let mut replays = Vec::new();
+    if let Some(o) = other {
+        for r in &results {
+            let Some(x) = &r.witness else { continue };
+            let result = crate::backend::replay(o, &p, &side.model, bound, w, x, deadline)?;
+            replays.push(Replay {
+                check: r.check,
+                result,
+                witness: describe(x, r),
+            });
+        }
+    }
+    Ok(Answer::Program(
+        results
+            .iter()
+            .map(|r| (r.check, verdict_word(r.check, r.verdict)))
+            .collect(),
+        replays,
+    ))
+}
+
+/// A one-line summary of a witness: its hb cycle, else its events.
+fn describe(x: &Execution, r: &check::CheckResult) -> String {
+    match &r.cycle {
+        Some(c) => x.render_cycle(c),
+        None => x
+            .events
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// How the two answers for one input compare.
@@ -101,6 +165,8 @@ pub enum Kind {
     Verdict,
     /// Same verdicts, different final states.
     Outcomes,
+    /// A witness of one side is rejected by the other side.
+    Replay,
     /// An answer is unknown (timeout).
     Unknown,
     /// Same answers.
@@ -118,6 +184,9 @@ pub struct Row {
     pub verdicts: Vec<(String, [String; 2])>,
     /// Final states only the first model allows, only the second allows.
     pub only: [Vec<String>; 2],
+    /// Witnesses of side i rejected by the other side: (check, witness,
+    /// why).
+    pub rejected: [Vec<(String, String, String)>; 2],
 }
 
 fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
@@ -126,6 +195,7 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
         kind: Kind::Same,
         verdicts: Vec::new(),
         only: [Vec::new(), Vec::new()],
+        rejected: [Vec::new(), Vec::new()],
     };
     match (a, b) {
         (
@@ -143,14 +213,21 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
             row.only[0] = sa.iter().filter(|s| !sb.contains(s)).cloned().collect();
             row.only[1] = sb.iter().filter(|s| !sa.contains(s)).cloned().collect();
         }
-        (Answer::Program(va), Answer::Program(vb)) => {
+        (Answer::Program(va, ra), Answer::Program(vb, rb)) => {
             for ((k, x), (_, y)) in va.iter().zip(vb) {
-                let name = match k {
-                    CheckKind::Reach => "reach",
-                    CheckKind::Robust => "robust",
-                };
                 row.verdicts
-                    .push((name.into(), [x.to_string(), y.to_string()]));
+                    .push((check_name(*k).into(), [x.to_string(), y.to_string()]));
+            }
+            for (i, reps) in [ra, rb].into_iter().enumerate() {
+                for r in reps {
+                    if let Err(why) = &r.result {
+                        row.rejected[i].push((
+                            check_name(r.check).into(),
+                            r.witness.clone(),
+                            why.clone(),
+                        ));
+                    }
+                }
             }
         }
         // Cannot happen: both answers come from the same file.
@@ -161,10 +238,71 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
         row.only = [Vec::new(), Vec::new()];
     } else if row.verdicts.iter().any(|(_, [x, y])| x != y) {
         row.kind = Kind::Verdict;
+    } else if !row.rejected[0].is_empty() || !row.rejected[1].is_empty() {
+        row.kind = Kind::Replay;
     } else if !row.only[0].is_empty() || !row.only[1].is_empty() {
         row.kind = Kind::Outcomes;
     }
     row
+}
+
+fn check_name(k: CheckKind) -> &'static str {
+    match k {
+        CheckKind::Reach => "reach",
+        CheckKind::Robust => "robust",
+    }
+}
+
+/// The two sides of the comparison: `--models A,B` on `--solver`, or
+/// `--solvers A,B` with `--model`.
+///
+/// Errors: neither or both of two models and two solvers; an unknown
+/// model or solver; a solver this build lacks.
+fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
+    match (&a.models, &a.solvers) {
+        (Some(ms), None) => {
+            if ms.len() != 2 || ms.iter().any(|m| m.trim().is_empty()) {
+                return Err(Error::Usage(format!(
+                    "--models takes two models separated by a comma (e.g. --models sc,tso), got `{}`",
+                    ms.join(",")
+                )));
+            }
+            a.solver.available()?;
+            let side = |m: &String| -> Result<Side, Error> {
+                let model = load_model_spec(m)?;
+                crate::backend::validate(a.solver, &model, None)?;
+                Ok(Side {
+                    label: m.clone(),
+                    model,
+                    solver: a.solver,
+                })
+            };
+            Ok([side(&ms[0])?, side(&ms[1])?])
+        }
+        (None, Some(ss)) => {
+            let kinds = SolverKind::parse_list(&ss.join(","))?;
+            if kinds.len() != 2 {
+                return Err(Error::Usage(format!(
+                    "--solvers takes two solvers separated by a comma (e.g. --solvers varisat,z3), got `{}`",
+                    ss.join(",")
+                )));
+            }
+            let spec = a.model.as_deref().unwrap_or("tso");
+            let side = |k: SolverKind| -> Result<Side, Error> {
+                let model = load_model_spec(spec)?;
+                crate::backend::validate(k, &model, None)?;
+                Ok(Side {
+                    label: k.name().into(),
+                    model,
+                    solver: k,
+                })
+            };
+            Ok([side(kinds[0])?, side(kinds[1])?])
+        }
+        _ => Err(Error::Usage(
+            "give either --models A,B (two models) or --solvers A,B with --model M (two solvers)".into(),
+        )),
+    }
 }
 
 /// Runs the command; returns the exit status (see the module doc).
@@ -172,12 +310,6 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
 /// Errors: not exactly two models, an unknown model name, a bad model
 /// file, no or missing inputs, bad numeric options, `-j 0`.
 pub fn run(a: &DiffArgs) -> Result<i32, Error> {
-    if a.models.len() != 2 || a.models.iter().any(|m| m.trim().is_empty()) {
-        return Err(Error::Usage(format!(
-            "--models takes two models separated by a comma (e.g. --models sc,tso), got `{}`",
-            a.models.join(",")
-        )));
-    }
     if a.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
     }
@@ -185,10 +317,7 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
     batch::check_timeout(Some(a.timeout))?;
-    let models = [
-        load_model_spec(&a.models[0])?,
-        load_model_spec(&a.models[1])?,
-    ];
+    let sides = sides(a)?;
     let files = crate::inputs::expand(&a.files, &["litmus", "rmm", "txt"])?;
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
@@ -199,13 +328,20 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
         "inputs",
         &[
             "verdict differs",
+            "witness rejected",
             "outcomes differ",
             "same",
             "unknown",
             "errors",
         ],
     );
-    let answers = batch::run(&jobs, &opts, |&(i, m)| answer(&files[i], &models[m], a))?;
+    // Comparing solvers: replay each side's witnesses on the other side.
+    let replay = sides[0].solver != sides[1].solver;
+    let answers = batch::run(&jobs, &opts, |&(i, m)| {
+        let other = replay.then_some(sides[1 - m].solver);
+        answer(&files[i], &sides[m], other, a)
+    })?;
+    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
     let mut rows = Vec::new();
     let mut errors = 0;
     for (i, f) in files.iter().enumerate() {
@@ -214,6 +350,7 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
                 let r = compare(f, x, y);
                 summary.add(match r.kind {
                     Kind::Verdict => "verdict differs",
+                    Kind::Replay => "witness rejected",
                     Kind::Outcomes => "outcomes differ",
                     Kind::Unknown => "unknown",
                     Kind::Same => "same",
@@ -235,24 +372,24 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
         }
     }
     let listed = |k: &Kind| match k {
-        Kind::Verdict | Kind::Unknown => true,
+        Kind::Verdict | Kind::Replay | Kind::Unknown => true,
         Kind::Outcomes => !a.verdicts_only,
         Kind::Same => false,
     };
     if a.json {
         for r in rows.iter().filter(|r| listed(&r.kind)) {
-            println!("{}", json_row(r, &a.models));
+            println!("{}", json_row(r, &labels));
         }
     } else {
         print!(
             "{}",
-            render_table(&rows, &a.models, a.verdicts_only, files.len())
+            render_table(&rows, &labels, a.verdicts_only, files.len())
         );
     }
     eprintln!("{}", summary.render());
     let differs = rows
         .iter()
-        .any(|r| r.kind == Kind::Verdict || (r.kind == Kind::Outcomes && !a.verdicts_only));
+        .any(|r| matches!(r.kind, Kind::Verdict | Kind::Replay) || (r.kind == Kind::Outcomes && !a.verdicts_only));
     Ok(if errors > 0 {
         2
     } else if differs {
@@ -267,6 +404,7 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
 fn json_row(r: &Row, models: &[String]) -> serde_json::Value {
     let kind = match r.kind {
         Kind::Verdict => "verdict",
+        Kind::Replay => "witness-rejected",
         Kind::Outcomes => "outcomes",
         Kind::Unknown => "unknown",
         Kind::Same => "same",
@@ -278,6 +416,7 @@ fn json_row(r: &Row, models: &[String]) -> serde_json::Value {
         "verdict_differs": r.kind == Kind::Verdict,
         "verdicts": r.verdicts.iter().map(|(c, [x, y])| serde_json::json!({"check": c, "verdicts": [x, y]})).collect::<Vec<_>>(),
         "only": [&r.only[0], &r.only[1]],
+        "rejected": r.rejected.iter().map(|v| v.iter().map(|(c, w, why)| serde_json::json!({"check": c, "witness": w, "why": why})).collect::<Vec<_>>()).collect::<Vec<_>>(),
     })
 }
 
@@ -286,7 +425,10 @@ fn json_row(r: &Row, models: &[String]) -> serde_json::Value {
 /// by `only A: state` / `only B: state` lines for litmus tests.
 pub fn render_table(rows: &[Row], models: &[String], verdicts_only: bool, inputs: usize) -> String {
     let mut s = format!("diff {} vs {} ({inputs} inputs)\n", models[0], models[1]);
-    let mut sections = vec![(Kind::Verdict, "verdict differs")];
+    let mut sections = vec![
+        (Kind::Verdict, "verdict differs"),
+        (Kind::Replay, "witness rejected by the other side"),
+    ];
     if !verdicts_only {
         sections.push((Kind::Outcomes, "same verdict, different final states"));
     }
@@ -326,6 +468,15 @@ pub fn render_table(rows: &[Row], models: &[String], verdicts_only: bool, inputs
             for (m, only) in models.iter().zip(&r.only) {
                 for st in only {
                     s.push_str(&format!("    only {m}: {}\n", st.trim_end()));
+                }
+            }
+            for (i, rej) in r.rejected.iter().enumerate() {
+                for (c, w, why) in rej {
+                    s.push_str(&format!(
+                        "    {c} witness of {} rejected by {}: {why}\n      {w}\n",
+                        models[i],
+                        models[1 - i]
+                    ));
                 }
             }
         }

@@ -239,8 +239,9 @@ pub fn write_atomically(path: &str, text: &str) -> Result<(), Error> {
 /// SAT engine (up to K) on each input; reports agreement and, for a
 /// disagreement, what the violating side's witness shows.
 pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
+    let bound = a.bound.unwrap_or(20);
     require_tso(&a.model, &None)?;
-    if a.bound == 0 {
+    if bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
     let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
@@ -250,7 +251,7 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         "{:<44} {:<22} {:<26} agree",
         "file",
         "explicit (unbounded)",
-        format!("sat (bound {})", a.bound)
+        format!("sat (bound {})", bound)
     );
     for (f, p) in &progs {
         let (ve, _, re) = explicit_robust(p, &options(a.input.width, a.timeout))?;
@@ -258,14 +259,14 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             a.timeout
                 .map(|t| Instant::now() + Duration::from_secs_f64(t)),
         );
-        let mut enc = Encoder::new(p, &model, a.bound, a.input.width, false);
+        let mut enc = Encoder::new(p, &model, bound, a.input.width, false);
         let rs = check::robust(&mut enc, deadline);
         let agree = match (ve, rs.verdict) {
             (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
             (x, y) if x == y => "yes",
             // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
             (Verdict::Violation, Verdict::NoViolation)
-                if longest_thread(&re) > a.bound as usize =>
+                if longest_thread(&re) > bound as usize =>
             {
                 "yes (beyond bound)"
             }
@@ -281,7 +282,7 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             disagreements += 1;
             match (&re.verdict, &rs.witness) {
                 (Robustness::NotRobust(w), _) => {
-                    println!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):", longest_thread(&re), a.bound);
+                    println!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):", longest_thread(&re), bound);
                     println!("{w}");
                 }
                 (_, Some(x)) => {

@@ -4,6 +4,7 @@
 //! Pipeline (see `../shared/DESIGN.md` and docs/): source text
 //! → [`frontend`] → [`program`] (the IR) → engines → verdicts and witnesses.
 
+pub mod backend;
 pub mod batch;
 pub mod cat;
 pub mod check;

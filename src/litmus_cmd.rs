@@ -13,15 +13,17 @@ use crate::program::Width;
 pub type Outcome = (String, Result<(LitmusTest, LitmusResult), Error>);
 
 /// Parses and runs one test: `width` (default: automatic per test),
-/// `bound` steps per thread, `timeout` seconds from the start of the run.
+/// `bound` steps per thread, `timeout` seconds from the start of the run,
+/// on the `solver` backend.
 ///
-/// Errors: the file cannot be read or parsed.
+/// Errors: the file cannot be read or parsed; the backend cannot encode it.
 pub fn run_one(
     file: &str,
     model: &crate::cat::Model,
     bound: u32,
     width: Option<u32>,
     timeout: f64,
+    solver: crate::backend::SolverKind,
 ) -> Result<(LitmusTest, LitmusResult), Error> {
     let src = SourceFile::read(file)?;
     let t = litmus::parse(&src, Width(width.unwrap_or(32)))?;
@@ -29,7 +31,7 @@ pub fn run_one(
         .map(Width)
         .unwrap_or_else(|| litmus::run::auto_width(&t));
     let deadline = crate::batch::deadline(Some(timeout));
-    let r = litmus::run::run(&t, model, bound, w, deadline);
+    let r = litmus::run::run_with(&t, model, bound, w, deadline, solver)?;
     Ok((t, r))
 }
 
@@ -52,7 +54,7 @@ pub fn run_all(
     opts: &crate::batch::BatchOptions,
 ) -> Result<Vec<Outcome>, Error> {
     crate::batch::run(files, opts, |f| {
-        (f.clone(), run_one(f, model, a.bound, a.width, a.timeout))
+        (f.clone(), run_one(f, model, a.bound, a.width, a.timeout, a.solver))
     })
 }
 
@@ -71,6 +73,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     }
     crate::batch::check_timeout(Some(a.timeout))?;
     let model = crate::check::load_model(&a.model, a.model_file.as_deref())?;
+    crate::backend::validate(a.solver, &model, None)?;
     let model_name = a.model_file.clone().unwrap_or(a.model.clone());
     let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
     let exp = a

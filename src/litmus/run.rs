@@ -118,6 +118,40 @@ pub fn run(
         &obs,
         deadline,
     );
+    finish(t, e, width, start)
+}
+
+/// [`run`] on the given solver backend.
+///
+/// Errors: the backend is not built in or cannot encode the model
+/// ([`crate::backend::validate`]).
+pub fn run_with(
+    t: &LitmusTest,
+    model: &Model,
+    bound: u32,
+    width: Width,
+    deadline: Deadline,
+    solver: crate::backend::SolverKind,
+) -> Result<LitmusResult, crate::diag::Error> {
+    if solver == crate::backend::SolverKind::Varisat {
+        return Ok(run(t, model, bound, width, deadline));
+    }
+    let start = Instant::now();
+    let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
+    let e = crate::backend::enumerate_final(
+        solver,
+        &t.program,
+        model,
+        effective_bound(t, bound),
+        width,
+        t.filter_expr.as_ref(),
+        &obs,
+        deadline,
+    )?;
+    Ok(finish(t, e, width, start))
+}
+
+fn finish(t: &LitmusTest, e: FinalStates, width: Width, start: Instant) -> LitmusResult {
     let (mut states, unknown) = (e.states, e.unknown);
     states.sort_by(|a, b| t.compare_states(a, b));
     let observation = unknown.is_none().then(|| herd::observe(t, &states));

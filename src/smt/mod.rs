@@ -20,10 +20,13 @@
 //! with push/pop.
 
 pub mod cat;
+pub mod enc;
+pub mod query;
 pub mod unroll;
 
 use std::collections::HashMap;
 use z3::ast::{Bool, BV};
+use z3::Context;
 
 /// A z3 Boolean term (in the thread's context).
 pub type ZBool = Bool<'static>;
@@ -49,4 +52,22 @@ pub trait ZBase {
     /// A base relation by name ([`crate::cat::BUILTIN_RELS`]); unknown
     /// names are empty.
     fn rel(&mut self, name: &str) -> ZRel;
+}
+
+/// Disjunction of `v` (false when empty).
+pub fn or(ctx: &'static Context, v: &[ZBool]) -> ZBool {
+    match v.len() {
+        0 => Bool::from_bool(ctx, false),
+        1 => v[0].clone(),
+        _ => Bool::or(ctx, &v.iter().collect::<Vec<_>>()),
+    }
+}
+
+/// Conjunction of `v` (true when empty).
+pub fn and(ctx: &'static Context, v: &[ZBool]) -> ZBool {
+    match v.len() {
+        0 => Bool::from_bool(ctx, true),
+        1 => v[0].clone(),
+        _ => Bool::and(ctx, &v.iter().collect::<Vec<_>>()),
+    }
 }

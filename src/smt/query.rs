@@ -1,0 +1,597 @@
+//! Queries on the z3 encoding: `reach`, `robust`, final-state
+//! enumeration for litmus tests, witness extraction into the common
+//! [`Execution`] form, and replay of a witness found by another backend.
+//!
+//! One z3 context and solver per thread, created on first use and kept
+//! (creating a solver costs milliseconds): each program is encoded inside
+//! a `push`/`pop` frame of that solver, and each query of the program
+//! (a goal, the hb cycle, one more final state) uses assumptions or a
+//! nested frame.
+
+use super::enc::ZEnc;
+use super::{and, or, ZBool};
+use crate::cat::Model;
+use crate::check::{CheckKind, CheckResult, Verdict};
+use crate::diag::Error;
+use crate::engine::witness::EventInfo;
+use crate::engine::{Deadline, Execution, Stats};
+use crate::litmus::run::FinalStates;
+use crate::program::{GExpr, Program, Width};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+use z3::ast::{Ast, Bool, Int, BV};
+use z3::{Config, Context, Model as ZModel, Params, SatResult, Solver};
+
+thread_local! {
+    static SOLVER: (&'static Context, Solver<'static>) = {
+        let ctx: &'static Context = Box::leak(Box::new(Context::new(&Config::new())));
+        (ctx, Solver::new(ctx))
+    };
+}
+
+/// Runs `f` with this thread's context and solver inside a fresh
+/// push/pop frame (everything asserted by `f` is retracted afterwards).
+pub fn with_solver<R>(f: impl FnOnce(&'static Context, &Solver<'static>) -> R) -> R {
+    SOLVER.with(|(ctx, s)| {
+        s.push();
+        let r = f(ctx, s);
+        s.pop(1);
+        r
+    })
+}
+
+/// Checks that the model's axioms can be encoded by this backend (on an
+/// empty candidate; the constructs, not the events, decide).
+///
+/// Errors: see [`super::cat::encode_axioms`].
+pub fn validate_model(model: &Model) -> Result<(), Error> {
+    struct Empty(&'static Context);
+    impl super::ZBase for Empty {
+        fn ctx(&self) -> &'static Context {
+            self.0
+        }
+        fn n(&self) -> usize {
+            0
+        }
+        fn set(&mut self, _: &str) -> super::ZSet {
+            Vec::new()
+        }
+        fn rel(&mut self, _: &str) -> super::ZRel {
+            super::ZRel::new()
+        }
+    }
+    SOLVER.with(|(ctx, _)| super::cat::encode_axioms(model, &mut Empty(ctx)).map(|_| ()))
+}
+
+/// One program's encoding asserted in a solver frame.
+pub struct Session<'p, 's> {
+    /// The encoding.
+    pub enc: ZEnc<'p>,
+    solver: &'s Solver<'static>,
+    /// Statistics (solver calls, time).
+    pub stats: Stats,
+    model: Option<ZModel<'static>>,
+}
+
+impl<'p, 's> Session<'p, 's> {
+    /// Encodes `prog` under `model` and asserts it in `solver`.
+    ///
+    /// Errors: see [`ZEnc::new`].
+    pub fn new(
+        ctx: &'static Context,
+        solver: &'s Solver<'static>,
+        prog: &'p Program,
+        model: &Model,
+        bound: u32,
+        width: u32,
+    ) -> Result<Session<'p, 's>, Error> {
+        let enc = ZEnc::new(ctx, prog, model, bound, width)?;
+        for c in &enc.constraints {
+            solver.assert(c);
+        }
+        let stats = Stats {
+            events: enc.un.events.len(),
+            clauses: enc.constraints.len(),
+            ..Stats::default()
+        };
+        Ok(Session {
+            enc,
+            solver,
+            stats,
+            model: None,
+        })
+    }
+
+    /// Is there an execution satisfying `assumptions`? Keeps the model.
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes or z3 gives up.
+    pub fn check(&mut self, assumptions: &[ZBool], deadline: Deadline) -> Result<bool, Error> {
+        let ctx = self.enc.ctx;
+        let mut p = Params::new(ctx);
+        let ms = match deadline.0 {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now()).as_millis();
+                if left == 0 {
+                    return Err(Error::Unknown("time limit reached".into()));
+                }
+                left.min(u32::MAX as u128) as u32
+            }
+            None => u32::MAX,
+        };
+        p.set_u32("timeout", ms);
+        self.solver.set_params(&p);
+        self.stats.solves += 1;
+        let t0 = Instant::now();
+        let r = self.solver.check_assumptions(assumptions);
+        self.stats.solve_time += t0.elapsed().as_secs_f64();
+        match r {
+            SatResult::Sat => {
+                self.model = self.solver.get_model();
+                Ok(true)
+            }
+            SatResult::Unsat => Ok(false),
+            SatResult::Unknown => Err(Error::Unknown(
+                self.solver
+                    .get_reason_unknown()
+                    .map(|r| {
+                        if r.contains("timeout") || r.contains("canceled") {
+                            "time limit reached".to_string()
+                        } else {
+                            format!("z3: {r}")
+                        }
+                    })
+                    .unwrap_or_else(|| "z3 gave no answer".into()),
+            )),
+        }
+    }
+
+    /// Like [`Session::check`], first with every thread limited to 2, 4,
+    /// 8, … steps so that witnesses are short (as the varisat engine
+    /// does); then with the full bound.
+    pub fn check_shortest(&mut self, assumptions: &[ZBool], deadline: Deadline) -> Result<bool, Error> {
+        let bound = self.enc.un.threads.iter().map(|t| t.ins.len()).max().unwrap_or(0);
+        let mut m = 2usize;
+        while m < bound {
+            let mut a = assumptions.to_vec();
+            for t in &self.enc.un.threads {
+                if let Some(i) = t.ins.get(m) {
+                    a.push(i._eq(&Int::from_i64(self.enc.ctx, -1)));
+                }
+            }
+            if self.check(&a, deadline)? {
+                return Ok(true);
+            }
+            m *= 2;
+        }
+        self.check(assumptions, deadline)
+    }
+
+    fn eval_bool(&self, b: &ZBool) -> bool {
+        self.model
+            .as_ref()
+            .and_then(|m| m.eval(b, true))
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    }
+
+    fn eval_int(&self, i: &Int<'static>) -> i64 {
+        self.model
+            .as_ref()
+            .and_then(|m| m.eval(i, true))
+            .and_then(|v| v.as_i64())
+            .unwrap_or(0)
+    }
+
+    /// A bit-vector's value in the model, as a signed W-bit number.
+    pub fn eval_bv(&self, b: &BV<'static>) -> i64 {
+        let raw = self
+            .model
+            .as_ref()
+            .and_then(|m| m.eval(b, true))
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        Width(b.get_size()).wrap(raw as i64)
+    }
+
+    /// The execution of the last model (same form and labels as the
+    /// varisat engine's witnesses; ids are this backend's event ids).
+    pub fn extract(&self) -> Execution {
+        let p = self.enc.prog;
+        let un = &self.enc.un;
+        let mut events = Vec::new();
+        for ev in &un.events {
+            if !self.eval_bool(&ev.exec) {
+                continue;
+            }
+            let (r, w) = (self.eval_bool(&ev.read), self.eval_bool(&ev.write));
+            let kind = if r {
+                "R".to_string()
+            } else if w {
+                "W".to_string()
+            } else if let Some((n, _)) = ev
+                .fences
+                .iter()
+                .find(|(n, c)| *n != "F" && self.eval_bool(c))
+            {
+                n.to_string()
+            } else {
+                continue;
+            };
+            let lock = (r || w) && self.eval_bool(&ev.lock);
+            let raw = self.eval_bv(&ev.addr);
+            let value = self.eval_bv(&ev.value);
+            let instr = self.eval_int(&un.threads[ev.thread.0 as usize].ins[ev.step as usize]);
+            let t = p.thread_name(ev.thread);
+            let label = if r || w {
+                let loc = if lock { "lock".to_string() } else { p.addr_name(raw) };
+                format!("{t}:{kind} {loc}={value}")
+            } else {
+                format!("{t}:{}", kind.to_lowercase())
+            };
+            events.push(EventInfo {
+                id: ev.id,
+                thread: ev.thread.0,
+                step: ev.step,
+                kind,
+                addr: if (r || w) && !lock { Some(raw) } else { None },
+                lock,
+                value,
+                instr: instr.max(0) as usize,
+                ord: ev.ord,
+                label,
+            });
+        }
+        let executed = |i: usize| events.iter().any(|e| e.id == i && e.kind == "R");
+        let mut rf = Vec::new();
+        let mut rf_init = Vec::new();
+        for (r, s) in self.enc.src.iter().enumerate() {
+            let Some(s) = s else { continue };
+            if !executed(r) {
+                continue;
+            }
+            match self.eval_int(s) {
+                -1 => rf_init.push(r),
+                w => rf.push((w as usize, r)),
+            }
+        }
+        rf.sort_by_key(|x| (x.1, x.0));
+        let mut by_loc: BTreeMap<(bool, Option<i64>), Vec<(i64, usize)>> = BTreeMap::new();
+        for e in events.iter().filter(|e| e.kind == "W") {
+            let c = self.enc.clk[e.id].as_ref().map_or(0, |c| self.eval_int(c));
+            by_loc.entry((e.lock, e.addr)).or_default().push((c, e.id));
+        }
+        let co = by_loc
+            .into_values()
+            .map(|mut v| {
+                v.sort();
+                v.into_iter().map(|x| x.1).collect()
+            })
+            .collect();
+        let regs = un
+            .threads
+            .iter()
+            .map(|t| t.regs_end.iter().map(|b| self.eval_bv(b)).collect())
+            .collect();
+        let states = un
+            .threads
+            .iter()
+            .map(|t| self.eval_int(&t.pc_end) as u32)
+            .collect();
+        let path: Vec<Vec<usize>> = un
+            .threads
+            .iter()
+            .map(|t| {
+                t.ins
+                    .iter()
+                    .map(|i| self.eval_int(i))
+                    .take_while(|&i| i >= 0)
+                    .map(|i| i as usize)
+                    .collect()
+            })
+            .collect();
+        Execution {
+            events,
+            rf,
+            rf_init,
+            co,
+            regs,
+            states,
+            steps: path.iter().map(|p| p.len()).collect(),
+            path,
+        }
+    }
+
+    /// Assumptions that make the candidate exactly `x`, an execution found
+    /// by another backend (events matched by thread, step and `ord`, not
+    /// by id): the same instructions per step, the same events with the
+    /// same kinds, locations and values, the same rf and co. Checking them
+    /// tells whether `x` is an execution of the program consistent with
+    /// this session's model within its bound.
+    ///
+    /// Errors: `x` does not fit this unrolling (a path longer than the
+    /// bound, an instruction not enabled at its step, an event the
+    /// instruction cannot produce).
+    pub fn pin(&self, x: &Execution) -> Result<Vec<ZBool>, String> {
+        let ctx = self.enc.ctx;
+        let un = &self.enc.un;
+        let int = |v: i64| Int::from_i64(ctx, v);
+        let mut out = Vec::new();
+        for (t, path) in x.path.iter().enumerate() {
+            let th = un.threads.get(t).ok_or_else(|| format!("no thread {t}"))?;
+            if path.len() > th.ins.len() {
+                return Err(format!(
+                    "thread {} takes {} steps, more than the bound",
+                    self.enc.prog.thread_name(crate::program::ThreadId(t as u32)),
+                    path.len()
+                ));
+            }
+            for (i, &j) in path.iter().enumerate() {
+                if !th.cands[i].contains(&j) {
+                    return Err(format!("instruction {j} is not enabled at step {i} of thread {t}"));
+                }
+                out.push(th.ins[i]._eq(&int(j as i64)));
+            }
+            if let Some(i) = th.ins.get(path.len()) {
+                out.push(i._eq(&int(-1)));
+            }
+        }
+        let key = |e: &EventInfo| (e.thread, e.step, e.ord);
+        let ids: HashMap<(u32, u32, u32), usize> = un
+            .events
+            .iter()
+            .map(|e| ((e.thread.0, e.step, e.ord), e.id))
+            .collect();
+        let mut map: HashMap<usize, usize> = HashMap::new();
+        for e in &x.events {
+            let id = *ids
+                .get(&key(e))
+                .ok_or_else(|| format!("no event for {} (step {}, #{})", e.label, e.step, e.ord))?;
+            map.insert(e.id, id);
+            let ev = &un.events[id];
+            let w = un.width;
+            let mut cs = vec![ev.exec.clone()];
+            match e.kind.as_str() {
+                "R" => cs.push(ev.read.clone()),
+                "W" => cs.push(ev.write.clone()),
+                f => cs.push(
+                    ev.fences
+                        .iter()
+                        .find(|(n, _)| *n == f)
+                        .map(|c| c.1.clone())
+                        .ok_or_else(|| format!("{} is no {f} here", e.label))?,
+                ),
+            }
+            if e.kind == "R" || e.kind == "W" {
+                cs.push(ev.lock._eq(&Bool::from_bool(ctx, e.lock)));
+                if let Some(a) = e.addr {
+                    cs.push(ev.addr._eq(&BV::from_i64(ctx, a, w)));
+                }
+                cs.push(ev.value._eq(&BV::from_i64(ctx, e.value, w)));
+            }
+            out.push(and(ctx, &cs));
+        }
+        // Events of this unrolling that `x` does not have do not happen.
+        let mine: std::collections::HashSet<usize> = map.values().copied().collect();
+        for ev in &un.events {
+            if !mine.contains(&ev.id) {
+                out.push(ev.exec.not());
+            }
+        }
+        let get = |i: usize| map.get(&i).copied().ok_or_else(|| format!("unknown event #{i}"));
+        for &(w, r) in &x.rf {
+            let (w, r) = (get(w)?, get(r)?);
+            let s = self.enc.src[r].as_ref().ok_or("rf into a non-read")?;
+            out.push(s._eq(&int(w as i64)));
+        }
+        for &r in &x.rf_init {
+            let r = get(r)?;
+            let s = self.enc.src[r].as_ref().ok_or("rf into a non-read")?;
+            out.push(s._eq(&int(-1)));
+        }
+        for chain in &x.co {
+            for pr in chain.windows(2) {
+                let (a, b) = (get(pr[0])?, get(pr[1])?);
+                let (ca, cb) = (
+                    self.enc.clk[a].as_ref().ok_or("co from a non-write")?,
+                    self.enc.clk[b].as_ref().ok_or("co to a non-write")?,
+                );
+                out.push(ca.lt(cb));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn result(check: CheckKind) -> CheckResult {
+    CheckResult {
+        check,
+        verdict: Verdict::NoViolation,
+        goal: None,
+        witness: None,
+        cycle: None,
+        attack: None,
+        fr: Vec::new(),
+        truncated: Vec::new(),
+        reason: None,
+        time: 0.0,
+        stats: Stats::default(),
+    }
+}
+
+fn finish(
+    mut res: CheckResult,
+    s: Option<&Session>,
+    start: Instant,
+    e: Option<Error>,
+) -> Result<CheckResult, Error> {
+    if let Some(e) = e {
+        match e {
+            Error::Unknown(why) => {
+                res.verdict = Verdict::Unknown;
+                res.reason = Some(why);
+            }
+            other => return Err(other),
+        }
+    }
+    if let Some(s) = s {
+        res.stats = s.stats.clone();
+        res.truncated = s
+            .enc
+            .un
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.truncated)
+            .map(|(i, _)| s.enc.prog.thread_name(crate::program::ThreadId(i as u32)).to_string())
+            .collect();
+    }
+    res.time = start.elapsed().as_secs_f64();
+    Ok(res)
+}
+
+/// `reach` with z3: tries each goal in order (as [`crate::check::reach`]).
+///
+/// Errors: inputs this backend does not encode ([`Error::Usage`]).
+pub fn reach(
+    prog: &Program,
+    model: &Model,
+    bound: u32,
+    width: u32,
+    deadline: Deadline,
+) -> Result<CheckResult, Error> {
+    let start = Instant::now();
+    with_solver(|ctx, solver| {
+        let mut res = result(CheckKind::Reach);
+        let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
+        if prog.goals.is_empty() {
+            res.reason = Some("the program declares no goal or assertion".into());
+        }
+        for g in 0..prog.goals.len() {
+            let l = s.enc.goal(g);
+            match s.check_shortest(&[l], deadline) {
+                Ok(true) => {
+                    res.verdict = Verdict::Violation;
+                    res.goal = Some(g);
+                    res.witness = Some(s.extract());
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => return finish(res, Some(&s), start, Some(e)),
+            }
+        }
+        finish(res, Some(&s), start, None)
+    })
+}
+
+/// `robust` with z3: an execution consistent with the model whose hb is
+/// cyclic (as [`crate::check::robust`]).
+///
+/// Errors: inputs this backend does not encode ([`Error::Usage`]).
+pub fn robust(
+    prog: &Program,
+    model: &Model,
+    bound: u32,
+    width: u32,
+    deadline: Deadline,
+) -> Result<CheckResult, Error> {
+    let start = Instant::now();
+    with_solver(|ctx, solver| {
+        let mut res = result(CheckKind::Robust);
+        let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
+        let cyc = s.enc.hb_cycle();
+        match s.check_shortest(&[cyc], deadline) {
+            Ok(true) => {
+                let x = s.extract();
+                let (cycle, fr) = (None::<crate::engine::Cycle>, Vec::new()); // TODO x.hb_cycle()
+                res.verdict = Verdict::Violation;
+                res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
+                res.cycle = cycle;
+                res.fr = fr;
+                res.witness = Some(x);
+                finish(res, Some(&s), start, None)
+            }
+            Ok(false) => finish(res, Some(&s), start, None),
+            Err(e) => finish(res, Some(&s), start, Some(e)),
+        }
+    })
+}
+
+/// Replays `x` (an execution found by another backend) on z3: is it an
+/// execution of `prog` consistent with `model` within `bound`?
+/// `Err` explains why it cannot even be mapped onto this unrolling.
+pub fn replay(
+    prog: &Program,
+    model: &Model,
+    bound: u32,
+    width: u32,
+    x: &Execution,
+    deadline: Deadline,
+) -> Result<Result<(), String>, Error> {
+    with_solver(|ctx, solver| {
+        let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
+        let pins = match s.pin(x) {
+            Ok(p) => p,
+            Err(why) => return Ok(Err(why)),
+        };
+        Ok(if s.check(&pins, deadline)? {
+            Ok(())
+        } else {
+            Err("not an execution consistent with the model".into())
+        })
+    })
+}
+
+/// Final-state enumeration with z3 (as
+/// [`crate::litmus::run::enumerate_final`]): every distinct tuple of
+/// values of `exprs` over the final states where every thread has
+/// terminated and `filter` (if any) is nonzero.
+pub fn enumerate_final(
+    prog: &Program,
+    model: &Model,
+    bound: u32,
+    width: Width,
+    filter: Option<&GExpr>,
+    exprs: &[GExpr],
+    deadline: Deadline,
+) -> Result<FinalStates, Error> {
+    with_solver(|ctx, solver| {
+        let mut s = Session::new(ctx, solver, prog, model, bound, width.0)?;
+        let mut goal = s.enc.all_final();
+        if let Some(f) = filter {
+            let v = s.enc.gexpr(f);
+            let nz = v._eq(&BV::from_i64(ctx, 0, width.0)).not();
+            goal = Bool::and(ctx, &[&goal, &nz]);
+        }
+        let obs: Vec<BV<'static>> = exprs.iter().map(|e| s.enc.gexpr(e)).collect();
+        let mut states = Vec::new();
+        let mut unknown = None;
+        loop {
+            match s.check(&[goal.clone()], deadline) {
+                Ok(true) => {
+                    let vals: Vec<i64> = obs.iter().map(|b| s.eval_bv(b)).collect();
+                    states.push(vals.clone());
+                    if obs.is_empty() {
+                        break;
+                    }
+                    let differs: Vec<ZBool> = obs
+                        .iter()
+                        .zip(&vals)
+                        .map(|(b, v)| b._eq(&BV::from_i64(ctx, *v, width.0)).not())
+                        .collect();
+                    solver.assert(&or(ctx, &differs));
+                }
+                Ok(false) => break,
+                Err(Error::Unknown(why)) => {
+                    unknown = Some(format!("unknown: {why}"));
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(FinalStates {
+            states,
+            unknown,
+            stats: s.stats,
+        })
+    })
+}
