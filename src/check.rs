@@ -126,11 +126,13 @@ pub fn robust(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
     match enc.find_shortest(&[act], deadline) {
         Ok(Some(x)) => {
             res.verdict = Verdict::Violation;
-            let (cycle, fr) = if enc.pgas.is_some() {
-                let fr = hb_cycle(enc, &x).1;
-                (crate::engine::pgas::hb_cycle(enc, &x), fr)
+            // The cycle from the execution alone (any backend can render
+            // it); PGAS cycles live on the trace graph (the encoder's).
+            let (cycle, fr) = x.hb_cycle();
+            let cycle = if enc.pgas.is_some() {
+                crate::engine::pgas::hb_cycle(enc, &x)
             } else {
-                hb_cycle(enc, &x)
+                cycle
             };
             res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
             res.cycle = cycle;
@@ -168,9 +170,12 @@ fn empty(check: CheckKind, enc: &Encoder) -> CheckResult {
     }
 }
 
-/// The shortest hb cycle of the current candidate (over executed memory
-/// events), and its fr edges for rendering.
-fn hb_cycle(enc: &mut Encoder, x: &Execution) -> (Option<Cycle>, Vec<(usize, usize)>) {
+/// The shortest hb cycle of the encoder's current candidate (over the
+/// executed memory events of `x`, its extraction), and its fr edges, from
+/// the encoder's concrete relations. [`Execution::hb_cycle`] computes the
+/// same from the execution alone and is what [`robust`] uses; this is kept
+/// as its reference (tests/replay.rs compares them).
+pub fn hb_cycle_enc(enc: &mut Encoder, x: &Execution) -> (Option<Cycle>, Vec<(usize, usize)>) {
     let rels: Vec<(&str, crate::cat::eval::Mat)> = ["po", "rf", "co", "fr"]
         .iter()
         .map(|r| (*r, enc.concrete_rel(r)))

@@ -33,6 +33,27 @@ use unroll::{unroll, UnrollOpts, Unrolled};
 use varisat::Lit;
 pub use witness::{Cycle, Execution};
 
+/// Literals stating that the bit-vector `bv` equals `v` (two's complement;
+/// `v` must fit in `bv.len()` bits as a signed or an unsigned number).
+fn bits_equal(bv: &[Lit], v: i64) -> Result<Vec<Lit>, String> {
+    let w = bv.len() as u32;
+    if w == 0 {
+        return if v == 0 {
+            Ok(Vec::new())
+        } else {
+            Err(format!("{v} does not fit in 0 bits"))
+        };
+    }
+    if w < 64 && (v >> w) != 0 && (v >> (w - 1)) != -1 {
+        return Err(format!("{v} does not fit in {w} bits"));
+    }
+    Ok(bv
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| if (v >> i.min(63)) & 1 == 1 { b } else { !b })
+        .collect())
+}
+
 /// Statistics of one query.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Stats {
@@ -649,6 +670,240 @@ impl<'a> Encoder<'a> {
             m *= 2;
         }
         self.find(assumptions, deadline)
+    }
+
+    /// Assumption literals that force the solver's candidate to be exactly
+    /// the execution `x` (witness replay: `x` may come from another
+    /// backend, e.g. the z3 encoding, with its own event ids).
+    ///
+    /// Contract:
+    /// * Events are matched by their backend-independent name (`thread`,
+    ///   `step`, `ord`), never by `id`: the event of `x` named (t, s, o) is
+    ///   the `o`-th event that instruction `x.path[t][s]` produces at step
+    ///   `s` of thread `t` (its non-pop events in slot order, then its PGAS
+    ///   pops, as [`witness::extract`] numbers them). `x`'s ids are only
+    ///   used to resolve `rf`, `rf_init` and `co`.
+    /// * Thread `t` executes exactly `x.path[t]` (the sel literal of each
+    ///   step, and no step after the path).
+    /// * Each event of `x` is executed with the same kind (`R`, `W` or the
+    ///   fence/PGAS set named by `kind`), and for reads and writes the same
+    ///   address (the lock cell when `lock`) and value; an `ISSUE` event
+    ///   keeps its value (the queue). Other fences' values and addresses
+    ///   are not compared.
+    /// * An event the path's instruction produces at that step but absent
+    ///   from `x` is neither a read, a write nor a fence (a failing
+    ///   store-conditional).
+    /// * Every rf edge and initial read of `x` holds; every read of `x` has
+    ///   one of the two; for consecutive writes `a`, `b` of each chain of
+    ///   `x.co`, `co(a, b)` holds.
+    ///
+    /// Registers, final states and labels are not compared (the path and
+    /// the events determine them). Then `find(&lits, _)` returns `Some`
+    /// iff `x` is an execution of the program consistent with the
+    /// encoder's model within its bound (and then the extraction is `x` up
+    /// to ids and labels).
+    ///
+    /// Errors (a reason, no panic) when `x` cannot be mapped onto this
+    /// unrolling: a different number of threads, `steps` disagreeing with
+    /// `path`, a path longer than the unrolling (the bound), an instruction
+    /// that is not a candidate at its step, an event at a step outside the
+    /// path or of another instruction, no event of that name, two events of
+    /// one name or id, an unknown fence kind, a read/write without address,
+    /// a value or address that does not fit the width, an rf/co edge
+    /// naming an unknown event or a pair that can never be rf/co related,
+    /// a read without source.
+    pub fn pin(&mut self, x: &Execution) -> Result<Vec<Lit>, String> {
+        let nt = self.un.threads.len();
+        if x.path.len() != nt {
+            return Err(format!(
+                "the execution has {} threads, the program {nt}",
+                x.path.len()
+            ));
+        }
+        let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
+        let mut lits = Vec::new();
+        for (t, path) in x.path.iter().enumerate() {
+            if x.steps.get(t).is_some_and(|&n| n != path.len()) {
+                return Err(format!(
+                    "thread {}: {} steps but a path of {}",
+                    tname(t),
+                    x.steps[t],
+                    path.len()
+                ));
+            }
+            let tu = &self.un.threads[t];
+            if path.len() > tu.sel.len() {
+                return Err(format!(
+                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
+                    tname(t),
+                    path.len(),
+                    self.un.bound,
+                    tu.sel.len()
+                ));
+            }
+            for (s, &i) in path.iter().enumerate() {
+                match tu.sel[s].iter().find(|c| c.0 == i) {
+                    Some(&(_, l)) => lits.push(l),
+                    None => {
+                        return Err(format!(
+                            "thread {}: instruction {i} is not a candidate at step {s}",
+                            tname(t)
+                        ))
+                    }
+                }
+            }
+            if let Some(&l) = tu.exec.get(path.len()) {
+                lits.push(!l);
+            }
+        }
+        // The events each path step's instruction produces, in `ord` order.
+        let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+        for (t, path) in x.path.iter().enumerate() {
+            for (s, &i) in path.iter().enumerate() {
+                let of_step: Vec<&unroll::Event> = self
+                    .un
+                    .events
+                    .iter()
+                    .filter(|e| {
+                        e.thread.0 as usize == t
+                            && e.step as usize == s
+                            && e.instrs.iter().any(|c| c.0 == i)
+                    })
+                    .collect();
+                let mut v: Vec<usize> = of_step.iter().filter(|e| !e.pop).map(|e| e.id).collect();
+                v.extend(of_step.iter().filter(|e| e.pop).map(|e| e.id));
+                produced.insert((t as u32, s as u32), v);
+            }
+        }
+        let w = self.un.width as usize;
+        let mut map: HashMap<usize, usize> = HashMap::new();
+        let mut used: std::collections::HashSet<usize> = Default::default();
+        for e in &x.events {
+            let name = format!("t{}:{}:{} ({})", e.thread, e.step, e.ord, e.label);
+            let path = x
+                .path
+                .get(e.thread as usize)
+                .ok_or_else(|| format!("event {name}: no such thread"))?;
+            match path.get(e.step as usize) {
+                None => return Err(format!("event {name}: step outside the thread's path")),
+                Some(&i) if i != e.instr => {
+                    return Err(format!(
+                        "event {name}: instruction {} but the path executes {i}",
+                        e.instr
+                    ))
+                }
+                _ => {}
+            }
+            let sat = produced[&(e.thread, e.step)]
+                .get(e.ord as usize)
+                .copied()
+                .ok_or_else(|| format!("event {name}: the instruction produces no such event"))?;
+            if !used.insert(sat) {
+                return Err(format!("event {name}: named twice"));
+            }
+            if map.insert(e.id, sat).is_some() {
+                return Err(format!("event {name}: id {} used twice", e.id));
+            }
+            let ev = &self.un.events[sat];
+            lits.push(ev.exec);
+            match e.kind.as_str() {
+                "R" | "W" => {
+                    let (yes, no) = if e.kind == "R" {
+                        (ev.read, ev.write)
+                    } else {
+                        (ev.write, ev.read)
+                    };
+                    lits.push(yes);
+                    lits.push(!no);
+                    let low = &ev.addr[..w];
+                    let top = ev.addr[w];
+                    if e.lock {
+                        lits.push(top);
+                        lits.extend(bits_equal(low, 0).map_err(|m| format!("event {name}: {m}"))?);
+                    } else {
+                        let a = e
+                            .addr
+                            .ok_or_else(|| format!("event {name}: an access without address"))?;
+                        lits.push(!top);
+                        lits.extend(
+                            bits_equal(low, a).map_err(|m| format!("event {name}: address {m}"))?,
+                        );
+                    }
+                    lits.extend(
+                        bits_equal(&ev.value, e.value)
+                            .map_err(|m| format!("event {name}: value {m}"))?,
+                    );
+                }
+                f => {
+                    let l = ev
+                        .fences
+                        .iter()
+                        .find(|(n, _)| *n == f)
+                        .map(|x| x.1)
+                        .ok_or_else(|| format!("event {name}: cannot be a `{f}`"))?;
+                    lits.push(l);
+                    lits.push(!ev.read);
+                    lits.push(!ev.write);
+                    if f == "ISSUE" {
+                        lits.extend(
+                            bits_equal(&ev.value, e.value)
+                                .map_err(|m| format!("event {name}: value {m}"))?,
+                        );
+                    }
+                }
+            }
+        }
+        // Produced but absent: no access, no fence (a failing store-conditional).
+        for ids in produced.values() {
+            for &id in ids.iter().filter(|id| !used.contains(id)) {
+                let ev = &self.un.events[id];
+                lits.push(!ev.read);
+                lits.push(!ev.write);
+                lits.extend(ev.fences.iter().map(|f| !f.1));
+            }
+        }
+        let get = |id: usize, what: &str| {
+            map.get(&id)
+                .copied()
+                .ok_or_else(|| format!("{what} names event #{id}, not in the execution"))
+        };
+        let mut has_src: std::collections::HashSet<usize> = Default::default();
+        for &(wr, r) in &x.rf {
+            let (a, b) = (get(wr, "an rf edge")?, get(r, "an rf edge")?);
+            let l =
+                self.rf.get(&(a, b)).copied().ok_or_else(|| {
+                    format!("rf #{wr} -> #{r}: these events can never be rf-related")
+                })?;
+            lits.push(l);
+            has_src.insert(r);
+        }
+        for &r in &x.rf_init {
+            let b = get(r, "rf_init")?;
+            let l = self.rf_init[b]
+                .ok_or_else(|| format!("rf_init #{r}: this event can never be a read"))?;
+            lits.push(l);
+            has_src.insert(r);
+        }
+        if let Some(e) = x
+            .events
+            .iter()
+            .find(|e| e.kind == "R" && !has_src.contains(&e.id))
+        {
+            return Err(format!("read #{} ({}) has no rf source", e.id, e.label));
+        }
+        for chain in &x.co {
+            for pair in chain.windows(2) {
+                let (a, b) = (get(pair[0], "co")?, get(pair[1], "co")?);
+                let l = self.co_lit(a, b).ok_or_else(|| {
+                    format!(
+                        "co #{} -> #{}: these events can never be co-related",
+                        pair[0], pair[1]
+                    )
+                })?;
+                lits.push(l);
+            }
+        }
+        Ok(lits)
     }
 
     /// Checks the current candidate: co must be acyclic, then the model's

@@ -32,6 +32,11 @@ pub struct EventInfo {
     /// names the event independently of the backend's numbering (`id`);
     /// witness replay (`crosscheck --solvers`) matches events by it.
     pub ord: u32,
+    /// A PGAS `popa`/`popb` event (labels `popa`/`popb`): outside program
+    /// order (thesis §8.2), so [`Execution::hb_cycle`] gives it no po
+    /// edges. Not serialized (JSON records are unchanged; the label says it).
+    #[serde(skip)]
+    pub pop: bool,
     /// A readable label, e.g. `t0:W x=1`.
     pub label: String,
 }
@@ -127,7 +132,13 @@ pub fn extract(enc: &Encoder) -> Execution {
                     && o.step == ev.step
                     && o.instrs.iter().any(|(i, _)| *i == instr)
             };
-            let plain = enc.un.events.iter().filter(same_instr).filter(|o| !o.pop).count();
+            let plain = enc
+                .un
+                .events
+                .iter()
+                .filter(same_instr)
+                .filter(|o| !o.pop)
+                .count();
             let pops_before = enc
                 .un
                 .events
@@ -149,6 +160,7 @@ pub fn extract(enc: &Encoder) -> Execution {
             value,
             instr,
             ord,
+            pop: ev.pop,
             label,
         });
     }
@@ -246,6 +258,122 @@ impl Execution {
     /// The event with unrolling id `id`.
     pub fn event(&self, id: usize) -> Option<&EventInfo> {
         self.events.iter().find(|e| e.id == id)
+    }
+
+    /// The shortest happens-before cycle of this execution and its fr
+    /// edges (for rendering), computed from the execution's data alone (no
+    /// encoder), so that any backend producing an [`Execution`] can render
+    /// robustness witnesses.
+    ///
+    /// Over the R/W events (`kind` `R` or `W`), in the order of `events`:
+    /// * po: two events of one thread, the first earlier in `events`;
+    ///   PGAS pops ([`EventInfo::pop`]) have no po edges (thesis §8.2);
+    /// * rf: `rf`;
+    /// * co: transitive, every earlier-to-later pair of each chain of `co`;
+    /// * fr: rf⁻¹;co, and a read with no rf source (it reads the initial
+    ///   value) fr-before every write to its location (address, or the
+    ///   lock cell).
+    ///
+    /// The cycle is the shortest found by a BFS from each event in turn
+    /// (first shortest wins); an edge is named by the first relation of po,
+    /// rf, co, fr that holds. The fr edges are listed in `events` order of
+    /// (read, write).
+    pub fn hb_cycle(&self) -> (Option<Cycle>, Vec<(usize, usize)>) {
+        use std::collections::{HashMap, VecDeque};
+        let mem: Vec<&EventInfo> = self
+            .events
+            .iter()
+            .filter(|e| e.kind == "R" || e.kind == "W")
+            .collect();
+        let n = mem.len();
+        let idx: HashMap<usize, usize> = mem.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
+        let mat = || vec![vec![false; n]; n];
+        let (mut po, mut rf, mut co, mut fr) = (mat(), mat(), mat(), mat());
+        for a in 0..n {
+            for b in a + 1..n {
+                if mem[a].thread == mem[b].thread && !mem[a].pop && !mem[b].pop {
+                    po[a][b] = true;
+                }
+            }
+        }
+        let mut src: Vec<Option<usize>> = vec![None; n];
+        for (w, r) in &self.rf {
+            if let (Some(&w), Some(&r)) = (idx.get(w), idx.get(r)) {
+                rf[w][r] = true;
+                src[r] = Some(w);
+            }
+        }
+        for chain in &self.co {
+            let c: Vec<usize> = chain.iter().filter_map(|i| idx.get(i).copied()).collect();
+            for (i, &a) in c.iter().enumerate() {
+                for &b in &c[i + 1..] {
+                    co[a][b] = true;
+                }
+            }
+        }
+        let loc = |e: &EventInfo| (e.lock, e.addr);
+        for r in (0..n).filter(|&r| mem[r].kind == "R") {
+            for w in 0..n {
+                fr[r][w] = match src[r] {
+                    Some(s) => co[s][w],
+                    None => mem[w].kind == "W" && loc(mem[w]) == loc(mem[r]),
+                };
+            }
+        }
+        let rels = [("po", &po), ("rf", &rf), ("co", &co), ("fr", &fr)];
+        let edge = |a: usize, b: usize| rels.iter().find(|(_, m)| m[a][b]).map(|(r, _)| *r);
+        let fr_edges: Vec<(usize, usize)> = (0..n)
+            .flat_map(|a| (0..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| fr[a][b])
+            .map(|(a, b)| (mem[a].id, mem[b].id))
+            .collect();
+        let mut best: Option<Vec<usize>> = None;
+        for s in 0..n {
+            // BFS from s back to s.
+            let mut prev: HashMap<usize, usize> = HashMap::new();
+            let mut q = VecDeque::from([s]);
+            let mut found = None;
+            'bfs: while let Some(u) = q.pop_front() {
+                for v in 0..n {
+                    if edge(u, v).is_none() {
+                        continue;
+                    }
+                    if v == s {
+                        found = Some(u);
+                        break 'bfs;
+                    }
+                    if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(v) {
+                        e.insert(u);
+                        q.push_back(v);
+                    }
+                }
+            }
+            if let Some(last) = found {
+                let mut path = vec![last];
+                let mut cur = last;
+                while cur != s {
+                    cur = prev[&cur];
+                    path.push(cur);
+                }
+                path.reverse();
+                if best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                    best = Some(path);
+                }
+            }
+        }
+        let cycle = best.map(|p| Cycle {
+            edges: (0..p.len())
+                .map(|i| {
+                    let (a, b) = (p[i], p[(i + 1) % p.len()]);
+                    (
+                        mem[a].id,
+                        edge(a, b).unwrap_or_default().to_string(),
+                        mem[b].id,
+                    )
+                })
+                .collect(),
+        });
+        (cycle, fr_edges)
     }
 
     /// Human-readable rendering: per thread the events in po order with
