@@ -188,7 +188,7 @@ pub fn replay(
     match solver {
         SolverKind::Varisat => {
             let mut enc = Encoder::new(prog, model, bound, width, false);
-            let pins: Vec<varisat::Lit> = match Err::<Vec<varisat::Lit>, String>("TODO".into()) { // TODO enc.pin(x)
+            let pins = match enc.pin(x) {
                 Ok(p) => p,
                 Err(why) => return Ok(Err(why)),
             };

@@ -238,6 +238,7 @@ impl<'p, 's> Session<'p, 's> {
                 value,
                 instr: instr.max(0) as usize,
                 ord: ev.ord,
+                pop: false,
                 label,
             });
         }
@@ -502,7 +503,7 @@ pub fn robust(
         match s.check_shortest(&[cyc], deadline) {
             Ok(true) => {
                 let x = s.extract();
-                let (cycle, fr) = (None::<crate::engine::Cycle>, Vec::new()); // TODO x.hb_cycle()
+                let (cycle, fr) = x.hb_cycle();
                 res.verdict = Verdict::Violation;
                 res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
                 res.cycle = cycle;
