@@ -1,0 +1,232 @@
+//! The two solver backends (varisat and z3, issue 6) give identical
+//! answers: verdicts of `reach` and `robust`, final-state sets of litmus
+//! tests, and each backend accepts the other's witnesses as concrete
+//! executions. Own inputs always run; the corpus part (X86 under tso and
+//! sc, PPC under power, Trencher at bound 10 under tso) skips when
+//! `../shared/corpus` is absent. Without the `z3` feature only the
+//! "not built in" error is tested.
+
+use bmc_rmm::backend::{self, SolverKind};
+use bmc_rmm::check::CheckKind;
+use bmc_rmm::engine::Deadline;
+
+fn bin() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+}
+
+#[cfg(not(feature = "z3"))]
+#[test]
+fn z3_solver_is_a_usage_error_without_the_feature() {
+    let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
+    let out = bin().args(["robust", "--solver", "z3", ex]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("built without z3"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_solver_lists_are_usage_errors() {
+    let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
+    for args in [
+        vec!["crosscheck", "--solvers", "varisat,minisat", ex],
+        vec!["crosscheck", "--solvers", "varisat", ex],
+        vec!["diff", "--solvers", "varisat,varisat,varisat", ex],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("solver"), "{args:?}: {err}");
+    }
+    // Two models and two solvers at once: clap rejects the combination.
+    let out = bin()
+        .args(["diff", "--models", "sc,tso", "--solvers", "varisat,z3", ex])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[cfg(feature = "z3")]
+mod with_z3 {
+    use super::*;
+    use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::litmus::{self, run};
+    use bmc_rmm::program::{Program, Width};
+    use rayon::prelude::*;
+
+    const BOTH: [SolverKind; 2] = [SolverKind::Varisat, SolverKind::Z3];
+
+    /// Verdicts of both backends, and every witness replayed on the other
+    /// backend. Returns a description of each disagreement.
+    fn compare_program(name: &str, p: &Program, model: &str, bound: u32) -> Vec<String> {
+        let m = bmc_rmm::cat::builtin(model).unwrap();
+        let kinds = [CheckKind::Reach, CheckKind::Robust];
+        let rs: Vec<_> = BOTH
+            .iter()
+            .map(|&s| backend::check(s, p, &m, bound, 16, false, &kinds, Deadline(None)).unwrap())
+            .collect();
+        let mut bad = Vec::new();
+        for (a, b) in rs[0].iter().zip(&rs[1]) {
+            if a.verdict != b.verdict {
+                bad.push(format!(
+                    "{name} [{model}] {:?}: varisat {:?}, z3 {:?}",
+                    a.check, a.verdict, b.verdict
+                ));
+            }
+        }
+        for (i, side) in rs.iter().enumerate() {
+            for r in side {
+                let Some(x) = &r.witness else { continue };
+                let other = BOTH[1 - i];
+                let rep = backend::replay(other, p, &m, bound, 16, x, Deadline(None)).unwrap();
+                if let Err(why) = rep {
+                    bad.push(format!(
+                        "{name} [{model}] {:?} witness of {} rejected by {}: {why}",
+                        r.check,
+                        BOTH[i].name(),
+                        other.name()
+                    ));
+                }
+            }
+        }
+        bad
+    }
+
+    fn compare_litmus(path: &str, model: &str) -> Vec<String> {
+        let src = match SourceFile::read(path) {
+            Ok(s) => s,
+            Err(_) => return vec![format!("{path}: unreadable")],
+        };
+        // Files the front-end rejects (unsupported instructions) are out
+        // of scope here: both backends see the same parsed test.
+        let Ok(t) = litmus::parse(&src, Width(32)) else {
+            return Vec::new();
+        };
+        let m = bmc_rmm::cat::builtin(model).unwrap();
+        let w = run::auto_width(&t);
+        let rs: Vec<_> = BOTH
+            .iter()
+            .map(|&s| run::run_with(&t, &m, 12, w, Deadline(None), s).unwrap())
+            .collect();
+        if rs[0].states != rs[1].states {
+            vec![format!(
+                "{path} [{model}]: varisat {:?}, z3 {:?}",
+                rs[0].states, rs[1].states
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn files(dir: &str, ext: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![std::path::PathBuf::from(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == ext) {
+                    out.push(p.display().to_string());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn assert_none(bad: Vec<String>) {
+        assert!(bad.is_empty(), "{} disagreements:\n{}", bad.len(), bad.join("\n"));
+    }
+
+    #[test]
+    fn own_programs_agree_and_replay() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+        let mut bad = Vec::new();
+        for f in files(dir, "rmm").iter().filter(|f| !f.contains("pgas")) {
+            let p = bmc_rmm::frontend::load_program(f, None, Width(16)).unwrap();
+            for model in ["sc", "tso", "pso", "rmo", "power"] {
+                bad.extend(compare_program(f, &p, model, 12));
+            }
+        }
+        assert_none(bad);
+    }
+
+    #[test]
+    fn own_litmus_tests_agree() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/litmus");
+        let fs = files(dir, "litmus");
+        assert!(fs.len() > 10);
+        let bad: Vec<String> = fs
+            .par_iter()
+            .flat_map(|f| {
+                ["sc", "tso", "pso", "power"]
+                    .iter()
+                    .flat_map(|m| compare_litmus(f, m))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_none(bad);
+    }
+
+    #[test]
+    fn pgas_programs_are_rejected_by_z3_with_a_clear_error() {
+        let f = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pgas");
+        let first = files(f, "rmm").into_iter().next().unwrap();
+        let out = bin()
+            .args(["robust", "--solver", "z3", "--model", "pgas", &first])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("PGAS"), "{err}");
+    }
+
+    fn corpus() -> Option<String> {
+        let d = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+        if std::path::Path::new(d).exists() {
+            Some(d.to_string())
+        } else {
+            eprintln!("skipping: ../shared/corpus not present");
+            None
+        }
+    }
+
+    fn corpus_litmus(arch: &str, model: &str) {
+        let Some(c) = corpus() else { return };
+        let fs = files(&format!("{c}/litmus/{arch}"), "litmus");
+        assert!(fs.len() > 100);
+        let bad: Vec<String> = fs.par_iter().flat_map(|f| compare_litmus(f, model)).collect();
+        assert_none(bad);
+    }
+
+    #[test]
+    fn corpus_x86_tso() {
+        corpus_litmus("X86", "tso");
+    }
+
+    #[test]
+    fn corpus_x86_sc() {
+        corpus_litmus("X86", "sc");
+    }
+
+    #[test]
+    fn corpus_ppc_power() {
+        corpus_litmus("PPC", "power");
+    }
+
+    #[test]
+    fn corpus_trencher_bound_10_tso() {
+        let Some(c) = corpus() else { return };
+        let fs = files(&format!("{c}/trencher"), "txt");
+        assert!(fs.len() >= 24);
+        let bad: Vec<String> = fs
+            .par_iter()
+            .flat_map(|f| {
+                let p = bmc_rmm::frontend::load_program(f, None, Width(16)).unwrap();
+                compare_program(f, &p, "tso", 10)
+            })
+            .collect();
+        assert_none(bad);
+    }
+}
