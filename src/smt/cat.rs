@@ -549,10 +549,10 @@ impl<'m, 'b> Enc<'m, 'b> {
                     }
                     ZVal::Rel(r) => {
                         let mut out = ZRel::new();
-                        for i in 0..self.n {
-                            let Some(ui) = &u[i] else { continue };
-                            for j in 0..self.n {
-                                let Some(uj) = &u[j] else { continue };
+                        for (i, ui) in u.iter().enumerate() {
+                            let Some(ui) = ui else { continue };
+                            for (j, uj) in u.iter().enumerate() {
+                                let Some(uj) = uj else { continue };
                                 let both = if i == j {
                                     Some(ui.clone())
                                 } else {
@@ -601,7 +601,12 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             Inv(a) => {
                 let x = self.eval(a, pol, env)?;
-                ZVal::Rel(x.rel().iter().map(|(&(i, j), t)| ((j, i), t.clone())).collect())
+                ZVal::Rel(
+                    x.rel()
+                        .iter()
+                        .map(|(&(i, j), t)| ((j, i), t.clone()))
+                        .collect(),
+                )
             }
             Bracket(a) => {
                 let x = self.eval(a, pol, env)?;
@@ -735,13 +740,13 @@ impl<'m, 'b> Enc<'m, 'b> {
             if row.is_empty() {
                 continue;
             }
-            for i in 0..n {
-                let Some(ik) = m[i][k].clone() else { continue };
+            for mi in m.iter_mut() {
+                let Some(ik) = mi[k].clone() else { continue };
                 for (j, kj) in &row {
                     let Some(path) = self.and2(&ik, kj) else {
                         continue;
                     };
-                    m[i][*j] = match m[i][*j].take() {
+                    mi[*j] = match mi[*j].take() {
                         None => Some(path),
                         Some(old) => self.or_all(vec![old, path]),
                     };
@@ -815,7 +820,11 @@ impl<'m, 'b> Enc<'m, 'b> {
             Cart(a, b) => {
                 let x = self.support(a, pol, group, senv)?.set();
                 let y = self.support(b, pol, group, senv)?.set();
-                SVal::Rel(x.iter().map(|&p| y.iter().map(|&q| p && q).collect()).collect())
+                SVal::Rel(
+                    x.iter()
+                        .map(|&p| y.iter().map(|&q| p && q).collect())
+                        .collect(),
+                )
             }
             Compl(a) => match self.support(a, pol.flip(), group, senv)? {
                 SVal::Set(_) => SVal::Set(univ),
@@ -1190,7 +1199,11 @@ mod tests {
             (0..n).map(|_| rng.chance(0.85)).collect::<Vec<_>>(),
         );
         for s in BUILTIN_SETS {
-            let p = if matches!(*s, "R" | "W" | "M") { 0.5 } else { 0.25 };
+            let p = if matches!(*s, "R" | "W" | "M") {
+                0.5
+            } else {
+                0.25
+            };
             sets.insert(s.to_string(), (0..n).map(|_| rng.chance(p)).collect());
         }
         let thread: Vec<usize> = (0..n).map(|_| rng.below(3)).collect();
@@ -1268,7 +1281,7 @@ mod tests {
                 let v = Bool::fresh_const(self.ctx, "base");
                 self.eqs.push(if x { v.clone() } else { v.not() });
                 Some(v)
-            } else if x || salt % 3 == 0 {
+            } else if x || salt.is_multiple_of(3) {
                 Some(Bool::from_bool(self.ctx, x))
             } else {
                 None
@@ -1354,7 +1367,10 @@ mod tests {
 
     #[test]
     fn builtin_models_match_evaluator() {
-        for (i, name) in ["sc", "tso", "pso", "rmo", "power", "pgas"].iter().enumerate() {
+        for (i, name) in ["sc", "tso", "pso", "rmo", "power", "pgas"]
+            .iter()
+            .enumerate()
+        {
             let m = crate::cat::builtin(name).unwrap();
             let ok = agree(&m, 0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1), 120);
             assert!(ok > 0 && ok < 120, "{name}: {ok}/120 consistent");
@@ -1519,9 +1535,15 @@ mod tests {
             rels.insert("ext".into(), mk(&|i, j| thread[i] != thread[j]));
             rels.insert("loc".into(), mk(&|i, j| loc[i] == loc[j]));
             rels.insert("rf".into(), mk(&|i, j| loc[i] == loc[j] && w[i] && !w[j]));
-            rels.insert("co".into(), mk(&|i, j| loc[i] == loc[j] && w[i] && w[j] && i != j));
+            rels.insert(
+                "co".into(),
+                mk(&|i, j| loc[i] == loc[j] && w[i] && w[j] && i != j),
+            );
             rels.insert("fr".into(), mk(&|i, j| loc[i] == loc[j] && !w[i] && w[j]));
-            rels.insert("addr".into(), mk(&|i, j| thread[i] == thread[j] && i + 1 == j && !w[i]));
+            rels.insert(
+                "addr".into(),
+                mk(&|i, j| thread[i] == thread[j] && i + 1 == j && !w[i]),
+            );
             let c = Cand { n, sets, rels };
             for model in ["sc", "tso", "power"] {
                 let ctx = ctx();
