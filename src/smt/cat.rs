@@ -31,6 +31,8 @@
 //!   many rounds as the static support allows the value to grow (within a
 //!   work budget; beyond it the encoder reports a usage error naming the
 //!   group).
+//! * The closure of one value is built once (the three `hb*` of Power
+//!   share their variables), and `acyclic r+` is encoded as `acyclic r`.
 //! * `acyclic r`: an integer clock per event of a non-trivial strongly
 //!   connected component of `r`'s support, with `r(a,b) → clk_a < clk_b`,
 //!   and `¬r(a,a)`; `irreflexive r`: `¬r(a,a)`; `empty r`: `¬r(a,b)` for
