@@ -55,6 +55,18 @@ impl SolverKind {
     }
 }
 
+/// The bound (steps per thread), value width (bits) and deadline of a
+/// query.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// K.
+    pub bound: u32,
+    /// W.
+    pub width: u32,
+    /// When to give up (`unknown`).
+    pub deadline: Deadline,
+}
+
 /// The error of a build without the z3 backend.
 fn no_z3<T>() -> Result<T, Error> {
     Err(Error::Usage(
@@ -71,13 +83,13 @@ fn no_z3<T>() -> Result<T, Error> {
 /// model construct its encoding does not support.
 pub fn validate(solver: SolverKind, model: &Model, prog: Option<&Program>) -> Result<(), Error> {
     solver.available()?;
+    if solver == SolverKind::Z3 && prog.is_some_and(|p| p.nodes.is_some()) {
+        return Err(Error::Usage(
+            "the z3 backend does not encode PGAS programs; use --solver varisat".into(),
+        ));
+    }
+    #[cfg(feature = "z3")]
     if solver == SolverKind::Z3 {
-        if prog.is_some_and(|p| p.nodes.is_some()) {
-            return Err(Error::Usage(
-                "the z3 backend does not encode PGAS programs; use --solver varisat".into(),
-            ));
-        }
-        #[cfg(feature = "z3")]
         crate::smt::query::validate_model(model)?;
     }
     let _ = model;
@@ -91,12 +103,15 @@ pub fn check(
     solver: SolverKind,
     prog: &Program,
     model: &Model,
-    bound: u32,
-    width: u32,
+    lim: Limits,
     eager: bool,
     kinds: &[CheckKind],
-    deadline: Deadline,
 ) -> Result<Vec<CheckResult>, Error> {
+    let Limits {
+        bound,
+        width,
+        deadline,
+    } = lim;
     match solver {
         SolverKind::Varisat => {
             let mut enc = Encoder::new(prog, model, bound, width, eager);
@@ -180,11 +195,14 @@ pub fn replay(
     solver: SolverKind,
     prog: &Program,
     model: &Model,
-    bound: u32,
-    width: u32,
+    lim: Limits,
     x: &Execution,
-    deadline: Deadline,
 ) -> Result<Result<(), String>, Error> {
+    let Limits {
+        bound,
+        width,
+        deadline,
+    } = lim;
     match solver {
         SolverKind::Varisat => {
             let mut enc = Encoder::new(prog, model, bound, width, false);

@@ -3,9 +3,9 @@
 //! Exit status (DESIGN.md): 0 no violation / goal unreachable, 1 violation
 //! / goal reachable, 2 input or usage error, 3 unknown (timeout, limit).
 
+use crate::backend::SolverKind;
 use crate::check;
 use crate::diag::Error;
-use crate::backend::SolverKind;
 use crate::frontend::{self, Format};
 use crate::program::Width;
 use clap::{Args, Parser, Subcommand};
@@ -160,7 +160,13 @@ pub struct DiffArgs {
     pub files: Vec<String>,
     /// The two models, comma-separated: built-in names (sc, tso) or .cat
     /// files, e.g. `--models sc,tso` or `--models tso,my.cat`.
-    #[arg(long, value_delimiter = ',', value_name = "A,B", required_unless_present = "solvers", conflicts_with = "solvers")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "A,B",
+        required_unless_present = "solvers",
+        conflicts_with = "solvers"
+    )]
     pub models: Option<Vec<String>>,
     /// Compare two solver backends instead of two models, e.g. `--solvers
     /// varisat,z3` (with `--model`); every witness is replayed on the
@@ -496,10 +502,12 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
     let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.input.json);
     let mut summary = crate::batch::Summary::new("results", &[]);
     let results = crate::batch::run(&progs, &opts, |(_, p)| {
-        let deadline = crate::batch::deadline(a.timeout);
-        crate::backend::check(
-            a.solver, p, &model, a.bound, a.input.width, a.eager, kinds, deadline,
-        )
+        let lim = crate::backend::Limits {
+            bound: a.bound,
+            width: a.input.width,
+            deadline: crate::batch::deadline(a.timeout),
+        };
+        crate::backend::check(a.solver, p, &model, lim, a.eager, kinds)
     })?
     .into_iter()
     .collect::<Result<Vec<_>, Error>>()?;
@@ -528,7 +536,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
             }
             if a.input.json {
                 let mut rec = serde_json::json!({
-                    "file": f, "model": model_name, "bound": a.bound, "width": a.input.width,
+                    "file": f, "model": model_name, "solver": a.solver, "bound": a.bound, "width": a.input.width,
                     "check": r.check, "verdict": r.verdict, "time": r.time,
                     "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
                     "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),

@@ -17,12 +17,12 @@
 //! (timeout). Exit status: 2 if an input could not be read, else 1 if a
 //! listed difference exists, else 3 if an answer is unknown, else 0.
 
+use crate::backend::SolverKind;
 use crate::batch::{self, BatchOptions, Summary};
 use crate::cat::Model;
 use crate::check::{self, CheckKind};
 use crate::cli::{verdict_word, DiffArgs};
 use crate::diag::Error;
-use crate::backend::SolverKind;
 use crate::engine::Execution;
 use crate::frontend::{self, Format};
 use crate::litmus_cmd;
@@ -120,15 +120,18 @@ fn answer(
     let w = a.width.unwrap_or(Width::DEFAULT.0);
     let p = frontend::load_program(file, None, Width(w))?;
     crate::backend::validate(side.solver, &side.model, Some(&p))?;
-    let bound = a.bound.unwrap_or(20);
-    let deadline = batch::deadline(Some(a.timeout));
+    let lim = crate::backend::Limits {
+        bound: a.bound.unwrap_or(20),
+        width: w,
+        deadline: batch::deadline(Some(a.timeout)),
+    };
     let kinds = [CheckKind::Reach, CheckKind::Robust];
-    let results = crate::backend::check(side.solver, &p, &side.model, bound, w, false, &kinds, deadline)?;
+    let results = crate::backend::check(side.solver, &p, &side.model, lim, false, &kinds)?;
     let mut replays = Vec::new();
     if let Some(o) = other {
         for r in &results {
             let Some(x) = &r.witness else { continue };
-            let result = crate::backend::replay(o, &p, &side.model, bound, w, x, deadline)?;
+            let result = crate::backend::replay(o, &p, &side.model, lim, x)?;
             replays.push(Replay {
                 check: r.check,
                 result,
@@ -300,7 +303,8 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
             Ok([side(kinds[0])?, side(kinds[1])?])
         }
         _ => Err(Error::Usage(
-            "give either --models A,B (two models) or --solvers A,B with --model M (two solvers)".into(),
+            "give either --models A,B (two models) or --solvers A,B with --model M (two solvers)"
+                .into(),
         )),
     }
 }
@@ -387,9 +391,10 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
         );
     }
     eprintln!("{}", summary.render());
-    let differs = rows
-        .iter()
-        .any(|r| matches!(r.kind, Kind::Verdict | Kind::Replay) || (r.kind == Kind::Outcomes && !a.verdicts_only));
+    let differs = rows.iter().any(|r| {
+        matches!(r.kind, Kind::Verdict | Kind::Replay)
+            || (r.kind == Kind::Outcomes && !a.verdicts_only)
+    });
     Ok(if errors > 0 {
         2
     } else if differs {

@@ -265,9 +265,7 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
             (x, y) if x == y => "yes",
             // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
-            (Verdict::Violation, Verdict::NoViolation)
-                if longest_thread(&re) > bound as usize =>
-            {
+            (Verdict::Violation, Verdict::NoViolation) if longest_thread(&re) > bound as usize => {
                 "yes (beyond bound)"
             }
             _ => "NO",

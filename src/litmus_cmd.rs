@@ -54,7 +54,10 @@ pub fn run_all(
     opts: &crate::batch::BatchOptions,
 ) -> Result<Vec<Outcome>, Error> {
     crate::batch::run(files, opts, |f| {
-        (f.clone(), run_one(f, model, a.bound, a.width, a.timeout, a.solver))
+        (
+            f.clone(),
+            run_one(f, model, a.bound, a.width, a.timeout, a.solver),
+        )
     })
 }
 
@@ -111,7 +114,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
                 }
                 if a.json {
                     let mut rec = serde_json::json!({
-                        "file": f, "test": t.name, "model": model_name,
+                        "file": f, "test": t.name, "model": model_name, "solver": a.solver,
                         "verdict": res.observation.map(|o| o.verdict().as_str()),
                         "observation": res.observation.map(|o| o.as_str()),
                         "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),

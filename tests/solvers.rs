@@ -6,10 +6,6 @@
 //! `../shared/corpus` is absent. Without the `z3` feature only the
 //! "not built in" error is tested.
 
-use bmc_rmm::backend::{self, SolverKind};
-use bmc_rmm::check::CheckKind;
-use bmc_rmm::engine::Deadline;
-
 fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
 }
@@ -18,7 +14,10 @@ fn bin() -> std::process::Command {
 #[test]
 fn z3_solver_is_a_usage_error_without_the_feature() {
     let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
-    let out = bin().args(["robust", "--solver", "z3", ex]).output().unwrap();
+    let out = bin()
+        .args(["robust", "--solver", "z3", ex])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("built without z3"), "{err}");
@@ -49,7 +48,10 @@ fn bad_solver_lists_are_usage_errors() {
 #[cfg(feature = "z3")]
 mod with_z3 {
     use super::*;
+    use bmc_rmm::backend::{self, SolverKind};
+    use bmc_rmm::check::CheckKind;
     use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::engine::Deadline;
     use bmc_rmm::litmus::{self, run};
     use bmc_rmm::program::{Program, Width};
     use rayon::prelude::*;
@@ -61,9 +63,14 @@ mod with_z3 {
     fn compare_program(name: &str, p: &Program, model: &str, bound: u32) -> Vec<String> {
         let m = bmc_rmm::cat::builtin(model).unwrap();
         let kinds = [CheckKind::Reach, CheckKind::Robust];
+        let lim = backend::Limits {
+            bound,
+            width: 16,
+            deadline: Deadline(None),
+        };
         let rs: Vec<_> = BOTH
             .iter()
-            .map(|&s| backend::check(s, p, &m, bound, 16, false, &kinds, Deadline(None)).unwrap())
+            .map(|&s| backend::check(s, p, &m, lim, false, &kinds).unwrap())
             .collect();
         let mut bad = Vec::new();
         for (a, b) in rs[0].iter().zip(&rs[1]) {
@@ -78,7 +85,7 @@ mod with_z3 {
             for r in side {
                 let Some(x) = &r.witness else { continue };
                 let other = BOTH[1 - i];
-                let rep = backend::replay(other, p, &m, bound, 16, x, Deadline(None)).unwrap();
+                let rep = backend::replay(other, p, &m, lim, x).unwrap();
                 if let Err(why) = rep {
                     bad.push(format!(
                         "{name} [{model}] {:?} witness of {} rejected by {}: {why}",
@@ -136,7 +143,12 @@ mod with_z3 {
     }
 
     fn assert_none(bad: Vec<String>) {
-        assert!(bad.is_empty(), "{} disagreements:\n{}", bad.len(), bad.join("\n"));
+        assert!(
+            bad.is_empty(),
+            "{} disagreements:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
     }
 
     #[test]
@@ -196,7 +208,10 @@ mod with_z3 {
         let Some(c) = corpus() else { return };
         let fs = files(&format!("{c}/litmus/{arch}"), "litmus");
         assert!(fs.len() > 100);
-        let bad: Vec<String> = fs.par_iter().flat_map(|f| compare_litmus(f, model)).collect();
+        let bad: Vec<String> = fs
+            .par_iter()
+            .flat_map(|f| compare_litmus(f, model))
+            .collect();
         assert_none(bad);
     }
 

@@ -127,16 +127,18 @@ impl<'p> ZEnc<'p> {
             let ev = &self.un.events[r];
             let mut dom = vec![s._eq(&Int::from_i64(ctx, -1))];
             let init = self.init_value(&ev.lock, &ev.addr);
-            let mut cs = vec![s
-                ._eq(&Int::from_i64(ctx, -1))
-                .implies(&ev.value._eq(&init))];
+            let mut cs = vec![s._eq(&Int::from_i64(ctx, -1)).implies(&ev.value._eq(&init))];
             for &w in &cands {
                 let is = s._eq(&Int::from_i64(ctx, w as i64));
                 dom.push(is.clone());
                 let wv = &self.un.events[w];
                 let ok = and(
                     ctx,
-                    &[wv.write.clone(), self.same_loc(w, r), wv.value._eq(&ev.value)],
+                    &[
+                        wv.write.clone(),
+                        self.same_loc(w, r),
+                        wv.value._eq(&ev.value),
+                    ],
                 );
                 cs.push(is.implies(&ok));
             }
@@ -148,7 +150,10 @@ impl<'p> ZEnc<'p> {
         for (i, &a) in writes.iter().enumerate() {
             for &b in &writes[i + 1..] {
                 let (x, y) = (&self.un.events[a], &self.un.events[b]);
-                let both = and(ctx, &[x.write.clone(), y.write.clone(), self.same_loc(a, b)]);
+                let both = and(
+                    ctx,
+                    &[x.write.clone(), y.write.clone(), self.same_loc(a, b)],
+                );
                 let (ca, cb) = (self.clk[a].clone().unwrap(), self.clk[b].clone().unwrap());
                 let rule = if self.po_before(a, b) {
                     ca.lt(&cb)
@@ -169,7 +174,10 @@ impl<'p> ZEnc<'p> {
         }
         Some(Bool::and(
             self.ctx,
-            &[&self.un.events[r].read, &s._eq(&Int::from_i64(self.ctx, w as i64))],
+            &[
+                &self.un.events[r].read,
+                &s._eq(&Int::from_i64(self.ctx, w as i64)),
+            ],
         ))
     }
 
@@ -181,7 +189,12 @@ impl<'p> ZEnc<'p> {
         let (x, y) = (&self.un.events[a], &self.un.events[b]);
         Some(and(
             self.ctx,
-            &[x.write.clone(), y.write.clone(), self.same_loc(a, b), ca.lt(cb)],
+            &[
+                x.write.clone(),
+                y.write.clone(),
+                self.same_loc(a, b),
+                ca.lt(cb),
+            ],
         ))
     }
 
@@ -207,7 +220,12 @@ impl<'p> ZEnc<'p> {
         let (x, y) = (&self.un.events[r], &self.un.events[w]);
         Some(and(
             ctx,
-            &[x.read.clone(), y.write.clone(), self.same_loc(r, w), or(ctx, &alts)],
+            &[
+                x.read.clone(),
+                y.write.clone(),
+                self.same_loc(r, w),
+                or(ctx, &alts),
+            ],
         ))
     }
 
@@ -216,9 +234,7 @@ impl<'p> ZEnc<'p> {
         for (a, b, c) in list {
             m.entry((*a, *b)).or_default().push(c.clone());
         }
-        m.into_iter()
-            .map(|(k, v)| (k, or(self.ctx, &v)))
-            .collect()
+        m.into_iter().map(|(k, v)| (k, or(self.ctx, &v))).collect()
     }
 
     /// Base relation by name (cached).
@@ -327,7 +343,9 @@ impl<'p> ZEnc<'p> {
         let b2v = |b: ZBool| b.ite(&one, &zero);
         match e {
             Expr::Const(c) => BV::from_i64(ctx, *c, w),
-            Expr::Var(GVar::Reg(t, r)) => self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone(),
+            Expr::Var(GVar::Reg(t, r)) => {
+                self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone()
+            }
             Expr::Var(GVar::Mem(a)) => self.final_mem(*a),
             Expr::Un(crate::program::UnOp::Neg, a) => self.gexpr(a).bvneg(),
             Expr::Un(crate::program::UnOp::Not, a) => b2v(self.gexpr(a)._eq(&zero)),
@@ -366,7 +384,11 @@ impl<'p> ZEnc<'p> {
             let out = t.outgoing();
             let fin: Vec<ZBool> = (0..t.states.len())
                 .filter(|&q| out[q].is_empty())
-                .map(|q| self.un.threads[ti].pc_end._eq(&Int::from_i64(ctx, q as i64)))
+                .map(|q| {
+                    self.un.threads[ti]
+                        .pc_end
+                        ._eq(&Int::from_i64(ctx, q as i64))
+                })
                 .collect();
             per.push(or(ctx, &fin));
         }

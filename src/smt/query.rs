@@ -148,8 +148,19 @@ impl<'p, 's> Session<'p, 's> {
     /// Like [`Session::check`], first with every thread limited to 2, 4,
     /// 8, … steps so that witnesses are short (as the varisat engine
     /// does); then with the full bound.
-    pub fn check_shortest(&mut self, assumptions: &[ZBool], deadline: Deadline) -> Result<bool, Error> {
-        let bound = self.enc.un.threads.iter().map(|t| t.ins.len()).max().unwrap_or(0);
+    pub fn check_shortest(
+        &mut self,
+        assumptions: &[ZBool],
+        deadline: Deadline,
+    ) -> Result<bool, Error> {
+        let bound = self
+            .enc
+            .un
+            .threads
+            .iter()
+            .map(|t| t.ins.len())
+            .max()
+            .unwrap_or(0);
         let mut m = 2usize;
         while m < bound {
             let mut a = assumptions.to_vec();
@@ -223,7 +234,11 @@ impl<'p, 's> Session<'p, 's> {
             let instr = self.eval_int(&un.threads[ev.thread.0 as usize].ins[ev.step as usize]);
             let t = p.thread_name(ev.thread);
             let label = if r || w {
-                let loc = if lock { "lock".to_string() } else { p.addr_name(raw) };
+                let loc = if lock {
+                    "lock".to_string()
+                } else {
+                    p.addr_name(raw)
+                };
                 format!("{t}:{kind} {loc}={value}")
             } else {
                 format!("{t}:{}", kind.to_lowercase())
@@ -256,7 +271,9 @@ impl<'p, 's> Session<'p, 's> {
             }
         }
         rf.sort_by_key(|x| (x.1, x.0));
-        let mut by_loc: BTreeMap<(bool, Option<i64>), Vec<(i64, usize)>> = BTreeMap::new();
+        // Location (lock cell?, address) → (co clock, write).
+        type Writes = Vec<(i64, usize)>;
+        let mut by_loc: BTreeMap<(bool, Option<i64>), Writes> = BTreeMap::new();
         for e in events.iter().filter(|e| e.kind == "W") {
             let c = self.enc.clk[e.id].as_ref().map_or(0, |c| self.eval_int(c));
             by_loc.entry((e.lock, e.addr)).or_default().push((c, e.id));
@@ -322,13 +339,17 @@ impl<'p, 's> Session<'p, 's> {
             if path.len() > th.ins.len() {
                 return Err(format!(
                     "thread {} takes {} steps, more than the bound",
-                    self.enc.prog.thread_name(crate::program::ThreadId(t as u32)),
+                    self.enc
+                        .prog
+                        .thread_name(crate::program::ThreadId(t as u32)),
                     path.len()
                 ));
             }
             for (i, &j) in path.iter().enumerate() {
                 if !th.cands[i].contains(&j) {
-                    return Err(format!("instruction {j} is not enabled at step {i} of thread {t}"));
+                    return Err(format!(
+                        "instruction {j} is not enabled at step {i} of thread {t}"
+                    ));
                 }
                 out.push(th.ins[i]._eq(&int(j as i64)));
             }
@@ -378,7 +399,11 @@ impl<'p, 's> Session<'p, 's> {
                 out.push(ev.exec.not());
             }
         }
-        let get = |i: usize| map.get(&i).copied().ok_or_else(|| format!("unknown event #{i}"));
+        let get = |i: usize| {
+            map.get(&i)
+                .copied()
+                .ok_or_else(|| format!("unknown event #{i}"))
+        };
         for &(w, r) in &x.rf {
             let (w, r) = (get(w)?, get(r)?);
             let s = self.enc.src[r].as_ref().ok_or("rf into a non-read")?;
@@ -443,7 +468,12 @@ fn finish(
             .iter()
             .enumerate()
             .filter(|(_, t)| t.truncated)
-            .map(|(i, _)| s.enc.prog.thread_name(crate::program::ThreadId(i as u32)).to_string())
+            .map(|(i, _)| {
+                s.enc
+                    .prog
+                    .thread_name(crate::program::ThreadId(i as u32))
+                    .to_string()
+            })
             .collect();
     }
     res.time = start.elapsed().as_secs_f64();

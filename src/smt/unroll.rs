@@ -248,7 +248,10 @@ impl Builder<'_> {
         let ev = &self.out.events[e];
         let fix = Bool::and(
             self.ctx,
-            &[&ev.lock._eq(&Bool::from_bool(self.ctx, is_lock)), &ev.addr._eq(&a)],
+            &[
+                &ev.lock._eq(&Bool::from_bool(self.ctx, is_lock)),
+                &ev.addr._eq(&a),
+            ],
         );
         self.out.constraints.push(l.sel.implies(&fix));
         if self.deps {
@@ -265,7 +268,12 @@ impl Builder<'_> {
         e
     }
 
-    fn load(&mut self, l: &mut Local, reg: Option<crate::program::RegId>, addr: Option<&LExpr>) -> usize {
+    fn load(
+        &mut self,
+        l: &mut Local,
+        reg: Option<crate::program::RegId>,
+        addr: Option<&LExpr>,
+    ) -> usize {
         let e = self.access(l, addr);
         let slot = &mut self.slots[l.ord as usize - 1].1;
         slot.exec.push(l.sel.clone());
@@ -289,7 +297,14 @@ impl Builder<'_> {
 
     /// A write of `value` (already evaluated) under condition `ok` (the
     /// success of a store-conditional, else true).
-    fn store(&mut self, l: &mut Local, addr: Option<&LExpr>, value: ZBv, vexpr: Option<&LExpr>, ok: Option<ZBool>) -> usize {
+    fn store(
+        &mut self,
+        l: &mut Local,
+        addr: Option<&LExpr>,
+        value: ZBv,
+        vexpr: Option<&LExpr>,
+        ok: Option<ZBool>,
+    ) -> usize {
         let e = self.access(l, addr);
         let cond = match &ok {
             Some(s) => Bool::and(self.ctx, &[&l.sel, s]),
@@ -499,22 +514,18 @@ pub fn unroll(
         b.thread = ThreadId(ti as u32);
         b.thread_reads.clear();
         let out = th.outgoing();
-        let has_resv = th
-            .instrs
-            .iter()
-            .any(|i| matches!(i.cmd, Command::LoadReserve { .. } | Command::StoreCond { .. }));
+        let has_resv = th.instrs.iter().any(|i| {
+            matches!(
+                i.cmd,
+                Command::LoadReserve { .. } | Command::StoreCond { .. }
+            )
+        });
         let int = |v: i64| Int::from_i64(ctx, v);
         let mut pc = int(th.initial.0 as i64);
         let mut regs: Vec<ZBv> = th.reg_init.iter().map(|v| b.c(*v)).collect();
         let mut taint: Vec<Taint> = vec![Taint::new(); th.regs.len()];
         let mut ctrl: Taint = Taint::new();
-        let mut resv = has_resv.then(|| {
-            (
-                Bool::from_bool(ctx, false),
-                b.c(0),
-                int(-1),
-            )
-        });
+        let mut resv = has_resv.then(|| (Bool::from_bool(ctx, false), b.c(0), int(-1)));
         let mut reach: BTreeSet<StateId> = BTreeSet::from([th.initial]);
         let mut ins_vars = Vec::new();
         let mut cands_all = Vec::new();
@@ -536,9 +547,7 @@ pub fn unroll(
             dom.extend(cands.iter().map(|&j| ins._eq(&int(j as i64))));
             b.out.constraints.push(or(ctx, &dom));
             if let Some(pi) = &prev_ins {
-                b.out
-                    .constraints
-                    .push(pi._eq(&int(-1)).implies(&stopped));
+                b.out.constraints.push(pi._eq(&int(-1)).implies(&stopped));
             }
             let next_pc = Int::fresh_const(ctx, "pc");
             let next_regs: Vec<ZBv> = (0..regs.len())
@@ -569,7 +578,10 @@ pub fn unroll(
                 let sel = ins._eq(&int(j as i64));
                 b.out.constraints.push(sel.implies(&Bool::and(
                     ctx,
-                    &[&pc._eq(&int(instr.from.0 as i64)), &next_pc._eq(&int(instr.to.0 as i64))],
+                    &[
+                        &pc._eq(&int(instr.from.0 as i64)),
+                        &next_pc._eq(&int(instr.to.0 as i64)),
+                    ],
                 )));
                 let mut l = Local {
                     sel: sel.clone(),
