@@ -466,6 +466,25 @@ fn check(src: &SourceFile, n: &mut Node, env: &HashMap<String, (Ty, String)>) ->
     Ok(ty)
 }
 
+/// The first occurrence of one of `keys` in negative position (under an
+/// odd number of `~` and right-hand sides of `\`) in `n`, with its span:
+/// a `let rec` group must be monotone in its own names, or Kleene
+/// iteration need not reach a fixed point (herd's cat semantics).
+fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(String, Span)> {
+    use ExprKind::*;
+    match &n.kind {
+        Name(k) => (!pos && keys.contains(k)).then(|| (k.clone(), n.span)),
+        Empty => None,
+        Diff(a, b) => negative_use(a, keys, pos).or_else(|| negative_use(b, keys, !pos)),
+        Union(a, b) | Inter(a, b) | Seq(a, b) | Cart(a, b) => {
+            negative_use(a, keys, pos).or_else(|| negative_use(b, keys, pos))
+        }
+        Compl(a) => negative_use(a, keys, !pos),
+        Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a) | Range(a)
+        | FenceRel(a) => negative_use(a, keys, pos),
+    }
+}
+
 fn tyname(t: Ty) -> &'static str {
     match t {
         Ty::Set => "set",
@@ -557,6 +576,21 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
                         );
                     }
                 }
+                let keys: Vec<String> = binds.iter().map(|(n, _)| n.clone()).collect();
+                for (n, e) in binds.iter() {
+                    if let Some(bad) = negative_use(e, &keys, true) {
+                        let user = |k: &str| k.split('#').next().unwrap_or(k).to_string();
+                        return Err(file.error(
+                            bad.1,
+                            format!(
+                                "`let rec {}` uses `{}` under `~` or on the right of `\\`: \
+                                 the definition is not monotone and has no least fixed point",
+                                user(n),
+                                user(&bad.0)
+                            ),
+                        ));
+                    }
+                }
             }
             Stmt::Check { expr, kind, .. } => {
                 let t = check(file, expr, &env)?;
@@ -631,6 +665,20 @@ mod tests {
             e.starts_with("m.cat:1:14: error: unknown name `nope`"),
             "{e}"
         );
+        let e = parse("let rec a = po \\ a\nacyclic a")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("m.cat:1:18: error: `let rec a` uses `a` under `~`"),
+            "{e}"
+        );
+        let e = parse("let rec a = po | b and b = ~(a ; rf)\nacyclic a")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`let rec b` uses `a`"), "{e}");
+        parse("let rec a = po | (rf \\ a)\nacyclic a").unwrap_err();
+        parse("let rec a = po | (a \\ ~rf) | (rf \\ ~a)\nacyclic a").unwrap();
+        parse("let rec a = po | (rf \\ (po \\ a))\nacyclic a").unwrap();
         let e = parse("acyclic R").unwrap_err().to_string();
         assert!(e.contains("expect a relation"), "{e}");
         let e = parse("let a = po").unwrap_err().to_string();
