@@ -453,7 +453,9 @@ impl Execution {
         for b in evs.iter().filter(|e| e.kind == "BAR") {
             let j = evs
                 .iter()
-                .filter(|o| o.kind == "BAR" && o.thread == b.thread && (o.step, o.ord) < (b.step, b.ord))
+                .filter(|o| {
+                    o.kind == "BAR" && o.thread == b.thread && (o.step, o.ord) < (b.step, b.ord)
+                })
                 .count();
             round.push((b.id, j));
         }
@@ -468,7 +470,9 @@ impl Execution {
                     continue;
                 }
                 if let Some(r) = rel(a, b) {
-                    adj.entry(na).or_default().push((nb, (a.id, r.to_string(), b.id)));
+                    adj.entry(na)
+                        .or_default()
+                        .push((nb, (a.id, r.to_string(), b.id)));
                 }
             }
             for &(b, j) in &round {

@@ -51,8 +51,8 @@ pub struct ZEnc<'p> {
 impl<'p> ZEnc<'p> {
     /// Unrolls and encodes `prog` under `model`.
     ///
-    /// Errors: programs or models this backend does not encode (PGAS;
-    /// see [`super::cat::encode_axioms`]).
+    /// Errors: models this backend does not encode (see
+    /// [`super::cat::encode_axioms`]).
     pub fn new(
         ctx: &'static Context,
         prog: &'p Program,
@@ -436,7 +436,8 @@ impl<'p> ZEnc<'p> {
 
     /// An hb = po ∪ rf ∪ co ∪ fr cycle among the memory events: a nonempty
     /// set of events, each with a chosen hb-successor (an integer) in the
-    /// set. Returns the condition (to assume).
+    /// set. Returns the condition (to assume). PGAS programs: the cycle on
+    /// the trace graph ([`super::pgas::trace_cycle`]).
     pub fn hb_cycle(&mut self) -> ZBool {
         if self.pgas.is_some() {
             return super::pgas::trace_cycle(self);

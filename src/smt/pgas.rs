@@ -116,9 +116,7 @@ pub fn relation(enc: &ZEnc, name: &str) -> ZRel {
                     if r1.thread != r2.thread || r1.step >= r2.step {
                         continue;
                     }
-                    let q = un.events[r1.issue]
-                        .value
-                        ._eq(&un.events[r2.issue].value);
+                    let q = un.events[r1.issue].value._eq(&un.events[r2.issue].value);
                     let c = Bool::and(ctx, &[&r1.sel, &r2.sel, &q]);
                     m.entry((r1.popa, r2.popa)).or_default().push(c.clone());
                     m.entry((r1.popb, r2.popb)).or_default().push(c);
@@ -228,7 +226,10 @@ pub fn trace_cycle(enc: &mut ZEnc) -> ZBool {
         .iter()
         .map(|&u| (u, Bool::fresh_const(ctx, "tcyc")))
         .collect();
-    let mut cs = vec![or(ctx, &nodes.iter().map(|u| inset[u].clone()).collect::<Vec<_>>())];
+    let mut cs = vec![or(
+        ctx,
+        &nodes.iter().map(|u| inset[u].clone()).collect::<Vec<_>>(),
+    )];
     let mut out: BTreeMap<usize, Vec<(usize, ZBool)>> = BTreeMap::new();
     for ((x, y), v) in edges {
         out.entry(x).or_default().push((y, or(ctx, &v)));
