@@ -127,10 +127,10 @@ pub fn robust(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
         Ok(Some(x)) => {
             res.verdict = Verdict::Violation;
             // The cycle from the execution alone (any backend can render
-            // it); PGAS cycles live on the trace graph (the encoder's).
+            // it); PGAS cycles live on the trace graph (thesis §8.2).
             let (cycle, fr) = x.hb_cycle();
             let cycle = if enc.pgas.is_some() {
-                crate::engine::pgas::hb_cycle(enc, &x)
+                x.pgas_hb_cycle()
             } else {
                 cycle
             };

@@ -18,17 +18,12 @@
 //!   contracting ↔bar) the barrier events of one round.
 
 use super::Encoder;
-use crate::cat::eval::Mat;
 use crate::sat::bv::Bv;
 use crate::sat::Cnf;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use varisat::Lit;
 
 use super::unroll::{Event, Unrolled};
-use super::witness::{Cycle, Execution};
-
-/// A labelled edge (from event, relation, to event).
-type Edge = (usize, String, usize);
 
 /// Literal of PGAS set `name` on event `ev` (None = never).
 pub fn set_of(ev: &Event, name: &str) -> Option<Lit> {
@@ -267,104 +262,4 @@ pub fn robust_act(enc: &mut Encoder) -> Lit {
         enc.cnf.clause(&v);
     }
     act
-}
-
-/// The shortest hb cycle of the current candidate in the trace graph,
-/// rendered on events: `po`/`rf`/`co`/`fr` edges, `rop` between two events
-/// of one remote operation (issue, popa, popb), `bar` between matching
-/// barriers of two ranks.
-pub fn hb_cycle(enc: &mut Encoder, x: &Execution) -> Option<Cycle> {
-    let pe = enc.pgas.clone().unwrap_or_default();
-    let n = enc.un.events.len();
-    let node_of = pe.node_of(n);
-    let rels: Vec<(&str, Mat)> = ["po", "rf", "co", "fr"]
-        .iter()
-        .map(|r| (*r, enc.concrete_rel(r)))
-        .collect();
-    let exec: Vec<usize> = x.events.iter().map(|e| e.id).collect();
-    let is_mem = |e: usize| {
-        x.event(e)
-            .is_some_and(|i| i.kind == "R" || i.kind == "W" || i.kind == "ISSUE")
-    };
-    // Barrier rounds of executed barriers.
-    let mut round: HashMap<usize, usize> = HashMap::new();
-    for (b, idx) in &pe.bars {
-        if x.event(*b).is_some_and(|i| i.kind == "BAR") {
-            round.insert(*b, enc.cnf.bv_value(idx) as usize);
-        }
-    }
-    // Graph over node ids: events' nodes, and n + j for round j.
-    let mut adj: HashMap<usize, Vec<(usize, Edge)>> = HashMap::new();
-    for &a in exec.iter().filter(|&&a| is_mem(a)) {
-        for &b in exec.iter().filter(|&&b| is_mem(b)) {
-            if node_of[a] == node_of[b] {
-                continue;
-            }
-            if let Some((r, _)) = rels.iter().find(|(_, m)| m.get(a, b)) {
-                adj.entry(node_of[a])
-                    .or_default()
-                    .push((node_of[b], (a, r.to_string(), b)));
-            }
-        }
-        for (&b, &j) in &round {
-            if rels[0].1.get(a, b) {
-                adj.entry(node_of[a])
-                    .or_default()
-                    .push((n + j, (a, "po".into(), b)));
-            }
-            if rels[0].1.get(b, a) {
-                adj.entry(n + j)
-                    .or_default()
-                    .push((node_of[a], (b, "po".into(), a)));
-            }
-        }
-    }
-    let mut best: Option<Vec<(usize, String, usize)>> = None;
-    let starts: Vec<usize> = adj.keys().copied().collect();
-    for s in starts {
-        let mut prev: HashMap<usize, (usize, (usize, String, usize))> = HashMap::new();
-        let mut q = VecDeque::from([s]);
-        let mut found = None;
-        'bfs: while let Some(u) = q.pop_front() {
-            for (v, lab) in adj.get(&u).cloned().unwrap_or_default() {
-                if v == s {
-                    found = Some((u, lab));
-                    break 'bfs;
-                }
-                if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(v) {
-                    e.insert((u, lab));
-                    q.push_back(v);
-                }
-            }
-        }
-        if let Some((mut cur, lab)) = found {
-            let mut path = vec![lab];
-            while cur != s {
-                let (p, l) = prev[&cur].clone();
-                path.push(l);
-                cur = p;
-            }
-            path.reverse();
-            if best.as_ref().is_none_or(|b| path.len() < b.len()) {
-                best = Some(path);
-            }
-        }
-    }
-    let path = best?;
-    let mut edges = Vec::new();
-    for i in 0..path.len() {
-        let e = path[i].clone();
-        let next = &path[(i + 1) % path.len()];
-        let (to, from_next) = (e.2, next.0);
-        edges.push(e);
-        if to != from_next {
-            let rel = if round.contains_key(&to) {
-                "bar"
-            } else {
-                "rop"
-            };
-            edges.push((to, rel.to_string(), from_next));
-        }
-    }
-    Some(Cycle { edges })
 }

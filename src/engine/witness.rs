@@ -63,6 +63,9 @@ pub struct Execution {
     pub path: Vec<Vec<usize>>,
 }
 
+/// A labelled edge (from event, relation, to event).
+type Edge = (usize, String, usize);
+
 /// A happens-before cycle: events and the relation of each edge.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Cycle {
@@ -374,6 +377,162 @@ impl Execution {
                 .collect(),
         });
         (cycle, fr_edges)
+    }
+
+    /// The shortest happens-before cycle of a PGAS execution on its *trace
+    /// graph* (thesis 003 §8.2), computed from the execution alone (both
+    /// backends use it):
+    ///
+    /// * nodes: the R/W/ISSUE events, a remote operation's popa/popb
+    ///   (label `popa`/`popb`, [`EventInfo::pop`]) identified with the
+    ///   ISSUE event of the same thread and step; and one node per barrier
+    ///   round j, holding the BAR events that are the j-th (0-based) BAR
+    ///   event of their thread;
+    /// * edges between different nodes: po (same thread, non-pop events,
+    ///   earlier `(step, ord)`), rf, co, fr (as in [`Execution::hb_cycle`])
+    ///   between their events, and po from an event into a barrier of a
+    ///   round / from a barrier of a round to an event.
+    ///
+    /// The cycle is the shortest found by a BFS from each node in turn
+    /// (events by id, then rounds; first shortest wins), rendered on
+    /// events: each graph edge as (a, relation, b), with a `rop` edge
+    /// between two events of one remote operation and a `bar` edge between
+    /// two barriers of one round where the cycle passes through a node
+    /// from one of its events to another.
+    pub fn pgas_hb_cycle(&self) -> Option<Cycle> {
+        use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+        let evs = &self.events;
+        let is_node = |e: &EventInfo| e.kind == "R" || e.kind == "W" || e.kind == "ISSUE";
+        let po = |a: &EventInfo, b: &EventInfo| {
+            a.thread == b.thread && !a.pop && !b.pop && (a.step, a.ord) < (b.step, b.ord)
+        };
+        let rf: HashSet<(usize, usize)> = self.rf.iter().copied().collect();
+        let src: HashMap<usize, usize> = self.rf.iter().map(|&(w, r)| (r, w)).collect();
+        let mut co: HashSet<(usize, usize)> = HashSet::new();
+        for chain in &self.co {
+            for (i, &a) in chain.iter().enumerate() {
+                for &b in &chain[i + 1..] {
+                    co.insert((a, b));
+                }
+            }
+        }
+        let loc = |e: &EventInfo| (e.lock, e.addr);
+        let fr = |r: &EventInfo, w: &EventInfo| {
+            r.kind == "R"
+                && w.kind == "W"
+                && r.id != w.id
+                && match src.get(&r.id) {
+                    Some(s) => co.contains(&(*s, w.id)),
+                    None => loc(w) == loc(r),
+                }
+        };
+        let rel = |a: &EventInfo, b: &EventInfo| -> Option<&'static str> {
+            if po(a, b) {
+                Some("po")
+            } else if rf.contains(&(a.id, b.id)) {
+                Some("rf")
+            } else if co.contains(&(a.id, b.id)) {
+                Some("co")
+            } else if fr(a, b) {
+                Some("fr")
+            } else {
+                None
+            }
+        };
+        // Trace nodes: pops join their issue event.
+        let node_of = |e: &EventInfo| {
+            if !e.pop {
+                return e.id;
+            }
+            evs.iter()
+                .find(|i| i.thread == e.thread && i.step == e.step && i.kind == "ISSUE")
+                .map_or(e.id, |i| i.id)
+        };
+        // Barrier rounds: the number of earlier BAR events of the thread.
+        let mut round: Vec<(usize, usize)> = Vec::new(); // (barrier id, round)
+        for b in evs.iter().filter(|e| e.kind == "BAR") {
+            let j = evs
+                .iter()
+                .filter(|o| {
+                    o.kind == "BAR" && o.thread == b.thread && (o.step, o.ord) < (b.step, b.ord)
+                })
+                .count();
+            round.push((b.id, j));
+        }
+        let base = evs.iter().map(|e| e.id + 1).max().unwrap_or(0);
+        let mut adj: BTreeMap<usize, Vec<(usize, Edge)>> = BTreeMap::new();
+        let nodes: Vec<&EventInfo> = evs.iter().filter(|e| is_node(e)).collect();
+        for &a in &nodes {
+            let na = node_of(a);
+            for &b in &nodes {
+                let nb = node_of(b);
+                if na == nb {
+                    continue;
+                }
+                if let Some(r) = rel(a, b) {
+                    adj.entry(na)
+                        .or_default()
+                        .push((nb, (a.id, r.to_string(), b.id)));
+                }
+            }
+            for &(b, j) in &round {
+                let Some(eb) = self.event(b) else { continue };
+                if po(a, eb) {
+                    adj.entry(na)
+                        .or_default()
+                        .push((base + j, (a.id, "po".into(), b)));
+                }
+                if po(eb, a) {
+                    adj.entry(base + j)
+                        .or_default()
+                        .push((na, (b, "po".into(), a.id)));
+                }
+            }
+        }
+        let mut best: Option<Vec<Edge>> = None;
+        for &s in adj.keys() {
+            let mut prev: HashMap<usize, (usize, Edge)> = HashMap::new();
+            let mut q = VecDeque::from([s]);
+            let mut found = None;
+            'bfs: while let Some(u) = q.pop_front() {
+                for (v, lab) in adj.get(&u).into_iter().flatten() {
+                    if *v == s {
+                        found = Some((u, lab.clone()));
+                        break 'bfs;
+                    }
+                    if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(*v) {
+                        e.insert((u, lab.clone()));
+                        q.push_back(*v);
+                    }
+                }
+            }
+            if let Some((mut cur, lab)) = found {
+                let mut path = vec![lab];
+                while cur != s {
+                    let (p, l) = prev[&cur].clone();
+                    path.push(l);
+                    cur = p;
+                }
+                path.reverse();
+                if best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                    best = Some(path);
+                }
+            }
+        }
+        let path = best?;
+        let is_bar = |e: usize| round.iter().any(|r| r.0 == e);
+        let mut edges = Vec::new();
+        for i in 0..path.len() {
+            let e = path[i].clone();
+            let next = &path[(i + 1) % path.len()];
+            let (to, from_next) = (e.2, next.0);
+            edges.push(e);
+            if to != from_next {
+                let rel = if is_bar(to) { "bar" } else { "rop" };
+                edges.push((to, rel.to_string(), from_next));
+            }
+        }
+        Some(Cycle { edges })
     }
 
     /// Human-readable rendering: per thread the events in po order with

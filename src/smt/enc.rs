@@ -43,14 +43,16 @@ pub struct ZEnc<'p> {
     pub clk: Vec<Option<Int<'static>>>,
     /// Constraints to assert (unrolling, rf/co, model).
     pub constraints: Vec<ZBool>,
+    /// The PGAS part (barrier rounds) of an SPMD program.
+    pub pgas: Option<super::pgas::ZPgas>,
     cache: HashMap<String, ZRel>,
 }
 
 impl<'p> ZEnc<'p> {
     /// Unrolls and encodes `prog` under `model`.
     ///
-    /// Errors: programs or models this backend does not encode (PGAS;
-    /// see [`super::cat::encode_axioms`]).
+    /// Errors: models this backend does not encode (see
+    /// [`super::cat::encode_axioms`]).
     pub fn new(
         ctx: &'static Context,
         prog: &'p Program,
@@ -70,8 +72,14 @@ impl<'p> ZEnc<'p> {
             srcs: vec![Vec::new(); n],
             clk: vec![None; n],
             constraints,
+            pgas: None,
             cache: HashMap::new(),
         };
+        if prog.nodes.is_some() {
+            let (pg, cs) = super::pgas::ZPgas::build(ctx, &enc.un);
+            enc.pgas = Some(pg);
+            enc.constraints.extend(cs);
+        }
         enc.encode_rf_co();
         let axioms = super::cat::encode_axioms(model, &mut enc)?;
         enc.constraints.extend(axioms);
@@ -79,10 +87,11 @@ impl<'p> ZEnc<'p> {
     }
 
     /// Same thread and `a` before `b` in program order (by step, then
-    /// position within the instruction).
+    /// position within the instruction). PGAS pops are in no po pair
+    /// (thesis §8.2).
     pub fn po_before(&self, a: usize, b: usize) -> bool {
         let (x, y) = (&self.un.events[a], &self.un.events[b]);
-        x.thread == y.thread && (x.step, x.ord) < (y.step, y.ord)
+        x.thread == y.thread && !x.pop && !y.pop && (x.step, x.ord) < (y.step, y.ord)
     }
 
     /// The two events access the same location (both the lock cell, or
@@ -92,7 +101,8 @@ impl<'p> ZEnc<'p> {
         Bool::and(self.ctx, &[&x.lock._eq(&y.lock), &x.addr._eq(&y.addr)])
     }
 
-    fn mem(&self, e: usize) -> ZBool {
+    /// The event is a read or a write.
+    pub fn mem(&self, e: usize) -> ZBool {
         let ev = &self.un.events[e];
         Bool::or(self.ctx, &[&ev.read, &ev.write])
     }
@@ -305,6 +315,7 @@ impl<'p> ZEnc<'p> {
             "data" => m = self.edges(&self.un.data),
             "ctrl" => m = self.edges(&self.un.ctrl),
             "rmw" => m = self.edges(&self.un.rmw),
+            "op" | "fifo" | "bar" => m = super::pgas::relation(self, name),
             _ => {}
         }
         self.cache.insert(name.to_string(), m.clone());
@@ -425,8 +436,12 @@ impl<'p> ZEnc<'p> {
 
     /// An hb = po ∪ rf ∪ co ∪ fr cycle among the memory events: a nonempty
     /// set of events, each with a chosen hb-successor (an integer) in the
-    /// set. Returns the condition (to assume).
+    /// set. Returns the condition (to assume). PGAS programs: the cycle on
+    /// the trace graph ([`super::pgas::trace_cycle`]).
     pub fn hb_cycle(&mut self) -> ZBool {
+        if self.pgas.is_some() {
+            return super::pgas::trace_cycle(self);
+        }
         let ctx = self.ctx;
         let mut hb: HashMap<(usize, usize), Vec<ZBool>> = HashMap::new();
         for r in ["po", "rf", "co", "fr"] {

@@ -21,6 +21,7 @@
 
 pub mod cat;
 pub mod enc;
+pub mod pgas;
 pub mod query;
 pub mod unroll;
 

@@ -239,7 +239,17 @@ impl<'p, 's> Session<'p, 's> {
                 } else {
                     p.addr_name(raw)
                 };
-                format!("{t}:{kind} {loc}={value}")
+                // PGAS pops are named as such (as the varisat engine does).
+                let k = match (ev.pop, r) {
+                    (true, true) => "popa",
+                    (true, false) => "popb",
+                    _ => &kind,
+                };
+                format!("{t}:{k} {loc}={value}")
+            } else if kind == "ISSUE" {
+                format!("{t}:issue queue={value}")
+            } else if kind == "BAR" {
+                format!("{t}:barrier")
             } else {
                 format!("{t}:{}", kind.to_lowercase())
             };
@@ -253,7 +263,7 @@ impl<'p, 's> Session<'p, 's> {
                 value,
                 instr: instr.max(0) as usize,
                 ord: ev.ord,
-                pop: false,
+                pop: ev.pop,
                 label,
             });
         }
@@ -357,11 +367,13 @@ impl<'p, 's> Session<'p, 's> {
                 out.push(i._eq(&int(-1)));
             }
         }
-        let key = |e: &EventInfo| (e.thread, e.step, e.ord);
-        let ids: HashMap<(u32, u32, u32), usize> = un
+        // A PGAS pop and another candidate's non-pop event may share an
+        // `ord`: the pop flag tells them apart.
+        let key = |e: &EventInfo| (e.thread, e.step, e.ord, e.pop);
+        let ids: HashMap<(u32, u32, u32, bool), usize> = un
             .events
             .iter()
-            .map(|e| ((e.thread.0, e.step, e.ord), e.id))
+            .map(|e| ((e.thread.0, e.step, e.ord, e.pop), e.id))
             .collect();
         let mut map: HashMap<usize, usize> = HashMap::new();
         for e in &x.events {
@@ -388,6 +400,10 @@ impl<'p, 's> Session<'p, 's> {
                 if let Some(a) = e.addr {
                     cs.push(ev.addr._eq(&BV::from_i64(ctx, a, w)));
                 }
+                cs.push(ev.value._eq(&BV::from_i64(ctx, e.value, w)));
+            }
+            if e.kind == "ISSUE" {
+                // The queue.
                 cs.push(ev.value._eq(&BV::from_i64(ctx, e.value, w)));
             }
             out.push(and(ctx, &cs));
@@ -534,6 +550,12 @@ pub fn robust(
             Ok(true) => {
                 let x = s.extract();
                 let (cycle, fr) = x.hb_cycle();
+                // PGAS: the cycle lives on the trace graph (thesis §8.2).
+                let cycle = if prog.nodes.is_some() {
+                    x.pgas_hb_cycle()
+                } else {
+                    cycle
+                };
                 res.verdict = Verdict::Violation;
                 res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
                 res.cycle = cycle;

@@ -66,6 +66,30 @@ pub struct ZEvent {
     pub may_read: bool,
     /// See `may_read`.
     pub may_write: bool,
+    /// A PGAS `popa`/`popb` event: outside program order (thesis §8.2).
+    /// Pops have events of their own (never shared with another
+    /// candidate's non-pop event of the same `ord`).
+    pub pop: bool,
+}
+
+/// A PGAS remote operation (thesis 003 §8.1.2, Table 8.1 read/write) that
+/// a candidate instruction executes at one step: its issue event (set
+/// ISSUE, value = queue id, `ord` 0), popa (set POPA, a read of the
+/// source, `ord` 1) and popb (set POPB, a write of the destination with the
+/// value popa read, `ord` 2).
+pub struct ZRemote {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The step.
+    pub step: u32,
+    /// The candidate instruction is the one executed.
+    pub sel: ZBool,
+    /// The issue event.
+    pub issue: usize,
+    /// The popa event.
+    pub popa: usize,
+    /// The popb event.
+    pub popb: usize,
 }
 
 /// The unrolling of one thread.
@@ -101,6 +125,8 @@ pub struct ZUnrolled {
     pub data: Vec<ZEdge>,
     /// ctrl dependencies (read, event).
     pub ctrl: Vec<ZEdge>,
+    /// PGAS remote operations per (step, candidate).
+    pub remote: Vec<ZRemote>,
     /// W.
     pub width: u32,
 }
@@ -140,6 +166,8 @@ struct Builder<'p> {
     out: ZUnrolled,
     /// Slots of the current step: (event id, contributions).
     slots: Vec<(usize, Slot)>,
+    /// The PGAS pop events of the current step (popa, popb), if any.
+    pslots: Vec<(usize, Slot)>,
     ctrl_now: Taint,
     thread: ThreadId,
     step: u32,
@@ -230,10 +258,113 @@ impl Builder<'_> {
                 value: BV::fresh_const(ctx, "val", w),
                 may_read: false,
                 may_write: false,
+                pop: false,
             });
             self.slots.push((id, Slot::default()));
         }
         self.slots[ord as usize].0
+    }
+
+    /// The pop event `k` (0 = popa, 1 = popb) of the current step, created
+    /// on first use with `ord`.
+    fn pop_slot(&mut self, k: usize, ord: u32) -> usize {
+        while self.pslots.len() <= k {
+            let id = self.out.events.len();
+            let ctx = self.ctx;
+            let ff = Bool::from_bool(ctx, false);
+            self.out.events.push(ZEvent {
+                id,
+                thread: self.thread,
+                step: self.step,
+                ord,
+                exec: ff.clone(),
+                read: ff.clone(),
+                write: ff.clone(),
+                fences: Vec::new(),
+                atomic: ff.clone(),
+                lock: Bool::fresh_const(ctx, "lock"),
+                addr: BV::fresh_const(ctx, "addr", self.w),
+                value: BV::fresh_const(ctx, "val", self.w),
+                may_read: false,
+                may_write: false,
+                pop: true,
+            });
+            self.pslots.push((id, Slot::default()));
+        }
+        self.pslots[k].0
+    }
+
+    /// The PGAS remote operation of candidate `l` copying cell `src` to
+    /// cell `dst` (global addresses) through queue `queue` of the remote
+    /// rank `rank`: the rank must lie in 1..N (else the process blocks),
+    /// then issue, popa, popb.
+    fn remote_op(
+        &mut self,
+        l: &mut Local,
+        rank: &LExpr,
+        queue: &LExpr,
+        src: &LExpr,
+        dst: &LExpr,
+    ) -> Result<(), Error> {
+        if let Some(n) = self.prog.nodes {
+            let lo = Expr::bin(BinOp::Le, Expr::Const(1), rank.clone());
+            let hi = Expr::bin(BinOp::Le, rank.clone(), Expr::Const(n as i64));
+            self.exec(&Command::Assume(Expr::bin(BinOp::And, lo, hi)), l)?;
+        }
+        // Issue: no memory access, value = the queue.
+        let qv = self.eval(queue, &l.regs);
+        let issue = self.slot(l.ord);
+        l.ord += 1;
+        let ev = &self.out.events[issue];
+        let fix = Bool::and(
+            self.ctx,
+            &[&ev.lock.not(), &ev.addr._eq(&self.c(0)), &ev.value._eq(&qv)],
+        );
+        self.out.constraints.push(l.sel.implies(&fix));
+        let slot = &mut self.slots[l.ord as usize - 1].1;
+        slot.exec.push(l.sel.clone());
+        slot.fences.entry("ISSUE").or_default().push(l.sel.clone());
+        // popa reads the source, popb writes popa's value to the destination.
+        let mut pops = [0usize; 2];
+        for (k, (a, set)) in [(src, "POPA"), (dst, "POPB")].into_iter().enumerate() {
+            let e = self.pop_slot(k, l.ord);
+            l.ord += 1;
+            pops[k] = e;
+            let av = self.eval(a, &l.regs);
+            let ev = &self.out.events[e];
+            let mut fix = vec![ev.lock.not(), ev.addr._eq(&av)];
+            if k == 1 {
+                fix.push(ev.value._eq(&self.out.events[pops[0]].value));
+            }
+            let fix = and(self.ctx, &fix);
+            self.out.constraints.push(l.sel.implies(&fix));
+            if self.deps {
+                for (s, c) in self.taint_of(a, &l.taint) {
+                    let cond = Bool::and(self.ctx, &[&l.sel, &c]);
+                    self.out.addr.push((s, e, cond));
+                }
+            }
+            let slot = &mut self.pslots[k].1;
+            slot.exec.push(l.sel.clone());
+            if k == 0 {
+                slot.read.push(l.sel.clone());
+            } else {
+                slot.write.push(l.sel.clone());
+            }
+            slot.fences.entry(set).or_default().push(l.sel.clone());
+            let ev = &mut self.out.events[e];
+            ev.may_read |= k == 0;
+            ev.may_write |= k == 1;
+        }
+        self.out.remote.push(ZRemote {
+            thread: self.thread,
+            step: self.step,
+            sel: l.sel.clone(),
+            issue,
+            popa: pops[0],
+            popb: pops[1],
+        });
+        Ok(())
     }
 
     /// Records an access of the candidate `l` at its next ord: fixes the
@@ -462,11 +593,19 @@ impl Builder<'_> {
                     l.taint[flag.0 as usize] = Taint::new();
                 }
             }
-            Command::Pgas(PgasCmd::Barrier | PgasCmd::Read { .. } | PgasCmd::Write { .. }) => {
-                return Err(Error::Usage(
-                    "the z3 backend does not encode PGAS programs; use --solver varisat".into(),
-                ))
-            }
+            Command::Pgas(PgasCmd::Barrier) => self.fence_event(l, &["BAR"]),
+            Command::Pgas(PgasCmd::Read {
+                local,
+                rank,
+                remote,
+                queue,
+            }) => self.remote_op(l, rank, queue, remote, local)?,
+            Command::Pgas(PgasCmd::Write {
+                local,
+                rank,
+                remote,
+                queue,
+            }) => self.remote_op(l, rank, queue, local, remote)?,
         }
         Ok(())
     }
@@ -475,8 +614,11 @@ impl Builder<'_> {
 /// Unrolls `p` to `bound` steps per thread with values of `width` bits.
 /// `deps`: compute addr/data/ctrl (the model uses them).
 ///
-/// Errors: [`Error::Usage`] for PGAS programs (not encoded by this
-/// backend).
+/// PGAS programs (already lowered by [`crate::pgas`]) are unrolled with
+/// their remote operations ([`ZRemote`]) and barriers (set BAR).
+///
+/// Errors: none at present (the `Result` is kept for constructs a later
+/// version may not encode).
 pub fn unroll(
     ctx: &'static Context,
     p: &Program,
@@ -497,19 +639,16 @@ pub fn unroll(
             addr: Vec::new(),
             data: Vec::new(),
             ctrl: Vec::new(),
+            remote: Vec::new(),
             width,
         },
         slots: Vec::new(),
+        pslots: Vec::new(),
         ctrl_now: Taint::new(),
         thread: ThreadId(0),
         step: 0,
         thread_reads: Vec::new(),
     };
-    if p.nodes.is_some() {
-        return Err(Error::Usage(
-            "the z3 backend does not encode PGAS programs; use --solver varisat".into(),
-        ));
-    }
     for (ti, th) in b.prog.threads.iter().enumerate() {
         b.thread = ThreadId(ti as u32);
         b.thread_reads.clear();
@@ -540,6 +679,7 @@ pub fn unroll(
             }
             b.step = step;
             b.slots.clear();
+            b.pslots.clear();
             b.ctrl_now = ctrl.clone();
             let ins = Int::fresh_const(ctx, "ins");
             let stopped = ins._eq(&int(-1));
@@ -640,7 +780,9 @@ pub fn unroll(
             }
             // Events of the step.
             let ctrl_step = ctrl.clone();
-            for (id, s) in std::mem::take(&mut b.slots) {
+            let mut step_slots = std::mem::take(&mut b.slots);
+            step_slots.append(&mut b.pslots);
+            for (id, s) in step_slots {
                 let ev = &mut b.out.events[id];
                 ev.exec = or(ctx, &s.exec);
                 ev.read = or(ctx, &s.read);
