@@ -104,6 +104,10 @@ pub struct CrosscheckArgs {
     /// Worker threads (with --solvers; default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// PGAS (with --solvers): run SPMD programs on N nodes (overrides
+    /// `nodes N;`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
 }
 
 /// `bmc-rmm litmus` options.
@@ -203,6 +207,9 @@ pub struct DiffArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// PGAS: run SPMD programs on N nodes (overrides `nodes N;`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
 }
 
 /// Options shared by every command that reads programs.
@@ -220,6 +227,33 @@ pub struct InputArgs {
     /// Print one JSON record per result instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Loads a program for checking: parses it, instantiates an SPMD (PGAS)
+/// program per rank (`nodes`: `--nodes`, else the file's `nodes N;`,
+/// src/pgas.rs), and checks that `model` gives PGAS programs a meaning
+/// and that `solver` can encode it.
+///
+/// Errors: the file's errors; a PGAS program under a model without `op`;
+/// see [`crate::backend::validate`].
+pub fn load_for_check(
+    f: &str,
+    format: Option<Format>,
+    w: Width,
+    nodes: Option<u32>,
+    model: &crate::cat::Model,
+    model_name: &str,
+    solver: SolverKind,
+) -> Result<crate::program::Program, Error> {
+    let p = frontend::load_program(f, format, w)?;
+    let p = crate::pgas::prepare(p, nodes, w)?;
+    if p.nodes.is_some() && !model.uses("op") {
+        return Err(Error::Usage(format!(
+            "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
+        )));
+    }
+    crate::backend::validate(solver, model, Some(&p))?;
+    Ok(p)
 }
 
 /// `bmc-rmm parse` options.
@@ -355,6 +389,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
                 json: a.input.json,
                 quiet: a.quiet,
                 jobs: a.jobs,
+                nodes: a.nodes,
             }),
             None => crate::explicit_cmd::run_crosscheck(&a),
         },
@@ -488,15 +523,8 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
     // Parse everything first: a bad input stops the run before any output.
     let mut progs = Vec::new();
     for f in &files {
-        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
-        // PGAS: instantiate the SPMD program per rank (src/pgas.rs).
-        let p = crate::pgas::prepare(p, a.nodes, Width(a.input.width))?;
-        if p.nodes.is_some() && !model.uses("op") {
-            return Err(Error::Usage(format!(
-                "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
-            )));
-        }
-        crate::backend::validate(a.solver, &model, Some(&p))?;
+        let w = Width(a.input.width);
+        let p = load_for_check(f, a.input.format, w, a.nodes, &model, &model_name, a.solver)?;
         progs.push((f.clone(), p));
     }
     let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.input.json);

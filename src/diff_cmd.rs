@@ -24,7 +24,7 @@ use crate::check::{self, CheckKind};
 use crate::cli::{verdict_word, DiffArgs};
 use crate::diag::Error;
 use crate::engine::Execution;
-use crate::frontend::{self, Format};
+use crate::frontend::Format;
 use crate::litmus_cmd;
 use crate::program::Width;
 use std::path::Path;
@@ -77,6 +77,8 @@ pub struct Side {
     pub label: String,
     /// The model.
     pub model: Model,
+    /// The model's name or file (for messages).
+    pub model_name: String,
     /// The backend.
     pub solver: SolverKind,
 }
@@ -118,8 +120,15 @@ fn answer(
         });
     }
     let w = a.width.unwrap_or(Width::DEFAULT.0);
-    let p = frontend::load_program(file, None, Width(w))?;
-    crate::backend::validate(side.solver, &side.model, Some(&p))?;
+    let p = crate::cli::load_for_check(
+        file,
+        None,
+        Width(w),
+        a.nodes,
+        &side.model,
+        &side.model_name,
+        side.solver,
+    )?;
     let lim = crate::backend::Limits {
         bound: a.bound.unwrap_or(20),
         width: w,
@@ -277,6 +286,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
                 Ok(Side {
                     label: m.clone(),
                     model,
+                    model_name: m.clone(),
                     solver: a.solver,
                 })
             };
@@ -297,6 +307,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
                 Ok(Side {
                     label: k.name().into(),
                     model,
+                    model_name: spec.to_string(),
                     solver: k,
                 })
             };

@@ -480,8 +480,9 @@ fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(String, Span)> 
             negative_use(a, keys, pos).or_else(|| negative_use(b, keys, pos))
         }
         Compl(a) => negative_use(a, keys, !pos),
-        Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a) | Range(a)
-        | FenceRel(a) => negative_use(a, keys, pos),
+        Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a) | Range(a) | FenceRel(a) => {
+            negative_use(a, keys, pos)
+        }
     }
 }
 
