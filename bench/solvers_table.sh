@@ -38,3 +38,5 @@ for r in "X86 tso" "X86 sc" "PPC power"; do
 done
 mapfile -t tr < <(find "$corpus/trencher" -name '*.txt' | sort)
 row "trencher tso k=10" "${#tr[@]}" -q --model tso --bound 10 "${tr[@]}"
+mapfile -t pg < <(find examples/pgas -name '*.rmm' | sort)
+row "pgas examples n=3" "${#pg[@]}" -q --model pgas --nodes 3 --bound 10 "${pg[@]}"
