@@ -196,40 +196,9 @@ pub fn hb_cycle_enc(enc: &mut Encoder, x: &Execution) -> (Option<Cycle>, Vec<(us
             .find(|(_, m)| m.get(a, b))
             .map(|(n, _)| n.to_string())
     };
-    let mut best: Option<Vec<usize>> = None;
-    for &s in &mem {
-        // BFS from s back to s.
-        let mut prev: std::collections::HashMap<usize, usize> = Default::default();
-        let mut q = std::collections::VecDeque::from([s]);
-        let mut found = None;
-        'bfs: while let Some(u) = q.pop_front() {
-            for &v in &mem {
-                if edge(u, v).is_none() {
-                    continue;
-                }
-                if v == s {
-                    found = Some(u);
-                    break 'bfs;
-                }
-                if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(v) {
-                    e.insert(u);
-                    q.push_back(v);
-                }
-            }
-        }
-        if let Some(last) = found {
-            let mut path = vec![last];
-            let mut cur = last;
-            while cur != s {
-                cur = prev[&cur];
-                path.push(cur);
-            }
-            path.reverse();
-            if best.as_ref().is_none_or(|b| path.len() < b.len()) {
-                best = Some(path);
-            }
-        }
-    }
+    let best =
+        crate::engine::witness::shortest_cycle(mem.len(), |i, j| edge(mem[i], mem[j]).is_some())
+            .map(|p| p.into_iter().map(|i| mem[i]).collect::<Vec<usize>>());
     let cycle = best.map(|p| Cycle {
         edges: (0..p.len())
             .map(|i| {

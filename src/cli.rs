@@ -39,10 +39,13 @@ pub enum Command {
     Litmus(LitmusArgs),
     /// A minimal set of mfence locations that makes the program robust against TSO.
     Fences(FencesArgs),
-    /// Run the explicit engine (unbounded) and the SAT engine (bounded) and compare.
+    /// Run the explicit engine (unbounded) and the SAT engine (bounded) and
+    /// compare; with `--solvers varisat,z3`, compare the two solver
+    /// backends instead, replaying every witness on the other backend.
     Crosscheck(CrosscheckArgs),
-    /// Run every input under two models and list the inputs whose verdict
-    /// or set of final states differs (exit 1 if any differs).
+    /// Run every input under two models (or, with `--solvers`, on two
+    /// solver backends) and list the inputs whose verdict or set of final
+    /// states differs (exit 1 if any differs).
     Diff(DiffArgs),
 }
 
@@ -95,7 +98,8 @@ pub struct CrosscheckArgs {
     /// against the SAT engine: `--solvers varisat,z3` runs both on every
     /// input (programs: reach and robust; litmus tests: final states),
     /// lists every disagreement and replays each witness on the other
-    /// backend (same as `diff --solvers`).
+    /// backend (same as `diff --solvers`; formats are detected from the
+    /// file names).
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub solvers: Option<Vec<String>>,
     /// No progress bar (with --solvers).

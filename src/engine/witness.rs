@@ -73,6 +73,49 @@ pub struct Cycle {
     pub edges: Vec<(usize, String, usize)>,
 }
 
+/// The shortest cycle of the directed graph on nodes `0..n` whose edges
+/// are the pairs where `edge` holds, as its node sequence (the edge from
+/// the last node back to the first closes it): a BFS from each node in
+/// turn, the first shortest found wins; None when the graph is acyclic.
+/// O(n³) calls of `edge`.
+pub fn shortest_cycle(n: usize, edge: impl Fn(usize, usize) -> bool) -> Option<Vec<usize>> {
+    use std::collections::{hash_map::Entry, HashMap, VecDeque};
+    let mut best: Option<Vec<usize>> = None;
+    for s in 0..n {
+        let mut prev: HashMap<usize, usize> = HashMap::new();
+        let mut q = VecDeque::from([s]);
+        let mut found = None;
+        'bfs: while let Some(u) = q.pop_front() {
+            for v in 0..n {
+                if !edge(u, v) {
+                    continue;
+                }
+                if v == s {
+                    found = Some(u);
+                    break 'bfs;
+                }
+                if let Entry::Vacant(e) = prev.entry(v) {
+                    e.insert(u);
+                    q.push_back(v);
+                }
+            }
+        }
+        if let Some(last) = found {
+            let mut path = vec![last];
+            let mut cur = last;
+            while cur != s {
+                cur = prev[&cur];
+                path.push(cur);
+            }
+            path.reverse();
+            if best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                best = Some(path);
+            }
+        }
+    }
+    best
+}
+
 /// Reads the execution off the solver's current model.
 pub fn extract(enc: &Encoder) -> Execution {
     let p = enc.prog;
@@ -103,30 +146,6 @@ pub fn extract(enc: &Encoder) -> Execution {
             .map(|x| x.0)
             .unwrap_or(0);
         let is_access = r || w;
-        let t = p.thread_name(ev.thread);
-        let pgas_set = |n: &str| ev.fences.iter().any(|(m, l)| *m == n && cnf.value(*l));
-        let label = if is_access {
-            let loc = if lock {
-                "lock".to_string()
-            } else {
-                p.addr_name(raw)
-            };
-            // PGAS pops (thesis Table 8.1) are named as such.
-            let k = if ev.pop && r {
-                "popa"
-            } else if ev.pop {
-                "popb"
-            } else {
-                &kind
-            };
-            format!("{t}:{k} {loc}={value}")
-        } else if pgas_set("ISSUE") {
-            format!("{t}:issue queue={value}")
-        } else if pgas_set("BAR") {
-            format!("{t}:barrier")
-        } else {
-            format!("{t}:{}", kind.to_lowercase())
-        };
         // Pops sit in the step's last two slots; the instruction's other
         // events in slots 0, 1, ….
         let ord = if ev.pop {
@@ -153,19 +172,22 @@ pub fn extract(enc: &Encoder) -> Execution {
         } else {
             ev.slot
         };
-        events.push(EventInfo {
-            id: ev.id,
-            thread: ev.thread.0,
-            step: ev.step,
-            kind,
-            addr: if is_access && !lock { Some(raw) } else { None },
-            lock,
-            value,
-            instr,
-            ord,
-            pop: ev.pop,
-            label,
-        });
+        events.push(
+            EventInfo {
+                id: ev.id,
+                thread: ev.thread.0,
+                step: ev.step,
+                kind,
+                addr: if is_access && !lock { Some(raw) } else { None },
+                lock,
+                value,
+                instr,
+                ord,
+                pop: ev.pop,
+                label: String::new(),
+            }
+            .labelled(p),
+        );
     }
     let mut rf: Vec<(usize, usize)> = enc
         .rf
@@ -257,6 +279,36 @@ pub fn extract(enc: &Encoder) -> Execution {
     }
 }
 
+impl EventInfo {
+    /// Sets the readable label from the other fields (every backend's
+    /// witnesses name events alike): `t0:W x=1`, `t0:R lock=0`,
+    /// `t0:mfence`, and for PGAS (thesis Table 8.1) `t0@1:popa x@2=0`,
+    /// `t0@1:popb …`, `t0@1:issue queue=0`, `t0@1:barrier`.
+    pub fn labelled(mut self, p: &Program) -> EventInfo {
+        let t = p.thread_name(ThreadId(self.thread));
+        let (kind, value) = (self.kind.as_str(), self.value);
+        self.label = if kind == "R" || kind == "W" {
+            let loc = match self.addr {
+                Some(a) if !self.lock => p.addr_name(a),
+                _ => "lock".to_string(),
+            };
+            let k = match (self.pop, kind) {
+                (true, "R") => "popa",
+                (true, _) => "popb",
+                _ => kind,
+            };
+            format!("{t}:{k} {loc}={value}")
+        } else if kind == "ISSUE" {
+            format!("{t}:issue queue={value}")
+        } else if kind == "BAR" {
+            format!("{t}:barrier")
+        } else {
+            format!("{t}:{}", kind.to_lowercase())
+        };
+        self
+    }
+}
+
 impl Execution {
     /// The event with unrolling id `id`.
     pub fn event(&self, id: usize) -> Option<&EventInfo> {
@@ -282,7 +334,7 @@ impl Execution {
     /// rf, co, fr that holds. The fr edges are listed in `events` order of
     /// (read, write).
     pub fn hb_cycle(&self) -> (Option<Cycle>, Vec<(usize, usize)>) {
-        use std::collections::{HashMap, VecDeque};
+        use std::collections::HashMap;
         let mem: Vec<&EventInfo> = self
             .events
             .iter()
@@ -330,40 +382,7 @@ impl Execution {
             .filter(|&(a, b)| fr[a][b])
             .map(|(a, b)| (mem[a].id, mem[b].id))
             .collect();
-        let mut best: Option<Vec<usize>> = None;
-        for s in 0..n {
-            // BFS from s back to s.
-            let mut prev: HashMap<usize, usize> = HashMap::new();
-            let mut q = VecDeque::from([s]);
-            let mut found = None;
-            'bfs: while let Some(u) = q.pop_front() {
-                for v in 0..n {
-                    if edge(u, v).is_none() {
-                        continue;
-                    }
-                    if v == s {
-                        found = Some(u);
-                        break 'bfs;
-                    }
-                    if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(v) {
-                        e.insert(u);
-                        q.push_back(v);
-                    }
-                }
-            }
-            if let Some(last) = found {
-                let mut path = vec![last];
-                let mut cur = last;
-                while cur != s {
-                    cur = prev[&cur];
-                    path.push(cur);
-                }
-                path.reverse();
-                if best.as_ref().is_none_or(|b| path.len() < b.len()) {
-                    best = Some(path);
-                }
-            }
-        }
+        let best = shortest_cycle(n, |a, b| edge(a, b).is_some());
         let cycle = best.map(|p| Cycle {
             edges: (0..p.len())
                 .map(|i| {

@@ -232,40 +232,22 @@ impl<'p, 's> Session<'p, 's> {
             let raw = self.eval_bv(&ev.addr);
             let value = self.eval_bv(&ev.value);
             let instr = self.eval_int(&un.threads[ev.thread.0 as usize].ins[ev.step as usize]);
-            let t = p.thread_name(ev.thread);
-            let label = if r || w {
-                let loc = if lock {
-                    "lock".to_string()
-                } else {
-                    p.addr_name(raw)
-                };
-                // PGAS pops are named as such (as the varisat engine does).
-                let k = match (ev.pop, r) {
-                    (true, true) => "popa",
-                    (true, false) => "popb",
-                    _ => &kind,
-                };
-                format!("{t}:{k} {loc}={value}")
-            } else if kind == "ISSUE" {
-                format!("{t}:issue queue={value}")
-            } else if kind == "BAR" {
-                format!("{t}:barrier")
-            } else {
-                format!("{t}:{}", kind.to_lowercase())
-            };
-            events.push(EventInfo {
-                id: ev.id,
-                thread: ev.thread.0,
-                step: ev.step,
-                kind,
-                addr: if (r || w) && !lock { Some(raw) } else { None },
-                lock,
-                value,
-                instr: instr.max(0) as usize,
-                ord: ev.ord,
-                pop: ev.pop,
-                label,
-            });
+            events.push(
+                EventInfo {
+                    id: ev.id,
+                    thread: ev.thread.0,
+                    step: ev.step,
+                    kind,
+                    addr: if (r || w) && !lock { Some(raw) } else { None },
+                    lock,
+                    value,
+                    instr: instr.max(0) as usize,
+                    ord: ev.ord,
+                    pop: ev.pop,
+                    label: String::new(),
+                }
+                .labelled(p),
+            );
         }
         let executed = |i: usize| events.iter().any(|e| e.id == i && e.kind == "R");
         let mut rf = Vec::new();
