@@ -150,23 +150,34 @@ pub fn robust(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
     res
 }
 
+impl CheckResult {
+    /// A result of `check` with no violation, no witness and no time yet
+    /// (the start of every backend's answer).
+    pub fn new(check: CheckKind) -> CheckResult {
+        CheckResult {
+            check,
+            verdict: Verdict::NoViolation,
+            goal: None,
+            witness: None,
+            cycle: None,
+            attack: None,
+            fr: Vec::new(),
+            truncated: Vec::new(),
+            reason: None,
+            time: 0.0,
+            stats: Stats::default(),
+        }
+    }
+}
+
 fn empty(check: CheckKind, enc: &Encoder) -> CheckResult {
     CheckResult {
-        check,
-        verdict: Verdict::NoViolation,
-        goal: None,
-        witness: None,
-        cycle: None,
-        attack: None,
-        fr: Vec::new(),
         truncated: enc
             .truncated()
             .into_iter()
             .map(|t| enc.prog.thread_name(t).to_string())
             .collect(),
-        reason: None,
-        time: 0.0,
-        stats: Stats::default(),
+        ..CheckResult::new(check)
     }
 }
 

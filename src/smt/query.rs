@@ -426,22 +426,6 @@ impl<'p, 's> Session<'p, 's> {
     }
 }
 
-fn result(check: CheckKind) -> CheckResult {
-    CheckResult {
-        check,
-        verdict: Verdict::NoViolation,
-        goal: None,
-        witness: None,
-        cycle: None,
-        attack: None,
-        fr: Vec::new(),
-        truncated: Vec::new(),
-        reason: None,
-        time: 0.0,
-        stats: Stats::default(),
-    }
-}
-
 fn finish(
     mut res: CheckResult,
     s: Option<&Session>,
@@ -490,7 +474,7 @@ pub fn reach(
 ) -> Result<CheckResult, Error> {
     let start = Instant::now();
     with_solver(|ctx, solver| {
-        let mut res = result(CheckKind::Reach);
+        let mut res = CheckResult::new(CheckKind::Reach);
         let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
         if prog.goals.is_empty() {
             res.reason = Some("the program declares no goal or assertion".into());
@@ -525,7 +509,7 @@ pub fn robust(
 ) -> Result<CheckResult, Error> {
     let start = Instant::now();
     with_solver(|ctx, solver| {
-        let mut res = result(CheckKind::Robust);
+        let mut res = CheckResult::new(CheckKind::Robust);
         let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
         let cyc = s.enc.hb_cycle();
         match s.check_shortest(&[cyc], deadline) {
