@@ -153,6 +153,44 @@ mod with_z3 {
         );
     }
 
+    /// Replay rejects what is not an execution: a TSO witness of store
+    /// buffering is no SC execution, and a witness with a changed read
+    /// value or a reversed co chain is no execution at all — on both
+    /// backends, whichever found the witness.
+    #[test]
+    fn replay_rejects_foreign_and_mutated_witnesses() {
+        let f = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
+        let p = bmc_rmm::frontend::load_program(f, None, Width(16)).unwrap();
+        let (tso, sc) = (
+            bmc_rmm::cat::builtin("tso").unwrap(),
+            bmc_rmm::cat::builtin("sc").unwrap(),
+        );
+        let lim = backend::Limits {
+            bound: 8,
+            width: 16,
+            deadline: Deadline(None),
+        };
+        for finder in BOTH {
+            let r = backend::check(finder, &p, &tso, lim, false, &[CheckKind::Robust]).unwrap();
+            let x = r[0].witness.clone().expect("sb is not robust under tso");
+            for other in BOTH {
+                assert_eq!(backend::replay(other, &p, &tso, lim, &x).unwrap(), Ok(()));
+                let on_sc = backend::replay(other, &p, &sc, lim, &x).unwrap();
+                assert!(on_sc.is_err(), "{other:?} accepts a TSO witness under sc");
+                let mut bad = x.clone();
+                let rd = bad.events.iter_mut().find(|e| e.kind == "R").unwrap();
+                rd.value += 1;
+                let got = backend::replay(other, &p, &tso, lim, &bad).unwrap();
+                assert!(got.is_err(), "{other:?} accepts a changed read value");
+                let mut bad = x.clone();
+                bad.path[0].pop();
+                bad.steps[0] -= 1;
+                let got = backend::replay(other, &p, &tso, lim, &bad).unwrap();
+                assert!(got.is_err(), "{other:?} accepts a shortened path");
+            }
+        }
+    }
+
     #[test]
     fn own_programs_agree_and_replay() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
