@@ -530,6 +530,47 @@ mod tests {
     }
 
     #[test]
+    fn rejected_witnesses_are_listed() {
+        let ok = Answer::Program(
+            vec![
+                (CheckKind::Reach, "unreachable"),
+                (CheckKind::Robust, "not-robust"),
+            ],
+            vec![Replay {
+                check: CheckKind::Robust,
+                result: Ok(()),
+                witness: "t0:W x=1 -po-> t0:R y=0".into(),
+            }],
+        );
+        let bad = Answer::Program(
+            vec![
+                (CheckKind::Reach, "unreachable"),
+                (CheckKind::Robust, "not-robust"),
+            ],
+            vec![Replay {
+                check: CheckKind::Robust,
+                result: Err("not an execution consistent with the model".into()),
+                witness: "t1:W y=1 -po-> t1:R x=0".into(),
+            }],
+        );
+        assert_eq!(compare("p.rmm", &ok, &ok).kind, Kind::Same);
+        let r = compare("p.rmm", &ok, &bad);
+        assert_eq!(r.kind, Kind::Replay);
+        assert!(r.rejected[0].is_empty());
+        assert_eq!(r.rejected[1].len(), 1);
+        let t = render_table(&[r.clone()], &["varisat".into(), "z3".into()], false, 1);
+        assert!(t.contains("witness rejected by the other side (1):"), "{t}");
+        assert!(
+            t.contains("robust witness of z3 rejected by varisat: not an execution"),
+            "{t}"
+        );
+        assert!(t.contains("      t1:W y=1 -po-> t1:R x=0"), "{t}");
+        let j = json_row(&r, &["varisat".into(), "z3".into()]);
+        assert_eq!(j["kind"], "witness-rejected");
+        assert_eq!(j["rejected"][1][0]["check"], "robust");
+    }
+
+    #[test]
     fn model_specs() {
         assert!(load_model_spec("sc").is_ok());
         assert!(matches!(load_model_spec("nosuch"), Err(Error::Usage(_))));
