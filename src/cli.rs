@@ -325,9 +325,10 @@ pub struct CheckArgs {
 }
 
 impl CheckArgs {
-    /// Validates the numeric options.
+    /// Validates the numeric options and their combinations.
     ///
-    /// Errors: bound 0, a non-positive timeout, no input file.
+    /// Errors: bound 0, a non-positive timeout, no input file, `--eager` or
+    /// `--engine explicit` with `--solver z3`.
     pub fn validate(&self) -> Result<(), Error> {
         if self.bound == 0 {
             return Err(Error::Usage("--bound must be at least 1".into()));
@@ -341,6 +342,17 @@ impl CheckArgs {
         }
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
+        }
+        if self.solver == SolverKind::Z3 && self.eager {
+            return Err(Error::Usage(
+                "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
+            ));
+        }
+        if self.solver == SolverKind::Z3 && self.engine == Engine::Explicit {
+            return Err(Error::Usage(
+                "--solver chooses the backend of the bounded engine; --engine explicit uses none"
+                    .into(),
+            ));
         }
         Ok(())
     }

@@ -558,7 +558,12 @@ mod tests {
         assert_eq!(r.kind, Kind::Replay);
         assert!(r.rejected[0].is_empty());
         assert_eq!(r.rejected[1].len(), 1);
-        let t = render_table(std::slice::from_ref(&r), &["varisat".into(), "z3".into()], false, 1);
+        let t = render_table(
+            std::slice::from_ref(&r),
+            &["varisat".into(), "z3".into()],
+            false,
+            1,
+        );
         assert!(t.contains("witness rejected by the other side (1):"), "{t}");
         assert!(
             t.contains("robust witness of z3 rejected by varisat: not an execution"),

@@ -39,6 +39,22 @@ fn bad_solver_lists_are_usage_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("solver"), "{args:?}: {err}");
     }
+    // Options of one backend or engine with the other.
+    for (args, msg) in [
+        (
+            vec!["robust", "--solver", "z3", "--eager", ex],
+            "--eager applies",
+        ),
+        (
+            vec!["robust", "--solver", "z3", "--engine", "explicit", ex],
+            "--engine explicit",
+        ),
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
     // Two models and two solvers at once: clap rejects the combination.
     let out = bin()
         .args(["diff", "--models", "sc,tso", "--solvers", "varisat,z3", ex])
