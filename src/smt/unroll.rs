@@ -236,30 +236,36 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// Appends a fresh event of the current step (no kind yet: the
+    /// step's candidates add theirs) and returns its id.
+    fn new_event(&mut self, ord: u32, pop: bool) -> usize {
+        let id = self.out.events.len();
+        let (ctx, w) = (self.ctx, self.w);
+        let ff = Bool::from_bool(ctx, false);
+        self.out.events.push(ZEvent {
+            id,
+            thread: self.thread,
+            step: self.step,
+            ord,
+            exec: ff.clone(),
+            read: ff.clone(),
+            write: ff.clone(),
+            fences: Vec::new(),
+            atomic: ff,
+            lock: Bool::fresh_const(ctx, "lock"),
+            addr: BV::fresh_const(ctx, "addr", w),
+            value: BV::fresh_const(ctx, "val", w),
+            may_read: false,
+            may_write: false,
+            pop,
+        });
+        id
+    }
+
     /// The event of the current step at `ord`, created on first use.
     fn slot(&mut self, ord: u32) -> usize {
         while self.slots.len() <= ord as usize {
-            let id = self.out.events.len();
-            let ctx = self.ctx;
-            let w = self.w;
-            let ff = Bool::from_bool(ctx, false);
-            self.out.events.push(ZEvent {
-                id,
-                thread: self.thread,
-                step: self.step,
-                ord: self.slots.len() as u32,
-                exec: ff.clone(),
-                read: ff.clone(),
-                write: ff.clone(),
-                fences: Vec::new(),
-                atomic: ff.clone(),
-                lock: Bool::fresh_const(ctx, "lock"),
-                addr: BV::fresh_const(ctx, "addr", w),
-                value: BV::fresh_const(ctx, "val", w),
-                may_read: false,
-                may_write: false,
-                pop: false,
-            });
+            let id = self.new_event(self.slots.len() as u32, false);
             self.slots.push((id, Slot::default()));
         }
         self.slots[ord as usize].0
@@ -269,26 +275,7 @@ impl Builder<'_> {
     /// on first use with `ord`.
     fn pop_slot(&mut self, k: usize, ord: u32) -> usize {
         while self.pslots.len() <= k {
-            let id = self.out.events.len();
-            let ctx = self.ctx;
-            let ff = Bool::from_bool(ctx, false);
-            self.out.events.push(ZEvent {
-                id,
-                thread: self.thread,
-                step: self.step,
-                ord,
-                exec: ff.clone(),
-                read: ff.clone(),
-                write: ff.clone(),
-                fences: Vec::new(),
-                atomic: ff.clone(),
-                lock: Bool::fresh_const(ctx, "lock"),
-                addr: BV::fresh_const(ctx, "addr", self.w),
-                value: BV::fresh_const(ctx, "val", self.w),
-                may_read: false,
-                may_write: false,
-                pop: true,
-            });
+            let id = self.new_event(ord, true);
             self.pslots.push((id, Slot::default()));
         }
         self.pslots[k].0
