@@ -103,54 +103,22 @@ pub fn check(
     eager: bool,
     kinds: &[CheckKind],
 ) -> Result<Vec<CheckResult>, Error> {
-    let Limits {
-        bound,
-        width,
-        deadline,
-    } = lim;
     match solver {
         SolverKind::Varisat => {
-            let mut enc = Encoder::new(prog, model, bound, width, eager);
+            let mut enc = Encoder::new(prog, model, lim.bound, lim.width, eager);
             Ok(kinds
                 .iter()
                 .map(|k| match k {
-                    CheckKind::Reach => check::reach(&mut enc, deadline),
-                    CheckKind::Robust => check::robust(&mut enc, deadline),
+                    CheckKind::Reach => check::reach(&mut enc, lim.deadline),
+                    CheckKind::Robust => check::robust(&mut enc, lim.deadline),
                 })
                 .collect())
         }
-        SolverKind::Z3 => z3_check(prog, model, bound, width, kinds, deadline),
+        #[cfg(feature = "z3")]
+        SolverKind::Z3 => crate::smt::query::check(prog, model, lim, kinds),
+        #[cfg(not(feature = "z3"))]
+        SolverKind::Z3 => no_z3(),
     }
-}
-
-#[cfg(feature = "z3")]
-fn z3_check(
-    prog: &Program,
-    model: &Model,
-    bound: u32,
-    width: u32,
-    kinds: &[CheckKind],
-    deadline: Deadline,
-) -> Result<Vec<CheckResult>, Error> {
-    kinds
-        .iter()
-        .map(|k| match k {
-            CheckKind::Reach => crate::smt::query::reach(prog, model, bound, width, deadline),
-            CheckKind::Robust => crate::smt::query::robust(prog, model, bound, width, deadline),
-        })
-        .collect()
-}
-
-#[cfg(not(feature = "z3"))]
-fn z3_check(
-    _: &Program,
-    _: &Model,
-    _: u32,
-    _: u32,
-    _: &[CheckKind],
-    _: Deadline,
-) -> Result<Vec<CheckResult>, Error> {
-    no_z3()
 }
 
 /// Enumerates final states (litmus) with `solver`; see
@@ -194,25 +162,20 @@ pub fn replay(
     lim: Limits,
     x: &Execution,
 ) -> Result<Result<(), String>, Error> {
-    let Limits {
-        bound,
-        width,
-        deadline,
-    } = lim;
     match solver {
         SolverKind::Varisat => {
-            let mut enc = Encoder::new(prog, model, bound, width, false);
+            let mut enc = Encoder::new(prog, model, lim.bound, lim.width, false);
             let pins = match enc.pin(x) {
                 Ok(p) => p,
                 Err(why) => return Ok(Err(why)),
             };
-            Ok(match enc.find(&pins, deadline)? {
+            Ok(match enc.find(&pins, lim.deadline)? {
                 Some(_) => Ok(()),
                 None => Err("not an execution consistent with the model".into()),
             })
         }
         #[cfg(feature = "z3")]
-        SolverKind::Z3 => crate::smt::query::replay(prog, model, bound, width, x, deadline),
+        SolverKind::Z3 => crate::smt::query::replay(prog, model, lim, x),
         #[cfg(not(feature = "z3"))]
         SolverKind::Z3 => no_z3(),
     }

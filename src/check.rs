@@ -124,21 +124,7 @@ pub fn robust(enc: &mut Encoder, deadline: Deadline) -> CheckResult {
     }
     let act = enc.robust_act();
     match enc.find_shortest(&[act], deadline) {
-        Ok(Some(x)) => {
-            res.verdict = Verdict::Violation;
-            // The cycle from the execution alone (any backend can render
-            // it); PGAS cycles live on the trace graph (thesis §8.2).
-            let (cycle, fr) = x.hb_cycle();
-            let cycle = if enc.pgas.is_some() {
-                x.pgas_hb_cycle()
-            } else {
-                cycle
-            };
-            res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
-            res.cycle = cycle;
-            res.fr = fr;
-            res.witness = Some(x);
-        }
+        Ok(Some(x)) => res.set_cycle_witness(x, enc.pgas.is_some()),
         Ok(None) => res.verdict = Verdict::NoViolation,
         Err(e) => {
             res.verdict = Verdict::Unknown;
@@ -167,6 +153,22 @@ impl CheckResult {
             time: 0.0,
             stats: Stats::default(),
         }
+    }
+}
+
+impl CheckResult {
+    /// Records a robustness violation with its witness `x`: the shortest
+    /// hb cycle, computed from the execution alone so that every backend
+    /// renders it alike (for PGAS, `pgas`, on the trace graph, thesis
+    /// 003 §8.2), the TSO attack pair on it, and the fr edges (for DOT).
+    pub fn set_cycle_witness(&mut self, x: Execution, pgas: bool) {
+        let (cycle, fr) = x.hb_cycle();
+        let cycle = if pgas { x.pgas_hb_cycle() } else { cycle };
+        self.verdict = Verdict::Violation;
+        self.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
+        self.cycle = cycle;
+        self.fr = fr;
+        self.witness = Some(x);
     }
 }
 

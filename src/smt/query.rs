@@ -10,13 +10,14 @@
 
 use super::enc::ZEnc;
 use super::{and, or, ZBool};
+use crate::backend::Limits;
 use crate::cat::Model;
 use crate::check::{CheckKind, CheckResult, Verdict};
 use crate::diag::Error;
 use crate::engine::witness::EventInfo;
 use crate::engine::{Deadline, Execution, Stats};
 use crate::litmus::run::FinalStates;
-use crate::program::{GExpr, Program, Width};
+use crate::program::{GExpr, Program, ThreadId, Width};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Int, BV};
@@ -426,113 +427,80 @@ impl<'p, 's> Session<'p, 's> {
     }
 }
 
-fn finish(
-    mut res: CheckResult,
-    s: Option<&Session>,
-    start: Instant,
-    e: Option<Error>,
-) -> Result<CheckResult, Error> {
-    if let Some(e) = e {
-        match e {
-            Error::Unknown(why) => {
-                res.verdict = Verdict::Unknown;
-                res.reason = Some(why);
-            }
-            other => return Err(other),
-        }
-    }
-    if let Some(s) = s {
-        res.stats = s.stats.clone();
-        res.truncated = s
+/// Runs the checks `kinds` on `prog` with z3 (as [`crate::check::reach`]
+/// and [`crate::check::robust`]), one encoding for all of them.
+///
+/// Errors: inputs this backend does not encode ([`Error::Usage`]);
+/// timeouts are `Unknown` verdicts, not errors.
+pub fn check(
+    prog: &Program,
+    model: &Model,
+    lim: Limits,
+    kinds: &[CheckKind],
+) -> Result<Vec<CheckResult>, Error> {
+    with_solver(|ctx, solver| {
+        let mut s = Session::new(ctx, solver, prog, model, lim.bound, lim.width)?;
+        let truncated: Vec<String> = s
             .enc
             .un
             .threads
             .iter()
             .enumerate()
             .filter(|(_, t)| t.truncated)
-            .map(|(i, _)| {
-                s.enc
-                    .prog
-                    .thread_name(crate::program::ThreadId(i as u32))
-                    .to_string()
-            })
+            .map(|(i, _)| prog.thread_name(ThreadId(i as u32)).to_string())
             .collect();
-    }
-    res.time = start.elapsed().as_secs_f64();
-    Ok(res)
-}
-
-/// `reach` with z3: tries each goal in order (as [`crate::check::reach`]).
-///
-/// Errors: inputs this backend does not encode ([`Error::Usage`]).
-pub fn reach(
-    prog: &Program,
-    model: &Model,
-    bound: u32,
-    width: u32,
-    deadline: Deadline,
-) -> Result<CheckResult, Error> {
-    let start = Instant::now();
-    with_solver(|ctx, solver| {
-        let mut res = CheckResult::new(CheckKind::Reach);
-        let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
-        if prog.goals.is_empty() {
-            res.reason = Some("the program declares no goal or assertion".into());
-        }
-        for g in 0..prog.goals.len() {
-            let l = s.enc.goal(g);
-            match s.check_shortest(&[l], deadline) {
-                Ok(true) => {
-                    res.verdict = Verdict::Violation;
-                    res.goal = Some(g);
-                    res.witness = Some(s.extract());
-                    break;
-                }
-                Ok(false) => {}
-                Err(e) => return finish(res, Some(&s), start, Some(e)),
-            }
-        }
-        finish(res, Some(&s), start, None)
-    })
-}
-
-/// `robust` with z3: an execution consistent with the model whose hb is
-/// cyclic (as [`crate::check::robust`]).
-///
-/// Errors: inputs this backend does not encode ([`Error::Usage`]).
-pub fn robust(
-    prog: &Program,
-    model: &Model,
-    bound: u32,
-    width: u32,
-    deadline: Deadline,
-) -> Result<CheckResult, Error> {
-    let start = Instant::now();
-    with_solver(|ctx, solver| {
-        let mut res = CheckResult::new(CheckKind::Robust);
-        let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
-        let cyc = s.enc.hb_cycle();
-        match s.check_shortest(&[cyc], deadline) {
-            Ok(true) => {
-                let x = s.extract();
-                let (cycle, fr) = x.hb_cycle();
-                // PGAS: the cycle lives on the trace graph (thesis §8.2).
-                let cycle = if prog.nodes.is_some() {
-                    x.pgas_hb_cycle()
-                } else {
-                    cycle
+        kinds
+            .iter()
+            .map(|&k| {
+                let start = Instant::now();
+                let mut res = CheckResult::new(k);
+                let outcome = match k {
+                    CheckKind::Reach => reach(&mut s, &mut res, lim.deadline),
+                    CheckKind::Robust => robust(&mut s, &mut res, lim.deadline),
                 };
-                res.verdict = Verdict::Violation;
-                res.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
-                res.cycle = cycle;
-                res.fr = fr;
-                res.witness = Some(x);
-                finish(res, Some(&s), start, None)
-            }
-            Ok(false) => finish(res, Some(&s), start, None),
-            Err(e) => finish(res, Some(&s), start, Some(e)),
-        }
+                match outcome {
+                    Ok(()) => {}
+                    Err(Error::Unknown(why)) => {
+                        res.verdict = Verdict::Unknown;
+                        res.reason = Some(why);
+                    }
+                    Err(other) => return Err(other),
+                }
+                res.truncated = truncated.clone();
+                res.stats = s.stats.clone();
+                res.time = start.elapsed().as_secs_f64();
+                Ok(res)
+            })
+            .collect()
     })
+}
+
+/// `reach`: tries each goal in order; fills `res`.
+fn reach(s: &mut Session, res: &mut CheckResult, deadline: Deadline) -> Result<(), Error> {
+    if s.enc.prog.goals.is_empty() {
+        res.reason = Some("the program declares no goal or assertion".into());
+    }
+    for g in 0..s.enc.prog.goals.len() {
+        let l = s.enc.goal(g);
+        if s.check_shortest(&[l], deadline)? {
+            res.verdict = Verdict::Violation;
+            res.goal = Some(g);
+            res.witness = Some(s.extract());
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// `robust`: an execution consistent with the model whose hb is cyclic;
+/// fills `res`.
+fn robust(s: &mut Session, res: &mut CheckResult, deadline: Deadline) -> Result<(), Error> {
+    let cyc = s.enc.hb_cycle();
+    if s.check_shortest(&[cyc], deadline)? {
+        let pgas = s.enc.prog.nodes.is_some();
+        res.set_cycle_witness(s.extract(), pgas);
+    }
+    Ok(())
 }
 
 /// Replays `x` (an execution found by another backend) on z3: is it an
@@ -541,18 +509,16 @@ pub fn robust(
 pub fn replay(
     prog: &Program,
     model: &Model,
-    bound: u32,
-    width: u32,
+    lim: Limits,
     x: &Execution,
-    deadline: Deadline,
 ) -> Result<Result<(), String>, Error> {
     with_solver(|ctx, solver| {
-        let mut s = Session::new(ctx, solver, prog, model, bound, width)?;
+        let mut s = Session::new(ctx, solver, prog, model, lim.bound, lim.width)?;
         let pins = match s.pin(x) {
             Ok(p) => p,
             Err(why) => return Ok(Err(why)),
         };
-        Ok(if s.check(&pins, deadline)? {
+        Ok(if s.check(&pins, lim.deadline)? {
             Ok(())
         } else {
             Err("not an execution consistent with the model".into())
