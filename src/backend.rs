@@ -76,14 +76,13 @@ fn no_z3<T>() -> Result<T, Error> {
     ))
 }
 
-/// Checks that `solver` can encode `prog` under `model` (before a batch
-/// starts, so that nothing is half-printed).
+/// Checks that `solver` can encode `model` (once, before a batch starts,
+/// so that nothing is half-printed).
 ///
 /// Errors: the backend is not built in; z3 and a model construct its
 /// encoding does not support.
-pub fn validate(solver: SolverKind, model: &Model, prog: Option<&Program>) -> Result<(), Error> {
+pub fn validate(solver: SolverKind, model: &Model) -> Result<(), Error> {
     solver.available()?;
-    let _ = prog;
     #[cfg(feature = "z3")]
     if solver == SolverKind::Z3 {
         crate::smt::query::validate_model(model)?;

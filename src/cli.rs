@@ -235,11 +235,9 @@ pub struct InputArgs {
 
 /// Loads a program for checking: parses it, instantiates an SPMD (PGAS)
 /// program per rank (`nodes`: `--nodes`, else the file's `nodes N;`,
-/// src/pgas.rs), and checks that `model` gives PGAS programs a meaning
-/// and that `solver` can encode it.
+/// src/pgas.rs), and checks that `model` gives PGAS programs a meaning.
 ///
-/// Errors: the file's errors; a PGAS program under a model without `op`;
-/// see [`crate::backend::validate`].
+/// Errors: the file's errors; a PGAS program under a model without `op`.
 pub fn load_for_check(
     f: &str,
     format: Option<Format>,
@@ -247,7 +245,6 @@ pub fn load_for_check(
     nodes: Option<u32>,
     model: &crate::cat::Model,
     model_name: &str,
-    solver: SolverKind,
 ) -> Result<crate::program::Program, Error> {
     let p = frontend::load_program(f, format, w)?;
     let p = crate::pgas::prepare(p, nodes, w)?;
@@ -256,7 +253,6 @@ pub fn load_for_check(
             "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
         )));
     }
-    crate::backend::validate(solver, model, Some(&p))?;
     Ok(p)
 }
 
@@ -517,6 +513,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
         ));
     }
     let model = check::load_model(&a.model, a.model_file.as_deref())?;
+    crate::backend::validate(a.solver, &model)?;
     let model_name = match &a.model_file {
         Some(f) => f.clone(),
         None => a.model.clone(),
@@ -540,7 +537,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[check::CheckKind]) -> Result<i32, Erro
     let mut progs = Vec::new();
     for f in &files {
         let w = Width(a.input.width);
-        let p = load_for_check(f, a.input.format, w, a.nodes, &model, &model_name, a.solver)?;
+        let p = load_for_check(f, a.input.format, w, a.nodes, &model, &model_name)?;
         progs.push((f.clone(), p));
     }
     let opts = crate::batch::BatchOptions::new(a.jobs, a.quiet || a.input.json);

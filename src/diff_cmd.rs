@@ -120,15 +120,8 @@ fn answer(
         });
     }
     let w = a.width.unwrap_or(Width::DEFAULT.0);
-    let p = crate::cli::load_for_check(
-        file,
-        None,
-        Width(w),
-        a.nodes,
-        &side.model,
-        &side.model_name,
-        side.solver,
-    )?;
+    let p =
+        crate::cli::load_for_check(file, None, Width(w), a.nodes, &side.model, &side.model_name)?;
     let lim = crate::backend::Limits {
         bound: a.bound.unwrap_or(20),
         width: w,
@@ -282,7 +275,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
             a.solver.available()?;
             let side = |m: &String| -> Result<Side, Error> {
                 let model = load_model_spec(m)?;
-                crate::backend::validate(a.solver, &model, None)?;
+                crate::backend::validate(a.solver, &model)?;
                 Ok(Side {
                     label: m.clone(),
                     model,
@@ -303,7 +296,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
             let spec = a.model.as_deref().unwrap_or("tso");
             let side = |k: SolverKind| -> Result<Side, Error> {
                 let model = load_model_spec(spec)?;
-                crate::backend::validate(k, &model, None)?;
+                crate::backend::validate(k, &model)?;
                 Ok(Side {
                     label: k.name().into(),
                     model,

@@ -76,7 +76,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     }
     crate::batch::check_timeout(Some(a.timeout))?;
     let model = crate::check::load_model(&a.model, a.model_file.as_deref())?;
-    crate::backend::validate(a.solver, &model, None)?;
+    crate::backend::validate(a.solver, &model)?;
     let model_name = a.model_file.clone().unwrap_or(a.model.clone());
     let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
     let exp = a
