@@ -4,9 +4,8 @@
 //! scripts `bench/sat_table.sh`, `bench/litmus_table.sh` and
 //! `bench/explicit_table.sh` (docs/performance.md).
 
-use bmc_rmm::check;
+use bmc_rmm::bounded::Deadline;
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::{Deadline, Encoder};
 use bmc_rmm::program::Width;
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -26,14 +25,30 @@ fn robust_tso(c: &mut Criterion) {
         let p = example(f);
         c.bench_function(&format!("robust tso {f} k={k}"), |b| {
             b.iter(|| {
-                let mut enc = Encoder::new(&p, &tso, k, 16, false);
-                check::robust(&mut enc, Deadline(None)).verdict
+                check1(
+                    bmc_rmm::bounded::CheckKind::Robust,
+                    &p,
+                    &tso,
+                    k,
+                    16,
+                    false,
+                    Deadline(None),
+                )
+                .verdict
             })
         });
         c.bench_function(&format!("reach tso {f} k={k}"), |b| {
             b.iter(|| {
-                let mut enc = Encoder::new(&p, &tso, k, 16, false);
-                check::reach(&mut enc, Deadline(None)).verdict
+                check1(
+                    bmc_rmm::bounded::CheckKind::Reach,
+                    &p,
+                    &tso,
+                    k,
+                    16,
+                    false,
+                    Deadline(None),
+                )
+                .verdict
             })
         });
     }
@@ -43,13 +58,22 @@ fn litmus_states(c: &mut Criterion) {
     let tso = bmc_rmm::cat::builtin("tso").unwrap();
     for f in ["X86-SB.litmus", "X86-IRIW.litmus", "X86-SB+xchgs.litmus"] {
         let path = format!("{}/tests/litmus/{f}", env!("CARGO_MANIFEST_DIR"));
-        let t = bmc_rmm::litmus::parse(&SourceFile::read(&path).unwrap(), Width(32)).unwrap();
+        let t =
+            bmc_rmm::frontend::litmus::parse(&SourceFile::read(&path).unwrap(), Width(32)).unwrap();
         let w = bmc_rmm::litmus::run::auto_width(&t);
         c.bench_function(&format!("litmus tso {f}"), |b| {
             b.iter(|| {
-                bmc_rmm::litmus::run::run(&t, &tso, 12, w, Deadline(None))
-                    .states
-                    .len()
+                bmc_rmm::litmus::run::run(
+                    &t,
+                    &tso,
+                    12,
+                    w,
+                    Deadline(None),
+                    bmc_rmm::bounded::SolverKind::Varisat,
+                )
+                .expect("varisat")
+                .states
+                .len()
             })
         });
     }
@@ -57,3 +81,24 @@ fn litmus_states(c: &mut Criterion) {
 
 criterion_group!(benches, robust_tso, litmus_states);
 criterion_main!(benches);
+
+/// One bounded check with the varisat backend.
+fn check1(
+    kind: bmc_rmm::bounded::CheckKind,
+    p: &bmc_rmm::program::Program,
+    m: &bmc_rmm::cat::Model,
+    bound: u32,
+    width: u32,
+    eager: bool,
+    deadline: bmc_rmm::bounded::Deadline,
+) -> bmc_rmm::bounded::CheckResult {
+    let lim = bmc_rmm::bounded::Limits {
+        bound,
+        width,
+        deadline,
+    };
+    let k = bmc_rmm::bounded::SolverKind::Varisat;
+    bmc_rmm::bounded::check(k, p, m, lim, eager, &[kind])
+        .expect("varisat encodes every model")
+        .remove(0)
+}

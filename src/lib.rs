@@ -1,28 +1,23 @@
 //! bmc-rmm: bounded model checking of concurrent programs under relaxed
 //! memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
 //!
-//! Pipeline (see `../shared/DESIGN.md` and docs/): source text
-//! → [`frontend`] → [`program`] (the IR) → engines → verdicts and witnesses.
+//! The pipeline (docs/architecture.md):
+//!
+//! ```text
+//! source text ─[frontend]→ Program IR [program] ─┬─[bounded]→ verdict, Execution
+//!                 model name/file ─[cat]→ Model ─┘   (varisat | z3 backend)
+//!                                  Program IR ──[explicit]→ unbounded TSO answers
+//!                    LitmusTest [litmus] ─[litmus::run]→ final states, herd's output
+//! ```
+//!
+//! The command line lives in the binary (`src/main.rs`, `src/cli/`): the
+//! library does not depend on clap.
 
-pub mod backend;
-pub mod batch;
+pub mod bounded;
 pub mod cat;
-pub mod check;
-pub mod cli;
+pub mod collections;
 pub mod diag;
-pub mod diff_cmd;
-pub mod engine;
-pub mod expect;
 pub mod explicit;
-pub mod explicit_cmd;
 pub mod frontend;
-pub mod inputs;
-pub mod intern;
 pub mod litmus;
-pub mod litmus_cmd;
-pub mod pgas;
-pub mod print;
 pub mod program;
-pub mod sat;
-#[cfg(feature = "z3")]
-pub mod smt;

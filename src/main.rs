@@ -2,10 +2,12 @@
 //! errors to exit statuses (0 ok, 1 violation, 2 input/usage error,
 //! 3 unknown).
 
+mod cli;
+
 use clap::Parser;
 
 fn main() {
-    let cli = match bmc_rmm::cli::Cli::try_parse() {
+    let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -13,7 +15,7 @@ fn main() {
             std::process::exit(code);
         }
     };
-    match bmc_rmm::cli::run(cli) {
+    match cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             eprint!("{e}");

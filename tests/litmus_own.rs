@@ -4,7 +4,7 @@
 
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::litmus::herd::{self, Counts, Observation, Verdict};
-use bmc_rmm::litmus::{self, Arch, LitmusTest, LocKind, Quantifier};
+use bmc_rmm::litmus::{Arch, LitmusTest, LocKind, Quantifier};
 use bmc_rmm::program::{BinOp, Command, Expr, Fence, GoalAt, Width};
 use std::path::PathBuf;
 
@@ -15,11 +15,11 @@ fn dir() -> PathBuf {
 fn own(name: &str) -> LitmusTest {
     let p = dir().join(format!("{name}.litmus"));
     let src = SourceFile::read(p.to_str().unwrap()).unwrap();
-    litmus::parse(&src, Width::DEFAULT).unwrap_or_else(|e| panic!("{name}: {e}"))
+    bmc_rmm::frontend::litmus::parse(&src, Width::DEFAULT).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn parse_str(text: &str) -> Result<LitmusTest, Error> {
-    litmus::parse(&SourceFile::new("t.litmus", text), Width::DEFAULT)
+    bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width::DEFAULT)
 }
 
 /// `(location, message)` of a located error.
@@ -42,7 +42,7 @@ fn all_own_tests_parse() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "litmus") {
             let src = SourceFile::read(p.to_str().unwrap()).unwrap();
-            let t = litmus::parse(&src, Width::DEFAULT)
+            let t = bmc_rmm::frontend::litmus::parse(&src, Width::DEFAULT)
                 .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             let stem = p.file_stem().unwrap().to_str().unwrap();
             let (arch, name) = stem.split_once('-').unwrap();
@@ -441,7 +441,7 @@ fn non_ascii_in_condition_is_an_error_not_a_panic() {
     let (_, msg) = err_of("X86 T\n{ }\n P0 ;\n MOVé EAX,$1 ;\nexists (0:EAX=1)\n");
     assert!(msg.contains("MOVé"), "{msg}");
     assert!(matches!(
-        litmus::parse(&SourceFile::new("t.litmus", "X86 T\n"), Width(0)),
+        bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", "X86 T\n"), Width(0)),
         Err(Error::Usage(_))
     ));
 }

@@ -5,7 +5,7 @@
 
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::litmus::herd::{self, log, Counts};
-use bmc_rmm::litmus::{self, LitmusTest};
+use bmc_rmm::litmus::LitmusTest;
 use bmc_rmm::program::Width;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ fn corpus_files(root: &Path) -> Vec<(String, String)> {
 
 fn load(root: &Path, file: &str) -> Result<LitmusTest, Error> {
     let src = SourceFile::read(root.join(file).to_str().unwrap())?;
-    litmus::parse(&src, W)
+    bmc_rmm::frontend::litmus::parse(&src, W)
 }
 
 fn render_err(e: &Error) -> String {
@@ -338,7 +338,9 @@ fn corpus_mutations_never_panic() {
                 s.replace_range(i..i + len, toks[(rnd() as usize) % toks.len()]);
             }
             let src = SourceFile::new("f.litmus", s.clone());
-            let r = std::panic::catch_unwind(|| litmus::parse(&src, Width::DEFAULT).is_ok());
+            let r = std::panic::catch_unwind(|| {
+                bmc_rmm::frontend::litmus::parse(&src, Width::DEFAULT).is_ok()
+            });
             assert!(r.is_ok(), "panic on a mutation of {f}:\n{s}");
         }
     }

@@ -5,10 +5,10 @@
 //! corpus README and docs/litmus.md) must have the same verdict and a
 //! subset of herd's states. Skips when `../shared/corpus` is absent.
 
+use bmc_rmm::bounded::Deadline;
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::Deadline;
 use bmc_rmm::litmus::herd::log::{parse_expected, parse_log};
-use bmc_rmm::litmus::{self, run};
+use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -58,11 +58,11 @@ fn check(arch: &str, model: &str, herd_model: &str) {
         .zip(log.par_iter())
         .filter_map(|(row, block)| {
             let src = SourceFile::read(&format!("{dir}/{}", row.file)).unwrap();
-            let t = match litmus::parse(&src, Width(32)) {
+            let t = match bmc_rmm::frontend::litmus::parse(&src, Width(32)) {
                 Ok(t) => t,
                 Err(e) => return Some(format!("{}: does not parse: {e}", row.file)),
             };
-            let r = run::run(&t, &m, 12, run::auto_width(&t), Deadline(None));
+            let r = run::run(&t, &m, 12, run::auto_width(&t), Deadline(None), bmc_rmm::bounded::SolverKind::Varisat).expect("varisat");
             let ours: BTreeSet<String> = r.states.iter().map(|s| t.state_line(s)).collect();
             let theirs: BTreeSet<String> = block.states.iter().cloned().collect();
             let verdict = r.observation.map(|o| o.verdict().as_str().to_string()).unwrap_or_default();

@@ -4,14 +4,14 @@
 //! SC ⊆ TSO ⊆ PSO ⊆ RMO and TSO ⊆ Power (for the Power run, `mfence`
 //! and `membar #StoreLoad` are mapped to `sync`, other membars to
 //! `lwsync`: see [`to_power`]). Final states are enumerated with
-//! the bounded engine ([`bmc_rmm::litmus::run::enumerate_final`]). Needs
+//! the bounded engine ([`bmc_rmm::bounded::enumerate_final`]). Needs
 //! no corpus.
 
+use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat::{self, Model};
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::Deadline;
 use bmc_rmm::frontend::native;
-use bmc_rmm::litmus::{self, run};
+use bmc_rmm::litmus::run;
 use bmc_rmm::program::{
     Command, Expr, Fence, GExpr, GVar, MembarMask, Program, RegId, ThreadId, Width,
 };
@@ -79,7 +79,17 @@ fn states(
     obs: &[GExpr],
     w: Width,
 ) -> States {
-    let r = run::enumerate_final(p, m, bound, w, filter, obs, Deadline(None));
+    let q = bmc_rmm::bounded::Query {
+        program: p,
+        model: m,
+        limits: bmc_rmm::bounded::Limits {
+            bound,
+            width: w.0,
+            deadline: Deadline(None),
+        },
+    };
+    let varisat = bmc_rmm::bounded::SolverKind::Varisat;
+    let r = bmc_rmm::bounded::enumerate_final(varisat, &q, filter, obs).expect("varisat");
     assert!(r.unknown.is_none(), "{:?}", r.unknown);
     r.states.into_iter().collect()
 }
@@ -249,7 +259,7 @@ fn own_litmus_tests_respect_the_hierarchy() {
     paths.sort();
     for path in paths {
         let src = SourceFile::read(path.to_str().unwrap()).unwrap();
-        let t = litmus::parse(&src, Width(32)).unwrap();
+        let t = bmc_rmm::frontend::litmus::parse(&src, Width(32)).unwrap();
         let w = run::auto_width(&t);
         let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
         let bound = run::effective_bound(&t, 12);

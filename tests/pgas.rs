@@ -9,9 +9,9 @@
 //!   agrees with the SAT engine on the reachability of every final state.
 //! * Bad input: located errors, exit 2.
 
-use bmc_rmm::check::{self, Verdict};
+use bmc_rmm::bounded::Verdict;
+use bmc_rmm::bounded::{varisat::Encoder, Deadline};
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::{Deadline, Encoder};
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{
     BinOp, Command, Expr, GExpr, GVar, Goal, GoalAt, GoalKind, PgasCmd, Program, RegId, Spmd,
@@ -32,15 +32,29 @@ fn example(name: &str) -> String {
 
 fn lowered(path: &str) -> Program {
     let p = bmc_rmm::frontend::load_program(path, None, W).unwrap();
-    bmc_rmm::pgas::prepare(p, None, W).unwrap()
+    bmc_rmm::program::pgas::prepare(p, None, W).unwrap()
 }
 
 fn verdicts(p: &Program, model: &str, k: u32) -> (Verdict, Verdict) {
     let m = bmc_rmm::cat::builtin(model).unwrap();
-    let mut enc = Encoder::new(p, &m, k, W.0, false);
-    let r = check::reach(&mut enc, Deadline(None));
-    let mut enc = Encoder::new(p, &m, k, W.0, false);
-    let b = check::robust(&mut enc, Deadline(None));
+    let r = check1(
+        bmc_rmm::bounded::CheckKind::Reach,
+        p,
+        &m,
+        k,
+        W.0,
+        false,
+        Deadline(None),
+    );
+    let b = check1(
+        bmc_rmm::bounded::CheckKind::Robust,
+        p,
+        &m,
+        k,
+        W.0,
+        false,
+        Deadline(None),
+    );
     (r.verdict, b.verdict)
 }
 
@@ -213,14 +227,14 @@ fn barrier_skipped_by_some_ranks_matches_their_next_barrier() {
     let src =
         "nodes 2;\nshared x = 1, y;\nthread P {\n  if (rank == 1) { barrier; r = y; assert(r == 1); } \
                else { write(&x, 1, &y, 0); barrier; }\n}\n";
-    let p = bmc_rmm::pgas::prepare(parse(src), None, W).unwrap();
+    let p = bmc_rmm::program::pgas::prepare(parse(src), None, W).unwrap();
     // write's popb may still be pending at the barrier: reachable under pgas ...
     assert_eq!(verdicts(&p, "pgas", 6).0, Verdict::Violation);
     // ... not under SC: x = 1 is copied before the barrier, so r == 1.
     assert_eq!(verdicts(&p, "sc", 6).0, Verdict::NoViolation);
     // A barrier only rank 1 reaches blocks rank 1 forever.
     let src = "nodes 2;\nshared x;\nthread P {\n  if (rank == 1) { barrier; assert(0); }\n}\n";
-    let p = bmc_rmm::pgas::prepare(parse(src), None, W).unwrap();
+    let p = bmc_rmm::program::pgas::prepare(parse(src), None, W).unwrap();
     assert_eq!(verdicts(&p, "pgas", 6).0, Verdict::NoViolation);
 }
 
@@ -501,7 +515,7 @@ fn generated_programs_sat_engine_agrees_with_table_8_1_simulator() {
             }
         }
         let cands: Vec<Vec<i64>> = cands.into_iter().collect();
-        let mut low = bmc_rmm::pgas::prepare(p.clone(), None, W).unwrap();
+        let mut low = bmc_rmm::program::pgas::prepare(p.clone(), None, W).unwrap();
         low.goals = cands.iter().map(|o| outcome_goal(o)).collect();
         let r_pg = reachable(&low, "pgas", k);
         let r_sc = reachable(&low, "sc", k);
@@ -536,7 +550,7 @@ fn generated_programs_have_no_hb_cycle_under_sc() {
     let mut cyclic_under_pgas = 0;
     for _ in 0..40 {
         let src = gen(&mut rng);
-        let p = bmc_rmm::pgas::prepare(parse(&src), None, W).unwrap();
+        let p = bmc_rmm::program::pgas::prepare(parse(&src), None, W).unwrap();
         // Straight to the cycle query (check::robust would answer from
         // the axiom for non-PGAS programs).
         let mut enc = Encoder::new(&p, &m, 6, W.0, false);
@@ -564,8 +578,8 @@ fn generated_programs_have_no_hb_cycle_under_sc() {
 #[cfg(feature = "z3")]
 #[test]
 fn generated_programs_same_verdicts_on_both_backends() {
-    use bmc_rmm::backend::{self, Limits, SolverKind};
-    use bmc_rmm::check::CheckKind;
+    use bmc_rmm::bounded::CheckKind;
+    use bmc_rmm::bounded::{self, Limits, SolverKind};
     const BOTH: [SolverKind; 2] = [SolverKind::Varisat, SolverKind::Z3];
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let k = 6;
@@ -588,7 +602,7 @@ fn generated_programs_same_verdicts_on_both_backends() {
                 cands.insert(x);
             }
         }
-        let low = bmc_rmm::pgas::prepare(p.clone(), None, W).unwrap();
+        let low = bmc_rmm::program::pgas::prepare(p.clone(), None, W).unwrap();
         for model in ["pgas", "sc"] {
             let m = bmc_rmm::cat::builtin(model).unwrap();
             let oracle = if model == "pgas" { &pg } else { &sc };
@@ -604,7 +618,7 @@ fn generated_programs_same_verdicts_on_both_backends() {
             for (q, kind, expect) in &runs {
                 let rs: Vec<_> = BOTH
                     .iter()
-                    .map(|&s| backend::check(s, q, &m, lim, false, &[*kind]).unwrap())
+                    .map(|&s| bounded::check(s, q, &m, lim, false, &[*kind]).unwrap())
                     .collect();
                 let (a, b) = (&rs[0][0], &rs[1][0]);
                 assert_eq!(
@@ -621,7 +635,7 @@ fn generated_programs_same_verdicts_on_both_backends() {
                 for (i, r) in [a, b].into_iter().enumerate() {
                     if let Some(x) = &r.witness {
                         let other = BOTH[1 - i];
-                        let rep = backend::replay(other, q, &m, lim, x).unwrap();
+                        let rep = bounded::replay(other, q, &m, lim, x).unwrap();
                         assert!(
                             rep.is_ok(),
                             "case {case} [{model}] {kind:?}: witness of {} rejected by {}: {rep:?}\n{src}",
@@ -635,4 +649,25 @@ fn generated_programs_same_verdicts_on_both_backends() {
         }
     }
     assert!(checked > 100);
+}
+
+/// One bounded check with the varisat backend.
+fn check1(
+    kind: bmc_rmm::bounded::CheckKind,
+    p: &bmc_rmm::program::Program,
+    m: &bmc_rmm::cat::Model,
+    bound: u32,
+    width: u32,
+    eager: bool,
+    deadline: bmc_rmm::bounded::Deadline,
+) -> bmc_rmm::bounded::CheckResult {
+    let lim = bmc_rmm::bounded::Limits {
+        bound,
+        width,
+        deadline,
+    };
+    let k = bmc_rmm::bounded::SolverKind::Varisat;
+    bmc_rmm::bounded::check(k, p, m, lim, eager, &[kind])
+        .expect("varisat encodes every model")
+        .remove(0)
 }

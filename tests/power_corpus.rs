@@ -5,11 +5,11 @@
 //! `herd7-logs/PPC.<model>.log`. Skipped (with a message) when the corpus
 //! is absent.
 
+use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::Deadline;
 use bmc_rmm::litmus::herd::log::{by_name, parse_expected, parse_log};
-use bmc_rmm::litmus::{self, run};
+use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -50,7 +50,7 @@ fn compare(model: &str, herd_model: &str) -> Option<(usize, Vec<String>)> {
             let path = dir.join(&row.file);
             let stem = path.file_stem().unwrap().to_string_lossy().to_string();
             let src = SourceFile::read(path.to_str().unwrap()).map_err(|e| e.to_string())?;
-            let t = match litmus::parse(&src, Width(32)) {
+            let t = match bmc_rmm::frontend::litmus::parse(&src, Width(32)) {
                 Ok(t) => t,
                 Err(e) if UNSUPPORTED.contains(&stem.as_str()) => {
                     let msg = e.to_string();
@@ -64,7 +64,15 @@ fn compare(model: &str, herd_model: &str) -> Option<(usize, Vec<String>)> {
             }
             let w = run::auto_width(&t);
             let deadline = Deadline(Some(Instant::now() + Duration::from_secs(60)));
-            let r = run::run(&t, &m, 12, w, deadline);
+            let r = run::run(
+                &t,
+                &m,
+                12,
+                w,
+                deadline,
+                bmc_rmm::bounded::SolverKind::Varisat,
+            )
+            .expect("varisat");
             let obs = r
                 .observation
                 .ok_or(format!("{}: unknown ({:?})", row.file, r.unknown))?;

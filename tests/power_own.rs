@@ -4,11 +4,11 @@
 //! under PSO (thesis 003 §5.2). The Trencher `pso.txt` check needs the
 //! shared corpus and is skipped without it.
 
+use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::Deadline;
 use bmc_rmm::litmus::herd::Verdict;
-use bmc_rmm::litmus::{self, run};
+use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,9 +18,17 @@ fn verdict(model: &str, file: &str) -> Verdict {
         .join("tests/litmus")
         .join(format!("{file}.litmus"));
     let src = SourceFile::read(p.to_str().unwrap()).unwrap();
-    let t = litmus::parse(&src, Width(32)).unwrap();
+    let t = bmc_rmm::frontend::litmus::parse(&src, Width(32)).unwrap();
     let m = cat::builtin(model).unwrap();
-    let r = run::run(&t, &m, 12, run::auto_width(&t), Deadline(None));
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        bmc_rmm::bounded::SolverKind::Varisat,
+    )
+    .expect("varisat");
     r.observation.expect("no timeout").verdict()
 }
 

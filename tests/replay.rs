@@ -11,10 +11,11 @@
 //!   SC; a path longer than the bound is an `Err`.
 //! * `Execution::hb_cycle` agrees with the encoder-based cycle.
 
+use bmc_rmm::bounded::queries::solve_shortest;
+use bmc_rmm::bounded::varisat::{Encoder, Lit, VarisatSession};
+use bmc_rmm::bounded::{Deadline, Execution, Session};
 use bmc_rmm::cat::Model;
-use bmc_rmm::check;
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::{Deadline, Encoder, Execution};
 use bmc_rmm::frontend::native;
 use bmc_rmm::litmus;
 use bmc_rmm::program::{Program, Width};
@@ -60,7 +61,7 @@ fn litmus_tests() -> Vec<Case> {
     files("tests/litmus", "litmus")
         .into_iter()
         .map(|p| {
-            let t = litmus::parse(
+            let t = bmc_rmm::frontend::litmus::parse(
                 &SourceFile::read(p.to_str().unwrap()).unwrap(),
                 Width::DEFAULT,
             )
@@ -83,7 +84,7 @@ fn pgas_examples() -> Vec<Case> {
                 bmc_rmm::frontend::load_program(p.to_str().unwrap(), None, Width::DEFAULT).unwrap();
             Case {
                 name: p.file_name().unwrap().to_string_lossy().into(),
-                prog: bmc_rmm::pgas::prepare(prog, None, Width::DEFAULT).unwrap(),
+                prog: bmc_rmm::program::pgas::prepare(prog, None, Width::DEFAULT).unwrap(),
                 width: Width::DEFAULT.0,
                 bound: 8,
             }
@@ -93,6 +94,16 @@ fn pgas_examples() -> Vec<Case> {
 
 fn model(name: &str) -> Model {
     bmc_rmm::cat::builtin(name).unwrap()
+}
+
+/// The shortest execution satisfying `lit` (iterative deepening, as the
+/// queries search), with the encoder for inspecting the candidate.
+fn find_shortest(e: Encoder<'_>, lit: Lit) -> (Encoder<'_>, Option<Execution>) {
+    let mut s = VarisatSession::new(e);
+    let c = s.cond(lit);
+    let found = solve_shortest(&mut s, &[c], Deadline(None)).unwrap();
+    let x = found.then(|| s.execution());
+    (s.enc, x)
 }
 
 fn enc<'a>(c: &'a Case, m: &'a Model) -> Encoder<'a> {
@@ -139,9 +150,10 @@ fn witnesses(c: &Case, m: &Model, hb_checked: &mut usize) -> Vec<(String, Execut
     let mut out = Vec::new();
     let mut e = enc(c, m);
     let act = e.robust_act();
-    if let Some(x) = e.find_shortest(&[act], Deadline(None)).unwrap() {
+    let (mut e, found) = find_shortest(e, act);
+    if let Some(x) = found {
         if e.pgas.is_none() {
-            let (cyc, fr) = check::hb_cycle_enc(&mut e, &x);
+            let (cyc, fr) = bmc_rmm::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x);
             let (cyc2, fr2) = x.hb_cycle();
             assert_eq!(fr, fr2, "{}: fr", c.name);
             assert_eq!(
@@ -152,14 +164,18 @@ fn witnesses(c: &Case, m: &Model, hb_checked: &mut usize) -> Vec<(String, Execut
             );
             *hb_checked += 1;
         } else {
-            assert_eq!(check::hb_cycle_enc(&mut e, &x).1, x.hb_cycle().1);
+            assert_eq!(
+                bmc_rmm::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x).1,
+                x.hb_cycle().1
+            );
         }
         out.push(("robust".to_string(), x));
     }
     for g in 0..c.prog.goals.len() {
         let mut e = enc(c, m);
         let l = e.goal_lit(g);
-        if let Some(x) = e.find_shortest(&[l], Deadline(None)).unwrap() {
+        let (_, found) = find_shortest(e, l);
+        if let Some(x) = found {
             out.push((format!("goal {g}"), x));
         }
     }
@@ -321,9 +337,8 @@ fn tso_witness_of_sb_does_not_replay_under_sc() {
     for c in &cases {
         let mut e = enc(c, &tso);
         let act = e.robust_act();
-        let x = e
-            .find_shortest(&[act], Deadline(None))
-            .unwrap()
+        let x = find_shortest(e, act)
+            .1
             .unwrap_or_else(|| panic!("{}: robust under tso", c.name));
         assert!(replay(c, &tso, &x).unwrap().is_some(), "{}", c.name);
         assert!(
@@ -425,8 +440,10 @@ fn hb_cycle_from_execution_matches_the_encoder() {
             let m = model(mname);
             let mut e = enc(c, &m);
             let act = e.robust_act();
-            if let Some(x) = e.find_shortest(&[act], Deadline(None)).unwrap() {
-                let (cyc, fr) = check::hb_cycle_enc(&mut e, &x);
+            let (mut e, found) = find_shortest(e, act);
+            if let Some(x) = found {
+                let (cyc, fr) =
+                    bmc_rmm::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x);
                 let (cyc2, fr2) = x.hb_cycle();
                 assert!(cyc.is_some(), "{}", c.name);
                 assert_eq!(fr, fr2, "{} [{mname}]", c.name);

@@ -1,9 +1,9 @@
 //! The bounded SAT engine on classic programs with known verdicts under SC
 //! and TSO (always run), and on the Trencher corpus (when present).
 
-use bmc_rmm::check::{self, Verdict};
+use bmc_rmm::bounded::Verdict;
+use bmc_rmm::bounded::{varisat::Encoder, Deadline};
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engine::{Deadline, Encoder};
 use bmc_rmm::frontend::{native, trencher};
 use bmc_rmm::program::{Program, Width};
 
@@ -13,10 +13,24 @@ fn prog(src: &str) -> Program {
 
 fn run(p: &Program, model: &str, bound: u32) -> (Verdict, Verdict) {
     let m = bmc_rmm::cat::builtin(model).unwrap();
-    let mut enc = Encoder::new(p, &m, bound, Width::DEFAULT.0, false);
-    let r = check::reach(&mut enc, Deadline(None));
-    let mut enc = Encoder::new(p, &m, bound, Width::DEFAULT.0, false);
-    let b = check::robust(&mut enc, Deadline(None));
+    let r = check1(
+        bmc_rmm::bounded::CheckKind::Reach,
+        p,
+        &m,
+        bound,
+        Width::DEFAULT.0,
+        false,
+        Deadline(None),
+    );
+    let b = check1(
+        bmc_rmm::bounded::CheckKind::Robust,
+        p,
+        &m,
+        bound,
+        Width::DEFAULT.0,
+        false,
+        Deadline(None),
+    );
     (r.verdict, b.verdict)
 }
 
@@ -99,20 +113,43 @@ fn store_forwarding_and_values() {
 fn assertion_and_truncation_are_reported() {
     let p = prog("shared x; thread t { while (1) { x = 1; } } thread u { r = x; assert(r == 0); }");
     let m = bmc_rmm::cat::builtin("sc").unwrap();
-    let mut enc = Encoder::new(&p, &m, 4, 16, false);
-    let r = check::reach(&mut enc, Deadline(None));
+    let r = check1(
+        bmc_rmm::bounded::CheckKind::Reach,
+        &p,
+        &m,
+        4,
+        16,
+        false,
+        Deadline(None),
+    );
     assert_eq!(r.verdict, Yes);
     assert_eq!(r.truncated, vec!["t".to_string()]);
-    let text = check::render(&p, "t.rmm", "sc", 4, &r);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.rmm");
+    std::fs::write(&f, bmc_rmm::frontend::native::print::native(&p)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(["reach", "--model", "sc", "--bound", "4"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("an assertion failure is reachable"), "{text}");
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]
 fn robust_witness_is_a_readable_cycle() {
     let p = example("sb.rmm");
     let m = bmc_rmm::cat::builtin("tso").unwrap();
-    let mut enc = Encoder::new(&p, &m, 10, 16, false);
-    let r = check::robust(&mut enc, Deadline(None));
+    let r = check1(
+        bmc_rmm::bounded::CheckKind::Robust,
+        &p,
+        &m,
+        10,
+        16,
+        false,
+        Deadline(None),
+    );
     assert_eq!(r.verdict, Yes);
     let x = r.witness.as_ref().unwrap();
     let chain = x.render_cycle(r.cycle.as_ref().unwrap());
@@ -134,12 +171,12 @@ fn eager_and_lazy_agree() {
         let p = example(f);
         for model in ["sc", "tso"] {
             let m = bmc_rmm::cat::builtin(model).unwrap();
-            let mut a = Encoder::new(&p, &m, 8, 16, false);
-            let mut b = Encoder::new(&p, &m, 8, 16, true);
+            let b = Encoder::new(&p, &m, 8, 16, true);
             assert!(!b.eager.is_empty());
+            let reach = bmc_rmm::bounded::CheckKind::Reach;
             assert_eq!(
-                check::reach(&mut a, Deadline(None)).verdict,
-                check::reach(&mut b, Deadline(None)).verdict,
+                check1(reach, &p, &m, 8, 16, false, Deadline(None)).verdict,
+                check1(reach, &p, &m, 8, 16, true, Deadline(None)).verdict,
                 "{f} {model}"
             );
         }
@@ -167,12 +204,40 @@ fn trencher_corpus_tso() {
         let src = SourceFile::read(&format!("{dir}/{file}")).unwrap();
         let p = trencher::parse(&src, Width::DEFAULT).unwrap();
         let bound = if robust == "no" { 20 } else { 6 };
-        let mut enc = Encoder::new(&p, &m, bound, 16, false);
         let deadline = Deadline(Some(
             std::time::Instant::now() + std::time::Duration::from_secs(60),
         ));
-        let r = check::robust(&mut enc, deadline);
+        let r = check1(
+            bmc_rmm::bounded::CheckKind::Robust,
+            &p,
+            &m,
+            bound,
+            16,
+            false,
+            deadline,
+        );
         let want = if robust == "no" { Yes } else { No };
         assert_eq!(r.verdict, want, "{file} (bound {bound})");
     }
+}
+
+/// One bounded check with the varisat backend.
+fn check1(
+    kind: bmc_rmm::bounded::CheckKind,
+    p: &bmc_rmm::program::Program,
+    m: &bmc_rmm::cat::Model,
+    bound: u32,
+    width: u32,
+    eager: bool,
+    deadline: bmc_rmm::bounded::Deadline,
+) -> bmc_rmm::bounded::CheckResult {
+    let lim = bmc_rmm::bounded::Limits {
+        bound,
+        width,
+        deadline,
+    };
+    let k = bmc_rmm::bounded::SolverKind::Varisat;
+    bmc_rmm::bounded::check(k, p, m, lim, eager, &[kind])
+        .expect("varisat encodes every model")
+        .remove(0)
 }

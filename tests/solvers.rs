@@ -66,11 +66,11 @@ fn bad_solver_lists_are_usage_errors() {
 #[cfg(feature = "z3")]
 mod with_z3 {
     use super::*;
-    use bmc_rmm::backend::{self, SolverKind};
-    use bmc_rmm::check::CheckKind;
+    use bmc_rmm::bounded::CheckKind;
+    use bmc_rmm::bounded::Deadline;
+    use bmc_rmm::bounded::{self, SolverKind};
     use bmc_rmm::diag::SourceFile;
-    use bmc_rmm::engine::Deadline;
-    use bmc_rmm::litmus::{self, run};
+    use bmc_rmm::litmus::run;
     use bmc_rmm::program::{Program, Width};
     use rayon::prelude::*;
 
@@ -81,14 +81,14 @@ mod with_z3 {
     fn compare_program(name: &str, p: &Program, model: &str, bound: u32) -> Vec<String> {
         let m = bmc_rmm::cat::builtin(model).unwrap();
         let kinds = [CheckKind::Reach, CheckKind::Robust];
-        let lim = backend::Limits {
+        let lim = bounded::Limits {
             bound,
             width: 16,
             deadline: Deadline(None),
         };
         let rs: Vec<_> = BOTH
             .iter()
-            .map(|&s| backend::check(s, p, &m, lim, false, &kinds).unwrap())
+            .map(|&s| bounded::check(s, p, &m, lim, false, &kinds).unwrap())
             .collect();
         let mut bad = Vec::new();
         for (a, b) in rs[0].iter().zip(&rs[1]) {
@@ -103,7 +103,7 @@ mod with_z3 {
             for r in side {
                 let Some(x) = &r.witness else { continue };
                 let other = BOTH[1 - i];
-                let rep = backend::replay(other, p, &m, lim, x).unwrap();
+                let rep = bounded::replay(other, p, &m, lim, x).unwrap();
                 if let Err(why) = rep {
                     bad.push(format!(
                         "{name} [{model}] {:?} witness of {} rejected by {}: {why}",
@@ -124,14 +124,14 @@ mod with_z3 {
         };
         // Files the front-end rejects (unsupported instructions) are out
         // of scope here: both backends see the same parsed test.
-        let Ok(t) = litmus::parse(&src, Width(32)) else {
+        let Ok(t) = bmc_rmm::frontend::litmus::parse(&src, Width(32)) else {
             return Vec::new();
         };
         let m = bmc_rmm::cat::builtin(model).unwrap();
         let w = run::auto_width(&t);
         let rs: Vec<_> = BOTH
             .iter()
-            .map(|&s| run::run_with(&t, &m, 12, w, Deadline(None), s).unwrap())
+            .map(|&s| run::run(&t, &m, 12, w, Deadline(None), s).unwrap())
             .collect();
         if rs[0].states != rs[1].states {
             vec![format!(
@@ -181,27 +181,27 @@ mod with_z3 {
             bmc_rmm::cat::builtin("tso").unwrap(),
             bmc_rmm::cat::builtin("sc").unwrap(),
         );
-        let lim = backend::Limits {
+        let lim = bounded::Limits {
             bound: 8,
             width: 16,
             deadline: Deadline(None),
         };
         for finder in BOTH {
-            let r = backend::check(finder, &p, &tso, lim, false, &[CheckKind::Robust]).unwrap();
+            let r = bounded::check(finder, &p, &tso, lim, false, &[CheckKind::Robust]).unwrap();
             let x = r[0].witness.clone().expect("sb is not robust under tso");
             for other in BOTH {
-                assert_eq!(backend::replay(other, &p, &tso, lim, &x).unwrap(), Ok(()));
-                let on_sc = backend::replay(other, &p, &sc, lim, &x).unwrap();
+                assert_eq!(bounded::replay(other, &p, &tso, lim, &x).unwrap(), Ok(()));
+                let on_sc = bounded::replay(other, &p, &sc, lim, &x).unwrap();
                 assert!(on_sc.is_err(), "{other:?} accepts a TSO witness under sc");
                 let mut bad = x.clone();
                 let rd = bad.events.iter_mut().find(|e| e.kind == "R").unwrap();
                 rd.value += 1;
-                let got = backend::replay(other, &p, &tso, lim, &bad).unwrap();
+                let got = bounded::replay(other, &p, &tso, lim, &bad).unwrap();
                 assert!(got.is_err(), "{other:?} accepts a changed read value");
                 let mut bad = x.clone();
                 bad.path[0].pop();
                 bad.steps[0] -= 1;
-                let got = backend::replay(other, &p, &tso, lim, &bad).unwrap();
+                let got = bounded::replay(other, &p, &tso, lim, &bad).unwrap();
                 assert!(got.is_err(), "{other:?} accepts a shortened path");
             }
         }
@@ -254,7 +254,7 @@ mod with_z3 {
             .par_iter()
             .flat_map(|(f, n, model)| {
                 let p = bmc_rmm::frontend::load_program(f, None, Width(16)).unwrap();
-                let p = bmc_rmm::pgas::prepare(p, Some(*n), Width(16)).unwrap();
+                let p = bmc_rmm::program::pgas::prepare(p, Some(*n), Width(16)).unwrap();
                 compare_program(&format!("{f} (nodes {n})"), &p, model, 8)
             })
             .collect();

@@ -19,7 +19,7 @@
 //! the recursive names.
 
 use super::{CheckKind, ExprKind, Model, Node, Stmt, Ty};
-use std::collections::{HashMap, HashSet};
+use crate::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use varisat::Lit;
 
@@ -256,10 +256,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
             base,
             n,
             defs,
-            iters: HashMap::new(),
-            fix: HashMap::new(),
-            cache: HashMap::new(),
-            basecache: HashMap::new(),
+            iters: HashMap::default(),
+            fix: HashMap::default(),
+            cache: HashMap::default(),
+            basecache: HashMap::default(),
         }
     }
 
@@ -607,7 +607,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             Diff(x, y) => {
                 self.pres(x, env, a, b, facts);
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 self.abs(y, env, a, b, facts, &mut seen);
             }
             Seq(x, y) => {
@@ -626,7 +626,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             Compl(x) => {
                 self.exec_fact(a, facts);
                 self.exec_fact(b, facts);
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 self.abs(x, env, a, b, facts, &mut seen);
             }
             Plus(x) | Star(x) | Opt(x) => {
@@ -824,12 +824,12 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             Diff(x, y) => {
                 self.pres_set(x, env, e, facts);
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 self.abs_set(y, env, e, facts, &mut seen);
             }
             Compl(x) => {
                 self.exec_fact(e, facts);
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 self.abs_set(x, env, e, facts, &mut seen);
             }
             Domain(r) | Range(r) => {

@@ -136,7 +136,7 @@ pub struct Model {
     /// The source text.
     pub source: SourceFile,
     /// Definition index: binding key (`name#k`) → (statement, binding).
-    pub defs: std::collections::HashMap<String, (usize, usize)>,
+    pub defs: crate::collections::HashMap<String, (usize, usize)>,
 }
 
 /// Built-in sets every model may use (events of the unrolled program).
@@ -195,7 +195,7 @@ impl Model {
     /// `let` names). Such a model makes every consistent execution robust
     /// by construction (SC, thesis 003 Lemma 2.16).
     pub fn acyclic_contains_hb(&self) -> Option<&str> {
-        let defs: std::collections::HashMap<&str, &Node> = self
+        let defs: crate::collections::HashMap<&str, &Node> = self
             .stmts
             .iter()
             .filter_map(|s| match s {
@@ -207,7 +207,7 @@ impl Model {
             .collect();
         fn leaves<'m>(
             n: &'m Node,
-            defs: &std::collections::HashMap<&str, &'m Node>,
+            defs: &crate::collections::HashMap<&str, &'m Node>,
             out: &mut Vec<&'m str>,
             depth: usize,
         ) {
@@ -256,17 +256,23 @@ pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("pgas", include_str!("../../encodings/pgas.cat")),
 ];
 
-/// Loads a built-in model by name (`x86tso` is an alias of `tso`, `ppc`
-/// of `power`).
-///
-/// Errors: unknown name (lists the known ones).
-pub fn builtin(name: &str) -> Result<Model, crate::diag::Error> {
+/// The built-in model a name denotes, resolving aliases (`x86tso` and
+/// `x86-tso` are `tso`, `ppc` is `power`); `None` for an unknown name.
+/// The one place a model name is resolved.
+pub fn builtin_name(name: &str) -> Option<&'static str> {
     let key = match name {
         "x86tso" | "x86-tso" => "tso",
         "ppc" => "power",
         n => n,
     };
-    match BUILTIN_MODELS.iter().find(|(n, _)| *n == key) {
+    BUILTIN_MODELS.iter().map(|m| m.0).find(|n| *n == key)
+}
+
+/// Loads a built-in model by name (aliases: [`builtin_name`]).
+///
+/// Errors: unknown name (lists the known ones).
+pub fn builtin(name: &str) -> Result<Model, crate::diag::Error> {
+    match builtin_name(name).and_then(|n| BUILTIN_MODELS.iter().find(|m| m.0 == n)) {
         Some((n, text)) => {
             parse::parse_model(&SourceFile::new(format!("encodings/{n}.cat"), *text))
         }
@@ -278,5 +284,33 @@ pub fn builtin(name: &str) -> Result<Model, crate::diag::Error> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
+    }
+}
+
+/// Loads the model of `--model NAME` / `--model-file FILE`: the file when
+/// given, else the built-in model `name`.
+///
+/// Errors: unknown name; the file cannot be read; its syntax/type errors.
+pub fn load_model(name: &str, file: Option<&str>) -> Result<Model, crate::diag::Error> {
+    match file {
+        Some(f) => parse::parse_model(&SourceFile::read(f)?),
+        None => builtin(name),
+    }
+}
+
+/// Loads a model given as one word, a built-in name or a `.cat` file (as
+/// in `diff --models sc,my.cat`): a spec ending in `.cat`, containing a
+/// path separator or naming an existing file is a file.
+///
+/// Errors: see [`load_model`].
+pub fn load_model_spec(spec: &str) -> Result<Model, crate::diag::Error> {
+    let is_file = spec.ends_with(".cat")
+        || spec.contains('/')
+        || spec.contains(std::path::MAIN_SEPARATOR)
+        || std::path::Path::new(spec).is_file();
+    if is_file {
+        load_model("", Some(spec))
+    } else {
+        load_model(spec, None)
     }
 }

@@ -2,8 +2,8 @@
 //! (grammar in the parent module's docs and docs/models.md).
 
 use super::{CheckKind, ExprKind, Model, Node, Stmt, Ty, BUILTIN_RELS, BUILTIN_SETS, PRELUDE};
+use crate::collections::HashMap;
 use crate::diag::{Error, SourceFile, Span};
-use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq)]
 enum T {
@@ -540,7 +540,7 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
     p.items(&mut stmts, &mut checks)?;
     let nodes = p.next_id;
     // Resolve and type-check.
-    let mut env: HashMap<String, (Ty, String)> = HashMap::new();
+    let mut env: HashMap<String, (Ty, String)> = HashMap::default();
     for s in BUILTIN_SETS {
         env.insert(s.to_string(), (Ty::Set, s.to_string()));
     }
@@ -610,7 +610,7 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
             "the model has no axiom (`acyclic`, `irreflexive` or `empty`)",
         ));
     }
-    let mut defs = HashMap::new();
+    let mut defs = HashMap::default();
     for (si, st) in stmts.iter().enumerate() {
         if let Stmt::Let { binds, .. } = st {
             for (bi, (key, _)) in binds.iter().enumerate() {

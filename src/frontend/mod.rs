@@ -8,6 +8,7 @@
 //! * `.litmus`: herd litmus tests (handled by [`crate::litmus`], which also
 //!   keeps the final condition).
 
+pub mod litmus;
 pub mod native;
 pub mod trencher;
 
@@ -15,7 +16,8 @@ use crate::diag::{Error, SourceFile};
 use crate::program::{Program, Width};
 
 /// An input format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// The native `.rmm` language.
     Native,
@@ -26,6 +28,16 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name of `--format` and of the `arch` column of expectations
+    /// files for programs (`native`, `trencher`, `litmus`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::Trencher => "trencher",
+            Format::Litmus => "litmus",
+        }
+    }
+
     /// Picks the format from the extension, then from the content.
     pub fn detect(path: &str, text: &str) -> Format {
         let lower = path.to_ascii_lowercase();
@@ -49,6 +61,22 @@ impl Format {
             _ if text.contains("transition") && !text.contains('{') => Format::Trencher,
             _ => Format::Native,
         }
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = Error;
+
+    /// `native`, `trencher` or `litmus`.
+    fn from_str(s: &str) -> Result<Format, Error> {
+        [Format::Native, Format::Trencher, Format::Litmus]
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "unknown format `{s}`; formats: native, trencher, litmus"
+                ))
+            })
     }
 }
 
@@ -83,7 +111,7 @@ pub fn parse_program(
     match format.unwrap_or_else(|| Format::detect(&src.path, &src.text)) {
         Format::Native => native::parse(src, width),
         Format::Trencher => trencher::parse(src, width),
-        Format::Litmus => crate::litmus::parse(src, width).map(|t| t.program),
+        Format::Litmus => litmus::parse(src, width).map(|t| t.program),
     }
 }
 

@@ -204,7 +204,7 @@ impl<'a> Parser<'a> {
         Ok((cmd, span.join(end)))
     }
 
-    fn state_name(&mut self, prog: &mut Program) -> Result<crate::intern::Sym, Error> {
+    fn state_name(&mut self, prog: &mut Program) -> Result<crate::program::intern::Sym, Error> {
         let tok = self.next("a state name")?;
         if is_keyword(tok.text) {
             return Err(self.src.error(

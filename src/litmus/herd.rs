@@ -314,7 +314,7 @@ pub fn observe(test: &LitmusTest, states: &[Vec<i64>]) -> Observation {
 /// an integer, or a variable name (its address). `None` otherwise.
 pub fn parse_value(test: &LitmusTest, loc: usize, text: &str) -> Option<i64> {
     let _ = loc;
-    if let Some(v) = super::syntax::parse_int(text) {
+    if let Some(v) = super::parse_int(text) {
         return Some(test.width.wrap(v));
     }
     test.var_addr(text)

@@ -1,18 +1,17 @@
 //! Running litmus tests: every final state reachable under a model,
-//! enumerated with the bounded engine (issue 8).
+//! enumerated by a bounded backend ([`crate::bounded::enumerate_final`]),
+//! with herd's conventions for the bound (loop-free code runs to the end)
+//! and the width.
 //!
-//! For a test, the engine searches executions in which every thread has
-//! terminated and the `filter` holds; each consistent execution gives a
-//! final state (the values of the observed locations); a blocking clause
-//! excludes that state and the search repeats until none is left. The
-//! states, the condition and the quantifier give herd's `Ok`/`No` and
+//! The states, the condition and the quantifier give herd's `Ok`/`No` and
 //! `Observation` ([`super::herd`]).
 
 use super::herd::{self, Observation};
 use super::LitmusTest;
+use crate::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
-use crate::engine::{Deadline, Encoder, Stats};
-use crate::program::{Expr, GExpr, Program, Width};
+use crate::diag::Error;
+use crate::program::{Expr, GExpr, Width};
 use std::time::Instant;
 
 /// The result of one litmus test.
@@ -96,143 +95,41 @@ pub fn effective_bound(t: &LitmusTest, bound: u32) -> u32 {
         .fold(bound, u32::max)
 }
 
-/// Enumerates the final states of `t` under `model`, unrolling loops to
-/// `bound` steps per thread (at least the longest loop-free path of each
-/// thread, [`effective_bound`]).
+/// Enumerates the final states of `t` under `model` with `solver`,
+/// unrolling loops to `bound` steps per thread (at least the longest
+/// loop-free path of each thread, [`effective_bound`]).
+///
+/// Errors: the backend is not built in or cannot encode the model
+/// ([`crate::bounded::validate`]).
 pub fn run(
     t: &LitmusTest,
     model: &Model,
     bound: u32,
     width: Width,
     deadline: Deadline,
-) -> LitmusResult {
-    let start = Instant::now();
-    let bound = effective_bound(t, bound);
-    let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
-    let e = enumerate_final(
-        &t.program,
-        model,
-        bound,
-        width,
-        t.filter_expr.as_ref(),
-        &obs,
-        deadline,
-    );
-    finish(t, e, width, start)
-}
-
-/// [`run`] on the given solver backend.
-///
-/// Errors: the backend is not built in or cannot encode the model
-/// ([`crate::backend::validate`]).
-pub fn run_with(
-    t: &LitmusTest,
-    model: &Model,
-    bound: u32,
-    width: Width,
-    deadline: Deadline,
-    solver: crate::backend::SolverKind,
-) -> Result<LitmusResult, crate::diag::Error> {
-    if solver == crate::backend::SolverKind::Varisat {
-        return Ok(run(t, model, bound, width, deadline));
-    }
+    solver: SolverKind,
+) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
-    let e = crate::backend::enumerate_final(
-        solver,
-        &t.program,
+    let q = Query {
+        program: &t.program,
         model,
-        effective_bound(t, bound),
-        width,
-        t.filter_expr.as_ref(),
-        &obs,
-        deadline,
-    )?;
-    Ok(finish(t, e, width, start))
-}
-
-fn finish(t: &LitmusTest, e: FinalStates, width: Width, start: Instant) -> LitmusResult {
+        limits: Limits {
+            bound: effective_bound(t, bound),
+            width: width.0,
+            deadline,
+        },
+    };
+    let e = enumerate_final(solver, &q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
     states.sort_by(|a, b| t.compare_states(a, b));
     let observation = unknown.is_none().then(|| herd::observe(t, &states));
-    LitmusResult {
+    Ok(LitmusResult {
         states,
         observation,
         unknown,
         time: start.elapsed().as_secs_f64(),
         width: width.0,
         stats: e.stats,
-    }
-}
-
-/// The result of [`enumerate_final`].
-#[derive(Clone, Debug)]
-pub struct FinalStates {
-    /// Each distinct tuple of values of the given expressions over the
-    /// final states (unsorted; in the order found).
-    pub states: Vec<Vec<i64>>,
-    /// Why the enumeration stopped early (deadline); `states` is then
-    /// incomplete.
-    pub unknown: Option<String>,
-    /// Engine statistics.
-    pub stats: Stats,
-}
-
-/// Enumerates, with the bounded engine, every distinct tuple of values of
-/// `exprs` (over final registers and memory) in the executions of `prog`
-/// consistent with `model` in which every thread has terminated within
-/// `bound` steps and `filter` (if any) is nonzero. Values are read as
-/// signed `width`-bit numbers.
-///
-/// Errors are reported in [`FinalStates::unknown`] (deadline reached);
-/// the function does not panic on any program.
-pub fn enumerate_final(
-    prog: &Program,
-    model: &Model,
-    bound: u32,
-    width: Width,
-    filter: Option<&GExpr>,
-    exprs: &[GExpr],
-    deadline: Deadline,
-) -> FinalStates {
-    let mut enc = Encoder::new(prog, model, bound, width.0, false);
-    let fin = enc.all_final();
-    let mut goal = fin;
-    if let Some(f) = filter {
-        let v = enc.gexpr(f);
-        let nz = enc.cnf.bv_nonzero(&v);
-        goal = enc.cnf.and(fin, nz);
-    }
-    let obs: Vec<_> = exprs.iter().map(|e| enc.gexpr(e)).collect();
-    let mut states = Vec::new();
-    let mut unknown = None;
-    loop {
-        match enc.find(&[goal], deadline) {
-            Ok(Some(_)) => {
-                let vals: Vec<i64> = obs.iter().map(|b| enc.cnf.bv_value(b)).collect();
-                let mut block = vec![!goal];
-                for (b, v) in obs.iter().zip(&vals) {
-                    for (k, bit) in b.iter().enumerate() {
-                        block.push(if (v >> k) & 1 == 1 { !*bit } else { *bit });
-                    }
-                }
-                states.push(vals);
-                if block.len() == 1 {
-                    // Nothing observed: one (empty) state.
-                    break;
-                }
-                enc.cnf.clause(&block);
-            }
-            Ok(None) => break,
-            Err(e) => {
-                unknown = Some(e.to_string());
-                break;
-            }
-        }
-    }
-    FinalStates {
-        states,
-        unknown,
-        stats: enc.stats,
-    }
+    })
 }

@@ -18,11 +18,13 @@
 //!   [`Program::names`].
 
 pub mod expr;
+pub mod intern;
+pub mod pgas;
 
 pub use expr::{BinOp, Expr, Spmd, UnOp, Width};
 
 use crate::diag::{SourceFile, Span};
-use crate::intern::{Interner, Sym};
+use crate::program::intern::{Interner, Sym};
 use std::collections::BTreeMap;
 
 /// Index of a thread in [`Program::threads`].

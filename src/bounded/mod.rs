@@ -1,0 +1,359 @@
+//! The bounded-checking core: what a bounded query is ([`Query`]: program,
+//! model, [`Limits`]), what it answers ([`CheckKind`], [`Verdict`],
+//! [`CheckResult`], [`FinalStates`], [`Stats`]), and the one interface a
+//! solver backend implements ([`Backend`], [`Session`]).
+//!
+//! The queries themselves — `reach`, `robust` (a happens-before cycle,
+//! thesis 003 §2.8, Lemma 2.16), final-state enumeration for litmus tests,
+//! and witness replay — are written once, over that interface, in
+//! [`queries`]. Witnesses are backend-neutral [`Execution`]s
+//! ([`execution`]).
+//!
+//! Backends (each one folder; they never import each other):
+//! * [`varisat`]: the embedded SAT solver; a bit-blasted unrolling, base
+//!   relations as literals, the model's axioms checked lazily on each
+//!   candidate (or `acyclic` encoded eagerly with `--eager`);
+//! * `z3` (Cargo feature `z3`): an independent SMT encoding (integer
+//!   program counters, rf source selectors, co clocks, every axiom eager).
+
+pub mod execution;
+pub mod queries;
+pub mod varisat;
+#[cfg(feature = "z3")]
+pub mod z3;
+
+pub use execution::{Cycle, EventInfo, Execution};
+pub use queries::{check, enumerate_final, replay, validate};
+
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::program::{GExpr, Program, ThreadId};
+use std::time::Instant;
+
+/// Default `--bound` of program checks (instructions per thread).
+pub const DEFAULT_BOUND: u32 = 20;
+/// Default `--bound` of litmus tests (loop unrolling; loop-free code is
+/// always executed completely, [`crate::litmus::run::effective_bound`]).
+pub const DEFAULT_LITMUS_BOUND: u32 = 12;
+/// Default `--width` of program checks (bits of values and addresses).
+pub const DEFAULT_WIDTH: u32 = 16;
+
+/// Statistics of one query.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Stats {
+    /// Solver calls.
+    pub solves: usize,
+    /// Candidates rejected by the model (lazy clauses added).
+    pub refinements: usize,
+    /// Variables and clauses of the CNF.
+    pub vars: usize,
+    /// Clauses.
+    pub clauses: usize,
+    /// Events of the unrolling.
+    pub events: usize,
+    /// Seconds in the SAT solver.
+    pub solve_time: f64,
+    /// Seconds checking candidates against the model.
+    pub check_time: f64,
+}
+
+/// A deadline for a query (`None`: no limit).
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline(pub Option<Instant>);
+
+impl Deadline {
+    /// True once the deadline is in the past.
+    pub fn passed(&self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// The bound (steps per thread), value width (bits) and deadline of a
+/// query.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// K.
+    pub bound: u32,
+    /// W.
+    pub width: u32,
+    /// When to give up (`unknown`).
+    pub deadline: Deadline,
+}
+
+/// One bounded question's inputs: a program (after PGAS lowering), a
+/// model, and the limits.
+#[derive(Clone, Copy)]
+pub struct Query<'a> {
+    /// The program.
+    pub program: &'a Program,
+    /// The memory model.
+    pub model: &'a Model,
+    /// Bound, width, deadline.
+    pub limits: Limits,
+}
+
+/// The answer of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Goal reachable / hb cycle found (exit 1).
+    Violation,
+    /// None within the bound (exit 0).
+    NoViolation,
+    /// Timeout or limit (exit 3).
+    Unknown,
+}
+
+impl Verdict {
+    /// Process exit status for this verdict.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Violation => 1,
+            Verdict::NoViolation => 0,
+            Verdict::Unknown => 3,
+        }
+    }
+}
+
+/// Which check a user runs on a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckKind {
+    /// Goal reachability.
+    Reach,
+    /// Robustness (acyclic happens-before, po ∪ rf ∪ co ∪ fr).
+    Robust,
+}
+
+impl CheckKind {
+    /// The command name (`reach`, `robust`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Reach => "reach",
+            CheckKind::Robust => "robust",
+        }
+    }
+}
+
+/// Result of one check on one program.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CheckResult {
+    /// Which check.
+    pub check: CheckKind,
+    /// The answer.
+    pub verdict: Verdict,
+    /// The goal reached (index into `Program::goals`) for `reach`.
+    pub goal: Option<usize>,
+    /// The witness execution.
+    pub witness: Option<Execution>,
+    /// The hb cycle for `robust`.
+    pub cycle: Option<Cycle>,
+    /// The TSO attack pair (delayed store, overtaking load) if any.
+    pub attack: Option<(usize, usize)>,
+    /// fr edges of the witness (for DOT).
+    #[serde(skip)]
+    pub fr: Vec<(usize, usize)>,
+    /// Threads whose paths the bound cut.
+    pub truncated: Vec<String>,
+    /// Why unknown.
+    pub reason: Option<String>,
+    /// Seconds.
+    pub time: f64,
+    /// Engine statistics.
+    pub stats: Stats,
+}
+
+impl CheckResult {
+    /// A result of `check` with no violation, no witness and no time yet
+    /// (the start of every answer).
+    pub fn new(check: CheckKind) -> CheckResult {
+        CheckResult {
+            check,
+            verdict: Verdict::NoViolation,
+            goal: None,
+            witness: None,
+            cycle: None,
+            attack: None,
+            fr: Vec::new(),
+            truncated: Vec::new(),
+            reason: None,
+            time: 0.0,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Records a robustness violation with its witness `x`: the shortest
+    /// hb cycle, computed from the execution alone so that every backend
+    /// renders it alike (for PGAS, `pgas`, on the trace graph, thesis
+    /// 003 §8.2), the TSO attack pair on it, and the fr edges (for DOT).
+    pub fn set_cycle_witness(&mut self, x: Execution, pgas: bool) {
+        let (cycle, fr) = x.hb_cycle();
+        let cycle = if pgas { x.pgas_hb_cycle() } else { cycle };
+        self.verdict = Verdict::Violation;
+        self.attack = cycle.as_ref().and_then(|c| x.attack_pair(c));
+        self.cycle = cycle;
+        self.fr = fr;
+        self.witness = Some(x);
+    }
+}
+
+/// The result of [`enumerate_final`].
+#[derive(Clone, Debug)]
+pub struct FinalStates {
+    /// Each distinct tuple of values of the given expressions over the
+    /// final states (unsorted; in the order found).
+    pub states: Vec<Vec<i64>>,
+    /// Why the enumeration stopped early (deadline); `states` is then
+    /// incomplete.
+    pub unknown: Option<String>,
+    /// Engine statistics.
+    pub stats: Stats,
+}
+
+/// Which solver backend answers (`--solver`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolverKind {
+    /// The embedded SAT solver (pure Rust; always available).
+    #[default]
+    Varisat,
+    /// z3 through libz3 (builds with `--features z3`).
+    Z3,
+}
+
+impl SolverKind {
+    /// Every backend, in `--solver` order.
+    pub const ALL: [SolverKind; 2] = [SolverKind::Varisat, SolverKind::Z3];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Varisat => "varisat",
+            SolverKind::Z3 => "z3",
+        }
+    }
+
+    /// Errors: [`Error::Usage`] when this build lacks the backend.
+    pub fn available(self) -> Result<(), Error> {
+        if self == SolverKind::Z3 && !cfg!(feature = "z3") {
+            return Err(no_z3());
+        }
+        Ok(())
+    }
+
+    /// Parses a comma-separated list such as `varisat,z3`.
+    ///
+    /// Errors: an unknown name.
+    pub fn parse_list(s: &str) -> Result<Vec<SolverKind>, Error> {
+        s.split(',').map(|n| n.trim().parse()).collect()
+    }
+}
+
+impl std::str::FromStr for SolverKind {
+    type Err = Error;
+
+    /// `varisat` (alias `sat`) or `z3`.
+    fn from_str(s: &str) -> Result<SolverKind, Error> {
+        match s {
+            "varisat" | "sat" => Ok(SolverKind::Varisat),
+            "z3" => Ok(SolverKind::Z3),
+            other => Err(Error::Usage(format!(
+                "unknown solver `{other}`; solvers: varisat, z3"
+            ))),
+        }
+    }
+}
+
+/// The error of a build without the z3 backend.
+fn no_z3() -> Error {
+    Error::Usage(
+        "this bmc-rmm was built without z3; rebuild with `cargo build --release --features z3` \
+         (needs libz3-dev and libclang-dev, docs/solvers.md)"
+            .into(),
+    )
+}
+
+/// A condition over the candidate execution of a [`Session`] (a goal, the
+/// hb cycle, "all threads terminated", a pinned event…): an opaque
+/// handle, valid in the session that made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cond(pub usize);
+
+/// One program encoded under one model and bound by a backend, ready for
+/// the queries of [`queries`]. A session is incremental: conditions made
+/// and constraints added stay for its later solves.
+pub trait Session {
+    /// Goal `g` (index into `Program::goals`): its control states and
+    /// condition hold at the end of the execution.
+    fn goal(&mut self, g: usize) -> Cond;
+    /// The execution's happens-before po ∪ rf ∪ co ∪ fr is cyclic over its
+    /// memory events (thesis 003 §2.8; for PGAS on the trace graph, §8.2).
+    fn hb_cycle(&mut self) -> Cond;
+    /// Every thread has terminated (at a state without outgoing
+    /// instructions) and `filter`, if any, is nonzero.
+    fn final_state(&mut self, filter: Option<&GExpr>) -> Cond;
+    /// Every thread stops before step `m` (for iterative deepening).
+    fn stop_before(&mut self, m: usize) -> Cond;
+    /// The unrolling depth (steps of the longest unrolled thread).
+    fn depth(&self) -> usize;
+    /// Sets the expressions (over final registers and memory) whose values
+    /// [`Session::observed`] reads and [`Session::exclude_observed`]
+    /// blocks.
+    fn observe(&mut self, exprs: &[GExpr]);
+    /// Is there an execution consistent with the model under
+    /// `assumptions`? Keeps it for [`Session::execution`] and
+    /// [`Session::observed`].
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes or the solver
+    /// gives up.
+    fn solve(&mut self, assumptions: &[Cond], deadline: Deadline) -> Result<bool, Error>;
+    /// The execution found by the last successful [`Session::solve`].
+    fn execution(&mut self) -> Execution;
+    /// The observed expressions' values (signed W-bit) in that execution.
+    fn observed(&self) -> Vec<i64>;
+    /// From now on, excludes executions satisfying `under` whose observed
+    /// values are `values`.
+    fn exclude_observed(&mut self, under: Cond, values: &[i64]);
+    /// Conditions that make the candidate exactly `x`, an execution found
+    /// by any backend (events matched by thread, step and `ord`).
+    ///
+    /// Errors: `x` does not fit this unrolling; the message says why.
+    fn pin(&mut self, x: &Execution) -> Result<Vec<Cond>, String>;
+    /// Statistics so far.
+    fn stats(&self) -> Stats;
+    /// Threads whose paths the bound cut.
+    fn truncated(&self) -> Vec<ThreadId>;
+}
+
+/// A solver backend: turns a [`Query`] into a [`Session`].
+pub trait Backend {
+    /// Which backend.
+    fn kind(&self) -> SolverKind;
+    /// Checks that this backend can encode `model` (once, before a batch
+    /// starts, so that nothing is half-printed).
+    ///
+    /// Errors: a model construct the backend does not support.
+    fn validate(&self, model: &Model) -> Result<(), Error>;
+    /// Encodes `q` and runs `f` on the session.
+    ///
+    /// Errors: those of the encoding (see [`Backend::validate`]) and of `f`.
+    fn session(
+        &self,
+        q: &Query,
+        f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
+    ) -> Result<(), Error>;
+}
+
+/// The backend `kind`; `eager` (varisat only) encodes the model's
+/// `acyclic` axioms up front instead of lazily.
+///
+/// Errors: [`Error::Usage`] when this build lacks the backend.
+pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error> {
+    match kind {
+        SolverKind::Varisat => Ok(Box::new(varisat::Varisat { eager })),
+        #[cfg(feature = "z3")]
+        SolverKind::Z3 => Ok(Box::new(z3::Z3)),
+        #[cfg(not(feature = "z3"))]
+        SolverKind::Z3 => Err(no_z3()),
+    }
+}

@@ -1,0 +1,236 @@
+//! The bounded queries, written once over [`Backend`] / [`Session`]:
+//!
+//! * [`check`] runs `reach` (is a goal or assertion failure reachable in
+//!   an execution consistent with the model, within the bound?) and
+//!   `robust` (is there one whose happens-before po ∪ rf ∪ co ∪ fr is
+//!   cyclic? thesis 003 §2.8, Lemma 2.16) on one encoding;
+//! * [`enumerate_final`] lists every final state (litmus tests) by
+//!   blocking each one found and solving again;
+//! * [`replay`] checks that an execution found by any backend is one of
+//!   the program, consistent with the model, within the bound.
+//!
+//! Witnesses are searched shortest first ([`solve_shortest`]).
+
+use super::{
+    backend, Backend, CheckKind, CheckResult, Cond, Deadline, Execution, FinalStates, Limits,
+    Query, Session, SolverKind, Verdict,
+};
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::program::{GExpr, Program};
+use std::time::Instant;
+
+/// Checks that `solver` is built in and can encode `model` (once, before
+/// a batch starts, so that nothing is half-printed).
+///
+/// Errors: the backend is not built in; a model construct its encoding
+/// does not support.
+pub fn validate(solver: SolverKind, model: &Model) -> Result<(), Error> {
+    backend(solver, false)?.validate(model)
+}
+
+/// Runs the checks `kinds` on `prog` with `solver` (one encoding for all
+/// of them); `eager` is varisat's `--eager`.
+///
+/// Errors: see [`validate`]; timeouts are `Unknown` verdicts, not errors.
+pub fn check(
+    solver: SolverKind,
+    prog: &Program,
+    model: &Model,
+    lim: Limits,
+    eager: bool,
+    kinds: &[CheckKind],
+) -> Result<Vec<CheckResult>, Error> {
+    let q = Query {
+        program: prog,
+        model,
+        limits: lim,
+    };
+    check_on(&*backend(solver, eager)?, &q, kinds)
+}
+
+/// [`check`] on a given backend.
+///
+/// Errors: those of the backend's encoding.
+pub fn check_on(
+    b: &dyn Backend,
+    q: &Query,
+    kinds: &[CheckKind],
+) -> Result<Vec<CheckResult>, Error> {
+    let mut out = Vec::new();
+    b.session(q, &mut |s| {
+        let truncated: Vec<String> = s
+            .truncated()
+            .into_iter()
+            .map(|t| q.program.thread_name(t).to_string())
+            .collect();
+        for &k in kinds {
+            let mut res = CheckResult {
+                truncated: truncated.clone(),
+                ..CheckResult::new(k)
+            };
+            let start = Instant::now();
+            match k {
+                CheckKind::Reach => reach(s, q, &mut res),
+                CheckKind::Robust => robust(s, q, &mut res),
+            }
+            res.time = start.elapsed().as_secs_f64();
+            out.push(res);
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `reach`: tries each goal in order; fills `res`.
+fn reach(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
+    if q.program.goals.is_empty() {
+        res.reason = Some("the program declares no goal or assertion".into());
+    }
+    for g in 0..q.program.goals.len() {
+        let c = s.goal(g);
+        match solve_shortest(s, &[c], q.limits.deadline) {
+            Ok(true) => {
+                res.verdict = Verdict::Violation;
+                res.goal = Some(g);
+                res.witness = Some(s.execution());
+                break;
+            }
+            Ok(false) => res.verdict = Verdict::NoViolation,
+            Err(e) => {
+                res.verdict = Verdict::Unknown;
+                res.reason = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    res.stats = s.stats();
+}
+
+/// `robust`: an execution consistent with the model whose hb is cyclic;
+/// fills `res`. A model whose own axiom makes po ∪ rf ∪ co ∪ fr acyclic
+/// answers without solving (not for PGAS, whose hb is taken on the trace,
+/// thesis §8.2, which `acyclic po | com` does not cover).
+fn robust(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
+    let pgas = q.program.nodes.is_some();
+    if let Some(ax) = q.model.acyclic_contains_hb().filter(|_| !pgas) {
+        res.reason = Some(format!(
+            "the model's axiom `{ax}` makes po ∪ rf ∪ co ∪ fr acyclic in every execution"
+        ));
+        return;
+    }
+    let c = s.hb_cycle();
+    match solve_shortest(s, &[c], q.limits.deadline) {
+        Ok(true) => {
+            let x = s.execution();
+            res.set_cycle_witness(x, pgas);
+        }
+        Ok(false) => res.verdict = Verdict::NoViolation,
+        Err(e) => {
+            res.verdict = Verdict::Unknown;
+            res.reason = Some(e.to_string());
+        }
+    }
+    res.stats = s.stats();
+}
+
+/// Like [`Session::solve`], but first with every thread limited to 2, 4,
+/// 8, … steps (iterative deepening), so that witnesses are short; then
+/// with the full bound.
+///
+/// Errors: see [`Session::solve`].
+pub fn solve_shortest(
+    s: &mut dyn Session,
+    assumptions: &[Cond],
+    deadline: Deadline,
+) -> Result<bool, Error> {
+    let mut m = 2usize;
+    while m < s.depth() {
+        let mut a = assumptions.to_vec();
+        a.push(s.stop_before(m));
+        if s.solve(&a, deadline)? {
+            return Ok(true);
+        }
+        m *= 2;
+    }
+    s.solve(assumptions, deadline)
+}
+
+/// Enumerates, with `solver`, every distinct tuple of values of `exprs`
+/// (over final registers and memory) in the executions of `prog`
+/// consistent with `model` in which every thread has terminated within
+/// the bound and `filter` (if any) is nonzero. Values are read as signed
+/// W-bit numbers.
+///
+/// Errors: see [`validate`]; a deadline reached is reported in
+/// [`FinalStates::unknown`] (the states found so far are kept).
+pub fn enumerate_final(
+    solver: SolverKind,
+    q: &Query,
+    filter: Option<&GExpr>,
+    exprs: &[GExpr],
+) -> Result<FinalStates, Error> {
+    let mut out = None;
+    backend(solver, false)?.session(q, &mut |s| {
+        let goal = s.final_state(filter);
+        s.observe(exprs);
+        let mut states = Vec::new();
+        let mut unknown = None;
+        loop {
+            match s.solve(&[goal], q.limits.deadline) {
+                Ok(true) => {
+                    let vals = s.observed();
+                    states.push(vals.clone());
+                    if exprs.is_empty() {
+                        // Nothing observed: one (empty) state.
+                        break;
+                    }
+                    s.exclude_observed(goal, &vals);
+                }
+                Ok(false) => break,
+                Err(e @ Error::Unknown(_)) => {
+                    unknown = Some(e.to_string());
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        out = Some(FinalStates {
+            states,
+            unknown,
+            stats: s.stats(),
+        });
+        Ok(())
+    })?;
+    out.ok_or_else(|| Error::Unknown("the backend ran no session".into()))
+}
+
+/// Replays an execution found by some backend on `solver`: `Ok(Ok(()))`
+/// when it is an execution of `prog` consistent with `model` within
+/// `bound`, `Ok(Err(why))` when it is not (or cannot be mapped onto this
+/// backend's unrolling).
+///
+/// Errors: see [`validate`]; the deadline passing.
+pub fn replay(
+    solver: SolverKind,
+    prog: &Program,
+    model: &Model,
+    lim: Limits,
+    x: &Execution,
+) -> Result<Result<(), String>, Error> {
+    let q = Query {
+        program: prog,
+        model,
+        limits: lim,
+    };
+    let mut out = Ok(());
+    backend(solver, false)?.session(&q, &mut |s| {
+        out = match s.pin(x) {
+            Err(why) => Err(why),
+            Ok(pins) if s.solve(&pins, lim.deadline)? => Ok(()),
+            Ok(_) => Err("not an execution consistent with the model".into()),
+        };
+        Ok(())
+    })?;
+    Ok(out)
+}

@@ -1,0 +1,332 @@
+//! Eager encoding of `acyclic` axioms: the axiom's relation is evaluated
+//! symbolically (one literal per event pair, sparse) and its acyclicity is
+//! encoded with timestamps: every event gets a ⌈log2 n⌉-bit clock and each
+//! edge literal implies `clock(a) < clock(b)`.
+//!
+//! This complements the lazy check of [`crate::cat::eval`]: axioms whose
+//! relation uses `let rec` names or a transitive closure below the top
+//! level stay lazy. The lazy check still runs on every candidate, so eager
+//! axioms are checked twice (a cheap cross-check of this module).
+//! docs/models.md records the measurements behind the choice.
+
+use super::Encoder;
+use crate::cat::{CheckKind, ExprKind, Model, Node, Stmt};
+use crate::collections::HashMap;
+use std::collections::BTreeMap;
+use varisat::Lit;
+
+/// A sparse symbolic relation: row a → (b → literal), no false entries.
+#[derive(Clone, Debug, Default)]
+pub struct SRel(pub Vec<BTreeMap<usize, Lit>>);
+
+#[derive(Clone, Debug)]
+enum SVal {
+    Set(Vec<Lit>),
+    Rel(SRel),
+}
+
+struct Sym<'e, 'a> {
+    enc: &'e mut Encoder<'a>,
+    n: usize,
+    env: HashMap<String, SVal>,
+    rec: crate::collections::HashSet<String>,
+    budget: usize,
+}
+
+impl Sym<'_, '_> {
+    fn empty(&self) -> SRel {
+        SRel(vec![BTreeMap::new(); self.n])
+    }
+
+    fn base_rel(&mut self, name: &str) -> SRel {
+        let n = self.n;
+        let mut r = self.empty();
+        let pairs: Vec<(usize, usize)> = match name {
+            "rf" => self.enc.rf.keys().copied().collect(),
+            "co" => self
+                .enc
+                .co_var
+                .keys()
+                .flat_map(|&(a, b)| [(a, b), (b, a)])
+                .collect(),
+            "po" => (0..n)
+                .flat_map(|a| (0..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| super::encoder::same_po(&self.enc.un, a, b))
+                .collect(),
+            "addr" | "data" | "ctrl" | "rmw" => {
+                let k = super::encoder::dep_kind(name).unwrap_or(0);
+                self.enc
+                    .deps
+                    .keys()
+                    .filter(|x| x.0 == k)
+                    .map(|x| (x.1, x.2))
+                    .collect()
+            }
+            "id" => (0..n).map(|a| (a, a)).collect(),
+            "op" | "fifo" | "bar" => self
+                .enc
+                .pgas
+                .as_ref()
+                .map(|p| p.pairs(name))
+                .unwrap_or_default(),
+            _ => (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect(),
+        };
+        for (a, b) in pairs {
+            if let Some(l) = self.enc.rel_lit(name, a, b) {
+                if !self.enc.cnf.is_false(l) {
+                    r.0[a].insert(b, l);
+                }
+            }
+        }
+        r
+    }
+
+    fn eval(&mut self, node: &Node) -> Option<SVal> {
+        if self.budget == 0 {
+            return None;
+        }
+        self.budget -= 1;
+        use ExprKind::*;
+        let n = self.n;
+        Some(match &node.kind {
+            Name(s) => {
+                if self.rec.contains(s) {
+                    return None;
+                }
+                if let Some(v) = self.env.get(s) {
+                    return Some(v.clone());
+                }
+                let v = if crate::cat::BUILTIN_SETS.contains(&s.as_str()) {
+                    SVal::Set(
+                        (0..n)
+                            .map(|e| self.enc.set_lit(s, e).unwrap_or(self.enc.cnf.ff()))
+                            .collect(),
+                    )
+                } else {
+                    SVal::Rel(self.base_rel(s))
+                };
+                self.env.insert(s.clone(), v.clone());
+                v
+            }
+            Empty => SVal::Rel(self.empty()),
+            Union(x, y) | Inter(x, y) | Diff(x, y) => {
+                let (a, b) = (self.eval(x)?, self.eval(y)?);
+                let cnf = &mut self.enc.cnf;
+                match (a, b) {
+                    (SVal::Set(p), SVal::Set(q)) => SVal::Set(
+                        p.iter()
+                            .zip(&q)
+                            .map(|(u, v)| match &node.kind {
+                                Union(..) => cnf.or(*u, *v),
+                                Inter(..) => cnf.and(*u, *v),
+                                _ => cnf.and(*u, !*v),
+                            })
+                            .collect(),
+                    ),
+                    (SVal::Rel(p), SVal::Rel(q)) => {
+                        let mut out = SRel(vec![BTreeMap::new(); n]);
+                        for a in 0..n {
+                            match &node.kind {
+                                Union(..) => {
+                                    let mut row = p.0[a].clone();
+                                    for (&b, &l) in &q.0[a] {
+                                        let e = row.entry(b).or_insert(cnf.ff());
+                                        *e = cnf.or(*e, l);
+                                    }
+                                    out.0[a] = row;
+                                }
+                                Inter(..) => {
+                                    for (&b, &l) in &p.0[a] {
+                                        if let Some(&m) = q.0[a].get(&b) {
+                                            out.0[a].insert(b, cnf.and(l, m));
+                                        }
+                                    }
+                                }
+                                _ => {
+                                    for (&b, &l) in &p.0[a] {
+                                        let v = match q.0[a].get(&b) {
+                                            Some(&m) => cnf.and(l, !m),
+                                            None => l,
+                                        };
+                                        out.0[a].insert(b, v);
+                                    }
+                                }
+                            }
+                            out.0[a].retain(|_, l| !cnf.is_false(*l));
+                        }
+                        SVal::Rel(out)
+                    }
+                    _ => return None,
+                }
+            }
+            Seq(x, y) => {
+                let (SVal::Rel(p), SVal::Rel(q)) = (self.eval(x)?, self.eval(y)?) else {
+                    return None;
+                };
+                let mut out = self.empty();
+                for a in 0..n {
+                    let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
+                    for (&c, &l) in &p.0[a] {
+                        for (&b, &m) in &q.0[c] {
+                            let t = self.enc.cnf.and(l, m);
+                            terms.entry(b).or_default().push(t);
+                        }
+                    }
+                    for (b, ts) in terms {
+                        let l = self.enc.cnf.or_all(&ts);
+                        if !self.enc.cnf.is_false(l) {
+                            out.0[a].insert(b, l);
+                        }
+                    }
+                    if self.budget < n {
+                        return None;
+                    }
+                    self.budget -= 1;
+                }
+                SVal::Rel(out)
+            }
+            Cart(x, y) => {
+                let (SVal::Set(p), SVal::Set(q)) = (self.eval(x)?, self.eval(y)?) else {
+                    return None;
+                };
+                let mut out = self.empty();
+                for (a, &pa) in p.iter().enumerate() {
+                    if self.enc.cnf.is_false(pa) {
+                        continue;
+                    }
+                    for (b, &qb) in q.iter().enumerate() {
+                        let l = self.enc.cnf.and(pa, qb);
+                        if !self.enc.cnf.is_false(l) {
+                            out.0[a].insert(b, l);
+                        }
+                    }
+                }
+                SVal::Rel(out)
+            }
+            Inv(x) => {
+                let SVal::Rel(p) = self.eval(x)? else {
+                    return None;
+                };
+                let mut out = self.empty();
+                for a in 0..n {
+                    for (&b, &l) in &p.0[a] {
+                        out.0[b].insert(a, l);
+                    }
+                }
+                SVal::Rel(out)
+            }
+            Bracket(x) => {
+                let SVal::Set(p) = self.eval(x)? else {
+                    return None;
+                };
+                let mut out = self.empty();
+                for (a, &pa) in p.iter().enumerate() {
+                    if !self.enc.cnf.is_false(pa) {
+                        out.0[a].insert(a, pa);
+                    }
+                }
+                SVal::Rel(out)
+            }
+            Opt(x) => {
+                let SVal::Rel(mut p) = self.eval(x)? else {
+                    return None;
+                };
+                for a in 0..n {
+                    let ex = self.enc.un.events[a].exec;
+                    let e = p.0[a].entry(a).or_insert(self.enc.cnf.ff());
+                    *e = self.enc.cnf.or(*e, ex);
+                }
+                SVal::Rel(p)
+            }
+            FenceRel(x) => {
+                let SVal::Set(s) = self.eval(x)? else {
+                    return None;
+                };
+                let po = self.base_rel("po");
+                let mut out = self.empty();
+                for a in 0..n {
+                    let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
+                    for (&c, &l) in &po.0[a] {
+                        if self.enc.cnf.is_false(s[c]) {
+                            continue;
+                        }
+                        for (&b, &m) in &po.0[c] {
+                            let t = self.enc.cnf.and_all(&[l, s[c], m]);
+                            terms.entry(b).or_default().push(t);
+                        }
+                    }
+                    for (b, ts) in terms {
+                        let l = self.enc.cnf.or_all(&ts);
+                        out.0[a].insert(b, l);
+                    }
+                }
+                SVal::Rel(out)
+            }
+            Domain(_) | Range(_) | Compl(_) | Plus(_) | Star(_) => return None,
+        })
+    }
+}
+
+/// Encodes eagerly every `acyclic` axiom of `model` that can be evaluated
+/// symbolically within a gate budget; returns the names of the axioms
+/// encoded. The others stay lazy.
+pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
+    let n = enc.un.events.len();
+    let mut sym = Sym {
+        enc,
+        n,
+        env: HashMap::default(),
+        rec: Default::default(),
+        budget: 0,
+    };
+    let mut done = Vec::new();
+    let bits = (usize::BITS - n.max(2).leading_zeros()) as usize;
+    for st in &model.stmts {
+        sym.budget = 200 * n.max(8) + 10_000;
+        match st {
+            Stmt::Let { rec: false, binds } => {
+                for (name, e) in binds {
+                    if let Some(v) = sym.eval(e) {
+                        sym.env.insert(name.clone(), v);
+                    }
+                }
+            }
+            Stmt::Let { rec: true, binds } => {
+                for (name, _) in binds {
+                    sym.rec.insert(name.clone());
+                }
+            }
+            Stmt::Check {
+                kind: CheckKind::Acyclic,
+                expr,
+                name,
+                ..
+            } => {
+                // acyclic r+ = acyclic r.
+                let mut e = expr;
+                while let ExprKind::Plus(x) = &e.kind {
+                    e = x;
+                }
+                let Some(SVal::Rel(r)) = sym.eval(e) else {
+                    continue;
+                };
+                let clocks: Vec<Vec<Lit>> = (0..n)
+                    .map(|_| (0..bits).map(|_| sym.enc.cnf.fresh()).collect())
+                    .collect();
+                for a in 0..n {
+                    for (&b, &l) in &r.0[a] {
+                        if a == b {
+                            sym.enc.cnf.clause(&[!l]);
+                            continue;
+                        }
+                        let lt = sym.enc.cnf.bv_ult_pub(&clocks[a], &clocks[b]);
+                        sym.enc.cnf.implies(l, lt);
+                    }
+                }
+                done.push(name.clone());
+            }
+            Stmt::Check { .. } => {}
+        }
+    }
+    done
+}

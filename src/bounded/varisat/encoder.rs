@@ -1,0 +1,1066 @@
+//! The bounded engine: encodes an unrolled program and a model for the SAT
+//! solver and answers `reach`, `robust` and litmus outcome queries.
+//!
+//! * Eager part (CNF): control flow and dataflow of the unrolling
+//!   ([`unroll`]), `rf` (each executed read reads from exactly one write to
+//!   the same address with the same value, or from the initial memory),
+//!   `co` (one orientation literal per pair of writes that may share an
+//!   address).
+//! * Lazy part: the model's axioms. A candidate from the solver is checked
+//!   concretely ([`crate::cat::eval`]); a failed axiom yields a clause
+//!   (the negated explanation) and the solver runs again, incrementally.
+//!   `co` transitivity is checked the same way (a co cycle is blocked).
+//!   docs/models.md explains the choice and its measurements.
+//!
+//! Built-in restriction (all shipped models imply it, SC-per-location): a
+//! read never reads from a po-later write of its own thread, and `co`
+//! agrees with `po` on writes of one thread.
+
+use super::bv::Bv;
+use super::cnf::Cnf;
+use super::unroll::{self, unroll, UnrollOpts, Unrolled};
+use super::{eager, extract, pgas};
+use crate::bounded::{Deadline, Execution, Stats};
+use crate::cat::eval::{Base, Bits, Evaluator, Mat};
+use crate::cat::Model;
+use crate::collections::HashMap;
+use crate::diag::Error;
+use crate::program::{GExpr, GVar, GoalAt, Program, ThreadId};
+use std::time::Instant;
+use varisat::Lit;
+
+/// Literals stating that the bit-vector `bv` equals `v` (two's complement;
+/// `v` must fit in `bv.len()` bits as a signed or an unsigned number).
+fn bits_equal(bv: &[Lit], v: i64) -> Result<Vec<Lit>, String> {
+    let w = bv.len() as u32;
+    if w == 0 {
+        return if v == 0 {
+            Ok(Vec::new())
+        } else {
+            Err(format!("{v} does not fit in 0 bits"))
+        };
+    }
+    if w < 64 && (v >> w) != 0 && (v >> (w - 1)) != -1 {
+        return Err(format!("{v} does not fit in {w} bits"));
+    }
+    Ok(bv
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| if (v >> i.min(63)) & 1 == 1 { b } else { !b })
+        .collect())
+}
+
+/// The encoding of one program under one model and bound.
+pub struct Encoder<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// The model.
+    pub model: &'a Model,
+    /// The CNF.
+    pub cnf: Cnf,
+    /// The unrolling.
+    pub un: Unrolled,
+    /// rf literal by (write, read).
+    pub rf: HashMap<(usize, usize), Lit>,
+    /// Per read: the "reads the initial value" literal.
+    pub rf_init: Vec<Option<Lit>>,
+    /// co orientation: (a, b) with a < b → "a co-before b" (if both are writes to one address).
+    pub(super) co_var: HashMap<(usize, usize), Lit>,
+    gates: HashMap<(u8, usize, usize), Lit>,
+    pub(super) deps: HashMap<(u8, usize, usize), Lit>,
+    robust_act: Option<Lit>,
+    final_mem: HashMap<i64, Bv>,
+    /// Statistics.
+    pub stats: Stats,
+    /// Axioms encoded eagerly (the rest are checked lazily).
+    pub eager: Vec<String>,
+    /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
+    pub pgas: Option<pgas::PgasEnc>,
+}
+
+/// Violations learned per axiom from one inconsistent candidate.
+const LEMMAS_PER_AXIOM: usize = 4;
+
+const G_EQADDR: u8 = 0;
+const G_CO: u8 = 1;
+const G_FR: u8 = 2;
+const G_PO: u8 = 3;
+const G_LOC: u8 = 4;
+const G_UNIV: u8 = 5;
+const G_HB: u8 = 6;
+
+/// The index of a dependency-like base relation in `Encoder::deps`:
+/// addr 0, data 1, ctrl 2, rmw 3.
+pub(super) fn dep_kind(name: &str) -> Option<u8> {
+    ["addr", "data", "ctrl", "rmw"]
+        .iter()
+        .position(|n| *n == name)
+        .map(|i| i as u8)
+}
+
+pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
+    let (x, y) = (&un.events[a], &un.events[b]);
+    // PGAS popa/popb events are outside program order (thesis §8.2).
+    x.thread == y.thread && (x.step, x.slot) < (y.step, y.slot) && !x.pop && !y.pop
+}
+
+impl<'a> Encoder<'a> {
+    /// Unrolls and encodes the base constraints; `eager` encodes the
+    /// model's `acyclic` axioms with clocks up front (otherwise all axioms
+    /// are lazy).
+    pub fn new(
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        eager: bool,
+    ) -> Encoder<'a> {
+        let mut cnf = Cnf::new();
+        let deps = ["addr", "data", "ctrl"].iter().any(|r| model.uses(r));
+        let un = unroll(prog, &mut cnf, UnrollOpts { bound, width, deps });
+        let mut enc = Encoder {
+            prog,
+            model,
+            cnf,
+            un,
+            rf: HashMap::default(),
+            rf_init: Vec::new(),
+            co_var: HashMap::default(),
+            gates: HashMap::default(),
+            deps: HashMap::default(),
+            robust_act: None,
+            final_mem: HashMap::default(),
+            stats: Stats::default(),
+            eager: Vec::new(),
+            pgas: None,
+        };
+        if prog.nodes.is_some() {
+            enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
+        }
+        enc.encode_rf_co();
+        let dep_lists: [(u8, Vec<unroll::DepEdge>); 4] = [
+            (0, std::mem::take(&mut enc.un.addr_dep)),
+            (1, std::mem::take(&mut enc.un.data_dep)),
+            (2, std::mem::take(&mut enc.un.ctrl_dep)),
+            (3, std::mem::take(&mut enc.un.rmw)),
+        ];
+        for (k, list) in dep_lists {
+            let mut m: HashMap<(usize, usize), Vec<Lit>> = HashMap::default();
+            for (a, b, l) in &list {
+                m.entry((*a, *b)).or_default().push(*l);
+            }
+            for ((a, b), ls) in m {
+                let l = enc.cnf.or_all(&ls);
+                enc.deps.insert((k, a, b), l);
+            }
+            match k {
+                0 => enc.un.addr_dep = list,
+                1 => enc.un.data_dep = list,
+                2 => enc.un.ctrl_dep = list,
+                _ => enc.un.rmw = list,
+            }
+        }
+        enc.stats.events = enc.un.events.len();
+        if eager {
+            enc.eager = eager::encode_acyclic(&mut enc, model);
+        }
+        enc
+    }
+
+    fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
+        let key = (G_EQADDR, a.min(b), a.max(b));
+        if let Some(l) = self.gates.get(&key) {
+            return *l;
+        }
+        let (x, y) = (
+            self.un.events[a].addr.clone(),
+            self.un.events[b].addr.clone(),
+        );
+        let l = self.cnf.bv_eq(&x, &y);
+        self.gates.insert(key, l);
+        l
+    }
+
+    fn encode_rf_co(&mut self) {
+        let n = self.un.events.len();
+        let w = self.un.width;
+        self.rf_init = vec![None; n];
+        let reads: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_read).collect();
+        let writes: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_write).collect();
+        for &r in &reads {
+            let mut srcs = Vec::new();
+            for &wr in &writes {
+                if wr == r || same_po(&self.un, r, wr) {
+                    continue;
+                }
+                let eq = self.eqaddr(wr, r);
+                if self.cnf.is_false(eq) {
+                    continue;
+                }
+                let l = self.cnf.fresh();
+                let (ew, er) = (self.un.events[wr].write, self.un.events[r].read);
+                self.cnf.implies(l, ew);
+                self.cnf.implies(l, er);
+                self.cnf.implies(l, eq);
+                let (vw, vr) = (
+                    self.un.events[wr].value.clone(),
+                    self.un.events[r].value.clone(),
+                );
+                for (x, y) in vw.iter().zip(&vr) {
+                    self.cnf.clause(&[!l, !*x, *y]);
+                    self.cnf.clause(&[!l, *x, !*y]);
+                }
+                self.rf.insert((wr, r), l);
+                srcs.push(l);
+            }
+            // Initial value: a function of the address.
+            let li = self.cnf.fresh();
+            let er = self.un.events[r].read;
+            self.cnf.implies(li, er);
+            let addr = self.un.events[r].addr.clone();
+            let vr = self.un.events[r].value.clone();
+            let mut known = Vec::new();
+            for (&a, &v) in &self.prog.init {
+                let mut ab = self.cnf.bv_const(a, w);
+                ab.push(self.cnf.ff());
+                let is_a = self.cnf.bv_eq(&addr, &ab);
+                if self.cnf.is_false(is_a) {
+                    continue;
+                }
+                known.push(is_a);
+                let vb = self.cnf.bv_const(v, w);
+                let eqv = self.cnf.bv_eq(&vr, &vb);
+                let c = self.cnf.and(li, is_a);
+                self.cnf.implies(c, eqv);
+            }
+            let any_known = self.cnf.or_all(&known);
+            let zero = self.cnf.bv_const(0, w);
+            let eqz = self.cnf.bv_eq(&vr, &zero);
+            let c = self.cnf.and(li, !any_known);
+            self.cnf.implies(c, eqz);
+            self.rf_init[r] = Some(li);
+            srcs.push(li);
+            // Exactly one source for an executed read.
+            let mut cl = srcs.clone();
+            cl.push(!er);
+            self.cnf.clause(&cl);
+            self.cnf.at_most_one(&srcs);
+        }
+        for (i, &a) in writes.iter().enumerate() {
+            for &b in &writes[i + 1..] {
+                let eq = self.eqaddr(a, b);
+                if self.cnf.is_false(eq) {
+                    continue;
+                }
+                let l = if same_po(&self.un, a, b) {
+                    self.cnf.tt()
+                } else if same_po(&self.un, b, a) {
+                    self.cnf.ff()
+                } else {
+                    self.cnf.fresh()
+                };
+                self.co_var.insert((a, b), l);
+            }
+        }
+    }
+
+    /// `co(a, b)` literal (None when a and b can never be co-related).
+    pub fn co_lit(&mut self, a: usize, b: usize) -> Option<Lit> {
+        if a == b {
+            return None;
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        let v = *self.co_var.get(&(lo, hi))?;
+        let key = (G_CO, a, b);
+        if let Some(l) = self.gates.get(&key) {
+            return Some(*l);
+        }
+        let o = if a < b { v } else { !v };
+        let (wa, wb) = (self.un.events[a].write, self.un.events[b].write);
+        let eq = self.eqaddr(a, b);
+        let l = self.cnf.and_all(&[o, wa, wb, eq]);
+        self.gates.insert(key, l);
+        Some(l)
+    }
+
+    /// `fr(r, w)` literal.
+    pub fn fr_lit(&mut self, r: usize, w: usize) -> Option<Lit> {
+        if !self.un.events[r].may_read || !self.un.events[w].may_write || r == w {
+            return None;
+        }
+        let key = (G_FR, r, w);
+        if let Some(l) = self.gates.get(&key) {
+            return Some(*l);
+        }
+        let mut terms = Vec::new();
+        let srcs: Vec<(usize, Lit)> = self
+            .rf
+            .iter()
+            .filter(|((_, rr), _)| *rr == r)
+            .map(|((wp, _), l)| (*wp, *l))
+            .collect();
+        for (wp, l) in srcs {
+            if let Some(c) = self.co_lit(wp, w) {
+                let t = self.cnf.and(l, c);
+                terms.push(t);
+            }
+        }
+        if let Some(li) = self.rf_init[r] {
+            let eq = self.eqaddr(r, w);
+            let ww = self.un.events[w].write;
+            let t = self.cnf.and_all(&[li, ww, eq]);
+            terms.push(t);
+        }
+        let l = self.cnf.or_all(&terms);
+        self.gates.insert(key, l);
+        if self.cnf.is_false(l) {
+            None
+        } else {
+            Some(l)
+        }
+    }
+
+    fn gate2(&mut self, kind: u8, a: usize, b: usize) -> Option<Lit> {
+        if let Some(l) = self.gates.get(&(kind, a, b)) {
+            return Some(*l);
+        }
+        let (ea, eb) = (&self.un.events[a], &self.un.events[b]);
+        let l = match kind {
+            G_PO => {
+                if !same_po(&self.un, a, b) {
+                    return None;
+                }
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and(x, y)
+            }
+            G_LOC => {
+                if !(ea.may_read || ea.may_write) || !(eb.may_read || eb.may_write) {
+                    return None;
+                }
+                let (ra, wa, rb, wb) = (ea.read, ea.write, eb.read, eb.write);
+                let ma = self.cnf.or(ra, wa);
+                let mb = self.cnf.or(rb, wb);
+                let eq = self.eqaddr(a, b);
+                self.cnf.and_all(&[ma, mb, eq])
+            }
+            G_UNIV => {
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and(x, y)
+            }
+            G_HB => {
+                let po = self.gate2(G_PO, a, b);
+                let rf = self.rf.get(&(a, b)).copied();
+                let co = self.co_lit(a, b);
+                let fr = self.fr_lit(a, b);
+                let ls: Vec<Lit> = [po, rf, co, fr].into_iter().flatten().collect();
+                let any = self.cnf.or_all(&ls);
+                let (ma, mb) = (self.mem_lit(a), self.mem_lit(b));
+                self.cnf.and_all(&[any, ma, mb])
+            }
+            _ => unreachable!(),
+        };
+        self.gates.insert((kind, a, b), l);
+        Some(l)
+    }
+
+    fn mem_lit(&mut self, e: usize) -> Lit {
+        let (r, w) = (self.un.events[e].read, self.un.events[e].write);
+        self.cnf.or(r, w)
+    }
+
+    /// Literal for a base set membership.
+    pub fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit> {
+        let ev = &self.un.events[e];
+        Some(match name {
+            "_E" => ev.exec,
+            "R" => ev.read,
+            "W" => ev.write,
+            "M" => return Some(self.mem_lit(e)),
+            "A" => ev.atomic,
+            "IW" => return None,
+            f => {
+                let l = ev.fences.iter().find(|(n, _)| *n == f).map(|x| x.1);
+                return l;
+            }
+        })
+    }
+
+    /// Literal for a base relation pair.
+    pub fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit> {
+        let same_thread = self.un.events[a].thread == self.un.events[b].thread;
+        match name {
+            "po" => self.gate2(G_PO, a, b),
+            "rf" => self.rf.get(&(a, b)).copied(),
+            "co" => self.co_lit(a, b),
+            "fr" => self.fr_lit(a, b),
+            "loc" => self.gate2(G_LOC, a, b),
+            "int" if same_thread => self.gate2(G_UNIV, a, b),
+            "ext" if !same_thread => self.gate2(G_UNIV, a, b),
+            "univ" => self.gate2(G_UNIV, a, b),
+            "id" if a == b => Some(self.un.events[a].exec),
+            "op" | "fifo" | "bar" => self.pgas.as_ref()?.rel_lit(name, a, b),
+            _ => dep_kind(name).and_then(|k| self.deps.get(&(k, a, b)).copied()),
+        }
+    }
+
+    /// Value of a literal in the current model (None = constant false).
+    fn val(&self, l: Option<Lit>) -> bool {
+        l.is_some_and(|l| self.cnf.value(l))
+    }
+
+    /// Concrete addresses of the events in the current model.
+    fn concrete_addrs(&self) -> Vec<i64> {
+        self.un
+            .events
+            .iter()
+            .map(|e| self.cnf.bv_value(&e.addr))
+            .collect()
+    }
+
+    /// The final value of memory cell `addr` (the co-last write, else the
+    /// initial value), as a bit-vector.
+    pub fn final_mem(&mut self, addr: i64) -> Bv {
+        if let Some(v) = self.final_mem.get(&addr) {
+            return v.clone();
+        }
+        let w = self.un.width;
+        let mut ab = self.cnf.bv_const(addr, w);
+        ab.push(self.cnf.ff());
+        let writes: Vec<usize> = (0..self.un.events.len())
+            .filter(|&i| self.un.events[i].may_write)
+            .collect();
+        let mut hits = Vec::new();
+        let mut acc = self.cnf.bv_const(0, w);
+        for &wr in &writes {
+            let ad = self.un.events[wr].addr.clone();
+            let is_a = self.cnf.bv_eq(&ad, &ab);
+            if self.cnf.is_false(is_a) {
+                continue;
+            }
+            let mut later = Vec::new();
+            for &o in &writes {
+                if let Some(c) = self.co_lit(wr, o) {
+                    later.push(c);
+                }
+            }
+            let any_later = self.cnf.or_all(&later);
+            let ww = self.un.events[wr].write;
+            let hit = self.cnf.and_all(&[ww, is_a, !any_later]);
+            hits.push(hit);
+            let val = self.un.events[wr].value.clone();
+            for (k, bit) in val.iter().enumerate() {
+                let t = self.cnf.and(hit, *bit);
+                acc[k] = self.cnf.or(acc[k], t);
+            }
+        }
+        let any = self.cnf.or_all(&hits);
+        let init = self.cnf.bv_const(self.prog.init_value(addr), w);
+        let v = self.cnf.bv_ite(any, &acc, &init);
+        self.final_mem.insert(addr, v.clone());
+        v
+    }
+
+    /// Encodes a goal condition over the final state.
+    pub fn gexpr(&mut self, e: &GExpr) -> Bv {
+        let w = self.un.width;
+        match e {
+            crate::program::Expr::Const(c) => self.cnf.bv_const(*c, w),
+            crate::program::Expr::Var(GVar::Reg(t, r)) => {
+                self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone()
+            }
+            crate::program::Expr::Var(GVar::Mem(a)) => self.final_mem(*a),
+            crate::program::Expr::Un(op, a) => {
+                let x = self.gexpr(a);
+                self.cnf.bv_unop(*op, &x)
+            }
+            crate::program::Expr::Bin(op, a, b) => {
+                let x = self.gexpr(a);
+                let y = self.gexpr(b);
+                self.cnf.bv_binop(*op, &x, &y)
+            }
+            crate::program::Expr::Rank | crate::program::Expr::Nodes => self.cnf.bv_const(0, w),
+        }
+    }
+
+    /// "Every thread has terminated" (at a state without outgoing instructions).
+    pub fn all_final(&mut self) -> Lit {
+        let mut per = Vec::new();
+        for (ti, t) in self.prog.threads.iter().enumerate() {
+            let out = t.outgoing();
+            let ls: Vec<Lit> = self.un.threads[ti]
+                .at_end
+                .iter()
+                .filter(|(q, _)| out[q.0 as usize].is_empty())
+                .map(|(_, l)| *l)
+                .collect();
+            let l = self.cnf.or_all(&ls);
+            per.push(l);
+        }
+        self.cnf.and_all(&per)
+    }
+
+    /// The literal of goal `g`: its control states and condition hold at
+    /// the end of the execution.
+    pub fn goal_lit(&mut self, g: usize) -> Lit {
+        let goal = self.prog.goals[g].clone();
+        let at = match &goal.at {
+            GoalAt::Final => self.all_final(),
+            GoalAt::States(v) => {
+                let mut ls = Vec::new();
+                for (t, q) in v {
+                    let l = self.un.threads[t.0 as usize]
+                        .at_end
+                        .iter()
+                        .find(|(s, _)| s == q)
+                        .map(|x| x.1)
+                        .unwrap_or(self.cnf.ff());
+                    ls.push(l);
+                }
+                self.cnf.and_all(&ls)
+            }
+        };
+        let c = match &goal.cond {
+            Some(e) => {
+                let v = self.gexpr(e);
+                self.cnf.bv_nonzero(&v)
+            }
+            None => self.cnf.tt(),
+        };
+        self.cnf.and(at, c)
+    }
+
+    /// Activation literal of the hb-cycle constraints (built on first use):
+    /// a nonempty set of memory events each with an hb-successor in the set.
+    pub fn robust_act(&mut self) -> Lit {
+        if let Some(a) = self.robust_act {
+            return a;
+        }
+        if self.pgas.is_some() {
+            let act = pgas::robust_act(self);
+            self.robust_act = Some(act);
+            return act;
+        }
+        let act = self.cnf.fresh();
+        let mem: Vec<usize> = (0..self.un.events.len())
+            .filter(|&i| self.un.events[i].may_read || self.un.events[i].may_write)
+            .collect();
+        let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
+        let all: Vec<Lit> = mem.iter().map(|e| ins[e]).collect();
+        let mut c = all.clone();
+        c.push(!act);
+        self.cnf.clause(&c);
+        for &a in &mem {
+            let mut succ = vec![!ins[&a]];
+            for &b in &mem {
+                if a == b {
+                    continue;
+                }
+                let Some(hb) = self.gate2(G_HB, a, b) else {
+                    continue;
+                };
+                if self.cnf.is_false(hb) {
+                    continue;
+                }
+                let s = self.cnf.fresh();
+                self.cnf.implies(s, hb);
+                self.cnf.implies(s, ins[&b]);
+                succ.push(s);
+            }
+            self.cnf.clause(&succ);
+        }
+        self.robust_act = Some(act);
+        act
+    }
+
+    /// Is there a model-consistent candidate under `assumptions`?
+    /// Refines lazily; on `true` the solver's model is that candidate
+    /// (read it with [`extract::extract`]).
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn solve(&mut self, assumptions: &[Lit], deadline: Deadline) -> Result<bool, Error> {
+        loop {
+            if deadline.passed() {
+                return Err(Error::Unknown("time limit reached".into()));
+            }
+            self.stats.solves += 1;
+            let t0 = Instant::now();
+            let sat = self.cnf.solve(assumptions).map_err(Error::Unknown)?;
+            self.stats.solve_time += t0.elapsed().as_secs_f64();
+            if !sat {
+                let (v, c) = self.cnf.stats();
+                self.stats.vars = v;
+                self.stats.clauses = c;
+                return Ok(false);
+            }
+            let t1 = Instant::now();
+            let refuted = self.refute();
+            self.stats.check_time += t1.elapsed().as_secs_f64();
+            match refuted {
+                Some(clauses) => {
+                    self.stats.refinements += 1;
+                    for c in clauses {
+                        self.cnf.clause(&c);
+                    }
+                }
+                None => {
+                    let (v, c) = self.cnf.stats();
+                    self.stats.vars = v;
+                    self.stats.clauses = c;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    /// [`Encoder::solve`], returning the execution found. Ok(None) = none
+    /// exists (within the bound).
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn find(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<Option<Execution>, Error> {
+        Ok(self
+            .solve(assumptions, deadline)?
+            .then(|| extract::extract(self)))
+    }
+
+    /// Assumption literals that force the solver's candidate to be exactly
+    /// the execution `x` (witness replay: `x` may come from another
+    /// backend, e.g. the z3 encoding, with its own event ids).
+    ///
+    /// Contract:
+    /// * Events are matched by their backend-independent name (`thread`,
+    ///   `step`, `ord`), never by `id`: the event of `x` named (t, s, o) is
+    ///   the `o`-th event that instruction `x.path[t][s]` produces at step
+    ///   `s` of thread `t` (its non-pop events in slot order, then its PGAS
+    ///   pops, as [`extract::extract`] numbers them). `x`'s ids are only
+    ///   used to resolve `rf`, `rf_init` and `co`.
+    /// * Thread `t` executes exactly `x.path[t]` (the sel literal of each
+    ///   step, and no step after the path).
+    /// * Each event of `x` is executed with the same kind (`R`, `W` or the
+    ///   fence/PGAS set named by `kind`), and for reads and writes the same
+    ///   address (the lock cell when `lock`) and value; an `ISSUE` event
+    ///   keeps its value (the queue). Other fences' values and addresses
+    ///   are not compared.
+    /// * An event the path's instruction produces at that step but absent
+    ///   from `x` is neither a read, a write nor a fence (a failing
+    ///   store-conditional).
+    /// * Every rf edge and initial read of `x` holds; every read of `x` has
+    ///   one of the two; for consecutive writes `a`, `b` of each chain of
+    ///   `x.co`, `co(a, b)` holds.
+    ///
+    /// Registers, final states and labels are not compared (the path and
+    /// the events determine them). Then `find(&lits, _)` returns `Some`
+    /// iff `x` is an execution of the program consistent with the
+    /// encoder's model within its bound (and then the extraction is `x` up
+    /// to ids and labels).
+    ///
+    /// Errors (a reason, no panic) when `x` cannot be mapped onto this
+    /// unrolling: a different number of threads, `steps` disagreeing with
+    /// `path`, a path longer than the unrolling (the bound), an instruction
+    /// that is not a candidate at its step, an event at a step outside the
+    /// path or of another instruction, no event of that name, two events of
+    /// one name or id, an unknown fence kind, a read/write without address,
+    /// a value or address that does not fit the width, an rf/co edge
+    /// naming an unknown event or a pair that can never be rf/co related,
+    /// a read without source.
+    pub fn pin(&mut self, x: &Execution) -> Result<Vec<Lit>, String> {
+        let nt = self.un.threads.len();
+        if x.path.len() != nt {
+            return Err(format!(
+                "the execution has {} threads, the program {nt}",
+                x.path.len()
+            ));
+        }
+        let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
+        let mut lits = Vec::new();
+        for (t, path) in x.path.iter().enumerate() {
+            if x.steps.get(t).is_some_and(|&n| n != path.len()) {
+                return Err(format!(
+                    "thread {}: {} steps but a path of {}",
+                    tname(t),
+                    x.steps[t],
+                    path.len()
+                ));
+            }
+            let tu = &self.un.threads[t];
+            if path.len() > tu.sel.len() {
+                return Err(format!(
+                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
+                    tname(t),
+                    path.len(),
+                    self.un.bound,
+                    tu.sel.len()
+                ));
+            }
+            for (s, &i) in path.iter().enumerate() {
+                match tu.sel[s].iter().find(|c| c.0 == i) {
+                    Some(&(_, l)) => lits.push(l),
+                    None => {
+                        return Err(format!(
+                            "thread {}: instruction {i} is not a candidate at step {s}",
+                            tname(t)
+                        ))
+                    }
+                }
+            }
+            if let Some(&l) = tu.exec.get(path.len()) {
+                lits.push(!l);
+            }
+        }
+        // The events each path step's instruction produces, in `ord` order.
+        let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+        for (t, path) in x.path.iter().enumerate() {
+            for (s, &i) in path.iter().enumerate() {
+                let of_step: Vec<&unroll::Event> = self
+                    .un
+                    .events
+                    .iter()
+                    .filter(|e| {
+                        e.thread.0 as usize == t
+                            && e.step as usize == s
+                            && e.instrs.iter().any(|c| c.0 == i)
+                    })
+                    .collect();
+                let mut v: Vec<usize> = of_step.iter().filter(|e| !e.pop).map(|e| e.id).collect();
+                v.extend(of_step.iter().filter(|e| e.pop).map(|e| e.id));
+                produced.insert((t as u32, s as u32), v);
+            }
+        }
+        let w = self.un.width as usize;
+        let mut map: HashMap<usize, usize> = HashMap::default();
+        let mut used: crate::collections::HashSet<usize> = Default::default();
+        for e in &x.events {
+            let name = format!("t{}:{}:{} ({})", e.thread, e.step, e.ord, e.label);
+            let path = x
+                .path
+                .get(e.thread as usize)
+                .ok_or_else(|| format!("event {name}: no such thread"))?;
+            match path.get(e.step as usize) {
+                None => return Err(format!("event {name}: step outside the thread's path")),
+                Some(&i) if i != e.instr => {
+                    return Err(format!(
+                        "event {name}: instruction {} but the path executes {i}",
+                        e.instr
+                    ))
+                }
+                _ => {}
+            }
+            let sat = produced[&(e.thread, e.step)]
+                .get(e.ord as usize)
+                .copied()
+                .ok_or_else(|| format!("event {name}: the instruction produces no such event"))?;
+            if !used.insert(sat) {
+                return Err(format!("event {name}: named twice"));
+            }
+            if map.insert(e.id, sat).is_some() {
+                return Err(format!("event {name}: id {} used twice", e.id));
+            }
+            let ev = &self.un.events[sat];
+            lits.push(ev.exec);
+            match e.kind.as_str() {
+                "R" | "W" => {
+                    let (yes, no) = if e.kind == "R" {
+                        (ev.read, ev.write)
+                    } else {
+                        (ev.write, ev.read)
+                    };
+                    lits.push(yes);
+                    lits.push(!no);
+                    let low = &ev.addr[..w];
+                    let top = ev.addr[w];
+                    if e.lock {
+                        lits.push(top);
+                        lits.extend(bits_equal(low, 0).map_err(|m| format!("event {name}: {m}"))?);
+                    } else {
+                        let a = e
+                            .addr
+                            .ok_or_else(|| format!("event {name}: an access without address"))?;
+                        lits.push(!top);
+                        lits.extend(
+                            bits_equal(low, a).map_err(|m| format!("event {name}: address {m}"))?,
+                        );
+                    }
+                    lits.extend(
+                        bits_equal(&ev.value, e.value)
+                            .map_err(|m| format!("event {name}: value {m}"))?,
+                    );
+                }
+                f => {
+                    let l = ev
+                        .fences
+                        .iter()
+                        .find(|(n, _)| *n == f)
+                        .map(|x| x.1)
+                        .ok_or_else(|| format!("event {name}: cannot be a `{f}`"))?;
+                    lits.push(l);
+                    lits.push(!ev.read);
+                    lits.push(!ev.write);
+                    if f == "ISSUE" {
+                        lits.extend(
+                            bits_equal(&ev.value, e.value)
+                                .map_err(|m| format!("event {name}: value {m}"))?,
+                        );
+                    }
+                }
+            }
+        }
+        // Produced but absent: no access, no fence (a failing store-conditional).
+        for ids in produced.values() {
+            for &id in ids.iter().filter(|id| !used.contains(id)) {
+                let ev = &self.un.events[id];
+                lits.push(!ev.read);
+                lits.push(!ev.write);
+                lits.extend(ev.fences.iter().map(|f| !f.1));
+            }
+        }
+        let get = |id: usize, what: &str| {
+            map.get(&id)
+                .copied()
+                .ok_or_else(|| format!("{what} names event #{id}, not in the execution"))
+        };
+        let mut has_src: crate::collections::HashSet<usize> = Default::default();
+        for &(wr, r) in &x.rf {
+            let (a, b) = (get(wr, "an rf edge")?, get(r, "an rf edge")?);
+            let l =
+                self.rf.get(&(a, b)).copied().ok_or_else(|| {
+                    format!("rf #{wr} -> #{r}: these events can never be rf-related")
+                })?;
+            lits.push(l);
+            has_src.insert(r);
+        }
+        for &r in &x.rf_init {
+            let b = get(r, "rf_init")?;
+            let l = self.rf_init[b]
+                .ok_or_else(|| format!("rf_init #{r}: this event can never be a read"))?;
+            lits.push(l);
+            has_src.insert(r);
+        }
+        if let Some(e) = x
+            .events
+            .iter()
+            .find(|e| e.kind == "R" && !has_src.contains(&e.id))
+        {
+            return Err(format!("read #{} ({}) has no rf source", e.id, e.label));
+        }
+        for chain in &x.co {
+            for pair in chain.windows(2) {
+                let (a, b) = (get(pair[0], "co")?, get(pair[1], "co")?);
+                let l = self.co_lit(a, b).ok_or_else(|| {
+                    format!(
+                        "co #{} -> #{}: these events can never be co-related",
+                        pair[0], pair[1]
+                    )
+                })?;
+                lits.push(l);
+            }
+        }
+        Ok(lits)
+    }
+
+    /// Checks the current candidate: co must be acyclic, then the model's
+    /// axioms. Returns blocking clauses (several lemmas per axiom) if the candidate is inconsistent.
+    fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
+        let addrs = self.concrete_addrs();
+        let model = self.model;
+        let mut base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::default(),
+        };
+        // co must be a strict order per location (tournament without cycles).
+        let co = base.rel("co");
+        if let Some(cyc) = co.find_cycle() {
+            let mut facts = Vec::new();
+            for i in 0..cyc.len() {
+                let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
+                if let Some(l) = base.rel_lit("co", a, b) {
+                    facts.push(l);
+                }
+            }
+            return Some(vec![facts.into_iter().map(|l| !l).collect()]);
+        }
+        let mut ev = Evaluator::new(model, base);
+        let lemmas: Vec<Vec<Lit>> = ev
+            .check_all(LEMMAS_PER_AXIOM)
+            .into_iter()
+            .map(|v| v.facts.into_iter().map(|l| !l).collect())
+            .collect();
+        if lemmas.is_empty() {
+            None
+        } else {
+            Some(lemmas)
+        }
+    }
+
+    /// Concrete relation of the current model's candidate (for witnesses).
+    pub fn concrete_rel(&mut self, name: &str) -> Mat {
+        let addrs = self.concrete_addrs();
+        let mut base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::default(),
+        };
+        base.rel(name)
+    }
+
+    /// True when some thread's paths were cut by the bound.
+    pub fn truncated(&self) -> Vec<ThreadId> {
+        self.un
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.truncated)
+            .map(|(i, _)| ThreadId(i as u32))
+            .collect()
+    }
+}
+
+/// The base relations of the solver's current candidate.
+struct CandBase<'e, 'a> {
+    enc: &'e mut Encoder<'a>,
+    addrs: Vec<i64>,
+    cache: HashMap<String, Mat>,
+}
+
+impl Base for CandBase<'_, '_> {
+    fn n(&self) -> usize {
+        self.enc.un.events.len()
+    }
+
+    fn set(&mut self, name: &str) -> Bits {
+        let n = self.n();
+        let mut s = Bits::new(n);
+        for e in 0..n {
+            // M is a gate that may be built after the solve: read R and W.
+            let present = if name == "M" {
+                let ev = &self.enc.un.events[e];
+                self.enc.cnf.value(ev.read) || self.enc.cnf.value(ev.write)
+            } else {
+                let l = self.enc.set_lit(name, e);
+                self.enc.val(l)
+            };
+            if present {
+                s.set(e);
+            }
+        }
+        s
+    }
+
+    fn rel(&mut self, name: &str) -> Mat {
+        if let Some(m) = self.cache.get(name) {
+            return m.clone();
+        }
+        let n = self.n();
+        let enc = &*self.enc;
+        let ev = &enc.un.events;
+        let v = |l: Lit| enc.cnf.value(l);
+        let mut m = Mat::new(n);
+        let exec: Vec<bool> = ev.iter().map(|e| v(e.exec)).collect();
+        let isw: Vec<bool> = ev.iter().map(|e| v(e.write)).collect();
+        let isr: Vec<bool> = ev.iter().map(|e| v(e.read)).collect();
+        match name {
+            "po" => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if exec[a] && exec[b] && same_po(&enc.un, a, b) {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            "rf" => {
+                for (&(w, r), &l) in &enc.rf {
+                    if v(l) {
+                        m.set(w, r);
+                    }
+                }
+            }
+            "co" => {
+                for (&(a, b), &l) in &enc.co_var {
+                    if isw[a] && isw[b] && self.addrs[a] == self.addrs[b] {
+                        if v(l) {
+                            m.set(a, b);
+                        } else {
+                            m.set(b, a);
+                        }
+                    }
+                }
+            }
+            "fr" => {
+                let rf = self.rel("rf");
+                let co = self.rel("co");
+                for r in (0..n).filter(|&r| isr[r]) {
+                    let src = (0..n).find(|&w| rf.get(w, r));
+                    for (w, &is_w) in isw.iter().enumerate() {
+                        let hit = match src {
+                            Some(s) => co.get(s, w),
+                            None => is_w && self.addrs[w] == self.addrs[r],
+                        };
+                        if hit {
+                            m.set(r, w);
+                        }
+                    }
+                }
+            }
+            "loc" => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if (isr[a] || isw[a])
+                            && (isr[b] || isw[b])
+                            && self.addrs[a] == self.addrs[b]
+                        {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            "int" | "ext" | "univ" | "id" => {
+                for a in 0..n {
+                    for b in 0..n {
+                        let st = ev[a].thread == ev[b].thread;
+                        let ok = match name {
+                            "int" => st,
+                            "ext" => !st,
+                            "id" => a == b,
+                            _ => true,
+                        };
+                        if ok && exec[a] && exec[b] {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            "addr" | "data" | "ctrl" | "rmw" => {
+                let k = dep_kind(name).unwrap_or(0);
+                for (&(kk, a, b), &l) in &enc.deps {
+                    if kk == k && v(l) {
+                        m.set(a, b);
+                    }
+                }
+            }
+            "op" | "fifo" | "bar" => {
+                if let Some(pe) = &enc.pgas {
+                    for (a, b) in pe.pairs(name) {
+                        if pe.rel_lit(name, a, b).is_some_and(v) {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.cache.insert(name.to_string(), m.clone());
+        m
+    }
+
+    fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit> {
+        self.enc.set_lit(name, e)
+    }
+
+    fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit> {
+        self.enc.rel_lit(name, a, b)
+    }
+}

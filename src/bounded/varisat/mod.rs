@@ -1,0 +1,176 @@
+//! The varisat backend (`--solver varisat`, the default): the embedded
+//! pure-Rust SAT solver.
+//!
+//! * [`cnf`], [`bv`]: clauses, Tseitin gates and bit-blasted arithmetic;
+//! * [`unroll`]: each thread unrolled to the bound with one-hot selection
+//!   literals per step and functional bit-vector dataflow;
+//! * [`encoder`]: rf (a literal per (write, read) pair), co (orientation
+//!   literals), the base relations as literals, goals, the hb cycle, and
+//!   the lazy loop (solve → check the candidate against the model with
+//!   [`crate::cat::eval`] → add the explanation → solve again);
+//! * [`eager`]: `--eager`, `acyclic` axioms encoded up front with clocks;
+//! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
+//! * [`extract`]: the witness [`Execution`] of a solver model.
+//!
+//! [`Varisat`] implements [`Backend`]; [`VarisatSession`] implements
+//! [`Session`].
+
+pub mod bv;
+pub mod cnf;
+pub mod eager;
+pub mod encoder;
+pub mod extract;
+pub mod pgas;
+pub mod unroll;
+
+pub use encoder::Encoder;
+pub use varisat::Lit;
+
+use crate::bounded::{Backend, Cond, Deadline, Execution, Query, Session, SolverKind, Stats};
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::program::{GExpr, ThreadId};
+use bv::Bv;
+
+/// The varisat backend; `eager` encodes `acyclic` axioms up front.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Varisat {
+    /// `--eager`.
+    pub eager: bool,
+}
+
+impl Backend for Varisat {
+    fn kind(&self) -> SolverKind {
+        SolverKind::Varisat
+    }
+
+    fn validate(&self, _model: &Model) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn session(
+        &self,
+        q: &Query,
+        f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let enc = Encoder::new(
+            q.program,
+            q.model,
+            q.limits.bound,
+            q.limits.width,
+            self.eager,
+        );
+        f(&mut VarisatSession::new(enc))
+    }
+}
+
+/// An [`Encoder`] behind the [`Session`] interface: a condition is a
+/// conjunction of literals (solver assumptions), kept in a table.
+pub struct VarisatSession<'a> {
+    /// The encoding.
+    pub enc: Encoder<'a>,
+    conds: Vec<Vec<Lit>>,
+    obs: Vec<Bv>,
+}
+
+impl<'a> VarisatSession<'a> {
+    /// Wraps `enc`.
+    pub fn new(enc: Encoder<'a>) -> VarisatSession<'a> {
+        VarisatSession {
+            enc,
+            conds: Vec::new(),
+            obs: Vec::new(),
+        }
+    }
+
+    /// The condition of literal `l`.
+    pub fn cond(&mut self, l: Lit) -> Cond {
+        self.all_of(vec![l])
+    }
+
+    /// The condition "all of `lits`".
+    pub fn all_of(&mut self, lits: Vec<Lit>) -> Cond {
+        self.conds.push(lits);
+        Cond(self.conds.len() - 1)
+    }
+
+    /// The literals of condition `c`.
+    pub fn lits(&self, c: Cond) -> &[Lit] {
+        &self.conds[c.0]
+    }
+}
+
+impl Session for VarisatSession<'_> {
+    fn goal(&mut self, g: usize) -> Cond {
+        let l = self.enc.goal_lit(g);
+        self.cond(l)
+    }
+
+    fn hb_cycle(&mut self) -> Cond {
+        let l = self.enc.robust_act();
+        self.cond(l)
+    }
+
+    fn final_state(&mut self, filter: Option<&GExpr>) -> Cond {
+        let mut l = self.enc.all_final();
+        if let Some(f) = filter {
+            let v = self.enc.gexpr(f);
+            let nz = self.enc.cnf.bv_nonzero(&v);
+            l = self.enc.cnf.and(l, nz);
+        }
+        self.cond(l)
+    }
+
+    fn stop_before(&mut self, m: usize) -> Cond {
+        let stops: Vec<Lit> = (self.enc.un.threads.iter())
+            .filter_map(|t| t.exec.get(m).map(|l| !*l))
+            .collect();
+        self.all_of(stops)
+    }
+
+    fn depth(&self) -> usize {
+        self.enc.un.bound as usize
+    }
+
+    fn observe(&mut self, exprs: &[GExpr]) {
+        self.obs = exprs.iter().map(|e| self.enc.gexpr(e)).collect();
+    }
+
+    fn solve(&mut self, assumptions: &[Cond], deadline: Deadline) -> Result<bool, Error> {
+        let lits: Vec<Lit> = (assumptions.iter())
+            .flat_map(|c| self.lits(*c).iter().copied())
+            .collect();
+        self.enc.solve(&lits, deadline)
+    }
+
+    fn execution(&mut self) -> Execution {
+        extract::extract(&self.enc)
+    }
+
+    fn observed(&self) -> Vec<i64> {
+        self.obs.iter().map(|b| self.enc.cnf.bv_value(b)).collect()
+    }
+
+    fn exclude_observed(&mut self, under: Cond, values: &[i64]) {
+        let mut block: Vec<Lit> = self.lits(under).iter().map(|l| !*l).collect();
+        for (b, v) in self.obs.iter().zip(values) {
+            for (k, bit) in b.iter().enumerate() {
+                block.push(if (v >> k) & 1 == 1 { !*bit } else { *bit });
+            }
+        }
+        self.enc.cnf.clause(&block);
+    }
+
+    fn pin(&mut self, x: &Execution) -> Result<Vec<Cond>, String> {
+        let lits = self.enc.pin(x)?;
+        Ok(lits.into_iter().map(|l| self.cond(l)).collect())
+    }
+
+    fn stats(&self) -> Stats {
+        self.enc.stats.clone()
+    }
+
+    fn truncated(&self) -> Vec<ThreadId> {
+        self.enc.truncated()
+    }
+}

@@ -1,0 +1,515 @@
+//! The z3 encoding of one program under one model and bound: the
+//! unrolling ([`super::unroll`]), the communication relations and the
+//! model's axioms ([`super::cat`]), goals over the final state, and the
+//! hb-cycle constraint of robustness.
+//!
+//! * `rf`: per read an integer source `src[r]`: −1 reads the initial
+//!   value (a function of the address; the lock cell starts at 0), else
+//!   the id of a write to the same location with the same value.
+//! * `co`: per write an integer clock; `co(a, b)` iff both are writes to
+//!   one location and `clk[a] < clk[b]`; writes to one location get
+//!   distinct clocks, so `co` is a strict total order per location.
+//! * `fr(r, w)`: `r` reads the initial value of `w`'s location, or from a
+//!   write co-before `w` (herd: `fr = rf⁻¹; co` with implicit initial
+//!   writes).
+//!
+//! Built-in restriction shared with the varisat engine (every shipped
+//! model implies it, SC per location): a read never reads from a po-later
+//! write of its own thread, and `co` agrees with `po` on one thread's
+//! writes.
+
+use super::unroll::{unroll, ZEdge, ZUnrolled};
+use super::{and, or, ZBase, ZBool, ZBv, ZRel, ZSet};
+use crate::cat::Model;
+use crate::collections::HashMap;
+use crate::diag::Error;
+use crate::program::{Expr, GExpr, GVar, GoalAt, Program};
+use z3::ast::{Ast, Bool, Int, BV};
+use z3::Context;
+
+/// The encoding of one program under one model and bound.
+pub struct ZEnc<'p> {
+    /// The context.
+    pub ctx: &'static Context,
+    /// The program.
+    pub prog: &'p Program,
+    /// The unrolling.
+    pub un: ZUnrolled,
+    /// Per event: the rf source selector (reads only).
+    pub src: Vec<Option<Int<'static>>>,
+    /// Per read: the writes it may read from.
+    pub srcs: Vec<Vec<usize>>,
+    /// Per event: the co clock (writes only).
+    pub clk: Vec<Option<Int<'static>>>,
+    /// Constraints to assert (unrolling, rf/co, model).
+    pub constraints: Vec<ZBool>,
+    /// The PGAS part (barrier rounds) of an SPMD program.
+    pub pgas: Option<super::pgas::ZPgas>,
+    cache: HashMap<String, ZRel>,
+}
+
+impl<'p> ZEnc<'p> {
+    /// Unrolls and encodes `prog` under `model`.
+    ///
+    /// Errors: models this backend does not encode (see
+    /// [`super::cat::encode_axioms`]).
+    pub fn new(
+        ctx: &'static Context,
+        prog: &'p Program,
+        model: &Model,
+        bound: u32,
+        width: u32,
+    ) -> Result<ZEnc<'p>, Error> {
+        let deps = ["addr", "data", "ctrl"].iter().any(|r| model.uses(r));
+        let mut un = unroll(ctx, prog, bound, width, deps)?;
+        let n = un.events.len();
+        let constraints = std::mem::take(&mut un.constraints);
+        let mut enc = ZEnc {
+            ctx,
+            prog,
+            un,
+            src: vec![None; n],
+            srcs: vec![Vec::new(); n],
+            clk: vec![None; n],
+            constraints,
+            pgas: None,
+            cache: HashMap::default(),
+        };
+        if prog.nodes.is_some() {
+            let (pg, cs) = super::pgas::ZPgas::build(ctx, &enc.un);
+            enc.pgas = Some(pg);
+            enc.constraints.extend(cs);
+        }
+        enc.encode_rf_co();
+        let axioms = super::cat::encode_axioms(model, &mut enc)?;
+        enc.constraints.extend(axioms);
+        Ok(enc)
+    }
+
+    /// Same thread and `a` before `b` in program order (by step, then
+    /// position within the instruction). PGAS pops are in no po pair
+    /// (thesis §8.2).
+    pub fn po_before(&self, a: usize, b: usize) -> bool {
+        let (x, y) = (&self.un.events[a], &self.un.events[b]);
+        x.thread == y.thread && !x.pop && !y.pop && (x.step, x.ord) < (y.step, y.ord)
+    }
+
+    /// The two events access the same location (both the lock cell, or
+    /// both ordinary addresses and equal).
+    pub fn same_loc(&self, a: usize, b: usize) -> ZBool {
+        let (x, y) = (&self.un.events[a], &self.un.events[b]);
+        Bool::and(self.ctx, &[&x.lock._eq(&y.lock), &x.addr._eq(&y.addr)])
+    }
+
+    /// The event is a read or a write.
+    pub fn mem(&self, e: usize) -> ZBool {
+        let ev = &self.un.events[e];
+        Bool::or(self.ctx, &[&ev.read, &ev.write])
+    }
+
+    /// The initial value of a location.
+    fn init_value(&self, lock: &ZBool, addr: &ZBv) -> ZBv {
+        let w = self.un.width;
+        let mut v = BV::from_i64(self.ctx, 0, w);
+        for (&a, &x) in self.prog.init.iter().rev() {
+            v = addr
+                ._eq(&BV::from_i64(self.ctx, a, w))
+                .ite(&BV::from_i64(self.ctx, x, w), &v);
+        }
+        lock.ite(&BV::from_i64(self.ctx, 0, w), &v)
+    }
+
+    fn encode_rf_co(&mut self) {
+        let ctx = self.ctx;
+        let n = self.un.events.len();
+        let reads: Vec<usize> = (0..n).filter(|&e| self.un.events[e].may_read).collect();
+        let writes: Vec<usize> = (0..n).filter(|&e| self.un.events[e].may_write).collect();
+        for &w in &writes {
+            self.clk[w] = Some(Int::fresh_const(ctx, "co"));
+        }
+        for &r in &reads {
+            let s = Int::fresh_const(ctx, "rf");
+            let cands: Vec<usize> = writes
+                .iter()
+                .copied()
+                .filter(|&w| w != r && !self.po_before(r, w))
+                .collect();
+            let ev = &self.un.events[r];
+            let mut dom = vec![s._eq(&Int::from_i64(ctx, -1))];
+            let init = self.init_value(&ev.lock, &ev.addr);
+            let mut cs = vec![s._eq(&Int::from_i64(ctx, -1)).implies(&ev.value._eq(&init))];
+            for &w in &cands {
+                let is = s._eq(&Int::from_i64(ctx, w as i64));
+                dom.push(is.clone());
+                let wv = &self.un.events[w];
+                let ok = and(
+                    ctx,
+                    &[
+                        wv.write.clone(),
+                        self.same_loc(w, r),
+                        wv.value._eq(&ev.value),
+                    ],
+                );
+                cs.push(is.implies(&ok));
+            }
+            let c = ev.read.implies(&and(ctx, &[or(ctx, &dom), and(ctx, &cs)]));
+            self.constraints.push(c);
+            self.src[r] = Some(s);
+            self.srcs[r] = cands;
+        }
+        for (i, &a) in writes.iter().enumerate() {
+            for &b in &writes[i + 1..] {
+                let (x, y) = (&self.un.events[a], &self.un.events[b]);
+                let both = and(
+                    ctx,
+                    &[x.write.clone(), y.write.clone(), self.same_loc(a, b)],
+                );
+                let (ca, cb) = (self.clk[a].clone().unwrap(), self.clk[b].clone().unwrap());
+                let rule = if self.po_before(a, b) {
+                    ca.lt(&cb)
+                } else if self.po_before(b, a) {
+                    cb.lt(&ca)
+                } else {
+                    ca._eq(&cb).not()
+                };
+                self.constraints.push(both.implies(&rule));
+            }
+        }
+    }
+
+    fn rf_pair(&self, w: usize, r: usize) -> Option<ZBool> {
+        let s = self.src[r].as_ref()?;
+        if !self.srcs[r].contains(&w) {
+            return None;
+        }
+        Some(Bool::and(
+            self.ctx,
+            &[
+                &self.un.events[r].read,
+                &s._eq(&Int::from_i64(self.ctx, w as i64)),
+            ],
+        ))
+    }
+
+    fn co_pair(&self, a: usize, b: usize) -> Option<ZBool> {
+        if a == b || self.po_before(b, a) {
+            return None;
+        }
+        let (ca, cb) = (self.clk[a].as_ref()?, self.clk[b].as_ref()?);
+        let (x, y) = (&self.un.events[a], &self.un.events[b]);
+        Some(and(
+            self.ctx,
+            &[
+                x.write.clone(),
+                y.write.clone(),
+                self.same_loc(a, b),
+                ca.lt(cb),
+            ],
+        ))
+    }
+
+    fn fr_pair(&self, r: usize, w: usize) -> Option<ZBool> {
+        let s = self.src[r].as_ref()?;
+        let cw = self.clk[w].as_ref()?;
+        if r == w {
+            return None;
+        }
+        let ctx = self.ctx;
+        let mut alts = vec![s._eq(&Int::from_i64(ctx, -1))];
+        for &w2 in &self.srcs[r] {
+            if w2 == w {
+                continue;
+            }
+            if let Some(c2) = &self.clk[w2] {
+                alts.push(Bool::and(
+                    ctx,
+                    &[&s._eq(&Int::from_i64(ctx, w2 as i64)), &c2.lt(cw)],
+                ));
+            }
+        }
+        let (x, y) = (&self.un.events[r], &self.un.events[w]);
+        Some(and(
+            ctx,
+            &[
+                x.read.clone(),
+                y.write.clone(),
+                self.same_loc(r, w),
+                or(ctx, &alts),
+            ],
+        ))
+    }
+
+    fn edges(&self, list: &[ZEdge]) -> ZRel {
+        let mut m: HashMap<(usize, usize), Vec<ZBool>> = HashMap::default();
+        for (a, b, c) in list {
+            m.entry((*a, *b)).or_default().push(c.clone());
+        }
+        m.into_iter().map(|(k, v)| (k, or(self.ctx, &v))).collect()
+    }
+
+    /// Base relation by name (cached).
+    pub fn relation(&mut self, name: &str) -> ZRel {
+        if let Some(r) = self.cache.get(name) {
+            return r.clone();
+        }
+        let n = self.un.events.len();
+        let ctx = self.ctx;
+        let ev = &self.un.events;
+        let mut m = ZRel::default();
+        let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
+        match name {
+            "po" => {
+                for (a, b) in pairs {
+                    if self.po_before(a, b) {
+                        m.insert((a, b), Bool::and(ctx, &[&ev[a].exec, &ev[b].exec]));
+                    }
+                }
+            }
+            "rf" => {
+                for r in 0..n {
+                    for &w in &self.srcs[r] {
+                        if let Some(c) = self.rf_pair(w, r) {
+                            m.insert((w, r), c);
+                        }
+                    }
+                }
+            }
+            "co" | "fr" => {
+                for (a, b) in pairs {
+                    let c = if name == "co" {
+                        self.co_pair(a, b)
+                    } else {
+                        self.fr_pair(a, b)
+                    };
+                    if let Some(c) = c {
+                        m.insert((a, b), c);
+                    }
+                }
+            }
+            "loc" => {
+                let acc: Vec<usize> = (0..n)
+                    .filter(|&e| ev[e].may_read || ev[e].may_write)
+                    .collect();
+                for &a in &acc {
+                    for &b in &acc {
+                        let c = and(ctx, &[self.mem(a), self.mem(b), self.same_loc(a, b)]);
+                        m.insert((a, b), c);
+                    }
+                }
+            }
+            "int" | "ext" | "univ" | "id" => {
+                for (a, b) in pairs {
+                    let st = ev[a].thread == ev[b].thread;
+                    let ok = match name {
+                        "int" => st,
+                        "ext" => !st,
+                        "id" => a == b,
+                        _ => true,
+                    };
+                    if ok {
+                        m.insert((a, b), Bool::and(ctx, &[&ev[a].exec, &ev[b].exec]));
+                    }
+                }
+            }
+            "addr" => m = self.edges(&self.un.addr),
+            "data" => m = self.edges(&self.un.data),
+            "ctrl" => m = self.edges(&self.un.ctrl),
+            "rmw" => m = self.edges(&self.un.rmw),
+            "op" | "fifo" | "bar" => {
+                m = super::pgas::relation(self.ctx, &self.un, self.pgas.as_ref(), name)
+            }
+            _ => {}
+        }
+        self.cache.insert(name.to_string(), m.clone());
+        m
+    }
+
+    /// The final value of memory cell `addr`: the co-last write to it,
+    /// else its initial value.
+    pub fn final_mem(&mut self, addr: i64) -> ZBv {
+        let ctx = self.ctx;
+        let w = self.un.width;
+        let a = BV::from_i64(ctx, addr, w);
+        let writes: Vec<usize> = (0..self.un.events.len())
+            .filter(|&e| self.un.events[e].may_write)
+            .collect();
+        let mut v = BV::from_i64(ctx, self.prog.init_value(addr), w);
+        for &x in &writes {
+            let ev = &self.un.events[x];
+            let mut conds = vec![ev.write.clone(), ev.lock.not(), ev.addr._eq(&a)];
+            for &y in &writes {
+                if let Some(c) = self.co_pair(x, y) {
+                    conds.push(c.not());
+                }
+            }
+            v = and(ctx, &conds).ite(&ev.value, &v);
+        }
+        v
+    }
+
+    /// A goal expression over the final state.
+    pub fn gexpr(&mut self, e: &GExpr) -> ZBv {
+        let ctx = self.ctx;
+        let w = self.un.width;
+        let one = BV::from_i64(ctx, 1, w);
+        let zero = BV::from_i64(ctx, 0, w);
+        let b2v = |b: ZBool| b.ite(&one, &zero);
+        match e {
+            Expr::Const(c) => BV::from_i64(ctx, *c, w),
+            Expr::Var(GVar::Reg(t, r)) => {
+                self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone()
+            }
+            Expr::Var(GVar::Mem(a)) => self.final_mem(*a),
+            Expr::Un(crate::program::UnOp::Neg, a) => self.gexpr(a).bvneg(),
+            Expr::Un(crate::program::UnOp::Not, a) => b2v(self.gexpr(a)._eq(&zero)),
+            Expr::Bin(op, a, b) => {
+                use crate::program::BinOp::*;
+                let (x, y) = (self.gexpr(a), self.gexpr(b));
+                let yz = y._eq(&zero);
+                match op {
+                    Add => x.bvadd(&y),
+                    Sub => x.bvsub(&y),
+                    Mul => x.bvmul(&y),
+                    Div => yz.ite(&zero, &x.bvsdiv(&y)),
+                    Rem => yz.ite(&x, &x.bvsrem(&y)),
+                    BitAnd => x.bvand(&y),
+                    BitOr => x.bvor(&y),
+                    BitXor => x.bvxor(&y),
+                    Eq => b2v(x._eq(&y)),
+                    Ne => b2v(x._eq(&y).not()),
+                    Lt => b2v(x.bvslt(&y)),
+                    Le => b2v(x.bvsle(&y)),
+                    Gt => b2v(x.bvsgt(&y)),
+                    Ge => b2v(x.bvsge(&y)),
+                    And => b2v(Bool::and(ctx, &[&x._eq(&zero).not(), &yz.not()])),
+                    Or => b2v(Bool::or(ctx, &[&x._eq(&zero).not(), &yz.not()])),
+                }
+            }
+            Expr::Rank | Expr::Nodes => zero,
+        }
+    }
+
+    /// Every thread has stopped at a state without outgoing instructions.
+    pub fn all_final(&self) -> ZBool {
+        let ctx = self.ctx;
+        let mut per = Vec::new();
+        for (ti, t) in self.prog.threads.iter().enumerate() {
+            let out = t.outgoing();
+            let fin: Vec<ZBool> = (0..t.states.len())
+                .filter(|&q| out[q].is_empty())
+                .map(|q| {
+                    self.un.threads[ti]
+                        .pc_end
+                        ._eq(&Int::from_i64(ctx, q as i64))
+                })
+                .collect();
+            per.push(or(ctx, &fin));
+        }
+        and(ctx, &per)
+    }
+
+    /// Goal `g` holds at the end of the execution.
+    pub fn goal(&mut self, g: usize) -> ZBool {
+        let ctx = self.ctx;
+        let goal = self.prog.goals[g].clone();
+        let at = match &goal.at {
+            GoalAt::Final => self.all_final(),
+            GoalAt::States(v) => {
+                let cs: Vec<ZBool> = v
+                    .iter()
+                    .map(|(t, q)| {
+                        self.un.threads[t.0 as usize]
+                            .pc_end
+                            ._eq(&Int::from_i64(ctx, q.0 as i64))
+                    })
+                    .collect();
+                and(ctx, &cs)
+            }
+        };
+        match &goal.cond {
+            Some(e) => {
+                let v = self.gexpr(e);
+                let zero = BV::from_i64(ctx, 0, self.un.width);
+                Bool::and(ctx, &[&at, &v._eq(&zero).not()])
+            }
+            None => at,
+        }
+    }
+
+    /// An hb = po ∪ rf ∪ co ∪ fr cycle among the memory events: a nonempty
+    /// set of events, each with a chosen hb-successor (an integer) in the
+    /// set. Returns the condition (to assume). PGAS programs: the cycle on
+    /// the trace graph ([`super::pgas::trace_cycle`]).
+    pub fn hb_cycle(&mut self) -> ZBool {
+        if self.pgas.is_some() {
+            let rels = ["po", "rf", "co", "fr"].map(|r| self.relation(r));
+            if let Some(pg) = &self.pgas {
+                return super::pgas::trace_cycle(self.ctx, &self.un, pg, &rels);
+            }
+        }
+        let ctx = self.ctx;
+        let mut hb: HashMap<(usize, usize), Vec<ZBool>> = HashMap::default();
+        for r in ["po", "rf", "co", "fr"] {
+            for (k, c) in self.relation(r) {
+                hb.entry(k).or_default().push(c);
+            }
+        }
+        let mem: Vec<usize> = (0..self.un.events.len())
+            .filter(|&e| self.un.events[e].may_read || self.un.events[e].may_write)
+            .collect();
+        let inset: HashMap<usize, ZBool> = mem
+            .iter()
+            .map(|&e| (e, Bool::fresh_const(ctx, "cyc")))
+            .collect();
+        let mut cs = vec![or(ctx, &inset.values().cloned().collect::<Vec<_>>())];
+        for &a in &mem {
+            let next = Int::fresh_const(ctx, "succ");
+            let mut alts = Vec::new();
+            for &b in &mem {
+                let Some(h) = hb.get(&(a, b)) else { continue };
+                alts.push(and(
+                    ctx,
+                    &[
+                        next._eq(&Int::from_i64(ctx, b as i64)),
+                        inset[&b].clone(),
+                        self.mem(a),
+                        self.mem(b),
+                        or(ctx, h),
+                    ],
+                ));
+            }
+            cs.push(inset[&a].implies(&or(ctx, &alts)));
+        }
+        and(ctx, &cs)
+    }
+}
+
+impl ZBase for ZEnc<'_> {
+    fn ctx(&self) -> &'static Context {
+        self.ctx
+    }
+
+    fn n(&self) -> usize {
+        self.un.events.len()
+    }
+
+    fn set(&mut self, name: &str) -> ZSet {
+        self.un
+            .events
+            .iter()
+            .map(|ev| match name {
+                "_E" => Some(ev.exec.clone()),
+                "R" => ev.may_read.then(|| ev.read.clone()),
+                "W" => ev.may_write.then(|| ev.write.clone()),
+                "M" => (ev.may_read || ev.may_write)
+                    .then(|| Bool::or(self.ctx, &[&ev.read, &ev.write])),
+                "A" => Some(ev.atomic.clone()),
+                f => ev.fences.iter().find(|(n, _)| *n == f).map(|x| x.1.clone()),
+            })
+            .collect()
+    }
+
+    fn rel(&mut self, name: &str) -> ZRel {
+        self.relation(name)
+    }
+}

@@ -1,0 +1,355 @@
+//! The command line's grammar (clap): the subcommands, their options,
+//! and the option groups they share (`#[command(flatten)]`). Defaults are
+//! the library's named constants ([`bmc_rmm::bounded::DEFAULT_BOUND`]…).
+
+use bmc_rmm::bounded::{SolverKind, DEFAULT_BOUND, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::diag::Error;
+use bmc_rmm::frontend::Format;
+use bmc_rmm::program::Width;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+
+/// bmc-rmm: bounded model checking of concurrent programs under relaxed
+/// memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
+///
+/// Without a subcommand, runs `reach` and `robust` on each FILE and prints
+/// both verdicts.
+#[derive(Parser, Debug)]
+#[command(name = "bmc-rmm", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// What to do; default: reach + robust.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options for the default check.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Parse FILE(s) and print the Program IR back in native syntax.
+    Parse(ParseArgs),
+    /// Is a goal state / assertion failure reachable within the bound?
+    Reach(CheckArgs),
+    /// Is there an execution with a cyclic happens-before (po ∪ rf ∪ co ∪ fr)?
+    Robust(CheckArgs),
+    /// Run herd litmus tests: every reachable final state, herd's output format.
+    Litmus(LitmusArgs),
+    /// A minimal set of mfence locations that makes the program robust against TSO.
+    Fences(FencesArgs),
+    /// Run the explicit engine (unbounded) and the SAT engine (bounded) and
+    /// compare; with `--solvers varisat,z3`, compare the two solver
+    /// backends instead, replaying every witness on the other backend.
+    Crosscheck(CrosscheckArgs),
+    /// Run every input under two models (or, with `--solvers`, on two
+    /// solver backends) and list the inputs whose verdict or set of final
+    /// states differs (exit 1 if any differs).
+    Diff(DiffArgs),
+}
+
+/// The engine answering `robust`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// Bounded SAT engine (any model, up to --bound).
+    Sat,
+    /// Explicit-state engine: unbounded robustness against TSO by attacks.
+    Explicit,
+}
+
+/// `bmc-rmm fences` options.
+#[derive(Args, Debug, Clone)]
+pub struct FencesArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Memory model (only tso).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Fence costs: lines `THREAD STATE COST` and `default COST` (default cost 1).
+    #[arg(long, value_name = "FILE")]
+    pub cost: Option<String>,
+    /// Write the fenced program (native syntax) to FILE (one input only).
+    #[arg(long, value_name = "FILE")]
+    pub emit: Option<String>,
+    /// Time limit in seconds per input ("unknown" when exceeded).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+/// `bmc-rmm crosscheck` options.
+#[derive(Args, Debug, Clone)]
+pub struct CrosscheckArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Memory model (only tso without --solvers).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Bound of the bounded engine (default 20; 12 for litmus tests with
+    /// --solvers).
+    #[arg(long, short = 'k')]
+    pub bound: Option<u32>,
+    /// Time limit in seconds per input and engine.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Cross-check two solver backends instead of the explicit engine
+    /// against the SAT engine: `--solvers varisat,z3` runs both on every
+    /// input (programs: reach and robust; litmus tests: final states),
+    /// lists every disagreement and replays each witness on the other
+    /// backend (same as `diff --solvers`; formats are detected from the
+    /// file names).
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub solvers: Option<Vec<String>>,
+    /// No progress bar (with --solvers).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (with --solvers; default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// PGAS (with --solvers): run SPMD programs on N nodes (overrides
+    /// `nodes N;`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
+}
+
+/// `bmc-rmm litmus` options.
+#[derive(Args, Debug, Clone)]
+pub struct LitmusArgs {
+    /// Litmus files, directories (every .litmus inside) or @list files.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Memory model: a built-in name (sc, tso).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Load the memory model from a cat file instead of a built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub model_file: Option<String>,
+    /// Solver backend: the embedded SAT solver, or z3 (builds with
+    /// `--features z3`, docs/solvers.md).
+    #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
+    pub solver: SolverKind,
+    /// Loop unrolling bound (steps per thread) for tests with retry loops.
+    #[arg(long, short = 'k', default_value_t = DEFAULT_LITMUS_BOUND)]
+    pub bound: u32,
+    /// Bit-width of values; default: the narrowest width ≥ 8 that holds
+    /// every constant and address of the test.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub width: Option<u32>,
+    /// Per-test time limit in seconds (the test's answer is "unknown").
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
+    pub timeout: f64,
+    /// One JSON record per test instead of herd blocks.
+    #[arg(long)]
+    pub json: bool,
+    /// Progress bar and worker threads.
+    #[command(flatten)]
+    pub batch: BatchArgs,
+    /// Compare each verdict with an expectations file (`arch file model
+    /// verdict`, tab-separated); exit 1 on any mismatch.
+    #[arg(long, value_name = "FILE.tsv")]
+    pub expect: Option<String>,
+    /// Record the verdicts in an expectations file (same format).
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<String>,
+}
+
+/// `bmc-rmm diff` options.
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// Inputs: litmus tests (final states) and programs (reach and robust
+    /// verdicts); files, directories (every .litmus/.rmm/.txt inside) or
+    /// @list files.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// The two models, comma-separated: built-in names (sc, tso) or .cat
+    /// files, e.g. `--models sc,tso` or `--models tso,my.cat`.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "A,B",
+        required_unless_present = "solvers",
+        conflicts_with = "solvers"
+    )]
+    pub models: Option<Vec<String>>,
+    /// Compare two solver backends instead of two models, e.g. `--solvers
+    /// varisat,z3` (with `--model`); every witness is replayed on the
+    /// other backend.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub solvers: Option<Vec<String>>,
+    /// The model of a `--solvers` comparison (name or .cat file).
+    #[arg(long, short = 'm', requires = "solvers")]
+    pub model: Option<String>,
+    /// Solver backend of a `--models` comparison.
+    #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
+    pub solver: SolverKind,
+    /// Unrolling bound (steps per thread); default 12 for litmus tests, 20
+    /// for programs.
+    #[arg(long, short = 'k')]
+    pub bound: Option<u32>,
+    /// Bit-width of values; default: automatic for litmus tests, 16 for
+    /// programs.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub width: Option<u32>,
+    /// Per-input, per-model time limit in seconds ("unknown" when exceeded).
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
+    pub timeout: f64,
+    /// Only inputs whose verdict differs (not those whose verdicts agree
+    /// but whose final states differ).
+    #[arg(long)]
+    pub verdicts_only: bool,
+    /// One JSON record per differing input instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Progress bar and worker threads.
+    #[command(flatten)]
+    pub batch: BatchArgs,
+    /// PGAS: run SPMD programs on N nodes (overrides `nodes N;`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
+}
+
+/// Options shared by every command that reads programs.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Input files (native .rmm, Trencher .txt, herd .litmus).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Force the input format instead of detecting it from the extension.
+    #[arg(long, value_parser = format_parser())]
+    pub format: Option<Format>,
+    /// Bit-width of values and addresses (1..=32); constants must fit.
+    #[arg(long, default_value_t = Width::DEFAULT.0, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub width: u32,
+    /// Print one JSON record per result instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bmc-rmm parse` options.
+#[derive(Args, Debug, Clone)]
+pub struct ParseArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Options of the checking commands.
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Unrolling bound: at most K instructions executed per thread (≥ 1).
+    #[arg(long, short = 'k', default_value_t = DEFAULT_BOUND)]
+    pub bound: u32,
+    /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Load the memory model from a cat file instead of a built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub model_file: Option<String>,
+    /// Engine for `robust`: the bounded SAT engine, or the explicit-state
+    /// engine (unbounded, TSO only).
+    #[arg(long, value_enum, default_value_t = Engine::Sat)]
+    pub engine: Engine,
+    /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
+    /// encoding; builds with `--features z3`, docs/solvers.md).
+    #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
+    pub solver: SolverKind,
+    /// Encode the model's `acyclic` axioms eagerly with clocks instead of
+    /// lazily (solve, check the candidate, block the cycle, re-solve).
+    #[arg(long)]
+    pub eager: bool,
+    /// Write witness graphs (DOT): to FILE for a single input, or one
+    /// `<stem>.<check>.dot` per violation into DIR (an existing directory,
+    /// a path ending in `/`, or any path when there are several inputs).
+    /// Render with `dot -Tsvg FILE.dot -o FILE.svg`.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub dot: Option<String>,
+    /// Compare each verdict with an expectations file (`arch file model
+    /// verdict`, tab-separated; reachable/unreachable, robust/not-robust);
+    /// exit 1 on any mismatch, else 0 (3 if some unmatched input is unknown).
+    #[arg(long, value_name = "FILE.tsv")]
+    pub expect: Option<String>,
+    /// Record the verdicts in an expectations file (same format).
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<String>,
+    /// Progress bar and worker threads.
+    #[command(flatten)]
+    pub batch: BatchArgs,
+    /// PGAS: run the (SPMD) program on N nodes; overrides `nodes N;` in
+    /// the file (src/pgas.rs, docs/language.md).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
+}
+
+impl CheckArgs {
+    /// Validates the numeric options and their combinations.
+    ///
+    /// Errors: bound 0, a non-positive timeout, no input file, `--eager` or
+    /// `--engine explicit` with `--solver z3`.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.bound == 0 {
+            return Err(Error::Usage("--bound must be at least 1".into()));
+        }
+        if let Some(t) = self.timeout {
+            if t.is_nan() || t <= 0.0 {
+                return Err(Error::Usage(
+                    "--timeout must be a positive number of seconds".into(),
+                ));
+            }
+        }
+        if self.input.files.is_empty() {
+            return Err(Error::Usage("no input FILE given".into()));
+        }
+        if self.solver == SolverKind::Z3 && self.eager {
+            return Err(Error::Usage(
+                "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
+            ));
+        }
+        if self.solver == SolverKind::Z3 && self.engine == Engine::Explicit {
+            return Err(Error::Usage(
+                "--solver chooses the backend of the bounded engine; --engine explicit uses none"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Default per-input time limit of `litmus` and `diff` (seconds).
+pub const DEFAULT_TIMEOUT: f64 = 60.0;
+
+/// Options of every batch command: progress bar and worker threads.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BatchArgs {
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+}
+
+/// `--solver`: the library's [`SolverKind`] names, with their help.
+fn solver_parser() -> impl TypedValueParser<Value = SolverKind> {
+    PossibleValuesParser::new([
+        PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
+        PossibleValue::new("z3").help("z3 through libz3 (builds with `--features z3`)"),
+    ])
+    .try_map(|s| s.parse::<SolverKind>())
+}
+
+/// `--format`: the library's [`Format`] names, with their help.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new([
+        PossibleValue::new("native").help("The native `.rmm` language"),
+        PossibleValue::new("trencher").help("Trencher's `.txt` format"),
+        PossibleValue::new("litmus").help("A herd litmus test"),
+    ])
+    .try_map(|s| s.parse::<Format>())
+}

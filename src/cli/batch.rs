@@ -1,0 +1,198 @@
+//! Batch machinery shared by `reach`, `robust`, `litmus` and `diff`:
+//! a rayon pool built per run (`-j N`), a progress bar on a terminal
+//! (indicatif), per-input deadlines (`--timeout`), results in input order
+//! whatever the parallelism, and a final summary (counts per verdict,
+//! time).
+
+use bmc_rmm::bounded::Deadline;
+use bmc_rmm::diag::Error;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// How a batch runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BatchOptions {
+    /// Worker threads; `None`: one per core.
+    pub jobs: Option<usize>,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl BatchOptions {
+    /// Options for a command: the progress bar is shown only when stderr
+    /// is a terminal and neither `quiet` is set.
+    pub fn new(jobs: Option<usize>, quiet: bool) -> BatchOptions {
+        BatchOptions {
+            jobs,
+            progress: !quiet && std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// The deadline of one input: `timeout` seconds from now (none without a
+/// timeout). Call it when the input starts, not when the batch starts.
+pub fn deadline(timeout: Option<f64>) -> Deadline {
+    Deadline(timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)))
+}
+
+/// Validates a `--timeout` value.
+///
+/// Errors: a non-positive or NaN number of seconds ([`Error::Usage`]).
+pub fn check_timeout(t: Option<f64>) -> Result<(), Error> {
+    match t {
+        Some(t) if t.is_nan() || t <= 0.0 || t.is_infinite() => Err(Error::Usage(
+            "--timeout must be a positive number of seconds".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `f` on every item on a fresh pool of `opts.jobs` threads (the
+/// global rayon pool is never configured, so runs with different `-j`
+/// in one process do not interfere) and returns the results in the
+/// order of `items`.
+///
+/// Errors: `-j 0`, or the pool cannot be created ([`Error::Usage`]).
+pub fn run<T, R, F>(items: &[T], opts: &BatchOptions, f: F) -> Result<Vec<R>, Error>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync + Send,
+{
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(j) = opts.jobs {
+        if j == 0 {
+            return Err(Error::Usage("-j/--jobs must be at least 1".into()));
+        }
+        builder = builder.num_threads(j);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+    let bar = opts.progress.then(|| {
+        let b = ProgressBar::new(items.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
+                .unwrap_or(ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let out = pool.install(|| {
+        items
+            .par_iter()
+            .map(|it| {
+                let r = f(it);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(out)
+}
+
+/// Counts per verdict word, in order of first appearance (so the same
+/// inputs always give the same line), and the elapsed time.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    what: String,
+    total: usize,
+    counts: Vec<(String, usize)>,
+    start: Instant,
+}
+
+impl Summary {
+    /// A summary of `what` (e.g. "tests", "inputs"); the clock starts now.
+    /// `words` are listed even with count 0, in this order.
+    pub fn new(what: &str, words: &[&str]) -> Summary {
+        Summary {
+            what: what.to_string(),
+            total: 0,
+            counts: words.iter().map(|w| (w.to_string(), 0)).collect(),
+            start: Instant::now(),
+        }
+    }
+
+    /// Counts one more result (`total` is the number of results added).
+    pub fn add(&mut self, word: &str) {
+        self.total += 1;
+        match self.counts.iter_mut().find(|(w, _)| w == word) {
+            Some((_, n)) => *n += 1,
+            None => self.counts.push((word.to_string(), 1)),
+        }
+    }
+
+    /// The count for `word`.
+    #[cfg(test)]
+    pub fn count(&self, word: &str) -> usize {
+        self.counts
+            .iter()
+            .find(|(w, _)| w == word)
+            .map_or(0, |(_, n)| *n)
+    }
+
+    /// `summary: N what: a word, b word, ... in T s`.
+    pub fn render(&self) -> String {
+        let parts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(w, n)| format!("{n} {w}"))
+            .collect();
+        format!(
+            "summary: {} {}: {} in {:.2}s",
+            self.total,
+            self.what,
+            parts.join(", "),
+            self.start.elapsed().as_secs_f64()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_input_order_with_any_thread_count() {
+        let items: Vec<u64> = (0..200).collect();
+        for j in [1, 2, 4] {
+            let opts = BatchOptions {
+                jobs: Some(j),
+                progress: false,
+            };
+            let out = run(&items, &opts, |x| {
+                // Uneven work so that completion order differs from input order.
+                std::thread::sleep(Duration::from_micros((200 - x) % 7 * 50));
+                x * 2
+            })
+            .unwrap();
+            assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        }
+        let bad = BatchOptions {
+            jobs: Some(0),
+            progress: false,
+        };
+        assert!(run(&items, &bad, |x| *x).is_err());
+    }
+
+    #[test]
+    fn summary_counts_in_order() {
+        let mut s = Summary::new("tests", &["allowed", "forbidden"]);
+        s.add("forbidden");
+        s.add("unknown");
+        s.add("forbidden");
+        assert_eq!(s.count("forbidden"), 2);
+        let r = s.render();
+        assert!(
+            r.starts_with("summary: 3 tests: 0 allowed, 2 forbidden, 1 unknown in "),
+            "{r}"
+        );
+        assert!(check_timeout(Some(0.0)).is_err() && check_timeout(Some(1.5)).is_ok());
+    }
+}

@@ -1,0 +1,275 @@
+//! `bmc-rmm [reach|robust]` with the bounded engine, and `bmc-rmm parse`:
+//! loading programs for checking, running the checks in a batch, and
+//! writing the results (text, JSON, DOT, expectations).
+
+use super::args::{CheckArgs, Engine, ParseArgs};
+use super::render;
+use bmc_rmm::bounded::{CheckKind, Verdict};
+use bmc_rmm::diag::Error;
+use bmc_rmm::frontend::{self, Format};
+use bmc_rmm::program::Width;
+
+/// Loads a program for checking: parses it, instantiates an SPMD (PGAS)
+/// program per rank (`nodes`: `--nodes`, else the file's `nodes N;`,
+/// src/pgas.rs), and checks that `model` gives PGAS programs a meaning.
+///
+/// Errors: the file's errors; a PGAS program under a model without `op`.
+pub fn load_for_check(
+    f: &str,
+    format: Option<Format>,
+    w: Width,
+    nodes: Option<u32>,
+    model: &bmc_rmm::cat::Model,
+    model_name: &str,
+) -> Result<bmc_rmm::program::Program, Error> {
+    let p = frontend::load_program(f, format, w)?;
+    let p = bmc_rmm::program::pgas::prepare(p, nodes, w)?;
+    if p.nodes.is_some() && !model.uses("op") {
+        return Err(Error::Usage(format!(
+            "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
+        )));
+    }
+    Ok(p)
+}
+
+/// Runs `bmc-rmm parse`: prints each program in native syntax.
+pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
+    if args.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    let mut out = String::new();
+    for f in &args.input.files {
+        let p = frontend::load_program(f, args.input.format, Width(args.input.width))?;
+        if args.input.json {
+            let rec = serde_json::json!({ "file": f, "threads": p.threads.len(), "program": bmc_rmm::frontend::native::print::native(&p) });
+            out.push_str(&rec.to_string());
+            out.push('\n');
+        } else {
+            if args.input.files.len() > 1 {
+                out.push_str(&format!("# file: {f}\n"));
+            }
+            out.push_str(&bmc_rmm::frontend::native::print::native(&p));
+        }
+    }
+    print!("{out}");
+    Ok(0)
+}
+
+/// Where `--dot` writes: one file, or one file per input and check in a
+/// directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DotTarget {
+    /// `--dot FILE` with a single input.
+    File(String),
+    /// `--dot DIR`: `DIR/<stem>.<check>.dot`.
+    Dir(std::path::PathBuf),
+}
+
+impl DotTarget {
+    /// Interprets `--dot PATH` for `inputs` inputs: a directory when PATH
+    /// is an existing directory, ends with `/`, or there are several
+    /// inputs (created if missing); else a file.
+    ///
+    /// Errors: the directory cannot be created ([`Error::Io`]).
+    pub fn resolve(path: &str, inputs: usize) -> Result<DotTarget, Error> {
+        let p = std::path::Path::new(path);
+        let is_dir = p.is_dir() || path.ends_with('/') || path.ends_with(std::path::MAIN_SEPARATOR);
+        if !is_dir && inputs <= 1 {
+            return Ok(DotTarget::File(path.to_string()));
+        }
+        std::fs::create_dir_all(p).map_err(|e| Error::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(DotTarget::Dir(p.to_path_buf()))
+    }
+
+    /// The file for input number `index` of `files` and `check`: the
+    /// stem of the input's file name, with `-<index+1>` appended when
+    /// another input has the same stem.
+    pub fn path_for(&self, files: &[String], index: usize, check: &str) -> String {
+        match self {
+            DotTarget::File(f) => f.clone(),
+            DotTarget::Dir(d) => {
+                let stem = |f: &str| {
+                    std::path::Path::new(f)
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "input".into())
+                };
+                let s = stem(&files[index]);
+                let dup = files.iter().filter(|f| stem(f) == s).count() > 1;
+                let name = if dup {
+                    format!("{s}-{}.{check}.dot", index + 1)
+                } else {
+                    format!("{s}.{check}.dot")
+                };
+                d.join(name).to_string_lossy().into_owned()
+            }
+        }
+    }
+}
+
+/// The `arch` column recorded for a program input: its format.
+fn format_name(file: &str, forced: Option<Format>) -> &'static str {
+    forced.unwrap_or_else(|| Format::detect(file, "")).name()
+}
+
+/// Runs `reach` and/or `robust` on every input (files, directories of
+/// `.rmm`/`.txt` files, `@list`s) with the bounded engine, in parallel
+/// (`-j`), each input with its own `--timeout`; prints the results in
+/// input order, then a summary on stderr (several inputs, `--expect` or
+/// `--write-expect`).
+///
+/// Exit status: with `--expect`, 1 on any mismatch, else 3 if an input
+/// without expectation is unknown, else 0; without, 1 if any violation,
+/// else 3 if any unknown, else 0.
+///
+/// Errors: usage errors, unreadable or malformed inputs (before any check
+/// runs), a bad model file, a malformed expectations file, an unwritable
+/// `--dot` or `--write-expect` path.
+pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
+    use crate::cli::expect::{self, Check, Compared};
+    a.validate()?;
+    if a.engine == Engine::Explicit {
+        return Err(Error::Usage(
+            "--engine explicit answers `robust` only".into(),
+        ));
+    }
+    let model = bmc_rmm::cat::load_model(&a.model, a.model_file.as_deref())?;
+    bmc_rmm::bounded::validate(a.solver, &model)?;
+    let model_name = match &a.model_file {
+        Some(f) => f.clone(),
+        None => a.model.clone(),
+    };
+    let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
+    let exp = a
+        .expect
+        .as_deref()
+        .map(expect::Expectations::read)
+        .transpose()?;
+    let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
+    if files.is_empty() {
+        return Err(Error::Usage("no input file found".into()));
+    }
+    let dot = a
+        .dot
+        .as_deref()
+        .map(|d| DotTarget::resolve(d, files.len()))
+        .transpose()?;
+    // Parse everything first: a bad input stops the run before any output.
+    let mut progs = Vec::new();
+    for f in &files {
+        let w = Width(a.input.width);
+        let p = load_for_check(f, a.input.format, w, a.nodes, &model, &model_name)?;
+        progs.push((f.clone(), p));
+    }
+    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
+    let mut summary = crate::cli::batch::Summary::new("results", &[]);
+    let results = crate::cli::batch::run(&progs, &opts, |(_, p)| {
+        let lim = bmc_rmm::bounded::Limits {
+            bound: a.bound,
+            width: a.input.width,
+            deadline: crate::cli::batch::deadline(a.timeout),
+        };
+        bmc_rmm::bounded::check(a.solver, p, &model, lim, a.eager, kinds)
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
+    let mut cmp = expect::Comparison::default();
+    let mut records = Vec::new();
+    let (mut violation, mut unknown, mut unknown_unmatched) = (false, false, false);
+    let mut out = String::new();
+    for (i, ((f, p), rs)) in progs.iter().zip(&results).enumerate() {
+        for r in rs {
+            let word = render::verdict_word(r.check, r.verdict);
+            summary.add(word);
+            let ck = match r.check {
+                CheckKind::Reach => Check::Reach,
+                CheckKind::Robust => Check::Robust,
+            };
+            let compared = exp
+                .as_ref()
+                .map(|e| cmp.compare(e, f, &model_name, &aliases, ck, word));
+            if a.write_expect.is_some() {
+                records.push(expect::Record {
+                    arch: format_name(f, a.input.format).into(),
+                    file: f.clone(),
+                    model: aliases[0].clone(),
+                    verdict: word.into(),
+                });
+            }
+            if a.input.json {
+                let mut rec = serde_json::json!({
+                    "file": f, "model": model_name, "solver": a.solver, "bound": a.bound, "width": a.input.width,
+                    "check": r.check, "verdict": r.verdict, "time": r.time,
+                    "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
+                    "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
+                    "attack": r.attack.and_then(|(w, l)| {
+                        let x = r.witness.as_ref()?;
+                        Some(serde_json::json!({"store": x.event(w)?.label, "load": x.event(l)?.label}))
+                    }),
+                    "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
+                });
+                if let Some(c) = &compared {
+                    c.annotate(&mut rec, word);
+                }
+                out.push_str(&rec.to_string());
+                out.push('\n');
+            } else {
+                out.push_str(&render::render(p, f, &model_name, a.bound, r));
+            }
+            if let (Some(t), Some(x)) = (&dot, &r.witness) {
+                let path = t.path_for(&files, i, r.check.name());
+                let text = x.to_dot(p, r.cycle.as_ref(), &r.fr);
+                std::fs::write(&path, text).map_err(|e| Error::Io {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+            }
+            match r.verdict {
+                Verdict::Violation => violation = true,
+                Verdict::Unknown => {
+                    unknown = true;
+                    if matches!(compared, None | Some(Compared::Missing)) {
+                        unknown_unmatched = true;
+                    }
+                }
+                Verdict::NoViolation => {}
+            }
+        }
+    }
+    if let Some(e) = &exp {
+        if !a.input.json {
+            for m in &cmp.mismatches {
+                out.push_str(m);
+                out.push('\n');
+            }
+        }
+        let _ = e;
+    }
+    print!("{out}");
+    if let Some(path) = &a.write_expect {
+        expect::write(path, &records)?;
+    }
+    if files.len() > 1 || exp.is_some() || a.write_expect.is_some() {
+        eprintln!("{}", summary.render());
+    }
+    if let Some(e) = &exp {
+        eprintln!("{}", cmp.render(e));
+        return Ok(if !cmp.mismatches.is_empty() {
+            1
+        } else if unknown_unmatched {
+            3
+        } else {
+            0
+        });
+    }
+    Ok(if violation {
+        1
+    } else if unknown {
+        3
+    } else {
+        0
+    })
+}

@@ -1,0 +1,562 @@
+//! `bmc-rmm diff --models A,B INPUTS`: runs every input under two models
+//! and lists the inputs whose answers differ. `diff --solvers varisat,z3
+//! --model M` (also `crosscheck --solvers`) compares the two solver
+//! backends under one model instead, and replays every witness (an
+//! execution reaching a goal or with a cyclic hb) found by one backend on
+//! the other as a concrete execution: a witness the other backend rejects
+//! is listed as a difference too.
+//!
+//! * Litmus tests: the verdict (herd's `Allowed`/`Forbidden`) and the set
+//!   of final states; the states one model allows and the other forbids
+//!   are printed under the row.
+//! * Programs (`.rmm`, `.txt`): the `reach` and `robust` verdicts.
+//!
+//! The table has up to three sections, in input order: inputs whose
+//! verdict differs, inputs whose verdicts agree but whose final states
+//! differ (not with `--verdicts-only`), and inputs with an unknown answer
+//! (timeout). Exit status: 2 if an input could not be read, else 1 if a
+//! listed difference exists, else 3 if an answer is unknown, else 0.
+
+use super::args::DiffArgs;
+use super::render::{litmus_verdict_word, verdict_word};
+use crate::cli::batch::{self, BatchOptions, Summary};
+use bmc_rmm::bounded::Execution;
+use bmc_rmm::bounded::SolverKind;
+use bmc_rmm::bounded::{CheckKind, CheckResult, DEFAULT_BOUND, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::cat::load_model_spec;
+use bmc_rmm::cat::Model;
+use bmc_rmm::diag::Error;
+use bmc_rmm::frontend::Format;
+use bmc_rmm::program::Width;
+
+/// The answers of one input under one model.
+#[derive(Clone, Debug)]
+enum Answer {
+    /// A litmus test: verdict word and final states (herd's state lines).
+    Litmus {
+        verdict: String,
+        states: Vec<String>,
+    },
+    /// A program: (check, verdict word) for reach and robust, and the
+    /// witnesses' replays on the other side (when comparing solvers).
+    Program(Vec<(CheckKind, &'static str)>, Vec<Replay>),
+}
+
+/// A witness of one side replayed on the other side's solver.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The check whose witness it is.
+    pub check: CheckKind,
+    /// `Err(why)` when the other side rejects the execution.
+    pub result: Result<(), String>,
+    /// The witness (its cycle or events, for the report).
+    pub witness: String,
+}
+
+/// One side of a comparison: a model on a solver backend.
+pub struct Side {
+    /// The column title (`tso`, `z3`, …).
+    pub label: String,
+    /// The model.
+    pub model: Model,
+    /// The model's name or file (for messages).
+    pub model_name: String,
+    /// The backend.
+    pub solver: SolverKind,
+}
+
+impl Answer {
+    fn unknown(&self) -> bool {
+        match self {
+            Answer::Litmus { verdict, .. } => verdict == "Unknown",
+            Answer::Program(v, _) => v.iter().any(|(_, w)| *w == "unknown"),
+        }
+    }
+}
+
+fn is_litmus(file: &str) -> bool {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    Format::detect(file, &text) == Format::Litmus
+}
+
+/// The answer of one input on `side`; with `other` (comparing solvers),
+/// each witness is replayed on that backend.
+fn answer(
+    file: &str,
+    side: &Side,
+    other: Option<SolverKind>,
+    a: &DiffArgs,
+) -> Result<Answer, Error> {
+    if is_litmus(file) {
+        let (t, r) = super::litmus::run_one(
+            file,
+            &side.model,
+            a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
+            a.width,
+            a.timeout,
+            side.solver,
+        )?;
+        return Ok(Answer::Litmus {
+            verdict: litmus_verdict_word(&r).to_string(),
+            states: r.states.iter().map(|s| t.state_line(s)).collect(),
+        });
+    }
+    let w = a.width.unwrap_or(Width::DEFAULT.0);
+    let p =
+        super::check::load_for_check(file, None, Width(w), a.nodes, &side.model, &side.model_name)?;
+    let lim = bmc_rmm::bounded::Limits {
+        bound: a.bound.unwrap_or(DEFAULT_BOUND),
+        width: w,
+        deadline: batch::deadline(Some(a.timeout)),
+    };
+    let kinds = [CheckKind::Reach, CheckKind::Robust];
+    let results = bmc_rmm::bounded::check(side.solver, &p, &side.model, lim, false, &kinds)?;
+    let mut replays = Vec::new();
+    if let Some(o) = other {
+        for r in &results {
+            let Some(x) = &r.witness else { continue };
+            let result = bmc_rmm::bounded::replay(o, &p, &side.model, lim, x)?;
+            replays.push(Replay {
+                check: r.check,
+                result,
+                witness: describe(x, r),
+            });
+        }
+    }
+    Ok(Answer::Program(
+        results
+            .iter()
+            .map(|r| (r.check, verdict_word(r.check, r.verdict)))
+            .collect(),
+        replays,
+    ))
+}
+
+/// A one-line summary of a witness: its hb cycle, else its events.
+fn describe(x: &Execution, r: &CheckResult) -> String {
+    match &r.cycle {
+        Some(c) => x.render_cycle(c),
+        None => x
+            .events
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// How the two answers for one input compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Some verdict differs.
+    Verdict,
+    /// Same verdicts, different final states.
+    Outcomes,
+    /// A witness of one side is rejected by the other side.
+    Replay,
+    /// An answer is unknown (timeout).
+    Unknown,
+    /// Same answers.
+    Same,
+}
+
+/// One input's comparison.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The input.
+    pub file: String,
+    /// How the answers compare.
+    pub kind: Kind,
+    /// Per check (`litmus`, or `reach` and `robust`): the two verdicts.
+    pub verdicts: Vec<(String, [String; 2])>,
+    /// Final states only the first model allows, only the second allows.
+    pub only: [Vec<String>; 2],
+    /// Witnesses of side i rejected by the other side: (check, witness,
+    /// why).
+    pub rejected: [Vec<(String, String, String)>; 2],
+}
+
+fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
+    let mut row = Row {
+        file: file.to_string(),
+        kind: Kind::Same,
+        verdicts: Vec::new(),
+        only: [Vec::new(), Vec::new()],
+        rejected: [Vec::new(), Vec::new()],
+    };
+    match (a, b) {
+        (
+            Answer::Litmus {
+                verdict: va,
+                states: sa,
+            },
+            Answer::Litmus {
+                verdict: vb,
+                states: sb,
+            },
+        ) => {
+            row.verdicts
+                .push(("litmus".into(), [va.clone(), vb.clone()]));
+            row.only[0] = sa.iter().filter(|s| !sb.contains(s)).cloned().collect();
+            row.only[1] = sb.iter().filter(|s| !sa.contains(s)).cloned().collect();
+        }
+        (Answer::Program(va, ra), Answer::Program(vb, rb)) => {
+            for ((k, x), (_, y)) in va.iter().zip(vb) {
+                row.verdicts
+                    .push((check_name(*k).into(), [x.to_string(), y.to_string()]));
+            }
+            for (i, reps) in [ra, rb].into_iter().enumerate() {
+                for r in reps {
+                    if let Err(why) = &r.result {
+                        row.rejected[i].push((
+                            check_name(r.check).into(),
+                            r.witness.clone(),
+                            why.clone(),
+                        ));
+                    }
+                }
+            }
+        }
+        // Cannot happen: both answers come from the same file.
+        _ => row.kind = Kind::Unknown,
+    }
+    if row.kind == Kind::Unknown || a.unknown() || b.unknown() {
+        row.kind = Kind::Unknown;
+        row.only = [Vec::new(), Vec::new()];
+    } else if row.verdicts.iter().any(|(_, [x, y])| x != y) {
+        row.kind = Kind::Verdict;
+    } else if !row.rejected[0].is_empty() || !row.rejected[1].is_empty() {
+        row.kind = Kind::Replay;
+    } else if !row.only[0].is_empty() || !row.only[1].is_empty() {
+        row.kind = Kind::Outcomes;
+    }
+    row
+}
+
+fn check_name(k: CheckKind) -> &'static str {
+    match k {
+        CheckKind::Reach => "reach",
+        CheckKind::Robust => "robust",
+    }
+}
+
+/// The two sides of the comparison: `--models A,B` on `--solver`, or
+/// `--solvers A,B` with `--model`.
+///
+/// Errors: neither or both of two models and two solvers; an unknown
+/// model or solver; a solver this build lacks.
+fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
+    match (&a.models, &a.solvers) {
+        (Some(ms), None) => {
+            if ms.len() != 2 || ms.iter().any(|m| m.trim().is_empty()) {
+                return Err(Error::Usage(format!(
+                    "--models takes two models separated by a comma (e.g. --models sc,tso), got `{}`",
+                    ms.join(",")
+                )));
+            }
+            a.solver.available()?;
+            let side = |m: &String| -> Result<Side, Error> {
+                let model = load_model_spec(m)?;
+                bmc_rmm::bounded::validate(a.solver, &model)?;
+                Ok(Side {
+                    label: m.clone(),
+                    model,
+                    model_name: m.clone(),
+                    solver: a.solver,
+                })
+            };
+            Ok([side(&ms[0])?, side(&ms[1])?])
+        }
+        (None, Some(ss)) => {
+            let kinds = SolverKind::parse_list(&ss.join(","))?;
+            if kinds.len() != 2 {
+                return Err(Error::Usage(format!(
+                    "--solvers takes two solvers separated by a comma (e.g. --solvers varisat,z3), got `{}`",
+                    ss.join(",")
+                )));
+            }
+            let spec = a.model.as_deref().unwrap_or("tso");
+            let side = |k: SolverKind| -> Result<Side, Error> {
+                let model = load_model_spec(spec)?;
+                bmc_rmm::bounded::validate(k, &model)?;
+                Ok(Side {
+                    label: k.name().into(),
+                    model,
+                    model_name: spec.to_string(),
+                    solver: k,
+                })
+            };
+            Ok([side(kinds[0])?, side(kinds[1])?])
+        }
+        _ => Err(Error::Usage(
+            "give either --models A,B (two models) or --solvers A,B with --model M (two solvers)"
+                .into(),
+        )),
+    }
+}
+
+/// Runs the command; returns the exit status (see the module doc).
+///
+/// Errors: not exactly two models, an unknown model name, a bad model
+/// file, no or missing inputs, bad numeric options, `-j 0`.
+pub fn run(a: &DiffArgs) -> Result<i32, Error> {
+    if a.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    if a.bound == Some(0) {
+        return Err(Error::Usage("--bound must be at least 1".into()));
+    }
+    batch::check_timeout(Some(a.timeout))?;
+    let sides = sides(a)?;
+    let files = crate::cli::inputs::expand(&a.files, &["litmus", "rmm", "txt"])?;
+    if files.is_empty() {
+        return Err(Error::Usage("no input file found".into()));
+    }
+    let jobs: Vec<(usize, usize)> = (0..files.len()).flat_map(|i| [(i, 0), (i, 1)]).collect();
+    let opts = BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json);
+    let mut summary = Summary::new(
+        "inputs",
+        &[
+            "verdict differs",
+            "witness rejected",
+            "outcomes differ",
+            "same",
+            "unknown",
+            "errors",
+        ],
+    );
+    // Comparing solvers: replay each side's witnesses on the other side.
+    let replay = sides[0].solver != sides[1].solver;
+    let answers = batch::run(&jobs, &opts, |&(i, m)| {
+        let other = replay.then_some(sides[1 - m].solver);
+        answer(&files[i], &sides[m], other, a)
+    })?;
+    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
+    let mut rows = Vec::new();
+    let mut errors = 0;
+    for (i, f) in files.iter().enumerate() {
+        match (&answers[2 * i], &answers[2 * i + 1]) {
+            (Ok(x), Ok(y)) => {
+                let r = compare(f, x, y);
+                summary.add(match r.kind {
+                    Kind::Verdict => "verdict differs",
+                    Kind::Replay => "witness rejected",
+                    Kind::Outcomes => "outcomes differ",
+                    Kind::Unknown => "unknown",
+                    Kind::Same => "same",
+                });
+                rows.push(r);
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                errors += 1;
+                summary.add("errors");
+                if a.json {
+                    println!("{}", serde_json::json!({"file": f, "error": e.to_string()}));
+                } else {
+                    eprint!("{e}");
+                    if !e.to_string().ends_with('\n') {
+                        eprintln!();
+                    }
+                }
+            }
+        }
+    }
+    let listed = |k: &Kind| match k {
+        Kind::Verdict | Kind::Replay | Kind::Unknown => true,
+        Kind::Outcomes => !a.verdicts_only,
+        Kind::Same => false,
+    };
+    if a.json {
+        for r in rows.iter().filter(|r| listed(&r.kind)) {
+            println!("{}", json_row(r, &labels));
+        }
+    } else {
+        print!(
+            "{}",
+            render_table(&rows, &labels, a.verdicts_only, files.len())
+        );
+    }
+    eprintln!("{}", summary.render());
+    let differs = rows.iter().any(|r| {
+        matches!(r.kind, Kind::Verdict | Kind::Replay)
+            || (r.kind == Kind::Outcomes && !a.verdicts_only)
+    });
+    Ok(if errors > 0 {
+        2
+    } else if differs {
+        1
+    } else if rows.iter().any(|r| r.kind == Kind::Unknown) {
+        3
+    } else {
+        0
+    })
+}
+
+fn json_row(r: &Row, models: &[String]) -> serde_json::Value {
+    let kind = match r.kind {
+        Kind::Verdict => "verdict",
+        Kind::Replay => "witness-rejected",
+        Kind::Outcomes => "outcomes",
+        Kind::Unknown => "unknown",
+        Kind::Same => "same",
+    };
+    serde_json::json!({
+        "file": r.file,
+        "kind": kind,
+        "models": models,
+        "verdict_differs": r.kind == Kind::Verdict,
+        "verdicts": r.verdicts.iter().map(|(c, [x, y])| serde_json::json!({"check": c, "verdicts": [x, y]})).collect::<Vec<_>>(),
+        "only": [&r.only[0], &r.only[1]],
+        "rejected": r.rejected.iter().map(|v| v.iter().map(|(c, w, why)| serde_json::json!({"check": c, "witness": w, "why": why})).collect::<Vec<_>>()).collect::<Vec<_>>(),
+    })
+}
+
+/// The text table: `diff A vs B` header, then the sections (see the
+/// module doc); each row is `FILE  CHECK  VERDICT-A  VERDICT-B`, followed
+/// by `only A: state` / `only B: state` lines for litmus tests.
+pub fn render_table(rows: &[Row], models: &[String], verdicts_only: bool, inputs: usize) -> String {
+    let mut s = format!("diff {} vs {} ({inputs} inputs)\n", models[0], models[1]);
+    let mut sections = vec![
+        (Kind::Verdict, "verdict differs"),
+        (Kind::Replay, "witness rejected by the other side"),
+    ];
+    if !verdicts_only {
+        sections.push((Kind::Outcomes, "same verdict, different final states"));
+    }
+    sections.push((Kind::Unknown, "unknown (timeout)"));
+    let fw = rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
+    let vw = rows
+        .iter()
+        .flat_map(|r| {
+            r.verdicts
+                .iter()
+                .flat_map(|(_, v)| v.iter().map(|x| x.len()))
+        })
+        .chain(models.iter().map(|m| m.len()))
+        .max()
+        .unwrap_or(9);
+    for (kind, title) in sections {
+        let sel: Vec<&Row> = rows.iter().filter(|r| r.kind == kind).collect();
+        if sel.is_empty() {
+            if kind == Kind::Verdict {
+                s.push_str("\nno verdict differs\n");
+            }
+            continue;
+        }
+        s.push_str(&format!("\n{title} ({}):\n", sel.len()));
+        s.push_str(&format!(
+            "{:fw$}  {:6}  {:vw$}  {}\n",
+            "FILE", "CHECK", models[0], models[1]
+        ));
+        for r in sel {
+            for (c, [x, y]) in &r.verdicts {
+                if kind == Kind::Verdict && x == y && r.verdicts.len() > 1 {
+                    continue;
+                }
+                s.push_str(format!("{:fw$}  {:6}  {:vw$}  {}\n", r.file, c, x, y).trim_end());
+                s.push('\n');
+            }
+            for (m, only) in models.iter().zip(&r.only) {
+                for st in only {
+                    s.push_str(&format!("    only {m}: {}\n", st.trim_end()));
+                }
+            }
+            for (i, rej) in r.rejected.iter().enumerate() {
+                for (c, w, why) in rej {
+                    s.push_str(&format!(
+                        "    {c} witness of {} rejected by {}: {why}\n      {w}\n",
+                        models[i],
+                        models[1 - i]
+                    ));
+                }
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compares_litmus_answers() {
+        let a = Answer::Litmus {
+            verdict: "Forbidden".into(),
+            states: vec!["0:EAX=1;".into()],
+        };
+        let b = Answer::Litmus {
+            verdict: "Allowed".into(),
+            states: vec!["0:EAX=0;".into(), "0:EAX=1;".into()],
+        };
+        let r = compare("t.litmus", &a, &b);
+        assert_eq!(r.kind, Kind::Verdict);
+        assert!(r.only[0].is_empty());
+        assert_eq!(r.only[1], vec!["0:EAX=0;".to_string()]);
+        let t = render_table(&[r], &["sc".into(), "tso".into()], false, 1);
+        assert!(t.contains("t.litmus  litmus  Forbidden  Allowed"), "{t}");
+        assert!(t.contains("    only tso: 0:EAX=0;"), "{t}");
+        let u = Answer::Litmus {
+            verdict: "Unknown".into(),
+            states: vec![],
+        };
+        assert_eq!(compare("t", &a, &u).kind, Kind::Unknown);
+        assert_eq!(compare("t", &a, &a).kind, Kind::Same);
+    }
+
+    #[test]
+    fn rejected_witnesses_are_listed() {
+        let ok = Answer::Program(
+            vec![
+                (CheckKind::Reach, "unreachable"),
+                (CheckKind::Robust, "not-robust"),
+            ],
+            vec![Replay {
+                check: CheckKind::Robust,
+                result: Ok(()),
+                witness: "t0:W x=1 -po-> t0:R y=0".into(),
+            }],
+        );
+        let bad = Answer::Program(
+            vec![
+                (CheckKind::Reach, "unreachable"),
+                (CheckKind::Robust, "not-robust"),
+            ],
+            vec![Replay {
+                check: CheckKind::Robust,
+                result: Err("not an execution consistent with the model".into()),
+                witness: "t1:W y=1 -po-> t1:R x=0".into(),
+            }],
+        );
+        assert_eq!(compare("p.rmm", &ok, &ok).kind, Kind::Same);
+        let r = compare("p.rmm", &ok, &bad);
+        assert_eq!(r.kind, Kind::Replay);
+        assert!(r.rejected[0].is_empty());
+        assert_eq!(r.rejected[1].len(), 1);
+        let t = render_table(
+            std::slice::from_ref(&r),
+            &["varisat".into(), "z3".into()],
+            false,
+            1,
+        );
+        assert!(t.contains("witness rejected by the other side (1):"), "{t}");
+        assert!(
+            t.contains("robust witness of z3 rejected by varisat: not an execution"),
+            "{t}"
+        );
+        assert!(t.contains("      t1:W y=1 -po-> t1:R x=0"), "{t}");
+        let j = json_row(&r, &["varisat".into(), "z3".into()]);
+        assert_eq!(j["kind"], "witness-rejected");
+        assert_eq!(j["rejected"][1][0]["check"], "robust");
+    }
+
+    #[test]
+    fn model_specs() {
+        assert!(load_model_spec("sc").is_ok());
+        assert!(matches!(load_model_spec("nosuch"), Err(Error::Usage(_))));
+        assert!(matches!(
+            load_model_spec("nosuch.cat"),
+            Err(Error::Io { .. })
+        ));
+    }
+}

@@ -1,0 +1,330 @@
+//! CLI commands backed by the explicit-state engine (issue 4):
+//! `robust --engine explicit`, `fences`, and `crosscheck` (explicit vs
+//! bounded SAT engine on the same inputs).
+
+use super::args::{CheckArgs, CrosscheckArgs, FencesArgs};
+use super::render::robustness_phrase;
+use bmc_rmm::bounded::{self, Verdict};
+use bmc_rmm::bounded::{CheckKind, Deadline, SolverKind};
+use bmc_rmm::diag::{Error, SourceFile, Span};
+use bmc_rmm::explicit::{
+    self, FenceCosts, FenceLocation, FenceVerdict, Limits, Options, Robustness,
+};
+use bmc_rmm::frontend;
+use bmc_rmm::program::{Program, Width};
+use std::time::{Duration, Instant};
+
+fn options(width: u32, timeout: Option<f64>) -> Options {
+    let mut o = Options {
+        width: Width(width),
+        ..Options::default()
+    };
+    o.limits = Limits {
+        timeout: timeout.map(Duration::from_secs_f64),
+        ..Limits::default()
+    };
+    o
+}
+
+fn require_tso(model: &str, model_file: &Option<String>) -> Result<(), Error> {
+    if model_file.is_some() || bmc_rmm::cat::builtin_name(model) != Some("tso") {
+        return Err(Error::Usage(
+            "the explicit engine decides robustness against TSO only (--model tso)".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn load_all(
+    files: &[String],
+    format: Option<frontend::Format>,
+    width: u32,
+) -> Result<Vec<(String, Program)>, Error> {
+    let files = crate::cli::inputs::expand(files, &["rmm", "txt"])?;
+    files
+        .into_iter()
+        .map(|f| frontend::load_program(&f, format, Width(width)).map(|p| (f, p)))
+        .collect()
+}
+
+/// The explicit verdict as a [`Verdict`] and a text.
+fn explicit_robust(
+    p: &Program,
+    o: &Options,
+) -> Result<(Verdict, String, explicit::RobustnessReport), Error> {
+    let r = explicit::check_robustness(p, o).map_err(|e| Error::Usage(e.to_string()))?;
+    let (v, text) = match &r.verdict {
+        Robustness::Robust => (Verdict::NoViolation, "robust (unbounded)".to_string()),
+        Robustness::NotRobust(w) => (
+            Verdict::Violation,
+            format!("NOT ROBUST: attack {}\n{w}", w.attack_text),
+        ),
+        Robustness::Unknown(why) => (Verdict::Unknown, format!("unknown: {why}")),
+    };
+    Ok((v, text, r))
+}
+
+/// `bmc-rmm robust --engine explicit`: unbounded TSO robustness by attacks.
+pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
+    a.validate()?;
+    require_tso(&a.model, &a.model_file)?;
+    let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
+    let mut worst = Verdict::NoViolation;
+    for (f, p) in &progs {
+        let (v, text, r) = explicit_robust(p, &options(a.input.width, a.timeout))?;
+        if a.input.json {
+            let w = match &r.verdict {
+                Robustness::NotRobust(w) => Some(w.to_string()),
+                _ => None,
+            };
+            println!(
+                "{}",
+                serde_json::json!({"file": f, "model": "tso", "engine": "explicit", "check": "robust",
+                    "verdict": v, "witness": w, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats})
+            );
+        } else {
+            println!("{f}: robust [tso, explicit engine]: {text}");
+            println!(
+                "  attacks: {} ({} answered without search), states visited: {}, {:.3}s",
+                r.stats.attacks_total,
+                r.stats.answered_without_search,
+                r.stats.states_visited,
+                r.stats.time_us as f64 / 1e6
+            );
+        }
+        worst = merge(worst, v);
+    }
+    Ok(worst.exit_code())
+}
+
+fn merge(a: Verdict, b: Verdict) -> Verdict {
+    match (a, b) {
+        (Verdict::Violation, _) | (_, Verdict::Violation) => Verdict::Violation,
+        (Verdict::Unknown, _) | (_, Verdict::Unknown) => Verdict::Unknown,
+        _ => Verdict::NoViolation,
+    }
+}
+
+/// Reads a fence cost file: lines `THREAD STATE COST` (`#` comments);
+/// `default COST` sets the cost of every other location.
+///
+/// Errors: unknown thread or state, a malformed line (located).
+pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
+    let src = SourceFile::read(path)?;
+    let mut costs = FenceCosts {
+        per_location: Default::default(),
+        default: 1,
+    };
+    let mut off = 0;
+    for line in src.text.split_inclusive('\n') {
+        let body = line.split('#').next().unwrap_or("");
+        let words: Vec<&str> = body.split_whitespace().collect();
+        let span = Span::new(off, off + line.trim_end().len());
+        off += line.len();
+        match words.as_slice() {
+            [] => {}
+            ["default", c] => {
+                costs.default = c
+                    .parse()
+                    .map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
+            }
+            [t, q, c] => {
+                let thread = p
+                    .thread_ids()
+                    .find(|&i| p.thread_name(i) == *t)
+                    .ok_or_else(|| src.error(span, format!("unknown thread `{t}`")))?;
+                let th = &p.threads[thread.0 as usize];
+                let state = p
+                    .names
+                    .get(q)
+                    .and_then(|s| th.find_state(s))
+                    .ok_or_else(|| {
+                        src.error(span, format!("unknown state `{q}` of thread `{t}`"))
+                    })?;
+                let c: u64 = c
+                    .parse()
+                    .map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
+                costs
+                    .per_location
+                    .insert(FenceLocation { thread, state }, c);
+            }
+            _ => {
+                return Err(src.error_help(
+                    span,
+                    "malformed cost line",
+                    "expected `THREAD STATE COST` or `default COST`",
+                ))
+            }
+        }
+    }
+    Ok(costs)
+}
+
+/// `bmc-rmm fences`: a minimal-cost valid fence set per input (thesis
+/// §6.5), the fenced program with `--emit`.
+pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
+    require_tso(&a.model, &None)?;
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    if a.emit.is_some() && a.input.files.len() > 1 {
+        return Err(Error::Usage("--emit FILE takes a single input".into()));
+    }
+    let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
+    let mut code = 0;
+    for (f, p) in &progs {
+        let costs = match &a.cost {
+            Some(c) => read_costs(c, p)?,
+            None => FenceCosts {
+                per_location: Default::default(),
+                default: 1,
+            },
+        };
+        let r = explicit::fence_insertion(p, &options(a.input.width, a.timeout), &costs)
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        let locs: Vec<FenceLocation> = match &r.verdict {
+            FenceVerdict::Robust => Vec::new(),
+            FenceVerdict::Fences(l) => l.clone(),
+            FenceVerdict::Unknown(why) => {
+                println!("{f}: fences [tso]: unknown: {why}");
+                code = 3;
+                continue;
+            }
+        };
+        let names: Vec<String> = locs.iter().map(|l| l.describe(p)).collect();
+        if a.input.json {
+            println!(
+                "{}",
+                serde_json::json!({"file": f, "model": "tso", "fences": names, "count": locs.len(),
+                    "cost": r.cost, "optimal": r.optimal, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats})
+            );
+        } else if locs.is_empty() {
+            println!("{f}: fences [tso]: robust, no fence needed");
+        } else {
+            println!(
+                "{f}: fences [tso]: {} fence(s), cost {}{}: {}",
+                locs.len(),
+                r.cost,
+                if r.optimal {
+                    " (optimal)"
+                } else {
+                    " (best found within limits)"
+                },
+                names.join(" ")
+            );
+        }
+        if let Some(out) = &a.emit {
+            let pairs: Vec<_> = locs.iter().map(|l| (l.thread, l.state)).collect();
+            let fenced = explicit::insert_fences(p, &pairs);
+            let text = bmc_rmm::frontend::native::print::native(&fenced);
+            write_atomically(out, &text)?;
+        }
+    }
+    Ok(code)
+}
+
+/// Writes a file through a temporary sibling and a rename, so that an
+/// error never leaves a half-written output.
+pub fn write_atomically(path: &str, text: &str) -> Result<(), Error> {
+    let tmp = format!("{path}.tmp{}", std::process::id());
+    let io = |e: std::io::Error| Error::Io {
+        path: path.to_string(),
+        message: e.to_string(),
+    };
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+/// `bmc-rmm crosscheck`: the explicit engine (unbounded) and the bounded
+/// SAT engine (up to K) on each input; reports agreement and, for a
+/// disagreement, what the violating side's witness shows.
+pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
+    let bound = a.bound.unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND);
+    require_tso(&a.model, &None)?;
+    if bound == 0 {
+        return Err(Error::Usage("--bound must be at least 1".into()));
+    }
+    let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
+    let model = bmc_rmm::cat::builtin("tso")?;
+    let mut disagreements = 0;
+    println!(
+        "{:<44} {:<22} {:<26} agree",
+        "file",
+        "explicit (unbounded)",
+        format!("sat (bound {})", bound)
+    );
+    for (f, p) in &progs {
+        let (ve, _, re) = explicit_robust(p, &options(a.input.width, a.timeout))?;
+        let deadline = Deadline(
+            a.timeout
+                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+        );
+        let lim = bounded::Limits {
+            bound,
+            width: a.input.width,
+            deadline,
+        };
+        let rs = bounded::check(
+            SolverKind::Varisat,
+            p,
+            &model,
+            lim,
+            false,
+            &[CheckKind::Robust],
+        )?
+        .remove(0);
+        let agree = match (ve, rs.verdict) {
+            (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
+            (x, y) if x == y => "yes",
+            // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
+            (Verdict::Violation, Verdict::NoViolation) if longest_thread(&re) > bound as usize => {
+                "yes (beyond bound)"
+            }
+            _ => "NO",
+        };
+        println!(
+            "{:<44} {:<22} {:<26} {agree}",
+            f,
+            robustness_phrase(ve),
+            robustness_phrase(rs.verdict)
+        );
+        if agree == "NO" {
+            disagreements += 1;
+            match (&re.verdict, &rs.witness) {
+                (Robustness::NotRobust(w), _) => {
+                    println!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):", longest_thread(&re), bound);
+                    println!("{w}");
+                }
+                (_, Some(x)) => {
+                    println!("  SAT witness (the explicit engine says robust):");
+                    if let Some(c) = &rs.cycle {
+                        println!("  cycle: {}", x.render_cycle(c));
+                    }
+                    print!("{}", x.render(p));
+                }
+                _ => {}
+            }
+        }
+    }
+    println!("{} file(s), {} disagreement(s)", progs.len(), disagreements);
+    Ok(if disagreements > 0 { 1 } else { 0 })
+}
+
+/// Instructions executed by the busiest thread in the explicit witness.
+fn longest_thread(r: &explicit::RobustnessReport) -> usize {
+    match &r.verdict {
+        Robustness::NotRobust(w) => {
+            let mut per: std::collections::HashMap<_, usize> = Default::default();
+            for e in &w.events {
+                if !matches!(e.kind, explicit::TsoEventKind::DelayedFlush) {
+                    *per.entry(e.thread).or_default() += 1;
+                }
+            }
+            per.values().copied().max().unwrap_or(0)
+        }
+        _ => 0,
+    }
+}

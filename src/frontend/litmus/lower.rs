@@ -1,0 +1,701 @@
+//! Lowering of a herd litmus test's surface syntax ([`super::syntax`])
+//! to a [`LitmusTest`]: variables and their addresses, the init block,
+//! each thread column through its architecture's instruction lowering
+//! ([`super::asm`]), `locations`, `filter` and the final condition.
+
+use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
+use crate::diag::{Error, SourceFile, Span};
+use crate::litmus::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
+use crate::program::{
+    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Instr, Program, RegId, SharedVar, StateId, Thread,
+    ThreadId, UnOp, Width,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Variable table shared by the two lowering passes: pass 1 records names
+/// and constants, pass 2 uses the final addresses.
+pub(crate) struct Vars {
+    /// Final addresses (pass 2), by name.
+    pub fixed: Option<BTreeMap<String, i64>>,
+    /// Names seen, with their first span.
+    pub seen: BTreeMap<String, Span>,
+    /// Largest absolute integer constant seen.
+    pub max_const: i64,
+}
+
+impl Vars {
+    /// The address of variable `name` (0 during pass 1).
+    pub fn addr(&mut self, name: &str, span: Span) -> i64 {
+        self.seen.entry(name.to_string()).or_insert(span);
+        match &self.fixed {
+            Some(m) => m.get(name).copied().unwrap_or(0),
+            None => 0,
+        }
+    }
+    /// Records an integer constant.
+    pub fn constant(&mut self, v: i64) {
+        self.max_const = self
+            .max_const
+            .max(v.unsigned_abs().min(i64::MAX as u64) as i64);
+    }
+}
+
+/// Per-thread lowering context.
+pub(crate) struct Ctx<'a> {
+    pub src: &'a SourceFile,
+    pub width: Width,
+    pub names: &'a mut crate::program::intern::Interner,
+    pub thread: &'a mut Thread,
+    pub vars: &'a mut Vars,
+    pub arch: Arch,
+}
+
+impl Ctx<'_> {
+    /// The register `name` of the current thread.
+    pub fn reg(&mut self, name: &str) -> RegId {
+        let s = self.names.intern(name);
+        self.thread.reg(s)
+    }
+    /// A checked integer constant.
+    pub fn int(&mut self, v: i64, span: Span) -> Result<Expr<RegId>, Error> {
+        check_fits(self.src, self.width, v, span)?;
+        self.vars.constant(self.width.wrap(v));
+        Ok(Expr::Const(self.width.wrap(v)))
+    }
+}
+
+fn check_fits(src: &SourceFile, w: Width, v: i64, span: Span) -> Result<(), Error> {
+    if w.0 < 64 && !w.fits(v) {
+        // Values above i64::MAX were read as their 64-bit wrap-around;
+        // show them as written (unsigned) when the text has no minus sign.
+        let written = src.text.get(span.start..span.end).unwrap_or("");
+        let shown = if v < 0 && !written.contains('-') {
+            (v as u64).to_string()
+        } else {
+            v.to_string()
+        };
+        return Err(src.error_help(
+            span,
+            format!("constant {shown} does not fit in {} bits", w.0),
+            "use a larger --width",
+        ));
+    }
+    Ok(())
+}
+
+/// Normalises a register name as herd prints it for `arch`.
+pub(crate) fn norm_reg(arch: Arch, r: &str) -> String {
+    match arch {
+        Arch::X86 => r.to_ascii_uppercase(),
+        Arch::Ppc => {
+            if r.starts_with('%') {
+                r.to_string()
+            } else {
+                r.to_ascii_lowercase()
+            }
+        }
+        Arch::X86_64 => super::asm::x64_reg(r.trim_start_matches('%'))
+            .map(str::to_string)
+            .unwrap_or_else(|| r.trim_start_matches('%').to_ascii_lowercase()),
+    }
+}
+
+/// herd's order of registers within a thread (smaller first); unknown
+/// registers come after, by name.
+fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
+    let table: &[&str] = match arch {
+        Arch::X86 => &["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP"],
+        Arch::X86_64 => &[
+            "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+            "r12", "r13", "r14", "r15", "rip",
+        ],
+        Arch::Ppc => &[],
+    };
+    if let Some(i) = table.iter().position(|x| *x == r) {
+        return (i, String::new());
+    }
+    if arch == Arch::Ppc {
+        if let Some(n) = r.strip_prefix('r').and_then(|d| d.parse::<usize>().ok()) {
+            return (n, String::new());
+        }
+    }
+    (1000, r.to_string())
+}
+
+/// Parses a herd litmus test and lowers it to the Program IR.
+///
+/// `width` is the value width W: every integer constant (and every
+/// address) must fit in W bits.
+///
+/// Errors (all located `file:line:column`, never a panic): malformed
+/// syntax, truncated files, an unknown architecture, an unsupported
+/// instruction (the message names it), an undefined label, a register of
+/// a thread that does not exist, a constant that does not fit
+/// ([`Error::Input`]); a width outside 1..=64 ([`Error::Usage`]).
+pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
+    if width.0 == 0 || width.0 > 64 {
+        return Err(Error::Usage(format!(
+            "width {} is out of range (1..=64)",
+            width.0
+        )));
+    }
+    let surf = super::syntax::parse_surface(src)?;
+    let arch = match surf.arch.as_str() {
+        "X86" => Arch::X86,
+        "X86_64" => Arch::X86_64,
+        "PPC" => Arch::Ppc,
+        other => {
+            return Err(src.error_help(
+                surf.arch_span,
+                format!("unsupported architecture `{other}`"),
+                "supported: X86, X86_64, PPC",
+            ))
+        }
+    };
+    // Pass 1: collect variable names and constants.
+    let mut vars = Vars {
+        fixed: None,
+        seen: BTreeMap::new(),
+        max_const: 0,
+    };
+    lower(src, &surf, arch, width, &mut vars)?;
+    // Addresses: alphabetical, from the first multiple of 16 above every
+    // constant.
+    let base = (vars.max_const / 16 + 1).saturating_mul(16);
+    let mut fixed = BTreeMap::new();
+    for (i, (name, span)) in vars.seen.iter().enumerate() {
+        let a = base.saturating_add(i as i64);
+        if width.0 < 64 && !width.fits(a) {
+            return Err(src.error_help(
+                *span,
+                format!(
+                    "the address of `{name}` ({a}) does not fit in {} bits",
+                    width.0
+                ),
+                "use a larger --width",
+            ));
+        }
+        fixed.insert(name.clone(), a);
+    }
+    vars.fixed = Some(fixed);
+    lower(src, &surf, arch, width, &mut vars)
+}
+
+/// herd's sort key of a location: (register 0 / memory 1, thread,
+/// register rank, name).
+type LocKey = (usize, usize, (usize, String), String);
+
+struct Resolver<'a> {
+    src: &'a SourceFile,
+    arch: Arch,
+    width: Width,
+    locs: Vec<(Location, LocKey)>,
+}
+
+fn lower(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    arch: Arch,
+    width: Width,
+    vars: &mut Vars,
+) -> Result<LitmusTest, Error> {
+    let mut p = Program {
+        source: Some(src.clone()),
+        ..Program::default()
+    };
+    let nthreads = surf.threads.len();
+    for (i, sp) in surf.thread_spans.iter().enumerate() {
+        let name = p.names.intern(&format!("P{i}"));
+        let q0 = p.names.intern("q0");
+        p.threads.push(Thread::new(name, q0, *sp));
+    }
+    // Init: registers and memory.
+    let mut mem_init: BTreeMap<String, (i64, Span)> = BTreeMap::new();
+    let mut sym_init: BTreeMap<String, (i64, Span)> = BTreeMap::new();
+    let mut ptr_regs: BTreeSet<(usize, String)> = BTreeSet::new();
+    let mut ptr_mem: BTreeSet<String> = BTreeSet::new();
+    let mut ptr_syms: BTreeSet<String> = BTreeSet::new();
+    for it in &surf.init {
+        let (val, is_ptr) = match &it.rhs {
+            None => (0, false),
+            Some((RawVal::Int(v), sp)) => {
+                check_fits(src, width, *v, *sp)?;
+                vars.constant(width.wrap(*v));
+                (width.wrap(*v), false)
+            }
+            Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
+        };
+        match &it.lhs {
+            InitLhs::Reg { thread, reg } => {
+                if *thread >= nthreads {
+                    return Err(src.error(
+                        it.span,
+                        format!("init of register of thread {thread}, but the test has {nthreads} threads"),
+                    ));
+                }
+                let rn = norm_reg(arch, reg);
+                let s = p.names.intern(&rn);
+                let t = &mut p.threads[*thread];
+                let r = t.reg(s);
+                t.reg_init[r.0 as usize] = val;
+                if is_ptr {
+                    ptr_regs.insert((*thread, rn));
+                }
+            }
+            InitLhs::SymReg(name) => {
+                sym_init.insert(name.clone(), (val, it.span));
+                if is_ptr {
+                    ptr_syms.insert(name.clone());
+                }
+            }
+            InitLhs::Mem(m) => {
+                vars.addr(m, it.span);
+                mem_init.insert(m.clone(), (val, it.span));
+                if is_ptr {
+                    ptr_mem.insert(m.clone());
+                }
+            }
+        }
+    }
+    // Code.
+    let mut has_loop = false;
+    for (ti, cells) in surf.threads.iter().enumerate() {
+        let mut names = std::mem::take(&mut p.names);
+        let mut thread = std::mem::replace(
+            &mut p.threads[ti],
+            Thread::new(
+                crate::program::intern::Sym(0),
+                crate::program::intern::Sym(0),
+                Span::default(),
+            ),
+        );
+        let r = {
+            let mut cx = Ctx {
+                src,
+                width,
+                names: &mut names,
+                thread: &mut thread,
+                vars,
+                arch,
+            };
+            super::asm::lower_thread(&mut cx, cells)
+        };
+        p.names = names;
+        // Symbolic registers used by this thread get their init values.
+        for (sname, (v, _)) in &sym_init {
+            if let Some(s) = p.names.get(sname) {
+                if let Some(rid) = thread.find_reg(s) {
+                    thread.reg_init[rid.0 as usize] = *v;
+                    if ptr_syms.contains(sname) {
+                        ptr_regs.insert((ti, sname.clone()));
+                    }
+                }
+            }
+        }
+        p.threads[ti] = thread;
+        has_loop |= r?;
+    }
+    // Locations of the condition, `locations` and the filter.
+    let mut rs = Resolver {
+        src,
+        arch,
+        width,
+        locs: Vec::new(),
+    };
+    let mut star_locs = Vec::new();
+    for (l, sp, star) in &surf.locations {
+        let i = rs.loc(&mut p, vars, l, *sp)?;
+        if *star {
+            star_locs.push(i);
+        }
+    }
+    let raw_prop = rs.prop(&mut p, vars, &surf.prop)?;
+    let raw_filter = match &surf.filter {
+        Some(f) => Some(rs.prop(&mut p, vars, f)?),
+        None => None,
+    };
+    // Shared variables.
+    if let Some(fixed) = &vars.fixed {
+        for (name, addr) in fixed {
+            let (init, span) = mem_init
+                .get(name)
+                .copied()
+                .unwrap_or((0, vars.seen.get(name).copied().unwrap_or_default()));
+            let s = p.names.intern(name);
+            p.vars.push(SharedVar {
+                name: s,
+                addr: *addr,
+                init,
+                span,
+            });
+            if init != 0 {
+                p.init.insert(*addr, init);
+            }
+        }
+    }
+    // Which locations may hold addresses.
+    let mut ptr_locs: BTreeSet<usize> = star_locs.into_iter().collect();
+    collect_symbolic(&raw_prop, &mut ptr_locs);
+    if let Some(f) = &raw_filter {
+        collect_symbolic(f, &mut ptr_locs);
+    }
+    let flow = pointer_flow(&p, &ptr_regs, &ptr_mem);
+    for (i, (loc, _)) in rs.locs.iter_mut().enumerate() {
+        let by_flow = match loc.kind {
+            LocKind::Reg { thread, reg } => flow.0.contains(&(thread.0 as usize, reg.0)),
+            LocKind::Mem { addr } => flow.1.contains(&addr),
+        };
+        loc.holds_address = by_flow || ptr_locs.contains(&i);
+    }
+    // herd's order.
+    let mut order: Vec<usize> = (0..rs.locs.len()).collect();
+    order.sort_by(|a, b| rs.locs[*a].1.cmp(&rs.locs[*b].1));
+    let mut remap = vec![0; order.len()];
+    for (new, old) in order.iter().enumerate() {
+        remap[*old] = new;
+    }
+    let observed: Vec<Location> = order.iter().map(|i| rs.locs[*i].0.clone()).collect();
+    let prop = remap_prop(raw_prop, &remap);
+    let filter = raw_filter.map(|f| remap_prop(f, &remap));
+    let cond = prop_expr(&prop, &observed);
+    let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed));
+    let goal_cond = match &filter_expr {
+        Some(f) => Expr::bin(BinOp::And, f.clone(), cond.clone()),
+        None => cond.clone(),
+    };
+    p.goals.push(Goal {
+        name: Some(surf.name.clone()),
+        kind: GoalKind::Goal,
+        at: GoalAt::Final,
+        cond: Some(goal_cond),
+        span: Span::default(),
+    });
+    let quantifier = match surf.quant {
+        RawQuant::Exists => Quantifier::Exists,
+        RawQuant::NotExists => Quantifier::NotExists,
+        RawQuant::Forall => Quantifier::Forall,
+    };
+    Ok(LitmusTest {
+        program: p,
+        name: surf.name.clone(),
+        arch,
+        doc: surf.doc.clone(),
+        metadata: surf.metadata.clone(),
+        quantifier,
+        prop,
+        cond,
+        filter,
+        filter_expr,
+        observed,
+        has_loop,
+        width,
+    })
+}
+
+impl Resolver<'_> {
+    /// Index (in resolution order) of a location, adding it if new.
+    fn loc(
+        &mut self,
+        p: &mut Program,
+        vars: &mut Vars,
+        l: &RawLoc,
+        sp: Span,
+    ) -> Result<usize, Error> {
+        let (loc, key) = match l {
+            RawLoc::Reg { thread, reg } => {
+                if *thread >= p.threads.len() {
+                    return Err(self.src.error(
+                        sp,
+                        format!(
+                            "thread {thread} does not exist (the test has {} threads)",
+                            p.threads.len()
+                        ),
+                    ));
+                }
+                let rn = norm_reg(self.arch, reg);
+                let s = p.names.intern(&rn);
+                let r = p.threads[*thread].reg(s);
+                let name = format!("{thread}:{rn}");
+                (
+                    Location {
+                        kind: LocKind::Reg {
+                            thread: ThreadId(*thread as u32),
+                            reg: r,
+                        },
+                        name: name.clone(),
+                        holds_address: false,
+                    },
+                    (0, *thread, reg_rank(self.arch, &rn), name),
+                )
+            }
+            RawLoc::Mem(m) => {
+                let a = vars.addr(m, sp);
+                let name = format!("[{m}]");
+                (
+                    Location {
+                        kind: LocKind::Mem { addr: a },
+                        name: name.clone(),
+                        holds_address: false,
+                    },
+                    (1, 0, (0, String::new()), m.clone()),
+                )
+            }
+        };
+        if let Some(i) = self.locs.iter().position(|(x, _)| x.name == loc.name) {
+            return Ok(i);
+        }
+        self.locs.push((loc, key));
+        Ok(self.locs.len() - 1)
+    }
+
+    fn prop(&mut self, p: &mut Program, vars: &mut Vars, rp: &RawProp) -> Result<Prop, Error> {
+        Ok(match rp {
+            RawProp::True => Prop::True,
+            RawProp::False => Prop::False,
+            RawProp::Atom {
+                loc,
+                val,
+                neq,
+                span,
+                loc_span,
+            } => {
+                let i = self.loc(p, vars, loc, *loc_span)?;
+                let (value, symbolic) = match val {
+                    RawVal::Int(v) => {
+                        check_fits(self.src, self.width, *v, *span)?;
+                        vars.constant(self.width.wrap(*v));
+                        (self.width.wrap(*v), false)
+                    }
+                    RawVal::Sym(s) => (vars.addr(s, *span), true),
+                };
+                let a = Prop::Eq {
+                    loc: i,
+                    value,
+                    symbolic,
+                };
+                if *neq {
+                    Prop::Not(Box::new(a))
+                } else {
+                    a
+                }
+            }
+            RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, vars, a)?)),
+            RawProp::And(a, b) => {
+                let mut v = Vec::new();
+                for x in [a, b] {
+                    match self.prop(p, vars, x)? {
+                        Prop::And(xs) => v.extend(xs),
+                        y => v.push(y),
+                    }
+                }
+                Prop::And(v)
+            }
+            RawProp::Or(a, b) => {
+                let mut v = Vec::new();
+                for x in [a, b] {
+                    match self.prop(p, vars, x)? {
+                        Prop::Or(xs) => v.extend(xs),
+                        y => v.push(y),
+                    }
+                }
+                Prop::Or(v)
+            }
+            RawProp::Implies(a, b) => Prop::Implies(
+                Box::new(self.prop(p, vars, a)?),
+                Box::new(self.prop(p, vars, b)?),
+            ),
+        })
+    }
+}
+
+fn collect_symbolic(p: &Prop, out: &mut BTreeSet<usize>) {
+    match p {
+        Prop::Eq { loc, symbolic, .. } => {
+            if *symbolic {
+                out.insert(*loc);
+            }
+        }
+        Prop::Not(a) => collect_symbolic(a, out),
+        Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| collect_symbolic(x, out)),
+        Prop::Implies(a, b) => {
+            collect_symbolic(a, out);
+            collect_symbolic(b, out);
+        }
+        Prop::True | Prop::False => {}
+    }
+}
+
+fn remap_prop(p: Prop, m: &[usize]) -> Prop {
+    match p {
+        Prop::Eq {
+            loc,
+            value,
+            symbolic,
+        } => Prop::Eq {
+            loc: m[loc],
+            value,
+            symbolic,
+        },
+        Prop::Not(a) => Prop::Not(Box::new(remap_prop(*a, m))),
+        Prop::And(v) => Prop::And(v.into_iter().map(|x| remap_prop(x, m)).collect()),
+        Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap_prop(x, m)).collect()),
+        Prop::Implies(a, b) => {
+            Prop::Implies(Box::new(remap_prop(*a, m)), Box::new(remap_prop(*b, m)))
+        }
+        x => x,
+    }
+}
+
+/// The goal expression of a proposition (1 when it holds).
+pub fn prop_expr(p: &Prop, observed: &[Location]) -> GExpr {
+    match p {
+        Prop::True => Expr::Const(1),
+        Prop::False => Expr::Const(0),
+        Prop::Eq { loc, value, .. } => Expr::bin(
+            BinOp::Eq,
+            Expr::Var(observed[*loc].gvar()),
+            Expr::Const(*value),
+        ),
+        Prop::Not(a) => Expr::un(UnOp::Not, prop_expr(a, observed)),
+        Prop::And(v) => fold(v, BinOp::And, 1, observed),
+        Prop::Or(v) => fold(v, BinOp::Or, 0, observed),
+        Prop::Implies(a, b) => Expr::bin(
+            BinOp::Or,
+            Expr::un(UnOp::Not, prop_expr(a, observed)),
+            prop_expr(b, observed),
+        ),
+    }
+}
+
+fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location]) -> GExpr {
+    let mut it = v.iter().map(|x| prop_expr(x, observed));
+    match it.next() {
+        None => Expr::Const(unit),
+        Some(first) => it.fold(first, |acc, e| Expr::bin(op, acc, e)),
+    }
+}
+
+/// Flow-insensitive "may hold an address" analysis: returns the pointer
+/// registers `(thread, reg)` and pointer memory cells.
+fn pointer_flow(
+    p: &Program,
+    ptr_regs: &BTreeSet<(usize, String)>,
+    ptr_mem: &BTreeSet<String>,
+) -> (BTreeSet<(usize, u32)>, BTreeSet<i64>) {
+    use crate::program::Command;
+    let mut regs: BTreeSet<(usize, u32)> = BTreeSet::new();
+    for (t, r) in ptr_regs {
+        if let Some(s) = p.names.get(r) {
+            if let Some(rid) = p.threads[*t].find_reg(s) {
+                regs.insert((*t, rid.0));
+            }
+        }
+    }
+    let mut mem: BTreeSet<i64> = BTreeSet::new();
+    for v in &p.vars {
+        if ptr_mem.contains(p.name(v.name)) {
+            mem.insert(v.addr);
+        }
+    }
+    // Registers that are written by some instruction (their static value is
+    // then unknown).
+    let mut written: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); p.threads.len()];
+    fn writes(c: &Command, out: &mut BTreeSet<u32>) {
+        match c {
+            Command::Load { reg, .. }
+            | Command::Assign { reg, .. }
+            | Command::LoadReserve { reg, .. } => {
+                out.insert(reg.0);
+            }
+            Command::StoreCond { flag, .. } => {
+                out.insert(flag.0);
+            }
+            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
+            _ => {}
+        }
+    }
+    for (ti, t) in p.threads.iter().enumerate() {
+        for i in &t.instrs {
+            writes(&i.cmd, &mut written[ti]);
+        }
+    }
+    let all_addrs: Vec<i64> = p.vars.iter().map(|v| v.addr).collect();
+    let w = Width(64);
+    loop {
+        let before = (regs.len(), mem.len());
+        for (ti, t) in p.threads.iter().enumerate() {
+            let carries = |e: &Expr<RegId>, regs: &BTreeSet<(usize, u32)>| -> bool {
+                fn go(e: &Expr<RegId>, ti: usize, regs: &BTreeSet<(usize, u32)>) -> bool {
+                    match e {
+                        Expr::Var(r) => regs.contains(&(ti, r.0)),
+                        Expr::Bin(BinOp::Add | BinOp::Sub | BinOp::BitOr, a, b) => {
+                            go(a, ti, regs) || go(b, ti, regs)
+                        }
+                        _ => false,
+                    }
+                }
+                go(e, ti, regs)
+            };
+            let static_addr = |e: &Expr<RegId>| -> Option<i64> {
+                let mut known = true;
+                e.for_each_var(&mut |r| known &= !written[ti].contains(&r.0));
+                if !known {
+                    return None;
+                }
+                Some(e.eval(w, Default::default(), &mut |r| t.reg_init[r.0 as usize]))
+            };
+            let visit =
+                |c: &Command, regs: &mut BTreeSet<(usize, u32)>, mem: &mut BTreeSet<i64>| match c {
+                    Command::Assign { reg, value } if carries(value, regs) => {
+                        regs.insert((ti, reg.0));
+                    }
+                    Command::Load { reg, addr } | Command::LoadReserve { reg, addr } => {
+                        let hit = match static_addr(addr) {
+                            Some(a) => mem.contains(&a),
+                            None => !mem.is_empty(),
+                        };
+                        if hit {
+                            regs.insert((ti, reg.0));
+                        }
+                    }
+                    Command::Store { addr, value } | Command::StoreCond { addr, value, .. }
+                        if carries(value, regs) =>
+                    {
+                        match static_addr(addr) {
+                            Some(a) => {
+                                mem.insert(a);
+                            }
+                            None => mem.extend(all_addrs.iter().copied()),
+                        }
+                    }
+                    _ => {}
+                };
+            for i in &t.instrs {
+                match &i.cmd {
+                    Command::Atomic(cs) => cs.iter().for_each(|c| visit(c, &mut regs, &mut mem)),
+                    c => visit(c, &mut regs, &mut mem),
+                }
+            }
+        }
+        if (regs.len(), mem.len()) == before {
+            break;
+        }
+    }
+    (regs, mem)
+}
+
+/// Builds a state chain for a thread: helper used by [`asm`].
+pub(crate) fn push_instr(
+    t: &mut Thread,
+    from: StateId,
+    to: StateId,
+    cmd: crate::program::Command,
+    span: Span,
+) {
+    t.instrs.push(Instr {
+        from,
+        to,
+        cmd,
+        span,
+    });
+}

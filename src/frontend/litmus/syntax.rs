@@ -1,0 +1,945 @@
+//! The surface syntax of herd litmus files, before lowering: comments,
+//! header, metadata, init block, thread columns, `locations`, `filter`
+//! and the final condition. Everything here is purely syntactic; names
+//! are resolved by [`super::lower`].
+
+use crate::diag::{Error, SourceFile, Span};
+use crate::litmus::parse_int;
+
+/// A raw location as written: `0:EAX`, `P1:r2`, `x`, `[x]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RawLoc {
+    /// Register `reg` of thread `thread`.
+    Reg { thread: usize, reg: String },
+    /// A memory location.
+    Mem(String),
+}
+
+/// A raw value: an integer or a symbol (the address of a variable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RawVal {
+    Int(i64),
+    Sym(String),
+}
+
+/// A raw proposition.
+#[derive(Clone, Debug)]
+pub(crate) enum RawProp {
+    True,
+    False,
+    Atom {
+        loc: RawLoc,
+        val: RawVal,
+        neq: bool,
+        span: Span,
+        loc_span: Span,
+    },
+    Not(Box<RawProp>),
+    And(Box<RawProp>, Box<RawProp>),
+    Or(Box<RawProp>, Box<RawProp>),
+    Implies(Box<RawProp>, Box<RawProp>),
+}
+
+/// One init item: `lhs = rhs` (rhs optional), with an optional type.
+#[derive(Clone, Debug)]
+pub(crate) struct InitItem {
+    pub lhs: InitLhs,
+    pub rhs: Option<(RawVal, Span)>,
+    pub span: Span,
+}
+
+/// Left-hand side of an init item.
+#[derive(Clone, Debug)]
+pub(crate) enum InitLhs {
+    Reg {
+        thread: usize,
+        reg: String,
+    },
+    /// A symbolic register `%name` (PPC), bound in whichever thread uses it.
+    SymReg(String),
+    Mem(String),
+}
+
+/// One cell of the code table: optional labels and an optional instruction.
+#[derive(Clone, Debug)]
+pub(crate) struct Cell {
+    pub labels: Vec<(String, Span)>,
+    pub instr: Option<(String, Span)>,
+}
+
+/// Which quantifier the condition has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RawQuant {
+    Exists,
+    NotExists,
+    Forall,
+}
+
+/// The parsed surface of a test.
+#[derive(Clone, Debug)]
+pub(crate) struct Surface {
+    pub arch: String,
+    pub arch_span: Span,
+    pub name: String,
+    pub doc: Option<String>,
+    pub metadata: Vec<(String, String)>,
+    pub init: Vec<InitItem>,
+    /// `threads[i]` = the cells of column i, top to bottom.
+    pub threads: Vec<Vec<Cell>>,
+    pub thread_spans: Vec<Span>,
+    pub locations: Vec<(RawLoc, Span, bool)>,
+    pub filter: Option<RawProp>,
+    pub quant: RawQuant,
+    pub prop: RawProp,
+}
+
+/// Replaces `(* ... *)` comments (nested) by spaces, keeping offsets and
+/// newlines. Errors: an unterminated comment.
+fn strip_comments(src: &SourceFile) -> Result<String, Error> {
+    let t = src.text.as_bytes();
+    let mut out = t.to_vec();
+    let mut i = 0;
+    let mut in_str = false;
+    while i < t.len() {
+        if t[i] == b'"' {
+            in_str = !in_str;
+            i += 1;
+            continue;
+        }
+        if t[i] == b'\n' {
+            // Strings do not span lines (herd tolerates a missing `"`).
+            in_str = false;
+        }
+        if !in_str && t[i] == b'(' && i + 1 < t.len() && t[i + 1] == b'*' {
+            let start = i;
+            let mut depth = 0usize;
+            loop {
+                if i + 1 < t.len() && t[i] == b'(' && t[i + 1] == b'*' {
+                    depth += 1;
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                } else if i + 1 < t.len() && t[i] == b'*' && t[i + 1] == b')' {
+                    depth -= 1;
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else if i >= t.len() {
+                    return Err(src.error(Span::new(start, start + 2), "unterminated comment `(*`"));
+                } else {
+                    if t[i] != b'\n' {
+                        // Keep UTF-8 boundaries: replace every byte of the
+                        // comment by a space (ASCII), which is valid UTF-8.
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        i += 1;
+    }
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// A cursor over the comment-free text.
+pub(crate) struct Cur<'a> {
+    pub src: &'a SourceFile,
+    pub text: &'a str,
+    pub pos: usize,
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%' || c == '$'
+}
+
+impl<'a> Cur<'a> {
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+    fn skip_ws(&mut self) {
+        let r = self.rest();
+        let n = r.len() - r.trim_start().len();
+        self.pos += n;
+    }
+    fn eof(&self) -> bool {
+        self.pos >= self.text.len()
+    }
+    fn err(&self, span: Span, msg: impl Into<String>) -> Error {
+        self.src.error(span, msg)
+    }
+    fn here(&self) -> Span {
+        let end = self.text[self.pos..]
+            .char_indices()
+            .nth(1)
+            .map(|(i, _)| self.pos + i)
+            .unwrap_or(self.text.len());
+        Span::new(self.pos, end)
+    }
+    /// The word (identifier characters, plus a leading `~`) at the cursor.
+    fn peek_word(&self) -> &'a str {
+        let r = self.rest();
+        let mut end = 0;
+        for (i, c) in r.char_indices() {
+            if is_ident_char(c) || (i == 0 && c == '~') {
+                end = i + c.len_utf8();
+            } else {
+                break;
+            }
+        }
+        &r[..end]
+    }
+    /// Reads up to (not including) the next `c` at the top level; returns
+    /// the text and its start offset, and moves past `c`. `None` at EOF.
+    fn until(&mut self, c: u8) -> Option<(&'a str, usize)> {
+        let start = self.pos;
+        let r = self.rest();
+        let i = r.bytes().position(|b| b == c)?;
+        self.pos += i + 1;
+        Some((&self.text[start..start + i], start))
+    }
+}
+
+fn is_ident(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `0:EAX`, `P0:r1` → (thread, reg).
+fn parse_reg_loc(s: &str) -> Option<(usize, String)> {
+    let (t, r) = s.split_once(':')?;
+    let t = t.trim();
+    let t = t.strip_prefix('P').unwrap_or(t);
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let r = r.trim();
+    if r.is_empty()
+        || !r
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+    {
+        return None;
+    }
+    Some((t.parse().ok()?, r.to_string()))
+}
+
+/// Parses a location: `0:EAX`, `P1:r1`, `[x]`, `x`.
+pub(crate) fn parse_loc(s: &str) -> Option<RawLoc> {
+    let s = s.trim();
+    if let Some((t, r)) = parse_reg_loc(s) {
+        return Some(RawLoc::Reg { thread: t, reg: r });
+    }
+    let inner = s
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .map(str::trim)
+        .unwrap_or(s);
+    if is_ident(inner) {
+        Some(RawLoc::Mem(inner.to_string()))
+    } else {
+        None
+    }
+}
+
+const KEYWORDS: [&str; 8] = [
+    "exists",
+    "~exists",
+    "forall",
+    "final",
+    "locations",
+    "filter",
+    "cases",
+    "~",
+];
+
+/// Parses the whole surface syntax.
+pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
+    if let Some(off) = src.text.find('\u{fffd}') {
+        return Err(src.error(
+            Span::new(off, off + 3),
+            "invalid UTF-8 in input (is this a text file?)",
+        ));
+    }
+    let text = strip_comments(src)?;
+    let mut c = Cur {
+        src,
+        text: &text,
+        pos: 0,
+    };
+    c.skip_ws();
+    if c.eof() {
+        return Err(c.err(
+            Span::new(0, 0),
+            "empty litmus file: expected a header `ARCH NAME`",
+        ));
+    }
+    // Header line.
+    let line_end = c.rest().find('\n').map(|i| c.pos + i).unwrap_or(text.len());
+    let header = &text[c.pos..line_end];
+    let mut words = header.split_whitespace();
+    let arch = words.next().unwrap_or("").to_string();
+    let arch_span = Span::new(c.pos, c.pos + arch.len());
+    let name = match words.next() {
+        // herd drops a `.litmus` suffix from the name.
+        Some(n) if !n.starts_with('{') => n.strip_suffix(".litmus").unwrap_or(n).to_string(),
+        _ => {
+            return Err(c.err(
+                Span::new(c.pos, line_end),
+                "header must be `ARCH NAME` (e.g. `X86 SB`)",
+            ))
+        }
+    };
+    let mut doc = None;
+    if let Some(q) = header.find('"') {
+        if let Some(e) = header[q + 1..].find('"') {
+            doc = Some(header[q + 1..q + 1 + e].to_string());
+        }
+    }
+    c.pos = line_end;
+    // Metadata up to the init block `{`.
+    let mut metadata = Vec::new();
+    loop {
+        c.skip_ws();
+        if c.eof() {
+            return Err(c.err(
+                Span::new(text.len(), text.len()),
+                "truncated litmus file: expected the init block `{ ... }`",
+            ));
+        }
+        let r = c.rest();
+        if r.starts_with('{') {
+            break;
+        }
+        if r.starts_with('"') {
+            // A doc string; a missing closing `"` ends it at the line end.
+            let le = r.find('\n').unwrap_or(r.len());
+            let e = r[1..le].find('"').map(|e| e + 1).unwrap_or(le);
+            if doc.is_none() {
+                doc = Some(r[1..e].to_string());
+            }
+            c.pos += (e + 1).min(r.len());
+            continue;
+        }
+        let le = r.find('\n').unwrap_or(r.len());
+        let line = &r[..le];
+        if let Some((k, v)) = line.split_once('=') {
+            if is_ident(k.trim()) {
+                metadata.push((k.trim().to_string(), v.trim().to_string()));
+                c.pos += le;
+                continue;
+            }
+        }
+        let w = line.split_whitespace().next().unwrap_or("");
+        return Err(c.err(
+            Span::new(c.pos, c.pos + w.len()),
+            format!("expected the init block `{{ ... }}` or a `key=value` line, found `{w}`"),
+        ));
+    }
+    // Init block, with nested braces.
+    let open = c.pos;
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, b) in c.rest().bytes().enumerate() {
+        if b == b'{' {
+            depth += 1;
+        } else if b == b'}' {
+            depth -= 1;
+            if depth == 0 {
+                close = Some(c.pos + i);
+                break;
+            }
+        }
+    }
+    let close =
+        close.ok_or_else(|| c.err(Span::new(open, open + 1), "unterminated init block `{`"))?;
+    let init = parse_init(src, &text, open + 1, close)?;
+    c.pos = close + 1;
+    c.skip_ws();
+    if c.rest().starts_with(';') {
+        c.pos += 1;
+    }
+    // Thread header row.
+    c.skip_ws();
+    let (hdr, hstart) = c.until(b';').ok_or_else(|| {
+        c.err(
+            Span::new(c.pos, text.len()),
+            "truncated litmus file: expected the thread header `P0 | P1 ... ;`",
+        )
+    })?;
+    let mut thread_spans = Vec::new();
+    let mut off = hstart;
+    for (i, col) in hdr.split('|').enumerate() {
+        let t = col.trim();
+        let s = off + (col.len() - col.trim_start().len());
+        let span = Span::new(s, s + t.len());
+        if t != format!("P{i}") {
+            return Err(src.error(
+                span,
+                format!("expected thread name `P{i}` in the thread header, found `{t}`"),
+            ));
+        }
+        thread_spans.push(span);
+        off += col.len() + 1;
+    }
+    let n = thread_spans.len();
+    let mut threads: Vec<Vec<Cell>> = vec![Vec::new(); n];
+    // Code rows.
+    loop {
+        c.skip_ws();
+        if c.eof() || c.rest().starts_with("<<") {
+            break;
+        }
+        let w = c.peek_word();
+        if KEYWORDS.contains(&w) || c.rest().starts_with("~exists") || c.rest().starts_with("~ ") {
+            break;
+        }
+        let row_start = c.pos;
+        let (row, rstart) = c.until(b';').ok_or_else(|| {
+            src.error(
+                Span::new(row_start, text.len()),
+                "truncated litmus file: code row without terminating `;` (or missing condition)",
+            )
+        })?;
+        let mut off = rstart;
+        for (i, col) in row.split('|').enumerate() {
+            let col_start = off;
+            off += col.len() + 1;
+            if i >= n {
+                let s = col_start + (col.len() - col.trim_start().len());
+                return Err(src.error(
+                    Span::new(s, s + col.trim().len().max(1)),
+                    format!("code row has more columns than the {n} declared threads"),
+                ));
+            }
+            let cell = parse_cell(col, col_start);
+            if cell.labels.is_empty() && cell.instr.is_none() {
+                continue;
+            }
+            threads[i].push(cell);
+        }
+    }
+    // Tail: locations, filter, condition, `with`, `<< >>`.
+    let mut locations = Vec::new();
+    let mut filter = None;
+    let mut cond: Option<(RawQuant, RawProp)> = None;
+    loop {
+        c.skip_ws();
+        while c.rest().starts_with(';') {
+            c.pos += 1;
+            c.skip_ws();
+        }
+        if c.eof() {
+            break;
+        }
+        if c.rest().starts_with("<<") {
+            match c.rest().find(">>") {
+                Some(e) => {
+                    c.pos += e + 2;
+                    continue;
+                }
+                None => return Err(c.err(Span::new(c.pos, c.pos + 2), "unterminated `<<` block")),
+            }
+        }
+        let wstart = c.pos;
+        let w = c.peek_word();
+        let wspan = Span::new(wstart, wstart + w.len().max(1));
+        match w {
+            "locations" => {
+                c.pos += w.len();
+                c.skip_ws();
+                if !c.rest().starts_with('[') {
+                    return Err(c.err(c.here(), "expected `[` after `locations`"));
+                }
+                c.pos += 1;
+                let (body, bstart) = c
+                    .until(b']')
+                    .ok_or_else(|| c.err(wspan, "unterminated `locations [`"))?;
+                let mut off = bstart;
+                for item in body.split(';') {
+                    let s = off + (item.len() - item.trim_start().len());
+                    off += item.len() + 1;
+                    let t = item.trim();
+                    if t.is_empty() {
+                        continue;
+                    }
+                    let span = Span::new(s, s + t.len());
+                    let (t, star) = match t.strip_suffix('*') {
+                        Some(x) => (x.trim(), true),
+                        None => (t, false),
+                    };
+                    let loc = parse_loc(t).ok_or_else(|| {
+                        src.error(span, format!("bad location `{t}` in `locations`"))
+                    })?;
+                    locations.push((loc, span, star));
+                }
+            }
+            "filter" => {
+                c.pos += w.len();
+                filter = Some(parse_prop_at(&mut c)?);
+            }
+            "exists" | "~exists" | "forall" | "final" | "~" => {
+                if cond.is_some() {
+                    return Err(c.err(wspan, "more than one final condition"));
+                }
+                let q = match w {
+                    "exists" | "final" => RawQuant::Exists,
+                    "forall" => RawQuant::Forall,
+                    "~exists" => RawQuant::NotExists,
+                    _ => {
+                        c.pos += 1;
+                        c.skip_ws();
+                        if c.peek_word() != "exists" {
+                            return Err(c.err(c.here(), "expected `exists` after `~`"));
+                        }
+                        RawQuant::NotExists
+                    }
+                };
+                c.pos += c.peek_word().len();
+                let p = parse_prop_at(&mut c)?;
+                cond = Some((q, p));
+            }
+            "with" => {
+                // `with name: kind; ...` (old `final` style): herd keeps
+                // `exists`; skip the entries.
+                c.pos += w.len();
+                loop {
+                    c.skip_ws();
+                    let r = c.rest();
+                    let le = r.find('\n').unwrap_or(r.len());
+                    let line = &r[..le];
+                    if line.contains(':')
+                        && line.trim_end().ends_with(';')
+                        && !line.starts_with("<<")
+                    {
+                        c.pos += le;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                let shown: String = c
+                    .rest()
+                    .chars()
+                    .take_while(|ch| !ch.is_whitespace())
+                    .collect();
+                let span = Span::new(wstart, wstart + shown.len().max(1));
+                return Err(src.error(
+                    span,
+                    format!("unexpected `{shown}`: expected `exists`, `~exists`, `forall`, `locations` or `filter`"),
+                ));
+            }
+        }
+    }
+    let (quant, prop) =
+        match cond {
+            Some((q, p)) => (q, p),
+            None if !locations.is_empty() => (RawQuant::Forall, RawProp::True),
+            None => return Err(src.error(
+                Span::new(text.len(), text.len()),
+                "truncated litmus file: missing final condition (`exists`, `~exists` or `forall`)",
+            )),
+        };
+    Ok(Surface {
+        arch,
+        arch_span,
+        name,
+        doc,
+        metadata,
+        init,
+        threads,
+        thread_spans,
+        locations,
+        filter,
+        quant,
+        prop,
+    })
+}
+
+fn parse_cell(col: &str, col_start: usize) -> Cell {
+    let mut labels = Vec::new();
+    let mut s = col;
+    let mut base = col_start;
+    loop {
+        let lead = s.len() - s.trim_start().len();
+        let t = s.trim_start();
+        // A label is an identifier followed by `:` at the start of the cell.
+        let id_len = t
+            .char_indices()
+            .take_while(|(_, ch)| ch.is_ascii_alphanumeric() || *ch == '_' || *ch == '.')
+            .map(|(i, ch)| i + ch.len_utf8())
+            .last()
+            .unwrap_or(0);
+        if id_len > 0
+            && t[id_len..].starts_with(':')
+            && !t[..id_len].starts_with(|c: char| c.is_ascii_digit())
+        {
+            let st = base + lead;
+            labels.push((t[..id_len].to_string(), Span::new(st, st + id_len)));
+            s = &t[id_len + 1..];
+            base = st + id_len + 1;
+        } else {
+            break;
+        }
+    }
+    let lead = s.len() - s.trim_start().len();
+    let t = s.trim();
+    let instr = if t.is_empty() {
+        None
+    } else {
+        let st = base + lead;
+        Some((t.to_string(), Span::new(st, st + t.len())))
+    };
+    Cell { labels, instr }
+}
+
+fn parse_init(
+    src: &SourceFile,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<Vec<InitItem>, Error> {
+    let body = &text[start..end];
+    let mut items = Vec::new();
+    let mut off = start;
+    // Split on `;` and newlines, but not inside braces (array initialisers).
+    let mut pieces = Vec::new();
+    let mut depth = 0;
+    let mut last = 0;
+    for (i, b) in body.bytes().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            b';' | b'\n' if depth == 0 => {
+                pieces.push(&body[last..i]);
+                last = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&body[last..]);
+    for piece in pieces {
+        let pstart = off;
+        off += piece.len() + 1;
+        let t = piece.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let s = pstart + (piece.len() - piece.trim_start().len());
+        let span = Span::new(s, s + t.len());
+        let (lhs_text, rhs) = match t.split_once('=') {
+            Some((l, r)) => (l.trim(), Some(r.trim())),
+            None => (t, None),
+        };
+        // Drop a type prefix: every word but the last (`int x`, `uint64_t 0:rax`).
+        let words: Vec<&str> = lhs_text.split_whitespace().collect();
+        let Some(last) = words.last() else {
+            return Err(src.error(span, "bad init item: missing location before `=`"));
+        };
+        let ty = words[..words.len() - 1].join(" ");
+        if ty.contains("ins_t") {
+            return Err(src.error(
+                span,
+                "unsupported init item: instruction values (`ins_t`) are not supported",
+            ));
+        }
+        let mut lname = last.trim_start_matches('*');
+        if lname.contains('[') && !lname.starts_with('[') {
+            return Err(src.error(
+                span,
+                format!("unsupported init item `{t}`: arrays are not supported"),
+            ));
+        }
+        if lname.is_empty() {
+            return Err(src.error(span, format!("bad init item `{t}`")));
+        }
+        let lhs = if let Some(sym) = lname.strip_prefix('%') {
+            if !is_ident(sym) {
+                return Err(src.error(span, format!("bad symbolic register `{lname}`")));
+            }
+            InitLhs::SymReg(lname.to_string())
+        } else {
+            if lname.starts_with('[') && lname.ends_with(']') {
+                lname = lname[1..lname.len() - 1].trim();
+                if !is_ident(lname) {
+                    return Err(src.error(span, format!("bad memory location in init item `{t}`")));
+                }
+            }
+            match parse_loc(lname) {
+                Some(RawLoc::Reg { thread, reg }) => InitLhs::Reg { thread, reg },
+                Some(RawLoc::Mem(m)) => InitLhs::Mem(m),
+                None => {
+                    return Err(
+                        src.error(span, format!("bad init item `{t}`: expected `loc = value`"))
+                    )
+                }
+            }
+        };
+        let rhs = match rhs {
+            None => None,
+            Some(r) => {
+                let rs = s + t.find('=').map(|i| i + 1).unwrap_or(0);
+                let rs = rs + (text[rs..].len() - text[rs..].trim_start().len());
+                let rspan = Span::new(rs, rs + r.len().max(1));
+                let r2 = r.trim_start_matches('&');
+                if r.is_empty() {
+                    return Err(src.error(
+                        span,
+                        format!("bad init item `{t}`: missing value after `=`"),
+                    ));
+                }
+                if let Some(v) = parse_int(r2) {
+                    Some((RawVal::Int(v), rspan))
+                } else if is_ident(r2) {
+                    Some((RawVal::Sym(r2.to_string()), rspan))
+                } else {
+                    return Err(src.error(
+                        rspan,
+                        format!(
+                            "unsupported init value `{r}`: expected an integer or a variable name"
+                        ),
+                    ));
+                }
+            }
+        };
+        items.push(InitItem { lhs, rhs, span });
+    }
+    Ok(items)
+}
+
+// ---------------------------------------------------------------- props
+
+#[derive(Clone, Debug, PartialEq)]
+enum PTok {
+    And,
+    Or,
+    Not,
+    Implies,
+    LParen,
+    RParen,
+    True,
+    False,
+    Atom(String),
+    End,
+}
+
+struct PLex<'a, 'b> {
+    c: &'b mut Cur<'a>,
+    peeked: Option<(PTok, Span)>,
+}
+
+impl PLex<'_, '_> {
+    fn next_raw(&mut self) -> Result<(PTok, Span), Error> {
+        self.c.skip_ws();
+        let s = self.c.pos;
+        let r = self.c.rest();
+        let two = |t: PTok, me: &mut Self| {
+            me.c.pos += 2;
+            Ok((t, Span::new(s, s + 2)))
+        };
+        if r.is_empty() || r.starts_with(';') || r.starts_with("<<") {
+            return Ok((PTok::End, Span::new(s, s)));
+        }
+        if r.starts_with("/\\") {
+            return two(PTok::And, self);
+        }
+        if r.starts_with("\\/") {
+            return two(PTok::Or, self);
+        }
+        if r.starts_with("=>") {
+            return two(PTok::Implies, self);
+        }
+        if r.starts_with('(') {
+            self.c.pos += 1;
+            return Ok((PTok::LParen, Span::new(s, s + 1)));
+        }
+        if r.starts_with(')') {
+            self.c.pos += 1;
+            return Ok((PTok::RParen, Span::new(s, s + 1)));
+        }
+        if r.starts_with('~') {
+            self.c.pos += 1;
+            return Ok((PTok::Not, Span::new(s, s + 1)));
+        }
+        let w = self.c.peek_word();
+        match w {
+            "not" => {
+                self.c.pos += 3;
+                return Ok((PTok::Not, Span::new(s, s + 3)));
+            }
+            "true" => {
+                self.c.pos += 4;
+                return Ok((PTok::True, Span::new(s, s + 4)));
+            }
+            "false" => {
+                self.c.pos += 5;
+                return Ok((PTok::False, Span::new(s, s + 5)));
+            }
+            "with" | "locations" | "filter" | "exists" | "forall" | "~exists" => {
+                return Ok((PTok::End, Span::new(s, s)));
+            }
+            _ => {}
+        }
+        // An atom: everything up to an operator, parenthesis, `;` or newline
+        // that follows a complete `loc = value`.
+        let mut end = 0;
+        let b = r.as_bytes();
+        let mut seen_eq = false;
+        let mut in_str = false;
+        while end < b.len() {
+            let ch = b[end];
+            if ch == b'"' {
+                in_str = !in_str;
+            } else if !in_str {
+                if ch == b'(' || ch == b')' || ch == b';' {
+                    break;
+                }
+                let tail = &b[end..];
+                if tail.starts_with(b"/\\") || tail.starts_with(b"\\/") || tail.starts_with(b"=>") {
+                    break;
+                }
+                if ch == b'=' || ch == b'<' || ch == b'!' {
+                    seen_eq = true;
+                }
+                if ch == b'\n' && seen_eq && !r[..end].trim_end().ends_with(['=', '>']) {
+                    break;
+                }
+            }
+            end += 1;
+        }
+        let atom = r[..end].trim_end();
+        if atom.is_empty() {
+            return Err(self.c.err(self.c.here(), "expected a proposition"));
+        }
+        self.c.pos += atom.len();
+        Ok((PTok::Atom(atom.to_string()), Span::new(s, s + atom.len())))
+    }
+    fn peek(&mut self) -> Result<&(PTok, Span), Error> {
+        if self.peeked.is_none() {
+            let t = self.next_raw()?;
+            self.peeked = Some(t);
+        }
+        Ok(self.peeked.as_ref().expect("just set"))
+    }
+    fn next(&mut self) -> Result<(PTok, Span), Error> {
+        match self.peeked.take() {
+            Some(t) => Ok(t),
+            None => self.next_raw(),
+        }
+    }
+}
+
+fn parse_prop_at(c: &mut Cur) -> Result<RawProp, Error> {
+    let mut lx = PLex { c, peeked: None };
+    let p = parse_implies(&mut lx)?;
+    match lx.peek()? {
+        (PTok::End, _) => {}
+        (_, sp) => {
+            let sp = *sp;
+            return Err(lx.c.err(sp, "unexpected token in proposition"));
+        }
+    }
+    // Give back a peeked End (it consumed nothing).
+    Ok(p)
+}
+
+fn parse_implies(lx: &mut PLex) -> Result<RawProp, Error> {
+    let a = parse_or(lx)?;
+    if lx.peek()?.0 == PTok::Implies {
+        lx.next()?;
+        let b = parse_implies(lx)?;
+        return Ok(RawProp::Implies(Box::new(a), Box::new(b)));
+    }
+    Ok(a)
+}
+
+fn parse_or(lx: &mut PLex) -> Result<RawProp, Error> {
+    let a = parse_and(lx)?;
+    if lx.peek()?.0 == PTok::Or {
+        lx.next()?;
+        let b = parse_or(lx)?;
+        return Ok(RawProp::Or(Box::new(a), Box::new(b)));
+    }
+    Ok(a)
+}
+
+fn parse_and(lx: &mut PLex) -> Result<RawProp, Error> {
+    let a = parse_unary(lx)?;
+    if lx.peek()?.0 == PTok::And {
+        lx.next()?;
+        let b = parse_and(lx)?;
+        return Ok(RawProp::And(Box::new(a), Box::new(b)));
+    }
+    Ok(a)
+}
+
+fn parse_unary(lx: &mut PLex) -> Result<RawProp, Error> {
+    let (t, sp) = lx.next()?;
+    match t {
+        PTok::Not => Ok(RawProp::Not(Box::new(parse_unary(lx)?))),
+        PTok::True => Ok(RawProp::True),
+        PTok::False => Ok(RawProp::False),
+        PTok::LParen => {
+            let p = parse_implies(lx)?;
+            match lx.next()? {
+                (PTok::RParen, _) => Ok(p),
+                (_, sp2) => Err(lx.c.err(sp2, "expected `)` in proposition")),
+            }
+        }
+        PTok::Atom(a) => parse_atom(lx.c.src, &a, sp),
+        PTok::End => Err(lx.c.err(
+            if sp.start >= lx.c.text.len() {
+                Span::new(lx.c.text.len(), lx.c.text.len())
+            } else {
+                sp
+            },
+            "truncated condition: expected a proposition",
+        )),
+        _ => Err(lx.c.err(sp, "expected a proposition")),
+    }
+}
+
+fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
+    let (l, v, neq) = if let Some((l, v)) = a.split_once("<>") {
+        (l, v, true)
+    } else if let Some((l, v)) = a.split_once("!=") {
+        (l, v, true)
+    } else if let Some((l, v)) = a.split_once("==") {
+        (l, v, false)
+    } else if let Some((l, v)) = a.split_once('=') {
+        (l, v, false)
+    } else {
+        return Err(src.error(span, format!("bad atom `{a}`: expected `location = value`")));
+    };
+    let lt = l.trim();
+    let loc_span = Span::new(span.start, span.start + l.trim_end().len());
+    let loc = parse_loc(lt).ok_or_else(|| src.error(loc_span, format!("bad location `{lt}`")))?;
+    let vt = v.trim();
+    let val = if let Some(i) = parse_int(vt) {
+        RawVal::Int(i)
+    } else if is_ident(vt) {
+        RawVal::Sym(vt.to_string())
+    } else {
+        let vs = span.start + a.len() - v.trim_start().len();
+        return Err(src.error(
+            Span::new(vs, vs + vt.len().max(1)),
+            format!(
+                "unsupported value `{vt}` in condition: expected an integer or a variable name"
+            ),
+        ));
+    };
+    Ok(RawProp::Atom {
+        loc,
+        val,
+        neq,
+        span,
+        loc_span,
+    })
+}
