@@ -48,11 +48,13 @@ pub enum Command {
     Diff(DiffArgs),
 }
 
-/// The engine answering `robust`.
+/// The engine answering `robust` (`--engine`): the word "engine" means
+/// only this choice in bmc-rmm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
     /// Bounded SAT engine (any model, up to --bound).
-    Sat,
+    #[value(name = "sat", alias = "bounded")]
+    Bounded,
     /// Explicit-state engine: unbounded robustness against TSO by attacks.
     Explicit,
 }
@@ -254,7 +256,7 @@ pub struct CheckArgs {
     pub model_file: Option<String>,
     /// Engine for `robust`: the bounded SAT engine, or the explicit-state
     /// engine (unbounded, TSO only).
-    #[arg(long, value_enum, default_value_t = Engine::Sat)]
+    #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
     /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
     /// encoding; builds with `--features z3`, docs/solvers.md).

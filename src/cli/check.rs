@@ -184,10 +184,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         for r in rs {
             let word = render::verdict_word(r.check, r.verdict);
             summary.add(word);
-            let ck = match r.check {
-                CheckKind::Reach => Check::Reach,
-                CheckKind::Robust => Check::Robust,
-            };
+            let ck = Check::from(r.check);
             let compared = exp
                 .as_ref()
                 .map(|e| cmp.compare(e, f, &model_name, &aliases, ck, word));

@@ -11,34 +11,51 @@
 //!   `robust`/`not-robust` for robust; `violation`/`no-violation` are
 //!   accepted for either), or `unknown`. Case, `_` and spaces are ignored.
 
+use super::render::verdict_word;
+use bmc_rmm::bounded::CheckKind;
 use bmc_rmm::diag::{Error, SourceFile, Span};
+use bmc_rmm::litmus::herd::Verdict;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
-/// The check a verdict answers.
+/// The question a verdict answers: a litmus test's condition, or a check
+/// of a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     /// A litmus test's verdict (herd's `Allowed`/`Forbidden`).
     Litmus,
-    /// `reach`.
-    Reach,
-    /// `robust`.
-    Robust,
+    /// `reach` or `robust` on a program.
+    Program(CheckKind),
 }
 
 impl Check {
+    /// Every question, in the order rows are looked up.
+    pub const ALL: [Check; 3] = [
+        Check::Litmus,
+        Check::Program(CheckKind::Reach),
+        Check::Program(CheckKind::Robust),
+    ];
+
     /// The check's name as printed (`litmus`, `reach`, `robust`).
     pub fn name(self) -> &'static str {
         match self {
             Check::Litmus => "litmus",
-            Check::Reach => "reach",
-            Check::Robust => "robust",
+            Check::Program(k) => k.name(),
         }
     }
 }
 
+impl From<CheckKind> for Check {
+    fn from(k: CheckKind) -> Check {
+        Check::Program(k)
+    }
+}
+
 /// The canonical spelling of `word` as a verdict of `check`, or `None`
-/// when the word is not in that check's vocabulary.
+/// when the word is not in that check's vocabulary: herd's words for
+/// litmus tests, [`verdict_word`]'s for programs, case-insensitive, `_`
+/// and spaces read as `-`, and `violation` / `no-violation` accepted for
+/// either program check.
 pub fn canonical(word: &str, check: Check) -> Option<&'static str> {
     let n: String = word
         .trim()
@@ -48,17 +65,26 @@ pub fn canonical(word: &str, check: Check) -> Option<&'static str> {
             c => c.to_ascii_lowercase(),
         })
         .collect();
-    Some(match (n.as_str(), check) {
-        ("unknown", Check::Litmus) => "Unknown",
-        ("unknown", _) => "unknown",
-        ("allowed", Check::Litmus) => "Allowed",
-        ("forbidden", Check::Litmus) => "Forbidden",
-        ("reachable" | "violation", Check::Reach) => "reachable",
-        ("unreachable" | "no-violation", Check::Reach) => "unreachable",
-        ("not-robust" | "violation", Check::Robust) => "not-robust",
-        ("robust" | "no-violation", Check::Robust) => "robust",
-        _ => return None,
-    })
+    match check {
+        Check::Litmus => [Some(Verdict::Allowed), Some(Verdict::Forbidden), None]
+            .into_iter()
+            .map(|v| v.map_or("Unknown", Verdict::as_str))
+            .find(|w| w.to_ascii_lowercase() == n),
+        Check::Program(k) => {
+            use bmc_rmm::bounded::Verdict as V;
+            [V::Violation, V::NoViolation, V::Unknown]
+                .into_iter()
+                .find(|&v| {
+                    let generic = match v {
+                        V::Violation => "violation",
+                        V::NoViolation => "no-violation",
+                        V::Unknown => "unknown",
+                    };
+                    n == verdict_word(k, v) || n == generic
+                })
+                .map(|v| verdict_word(k, v))
+        }
+    }
 }
 
 /// The names a model may have in an expectations file: for a built-in
@@ -198,10 +224,7 @@ impl Expectations {
                 }
             }
             let (vo, v) = fs[3];
-            if [Check::Litmus, Check::Reach, Check::Robust]
-                .iter()
-                .all(|c| canonical(v, *c).is_none())
-            {
+            if Check::ALL.iter().all(|c| canonical(v, *c).is_none()) {
                 return Err(src.error_help(
                     Span::new(start + vo, start + vo + v.len()),
                     format!("unknown verdict `{v}`"),
@@ -480,9 +503,13 @@ mod tests {
         assert!(e
             .lookup(&sb, &model_aliases("power", None), Check::Litmus)
             .is_none());
-        let p = e.lookup("p.rmm", &tso, Check::Reach).unwrap();
+        let p = e
+            .lookup("p.rmm", &tso, Check::Program(CheckKind::Reach))
+            .unwrap();
         assert_eq!(p.verdict, "reachable");
-        let p = e.lookup("p.rmm", &tso, Check::Robust).unwrap();
+        let p = e
+            .lookup("p.rmm", &tso, Check::Program(CheckKind::Robust))
+            .unwrap();
         assert_eq!(p.verdict, "not-robust");
         let mut c = Comparison::default();
         assert_eq!(
@@ -490,11 +517,25 @@ mod tests {
             Compared::Match
         );
         assert!(matches!(
-            c.compare(&e, "p.rmm", "tso", &tso, Check::Robust, "robust"),
+            c.compare(
+                &e,
+                "p.rmm",
+                "tso",
+                &tso,
+                Check::Program(CheckKind::Robust),
+                "robust"
+            ),
             Compared::Mismatch { .. }
         ));
         assert_eq!(
-            c.compare(&e, "q.rmm", "tso", &tso, Check::Robust, "robust"),
+            c.compare(
+                &e,
+                "q.rmm",
+                "tso",
+                &tso,
+                Check::Program(CheckKind::Robust),
+                "robust"
+            ),
             Compared::Missing
         );
         assert_eq!((c.matched, c.mismatches.len(), c.missing), (1, 1, 1));

@@ -2,7 +2,7 @@
 //! sets per feasible attack (§6.5.1) and an optimal valid fence set
 //! (§6.5.2, the 0/1-ILP (6.12)–(6.14), solved here by branch and bound).
 
-use super::engine::{validate, Control, Outcome};
+use super::state_space::{validate, Control, Outcome};
 use super::tso::{
     build_witness, enumerate_attacks, hat_left_states, involved, is_cut, search_attack, Attack,
     TsoWitness,

@@ -25,15 +25,15 @@
 //! is a state of the search, and each instrumented instruction (e.g. rule
 //! (6.1) `r_a ← e_a; mem[(r_a,d)] ← (e_v,d)`) is one atomic step (§7.1.4).
 
-mod engine;
 mod fences;
+mod state_space;
 mod tso;
 
-pub use engine::{sc_reach, GoalHit, ReachResult, ReachVerdict, ScStep};
 pub use fences::{
     fence_insertion, insert_fences, AttackFenceSets, FenceCosts, FenceLocation, FenceReport,
     FenceVerdict,
 };
+pub use state_space::{sc_reach, GoalHit, ReachResult, ReachVerdict, ScStep};
 pub use tso::{
     check_robustness, enumerate_attacks, Attack, AttackStatus, Robustness, RobustnessReport,
     TsoEvent, TsoEventKind, TsoWitness,

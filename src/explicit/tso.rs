@@ -3,7 +3,7 @@
 //! attack has one iff the program instrumented for it reaches its goal
 //! state under SC (Theorem 6.9).
 
-use super::engine::{
+use super::state_space::{
     cmd_str, get, search, validate, AttackCfg, Control, GoalSpec, Machine, Outcome, St, Step, HAT,
     ORIG, WAIT,
 };
