@@ -109,10 +109,9 @@ pub struct CrosscheckArgs {
     /// Worker threads (with --solvers; default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
-    /// PGAS (with --solvers): run SPMD programs on N nodes (overrides
-    /// `nodes N;`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub nodes: Option<u32>,
+    /// PGAS node count.
+    #[command(flatten)]
+    pub pgas: PgasArgs,
 }
 
 /// `bmc-rmm litmus` options.
@@ -121,12 +120,9 @@ pub struct LitmusArgs {
     /// Litmus files, directories (every .litmus inside) or @list files.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
-    /// Memory model: a built-in name (sc, tso).
-    #[arg(long, short = 'm', default_value = "tso")]
-    pub model: String,
-    /// Load the memory model from a cat file instead of a built-in one.
-    #[arg(long, value_name = "FILE")]
-    pub model_file: Option<String>,
+    /// Memory model.
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Solver backend: the embedded SAT solver, or z3 (builds with
     /// `--features z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
@@ -206,9 +202,9 @@ pub struct DiffArgs {
     /// Progress bar and worker threads.
     #[command(flatten)]
     pub batch: BatchArgs,
-    /// PGAS: run SPMD programs on N nodes (overrides `nodes N;`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub nodes: Option<u32>,
+    /// PGAS node count.
+    #[command(flatten)]
+    pub pgas: PgasArgs,
 }
 
 /// Options shared by every command that reads programs.
@@ -242,18 +238,15 @@ pub struct CheckArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas).
-    #[arg(long, short = 'm', default_value = "tso")]
-    pub model: String,
+    /// Memory model.
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Unrolling bound: at most K instructions executed per thread (≥ 1).
     #[arg(long, short = 'k', default_value_t = DEFAULT_BOUND)]
     pub bound: u32,
     /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// Load the memory model from a cat file instead of a built-in one.
-    #[arg(long, value_name = "FILE")]
-    pub model_file: Option<String>,
     /// Engine for `robust`: the bounded SAT engine, or the explicit-state
     /// engine (unbounded, TSO only).
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
@@ -283,10 +276,9 @@ pub struct CheckArgs {
     /// Progress bar and worker threads.
     #[command(flatten)]
     pub batch: BatchArgs,
-    /// PGAS: run the (SPMD) program on N nodes; overrides `nodes N;` in
-    /// the file (src/pgas.rs, docs/language.md).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub nodes: Option<u32>,
+    /// PGAS node count.
+    #[command(flatten)]
+    pub pgas: PgasArgs,
 }
 
 impl CheckArgs {
@@ -354,4 +346,49 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
         PossibleValue::new("litmus").help("A herd litmus test"),
     ])
     .try_map(|s| s.parse::<Format>())
+}
+
+/// `--model NAME` / `--model-file FILE`: the memory model of a run.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas;
+    /// aliases x86tso, ppc).
+    #[arg(long, short = 'm', default_value = "tso")]
+    pub model: String,
+    /// Load the memory model from a cat file instead of a built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub model_file: Option<String>,
+}
+
+/// A loaded model with the names a run prints and records for it.
+pub struct LoadedModel {
+    /// The model.
+    pub model: bmc_rmm::cat::Model,
+    /// The name results print: the file, else the name given.
+    pub name: String,
+    /// Its names in expectations files ([`super::expect::model_aliases`]).
+    pub aliases: Vec<String>,
+}
+
+impl ModelArgs {
+    /// Loads the model ([`bmc_rmm::cat::load_model`]).
+    ///
+    /// Errors: unknown name; unreadable or malformed file.
+    pub fn load(&self) -> Result<LoadedModel, Error> {
+        let file = self.model_file.as_deref();
+        Ok(LoadedModel {
+            model: bmc_rmm::cat::load_model(&self.model, file)?,
+            name: file.unwrap_or(&self.model).to_string(),
+            aliases: super::expect::model_aliases(&self.model, file),
+        })
+    }
+}
+
+/// `--nodes N`: the node count of PGAS programs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct PgasArgs {
+    /// PGAS: run SPMD programs on N nodes (overrides the file's `nodes N;`;
+    /// docs/language.md).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub nodes: Option<u32>,
 }

@@ -2,7 +2,7 @@
 //! loading programs for checking, running the checks in a batch, and
 //! writing the results (text, JSON, DOT, expectations).
 
-use super::args::{CheckArgs, Engine, ParseArgs};
+use super::args::{CheckArgs, Engine, LoadedModel, ParseArgs};
 use super::render;
 use bmc_rmm::bounded::{CheckKind, Verdict};
 use bmc_rmm::diag::Error;
@@ -11,7 +11,7 @@ use bmc_rmm::program::Width;
 
 /// Loads a program for checking: parses it, instantiates an SPMD (PGAS)
 /// program per rank (`nodes`: `--nodes`, else the file's `nodes N;`,
-/// src/pgas.rs), and checks that `model` gives PGAS programs a meaning.
+/// src/program/pgas.rs), and checks that `model` gives PGAS programs a meaning.
 ///
 /// Errors: the file's errors; a PGAS program under a model without `op`.
 pub fn load_for_check(
@@ -136,13 +136,12 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             "--engine explicit answers `robust` only".into(),
         ));
     }
-    let model = bmc_rmm::cat::load_model(&a.model, a.model_file.as_deref())?;
+    let LoadedModel {
+        model,
+        name: model_name,
+        aliases,
+    } = a.model.load()?;
     bmc_rmm::bounded::validate(a.solver, &model)?;
-    let model_name = match &a.model_file {
-        Some(f) => f.clone(),
-        None => a.model.clone(),
-    };
-    let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
     let exp = a
         .expect
         .as_deref()
@@ -161,7 +160,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     let mut progs = Vec::new();
     for f in &files {
         let w = Width(a.input.width);
-        let p = load_for_check(f, a.input.format, w, a.nodes, &model, &model_name)?;
+        let p = load_for_check(f, a.input.format, w, a.pgas.nodes, &model, &model_name)?;
         progs.push((f.clone(), p));
     }
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);

@@ -102,8 +102,14 @@ fn answer(
         });
     }
     let w = a.width.unwrap_or(Width::DEFAULT.0);
-    let p =
-        super::check::load_for_check(file, None, Width(w), a.nodes, &side.model, &side.model_name)?;
+    let p = super::check::load_for_check(
+        file,
+        None,
+        Width(w),
+        a.pgas.nodes,
+        &side.model,
+        &side.model_name,
+    )?;
     let lim = bmc_rmm::bounded::Limits {
         bound: a.bound.unwrap_or(DEFAULT_BOUND),
         width: w,

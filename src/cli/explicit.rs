@@ -26,7 +26,7 @@ fn options(width: u32, timeout: Option<f64>) -> Options {
     o
 }
 
-fn require_tso(model: &str, model_file: &Option<String>) -> Result<(), Error> {
+fn require_tso(model: &str, model_file: Option<&str>) -> Result<(), Error> {
     if model_file.is_some() || bmc_rmm::cat::builtin_name(model) != Some("tso") {
         return Err(Error::Usage(
             "the explicit engine decides robustness against TSO only (--model tso)".into(),
@@ -67,7 +67,7 @@ fn explicit_robust(
 /// `bmc-rmm robust --engine explicit`: unbounded TSO robustness by attacks.
 pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
-    require_tso(&a.model, &a.model_file)?;
+    require_tso(&a.model.model, a.model.model_file.as_deref())?;
     let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
     let mut worst = Verdict::NoViolation;
     for (f, p) in &progs {
@@ -163,7 +163,7 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
 /// `bmc-rmm fences`: a minimal-cost valid fence set per input (thesis
 /// §6.5), the fenced program with `--emit`.
 pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
-    require_tso(&a.model, &None)?;
+    require_tso(&a.model, None)?;
     if a.input.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
     }
@@ -243,7 +243,7 @@ pub fn write_atomically(path: &str, text: &str) -> Result<(), Error> {
 /// disagreement, what the violating side's witness shows.
 pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
     let bound = a.bound.unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND);
-    require_tso(&a.model, &None)?;
+    require_tso(&a.model, None)?;
     if bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }

@@ -3,7 +3,7 @@
 //! (or JSON records) in input order, a summary line, and with `--expect`
 //! the comparison with an expectations file.
 
-use super::args::LitmusArgs;
+use super::args::{LitmusArgs, LoadedModel};
 use super::render::litmus_verdict_word as verdict_word;
 use crate::cli::expect::{self, Check, Compared};
 use bmc_rmm::diag::{Error, SourceFile};
@@ -67,10 +67,12 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
     crate::cli::batch::check_timeout(Some(a.timeout))?;
-    let model = bmc_rmm::cat::load_model(&a.model, a.model_file.as_deref())?;
+    let LoadedModel {
+        model,
+        name: model_name,
+        aliases,
+    } = a.model.load()?;
     bmc_rmm::bounded::validate(a.solver, &model)?;
-    let model_name = a.model_file.clone().unwrap_or(a.model.clone());
-    let aliases = expect::model_aliases(&a.model, a.model_file.as_deref());
     let exp = a
         .expect
         .as_deref()

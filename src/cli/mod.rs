@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
                     quiet: a.quiet,
                     jobs: a.jobs,
                 },
-                nodes: a.nodes,
+                pgas: a.pgas.clone(),
             }),
             None => explicit::run_crosscheck(&a),
         },

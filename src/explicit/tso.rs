@@ -406,6 +406,16 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
         let mode_a = after.pc[t] & 3;
         let num = events.len() + 1;
         let addr_of = |e: &crate::program::LExpr| m.eval(before, t, e);
+        // The event's text: the instruction with the value it reads or writes.
+        let plain_text = |cmd: &Command| match cmd {
+            Command::Load { addr, .. } => {
+                format!("{head}  (reads {})", m.mem_get(before, addr_of(addr)))
+            }
+            Command::Store { value, .. } => {
+                format!("{head}  (value {})", m.eval(before, t, value))
+            }
+            _ => head.clone(),
+        };
         let (kind, text, hb) = match (&ins.cmd, t == t_a, st.kind, mode_b) {
             (Command::Store { addr, value }, true, 1, _) => {
                 let ad = addr_of(addr);
@@ -474,29 +484,9 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
                 }
                 let _ = mode_b == ORIG;
                 hb_thread.insert(t, num);
-                let text = match cmd {
-                    Command::Load { addr, .. } => {
-                        format!("{head}  (reads {})", m.mem_get(before, addr_of(addr)))
-                    }
-                    Command::Store { value, .. } => {
-                        format!("{head}  (value {})", m.eval(before, t, value))
-                    }
-                    _ => head.clone(),
-                };
-                (TsoEventKind::HbPath, text, why)
+                (TsoEventKind::HbPath, plain_text(cmd), why)
             }
-            (cmd, _, _, _) => {
-                let text = match cmd {
-                    Command::Load { addr, .. } => {
-                        format!("{head}  (reads {})", m.mem_get(before, addr_of(addr)))
-                    }
-                    Command::Store { value, .. } => {
-                        format!("{head}  (value {})", m.eval(before, t, value))
-                    }
-                    _ => head.clone(),
-                };
-                (TsoEventKind::Sc, text, None)
-            }
+            (cmd, _, _, _) => (TsoEventKind::Sc, plain_text(cmd), None),
         };
         let _ = WAIT;
         events.push(TsoEvent {

@@ -265,20 +265,10 @@ fn lower_cmd(c: &Command, r: u32, lay: &Layout) -> Result<Command, String> {
                 .collect::<Result<_, _>>()?,
         ),
         Command::Pgas(PgasCmd::Barrier) => Command::Pgas(PgasCmd::Barrier),
-        Command::Pgas(
-            pc @ (PgasCmd::Read {
-                local,
-                rank,
-                remote,
-                queue,
-            }
-            | PgasCmd::Write {
-                local,
-                rank,
-                remote,
-                queue,
-            }),
-        ) => {
+        Command::Pgas(pc @ (PgasCmd::Read { .. } | PgasCmd::Write { .. })) => {
+            let Some([local, rank, remote, queue]) = pc.operands() else {
+                return Ok(c.clone());
+            };
             let rk = s(rank);
             if let Some(k) = rk.as_const(w) {
                 if k < 1 || k > n as i64 {

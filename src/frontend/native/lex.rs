@@ -98,14 +98,7 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
             }
         }
         if is_ident_start(c) {
-            let mut end = i;
-            while let Some(&(j, c)) = it.peek() {
-                if !is_ident_char(c) {
-                    break;
-                }
-                end = j + c.len_utf8();
-                it.next();
-            }
+            let end = ident_end(&mut it, i);
             toks.push(Tok {
                 t: T::Ident(text[i..end].to_string()),
                 span: Span::new(i, end),
@@ -113,14 +106,7 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
             continue;
         }
         if c.is_ascii_digit() {
-            let mut end = i;
-            while let Some(&(j, c)) = it.peek() {
-                if !is_ident_char(c) {
-                    break;
-                }
-                end = j + c.len_utf8();
-                it.next();
-            }
+            let end = ident_end(&mut it, i);
             let word = &text[i..end];
             let value = if let Some(h) = word.strip_prefix("0x").or(word.strip_prefix("0X")) {
                 if h.is_empty() || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -235,4 +221,18 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
         span: Span::new(n, n),
     });
     Ok(toks)
+}
+
+/// Consumes the identifier characters after the one at byte `start`;
+/// returns the byte offset just past the last.
+fn ident_end(it: &mut std::iter::Peekable<std::str::CharIndices<'_>>, start: usize) -> usize {
+    let mut end = start;
+    while let Some(&(j, c)) = it.peek() {
+        if !is_ident_char(c) {
+            break;
+        }
+        end = j + c.len_utf8();
+        it.next();
+    }
+    end
 }
