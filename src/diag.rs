@@ -2,9 +2,9 @@
 //! front-end and the CLI report through.
 //!
 //! An [`InputError`] always carries the file, the byte span and a message;
-//! [`InputError::render`] prints `file:line:column: error: message` followed
-//! by a miette snippet that points at the spot. Line and column are
-//! 1-based; the column counts characters (not bytes).
+//! [`InputError::render`] prints `file:line:column: error: message` once,
+//! followed by the line (clipped) with a caret at the spot. Line and
+//! column are 1-based; the column counts characters (not bytes).
 
 use std::fmt;
 use std::sync::Arc;
@@ -102,6 +102,10 @@ impl SourceFile {
     }
 }
 
+/// Characters of the offending line that an error shows (clipped
+/// around the error's column).
+pub const SNIPPET_WIDTH: usize = 100;
+
 /// An error in a user's input file, located at a span.
 #[derive(Debug, Clone)]
 pub struct InputError {
@@ -122,30 +126,69 @@ impl InputError {
         format!("{}:{}:{}", self.file.path, l, c)
     }
 
-    /// Renders `file:line:col: error: message`, then a snippet with a
-    /// pointer (miette's graphical report, no colours).
+    /// Renders the error once: `file:line:col: error: message`, then the
+    /// line with a caret under the span and the help, if any:
+    ///
+    /// ```text
+    /// t.rmm:2:16: error: expected an expression, found `;`
+    ///   2 | thread t { x = ; }
+    ///     |                ^ here
+    ///   = help: …
+    /// ```
+    ///
+    /// The line is clipped to [`SNIPPET_WIDTH`] characters around the
+    /// column (`…` marks a cut) and control characters are shown as `?`,
+    /// so a 200 KB line or binary garbage prints one short line.
     pub fn render(&self) -> String {
-        use miette::{
-            GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
-        };
-        let len = self.file.text.len();
-        let start = self.span.start.min(len);
-        let end = self.span.end.clamp(start, len);
-        let mut diag = MietteDiagnostic::new(self.message.clone())
-            .with_label(LabeledSpan::at(start..end.max(start), "here"));
-        if let Some(h) = &self.help {
-            diag = diag.with_help(h.clone());
+        let text = &self.file.text;
+        let mut start = self.span.start.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
         }
-        let report = miette::Report::new(diag).with_source_code(NamedSource::new(
-            &*self.file.path,
-            self.file.text.as_ref().to_owned(),
-        ));
+        let (line, col) = self.file.line_col(start);
         let mut out = format!("{}: error: {}\n", self.location(), self.message);
-        let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-            .with_context_lines(1);
-        let mut snippet = String::new();
-        if handler.render_report(&mut snippet, report.as_ref()).is_ok() {
-            out.push_str(&snippet);
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let chars: Vec<char> = text[line_start..line_end]
+            .chars()
+            .map(|c| match c {
+                '\t' => ' ',
+                c if c.is_control() => '?',
+                c => c,
+            })
+            .collect();
+        // The caret covers the span's characters on this line (at least one).
+        let end = self.span.end.clamp(start, line_end);
+        let span_chars = text.get(start..end).map_or(1, |s| s.chars().count()).max(1);
+        let col0 = (col - 1).min(chars.len());
+        let (lo, hi) = if chars.len() <= SNIPPET_WIDTH {
+            (0, chars.len())
+        } else {
+            let lo = col0.saturating_sub(SNIPPET_WIDTH / 2);
+            (lo, (lo + SNIPPET_WIDTH).min(chars.len()))
+        };
+        let mut shown: String = chars[lo..hi].iter().collect();
+        let mut caret_at = col0 - lo;
+        if lo > 0 {
+            shown.insert(0, '…');
+            caret_at += 1;
+        }
+        if hi < chars.len() {
+            shown.push('…');
+        }
+        let carets = span_chars.min(hi.saturating_sub(col0).max(1));
+        let gutter = line.to_string().len();
+        out.push_str(&format!("  {line} | {shown}\n"));
+        out.push_str(&format!(
+            "  {:gutter$} | {}{} here\n",
+            "",
+            " ".repeat(caret_at),
+            "^".repeat(carets)
+        ));
+        if let Some(h) = &self.help {
+            out.push_str(&format!("  = help: {h}\n"));
         }
         out
     }

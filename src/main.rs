@@ -4,10 +4,8 @@
 
 mod cli;
 
-use clap::Parser;
-
 fn main() {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::parse_args(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

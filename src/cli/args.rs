@@ -75,7 +75,7 @@ pub struct FencesArgs {
     #[arg(long, value_name = "FILE")]
     pub emit: Option<String>,
     /// Time limit in seconds per input ("unknown" when exceeded).
-    #[arg(long)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
 }
 
@@ -93,7 +93,7 @@ pub struct CrosscheckArgs {
     #[arg(long, short = 'k')]
     pub bound: Option<u32>,
     /// Time limit in seconds per input and engine.
-    #[arg(long)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
     /// Cross-check two solver backends instead of the explicit engine
     /// against the SAT engine: `--solvers varisat,z3` runs both on every
@@ -135,7 +135,7 @@ pub struct LitmusArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub width: Option<u32>,
     /// Per-test time limit in seconds (the test's answer is "unknown").
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = parse_timeout)]
     pub timeout: f64,
     /// One JSON record per test instead of herd blocks.
     #[arg(long)]
@@ -190,7 +190,7 @@ pub struct DiffArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub width: Option<u32>,
     /// Per-input, per-model time limit in seconds ("unknown" when exceeded).
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = parse_timeout)]
     pub timeout: f64,
     /// Only inputs whose verdict differs (not those whose verdicts agree
     /// but whose final states differ).
@@ -245,7 +245,7 @@ pub struct CheckArgs {
     #[arg(long, short = 'k', default_value_t = DEFAULT_BOUND)]
     pub bound: u32,
     /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
-    #[arg(long)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
     /// Engine for `robust`: the bounded SAT engine, or the explicit-state
     /// engine (unbounded, TSO only).
@@ -284,18 +284,11 @@ pub struct CheckArgs {
 impl CheckArgs {
     /// Validates the numeric options and their combinations.
     ///
-    /// Errors: bound 0, a non-positive timeout, no input file, `--eager` or
+    /// Errors: bound 0, no input file, `--eager` or
     /// `--engine explicit` with `--solver z3`.
     pub fn validate(&self) -> Result<(), Error> {
         if self.bound == 0 {
             return Err(Error::Usage("--bound must be at least 1".into()));
-        }
-        if let Some(t) = self.timeout {
-            if t.is_nan() || t <= 0.0 {
-                return Err(Error::Usage(
-                    "--timeout must be a positive number of seconds".into(),
-                ));
-            }
         }
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
@@ -317,6 +310,27 @@ impl CheckArgs {
 
 /// Default per-input time limit of `litmus` and `diff` (seconds).
 pub const DEFAULT_TIMEOUT: f64 = 60.0;
+
+/// The longest accepted `--timeout` (seconds; about 31 years).
+pub const MAX_TIMEOUT: f64 = 1e9;
+
+/// `--timeout SECONDS`, the one parser of durations for every command: a
+/// positive, finite number of seconds up to [`MAX_TIMEOUT`].
+///
+/// Errors: not a number, `inf`/`NaN`, zero or negative, too large.
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !t.is_finite() || t <= 0.0 {
+        return Err("the timeout must be a positive, finite number of seconds".into());
+    }
+    if t > MAX_TIMEOUT {
+        return Err(format!("the timeout is at most {MAX_TIMEOUT:e} seconds"));
+    }
+    Ok(t)
+}
 
 /// Options of every batch command: progress bar and worker threads.
 #[derive(Args, Debug, Clone, Default)]
@@ -353,7 +367,12 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
 pub struct ModelArgs {
     /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas;
     /// aliases x86tso, ppc).
-    #[arg(long, short = 'm', default_value = "tso")]
+    #[arg(
+        long,
+        short = 'm',
+        default_value = "tso",
+        conflicts_with = "model_file"
+    )]
     pub model: String,
     /// Load the memory model from a cat file instead of a built-in one.
     #[arg(long, value_name = "FILE")]

@@ -59,23 +59,26 @@ pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
 /// directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DotTarget {
-    /// `--dot FILE` with a single input.
-    File(String),
+    /// `--dot FILE` with a single input; with both checks (the default
+    /// command) `FILE` less its `.dot` becomes `<FILE>.reach.dot` and
+    /// `<FILE>.robust.dot`, so neither witness overwrites the other.
+    File(String, bool),
     /// `--dot DIR`: `DIR/<stem>.<check>.dot`.
     Dir(std::path::PathBuf),
 }
 
 impl DotTarget {
-    /// Interprets `--dot PATH` for `inputs` inputs: a directory when PATH
-    /// is an existing directory, ends with `/`, or there are several
-    /// inputs (created if missing); else a file.
+    /// Interprets `--dot PATH` for `inputs` inputs and `checks` checks
+    /// per input: a directory when PATH is an existing directory, ends
+    /// with `/`, or there are several inputs (created if missing); else a
+    /// file (one per check when `checks > 1`).
     ///
     /// Errors: the directory cannot be created ([`Error::Io`]).
-    pub fn resolve(path: &str, inputs: usize) -> Result<DotTarget, Error> {
+    pub fn resolve(path: &str, inputs: usize, checks: usize) -> Result<DotTarget, Error> {
         let p = std::path::Path::new(path);
         let is_dir = p.is_dir() || path.ends_with('/') || path.ends_with(std::path::MAIN_SEPARATOR);
         if !is_dir && inputs <= 1 {
-            return Ok(DotTarget::File(path.to_string()));
+            return Ok(DotTarget::File(path.to_string(), checks > 1));
         }
         std::fs::create_dir_all(p).map_err(|e| Error::Io {
             path: path.to_string(),
@@ -89,7 +92,10 @@ impl DotTarget {
     /// another input has the same stem.
     pub fn path_for(&self, files: &[String], index: usize, check: &str) -> String {
         match self {
-            DotTarget::File(f) => f.clone(),
+            DotTarget::File(f, false) => f.clone(),
+            DotTarget::File(f, true) => {
+                format!("{}.{check}.dot", f.strip_suffix(".dot").unwrap_or(f))
+            }
             DotTarget::Dir(d) => {
                 let stem = |f: &str| {
                     std::path::Path::new(f)
@@ -154,7 +160,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     let dot = a
         .dot
         .as_deref()
-        .map(|d| DotTarget::resolve(d, files.len()))
+        .map(|d| DotTarget::resolve(d, files.len(), kinds.len()))
         .transpose()?;
     // Parse everything first: a bad input stops the run before any output.
     let mut progs = Vec::new();
@@ -218,10 +224,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             if let (Some(t), Some(x)) = (&dot, &r.witness) {
                 let path = t.path_for(&files, i, r.check.name());
                 let text = x.to_dot(p, r.cycle.as_ref(), &r.fr);
-                std::fs::write(&path, text).map_err(|e| Error::Io {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })?;
+                super::output::write_file(&path, &text)?;
             }
             match r.verdict {
                 Verdict::Violation => violation = true,

@@ -312,7 +312,6 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
     if a.bound == Some(0) {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
-    batch::check_timeout(Some(a.timeout))?;
     let sides = sides(a)?;
     let files = crate::cli::inputs::expand(&a.files, &["litmus", "rmm", "txt"])?;
     if files.is_empty() {

@@ -364,20 +364,7 @@ pub fn write(path: &str, records: &[Record]) -> Result<(), Error> {
             r.verdict
         ));
     }
-    let io = |e: std::io::Error| Error::Io {
-        path: path.to_string(),
-        message: e.to_string(),
-    };
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "expect".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, p).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })
+    super::output::write_file(path, &text)
 }
 
 /// The comparison of a run's results with an expectations file.

@@ -5,14 +5,14 @@
 use super::args::{CheckArgs, CrosscheckArgs, FencesArgs};
 use super::render::robustness_phrase;
 use bmc_rmm::bounded::{self, Verdict};
-use bmc_rmm::bounded::{CheckKind, Deadline, SolverKind};
+use bmc_rmm::bounded::{CheckKind, SolverKind};
 use bmc_rmm::diag::{Error, SourceFile, Span};
 use bmc_rmm::explicit::{
     self, FenceCosts, FenceLocation, FenceVerdict, Limits, Options, Robustness,
 };
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, Width};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn options(width: u32, timeout: Option<f64>) -> Options {
     let mut o = Options {
@@ -67,6 +67,13 @@ fn explicit_robust(
 /// `bmc-rmm robust --engine explicit`: unbounded TSO robustness by attacks.
 pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
+    if a.dot.is_some() {
+        return Err(Error::Usage(
+            "--dot draws witnesses of the bounded engine; the explicit engine's witness \
+             (a TSO computation) is printed in the text output"
+                .into(),
+        ));
+    }
     require_tso(&a.model.model, a.model.model_file.as_deref())?;
     let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
     let mut worst = Verdict::NoViolation;
@@ -217,25 +224,10 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
             let pairs: Vec<_> = locs.iter().map(|l| (l.thread, l.state)).collect();
             let fenced = explicit::insert_fences(p, &pairs);
             let text = bmc_rmm::frontend::native::print::native(&fenced);
-            write_atomically(out, &text)?;
+            super::output::write_file(out, &text)?;
         }
     }
     Ok(code)
-}
-
-/// Writes a file through a temporary sibling and a rename, so that an
-/// error never leaves a half-written output.
-pub fn write_atomically(path: &str, text: &str) -> Result<(), Error> {
-    let tmp = format!("{path}.tmp{}", std::process::id());
-    let io = |e: std::io::Error| Error::Io {
-        path: path.to_string(),
-        message: e.to_string(),
-    };
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })
 }
 
 /// `bmc-rmm crosscheck`: the explicit engine (unbounded) and the bounded
@@ -249,19 +241,18 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
     }
     let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
     let model = bmc_rmm::cat::builtin("tso")?;
-    let mut disagreements = 0;
-    println!(
-        "{:<44} {:<22} {:<26} agree",
-        "file",
-        "explicit (unbounded)",
-        format!("sat (bound {})", bound)
-    );
+    let (mut disagreements, mut unknowns) = (0, 0);
+    if !a.input.json {
+        println!(
+            "{:<44} {:<22} {:<26} agree",
+            "file",
+            "explicit (unbounded)",
+            format!("sat (bound {})", bound)
+        );
+    }
     for (f, p) in &progs {
         let (ve, _, re) = explicit_robust(p, &options(a.input.width, a.timeout))?;
-        let deadline = Deadline(
-            a.timeout
-                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
-        );
+        let deadline = super::batch::deadline(a.timeout);
         let lim = bounded::Limits {
             bound,
             width: a.input.width,
@@ -285,6 +276,22 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             }
             _ => "NO",
         };
+        unknowns += usize::from(agree == "unknown");
+        disagreements += usize::from(agree == "NO");
+        if a.input.json {
+            let witness = match (&re.verdict, &rs.witness, &rs.cycle) {
+                (Robustness::NotRobust(w), _, _) => Some(w.to_string()),
+                (_, Some(x), Some(c)) => Some(x.render_cycle(c)),
+                _ => None,
+            };
+            let rec = serde_json::json!({
+                "file": f, "model": "tso", "bound": bound,
+                "explicit": ve, "bounded": rs.verdict, "agree": agree,
+                "witness": (agree == "NO").then_some(witness).flatten(),
+            });
+            println!("{rec}");
+            continue;
+        }
         println!(
             "{:<44} {:<22} {:<26} {agree}",
             f,
@@ -292,7 +299,6 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             robustness_phrase(rs.verdict)
         );
         if agree == "NO" {
-            disagreements += 1;
             match (&re.verdict, &rs.witness) {
                 (Robustness::NotRobust(w), _) => {
                     println!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):", longest_thread(&re), bound);
@@ -309,8 +315,26 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             }
         }
     }
-    println!("{} file(s), {} disagreement(s)", progs.len(), disagreements);
-    Ok(if disagreements > 0 { 1 } else { 0 })
+    let summary = format!(
+        "{} file(s), {} disagreement(s), {} unknown",
+        progs.len(),
+        disagreements,
+        unknowns
+    );
+    if a.input.json {
+        eprintln!("{summary}");
+    } else {
+        println!("{summary}");
+    }
+    // Exit status as everywhere: 1 on a disagreement, else 3 if some
+    // answer is unknown, else 0.
+    Ok(if disagreements > 0 {
+        1
+    } else if unknowns > 0 {
+        3
+    } else {
+        0
+    })
 }
 
 /// Instructions executed by the busiest thread in the explicit witness.

@@ -66,7 +66,6 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     if a.bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
-    crate::cli::batch::check_timeout(Some(a.timeout))?;
     let LoadedModel {
         model,
         name: model_name,

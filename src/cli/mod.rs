@@ -15,6 +15,7 @@ pub mod expect;
 pub mod explicit;
 pub mod inputs;
 pub mod litmus;
+pub mod output;
 pub mod render;
 
 pub use args::Cli;
@@ -23,6 +24,59 @@ use args::{Command, DiffArgs, Engine};
 use bmc_rmm::bounded::{CheckKind, SolverKind};
 use bmc_rmm::diag::Error;
 use bmc_rmm::program::Width;
+
+/// Parses the command line `argv` (program name first) as users of git
+/// or cargo expect: options may come before the subcommand
+/// (`bmc-rmm --json reach x.rmm` is `bmc-rmm reach --json x.rmm`), and a
+/// word that is neither a subcommand nor an existing file but close to a
+/// subcommand's name is an error that suggests it (`robst` → `robust`).
+///
+/// Errors: clap's usage errors (exit 2; `--help`/`--version` exit 0).
+pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = Cli::command();
+    let first = cmd.clone().try_get_matches_from(&argv)?;
+    let cli = Cli::from_arg_matches(&first)?;
+    if cli.command.is_some() {
+        return Ok(cli);
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    // The first input word that names a subcommand: options came first.
+    if let Some(pos) = argv.iter().skip(1).position(|a| {
+        let a = a.to_string_lossy();
+        names.iter().any(|n| *n == a) && !std::path::Path::new(&*a).exists()
+    }) {
+        let mut moved = argv.clone();
+        let sub = moved.remove(pos + 1);
+        moved.insert(1, sub);
+        return Cli::from_arg_matches(&cmd.try_get_matches_from_mut(moved)?);
+    }
+    for f in &cli.check.input.files {
+        let looks_like_word = !f.contains(['.', '/', std::path::MAIN_SEPARATOR]);
+        if !looks_like_word || std::path::Path::new(f).exists() {
+            continue;
+        }
+        if let Some(n) = names
+            .iter()
+            .find(|n| strsim::damerau_levenshtein(n, f) <= 2)
+        {
+            let mut e = clap::Error::new(clap::error::ErrorKind::InvalidSubcommand).with_cmd(&cmd);
+            e.insert(
+                clap::error::ContextKind::InvalidSubcommand,
+                clap::error::ContextValue::String(f.clone()),
+            );
+            e.insert(
+                clap::error::ContextKind::SuggestedSubcommand,
+                clap::error::ContextValue::String(n.clone()),
+            );
+            return Err(e);
+        }
+    }
+    Ok(cli)
+}
 
 /// Runs the parsed command line; returns the exit status.
 pub fn run(cli: Cli) -> Result<i32, Error> {

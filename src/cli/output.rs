@@ -1,0 +1,121 @@
+//! Writing output files (`--dot`, `--write-expect`, `fences --emit`), one
+//! way for every command:
+//!
+//! * a regular file (or a new path) is replaced atomically: the text goes
+//!   to a hidden temporary sibling (`.NAME.PID.tmp`), is flushed to disk,
+//!   and is renamed over the file, so an error or an interrupted run never
+//!   leaves a half-written file; a symbolic link is followed, so the link
+//!   stays and its target is replaced;
+//! * anything else that exists (a character device such as `/dev/stdout`
+//!   or `/dev/null`, a FIFO) is written in place, never replaced;
+//! * every write error (ENOSPC on `/dev/full`, a missing directory, no
+//!   permission) is an [`Error::Io`] naming the path (exit 2).
+
+use bmc_rmm::diag::Error;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes `text` to `path` (module docs).
+///
+/// Errors: [`Error::Io`] with the path and the OS error.
+pub fn write_file(path: &str, text: &str) -> Result<(), Error> {
+    let io = |e: std::io::Error| Error::Io {
+        path: path.to_string(),
+        message: e.to_string(),
+    };
+    // Follow symbolic links to the file they name (the link itself stays).
+    let target: PathBuf = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(_) => match std::fs::read_link(path) {
+            // A dangling link: create its target.
+            Ok(t) => Path::new(path).parent().unwrap_or(Path::new(".")).join(t),
+            Err(_) => PathBuf::from(path),
+        },
+    };
+    match std::fs::metadata(&target) {
+        Ok(m) if !m.is_file() => {
+            if m.is_dir() {
+                return Err(io(std::io::Error::other("is a directory")));
+            }
+            // A device or FIFO: write through it.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(io)?;
+            f.write_all(text.as_bytes()).map_err(io)?;
+            f.flush().map_err(io)
+        }
+        _ => replace_atomically(&target, text).map_err(io),
+    }
+}
+
+/// Writes `text` to a temporary sibling of `target` and renames it over
+/// `target`; the temporary file is removed on any error.
+fn replace_atomically(target: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_regular_files_and_keeps_symlinks() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("out.txt");
+        write_file(f.to_str().unwrap(), "one").unwrap();
+        write_file(f.to_str().unwrap(), "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "two");
+        #[cfg(unix)]
+        {
+            let l = d.path().join("link.txt");
+            std::os::unix::fs::symlink(&f, &l).unwrap();
+            write_file(l.to_str().unwrap(), "three").unwrap();
+            assert!(std::fs::symlink_metadata(&l)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(std::fs::read_to_string(&f).unwrap(), "three");
+        }
+        // No temporary file is left behind.
+        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert!(names.len() <= 2, "{names:?}");
+    }
+
+    #[test]
+    fn reports_errors_and_writes_through_devices() {
+        assert!(matches!(
+            write_file("/nonexistent-dir/x.dot", "x"),
+            Err(Error::Io { .. })
+        ));
+        if Path::new("/dev/null").exists() {
+            write_file("/dev/null", "discarded").unwrap();
+            assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        }
+        if Path::new("/dev/full").exists() {
+            assert!(matches!(
+                write_file("/dev/full", "x"),
+                Err(Error::Io { .. })
+            ));
+            assert!(!std::fs::metadata("/dev/full").unwrap().is_file());
+        }
+    }
+}
