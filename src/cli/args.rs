@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand};
 /// Without a subcommand, runs `reach` and `robust` on each FILE and prints
 /// both verdicts.
 #[derive(Parser, Debug)]
-#[command(name = "bmc-rmm", version, args_conflicts_with_subcommands = true)]
+#[command(name = "bmc-rmm", version = VERSION, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// What to do; default: reach + robust.
     #[command(subcommand)]
@@ -307,6 +307,13 @@ impl CheckArgs {
         Ok(())
     }
 }
+
+/// `--version`: the version and the solver backends built in.
+pub const VERSION: &str = if cfg!(feature = "z3") {
+    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat, z3)")
+} else {
+    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat)")
+};
 
 /// Default per-input time limit of `litmus` and `diff` (seconds).
 pub const DEFAULT_TIMEOUT: f64 = 60.0;

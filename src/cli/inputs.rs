@@ -2,35 +2,88 @@
 //! file inside with a known extension, sorted by name) and `@list` files
 //! (one path per line, relative to the list's directory; `#` comments).
 
-use bmc_rmm::diag::Error;
-use std::path::Path;
+use bmc_rmm::diag::{Error, SourceFile, Span};
+use std::path::{Path, PathBuf};
+
+/// Deepest nesting of `@list` files inside `@list` files.
+pub const MAX_LIST_DEPTH: usize = 32;
 
 /// Expands `args` into a list of files, keeping the given order (each
 /// directory's files sorted by name).
 ///
-/// Errors: a missing file or directory, an unreadable `@list`.
+/// Errors: a missing file or directory, an unreadable `@list`; a list that
+/// includes itself (directly or not) or lists nested deeper than
+/// [`MAX_LIST_DEPTH`] (located at the offending line).
 pub fn expand(args: &[String], exts: &[&str]) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
-    for a in args {
+    expand_into(args, exts, &mut Vec::new(), &mut out)?;
+    Ok(out)
+}
+
+/// One argument of [`expand`]: where it came from, for errors.
+type Origin<'a> = Option<(&'a SourceFile, Span)>;
+
+fn expand_into(
+    args: &[String],
+    exts: &[&str],
+    chain: &mut Vec<PathBuf>,
+    out: &mut Vec<String>,
+) -> Result<(), Error> {
+    let items: Vec<(String, Origin)> = args.iter().map(|a| (a.clone(), None)).collect();
+    expand_items(items, exts, chain, out)
+}
+
+fn expand_items(
+    args: Vec<(String, Origin)>,
+    exts: &[&str],
+    chain: &mut Vec<PathBuf>,
+    out: &mut Vec<String>,
+) -> Result<(), Error> {
+    for (a, origin) in args {
+        let a = &a;
         if let Some(list) = a.strip_prefix('@') {
-            let text = std::fs::read_to_string(list).map_err(|e| Error::Io {
-                path: list.to_string(),
-                message: e.to_string(),
-            })?;
+            let canon = Path::new(list)
+                .canonicalize()
+                .unwrap_or_else(|_| list.into());
+            let nested = |msg: String| match origin {
+                Some((src, span)) => src.error(span, msg),
+                None => Error::Usage(msg),
+            };
+            if chain.contains(&canon) {
+                return Err(nested(format!("the list `{list}` includes itself")));
+            }
+            if chain.len() >= MAX_LIST_DEPTH {
+                return Err(nested(format!(
+                    "lists nested deeper than {MAX_LIST_DEPTH} levels at `{list}`"
+                )));
+            }
+            let src = SourceFile::read(list)?;
             let base = Path::new(list).parent().unwrap_or(Path::new(""));
-            let items: Vec<String> = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(|l| {
-                    if Path::new(l).is_absolute() {
-                        l.to_string()
-                    } else {
-                        base.join(l).to_string_lossy().into_owned()
-                    }
-                })
+            let mut items = Vec::new();
+            let mut offset = 0;
+            for raw in src.text.split_inclusive('\n') {
+                let l = raw.trim();
+                let start = offset + (raw.len() - raw.trim_start().len());
+                offset += raw.len();
+                if l.is_empty() || l.starts_with('#') {
+                    continue;
+                }
+                let path = if Path::new(l.trim_start_matches('@')).is_absolute() {
+                    l.to_string()
+                } else if let Some(inner) = l.strip_prefix('@') {
+                    format!("@{}", base.join(inner).to_string_lossy())
+                } else {
+                    base.join(l).to_string_lossy().into_owned()
+                };
+                items.push((path, Span::new(start, start + l.len())));
+            }
+            chain.push(canon);
+            let items = (items.into_iter())
+                .map(|(p, sp)| (p, Some((&src, sp))))
                 .collect();
-            out.extend(expand(&items, exts)?);
+            let r = expand_items(items, exts, chain, out);
+            chain.pop();
+            r?;
             continue;
         }
         let p = Path::new(a);
@@ -58,7 +111,7 @@ pub fn expand(args: &[String], exts: &[&str]) -> Result<Vec<String>, Error> {
             });
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -79,5 +132,30 @@ mod tests {
         let got = expand(&[format!("@{}", dp.join("list").display())], &["litmus"]).unwrap();
         assert!(got[0].ends_with("b.litmus") && got[1].ends_with("c.txt"));
         assert!(expand(&["/nonexistent/x".into()], &[]).is_err());
+    }
+
+    #[test]
+    fn self_including_lists_are_located_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let dp = d.path();
+        std::fs::write(dp.join("a.litmus"), "").unwrap();
+        std::fs::write(dp.join("self.lst"), "a.litmus\n@self.lst\n").unwrap();
+        std::fs::write(dp.join("x.lst"), "@y.lst\n").unwrap();
+        std::fs::write(dp.join("y.lst"), "a.litmus\n  @x.lst\n").unwrap();
+        for (list, line_col) in [("self.lst", ":2:1"), ("x.lst", ":2:3")] {
+            let arg = format!("@{}", dp.join(list).display());
+            match expand(&[arg], &["litmus"]) {
+                Err(Error::Input(e)) => {
+                    assert!(e.message.contains("includes itself"), "{}", e.message);
+                    assert!(e.location().ends_with(line_col), "{}", e.location());
+                }
+                other => panic!("{list}: {other:?}"),
+            }
+        }
+        // Nested lists that do not cycle are expanded.
+        std::fs::write(dp.join("outer.lst"), "@inner.lst\n").unwrap();
+        std::fs::write(dp.join("inner.lst"), "a.litmus\n").unwrap();
+        let got = expand(&[format!("@{}", dp.join("outer.lst").display())], &[]).unwrap();
+        assert_eq!(got.len(), 1);
     }
 }

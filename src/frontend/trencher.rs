@@ -71,6 +71,8 @@ struct Parser<'a> {
     toks: Vec<Tok<'a>>,
     pos: usize,
     width: Width,
+    /// Thread names seen (duplicates are errors; linear in the threads).
+    threads: crate::collections::HashSet<crate::program::intern::Sym>,
 }
 
 impl<'a> Parser<'a> {
@@ -226,7 +228,7 @@ impl<'a> Parser<'a> {
             ));
         }
         let name = prog.names.intern(name_text);
-        if prog.threads.iter().any(|t| t.name == name) {
+        if !self.threads.insert(name) {
             return Err(self
                 .src
                 .error(name_span, format!("duplicate thread name `{name_text}`")));
@@ -298,6 +300,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<Program, Error> {
         toks,
         pos: 0,
         width,
+        threads: Default::default(),
     };
     let mut prog = Program {
         source: Some(src.clone()),

@@ -59,6 +59,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<Program, Error> {
         },
         depth: 0,
         var_index: HashMap::new(),
+        thread_index: HashMap::new(),
         var_cells: Vec::new(),
         next_addr: 0,
     };
@@ -141,6 +142,8 @@ struct Parser<'a> {
     prog: Program,
     depth: usize,
     var_index: HashMap<String, usize>,
+    /// Thread by name (so that many threads parse in linear time).
+    thread_index: HashMap<crate::program::intern::Sym, usize>,
     /// Cells of each variable: (first, count).
     var_cells: Vec<(i64, i64)>,
     next_addr: i64,
@@ -634,8 +637,8 @@ impl<'a> Parser<'a> {
 
     fn thread_id(&self, name: &str, span: Span) -> R<ThreadId> {
         let sym = self.prog.names.get(name);
-        match self.prog.threads.iter().position(|t| Some(t.name) == sym) {
-            Some(i) => Ok(ThreadId(i as u32)),
+        match sym.and_then(|s| self.thread_index.get(&s)) {
+            Some(&i) => Ok(ThreadId(i as u32)),
             None => Err(self.src.error_help(
                 span,
                 format!("unknown thread `{name}`"),
@@ -804,7 +807,7 @@ impl<'a> Parser<'a> {
         let start = self.expect_kw("thread")?;
         let (name, nsp) = self.name("a thread name")?;
         let sym = self.prog.names.intern(&name);
-        if self.prog.threads.iter().any(|t| t.name == sym) {
+        if self.thread_index.contains_key(&sym) {
             return Err(self
                 .src
                 .error(nsp, format!("duplicate thread name `{name}`")));
@@ -845,6 +848,8 @@ impl<'a> Parser<'a> {
             }
         }
         ctx.t.span = start.join(end);
+        self.thread_index
+            .insert(ctx.t.name, self.prog.threads.len());
         self.prog.threads.push(ctx.t);
         Ok(())
     }
