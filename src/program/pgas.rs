@@ -14,10 +14,11 @@
 //! * Loads and stores access the executing rank's memory. A remote
 //!   `read(l, k, m, q)` / `write(l, k, m, q)` keeps its form, with `l`
 //!   rewritten to the local global address and `m` to rank k's global
-//!   address (k may be computed at run time). The engine (`engine/unroll.rs`)
-//!   turns it into issue, popa and popb events; a remote rank outside 1..N
-//!   blocks the operation (the process stops there). A *constant* remote
-//!   rank outside 1..N is an input error at the command.
+//!   address (k may be computed at run time). The unrolling
+//!   (`bounded/varisat/unroll/`) turns it into issue, popa and popb
+//!   events; a remote rank outside 1..N blocks the operation (the process
+//!   stops there). A *constant* remote rank outside 1..N is an input
+//!   error at the command.
 //! * Goals and assertions are checked on every rank: goal g becomes N
 //!   goals, the r-th one reading thread `t@r`'s registers and rank r's
 //!   memory (`rank` := r).

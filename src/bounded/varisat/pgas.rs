@@ -2,10 +2,11 @@
 //!
 //! The program reaching the encoder is already lowered by [`crate::program::pgas`]:
 //! one thread per (rank, thread of the SPMD program), addresses global.
-//! A remote operation's step yields three events (`unroll.rs`): the issue
-//! event (set `ISSUE`, its value is the queue id, in program order) and
-//! `popa` (set `POPA`, a read of the source) / `popb` (set `POPB`, a write
-//! of the destination), which are outside program order. This module adds:
+//! A remote operation's step yields three events ([`super::unroll`]):
+//! the issue event (set `ISSUE`, its value is the queue id, in program
+//! order) and `popa` (set `POPA`, a read of the source) / `popb` (set
+//! `POPB`, a write of the destination), which are outside program order.
+//! This module adds:
 //!
 //! * `op`: issue → popa → popb of one remote operation (and issue → popb);
 //! * `fifo`: popa → popa' and popb → popb' of two operations of the same

@@ -1,0 +1,307 @@
+//! Dataflow: registers as bit-vectors per step (SSA). Each candidate
+//! instruction of a step runs its micro-ops symbolically on the registers
+//! before the step, which yields its slot contributions (addresses,
+//! values), its register writes and their taint; the registers after the
+//! step are the selected candidate's (a multiplexer over the sel
+//! literals).
+
+use super::deps::{union_taint, Taint};
+use super::events::{push_slot, SlotContrib, SlotKind, SlotLayout};
+use super::micro::{vars_of, AddrSrc, Micro, ThreadCode};
+use super::UnrollOpts;
+use crate::bounded::varisat::bv::Bv;
+use crate::bounded::varisat::cnf::Cnf;
+use crate::program::{Expr, LExpr, RegId, Thread};
+use std::collections::BTreeSet;
+use varisat::Lit;
+
+/// Symbolic evaluation over a [`Cnf`] at width `w`.
+struct Ctx<'a> {
+    cnf: &'a mut Cnf,
+    w: u32,
+}
+
+impl Ctx<'_> {
+    fn eval(&mut self, e: &LExpr, regs: &[Bv]) -> Bv {
+        match e {
+            Expr::Const(c) => self.cnf.bv_const(*c, self.w),
+            Expr::Var(r) => regs[r.0 as usize].clone(),
+            Expr::Un(op, a) => {
+                let x = self.eval(a, regs);
+                self.cnf.bv_unop(*op, &x)
+            }
+            Expr::Bin(op, a, b) => {
+                let x = self.eval(a, regs);
+                let y = self.eval(b, regs);
+                self.cnf.bv_binop(*op, &x, &y)
+            }
+            // SPMD pseudo-variables are substituted before unrolling.
+            Expr::Rank | Expr::Nodes => self.cnf.bv_const(0, self.w),
+        }
+    }
+
+    /// Address bit-vector (W+1 bits) of an address source.
+    fn addr(&mut self, a: &AddrSrc, regs: &[Bv]) -> Bv {
+        match a {
+            AddrSrc::Expr(e) => {
+                let v = self.eval(e, regs);
+                address(self.cnf, v, false)
+            }
+            AddrSrc::Lock => address(self.cnf, self.cnf.bv_const(0, self.w), true),
+        }
+    }
+}
+
+/// The W+1-bit address of cell `v` (W bits) of the program's memory, or
+/// of the lock cell's space (`lock`: the top bit).
+pub(super) fn address(cnf: &Cnf, mut v: Bv, lock: bool) -> Bv {
+    v.push(cnf.constant(lock));
+    v
+}
+
+/// The registers of `th` before its first step: their initial values.
+pub(super) fn initial_regs(cnf: &Cnf, th: &Thread, w: u32) -> Vec<Bv> {
+    th.reg_init.iter().map(|v| cnf.bv_const(*v, w)).collect()
+}
+
+/// What the candidates of one step do: output of [`execute_step`].
+pub(super) struct StepRun {
+    /// Per slot: the contributions of the candidates with an event there.
+    pub(super) slots: Vec<Vec<SlotContrib>>,
+    /// Per register: (sel, value after the step) of each candidate that
+    /// writes it.
+    pub(super) new_regs: Vec<Vec<(Lit, Bv)>>,
+    /// Per register: (sel, taint after the step) of each candidate that
+    /// writes it (only with dependencies).
+    pub(super) new_taint: Vec<Vec<(Lit, Taint)>>,
+    /// (sel, taint of the condition) of each assume (only with
+    /// dependencies).
+    pub(super) assume_taint: Vec<(Lit, Taint)>,
+    /// The reservations taken by load-reserves: (read event id, sel).
+    pub(super) reserved: Vec<(usize, Lit)>,
+}
+
+/// Execution phase of a step: runs the micro-ops (`code`) of each
+/// candidate of `sels` in order on the registers `regs` and their taint
+/// `taint` before the step, in the slots of `layout`. Adds each assume's
+/// constraint (sel → condition ≠ 0) and each expected load value
+/// (`lock` reads 0) to the CNF; returns the slot contributions and the
+/// register writes (see [`StepRun`]).
+pub(super) fn execute_step(
+    cnf: &mut Cnf,
+    code: &ThreadCode,
+    sels: &[(usize, Lit)],
+    layout: &SlotLayout,
+    regs: &[Bv],
+    taint: &[Taint],
+    opts: UnrollOpts,
+) -> StepRun {
+    let mut ctx = Ctx { cnf, w: opts.width };
+    let mut run = StepRun {
+        slots: Vec::new(),
+        new_regs: vec![Vec::new(); taint.len()],
+        new_taint: vec![Vec::new(); taint.len()],
+        assume_taint: Vec::new(),
+        reserved: Vec::new(),
+    };
+    for &(instr, sel) in sels {
+        let mut c = Candidate {
+            instr,
+            sel,
+            atomic: code.atomic[instr],
+            regs: regs.to_vec(),
+            taint: taint.to_vec(),
+            written: BTreeSet::new(),
+            slot: 0,
+            popa_val: None,
+        };
+        for m in &code.micro[instr] {
+            c.exec(&mut ctx, m, layout, opts.deps, &mut run);
+        }
+        for r in c.written {
+            run.new_regs[r.0 as usize].push((sel, c.regs[r.0 as usize].clone()));
+            if opts.deps {
+                run.new_taint[r.0 as usize].push((sel, c.taint[r.0 as usize].clone()));
+            }
+        }
+    }
+    run
+}
+
+/// One candidate instruction while its micro-ops run.
+struct Candidate {
+    /// Index in `Thread::instrs`.
+    instr: usize,
+    /// Its sel literal.
+    sel: Lit,
+    /// It is locked/atomic.
+    atomic: bool,
+    /// The registers after the micro-ops so far.
+    regs: Vec<Bv>,
+    /// Their taint.
+    taint: Vec<Taint>,
+    /// The registers written so far.
+    written: BTreeSet<RegId>,
+    /// The next ordinary slot.
+    slot: usize,
+    /// The value read by its `popa`.
+    popa_val: Option<Bv>,
+}
+
+impl Candidate {
+    /// A contribution of this candidate without address or value.
+    fn contrib(&self, kind: SlotKind) -> SlotContrib {
+        SlotContrib::new(self.sel, self.instr, kind, self.atomic)
+    }
+
+    /// Puts `c` in the next ordinary slot.
+    fn push(&mut self, run: &mut StepRun, c: SlotContrib) {
+        push_slot(&mut run.slots, self.slot, c);
+        self.slot += 1;
+    }
+
+    /// Runs micro-op `m`.
+    fn exec(
+        &mut self,
+        ctx: &mut Ctx,
+        m: &Micro,
+        layout: &SlotLayout,
+        deps: bool,
+        run: &mut StepRun,
+    ) {
+        match m {
+            Micro::Issue(q) => {
+                let v = ctx.eval(q, &self.regs);
+                let c = SlotContrib {
+                    value: Some(v),
+                    ..self.contrib(SlotKind::Issue)
+                };
+                self.push(run, c);
+            }
+            Micro::Barrier => self.push(run, self.contrib(SlotKind::Barrier)),
+            Micro::PopA(e) => self.pop(ctx, e, false, layout, run),
+            Micro::PopB(e) => self.pop(ctx, e, true, layout, run),
+            Micro::Assign { reg, value } => {
+                let v = ctx.eval(value, &self.regs);
+                if deps {
+                    self.taint[reg.0 as usize] = union_taint(ctx.cnf, &self.taint, &vars_of(value));
+                }
+                self.regs[reg.0 as usize] = v;
+                self.written.insert(*reg);
+            }
+            Micro::Assume(e) => {
+                let v = ctx.eval(e, &self.regs);
+                let nz = ctx.cnf.bv_nonzero(&v);
+                ctx.cnf.implies(self.sel, nz);
+                if deps {
+                    let t = union_taint(ctx.cnf, &self.taint, &vars_of(e));
+                    run.assume_taint.push((self.sel, t));
+                }
+            }
+            Micro::Fence(f) => self.push(run, self.contrib(SlotKind::Fence(*f))),
+            Micro::Load {
+                reg,
+                addr,
+                expect,
+                reserve,
+            } => {
+                let a = ctx.addr(addr, &self.regs);
+                let v = layout.read_vals[self.slot].clone();
+                if let Some(x) = expect {
+                    let c = ctx.cnf.bv_const(*x, ctx.w);
+                    let eq = ctx.cnf.bv_eq(&v, &c);
+                    ctx.cnf.implies(self.sel, eq);
+                }
+                let id = layout.base_id + self.slot;
+                if let Some(r) = reg {
+                    self.regs[r.0 as usize] = v.clone();
+                    self.written.insert(*r);
+                    if deps {
+                        let mut t = Taint::new();
+                        t.insert(id, ctx.cnf.tt());
+                        self.taint[r.0 as usize] = t;
+                    }
+                }
+                if *reserve {
+                    run.reserved.push((id, self.sel));
+                }
+                let c = SlotContrib {
+                    addr: Some(a),
+                    value: Some(v),
+                    addr_regs: addr.regs(),
+                    ..self.contrib(SlotKind::Read)
+                };
+                self.push(run, c);
+            }
+            Micro::Store {
+                addr,
+                value,
+                cond_flag,
+            } => {
+                let a = ctx.addr(addr, &self.regs);
+                let v = ctx.eval(value, &self.regs);
+                let kind = if let Some(f) = cond_flag {
+                    self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
+                    self.written.insert(*f);
+                    if deps {
+                        self.taint[f.0 as usize] = Taint::new();
+                    }
+                    SlotKind::CondWrite
+                } else {
+                    SlotKind::Write
+                };
+                let c = SlotContrib {
+                    addr: Some(a),
+                    value: Some(v),
+                    addr_regs: addr.regs(),
+                    value_regs: vars_of(value),
+                    ..self.contrib(kind)
+                };
+                self.push(run, c);
+            }
+        }
+    }
+
+    /// A PGAS pop at global address `e`, in the step's first pop slot
+    /// (`popa`, which reads) or second (`popb`, which writes what the
+    /// `popa` read). Pops are outside the instruction's atomicity.
+    fn pop(
+        &mut self,
+        ctx: &mut Ctx,
+        e: &LExpr,
+        is_b: bool,
+        layout: &SlotLayout,
+        run: &mut StepRun,
+    ) {
+        let ps = layout.pop_base + usize::from(is_b);
+        let a = ctx.addr(&AddrSrc::Expr(e.clone()), &self.regs);
+        let value = if is_b {
+            self.popa_val.clone()
+        } else {
+            self.popa_val = Some(layout.read_vals[ps].clone());
+            self.popa_val.clone()
+        };
+        let kind = if is_b { SlotKind::PopB } else { SlotKind::PopA };
+        let c = SlotContrib {
+            addr: Some(a),
+            value,
+            addr_regs: vars_of(e),
+            ..SlotContrib::new(self.sel, self.instr, kind, false)
+        };
+        push_slot(&mut run.slots, ps, c);
+    }
+}
+
+/// Register phase of a step: each register after the step is the value
+/// written by the selected candidate (`new_regs`, from [`execute_step`])
+/// if it writes the register, else its value before (`regs`, updated in
+/// place).
+pub(super) fn merge_registers(cnf: &mut Cnf, regs: &mut [Bv], new_regs: Vec<Vec<(Lit, Bv)>>) {
+    for (r, ups) in new_regs.into_iter().enumerate() {
+        let mut v = regs[r].clone();
+        for (s, nv) in ups {
+            v = cnf.bv_ite(s, &nv, &v);
+        }
+        regs[r] = v;
+    }
+}

@@ -1,0 +1,206 @@
+//! Micro-operations: each instruction's command lowered to the steps it
+//! performs in execution order (loads, stores, register assignments,
+//! assumes, fences, PGAS issue/pop/barrier), and which instructions are
+//! locked/atomic. Pure: creates no literals.
+
+use crate::program::{BinOp, Command, Expr, Fence, LExpr, PgasCmd, RegId, Thread};
+use std::collections::BTreeSet;
+
+/// Where a micro-operation's address comes from.
+#[derive(Clone, Debug)]
+pub(super) enum AddrSrc {
+    Expr(LExpr),
+    Lock,
+}
+
+impl AddrSrc {
+    /// The registers the address is computed from.
+    pub(super) fn regs(&self) -> BTreeSet<RegId> {
+        match self {
+            AddrSrc::Expr(e) => vars_of(e),
+            AddrSrc::Lock => BTreeSet::new(),
+        }
+    }
+}
+
+/// One step of a command, in execution order.
+#[derive(Clone, Debug)]
+pub(super) enum Micro {
+    Load {
+        reg: Option<RegId>,
+        addr: AddrSrc,
+        expect: Option<i64>,
+        reserve: bool,
+    },
+    Store {
+        addr: AddrSrc,
+        value: LExpr,
+        cond_flag: Option<RegId>,
+    },
+    Assign {
+        reg: RegId,
+        value: LExpr,
+    },
+    Assume(LExpr),
+    Fence(Fence),
+    /// PGAS (thesis §8.1.2, Table 8.1 read/write): the issue event (set
+    /// ISSUE, value = the queue id).
+    Issue(LExpr),
+    /// PGAS `popa`: reads the source cell (global address).
+    PopA(LExpr),
+    /// PGAS `popb`: writes the value read by the step's `popa`.
+    PopB(LExpr),
+    /// PGAS barrier (set BAR).
+    Barrier,
+}
+
+impl Micro {
+    /// Whether it has an event in one of the step's ordinary slots
+    /// (numbered in execution order); assignments and assumes have no
+    /// event, and PGAS pops have slots of their own after the ordinary ones.
+    pub(super) fn takes_slot(&self) -> bool {
+        !matches!(
+            self,
+            Micro::Assign { .. } | Micro::Assume(_) | Micro::PopA(_) | Micro::PopB(_)
+        )
+    }
+}
+
+/// A thread's instructions as micro-operations.
+pub(super) struct ThreadCode {
+    /// Per instruction (index in `Thread::instrs`): its micro-ops.
+    pub(super) micro: Vec<Vec<Micro>>,
+    /// Per instruction: it is locked/atomic (`atomic {…}`, `lock`,
+    /// `unlock`; its events are in set A).
+    pub(super) atomic: Vec<bool>,
+}
+
+impl ThreadCode {
+    /// Lowers the instructions of `th`; `nodes` is the PGAS node count
+    /// (`Program::nodes`), which bounds the remote rank of PGAS operations.
+    pub(super) fn new(th: &Thread, nodes: Option<u32>) -> ThreadCode {
+        let micro = th
+            .instrs
+            .iter()
+            .map(|ins| {
+                let mut v = Vec::new();
+                micro_ops(&ins.cmd, nodes, &mut v);
+                v
+            })
+            .collect();
+        let atomic = th
+            .instrs
+            .iter()
+            .map(|i| matches!(i.cmd, Command::Atomic(_) | Command::Lock | Command::Unlock))
+            .collect();
+        ThreadCode { micro, atomic }
+    }
+
+    /// The number of ordinary slots instruction `i` uses.
+    pub(super) fn slots(&self, i: usize) -> usize {
+        self.micro[i].iter().filter(|m| m.takes_slot()).count()
+    }
+
+    /// Whether instruction `i` is a PGAS remote operation (has a `popa`).
+    pub(super) fn has_pops(&self, i: usize) -> bool {
+        self.micro[i].iter().any(|m| matches!(m, Micro::PopA(_)))
+    }
+}
+
+/// The registers `e` reads.
+pub(super) fn vars_of(e: &LExpr) -> BTreeSet<RegId> {
+    let mut s = BTreeSet::new();
+    e.for_each_var(&mut |r| {
+        s.insert(r);
+    });
+    s
+}
+
+/// Appends the micro-ops of `cmd` to `out`.
+fn micro_ops(cmd: &Command, nodes: Option<u32>, out: &mut Vec<Micro>) {
+    match cmd {
+        Command::Load { reg, addr } => out.push(Micro::Load {
+            reg: Some(*reg),
+            addr: AddrSrc::Expr(addr.clone()),
+            expect: None,
+            reserve: false,
+        }),
+        Command::Store { addr, value } => out.push(Micro::Store {
+            addr: AddrSrc::Expr(addr.clone()),
+            value: value.clone(),
+            cond_flag: None,
+        }),
+        Command::Assign { reg, value } => out.push(Micro::Assign {
+            reg: *reg,
+            value: value.clone(),
+        }),
+        Command::Assume(e) => out.push(Micro::Assume(e.clone())),
+        Command::Fence(f) => out.push(Micro::Fence(*f)),
+        Command::Lock => {
+            out.push(Micro::Load {
+                reg: None,
+                addr: AddrSrc::Lock,
+                expect: Some(0),
+                reserve: false,
+            });
+            out.push(Micro::Store {
+                addr: AddrSrc::Lock,
+                value: Expr::Const(1),
+                cond_flag: None,
+            });
+        }
+        Command::Unlock => out.push(Micro::Store {
+            addr: AddrSrc::Lock,
+            value: Expr::Const(0),
+            cond_flag: None,
+        }),
+        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, nodes, out)),
+        Command::Nop => {}
+        Command::LoadReserve { reg, addr } => out.push(Micro::Load {
+            reg: Some(*reg),
+            addr: AddrSrc::Expr(addr.clone()),
+            expect: None,
+            reserve: true,
+        }),
+        Command::StoreCond { addr, value, flag } => out.push(Micro::Store {
+            addr: AddrSrc::Expr(addr.clone()),
+            value: value.clone(),
+            cond_flag: Some(*flag),
+        }),
+        // PGAS (src/program/pgas.rs lowers the program first: `local`/`remote`
+        // are global addresses here). A remote rank outside 1..N blocks.
+        Command::Pgas(PgasCmd::Barrier) => out.push(Micro::Barrier),
+        Command::Pgas(PgasCmd::Read {
+            local,
+            rank,
+            remote,
+            queue,
+        }) => pgas_op(rank, queue, remote, local, nodes, out),
+        Command::Pgas(PgasCmd::Write {
+            local,
+            rank,
+            remote,
+            queue,
+        }) => pgas_op(rank, queue, local, remote, nodes, out),
+    }
+}
+
+/// Micro-ops of a remote operation copying `src` to `dst` (global
+/// addresses): range check of the remote rank, issue, popa, popb.
+fn pgas_op(
+    rank: &LExpr,
+    queue: &LExpr,
+    src: &LExpr,
+    dst: &LExpr,
+    nodes: Option<u32>,
+    out: &mut Vec<Micro>,
+) {
+    if let Some(n) = nodes {
+        let lo = Expr::bin(BinOp::Le, Expr::Const(1), rank.clone());
+        let hi = Expr::bin(BinOp::Le, rank.clone(), Expr::Const(n as i64));
+        out.push(Micro::Assume(Expr::bin(BinOp::And, lo, hi)));
+    }
+    out.push(Micro::Issue(queue.clone()));
+    out.push(Micro::PopA(src.clone()));
+    out.push(Micro::PopB(dst.clone()));
+}

@@ -1,0 +1,229 @@
+//! Unrolling: Program IR + bound K → symbolic events over a [`Cnf`].
+//!
+//! Each thread is unrolled for K steps (at most K instructions executed
+//! per thread, DESIGN.md "Bound"). Step i selects at most one instruction
+//! among those enabled at the control states reachable in i steps
+//! (`sel(i, ins)`); a thread may stop after any prefix (`exec(i+1) →
+//! exec(i)`), so computations are prefix-closed (thesis §2.4). Register
+//! values are bit-vectors per step (SSA); loads take the value of their
+//! event, which the encoder ties to a write through `rf`.
+//!
+//! An instruction yields one event per memory access or fence, in slots
+//! 0, 1, … of its step; an event's kind (read, write, fence), address and
+//! value are literals/bit-vectors that depend on which instruction the
+//! step selected. `lock` is a locked read-modify-write of a reserved lock
+//! cell that must read 0 and writes 1; `unlock` a locked write of 0 to it
+//! (Trencher's global lock, thesis §7.1.1); the lock cell lives outside
+//! the program's address space (an extra address bit).
+//!
+//! Dependencies (thesis §4.1 addrdep/datadep/ctrldep) follow register
+//! dataflow syntactically: a register is tainted by the reads whose value
+//! flowed into it through loads and assignments (`xor r,r,r` keeps the
+//! taint); `ctrl` goes from a read to every event po-after an `assume`
+//! whose condition is tainted by it.
+//!
+//! The phases of a step run in this order (the order in which they create
+//! variables and clauses is part of the encoding):
+//!
+//! 1. selection (`control`): a sel literal per candidate instruction, the
+//!    step's exec literal;
+//! 2. slot layout (`events`): a fresh read value per event slot, the
+//!    store-conditional success literal;
+//! 3. execution (`dataflow`): each candidate's micro-ops (`micro`) run
+//!    symbolically on the registers, giving its slot contributions;
+//! 4. events (`events`), each followed by its addr/data/ctrl edges
+//!    (`deps`);
+//! 5. rmw pairs of atomic instructions, then store-conditional against the
+//!    reservations (`rmw`);
+//! 6. ctrl prefix, registers, taint (`deps`, `dataflow`), and the
+//!    control states after the step (`control`).
+
+mod control;
+mod dataflow;
+mod deps;
+mod events;
+mod micro;
+mod rmw;
+
+use crate::bounded::varisat::bv::Bv;
+use crate::bounded::varisat::cnf::Cnf;
+use crate::program::{Fence, Program, StateId, Thread, ThreadId};
+use varisat::Lit;
+
+/// Kind-specific literals of an event. Each implies [`Event::exec`].
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// Index in [`Unrolled::events`].
+    pub id: usize,
+    /// The thread.
+    pub thread: ThreadId,
+    /// The step (0-based instruction count of the thread).
+    pub step: u32,
+    /// The slot within the step (access number within the instruction).
+    pub slot: u32,
+    /// The event happens.
+    pub exec: Lit,
+    /// It is a read (R).
+    pub read: Lit,
+    /// It is a write (W). A failing store-conditional is no write.
+    pub write: Lit,
+    /// It is a fence, by kind (F, MFENCE, SYNC, ...), or a PGAS event
+    /// (ISSUE, POPA, POPB, BAR): (set name, literal).
+    pub fences: Vec<(&'static str, Lit)>,
+    /// A PGAS `popa`/`popb` slot: outside program order (thesis §8.2).
+    pub pop: bool,
+    /// It belongs to a locked/atomic instruction (set A).
+    pub atomic: Lit,
+    /// Address: W+1 bits; the top bit marks the lock cell.
+    pub addr: Bv,
+    /// Value read or written (W bits).
+    pub value: Bv,
+    /// The instructions that may produce it: (index in `Thread::instrs`, sel literal).
+    pub instrs: Vec<(usize, Lit)>,
+    /// Can be a read / a write at all (static over-approximation).
+    pub may_read: bool,
+    /// See `may_read`.
+    pub may_write: bool,
+}
+
+/// The unrolling of one thread.
+#[derive(Clone, Debug)]
+pub struct ThreadUnroll {
+    /// Per step: candidate instructions (index, sel literal).
+    pub sel: Vec<Vec<(usize, Lit)>>,
+    /// Per step: the step executes.
+    pub exec: Vec<Lit>,
+    /// Control state after the last executed step: (state, literal).
+    pub at_end: Vec<(StateId, Lit)>,
+    /// Register values after the last executed step.
+    pub regs_end: Vec<Bv>,
+    /// True when some path is longer than the bound (a state reachable in
+    /// exactly K steps still has outgoing instructions).
+    pub truncated: bool,
+}
+
+/// A dependency edge from a read to a later event of the same thread.
+pub type DepEdge = (usize, usize, Lit);
+
+/// The unrolled program.
+pub struct Unrolled {
+    /// All events, thread by thread, in po order within a thread.
+    pub events: Vec<Event>,
+    /// Per thread.
+    pub threads: Vec<ThreadUnroll>,
+    /// rmw pairs (read, write, literal).
+    pub rmw: Vec<DepEdge>,
+    /// addr dependencies (read, event, literal).
+    pub addr_dep: Vec<DepEdge>,
+    /// data dependencies.
+    pub data_dep: Vec<DepEdge>,
+    /// ctrl dependencies.
+    pub ctrl_dep: Vec<DepEdge>,
+    /// The value width W.
+    pub width: u32,
+    /// The bound K.
+    pub bound: u32,
+}
+
+/// Options of the unrolling.
+#[derive(Clone, Copy, Debug)]
+pub struct UnrollOpts {
+    /// K.
+    pub bound: u32,
+    /// W.
+    pub width: u32,
+    /// Compute addr/data/ctrl.
+    pub deps: bool,
+}
+
+/// Unrolls `p` to `opts.bound` steps per thread, adding the control-flow,
+/// dataflow and event-kind constraints to `cnf`.
+pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
+    let mut un = Unrolled {
+        events: Vec::new(),
+        threads: Vec::new(),
+        rmw: Vec::new(),
+        addr_dep: Vec::new(),
+        data_dep: Vec::new(),
+        ctrl_dep: Vec::new(),
+        width: opts.width,
+        bound: opts.bound,
+    };
+    for (ti, th) in p.threads.iter().enumerate() {
+        let t = unroll_thread(th, ThreadId(ti as u32), p.nodes, cnf, opts, &mut un);
+        un.threads.push(t);
+    }
+    un
+}
+
+/// Unrolls thread `th` (id `tid`; `nodes`: `Program::nodes`): runs the
+/// phases of each step in order until the bound or until no instruction
+/// is enabled. Appends the thread's events, rmw pairs and dependency
+/// edges to `un`; returns its selection and exec literals and its state
+/// after the last step.
+fn unroll_thread(
+    th: &Thread,
+    tid: ThreadId,
+    nodes: Option<u32>,
+    cnf: &mut Cnf,
+    opts: UnrollOpts,
+    un: &mut Unrolled,
+) -> ThreadUnroll {
+    let code = micro::ThreadCode::new(th, nodes);
+    let mut regs = dataflow::initial_regs(cnf, th, opts.width);
+    let mut deps = deps::DepState::new(th.regs.len());
+    let mut reservations = rmw::Reservations::default();
+    let mut control = control::Control::new(th, cnf);
+    for step in 0..opts.bound {
+        let Some(sel) = control.select(cnf) else {
+            break;
+        };
+        let layout = events::SlotLayout::new(cnf, &code, &sel.sels, un.events.len(), opts.width);
+        let run = dataflow::execute_step(cnf, &code, &sel.sels, &layout, &regs, &deps.taint, opts);
+        for (si, contribs) in run.slots.iter().enumerate() {
+            let ev = events::build_event(cnf, &layout, tid, step, si, contribs, opts.width);
+            debug_assert_eq!(ev.id, un.events.len());
+            if opts.deps {
+                deps.event_deps(cnf, &ev, contribs, un);
+            }
+            un.events.push(ev);
+        }
+        rmw::atomic_pairs(&run.slots, layout.base_id, &mut un.rmw);
+        reservations.store_conditional(cnf, &run, &layout, &un.events, &mut un.rmw);
+        if opts.deps {
+            deps.extend_ctrl_prefix(cnf, &run.assume_taint);
+        }
+        dataflow::merge_registers(cnf, &mut regs, run.new_regs);
+        if opts.deps {
+            deps.merge_taint(cnf, run.new_taint);
+        }
+        control.advance(cnf, sel);
+    }
+    control.finish(opts.bound, regs)
+}
+
+/// The fence sets an event of fence `f` belongs to (besides `F`).
+pub fn fence_sets(f: Fence) -> Vec<&'static str> {
+    use crate::program::MembarMask as M;
+    match f {
+        Fence::MFence => vec!["MFENCE"],
+        Fence::Sync => vec!["SYNC"],
+        Fence::LwSync => vec!["LWSYNC"],
+        Fence::ISync => vec!["ISYNC"],
+        Fence::Eieio => vec!["EIEIO"],
+        Fence::Membar(m) => {
+            let mut v = vec!["MEMBAR"];
+            for (name, bit) in [
+                ("MembarLL", M::LL),
+                ("MembarLS", M::LS),
+                ("MembarSL", M::SL),
+                ("MembarSS", M::SS),
+            ] {
+                if m.0 & bit != 0 {
+                    v.push(name);
+                }
+            }
+            v
+        }
+    }
+}
