@@ -1,0 +1,258 @@
+//! The failure classes of the hardening issue, one test each, through the
+//! binary: every bad input or option ends in one clear message and exit
+//! 2 (or "unknown" and exit 3), never a panic, an abort or a damaged file
+//! (docs/reliability.md).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bmc(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run bmc-rmm");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "panic on {args:?}: {err}");
+    assert_ne!(out.status.code(), Some(101), "{args:?}");
+    out
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// One duration parser: huge, infinite, zero and malformed timeouts are
+/// usage errors on every command (they used to panic in
+/// `Duration::from_secs_f64`).
+#[test]
+fn timeouts_out_of_range_are_usage_errors() {
+    for t in [
+        "1e20",
+        "inf",
+        "1e300",
+        "18446744073709551616",
+        "0",
+        "NaN",
+        "abc",
+    ] {
+        for cmd in [
+            vec!["reach", "--timeout", t, "examples/sb.rmm"],
+            vec!["litmus", "--timeout", t, "tests/litmus"],
+            vec!["diff", "--models", "sc,tso", "--timeout", t, "examples"],
+            vec![
+                "robust",
+                "--engine",
+                "explicit",
+                "--timeout",
+                t,
+                "examples/sb.rmm",
+            ],
+        ] {
+            let o = bmc(&cmd);
+            assert_eq!(code(&o), 2, "{cmd:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--timeout"), "{cmd:?}: {}", stderr(&o));
+        }
+    }
+    // A large but finite timeout is accepted.
+    assert_eq!(
+        code(&bmc(&["reach", "--timeout", "1e6", "examples/sb.rmm"])),
+        1
+    );
+}
+
+/// Output files: write errors are reported (exit 2), special files are
+/// written through and never replaced, symlinks stay links.
+#[test]
+fn output_files_are_never_clobbered() {
+    if Path::new("/dev/full").exists() {
+        let o = bmc(&["robust", "--write-expect", "/dev/full", "examples/sb.rmm"]);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stderr(&o).contains("/dev/full"), "{}", stderr(&o));
+        assert!(!std::fs::metadata("/dev/full").unwrap().is_file());
+    }
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("target.tsv");
+    std::fs::write(&target, "old").unwrap();
+    #[cfg(unix)]
+    {
+        let link = d.path().join("link.tsv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let o = bmc(&[
+            "robust",
+            "--write-expect",
+            link.to_str().unwrap(),
+            "examples/sb.rmm",
+        ]);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::read_to_string(&target)
+            .unwrap()
+            .contains("not-robust"));
+    }
+    // No temporary file is left in the directory.
+    for e in std::fs::read_dir(d.path()).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".tmp"), "stray {name}");
+    }
+}
+
+/// `--dot FILE` without a subcommand writes one file per check instead
+/// of overwriting the reach witness with the robust one; with the
+/// explicit engine it is a usage error, not silently ignored.
+#[test]
+fn dot_files_are_not_overwritten_or_ignored() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("sb.dot");
+    let o = bmc(&["--dot", f.to_str().unwrap(), "examples/sb.rmm"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    for check in ["reach", "robust"] {
+        let p = d.path().join(format!("sb.{check}.dot"));
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        assert!(text.starts_with("digraph"), "{}", p.display());
+    }
+    let o = bmc(&[
+        "robust",
+        "--engine",
+        "explicit",
+        "--dot",
+        f.to_str().unwrap(),
+        "examples/sb.rmm",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--dot"), "{}", stderr(&o));
+}
+
+/// Options may precede the subcommand; a mistyped subcommand gets a
+/// suggestion instead of "no such file".
+#[test]
+fn subcommands_after_options_and_typos() {
+    let o = bmc(&["--json", "--model", "sc", "reach", "examples/sb.rmm"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(rec["check"], "reach");
+    assert_eq!(rec["model"], "sc");
+    let o = bmc(&["robst", "examples/sb.rmm"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("robust"), "{}", stderr(&o));
+}
+
+/// `crosscheck --json` prints JSON; unknown answers give exit 3.
+#[test]
+fn crosscheck_json_and_unknown_exit() {
+    let o = bmc(&["crosscheck", "--json", "--bound", "6", "examples/sb.rmm"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(rec["agree"], "yes");
+    assert_eq!(rec["explicit"], "violation");
+    let o = bmc(&[
+        "crosscheck",
+        "--timeout",
+        "0.000001",
+        "--bound",
+        "20",
+        "examples/dekker.rmm",
+    ]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+}
+
+/// One rendering per error, and a long line is clipped.
+#[test]
+fn errors_are_printed_once_and_clipped() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("long.rmm");
+    let mut text = String::from("shared x;\nthread t { ");
+    for _ in 0..20_000 {
+        text.push_str("x = 1; ");
+    }
+    text.push_str("x = ; }\n");
+    std::fs::write(&f, text).unwrap();
+    let o = bmc(&["parse", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert_eq!(err.matches("expected an expression").count(), 1, "{err}");
+    assert!(err.len() < 1000, "{} bytes", err.len());
+    assert!(err.lines().next().unwrap().contains("long.rmm:2:"), "{err}");
+}
+
+/// `--model` and `--model-file` together are a usage error.
+#[test]
+fn model_and_model_file_conflict() {
+    let o = bmc(&[
+        "--model",
+        "sc",
+        "--model-file",
+        "encodings/tso.cat",
+        "examples/sb.rmm",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--model-file"), "{}", stderr(&o));
+}
+
+/// A list file that includes itself is a located error, not a stack
+/// overflow.
+#[test]
+fn self_including_list_is_located() {
+    let d = tempfile::tempdir().unwrap();
+    let l = d.path().join("self.lst");
+    std::fs::write(&l, "@self.lst\n").unwrap();
+    let o = bmc(&["litmus", &format!("@{}", l.display())]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("self.lst:1:1: error:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Parsing is linear in the number of threads (200,000 threads parse in
+/// well under the time the old quadratic lookup needed for 40,000).
+#[test]
+fn many_threads_parse() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("many.rmm");
+    let mut text = String::from("shared x;\n");
+    for i in 0..100_000 {
+        text.push_str(&format!("thread t{i} {{ x = 1; }}\n"));
+    }
+    std::fs::write(&f, text).unwrap();
+    let o = bmc(&["parse", "--json", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(rec["threads"], 100_000);
+}
+
+/// `--expect` matches rows by path: an X86_64 test is not compared with
+/// the X86 row of the same name.
+#[test]
+fn expectations_match_by_path() {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");
+    if !c.join("EXPECTED.tsv").exists() {
+        eprintln!("skipping: ../shared/corpus/litmus not present");
+        return;
+    }
+    let exp = c.join("EXPECTED.tsv");
+    let o = bmc(&[
+        "litmus",
+        "-q",
+        "--model",
+        "tso",
+        "--expect",
+        exp.to_str().unwrap(),
+        c.join("X86_64").to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(err.contains(" 0 mismatches"), "{err}");
+    assert!(err.contains("0 without expectation"), "{err}");
+}
