@@ -21,3 +21,4 @@ pub mod explicit;
 pub mod frontend;
 pub mod litmus;
 pub mod program;
+pub mod resources;

@@ -4,6 +4,10 @@
 
 mod cli;
 
+/// Counts heap bytes for the memory budget (`--memory`).
+#[global_allocator]
+static ALLOC: bmc_rmm::resources::CountingAlloc = bmc_rmm::resources::CountingAlloc;
+
 fn main() {
     let cli = match cli::parse_args(std::env::args_os().collect()) {
         Ok(c) => c,

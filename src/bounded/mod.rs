@@ -66,6 +66,24 @@ impl Deadline {
     pub fn passed(&self) -> bool {
         self.0.is_some_and(|d| Instant::now() >= d)
     }
+
+    /// The resource check of the encoders' growth points and solver
+    /// loops: this deadline and the process's memory budget
+    /// ([`crate::resources`]).
+    ///
+    /// Errors: [`Error::Unknown`] naming the limit that was reached.
+    pub fn check(&self) -> Result<(), Error> {
+        if self.passed() {
+            return Err(Error::Unknown("time limit reached".into()));
+        }
+        if crate::resources::over_memory_limit() {
+            return Err(Error::Unknown(format!(
+                "memory limit reached ({} MB in use; --memory)",
+                crate::resources::in_use() >> 20
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// The bound (steps per thread), value width (bits) and deadline of a

@@ -23,6 +23,11 @@ pub struct Cli {
     /// Options for the default check.
     #[command(flatten)]
     pub check: CheckArgs,
+    /// Memory budget in MB for the whole run; a check that outgrows it
+    /// answers "unknown" (exit 3). Default: 3/4 of the physical memory
+    /// (at most half of `ulimit -v`).
+    #[arg(long, global = true, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub memory: Option<u64>,
 }
 
 /// Subcommands.

@@ -112,10 +112,16 @@ fn merge(a: Verdict, b: Verdict) -> Verdict {
     }
 }
 
+/// The largest fence cost a cost file may give (2⁴⁰): sums over any
+/// realistic number of fences never saturate, so "optimal" stays exact.
+pub const MAX_FENCE_COST: u64 = 1 << 40;
+
 /// Reads a fence cost file: lines `THREAD STATE COST` (`#` comments);
 /// `default COST` sets the cost of every other location.
 ///
-/// Errors: unknown thread or state, a malformed line (located).
+/// Errors (located at the offending word): unknown thread or state, a
+/// cost that is not a number or exceeds [`MAX_FENCE_COST`], a malformed
+/// line.
 pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
     let src = SourceFile::read(path)?;
     let mut costs = FenceCosts {
@@ -125,35 +131,42 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
     let mut off = 0;
     for line in src.text.split_inclusive('\n') {
         let body = line.split('#').next().unwrap_or("");
-        let words: Vec<&str> = body.split_whitespace().collect();
+        // Each word with its span, so that errors point at the word.
+        let mut words: Vec<(&str, Span)> = Vec::new();
+        let mut i = 0;
+        for w in body.split_whitespace() {
+            let at = i + body[i..].find(w).unwrap_or(0);
+            words.push((w, Span::new(off + at, off + at + w.len())));
+            i = at + w.len();
+        }
         let span = Span::new(off, off + line.trim_end().len());
         off += line.len();
+        let cost = |(c, sp): (&str, Span)| -> Result<u64, Error> {
+            match c.parse::<u64>() {
+                Ok(v) if v <= MAX_FENCE_COST => Ok(v),
+                Ok(_) => Err(src.error(sp, format!("cost `{c}` exceeds {MAX_FENCE_COST}"))),
+                Err(_) => Err(src.error(sp, format!("bad cost `{c}`"))),
+            }
+        };
         match words.as_slice() {
             [] => {}
-            ["default", c] => {
-                costs.default = c
-                    .parse()
-                    .map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
-            }
-            [t, q, c] => {
+            [("default", _), c] => costs.default = cost(*c)?,
+            [(t, tsp), (q, qsp), c] => {
                 let thread = p
                     .thread_ids()
                     .find(|&i| p.thread_name(i) == *t)
-                    .ok_or_else(|| src.error(span, format!("unknown thread `{t}`")))?;
+                    .ok_or_else(|| src.error(*tsp, format!("unknown thread `{t}`")))?;
                 let th = &p.threads[thread.0 as usize];
                 let state = p
                     .names
                     .get(q)
                     .and_then(|s| th.find_state(s))
                     .ok_or_else(|| {
-                        src.error(span, format!("unknown state `{q}` of thread `{t}`"))
+                        src.error(*qsp, format!("unknown state `{q}` of thread `{t}`"))
                     })?;
-                let c: u64 = c
-                    .parse()
-                    .map_err(|_| src.error(span, format!("bad cost `{c}`")))?;
                 costs
                     .per_location
-                    .insert(FenceLocation { thread, state }, c);
+                    .insert(FenceLocation { thread, state }, cost(*c)?);
             }
             _ => {
                 return Err(src.error_help(

@@ -80,6 +80,11 @@ pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
 
 /// Runs the parsed command line; returns the exit status.
 pub fn run(cli: Cli) -> Result<i32, Error> {
+    let budget = match cli.memory {
+        Some(mb) => usize::try_from(mb.saturating_mul(1 << 20)).ok(),
+        None => bmc_rmm::resources::default_memory_limit(),
+    };
+    bmc_rmm::resources::set_memory_limit(budget.unwrap_or(usize::MAX));
     match cli.command {
         Some(Command::Parse(a)) => check::run_parse(&a),
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),

@@ -347,7 +347,9 @@ fn choose(
             }
         }
     }
-    (best.1.into_iter().collect(), best.0, exhausted)
+    // A saturated sum cannot be compared: never claim it optimal.
+    let optimal = exhausted && best.0 < u64::MAX;
+    (best.1.into_iter().collect(), best.0, optimal)
 }
 
 /// Inserts an `mfence` at each location (§6.5): a fresh state `q_x` takes
