@@ -1,126 +1,18 @@
 //! Lowering of a herd litmus test's surface syntax ([`super::syntax`])
 //! to a [`LitmusTest`]: variables and their addresses, the init block,
-//! each thread column through its architecture's instruction lowering
-//! ([`super::asm`]), `locations`, `filter` and the final condition.
+//! each thread column (through [`super::thread`]), `locations`, `filter`
+//! and the final condition, and herd's order of the observed locations.
 
+use super::ctx::{check_fits, Ctx, Vars};
+use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
 use crate::diag::{Error, SourceFile, Span};
 use crate::litmus::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::program::{
-    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Instr, Program, RegId, SharedVar, StateId, Thread,
-    ThreadId, UnOp, Width,
+    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread, ThreadId, UnOp,
+    Width,
 };
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Variable table shared by the two lowering passes: pass 1 records names
-/// and constants, pass 2 uses the final addresses.
-pub(crate) struct Vars {
-    /// Final addresses (pass 2), by name.
-    pub fixed: Option<BTreeMap<String, i64>>,
-    /// Names seen, with their first span.
-    pub seen: BTreeMap<String, Span>,
-    /// Largest absolute integer constant seen.
-    pub max_const: i64,
-}
-
-impl Vars {
-    /// The address of variable `name` (0 during pass 1).
-    pub fn addr(&mut self, name: &str, span: Span) -> i64 {
-        self.seen.entry(name.to_string()).or_insert(span);
-        match &self.fixed {
-            Some(m) => m.get(name).copied().unwrap_or(0),
-            None => 0,
-        }
-    }
-    /// Records an integer constant.
-    pub fn constant(&mut self, v: i64) {
-        self.max_const = self
-            .max_const
-            .max(v.unsigned_abs().min(i64::MAX as u64) as i64);
-    }
-}
-
-/// Per-thread lowering context.
-pub(crate) struct Ctx<'a> {
-    pub src: &'a SourceFile,
-    pub width: Width,
-    pub names: &'a mut crate::program::intern::Interner,
-    pub thread: &'a mut Thread,
-    pub vars: &'a mut Vars,
-    pub arch: Arch,
-}
-
-impl Ctx<'_> {
-    /// The register `name` of the current thread.
-    pub fn reg(&mut self, name: &str) -> RegId {
-        let s = self.names.intern(name);
-        self.thread.reg(s)
-    }
-    /// A checked integer constant.
-    pub fn int(&mut self, v: i64, span: Span) -> Result<Expr<RegId>, Error> {
-        check_fits(self.src, self.width, v, span)?;
-        self.vars.constant(self.width.wrap(v));
-        Ok(Expr::Const(self.width.wrap(v)))
-    }
-}
-
-fn check_fits(src: &SourceFile, w: Width, v: i64, span: Span) -> Result<(), Error> {
-    if w.0 < 64 && !w.fits(v) {
-        // Values above i64::MAX were read as their 64-bit wrap-around;
-        // show them as written (unsigned) when the text has no minus sign.
-        let written = src.text.get(span.start..span.end).unwrap_or("");
-        let shown = if v < 0 && !written.contains('-') {
-            (v as u64).to_string()
-        } else {
-            v.to_string()
-        };
-        return Err(src.error_help(
-            span,
-            format!("constant {shown} does not fit in {} bits", w.0),
-            "use a larger --width",
-        ));
-    }
-    Ok(())
-}
-
-/// Normalises a register name as herd prints it for `arch`.
-pub(crate) fn norm_reg(arch: Arch, r: &str) -> String {
-    match arch {
-        Arch::X86 => r.to_ascii_uppercase(),
-        Arch::Ppc => {
-            if r.starts_with('%') {
-                r.to_string()
-            } else {
-                r.to_ascii_lowercase()
-            }
-        }
-        Arch::X86_64 => super::asm::x64_reg(r.trim_start_matches('%'))
-            .map(str::to_string)
-            .unwrap_or_else(|| r.trim_start_matches('%').to_ascii_lowercase()),
-    }
-}
-
-/// herd's order of registers within a thread (smaller first); unknown
-/// registers come after, by name.
-fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
-    let table: &[&str] = match arch {
-        Arch::X86 => &["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP"],
-        Arch::X86_64 => &[
-            "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
-            "r12", "r13", "r14", "r15", "rip",
-        ],
-        Arch::Ppc => &[],
-    };
-    if let Some(i) = table.iter().position(|x| *x == r) {
-        return (i, String::new());
-    }
-    if arch == Arch::Ppc {
-        if let Some(n) = r.strip_prefix('r').and_then(|d| d.parse::<usize>().ok()) {
-            return (n, String::new());
-        }
-    }
-    (1000, r.to_string())
-}
 
 /// Parses a herd litmus test and lowers it to the Program IR.
 ///
@@ -278,7 +170,7 @@ fn lower(
                 vars,
                 arch,
             };
-            super::asm::lower_thread(&mut cx, cells)
+            super::thread::lower_thread(&mut cx, cells)
         };
         p.names = names;
         // Symbolic registers used by this thread get their init values.
@@ -682,20 +574,4 @@ fn pointer_flow(
         }
     }
     (regs, mem)
-}
-
-/// Builds a state chain for a thread: helper used by [`asm`].
-pub(crate) fn push_instr(
-    t: &mut Thread,
-    from: StateId,
-    to: StateId,
-    cmd: crate::program::Command,
-    span: Span,
-) {
-    t.instrs.push(Instr {
-        from,
-        to,
-        cmd,
-        span,
-    });
 }

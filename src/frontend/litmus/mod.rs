@@ -3,12 +3,28 @@
 //!
 //! * [`syntax`]: the surface syntax (header, init block, thread columns,
 //!   `locations`, `filter`, condition);
-//! * [`asm`]: each architecture's instructions, lowered to IR commands;
 //! * [`lower`]: the test as a whole (addresses, init, observed locations,
-//!   the condition as a final goal).
+//!   the condition as a final goal);
+//! * [`thread`]: one thread column → one IR thread, each instruction
+//!   lowered by its architecture;
+//! * [`x86`], [`ppc`]: each architecture's instructions (X86 and X86_64;
+//!   PPC), lowered to IR commands;
+//! * [`ops`]: what the instruction lowerings share (operands, mnemonic,
+//!   expression helpers, common errors);
+//! * [`ctx`]: the per-thread lowering context (variables, registers,
+//!   checked constants);
+//! * [`regs`]: herd's register names and order per architecture.
+//!
+//! Dependencies between them go one way: `lower` → `thread` → `x86`,
+//! `ppc` → `ops` → `ctx`; `regs` and `syntax` depend on no sibling.
 
-mod asm;
+mod ctx;
 mod lower;
+mod ops;
+mod ppc;
+mod regs;
 mod syntax;
+mod thread;
+mod x86;
 
 pub use lower::parse;

@@ -1,0 +1,98 @@
+//! The per-thread lowering context shared by the instruction lowerings:
+//! the variable table of the two lowering passes ([`Vars`]: names seen,
+//! then their addresses), the current thread and its registers ([`Ctx`]),
+//! integer constants checked against the value width ([`check_fits`]), and
+//! [`push_instr`], which adds one transition to a thread.
+
+use crate::diag::{Error, SourceFile, Span};
+use crate::litmus::Arch;
+use crate::program::{Expr, Instr, RegId, StateId, Thread, Width};
+use std::collections::BTreeMap;
+
+/// Variable table shared by the two lowering passes: pass 1 records names
+/// and constants, pass 2 uses the final addresses.
+pub(crate) struct Vars {
+    /// Final addresses (pass 2), by name.
+    pub fixed: Option<BTreeMap<String, i64>>,
+    /// Names seen, with their first span.
+    pub seen: BTreeMap<String, Span>,
+    /// Largest absolute integer constant seen.
+    pub max_const: i64,
+}
+
+impl Vars {
+    /// The address of variable `name` (0 during pass 1).
+    pub fn addr(&mut self, name: &str, span: Span) -> i64 {
+        self.seen.entry(name.to_string()).or_insert(span);
+        match &self.fixed {
+            Some(m) => m.get(name).copied().unwrap_or(0),
+            None => 0,
+        }
+    }
+    /// Records an integer constant.
+    pub fn constant(&mut self, v: i64) {
+        self.max_const = self
+            .max_const
+            .max(v.unsigned_abs().min(i64::MAX as u64) as i64);
+    }
+}
+
+/// Per-thread lowering context.
+pub(crate) struct Ctx<'a> {
+    pub src: &'a SourceFile,
+    pub width: Width,
+    pub names: &'a mut crate::program::intern::Interner,
+    pub thread: &'a mut Thread,
+    pub vars: &'a mut Vars,
+    pub arch: Arch,
+}
+
+impl Ctx<'_> {
+    /// The register `name` of the current thread.
+    pub fn reg(&mut self, name: &str) -> RegId {
+        let s = self.names.intern(name);
+        self.thread.reg(s)
+    }
+    /// A checked integer constant.
+    pub fn int(&mut self, v: i64, span: Span) -> Result<Expr<RegId>, Error> {
+        check_fits(self.src, self.width, v, span)?;
+        self.vars.constant(self.width.wrap(v));
+        Ok(Expr::Const(self.width.wrap(v)))
+    }
+}
+
+/// Checks that the constant `v` (written at `span`) fits in `w` bits.
+pub(super) fn check_fits(src: &SourceFile, w: Width, v: i64, span: Span) -> Result<(), Error> {
+    if w.0 < 64 && !w.fits(v) {
+        // Values above i64::MAX were read as their 64-bit wrap-around;
+        // show them as written (unsigned) when the text has no minus sign.
+        let written = src.text.get(span.start..span.end).unwrap_or("");
+        let shown = if v < 0 && !written.contains('-') {
+            (v as u64).to_string()
+        } else {
+            v.to_string()
+        };
+        return Err(src.error_help(
+            span,
+            format!("constant {shown} does not fit in {} bits", w.0),
+            "use a larger --width",
+        ));
+    }
+    Ok(())
+}
+
+/// Adds the transition `from → to` running `cmd` to thread `t`.
+pub(crate) fn push_instr(
+    t: &mut Thread,
+    from: StateId,
+    to: StateId,
+    cmd: crate::program::Command,
+    span: Span,
+) {
+    t.instrs.push(Instr {
+        from,
+        to,
+        cmd,
+        span,
+    });
+}

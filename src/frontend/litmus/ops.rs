@@ -1,0 +1,121 @@
+//! What the instruction lowerings of every architecture share: the result
+//! of lowering one source instruction ([`Low`]), operand splitting
+//! ([`split_ops`]: commas outside brackets, each operand with its span),
+//! the mnemonic, expression helpers (`var`, `bin`, `compare`), label-name
+//! syntax ([`is_name`]) and the common errors (an unsupported instruction,
+//! a wrong number of operands).
+//!
+//! An instruction is a mnemonic followed by comma-separated operands, as in
+//! the code columns of herd's litmus tests (herdtools7 documentation,
+//! <http://diy.inria.fr/doc/litmus.html>).
+
+use super::ctx::Ctx;
+use crate::diag::{Error, Span};
+use crate::program::{BinOp, Command, Expr, LExpr, RegId};
+
+/// What one source instruction lowers to.
+pub(super) enum Low {
+    /// A chain of commands (empty = `Nop`).
+    Cmds(Vec<Command>),
+    /// A jump to a label, conditional when `Some(cond)` (taken if cond ≠ 0).
+    Jump(Option<LExpr>, String, Span),
+    /// Jump to the end of the thread (`ret`, `blr`).
+    Ret,
+    /// Alternatives from the same state (e.g. `CMPXCHG` success/failure),
+    /// each a chain of commands, all continuing at the next instruction.
+    Choice(Vec<Vec<Command>>),
+}
+
+/// One operand: its text (trimmed) and its span in the source.
+pub(super) struct Op<'a> {
+    pub text: &'a str,
+    pub span: Span,
+}
+
+/// Splits the operand text `s` (starting at offset `base` of the source)
+/// at the commas outside parentheses and brackets.
+pub(super) fn split_ops<'a>(s: &'a str, base: usize) -> Vec<Op<'a>> {
+    let mut out = Vec::new();
+    if s.trim().is_empty() {
+        return out;
+    }
+    let mut depth = 0i32;
+    let mut last = 0;
+    let push = |from: usize, to: usize, out: &mut Vec<Op<'a>>| {
+        let piece = &s[from..to];
+        let lead = piece.len() - piece.trim_start().len();
+        let t = piece.trim();
+        let st = base + from + lead;
+        out.push(Op {
+            text: t,
+            span: Span::new(st, st + t.len().max(1)),
+        });
+    };
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 => {
+                push(last, i, &mut out);
+                last = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(last, s.len(), &mut out);
+    out
+}
+
+pub(super) fn var(r: RegId) -> LExpr {
+    Expr::Var(r)
+}
+
+pub(super) fn bin(op: BinOp, a: LExpr, b: LExpr) -> LExpr {
+    Expr::bin(op, a, b)
+}
+
+/// sign(a - b) as `(a > b) - (a < b)`.
+pub(super) fn compare(a: LExpr, b: LExpr) -> LExpr {
+    bin(
+        BinOp::Sub,
+        bin(BinOp::Gt, a.clone(), b.clone()),
+        bin(BinOp::Lt, a, b),
+    )
+}
+
+/// The error for an instruction this front-end does not lower.
+pub(super) fn unsupported(cx: &Ctx, mn: &str, span: Span) -> Error {
+    cx.src.error_help(
+        span,
+        format!("unsupported {} instruction `{mn}`", cx.arch.keyword()),
+        "see docs/litmus.md for the supported instructions",
+    )
+}
+
+/// Checks that `mn` has `n` operands.
+pub(super) fn arity(cx: &Ctx, mn: &str, ops: &[Op], n: usize, span: Span) -> Result<(), Error> {
+    if ops.len() != n {
+        return Err(cx.src.error(
+            span,
+            format!("`{mn}` expects {n} operand(s), found {}", ops.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Splits off the mnemonic: `(mnemonic, rest, length of the mnemonic
+/// after leading blanks)`.
+pub(super) fn mnemonic(text: &str) -> (&str, &str, usize) {
+    let t = text.trim_start();
+    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+    (&t[..end], &t[end..], end)
+}
+
+/// A label or variable name: letters, digits, `_` and `.`, not starting
+/// with a digit.
+pub(super) fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}

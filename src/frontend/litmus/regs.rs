@@ -1,0 +1,93 @@
+//! herd's register names per architecture: how a register is written in
+//! states and conditions ([`norm_reg`]: `EAX`, `rax`, `r1`), the X86_64
+//! aliases of a 64-bit register ([`x64_reg`]: `eax`, `ax`, `al` are
+//! `rax`), and herd's order of registers within a thread ([`reg_rank`]),
+//! which orders the observed locations as herd prints them.
+//!
+//! The register files are those of the architecture manuals: Intel® 64 and
+//! IA-32 Architectures Software Developer's Manual, Vol. 1, "General-Purpose
+//! Registers" (with "General-Purpose Registers in 64-Bit Mode" for `r8`..
+//! `r15` and the `eax`/`ax`/`al` sub-registers); Power ISA Version 3.0,
+//! Book I, "General Purpose Registers" (`r0`..`r31`). herd's spellings and
+//! order are those of its litmus test format and its output (herdtools7
+//! documentation, <http://diy.inria.fr/doc/litmus.html>,
+//! <http://diy.inria.fr/doc/herd.html>).
+
+use crate::litmus::Arch;
+
+/// The X86 (32-bit) general-purpose registers, in herd's order.
+pub(super) const X86_REGS: [&str; 8] = ["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP"];
+
+/// The X86_64 registers (canonical 64-bit names), in herd's order.
+const X86_64_REGS: [&str; 17] = [
+    "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13",
+    "r14", "r15", "rip",
+];
+
+/// Normalises a register name as herd prints it for `arch`.
+pub(crate) fn norm_reg(arch: Arch, r: &str) -> String {
+    match arch {
+        Arch::X86 => r.to_ascii_uppercase(),
+        Arch::Ppc => {
+            if r.starts_with('%') {
+                r.to_string()
+            } else {
+                r.to_ascii_lowercase()
+            }
+        }
+        Arch::X86_64 => x64_reg(r.trim_start_matches('%'))
+            .map(str::to_string)
+            .unwrap_or_else(|| r.trim_start_matches('%').to_ascii_lowercase()),
+    }
+}
+
+/// herd's order of registers within a thread (smaller first); unknown
+/// registers come after, by name.
+pub(super) fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
+    let table: &[&str] = match arch {
+        Arch::X86 => &X86_REGS,
+        Arch::X86_64 => &X86_64_REGS,
+        Arch::Ppc => &[],
+    };
+    if let Some(i) = table.iter().position(|x| *x == r) {
+        return (i, String::new());
+    }
+    if arch == Arch::Ppc {
+        if let Some(n) = r.strip_prefix('r').and_then(|d| d.parse::<usize>().ok()) {
+            return (n, String::new());
+        }
+    }
+    (1000, r.to_string())
+}
+
+/// Canonical 64-bit name of an X86_64 register (`eax` → `rax`).
+pub(super) fn x64_reg(r: &str) -> Option<&'static str> {
+    let r = r.to_ascii_lowercase();
+    const LEGACY: [(&str, [&str; 4]); 8] = [
+        ("rax", ["rax", "eax", "ax", "al"]),
+        ("rbx", ["rbx", "ebx", "bx", "bl"]),
+        ("rcx", ["rcx", "ecx", "cx", "cl"]),
+        ("rdx", ["rdx", "edx", "dx", "dl"]),
+        ("rsi", ["rsi", "esi", "si", "sil"]),
+        ("rdi", ["rdi", "edi", "di", "dil"]),
+        ("rbp", ["rbp", "ebp", "bp", "bpl"]),
+        ("rsp", ["rsp", "esp", "sp", "spl"]),
+    ];
+    for (canon, forms) in LEGACY {
+        if forms.contains(&r.as_str()) {
+            return Some(canon);
+        }
+    }
+    const NEW: [&str; 9] = ["r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"];
+    for c in NEW {
+        if r == c {
+            return Some(c);
+        }
+        if let Some(s) = r.strip_prefix(c) {
+            if c != "rip" && ["d", "w", "b"].contains(&s) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
