@@ -6,7 +6,7 @@
 //! literals).
 
 use super::deps::{union_taint, Taint};
-use super::events::{push_slot, SlotContrib, SlotKind, SlotLayout};
+use super::events::{address, push_slot, SlotContrib, SlotKind, SlotLayout};
 use super::micro::{vars_of, AddrSrc, Micro, ThreadCode};
 use super::UnrollOpts;
 use crate::bounded::varisat::bv::Bv;
@@ -50,13 +50,6 @@ impl Ctx<'_> {
             AddrSrc::Lock => address(self.cnf, self.cnf.bv_const(0, self.w), true),
         }
     }
-}
-
-/// The W+1-bit address of cell `v` (W bits) of the program's memory, or
-/// of the lock cell's space (`lock`: the top bit).
-pub(super) fn address(cnf: &Cnf, mut v: Bv, lock: bool) -> Bv {
-    v.push(cnf.constant(lock));
-    v
 }
 
 /// The registers of `th` before its first step: their initial values.

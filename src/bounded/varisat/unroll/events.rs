@@ -6,7 +6,6 @@
 //! slot's [`Event`] has the kind, address and value of whichever
 //! contributing candidate is selected.
 
-use super::dataflow::address;
 use super::micro::ThreadCode;
 use super::{fence_sets, Event};
 use crate::bounded::varisat::bv::Bv;
@@ -216,4 +215,11 @@ fn mux(cnf: &mut Cnf, acc: &mut Option<Bv>, sel: Lit, v: &Bv) {
         None => v.clone(),
         Some(prev) => cnf.bv_ite(sel, v, &prev),
     });
+}
+
+/// The W+1-bit address of cell `v` (W bits) of the program's memory, or
+/// of the lock cell's space (`lock`: the top bit).
+pub(super) fn address(cnf: &Cnf, mut v: Bv, lock: bool) -> Bv {
+    v.push(cnf.constant(lock));
+    v
 }
