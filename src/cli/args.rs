@@ -137,7 +137,7 @@ pub struct LitmusArgs {
     pub bound: u32,
     /// Bit-width of values; default: the narrowest width ≥ 8 that holds
     /// every constant and address of the test.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=Width::MAX.0 as i64))]
     pub width: Option<u32>,
     /// Per-test time limit in seconds (the test's answer is "unknown").
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = parse_timeout)]
@@ -192,7 +192,7 @@ pub struct DiffArgs {
     pub bound: Option<u32>,
     /// Bit-width of values; default: automatic for litmus tests, 16 for
     /// programs.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=Width::MAX.0 as i64))]
     pub width: Option<u32>,
     /// Per-input, per-model time limit in seconds ("unknown" when exceeded).
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = parse_timeout)]
@@ -222,7 +222,7 @@ pub struct InputArgs {
     #[arg(long, value_parser = format_parser())]
     pub format: Option<Format>,
     /// Bit-width of values and addresses (1..=32); constants must fit.
-    #[arg(long, default_value_t = Width::DEFAULT.0, value_parser = clap::value_parser!(u32).range(1..=32))]
+    #[arg(long, default_value_t = Width::DEFAULT.0, value_parser = clap::value_parser!(u32).range(1..=Width::MAX.0 as i64))]
     pub width: u32,
     /// Print one JSON record per result instead of text.
     #[arg(long)]

@@ -103,9 +103,10 @@ impl<'a> Parser<'a> {
                     tok.text, self.width.0
                 ),
                 format!(
-                    "values range over {}..={}; raise --width",
+                    "values range over {}..={}; {}",
                     self.width.min(),
-                    (1i64 << self.width.0) - 1
+                    (1i64 << self.width.0) - 1,
+                    self.width.raise_hint()
                 ),
             )),
         }

@@ -18,6 +18,19 @@ impl Width {
     /// corpus is 6183; litmus tests use small values.
     pub const DEFAULT: Width = Width(16);
 
+    /// The largest width `--width` accepts.
+    pub const MAX: Width = Width(32);
+
+    /// The hint of a "does not fit" error: raise `--width` (naming its
+    /// maximum), or, at the maximum already, that no width fits.
+    pub fn raise_hint(self) -> String {
+        if self.0 < Width::MAX.0 {
+            format!("raise --width (at most {})", Width::MAX.0)
+        } else {
+            format!("{} bits is the largest --width", Width::MAX.0)
+        }
+    }
+
     /// Reduces `v` to W bits and sign-extends (wrap-around arithmetic).
     pub fn wrap(self, v: i64) -> i64 {
         let s = 64 - self.0;

@@ -75,7 +75,7 @@ pub(super) fn check_fits(src: &SourceFile, w: Width, v: i64, span: Span) -> Resu
         return Err(src.error_help(
             span,
             format!("constant {shown} does not fit in {} bits", w.0),
-            "use a larger --width",
+            w.raise_hint(),
         ));
     }
     Ok(())

@@ -64,7 +64,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
                     "the address of `{name}` ({a}) does not fit in {} bits",
                     width.0
                 ),
-                "use a larger --width",
+                width.raise_hint(),
             ));
         }
         fixed.insert(name.clone(), a);

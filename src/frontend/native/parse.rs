@@ -320,9 +320,10 @@ impl<'a> Parser<'a> {
                 span,
                 format!("constant {text} does not fit in {} bits", self.width.0),
                 format!(
-                    "values range over {}..={}; raise --width",
+                    "values range over {}..={}; {}",
                     self.width.min(),
-                    (1i64 << self.width.0) - 1
+                    (1i64 << self.width.0) - 1,
+                    self.width.raise_hint()
                 ),
             )),
         }
@@ -729,7 +730,10 @@ impl<'a> Parser<'a> {
                         "`{name}` would occupy addresses {addr}..={last}, which do not fit in {} bits",
                         self.width.0
                     ),
-                    "raise --width or give an explicit address with `@`",
+                    format!(
+                        "{}, or give an explicit address with `@`",
+                        self.width.raise_hint()
+                    ),
                 ));
             }
             for (i, (a0, n0)) in self.var_cells.iter().enumerate() {
