@@ -256,3 +256,42 @@ fn expectations_match_by_path() {
     assert!(err.contains(" 0 mismatches"), "{err}");
     assert!(err.contains("0 without expectation"), "{err}");
 }
+
+/// Deeply nested litmus conditions are located errors; long flat chains
+/// of `\/` are fine (they used to overflow the stack).
+#[test]
+fn litmus_conditions_never_overflow() {
+    let hdr = "X86 T\n{ x=0; y=0; }\n P0          | P1          ;\n MOV [x],$1  | MOV [y],$1  ;\n MOV EAX,[y] | MOV EAX,[x] ;\n";
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "paren",
+            format!("exists {}0:EAX=0{}\n", "(".repeat(3000), ")".repeat(3000)),
+            2,
+        ),
+        (
+            "not",
+            format!("exists ({}0:EAX=0)\n", "~".repeat(100_000)),
+            2,
+        ),
+        (
+            "or",
+            format!("exists ({})\n", vec!["0:EAX=0"; 10_000].join(" \\/ ")),
+            0,
+        ),
+    ];
+    for (name, cond, want) in cases {
+        let f = d.path().join(format!("{name}.litmus"));
+        std::fs::write(&f, format!("{hdr}{cond}")).unwrap();
+        let o = bmc(&["parse", f.to_str().unwrap()]);
+        assert_eq!(code(&o), want, "{name}: {}", stderr(&o));
+        if want == 2 {
+            assert!(stderr(&o).contains("nested more than"), "{}", stderr(&o));
+            assert!(
+                stderr(&o).contains(&format!("{name}.litmus:6:")),
+                "{}",
+                stderr(&o)
+            );
+        }
+    }
+}

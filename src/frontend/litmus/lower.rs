@@ -372,25 +372,21 @@ impl Resolver<'_> {
                 }
             }
             RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, vars, a)?)),
-            RawProp::And(a, b) => {
+            RawProp::And(xs) | RawProp::Or(xs) => {
+                let and = matches!(rp, RawProp::And(_));
                 let mut v = Vec::new();
-                for x in [a, b] {
+                for x in xs {
                     match self.prop(p, vars, x)? {
-                        Prop::And(xs) => v.extend(xs),
+                        Prop::And(ys) if and => v.extend(ys),
+                        Prop::Or(ys) if !and => v.extend(ys),
                         y => v.push(y),
                     }
                 }
-                Prop::And(v)
-            }
-            RawProp::Or(a, b) => {
-                let mut v = Vec::new();
-                for x in [a, b] {
-                    match self.prop(p, vars, x)? {
-                        Prop::Or(xs) => v.extend(xs),
-                        y => v.push(y),
-                    }
+                if and {
+                    Prop::And(v)
+                } else {
+                    Prop::Or(v)
                 }
-                Prop::Or(v)
             }
             RawProp::Implies(a, b) => Prop::Implies(
                 Box::new(self.prop(p, vars, a)?),
@@ -459,7 +455,15 @@ pub fn prop_expr(p: &Prop, observed: &[Location]) -> GExpr {
     }
 }
 
+/// `op` over `v` (`unit` when empty): folded from the left for short
+/// lists, as a balanced tree for long ones (so that a condition with
+/// thousands of disjuncts gives an expression of logarithmic depth).
 fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location]) -> GExpr {
+    const LEFT_FOLD_MAX: usize = 64;
+    if v.len() > LEFT_FOLD_MAX {
+        let (a, b) = v.split_at(v.len() / 2);
+        return Expr::bin(op, fold(a, op, unit, observed), fold(b, op, unit, observed));
+    }
     let mut it = v.iter().map(|x| prop_expr(x, observed));
     match it.next() {
         None => Expr::Const(unit),

@@ -35,8 +35,10 @@ pub(crate) enum RawProp {
         loc_span: Span,
     },
     Not(Box<RawProp>),
-    And(Box<RawProp>, Box<RawProp>),
-    Or(Box<RawProp>, Box<RawProp>),
+    /// `a /\ b /\ …` (two or more operands).
+    And(Vec<RawProp>),
+    /// `a \/ b \/ …` (two or more operands).
+    Or(Vec<RawProp>),
     Implies(Box<RawProp>, Box<RawProp>),
 }
 
@@ -733,7 +735,14 @@ enum PTok {
 struct PLex<'a, 'b> {
     c: &'b mut Cur<'a>,
     peeked: Option<(PTok, Span)>,
+    /// Nesting of parentheses, `~` and `=>` so far (capped at
+    /// [`MAX_PROP_DEPTH`], so that no condition overflows the stack).
+    depth: usize,
 }
+
+/// Deepest nesting of parentheses, `~` and `=>` accepted in a condition
+/// (long `/\` and `\/` chains are flat and not limited).
+pub(crate) const MAX_PROP_DEPTH: usize = 256;
 
 impl PLex<'_, '_> {
     fn next_raw(&mut self) -> Result<(PTok, Span), Error> {
@@ -837,7 +846,11 @@ impl PLex<'_, '_> {
 }
 
 fn parse_prop_at(c: &mut Cur) -> Result<RawProp, Error> {
-    let mut lx = PLex { c, peeked: None };
+    let mut lx = PLex {
+        c,
+        peeked: None,
+        depth: 0,
+    };
     let p = parse_implies(&mut lx)?;
     match lx.peek()? {
         (PTok::End, _) => {}
@@ -850,44 +863,76 @@ fn parse_prop_at(c: &mut Cur) -> Result<RawProp, Error> {
     Ok(p)
 }
 
+/// Enters one level of nesting at `sp`.
+///
+/// Errors: nesting deeper than [`MAX_PROP_DEPTH`] (located).
+fn deeper(lx: &mut PLex, sp: Span) -> Result<(), Error> {
+    lx.depth += 1;
+    if lx.depth > MAX_PROP_DEPTH {
+        return Err(lx.c.err(
+            sp,
+            format!("condition nested more than {MAX_PROP_DEPTH} levels deep"),
+        ));
+    }
+    Ok(())
+}
+
 fn parse_implies(lx: &mut PLex) -> Result<RawProp, Error> {
     let a = parse_or(lx)?;
-    if lx.peek()?.0 == PTok::Implies {
+    let (t, sp) = lx.peek()?.clone();
+    if t == PTok::Implies {
         lx.next()?;
+        deeper(lx, sp)?;
         let b = parse_implies(lx)?;
+        lx.depth -= 1;
         return Ok(RawProp::Implies(Box::new(a), Box::new(b)));
     }
     Ok(a)
 }
 
+/// `a \/ b \/ …`, iteratively (a chain of any length is flat).
 fn parse_or(lx: &mut PLex) -> Result<RawProp, Error> {
-    let a = parse_and(lx)?;
-    if lx.peek()?.0 == PTok::Or {
+    let mut v = vec![parse_and(lx)?];
+    while lx.peek()?.0 == PTok::Or {
         lx.next()?;
-        let b = parse_or(lx)?;
-        return Ok(RawProp::Or(Box::new(a), Box::new(b)));
+        v.push(parse_and(lx)?);
     }
-    Ok(a)
+    Ok(if v.len() == 1 {
+        v.remove(0)
+    } else {
+        RawProp::Or(v)
+    })
 }
 
+/// `a /\ b /\ …`, iteratively.
 fn parse_and(lx: &mut PLex) -> Result<RawProp, Error> {
-    let a = parse_unary(lx)?;
-    if lx.peek()?.0 == PTok::And {
+    let mut v = vec![parse_unary(lx)?];
+    while lx.peek()?.0 == PTok::And {
         lx.next()?;
-        let b = parse_and(lx)?;
-        return Ok(RawProp::And(Box::new(a), Box::new(b)));
+        v.push(parse_unary(lx)?);
     }
-    Ok(a)
+    Ok(if v.len() == 1 {
+        v.remove(0)
+    } else {
+        RawProp::And(v)
+    })
 }
 
 fn parse_unary(lx: &mut PLex) -> Result<RawProp, Error> {
     let (t, sp) = lx.next()?;
     match t {
-        PTok::Not => Ok(RawProp::Not(Box::new(parse_unary(lx)?))),
+        PTok::Not => {
+            deeper(lx, sp)?;
+            let a = parse_unary(lx)?;
+            lx.depth -= 1;
+            Ok(RawProp::Not(Box::new(a)))
+        }
         PTok::True => Ok(RawProp::True),
         PTok::False => Ok(RawProp::False),
         PTok::LParen => {
+            deeper(lx, sp)?;
             let p = parse_implies(lx)?;
+            lx.depth -= 1;
             match lx.next()? {
                 (PTok::RParen, _) => Ok(p),
                 (_, sp2) => Err(lx.c.err(sp2, "expected `)` in proposition")),
