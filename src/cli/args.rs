@@ -148,13 +148,9 @@ pub struct LitmusArgs {
     /// Progress bar and worker threads.
     #[command(flatten)]
     pub batch: BatchArgs,
-    /// Compare each verdict with an expectations file (`arch file model
-    /// verdict`, tab-separated); exit 1 on any mismatch.
-    #[arg(long, value_name = "FILE.tsv")]
-    pub expect: Option<String>,
-    /// Record the verdicts in an expectations file (same format).
-    #[arg(long, value_name = "FILE")]
-    pub write_expect: Option<String>,
+    /// Expectations files.
+    #[command(flatten)]
+    pub expectations: ExpectArgs,
 }
 
 /// `bmc-rmm diff` options.
@@ -270,14 +266,9 @@ pub struct CheckArgs {
     /// Render with `dot -Tsvg FILE.dot -o FILE.svg`.
     #[arg(long, value_name = "FILE|DIR")]
     pub dot: Option<String>,
-    /// Compare each verdict with an expectations file (`arch file model
-    /// verdict`, tab-separated; reachable/unreachable, robust/not-robust);
-    /// exit 1 on any mismatch, else 0 (3 if some unmatched input is unknown).
-    #[arg(long, value_name = "FILE.tsv")]
-    pub expect: Option<String>,
-    /// Record the verdicts in an expectations file (same format).
-    #[arg(long, value_name = "FILE")]
-    pub write_expect: Option<String>,
+    /// Expectations files.
+    #[command(flatten)]
+    pub expectations: ExpectArgs,
     /// Progress bar and worker threads.
     #[command(flatten)]
     pub batch: BatchArgs,
@@ -402,6 +393,17 @@ pub struct LoadedModel {
 }
 
 impl ModelArgs {
+    /// Loads the model ([`bmc_rmm::cat::load_model`]) and checks that
+    /// `solver` can encode it ([`bmc_rmm::bounded::validate`]).
+    ///
+    /// Errors: unknown name; unreadable or malformed file; the backend is
+    /// not built in or cannot encode the model.
+    pub fn load_for(&self, solver: SolverKind) -> Result<LoadedModel, Error> {
+        let m = self.load()?;
+        bmc_rmm::bounded::validate(solver, &m.model)?;
+        Ok(m)
+    }
+
     /// Loads the model ([`bmc_rmm::cat::load_model`]).
     ///
     /// Errors: unknown name; unreadable or malformed file.
@@ -422,4 +424,31 @@ pub struct PgasArgs {
     /// docs/language.md).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub nodes: Option<u32>,
+}
+
+/// `--expect FILE` / `--write-expect FILE`: expectations files
+/// (docs/batch.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExpectArgs {
+    /// Compare each verdict with an expectations file (`arch file model
+    /// verdict`, tab-separated; Allowed/Forbidden, reachable/unreachable,
+    /// robust/not-robust); exit 1 on any mismatch, else 0 (3 if some
+    /// unmatched input is unknown).
+    #[arg(long, value_name = "FILE.tsv")]
+    pub expect: Option<String>,
+    /// Record the verdicts in an expectations file (same format).
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<String>,
+}
+
+impl ExpectArgs {
+    /// Reads `--expect`'s file, if given.
+    ///
+    /// Errors: unreadable or malformed file (located).
+    pub fn read(&self) -> Result<Option<super::expect::Expectations>, Error> {
+        self.expect
+            .as_deref()
+            .map(super::expect::Expectations::read)
+            .transpose()
+    }
 }

@@ -146,13 +146,8 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         model,
         name: model_name,
         aliases,
-    } = a.model.load()?;
-    bmc_rmm::bounded::validate(a.solver, &model)?;
-    let exp = a
-        .expect
-        .as_deref()
-        .map(expect::Expectations::read)
-        .transpose()?;
+    } = a.model.load_for(a.solver)?;
+    let exp = a.expectations.read()?;
     let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
@@ -193,7 +188,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             let compared = exp
                 .as_ref()
                 .map(|e| cmp.compare(e, f, &model_name, &aliases, ck, word));
-            if a.write_expect.is_some() {
+            if a.expectations.write_expect.is_some() {
                 records.push(expect::Record {
                     arch: format_name(f, a.input.format).into(),
                     file: f.clone(),
@@ -248,10 +243,10 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         let _ = e;
     }
     print!("{out}");
-    if let Some(path) = &a.write_expect {
+    if let Some(path) = &a.expectations.write_expect {
         expect::write(path, &records)?;
     }
-    if files.len() > 1 || exp.is_some() || a.write_expect.is_some() {
+    if files.len() > 1 || exp.is_some() || a.expectations.write_expect.is_some() {
         eprintln!("{}", summary.render());
     }
     if let Some(e) = &exp {

@@ -70,13 +70,8 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         model,
         name: model_name,
         aliases,
-    } = a.model.load()?;
-    bmc_rmm::bounded::validate(a.solver, &model)?;
-    let exp = a
-        .expect
-        .as_deref()
-        .map(expect::Expectations::read)
-        .transpose()?;
+    } = a.model.load_for(a.solver)?;
+    let exp = a.expectations.read()?;
     let files = crate::cli::inputs::expand(&a.files, &["litmus"])?;
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json);
     let mut summary =
@@ -98,7 +93,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
                 if res.observation.is_none() && matches!(compared, None | Some(Compared::Missing)) {
                     unknown_unmatched = true;
                 }
-                if a.write_expect.is_some() {
+                if a.expectations.write_expect.is_some() {
                     records.push(expect::Record {
                         arch: t.arch.keyword().into(),
                         file: f.clone(),
@@ -152,7 +147,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         }
     }
     print!("{out}");
-    if let Some(path) = &a.write_expect {
+    if let Some(path) = &a.expectations.write_expect {
         expect::write(path, &records)?;
     }
     eprintln!("{}", summary.render());

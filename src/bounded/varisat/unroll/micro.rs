@@ -170,18 +170,16 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, out: &mut Vec<Micro>) {
         // PGAS (src/program/pgas.rs lowers the program first: `local`/`remote`
         // are global addresses here). A remote rank outside 1..N blocks.
         Command::Pgas(PgasCmd::Barrier) => out.push(Micro::Barrier),
-        Command::Pgas(PgasCmd::Read {
-            local,
-            rank,
-            remote,
-            queue,
-        }) => pgas_op(rank, queue, remote, local, nodes, out),
-        Command::Pgas(PgasCmd::Write {
-            local,
-            rank,
-            remote,
-            queue,
-        }) => pgas_op(rank, queue, local, remote, nodes, out),
+        Command::Pgas(pc) => {
+            if let Some([local, rank, remote, queue]) = pc.operands() {
+                // A read copies remote → local; a write local → remote.
+                let (src, dst) = match pc {
+                    PgasCmd::Read { .. } => (remote, local),
+                    _ => (local, remote),
+                };
+                pgas_op(rank, queue, src, dst, nodes, out)
+            }
+        }
     }
 }
 
