@@ -1,14 +1,16 @@
 //! Concrete evaluation of a model on one candidate execution, with
 //! explanations.
 //!
-//! The encoder finds a candidate execution (events, rf, co, values) with
-//! the SAT solver; this module evaluates the model's sets and relations on
+//! A backend finds a candidate execution (events, rf, co, values) with
+//! its solver; this module evaluates the model's sets and relations on
 //! it as bit matrices (as herd does for one candidate) and, when an axiom
-//! fails, *explains* the failure: the set of base facts (literals true in
-//! the candidate: an rf choice, a co orientation, an event kind, a
-//! dependency, ...) that make the cycle / pair exist. The negation of the
-//! explanation is a clause that rules out every candidate sharing those
-//! facts (lazy encoding of the axioms, DESIGN.md "Solvers").
+//! fails, *explains* the failure: the set of base facts (for the varisat
+//! backend, literals true in the candidate: an rf choice, a co
+//! orientation, an event kind, a dependency, ...) that make the cycle /
+//! pair exist. The negation of the explanation is a clause that rules out
+//! every candidate sharing those facts (lazy encoding of the axioms,
+//! DESIGN.md "Solvers"). The fact type is the [`Base`]'s: this module
+//! names no solver.
 //!
 //! Soundness of explanations: presence of a pair is explained by one
 //! derivation; absence (under `\` and `~`) by the absence of every
@@ -18,10 +20,10 @@
 //! absent), which is sound because recursive definitions are monotone in
 //! the recursive names.
 
-use super::{CheckKind, ExprKind, Model, Node, Stmt, Ty};
+use super::base::{BaseRel, BaseSet, Builtin};
+use super::{AxiomKind, ExprKind, Model, Node, Stmt, Ty};
 use crate::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use varisat::Lit;
 
 /// A set of events as a bit vector (shape: n bits; inline, without heap
 /// allocation, up to 128 events).
@@ -203,29 +205,40 @@ impl Val {
     }
 }
 
-/// The candidate execution's base sets and relations, with the literals
-/// that decide them.
+/// The candidate execution's base sets and relations
+/// ([`super::base`]), with the facts that decide them.
+///
+/// Every set and relation contains executed events only.
 pub trait Base {
+    /// A base fact of the candidate that an explanation is made of (the
+    /// varisat backend: a literal). `!f` is the opposite fact (used to
+    /// explain an absence); the order only sorts and deduplicates an
+    /// explanation.
+    type Fact: Copy + Ord + std::ops::Not<Output = Self::Fact>;
     /// Number of events.
     fn n(&self) -> usize;
-    /// Concrete base set (`_E` = executed events).
-    fn set(&mut self, name: &str) -> Bits;
+    /// The executed events (the universe of `~`, `*`, `?`).
+    fn executed(&mut self) -> Bits;
+    /// Concrete base set.
+    fn set(&mut self, s: BaseSet) -> Bits;
     /// Concrete base relation.
-    fn rel(&mut self, name: &str) -> Mat;
-    /// A literal equivalent to "e ∈ name" (None when static).
-    fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit>;
-    /// A literal equivalent to "(a, b) ∈ name" (None when static).
-    fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit>;
+    fn rel(&mut self, r: BaseRel) -> Mat;
+    /// A fact equivalent to "e is executed" (None when static).
+    fn exec_fact(&mut self, e: usize) -> Option<Self::Fact>;
+    /// A fact equivalent to "e ∈ s" (None when static).
+    fn set_fact(&mut self, s: BaseSet, e: usize) -> Option<Self::Fact>;
+    /// A fact equivalent to "(a, b) ∈ r" (None when static).
+    fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Self::Fact>;
 }
 
-/// A failed axiom: its name and the explanation (literals true in the
+/// A failed axiom: its name and the explanation (facts true in the
 /// candidate that together entail the failure).
 #[derive(Clone, Debug)]
-pub struct Violation {
+pub struct Violation<F> {
     /// Axiom name.
     pub axiom: String,
-    /// Facts.
-    pub facts: Vec<Lit>,
+    /// Facts, sorted, without duplicates.
+    pub facts: Vec<F>,
     /// The offending cycle / pair (events).
     pub events: Vec<usize>,
 }
@@ -243,7 +256,8 @@ pub struct Evaluator<'m, B: Base> {
     iters: HashMap<String, Vec<Rc<Val>>>,
     fix: HashMap<String, Rc<Val>>,
     cache: HashMap<(usize, Env), Rc<Val>>,
-    basecache: HashMap<String, Rc<Val>>,
+    basecache: HashMap<Builtin, Rc<Val>>,
+    universe: Option<Bits>,
 }
 
 impl<'m, B: Base> Evaluator<'m, B> {
@@ -260,6 +274,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             fix: HashMap::default(),
             cache: HashMap::default(),
             basecache: HashMap::default(),
+            universe: None,
         }
     }
 
@@ -301,20 +316,32 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 Stmt::Check { .. } => {}
             }
         }
-        if let Some(v) = self.basecache.get(name) {
+        unreachable!("`{name}` is not a `let` binding (the parser resolves names)")
+    }
+
+    /// The value of a base set or relation (cached).
+    fn base_val(&mut self, b: Builtin) -> Rc<Val> {
+        if let Some(v) = self.basecache.get(&b) {
             return v.clone();
         }
-        let v = Rc::new(if super::BUILTIN_SETS.contains(&name) || name == "_E" {
-            Val::Set(self.base.set(name))
-        } else {
-            Val::Rel(self.base.rel(name))
+        let v = Rc::new(match b {
+            Builtin::Set(s) => Val::Set(self.base.set(s)),
+            Builtin::Rel(r) => Val::Rel(self.base.rel(r)),
         });
-        self.basecache.insert(name.to_string(), v.clone());
+        self.basecache.insert(b, v.clone());
         v
     }
 
+    /// The executed events (cached).
     fn universe(&mut self) -> Bits {
-        self.lookup("_E", None).set().clone()
+        match &self.universe {
+            Some(u) => u.clone(),
+            None => {
+                let u = self.base.executed();
+                self.universe = Some(u.clone());
+                u
+            }
+        }
     }
 
     fn eval(&mut self, node: &Node, env: Env) -> Rc<Val> {
@@ -325,6 +352,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
         use ExprKind::*;
         let v = match &node.kind {
             Name(s) => return self.lookup(s, env),
+            Base(b) => return self.base_val(*b),
             Empty => Val::Rel(Mat::new(self.n)),
             Union(a, b) | Inter(a, b) | Diff(a, b) => {
                 let x = self.eval(a, env);
@@ -404,7 +432,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             FenceRel(a) => {
                 let s = self.eval(a, env).set().clone();
-                let po = self.lookup("po", None).rel().clone();
+                let po = self.base_val(Builtin::Rel(BaseRel::Po)).rel().clone();
                 let mut mid = Mat::new(self.n);
                 for i in s.iter() {
                     mid.set(i, i);
@@ -456,7 +484,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
     /// axiom in order; returns
     /// the first violation with its explanation, or None when the
     /// candidate is consistent.
-    pub fn check(&mut self) -> Option<Violation> {
+    pub fn check(&mut self) -> Option<Violation<B::Fact>> {
         self.check_all(1).into_iter().next()
     }
 
@@ -464,7 +492,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
     /// violations of every axiom (for an `acyclic` axiom: a cycle, then
     /// another one after deleting an edge of the first, ...). More lemmas
     /// per candidate mean fewer solver rounds in the lazy loop.
-    pub fn check_all(&mut self, per_axiom: usize) -> Vec<Violation> {
+    pub fn check_all(&mut self, per_axiom: usize) -> Vec<Violation<B::Fact>> {
         let model = self.model;
         let mut out = Vec::new();
         for st in model.stmts.iter() {
@@ -477,7 +505,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             let v = self.eval(expr, None);
             let mut found: Vec<Vec<(usize, usize)>> = Vec::new();
             match (kind, &*v) {
-                (CheckKind::Acyclic, Val::Rel(m)) => {
+                (AxiomKind::Acyclic, Val::Rel(m)) => {
                     let mut m = m.clone();
                     while found.len() < per_axiom {
                         let Some(c) = m.find_cycle() else { break };
@@ -488,7 +516,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
                         found.push(pairs);
                     }
                 }
-                (CheckKind::Irreflexive, Val::Rel(m)) => {
+                (AxiomKind::Irreflexive, Val::Rel(m)) => {
                     found.extend(
                         (0..self.n)
                             .filter(|&i| m.get(i, i))
@@ -496,13 +524,13 @@ impl<'m, B: Base> Evaluator<'m, B> {
                             .map(|i| vec![(i, i)]),
                     );
                 }
-                (CheckKind::Empty, Val::Rel(m)) => found.extend(
+                (AxiomKind::Empty, Val::Rel(m)) => found.extend(
                     (0..self.n)
                         .flat_map(|i| m.0[i].iter().map(move |j| (i, j)))
                         .take(per_axiom)
                         .map(|p| vec![p]),
                 ),
-                (CheckKind::Empty, Val::Set(s)) => {
+                (AxiomKind::Empty, Val::Set(s)) => {
                     found.extend(s.iter().take(per_axiom).map(|i| vec![(i, i)]))
                 }
                 _ => {}
@@ -517,7 +545,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
                         self.pres(expr, None, a, b, &mut facts);
                     }
                 }
-                facts.sort_by_key(|l| l.code());
+                facts.sort();
                 facts.dedup();
                 let events = pairs.iter().map(|p| p.0).collect();
                 out.push(Violation {
@@ -530,7 +558,9 @@ impl<'m, B: Base> Evaluator<'m, B> {
         out
     }
 
-    /// Concrete value of a defined or built-in relation (after `check`).
+    /// Concrete value of a defined or built-in relation (after `check`),
+    /// by the user's name (the last definition of that name, else the base
+    /// relation); None for a set or an unknown name.
     pub fn relation(&mut self, user_name: &str) -> Option<Mat> {
         let key = self
             .defs
@@ -542,14 +572,17 @@ impl<'m, B: Base> Evaluator<'m, B> {
                     .and_then(|x| x.parse::<usize>().ok())
                     .unwrap_or(0)
             });
-        let key = key.cloned().unwrap_or_else(|| user_name.to_string());
-        match &*self.lookup(&key, None) {
+        let v = match key.cloned() {
+            Some(key) => self.lookup(&key, None),
+            None => self.base_val(Builtin::from_name(user_name)?),
+        };
+        match &*v {
             Val::Rel(m) => Some(m.clone()),
             Val::Set(_) => None,
         }
     }
 
-    fn fact(&mut self, l: Option<Lit>, present: bool, facts: &mut Vec<Lit>) {
+    fn fact(&mut self, l: Option<B::Fact>, present: bool, facts: &mut Vec<B::Fact>) {
         if let Some(l) = l {
             facts.push(if present { l } else { !l });
         }
@@ -563,14 +596,14 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
-    fn exec_fact(&mut self, a: usize, facts: &mut Vec<Lit>) {
+    fn exec_fact(&mut self, a: usize, facts: &mut Vec<B::Fact>) {
         let present = self.universe().get(a);
-        let l = self.base.set_lit("_E", a);
+        let l = self.base.exec_fact(a);
         self.fact(l, present, facts);
     }
 
     /// Explains (a, b) ∈ node.
-    fn pres(&mut self, node: &Node, env: Env, a: usize, b: usize, facts: &mut Vec<Lit>) {
+    fn pres(&mut self, node: &Node, env: Env, a: usize, b: usize, facts: &mut Vec<B::Fact>) {
         use ExprKind::*;
         match &node.kind {
             Name(s) => {
@@ -588,11 +621,13 @@ impl<'m, B: Base> Evaluator<'m, B> {
                         }
                         (None, _) => self.pres(def, None, a, b, facts),
                     }
-                } else {
-                    let l = self.base.rel_lit(s, a, b);
-                    self.fact(l, true, facts);
                 }
             }
+            Base(Builtin::Rel(r)) => {
+                let l = self.base.rel_fact(*r, a, b);
+                self.fact(l, true, facts);
+            }
+            Base(Builtin::Set(_)) => unreachable!("set in relation position"),
             Empty => {}
             Union(x, y) => {
                 if self.eval(x, env).rel().get(a, b) {
@@ -650,13 +685,13 @@ impl<'m, B: Base> Evaluator<'m, B> {
             Domain(_) | Range(_) => unreachable!("set in relation position"),
             FenceRel(x) => {
                 let s = self.eval(x, env).set().clone();
-                let po = self.lookup("po", None).rel().clone();
+                let po = self.base_val(Builtin::Rel(BaseRel::Po)).rel().clone();
                 let mid = s.iter().find(|&c| po.get(a, c) && po.get(c, b));
                 if let Some(c) = mid {
-                    let l = self.base.rel_lit("po", a, c);
+                    let l = self.base.rel_fact(BaseRel::Po, a, c);
                     self.fact(l, true, facts);
                     self.pres_set(x, env, c, facts);
-                    let l = self.base.rel_lit("po", c, b);
+                    let l = self.base.rel_fact(BaseRel::Po, c, b);
                     self.fact(l, true, facts);
                 }
             }
@@ -670,7 +705,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
         env: Env,
         a: usize,
         b: usize,
-        facts: &mut Vec<Lit>,
+        facts: &mut Vec<B::Fact>,
         seen: &mut HashSet<(String, usize, usize, Env)>,
     ) {
         use ExprKind::*;
@@ -690,11 +725,13 @@ impl<'m, B: Base> Evaluator<'m, B> {
                         }
                         (None, _) => self.abs(def, None, a, b, facts, seen),
                     }
-                } else {
-                    let l = self.base.rel_lit(s, a, b);
-                    self.fact(l, false, facts);
                 }
             }
+            Base(Builtin::Rel(r)) => {
+                let l = self.base.rel_fact(*r, a, b);
+                self.fact(l, false, facts);
+            }
+            Base(Builtin::Set(_)) => unreachable!("set in relation position"),
             Empty => {}
             Union(x, y) => {
                 self.abs(x, env, a, b, facts, seen);
@@ -784,15 +821,15 @@ impl<'m, B: Base> Evaluator<'m, B> {
             Domain(_) | Range(_) => unreachable!("set in relation position"),
             FenceRel(x) => {
                 let s = self.eval(x, env).set().clone();
-                let po = self.lookup("po", None).rel().clone();
+                let po = self.base_val(Builtin::Rel(BaseRel::Po)).rel().clone();
                 for c in 0..self.n {
                     if !po.get(a, c) {
-                        let l = self.base.rel_lit("po", a, c);
+                        let l = self.base.rel_fact(BaseRel::Po, a, c);
                         self.fact(l, false, facts);
                     } else if !s.get(c) {
                         self.abs_set(x, env, c, facts, seen);
                     } else {
-                        let l = self.base.rel_lit("po", c, b);
+                        let l = self.base.rel_fact(BaseRel::Po, c, b);
                         self.fact(l, false, facts);
                     }
                 }
@@ -800,16 +837,17 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
-    fn pres_set(&mut self, node: &Node, env: Env, e: usize, facts: &mut Vec<Lit>) {
+    fn pres_set(&mut self, node: &Node, env: Env, e: usize, facts: &mut Vec<B::Fact>) {
         use ExprKind::*;
         match &node.kind {
             Name(s) => {
                 if let Some(def) = self.def_node(s) {
                     self.pres_set(def, None, e, facts)
-                } else {
-                    let l = self.base.set_lit(s, e);
-                    self.fact(l, true, facts);
                 }
+            }
+            Base(Builtin::Set(s)) => {
+                let l = self.base.set_fact(*s, e);
+                self.fact(l, true, facts);
             }
             Union(x, y) => {
                 if self.eval(x, env).set().get(e) {
@@ -853,7 +891,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
         node: &Node,
         env: Env,
         e: usize,
-        facts: &mut Vec<Lit>,
+        facts: &mut Vec<B::Fact>,
         seen: &mut HashSet<(String, usize, usize, Env)>,
     ) {
         use ExprKind::*;
@@ -861,10 +899,11 @@ impl<'m, B: Base> Evaluator<'m, B> {
             Name(s) => {
                 if let Some(def) = self.def_node(s) {
                     self.abs_set(def, None, e, facts, seen)
-                } else {
-                    let l = self.base.set_lit(s, e);
-                    self.fact(l, false, facts);
                 }
+            }
+            Base(Builtin::Set(s)) => {
+                let l = self.base.set_fact(*s, e);
+                self.fact(l, false, facts);
             }
             Union(x, y) => {
                 self.abs_set(x, env, e, facts, seen);

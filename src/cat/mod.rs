@@ -1,13 +1,18 @@
 //! The relational model language: a small dialect of herd's cat
 //! (Alglave, Maranget, Tautschnig, *Herding cats*, TOPLAS 2014; herd
-//! manual). Models are data: `encodings/*.cat` are compiled into the
-//! binary, `--model-file` loads a user's file. docs/models.md documents
-//! the language.
+//! manual). This module owns the AST of a model, the table of compiled-in
+//! files (`encodings/*.cat`, among them the stdlib every model starts
+//! with) and model loading; [`base`] owns the vocabulary of base sets and
+//! relations, [`parse`] the syntax and name resolution, [`eval`] the
+//! concrete evaluation. Models are data: `--model NAME` picks a
+//! compiled-in file, `--model-file` loads a user's file. docs/models.md
+//! documents the language.
 //!
 //! ```text
 //! model  := [STRING | NAME] item*
 //! item   := 'let' bind ('and' bind)* | 'let' 'rec' bind ('and' bind)*
 //!         | ('acyclic' | 'irreflexive' | 'empty') expr ['as' NAME]
+//!         | 'include' STRING                  (the file's items, in place)
 //!         | ('show' | 'unshow') NAME (',' NAME)*          (ignored)
 //! bind   := NAME '=' expr
 //! expr   := e1 ('|' e1)*            union            (lowest)
@@ -22,11 +27,16 @@
 //! ```
 //! A `*` followed by the start of an atom is the binary product, otherwise
 //! the postfix reflexive-transitive closure. Comments are `(* ... *)`.
+//! `include "FILE"` names a compiled-in file ([`builtin_file`]: `stdlib.cat`,
+//! `tso.cat`, …) or a path relative to the including file; every model
+//! implicitly starts with `include "stdlib.cat"`.
 
+pub mod base;
 pub mod eval;
 pub mod parse;
 
 use crate::diag::{SourceFile, Span};
+use base::{BaseRel, Builtin};
 
 /// The type of an expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,9 +50,12 @@ pub enum Ty {
 /// Expression node kinds.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
-    /// A named set or relation (built-in, or a `let` binding's unique key
-    /// `name#k` after resolution).
+    /// A `let` binding: the user's name as parsed, its unique key
+    /// `name#k` after resolution.
     Name(String),
+    /// A base set or relation (resolution turns the names of
+    /// [`base`]'s table into this, unless a `let` shadows them).
+    Base(Builtin),
     /// The empty relation `0`.
     Empty,
     /// `a | b`
@@ -82,15 +95,17 @@ pub struct Node {
     pub id: usize,
     /// What it is.
     pub kind: ExprKind,
-    /// Where.
+    /// Where, in file [`Node::file`].
     pub span: Span,
+    /// The file it was read from: an index into [`Model::files`].
+    pub file: usize,
     /// Its type (filled by the checker).
     pub ty: Ty,
 }
 
-/// What a check requires.
+/// What an axiom requires of its expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckKind {
+pub enum AxiomKind {
     /// No cycle.
     Acyclic,
     /// No pair (a, a).
@@ -114,12 +129,12 @@ pub enum Stmt {
     /// An axiom.
     Check {
         /// Which.
-        kind: CheckKind,
+        kind: AxiomKind,
         /// Of what.
         expr: Node,
         /// Its name (`as NAME`, or a generated one).
         name: String,
-        /// Where.
+        /// Where (in the file of `expr`).
         span: Span,
     },
 }
@@ -129,63 +144,53 @@ pub enum Stmt {
 pub struct Model {
     /// The title (first string or name), or the file stem.
     pub name: String,
-    /// Items in order.
+    /// Items in order (those of the stdlib and of included files spliced
+    /// in where they are included).
     pub stmts: Vec<Stmt>,
     /// Number of expression nodes (ids are `0..nodes`).
     pub nodes: usize,
-    /// The source text.
+    /// The model's own file (the one given to the parser).
     pub source: SourceFile,
+    /// Every file read, indexed by [`Node::file`]: the stdlib, the model's
+    /// file and the included files, in the order they were entered (a file
+    /// included twice appears twice).
+    pub files: Vec<SourceFile>,
     /// Definition index: binding key (`name#k`) → (statement, binding).
     pub defs: crate::collections::HashMap<String, (usize, usize)>,
 }
 
-/// Built-in sets every model may use (events of the unrolled program).
-pub const BUILTIN_SETS: &[&str] = &[
-    "R", "W", "M", "F", "IW", "A", "MFENCE", "SYNC", "LWSYNC", "ISYNC", "EIEIO", "MEMBAR",
-    "MembarLL", "MembarLS", "MembarSL", "MembarSS",
-    // PGAS (thesis §8.1.2): remote-operation issue, popa, popb, barrier.
-    "ISSUE", "POPA", "POPB", "BAR",
-];
-
-/// Built-in relations.
-pub const BUILTIN_RELS: &[&str] = &[
-    "po", "rf", "co", "fr", "loc", "int", "ext", "id", "addr", "data", "ctrl", "rmw", "univ",
-    // PGAS (thesis §8.1.2, §8.2): issue→popa→popb, queue order, barrier matching.
-    "op", "fifo", "bar",
-];
-
-/// Definitions every model starts with (herd's usual abbreviations).
-pub const PRELUDE: &str = "
-let po-loc = po & loc
-let rfe = rf & ext
-let rfi = rf & int
-let coe = co & ext
-let coi = co & int
-let fre = fr & ext
-let fri = fr & int
-let com = rf | co | fr
-";
+/// The stdlib (herd's usual abbreviations: `po-loc`, `rfe`, `com`, …),
+/// which every model implicitly includes first.
+pub const STDLIB: &str = include_str!("../../encodings/stdlib.cat");
 
 impl Model {
-    /// Every relation/set name the model reads (for deciding which base
-    /// relations the encoder must build).
-    pub fn uses(&self, name: &str) -> bool {
-        fn walk(n: &Node, name: &str) -> bool {
+    /// Does the model read base set or relation `b` anywhere (in any
+    /// definition or axiom, used or not)? Encoders skip building what no
+    /// model reads (e.g. dependencies).
+    pub fn uses(&self, b: impl Into<Builtin>) -> bool {
+        fn walk(n: &Node, b: Builtin) -> bool {
             use ExprKind::*;
             match &n.kind {
-                Name(s) => s == name,
-                Empty => false,
-                Union(a, b) | Inter(a, b) | Seq(a, b) | Diff(a, b) | Cart(a, b) => {
-                    walk(a, name) || walk(b, name)
+                Base(x) => *x == b,
+                Name(_) | Empty => false,
+                Union(x, y) | Inter(x, y) | Seq(x, y) | Diff(x, y) | Cart(x, y) => {
+                    walk(x, b) || walk(y, b)
                 }
-                Compl(a) | Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a)
-                | Range(a) | FenceRel(a) => walk(a, name),
+                Compl(x) | Plus(x) | Star(x) | Opt(x) | Inv(x) | Bracket(x) | Domain(x)
+                | Range(x) | FenceRel(x) => walk(x, b),
             }
         }
+        let b = b.into();
         self.stmts.iter().any(|s| match s {
-            Stmt::Let { binds, .. } => binds.iter().any(|(_, e)| walk(e, name)),
-            Stmt::Check { expr, .. } => walk(expr, name),
+            Stmt::Let { binds, .. } => binds.iter().any(|(_, e)| walk(e, b)),
+            Stmt::Check { expr, .. } => walk(expr, b),
         })
+    }
+
+    /// The file node `n` was read from (for locating a message at
+    /// `n.span`).
+    pub fn file_of(&self, n: &Node) -> &SourceFile {
+        &self.files[n.file]
     }
 }
 
@@ -205,10 +210,10 @@ impl Model {
             .flatten()
             .map(|(n, e)| (n.as_str(), e))
             .collect();
-        fn leaves<'m>(
-            n: &'m Node,
-            defs: &crate::collections::HashMap<&str, &'m Node>,
-            out: &mut Vec<&'m str>,
+        fn leaves(
+            n: &Node,
+            defs: &crate::collections::HashMap<&str, &Node>,
+            out: &mut Vec<Builtin>,
             depth: usize,
         ) {
             if depth > 64 {
@@ -220,25 +225,27 @@ impl Model {
                     leaves(b, defs, out, depth + 1);
                 }
                 ExprKind::Plus(a) => leaves(a, defs, out, depth + 1),
-                ExprKind::Name(s) => match defs.get(s.as_str()) {
-                    Some(d) => leaves(d, defs, out, depth + 1),
-                    None => out.push(s),
-                },
+                ExprKind::Name(s) => {
+                    if let Some(d) = defs.get(s.as_str()) {
+                        leaves(d, defs, out, depth + 1)
+                    }
+                }
+                ExprKind::Base(b) => out.push(*b),
                 _ => {}
             }
         }
         self.stmts.iter().find_map(|s| match s {
             Stmt::Check {
-                kind: CheckKind::Acyclic,
+                kind: AxiomKind::Acyclic,
                 expr,
                 name,
                 ..
             } => {
                 let mut out = Vec::new();
                 leaves(expr, &defs, &mut out, 0);
-                ["po", "rf", "co", "fr"]
+                [BaseRel::Po, BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
                     .iter()
-                    .all(|r| out.contains(r))
+                    .all(|r| out.contains(&Builtin::Rel(*r)))
                     .then_some(name.as_str())
             }
             _ => None,
@@ -255,6 +262,25 @@ pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("power", include_str!("../../encodings/power.cat")),
     ("pgas", include_str!("../../encodings/pgas.cat")),
 ];
+
+/// The compiled-in file `include "name"` denotes: `stdlib.cat` or a
+/// built-in model's file `NAME.cat`; returns the path messages show
+/// (`encodings/NAME.cat`) and the text.
+pub fn builtin_file(name: &str) -> Option<(String, &'static str)> {
+    let text = match name.strip_suffix(".cat")? {
+        "stdlib" => STDLIB,
+        stem => BUILTIN_MODELS.iter().find(|m| m.0 == stem)?.1,
+    };
+    Some((format!("encodings/{name}"), text))
+}
+
+/// The names of the compiled-in files (for messages).
+pub fn builtin_file_names() -> Vec<String> {
+    std::iter::once("stdlib")
+        .chain(BUILTIN_MODELS.iter().map(|m| m.0))
+        .map(|n| format!("{n}.cat"))
+        .collect()
+}
 
 /// The built-in model a name denotes, resolving aliases (`x86tso` and
 /// `x86-tso` are `tso`, `ppc` is `power`); `None` for an unknown name.
@@ -273,9 +299,10 @@ pub fn builtin_name(name: &str) -> Option<&'static str> {
 /// Errors: unknown name (lists the known ones).
 pub fn builtin(name: &str) -> Result<Model, crate::diag::Error> {
     match builtin_name(name).and_then(|n| BUILTIN_MODELS.iter().find(|m| m.0 == n)) {
-        Some((n, text)) => {
-            parse::parse_model(&SourceFile::new(format!("encodings/{n}.cat"), *text))
-        }
+        Some((n, text)) => parse::parse_model_from(
+            &SourceFile::new(format!("encodings/{n}.cat"), *text),
+            parse::Origin::Builtin,
+        ),
         None => Err(crate::diag::Error::Usage(format!(
             "unknown model `{name}`; built-in models: {}",
             BUILTIN_MODELS

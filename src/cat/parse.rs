@@ -1,9 +1,13 @@
-//! Parser, name resolution and type checking of the cat dialect
-//! (grammar in the parent module's docs and docs/models.md).
+//! Parser, `include` resolution, name resolution and type checking of the
+//! cat dialect (grammar in the parent module's docs and docs/models.md).
+//! Owns how a model's files are found: the stdlib first, then the model's
+//! file, with each `include` spliced in place.
 
-use super::{CheckKind, ExprKind, Model, Node, Stmt, Ty, BUILTIN_RELS, BUILTIN_SETS, PRELUDE};
+use super::base::{Builtin, RELS, SETS};
+use super::{AxiomKind, ExprKind, Model, Node, Stmt, Ty, STDLIB};
 use crate::collections::HashMap;
 use crate::diag::{Error, SourceFile, Span};
+use std::path::Path;
 
 #[derive(Clone, Debug, PartialEq)]
 enum T {
@@ -107,12 +111,125 @@ fn lex(src: &SourceFile) -> Result<Vec<(T, Span)>, Error> {
     Ok(out)
 }
 
-struct P<'a> {
-    src: &'a SourceFile,
+/// Most files being read at once: the model's file and the files it
+/// includes, nested (an `include` beyond it is an error, as is a cycle).
+pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Where a model's file comes from, which decides how its `include`s are
+/// found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A compiled-in file ([`super::builtin_file`]): includes name
+    /// compiled-in files only, so built-in models never read the disk.
+    Builtin,
+    /// A file on disk (or given as text with a path): `include "F"` reads
+    /// `F` relative to the directory of the including file if that file
+    /// exists, else the compiled-in file named `F`.
+    Disk,
+}
+
+/// The state of reading one model: its files, statements and counters.
+struct Loader {
+    files: Vec<SourceFile>,
+    stmts: Vec<Stmt>,
+    checks: usize,
+    next_id: usize,
+    /// The files being read, outermost first: (identity, path shown).
+    stack: Vec<(String, String)>,
+}
+
+impl Loader {
+    /// Reads file `src` (of `origin`, with `identity` for cycle detection)
+    /// and appends its items; returns its title if it has one.
+    fn file(
+        &mut self,
+        src: SourceFile,
+        origin: Origin,
+        identity: String,
+    ) -> Result<Option<String>, Error> {
+        let toks = lex(&src)?;
+        self.files.push(src.clone());
+        self.stack.push((identity, src.path.to_string()));
+        let mut p = P {
+            file: self.files.len() - 1,
+            src,
+            origin,
+            toks,
+            pos: 0,
+            depth: 0,
+            ld: self,
+        };
+        let title = match p.peek().clone() {
+            T::Str(s) => {
+                p.bump();
+                Some(s)
+            }
+            T::Name(n) if !is_keyword(&n) => {
+                p.bump();
+                Some(n)
+            }
+            _ => None,
+        };
+        p.items()?;
+        self.stack.pop();
+        Ok(title)
+    }
+}
+
+/// The identity of a file on disk for cycle detection (its canonical
+/// path when it exists).
+fn disk_identity(path: &str) -> String {
+    std::fs::canonicalize(path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| path.to_string())
+}
+
+/// The identity of a compiled-in file.
+fn builtin_identity(name: &str) -> String {
+    format!("<built-in>/{name}")
+}
+
+/// Finds the file `include "name"` in `from` (of `origin`) denotes: see
+/// [`Origin`]. Returns the file, its origin and identity, or a message.
+fn resolve_include(
+    from: &SourceFile,
+    origin: Origin,
+    name: &str,
+) -> Result<(SourceFile, Origin, String), String> {
+    if origin == Origin::Disk {
+        let dir = Path::new(&*from.path).parent().unwrap_or(Path::new(""));
+        let path = dir.join(name);
+        if path.is_file() {
+            let shown = path.to_string_lossy().into_owned();
+            let src = SourceFile::read(&shown).map_err(|e| format!("cannot read {e}"))?;
+            return Ok((src, Origin::Disk, disk_identity(&shown)));
+        }
+    }
+    match super::builtin_file(name) {
+        Some((path, text)) => Ok((
+            SourceFile::new(path, text),
+            Origin::Builtin,
+            builtin_identity(name),
+        )),
+        None => Err(match origin {
+            Origin::Disk => format!(
+                "cannot include `{name}`: no such file next to `{}` and no compiled-in file of that name",
+                from.path
+            ),
+            Origin::Builtin => format!("cannot include `{name}`: no compiled-in file of that name"),
+        }),
+    }
+}
+
+struct P<'l> {
+    src: SourceFile,
+    /// Index of `src` in the loader's files.
+    file: usize,
+    origin: Origin,
     toks: Vec<(T, Span)>,
     pos: usize,
-    next_id: usize,
     depth: usize,
+    ld: &'l mut Loader,
 }
 
 impl P<'_> {
@@ -154,13 +271,49 @@ impl P<'_> {
         }
     }
     fn node(&mut self, kind: ExprKind, span: Span) -> Node {
-        self.next_id += 1;
+        self.ld.next_id += 1;
         Node {
-            id: self.next_id - 1,
+            id: self.ld.next_id - 1,
             kind,
             span,
+            file: self.file,
             ty: Ty::Rel,
         }
+    }
+
+    /// `include "name"` at `at`: reads the file and appends its items.
+    fn include(&mut self, name: &str, at: Span) -> Result<(), Error> {
+        let (src, origin, identity) =
+            resolve_include(&self.src, self.origin, name).map_err(|m| {
+                self.src.error_help(
+                    at,
+                    m,
+                    format!(
+                        "an include names a file relative to the including file, or a compiled-in file: {}",
+                        super::builtin_file_names().join(", ")
+                    ),
+                )
+            })?;
+        if let Some(i) = self.ld.stack.iter().position(|(id, _)| *id == identity) {
+            let chain: Vec<&str> = self.ld.stack[i..]
+                .iter()
+                .map(|(_, shown)| shown.as_str())
+                .chain([&*src.path])
+                .collect();
+            return Err(self
+                .src
+                .error(at, format!("`include` cycle: {}", chain.join(" includes "))));
+        }
+        if self.ld.stack.len() >= MAX_INCLUDE_DEPTH {
+            return Err(self.src.error(
+                at,
+                format!(
+                    "`include` nested too deeply (more than {MAX_INCLUDE_DEPTH} files open at once)"
+                ),
+            ));
+        }
+        self.ld.file(src, origin, identity)?;
+        Ok(())
     }
 
     fn expr(&mut self) -> Result<Node, Error> {
@@ -279,7 +432,7 @@ impl P<'_> {
         }
     }
 
-    fn items(&mut self, stmts: &mut Vec<Stmt>, checks: &mut usize) -> Result<(), Error> {
+    fn items(&mut self) -> Result<(), Error> {
         loop {
             match self.peek().clone() {
                 T::Eof => return Ok(()),
@@ -305,32 +458,32 @@ impl P<'_> {
                     }
                     if !rec {
                         for b in binds {
-                            stmts.push(Stmt::Let {
+                            self.ld.stmts.push(Stmt::Let {
                                 rec: false,
                                 binds: vec![b],
                             });
                         }
                     } else {
-                        stmts.push(Stmt::Let { rec: true, binds });
+                        self.ld.stmts.push(Stmt::Let { rec: true, binds });
                     }
                 }
                 T::Name(k) if matches!(k.as_str(), "acyclic" | "irreflexive" | "empty") => {
                     let sp = self.bump().1;
                     let kind = match k.as_str() {
-                        "acyclic" => CheckKind::Acyclic,
-                        "irreflexive" => CheckKind::Irreflexive,
-                        _ => CheckKind::Empty,
+                        "acyclic" => AxiomKind::Acyclic,
+                        "irreflexive" => AxiomKind::Irreflexive,
+                        _ => AxiomKind::Empty,
                     };
                     let expr = self.expr()?;
-                    *checks += 1;
+                    self.ld.checks += 1;
                     let name = if self.is_kw("as") {
                         self.bump();
                         self.name()?.0
                     } else {
-                        format!("{k}{checks}")
+                        format!("{k}{}", self.ld.checks)
                     };
                     let span = sp.join(expr.span);
-                    stmts.push(Stmt::Check {
+                    self.ld.stmts.push(Stmt::Check {
                         kind,
                         expr,
                         name,
@@ -346,11 +499,19 @@ impl P<'_> {
                     }
                 }
                 T::Name(k) if k == "include" => {
-                    return Err(self.src.error_help(
-                        self.span(),
-                        "`include` is not supported",
-                        "paste the definitions you need into the model file",
-                    ));
+                    let sp = self.bump().1;
+                    match self.bump() {
+                        (T::Str(name), end) => self.include(&name, sp.join(end))?,
+                        (t, sp) => {
+                            return Err(self.src.error(
+                                sp,
+                                format!(
+                                    "expected a file name in quotes after `include`, found {}",
+                                    describe(&t)
+                                ),
+                            ))
+                        }
+                    }
                 }
                 t => {
                     return Err(self.src.error_help(
@@ -392,8 +553,17 @@ fn describe(t: &T) -> String {
     }
 }
 
-/// Type-checks `n` in `env` (name → type), filling `n.ty`.
-fn check(src: &SourceFile, n: &mut Node, env: &HashMap<String, (Ty, String)>) -> Result<Ty, Error> {
+/// What a name denotes where it is used.
+#[derive(Clone, Debug)]
+enum Binding {
+    /// A base set or relation.
+    Base(Builtin),
+    /// A `let` binding: its type and unique key `name#k`.
+    Let(Ty, String),
+}
+
+/// Resolves the names of `n` in `env` and type-checks it, filling `n.ty`.
+fn check(src: &SourceFile, n: &mut Node, env: &HashMap<String, Binding>) -> Result<Ty, Error> {
     use ExprKind::*;
     let want = |src: &SourceFile, got: Ty, want: Ty, sp: Span, what: &str| -> Result<(), Error> {
         if got == want {
@@ -406,24 +576,32 @@ fn check(src: &SourceFile, n: &mut Node, env: &HashMap<String, (Ty, String)>) ->
         }
     };
     let span = n.span;
+    if let Name(s) = &n.kind {
+        if let Some(Binding::Base(b)) = env.get(s.as_str()) {
+            n.kind = Base(*b);
+        }
+    }
     let ty = match &mut n.kind {
         Name(s) => match env.get(s.as_str()) {
-            Some((t, key)) => {
+            Some(Binding::Let(t, key)) => {
                 *s = key.clone();
                 *t
             }
+            Some(Binding::Base(_)) => unreachable!("resolved above"),
             None => {
+                let names = |v: Vec<&str>| v.join(" ");
                 return Err(src.error_help(
                     span,
                     format!("unknown name `{s}`"),
                     format!(
                         "built-in sets: {}; relations: {}",
-                        BUILTIN_SETS.join(" "),
-                        BUILTIN_RELS.join(" ")
+                        names(SETS.iter().map(|e| e.name).collect()),
+                        names(RELS.iter().map(|e| e.name).collect())
                     ),
-                ))
+                ));
             }
         },
+        Base(b) => b.ty(),
         Empty => Ty::Rel,
         Union(a, b) | Inter(a, b) | Diff(a, b) => {
             let ta = check(src, a, env)?;
@@ -474,7 +652,7 @@ fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(String, Span)> 
     use ExprKind::*;
     match &n.kind {
         Name(k) => (!pos && keys.contains(k)).then(|| (k.clone(), n.span)),
-        Empty => None,
+        Base(_) | Empty => None,
         Diff(a, b) => negative_use(a, keys, pos).or_else(|| negative_use(b, keys, !pos)),
         Union(a, b) | Inter(a, b) | Seq(a, b) | Cart(a, b) => {
             negative_use(a, keys, pos).or_else(|| negative_use(b, keys, pos))
@@ -493,72 +671,77 @@ fn tyname(t: Ty) -> &'static str {
     }
 }
 
-/// Parses, resolves and type-checks a model (with the prelude of herd's
-/// usual abbreviations: po-loc, rfe, rfi, coe, coi, fre, fri, com).
+/// Parses, resolves and type-checks a model read from disk (or given as
+/// text with a path): its `include`s are found as [`Origin::Disk`] says.
+/// The model starts with the stdlib (herd's usual abbreviations: po-loc,
+/// rfe, rfi, coe, coi, fre, fri, com; `encodings/stdlib.cat`).
 ///
-/// Errors: syntax errors, unknown names, set/relation mismatches,
-/// `include`; all located.
+/// Errors: see [`parse_model_from`].
 pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
-    let prelude_src = SourceFile::new("<prelude>", PRELUDE);
-    let mut stmts = Vec::new();
-    let mut checks = 0;
-    let mut next_id = 0;
-    {
-        let mut p = P {
-            src: &prelude_src,
-            toks: lex(&prelude_src)?,
-            pos: 0,
-            next_id,
-            depth: 0,
-        };
-        p.items(&mut stmts, &mut checks)?;
-        next_id = p.next_id;
-    }
-    let mut p = P {
-        src,
-        toks: lex(src)?,
-        pos: 0,
-        next_id,
-        depth: 0,
+    parse_model_from(src, Origin::Disk)
+}
+
+/// Parses, resolves and type-checks a model whose file comes from
+/// `origin`: first the stdlib, then `src`, each `include` replaced by the
+/// items of the file it names.
+///
+/// Errors, all located (`file:line:column` in the file at fault, an
+/// included file's own line and column for an error inside it): syntax
+/// errors; unknown names; set/relation mismatches; a `let rec` that is
+/// not monotone; no axiom; an `include` of a file that cannot be found
+/// or read, that closes a cycle of includes, or that nests more than
+/// [`MAX_INCLUDE_DEPTH`] files.
+pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error> {
+    let mut ld = Loader {
+        files: Vec::new(),
+        stmts: Vec::new(),
+        checks: 0,
+        next_id: 0,
+        stack: Vec::new(),
     };
-    let mut name = std::path::Path::new(&*src.path)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match p.peek().clone() {
-        T::Str(s) => {
-            name = s;
-            p.bump();
-        }
-        T::Name(n) if !is_keyword(&n) => {
-            name = n;
-            p.bump();
-        }
-        _ => {}
-    }
-    let n_prelude = stmts.len();
-    p.items(&mut stmts, &mut checks)?;
-    let nodes = p.next_id;
+    ld.file(
+        SourceFile::new("encodings/stdlib.cat", STDLIB),
+        Origin::Builtin,
+        builtin_identity("stdlib.cat"),
+    )?;
+    let identity = match origin {
+        Origin::Disk => disk_identity(&src.path),
+        Origin::Builtin => builtin_identity(
+            &Path::new(&*src.path)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
+    };
+    let title = ld.file(src.clone(), origin, identity)?;
+    let name = title.unwrap_or_else(|| {
+        Path::new(&*src.path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    let Loader {
+        files,
+        mut stmts,
+        next_id: nodes,
+        ..
+    } = ld;
     // Resolve and type-check.
-    let mut env: HashMap<String, (Ty, String)> = HashMap::default();
-    for s in BUILTIN_SETS {
-        env.insert(s.to_string(), (Ty::Set, s.to_string()));
-    }
-    for r in BUILTIN_RELS {
-        env.insert(r.to_string(), (Ty::Rel, r.to_string()));
+    let mut env: HashMap<String, Binding> = HashMap::default();
+    for b in Builtin::all() {
+        env.insert(b.name().to_string(), Binding::Base(b));
     }
     // Every `let` binding gets a unique key `name#k`, so that shadowing
     // resolves by position and explanations find the right definition.
     let mut k = 0usize;
-    for (i, st) in stmts.iter_mut().enumerate() {
-        let file = if i < n_prelude { &prelude_src } else { src };
+    for st in stmts.iter_mut() {
         match st {
             Stmt::Let { rec: false, binds } => {
                 for (n, e) in binds.iter_mut() {
-                    let t = check(file, e, &env)?;
+                    let t = check(&files[e.file], e, &env)?;
                     k += 1;
                     let key = format!("{n}#{k}");
-                    env.insert(n.clone(), (t, key.clone()));
+                    env.insert(n.clone(), Binding::Let(t, key.clone()));
                     *n = key;
                 }
             }
@@ -566,10 +749,11 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
                 for (n, _) in binds.iter_mut() {
                     k += 1;
                     let key = format!("{n}#{k}");
-                    env.insert(n.clone(), (Ty::Rel, key.clone()));
+                    env.insert(n.clone(), Binding::Let(Ty::Rel, key.clone()));
                     *n = key;
                 }
                 for (n, e) in binds.iter_mut() {
+                    let file = &files[e.file];
                     let t = check(file, e, &env)?;
                     if t != Ty::Rel {
                         return Err(
@@ -581,7 +765,7 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
                 for (n, e) in binds.iter() {
                     if let Some(bad) = negative_use(e, &keys, true) {
                         let user = |k: &str| k.split('#').next().unwrap_or(k).to_string();
-                        return Err(file.error(
+                        return Err(files[e.file].error(
                             bad.1,
                             format!(
                                 "`let rec {}` uses `{}` under `~` or on the right of `\\`: \
@@ -594,8 +778,9 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
                 }
             }
             Stmt::Check { expr, kind, .. } => {
+                let file = &files[expr.file];
                 let t = check(file, expr, &env)?;
-                if t == Ty::Set && *kind != CheckKind::Empty {
+                if t == Ty::Set && *kind != AxiomKind::Empty {
                     return Err(file.error(
                         expr.span,
                         "`acyclic` and `irreflexive` expect a relation, found a set",
@@ -623,6 +808,7 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
         stmts,
         nodes,
         source: src.clone(),
+        files,
         defs,
     })
 }
@@ -630,6 +816,7 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cat::base::BaseRel;
 
     fn parse(s: &str) -> Result<Model, Error> {
         parse_model(&SourceFile::new("m.cat", s))
@@ -652,8 +839,26 @@ mod tests {
             panic!()
         };
         assert!(matches!(binds[0].1.kind, ExprKind::Cart(..)));
-        assert!(m.uses("rf"));
-        assert!(!m.uses("addr"));
+        assert!(m.uses(BaseRel::Rf));
+        assert!(!m.uses(BaseRel::Addr));
+        // Base names resolve to the table's values; `let`s to their keys.
+        let Stmt::Check { expr, .. } = &m.stmts[11] else {
+            panic!()
+        };
+        let ExprKind::Union(ab, _) = &expr.kind else {
+            panic!()
+        };
+        let ExprKind::Union(a, _) = &ab.kind else {
+            panic!()
+        };
+        assert!(matches!(&a.kind, ExprKind::Name(k) if k == "a#9"), "{a:?}");
+        let Stmt::Let { binds, .. } = &m.stmts[0] else {
+            panic!()
+        };
+        let ExprKind::Inter(po, _) = &binds[0].1.kind else {
+            panic!()
+        };
+        assert!(matches!(po.kind, ExprKind::Base(Builtin::Rel(BaseRel::Po))));
     }
 
     #[test]
@@ -690,5 +895,230 @@ mod tests {
         assert!(e.contains("unterminated comment"), "{e}");
         let deep = format!("acyclic {}po{}", "(".repeat(5000), ")".repeat(5000));
         assert!(parse(&deep).unwrap_err().to_string().contains("too deeply"));
+    }
+
+    /// Writes `files` (relative path, text) under a fresh directory.
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn load(dir: &tempfile::TempDir, path: &str) -> Result<Model, Error> {
+        let p = dir.path().join(path);
+        parse_model(&SourceFile::read(p.to_str().unwrap())?)
+    }
+
+    /// The user's names of the axioms, in order.
+    fn axioms(m: &Model) -> Vec<&str> {
+        m.stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Check { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn include_builtin_file() {
+        let m = parse("\"mine\"\ninclude \"tso.cat\"\nacyclic po as extra").unwrap();
+        // The included title is ignored; tso's axioms come first.
+        assert_eq!(m.name, "mine");
+        assert_eq!(axioms(&m), ["tso", "sc-per-location", "atomic", "extra"]);
+        assert_eq!(m.acyclic_contains_hb(), None);
+        let files: Vec<&str> = m.files.iter().map(|f| &*f.path).collect();
+        assert_eq!(
+            files,
+            ["encodings/stdlib.cat", "m.cat", "encodings/tso.cat"]
+        );
+        // Same statements as the built-in model itself, then one more.
+        assert_eq!(
+            m.stmts.len(),
+            crate::cat::builtin("tso").unwrap().stmts.len() + 1
+        );
+        // Nodes of the included file know their file.
+        let Stmt::Check { expr, .. } = &m.stmts[m.stmts.len() - 2] else {
+            panic!()
+        };
+        assert_eq!(m.file_of(expr).path.as_ref(), "encodings/tso.cat");
+    }
+
+    #[test]
+    fn include_stdlib_again_is_harmless() {
+        let plain = parse("acyclic po-loc | com as x").unwrap();
+        let again = parse("include \"stdlib.cat\"\nacyclic po-loc | com as x").unwrap();
+        // The stdlib's definitions are made once more; the axiom reads the
+        // second ones, which mean the same.
+        assert_eq!(again.stmts.len(), plain.stmts.len() + 8);
+        assert_eq!(axioms(&again), ["x"]);
+        let Stmt::Check { expr, .. } = again.stmts.last().unwrap() else {
+            panic!()
+        };
+        let ExprKind::Union(a, _) = &expr.kind else {
+            panic!()
+        };
+        assert!(
+            matches!(&a.kind, ExprKind::Name(k) if k == "po-loc#9"),
+            "{a:?}"
+        );
+        // A compiled-in file includes compiled-in files only.
+        let e = parse_model_from(
+            &SourceFile::new("encodings/x.cat", "include \"m.cat\"\nacyclic po"),
+            Origin::Builtin,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with(
+                "encodings/x.cat:1:1: error: cannot include `m.cat`: no compiled-in file"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn include_relative_paths() {
+        let dir = tree(&[
+            (
+                "m.cat",
+                "\"top\"\ninclude \"lib/defs.cat\"\nacyclic hb as a\n",
+            ),
+            // Relative to lib/, not to the directory of m.cat.
+            ("lib/defs.cat", "include \"more.cat\"\nlet hb = ppo | com\n"),
+            ("lib/more.cat", "(* helper *)\nlet ppo = po \\ (W * R)\n"),
+            ("more.cat", "this file must not be read"),
+        ]);
+        let m = load(&dir, "m.cat").unwrap();
+        assert_eq!(m.name, "top");
+        assert_eq!(axioms(&m), ["a"]);
+        assert!(m.defs.contains_key("ppo#9") && m.defs.contains_key("hb#10"));
+        assert_eq!(m.files.len(), 4);
+        assert!(
+            m.files[3].path.ends_with("lib/more.cat"),
+            "{:?}",
+            m.files[3].path
+        );
+        // A file next to the model shadows a compiled-in one of that name.
+        let dir = tree(&[
+            ("m.cat", "include \"tso.cat\"\nacyclic mine as b"),
+            ("tso.cat", "let mine = po"),
+        ]);
+        let m = load(&dir, "m.cat").unwrap();
+        assert_eq!(axioms(&m), ["b"]);
+        // Unknown file: located at the `include`, the help lists the
+        // compiled-in files.
+        let err = parse("let a = po\n  include \"nope.cat\"\nacyclic a").unwrap_err();
+        let e = err.to_string();
+        assert!(
+            e.starts_with("m.cat:2:3: error: cannot include `nope.cat`"),
+            "{e}"
+        );
+        let Error::Input(ie) = err else { panic!() };
+        assert!(ie
+            .help
+            .unwrap()
+            .ends_with("stdlib.cat, sc.cat, tso.cat, pso.cat, rmo.cat, power.cat, pgas.cat"));
+        let e = parse("include tso\nacyclic po").unwrap_err().to_string();
+        assert!(
+            e.starts_with("m.cat:1:9: error: expected a file name in quotes after `include`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn include_cycle_is_a_located_error() {
+        let dir = tree(&[
+            ("a.cat", "let x = po\ninclude \"b.cat\"\nacyclic x"),
+            ("b.cat", "(* b *)\n  include \"a.cat\"\n"),
+            ("self.cat", "include \"self.cat\"\nacyclic po"),
+        ]);
+        let e = load(&dir, "a.cat").unwrap_err().to_string();
+        let b = dir.path().join("b.cat");
+        let want = format!("{}:2:3: error: `include` cycle: ", b.display());
+        assert!(e.starts_with(&want), "{e}");
+        assert!(e.contains("a.cat includes"), "{e}");
+        let e = load(&dir, "self.cat").unwrap_err().to_string();
+        assert!(e.contains("self.cat:1:1: error: `include` cycle"), "{e}");
+        // A diamond is not a cycle: d.cat is read twice.
+        let dir = tree(&[
+            ("top.cat", "include \"l.cat\"\ninclude \"r.cat\"\nacyclic d"),
+            ("l.cat", "include \"d.cat\""),
+            ("r.cat", "include \"d.cat\""),
+            ("d.cat", "let d = po"),
+        ]);
+        let m = load(&dir, "top.cat").unwrap();
+        assert_eq!(m.files.len(), 6);
+    }
+
+    #[test]
+    fn include_depth_is_limited() {
+        // f0 includes f1 includes ... f29: too deep, long before the end.
+        let texts: Vec<(String, String)> = (0..30)
+            .map(|i| {
+                let text = if i < 29 {
+                    format!("include \"f{}.cat\"\nacyclic po", i + 1)
+                } else {
+                    "acyclic po".to_string()
+                };
+                (format!("f{i}.cat"), text)
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = texts
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let dir = tree(&files);
+        let e = load(&dir, "f0.cat").unwrap_err().to_string();
+        // The model's file and 15 nested includes are open when f15 tries.
+        let at = dir.path().join(format!("f{}.cat", MAX_INCLUDE_DEPTH - 1));
+        assert!(
+            e.starts_with(&format!(
+                "{}:1:1: error: `include` nested too deeply",
+                at.display()
+            )),
+            "{e}"
+        );
+        // Within the limit it loads.
+        let m = load(&dir, &format!("f{}.cat", 30 - MAX_INCLUDE_DEPTH)).unwrap();
+        assert_eq!(axioms(&m).len(), MAX_INCLUDE_DEPTH);
+    }
+
+    #[test]
+    fn errors_inside_included_files_point_there() {
+        let dir = tree(&[
+            ("m.cat", "include \"sub.cat\"\nacyclic x"),
+            ("sub.cat", "(* defs *)\n\nlet x = po | nope\n"),
+            ("syn.cat", "include \"bad.cat\"\nacyclic po"),
+            ("bad.cat", "let y =\n  (po"),
+            ("ty.cat", "include \"tbad.cat\"\nacyclic po"),
+            ("tbad.cat", "let z = po\nacyclic R"),
+        ]);
+        let path = |f: &str| dir.path().join(f).display().to_string();
+        let e = load(&dir, "m.cat").unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}:3:14: error: unknown name `nope`",
+                path("sub.cat")
+            )),
+            "{e}"
+        );
+        let e = load(&dir, "syn.cat").unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}:2:6: error: expected `)`", path("bad.cat"))),
+            "{e}"
+        );
+        let e = load(&dir, "ty.cat").unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}:2:9: error: `acyclic` and `irreflexive` expect",
+                path("tbad.cat")
+            )),
+            "{e}"
+        );
     }
 }

@@ -24,7 +24,7 @@ pub fn load_for_check(
 ) -> Result<bmc_rmm::program::Program, Error> {
     let p = frontend::load_program(f, format, w)?;
     let p = bmc_rmm::program::pgas::prepare(p, nodes, w)?;
-    if p.nodes.is_some() && !model.uses("op") {
+    if p.nodes.is_some() && !model.uses(bmc_rmm::cat::base::BaseRel::Op) {
         return Err(Error::Usage(format!(
             "{f}: model `{model_name}` has no PGAS semantics (it does not use `op`); use --model pgas or sc"
         )));

@@ -10,7 +10,8 @@
 //! docs/models.md records the measurements behind the choice.
 
 use super::Encoder;
-use crate::cat::{CheckKind, ExprKind, Model, Node, Stmt};
+use crate::cat::base::{BaseRel, Builtin};
+use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
 use std::collections::BTreeMap;
 use varisat::Lit;
@@ -29,6 +30,7 @@ struct Sym<'e, 'a> {
     enc: &'e mut Encoder<'a>,
     n: usize,
     env: HashMap<String, SVal>,
+    base: HashMap<Builtin, SVal>,
     rec: crate::collections::HashSet<String>,
     budget: usize,
 }
@@ -38,23 +40,24 @@ impl Sym<'_, '_> {
         SRel(vec![BTreeMap::new(); self.n])
     }
 
-    fn base_rel(&mut self, name: &str) -> SRel {
+    fn base_rel(&mut self, rel: BaseRel) -> SRel {
         let n = self.n;
         let mut r = self.empty();
-        let pairs: Vec<(usize, usize)> = match name {
-            "rf" => self.enc.rf.keys().copied().collect(),
-            "co" => self
+        let all_pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
+        // The pairs that may be related; `rel_lit` decides each one.
+        let pairs: Vec<(usize, usize)> = match rel {
+            BaseRel::Rf => self.enc.rf.keys().copied().collect(),
+            BaseRel::Co => self
                 .enc
                 .co_var
                 .keys()
                 .flat_map(|&(a, b)| [(a, b), (b, a)])
                 .collect(),
-            "po" => (0..n)
-                .flat_map(|a| (0..n).map(move |b| (a, b)))
+            BaseRel::Po => all_pairs
                 .filter(|&(a, b)| super::encoder::same_po(&self.enc.un, a, b))
                 .collect(),
-            "addr" | "data" | "ctrl" | "rmw" => {
-                let k = super::encoder::dep_kind(name).unwrap_or(0);
+            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+                let k = super::encoder::dep_kind(rel);
                 self.enc
                     .deps
                     .keys()
@@ -62,17 +65,24 @@ impl Sym<'_, '_> {
                     .map(|x| (x.1, x.2))
                     .collect()
             }
-            "id" => (0..n).map(|a| (a, a)).collect(),
-            "op" | "fifo" | "bar" => self
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
+                let ev = &self.enc.un.events;
+                all_pairs
+                    .filter(|&(a, b)| {
+                        rel.static_pair(a == b, ev[a].thread == ev[b].thread) == Some(true)
+                    })
+                    .collect()
+            }
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => self
                 .enc
                 .pgas
                 .as_ref()
-                .map(|p| p.pairs(name))
+                .map(|p| p.pairs(rel))
                 .unwrap_or_default(),
-            _ => (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect(),
+            BaseRel::Fr | BaseRel::Loc => all_pairs.collect(),
         };
         for (a, b) in pairs {
-            if let Some(l) = self.enc.rel_lit(name, a, b) {
+            if let Some(l) = self.enc.rel_lit(rel, a, b) {
                 if !self.enc.cnf.is_false(l) {
                     r.0[a].insert(b, l);
                 }
@@ -96,16 +106,24 @@ impl Sym<'_, '_> {
                 if let Some(v) = self.env.get(s) {
                     return Some(v.clone());
                 }
-                let v = if crate::cat::BUILTIN_SETS.contains(&s.as_str()) {
-                    SVal::Set(
+                // A `let` whose definition could not be evaluated
+                // symbolically reads as the empty relation (as before the
+                // base table, when it fell through to an unknown base name).
+                SVal::Rel(self.empty())
+            }
+            Base(b) => {
+                if let Some(v) = self.base.get(b) {
+                    return Some(v.clone());
+                }
+                let v = match *b {
+                    Builtin::Set(set) => SVal::Set(
                         (0..n)
-                            .map(|e| self.enc.set_lit(s, e).unwrap_or(self.enc.cnf.ff()))
+                            .map(|e| self.enc.set_lit(set, e).unwrap_or(self.enc.cnf.ff()))
                             .collect(),
-                    )
-                } else {
-                    SVal::Rel(self.base_rel(s))
+                    ),
+                    Builtin::Rel(rel) => SVal::Rel(self.base_rel(rel)),
                 };
-                self.env.insert(s.clone(), v.clone());
+                self.base.insert(*b, v.clone());
                 v
             }
             Empty => SVal::Rel(self.empty()),
@@ -242,7 +260,7 @@ impl Sym<'_, '_> {
                 let SVal::Set(s) = self.eval(x)? else {
                     return None;
                 };
-                let po = self.base_rel("po");
+                let po = self.base_rel(BaseRel::Po);
                 let mut out = self.empty();
                 for a in 0..n {
                     let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
@@ -276,6 +294,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
         enc,
         n,
         env: HashMap::default(),
+        base: HashMap::default(),
         rec: Default::default(),
         budget: 0,
     };
@@ -297,7 +316,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
                 }
             }
             Stmt::Check {
-                kind: CheckKind::Acyclic,
+                kind: AxiomKind::Acyclic,
                 expr,
                 name,
                 ..

@@ -21,6 +21,7 @@ use super::cnf::Cnf;
 use super::unroll::{self, unroll, UnrollOpts, Unrolled};
 use super::{eager, extract, pgas};
 use crate::bounded::{Deadline, Execution, Stats};
+use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
 use crate::cat::Model;
 use crate::collections::HashMap;
@@ -90,12 +91,15 @@ const G_UNIV: u8 = 5;
 const G_HB: u8 = 6;
 
 /// The index of a dependency-like base relation in `Encoder::deps`:
-/// addr 0, data 1, ctrl 2, rmw 3.
-pub(super) fn dep_kind(name: &str) -> Option<u8> {
-    ["addr", "data", "ctrl", "rmw"]
-        .iter()
-        .position(|n| *n == name)
-        .map(|i| i as u8)
+/// addr 0, data 1, ctrl 2, rmw 3 (the unrolling's lists).
+pub(super) fn dep_kind(r: BaseRel) -> u8 {
+    match r {
+        BaseRel::Addr => 0,
+        BaseRel::Data => 1,
+        BaseRel::Ctrl => 2,
+        BaseRel::Rmw => 3,
+        _ => unreachable!("{} is not a dependency relation", r.name()),
+    }
 }
 
 pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
@@ -116,7 +120,9 @@ impl<'a> Encoder<'a> {
         eager: bool,
     ) -> Encoder<'a> {
         let mut cnf = Cnf::new();
-        let deps = ["addr", "data", "ctrl"].iter().any(|r| model.uses(r));
+        let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
+            .into_iter()
+            .any(|r| model.uses(r));
         let un = unroll(prog, &mut cnf, UnrollOpts { bound, width, deps });
         let mut enc = Encoder {
             prog,
@@ -368,38 +374,62 @@ impl<'a> Encoder<'a> {
         self.cnf.or(r, w)
     }
 
-    /// Literal for a base set membership.
-    pub fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit> {
+    /// Literal for "event `e` is executed".
+    pub fn exec_lit(&self, e: usize) -> Lit {
+        self.un.events[e].exec
+    }
+
+    /// Literal for a base set membership (None = never).
+    pub fn set_lit(&mut self, s: BaseSet, e: usize) -> Option<Lit> {
         let ev = &self.un.events[e];
-        Some(match name {
-            "_E" => ev.exec,
-            "R" => ev.read,
-            "W" => ev.write,
-            "M" => return Some(self.mem_lit(e)),
-            "A" => ev.atomic,
-            "IW" => return None,
-            f => {
-                let l = ev.fences.iter().find(|(n, _)| *n == f).map(|x| x.1);
-                return l;
-            }
+        Some(match s {
+            BaseSet::R => ev.read,
+            BaseSet::W => ev.write,
+            BaseSet::M => return Some(self.mem_lit(e)),
+            BaseSet::A => ev.atomic,
+            BaseSet::IW => return None,
+            // The unrolling tags fence and PGAS events with the set names.
+            BaseSet::F
+            | BaseSet::MFence
+            | BaseSet::Sync
+            | BaseSet::LwSync
+            | BaseSet::ISync
+            | BaseSet::Eieio
+            | BaseSet::Membar
+            | BaseSet::MembarLL
+            | BaseSet::MembarLS
+            | BaseSet::MembarSL
+            | BaseSet::MembarSS
+            | BaseSet::Issue
+            | BaseSet::PopA
+            | BaseSet::PopB
+            | BaseSet::Bar => return pgas::set_of(ev, s),
         })
     }
 
-    /// Literal for a base relation pair.
-    pub fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit> {
-        let same_thread = self.un.events[a].thread == self.un.events[b].thread;
-        match name {
-            "po" => self.gate2(G_PO, a, b),
-            "rf" => self.rf.get(&(a, b)).copied(),
-            "co" => self.co_lit(a, b),
-            "fr" => self.fr_lit(a, b),
-            "loc" => self.gate2(G_LOC, a, b),
-            "int" if same_thread => self.gate2(G_UNIV, a, b),
-            "ext" if !same_thread => self.gate2(G_UNIV, a, b),
-            "univ" => self.gate2(G_UNIV, a, b),
-            "id" if a == b => Some(self.un.events[a].exec),
-            "op" | "fifo" | "bar" => self.pgas.as_ref()?.rel_lit(name, a, b),
-            _ => dep_kind(name).and_then(|k| self.deps.get(&(k, a, b)).copied()),
+    /// Literal for a base relation pair (None = never).
+    pub fn rel_lit(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
+        match r {
+            BaseRel::Po => self.gate2(G_PO, a, b),
+            BaseRel::Rf => self.rf.get(&(a, b)).copied(),
+            BaseRel::Co => self.co_lit(a, b),
+            BaseRel::Fr => self.fr_lit(a, b),
+            BaseRel::Loc => self.gate2(G_LOC, a, b),
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
+                let same_thread = self.un.events[a].thread == self.un.events[b].thread;
+                if r.static_pair(a == b, same_thread) != Some(true) {
+                    None
+                } else if r == BaseRel::Id {
+                    Some(self.un.events[a].exec)
+                } else {
+                    // Both executed.
+                    self.gate2(G_UNIV, a, b)
+                }
+            }
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => self.pgas.as_ref()?.rel_lit(r, a, b),
+            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+                self.deps.get(&(dep_kind(r), a, b)).copied()
+            }
         }
     }
 
@@ -871,12 +901,12 @@ impl<'a> Encoder<'a> {
             cache: HashMap::default(),
         };
         // co must be a strict order per location (tournament without cycles).
-        let co = base.rel("co");
+        let co = base.rel(BaseRel::Co);
         if let Some(cyc) = co.find_cycle() {
             let mut facts = Vec::new();
             for i in 0..cyc.len() {
                 let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
-                if let Some(l) = base.rel_lit("co", a, b) {
+                if let Some(l) = base.rel_fact(BaseRel::Co, a, b) {
                     facts.push(l);
                 }
             }
@@ -895,15 +925,16 @@ impl<'a> Encoder<'a> {
         }
     }
 
-    /// Concrete relation of the current model's candidate (for witnesses).
-    pub fn concrete_rel(&mut self, name: &str) -> Mat {
+    /// Concrete base relation of the current model's candidate (for
+    /// witnesses).
+    pub fn concrete_rel(&mut self, r: BaseRel) -> Mat {
         let addrs = self.concrete_addrs();
         let mut base = CandBase {
             enc: self,
             addrs,
             cache: HashMap::default(),
         };
-        base.rel(name)
+        base.rel(r)
     }
 
     /// True when some thread's paths were cut by the bound.
@@ -922,24 +953,37 @@ impl<'a> Encoder<'a> {
 struct CandBase<'e, 'a> {
     enc: &'e mut Encoder<'a>,
     addrs: Vec<i64>,
-    cache: HashMap<String, Mat>,
+    cache: HashMap<BaseRel, Mat>,
 }
 
 impl Base for CandBase<'_, '_> {
+    type Fact = Lit;
+
     fn n(&self) -> usize {
         self.enc.un.events.len()
     }
 
-    fn set(&mut self, name: &str) -> Bits {
+    fn executed(&mut self) -> Bits {
+        let n = self.n();
+        let mut s = Bits::new(n);
+        for e in 0..n {
+            if self.enc.cnf.value(self.enc.exec_lit(e)) {
+                s.set(e);
+            }
+        }
+        s
+    }
+
+    fn set(&mut self, set: BaseSet) -> Bits {
         let n = self.n();
         let mut s = Bits::new(n);
         for e in 0..n {
             // M is a gate that may be built after the solve: read R and W.
-            let present = if name == "M" {
+            let present = if set == BaseSet::M {
                 let ev = &self.enc.un.events[e];
                 self.enc.cnf.value(ev.read) || self.enc.cnf.value(ev.write)
             } else {
-                let l = self.enc.set_lit(name, e);
+                let l = self.enc.set_lit(set, e);
                 self.enc.val(l)
             };
             if present {
@@ -949,8 +993,8 @@ impl Base for CandBase<'_, '_> {
         s
     }
 
-    fn rel(&mut self, name: &str) -> Mat {
-        if let Some(m) = self.cache.get(name) {
+    fn rel(&mut self, rel: BaseRel) -> Mat {
+        if let Some(m) = self.cache.get(&rel) {
             return m.clone();
         }
         let n = self.n();
@@ -961,8 +1005,8 @@ impl Base for CandBase<'_, '_> {
         let exec: Vec<bool> = ev.iter().map(|e| v(e.exec)).collect();
         let isw: Vec<bool> = ev.iter().map(|e| v(e.write)).collect();
         let isr: Vec<bool> = ev.iter().map(|e| v(e.read)).collect();
-        match name {
-            "po" => {
+        match rel {
+            BaseRel::Po => {
                 for a in 0..n {
                     for b in 0..n {
                         if exec[a] && exec[b] && same_po(&enc.un, a, b) {
@@ -971,14 +1015,14 @@ impl Base for CandBase<'_, '_> {
                     }
                 }
             }
-            "rf" => {
+            BaseRel::Rf => {
                 for (&(w, r), &l) in &enc.rf {
                     if v(l) {
                         m.set(w, r);
                     }
                 }
             }
-            "co" => {
+            BaseRel::Co => {
                 for (&(a, b), &l) in &enc.co_var {
                     if isw[a] && isw[b] && self.addrs[a] == self.addrs[b] {
                         if v(l) {
@@ -989,9 +1033,9 @@ impl Base for CandBase<'_, '_> {
                     }
                 }
             }
-            "fr" => {
-                let rf = self.rel("rf");
-                let co = self.rel("co");
+            BaseRel::Fr => {
+                let rf = self.rel(BaseRel::Rf);
+                let co = self.rel(BaseRel::Co);
                 for r in (0..n).filter(|&r| isr[r]) {
                     let src = (0..n).find(|&w| rf.get(w, r));
                     for (w, &is_w) in isw.iter().enumerate() {
@@ -1005,7 +1049,7 @@ impl Base for CandBase<'_, '_> {
                     }
                 }
             }
-            "loc" => {
+            BaseRel::Loc => {
                 for a in 0..n {
                     for b in 0..n {
                         if (isr[a] || isw[a])
@@ -1017,50 +1061,47 @@ impl Base for CandBase<'_, '_> {
                     }
                 }
             }
-            "int" | "ext" | "univ" | "id" => {
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
                 for a in 0..n {
                     for b in 0..n {
-                        let st = ev[a].thread == ev[b].thread;
-                        let ok = match name {
-                            "int" => st,
-                            "ext" => !st,
-                            "id" => a == b,
-                            _ => true,
-                        };
-                        if ok && exec[a] && exec[b] {
+                        let ok = rel.static_pair(a == b, ev[a].thread == ev[b].thread);
+                        if ok == Some(true) && exec[a] && exec[b] {
                             m.set(a, b);
                         }
                     }
                 }
             }
-            "addr" | "data" | "ctrl" | "rmw" => {
-                let k = dep_kind(name).unwrap_or(0);
+            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+                let k = dep_kind(rel);
                 for (&(kk, a, b), &l) in &enc.deps {
                     if kk == k && v(l) {
                         m.set(a, b);
                     }
                 }
             }
-            "op" | "fifo" | "bar" => {
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
                 if let Some(pe) = &enc.pgas {
-                    for (a, b) in pe.pairs(name) {
-                        if pe.rel_lit(name, a, b).is_some_and(v) {
+                    for (a, b) in pe.pairs(rel) {
+                        if pe.rel_lit(rel, a, b).is_some_and(v) {
                             m.set(a, b);
                         }
                     }
                 }
             }
-            _ => {}
         }
-        self.cache.insert(name.to_string(), m.clone());
+        self.cache.insert(rel, m.clone());
         m
     }
 
-    fn set_lit(&mut self, name: &str, e: usize) -> Option<Lit> {
-        self.enc.set_lit(name, e)
+    fn exec_fact(&mut self, e: usize) -> Option<Lit> {
+        Some(self.enc.exec_lit(e))
     }
 
-    fn rel_lit(&mut self, name: &str, a: usize, b: usize) -> Option<Lit> {
-        self.enc.rel_lit(name, a, b)
+    fn set_fact(&mut self, s: BaseSet, e: usize) -> Option<Lit> {
+        self.enc.set_lit(s, e)
+    }
+
+    fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
+        self.enc.rel_lit(r, a, b)
     }
 }

@@ -177,10 +177,12 @@ pub fn hb_cycle_of_candidate(
     enc: &mut Encoder,
     x: &Execution,
 ) -> (Option<Cycle>, Vec<(usize, usize)>) {
-    let rels: Vec<(&str, crate::cat::eval::Mat)> = ["po", "rf", "co", "fr"]
-        .iter()
-        .map(|r| (*r, enc.concrete_rel(r)))
-        .collect();
+    use crate::cat::base::BaseRel;
+    let rels: Vec<(&str, crate::cat::eval::Mat)> =
+        [BaseRel::Po, BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
+            .into_iter()
+            .map(|r| (r.name(), enc.concrete_rel(r)))
+            .collect();
     let mem: Vec<usize> = x
         .events
         .iter()

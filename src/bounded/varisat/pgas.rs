@@ -21,15 +21,17 @@
 use super::Encoder;
 use crate::bounded::varisat::bv::Bv;
 use crate::bounded::varisat::cnf::Cnf;
+use crate::cat::base::{BaseRel, BaseSet};
 use crate::collections::HashMap;
 use std::collections::BTreeMap;
 use varisat::Lit;
 
 use super::unroll::{Event, Unrolled};
 
-/// Literal of PGAS set `name` on event `ev` (None = never).
-pub fn set_of(ev: &Event, name: &str) -> Option<Lit> {
-    ev.fences.iter().find(|(n, _)| *n == name).map(|x| x.1)
+/// Literal of fence or PGAS set `s` on event `ev` (None = never): the
+/// unrolling tags such events with the set's name.
+pub fn set_of(ev: &Event, s: BaseSet) -> Option<Lit> {
+    ev.fences.iter().find(|(n, _)| *n == s.name()).map(|x| x.1)
 }
 
 /// The PGAS relations of an unrolled program.
@@ -53,18 +55,21 @@ impl PgasEnc {
         let mut pe = PgasEnc::default();
         let evs = &un.events;
         for (i, e) in evs.iter().enumerate() {
-            let Some(li) = set_of(e, "ISSUE") else {
+            let Some(li) = set_of(e, BaseSet::Issue) else {
                 continue;
             };
-            let same = |name: &str| {
+            let same = |name: BaseSet| {
                 evs.iter().position(|x| {
                     x.pop && x.thread == e.thread && x.step == e.step && set_of(x, name).is_some()
                 })
             };
-            let (Some(a), Some(b)) = (same("POPA"), same("POPB")) else {
+            let (Some(a), Some(b)) = (same(BaseSet::PopA), same(BaseSet::PopB)) else {
                 continue;
             };
-            let (la, lb) = (set_of(&evs[a], "POPA"), set_of(&evs[b], "POPB"));
+            let (la, lb) = (
+                set_of(&evs[a], BaseSet::PopA),
+                set_of(&evs[b], BaseSet::PopB),
+            );
             let (la, lb) = (la.unwrap_or(cnf.ff()), lb.unwrap_or(cnf.ff()));
             let x = cnf.and(li, la);
             pe.op.insert((i, a), x);
@@ -80,7 +85,7 @@ impl PgasEnc {
                     continue;
                 }
                 let sameq = cnf.bv_eq(&evs[i1].value, &evs[i2].value);
-                for (x, y, n) in [(a1, a2, "POPA"), (b1, b2, "POPB")] {
+                for (x, y, n) in [(a1, a2, BaseSet::PopA), (b1, b2, BaseSet::PopB)] {
                     let lx = set_of(&evs[x], n).unwrap_or(cnf.ff());
                     let ly = set_of(&evs[y], n).unwrap_or(cnf.ff());
                     let l = cnf.and_all(&[lx, ly, sameq]);
@@ -92,7 +97,7 @@ impl PgasEnc {
         let cw = (32 - (un.bound + 1).leading_zeros()).max(1);
         let mut per_thread: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (i, e) in evs.iter().enumerate() {
-            if let Some(l) = set_of(e, "BAR") {
+            if let Some(l) = set_of(e, BaseSet::Bar) {
                 let cnt = per_thread.entry(e.thread.0).or_default();
                 let prev = cnt.last().map(|&j| {
                     let idx: Bv = pe
@@ -101,7 +106,7 @@ impl PgasEnc {
                         .find(|b| b.0 == j)
                         .map(|b| b.1.clone())
                         .unwrap_or_default();
-                    let lj = set_of(&evs[j], "BAR").unwrap_or(l);
+                    let lj = set_of(&evs[j], BaseSet::Bar).unwrap_or(l);
                     (idx, lj)
                 });
                 let idx = match prev {
@@ -119,14 +124,14 @@ impl PgasEnc {
         let nthreads = un.threads.len() as u32;
         for &(a, ref ia) in &pe.bars.clone() {
             let ta = evs[a].thread.0;
-            let la = set_of(&evs[a], "BAR").unwrap_or(cnf.ff());
+            let la = set_of(&evs[a], BaseSet::Bar).unwrap_or(cnf.ff());
             for tb in (0..nthreads).filter(|&t| t != ta) {
                 let mut matches = vec![!la];
                 for &(b, ref ib) in pe.bars.clone().iter().filter(|x| evs[x.0].thread.0 == tb) {
                     let l = match pe.bar.get(&(b, a)) {
                         Some(l) => *l,
                         None => {
-                            let lb = set_of(&evs[b], "BAR").unwrap_or(cnf.ff());
+                            let lb = set_of(&evs[b], BaseSet::Bar).unwrap_or(cnf.ff());
                             let eq = cnf.bv_eq(ia, ib);
                             cnf.and_all(&[la, lb, eq])
                         }
@@ -141,25 +146,28 @@ impl PgasEnc {
         pe
     }
 
-    /// Literal of PGAS base relation `name` (`op`, `fifo`, `bar`).
-    pub fn rel_lit(&self, name: &str, a: usize, b: usize) -> Option<Lit> {
-        match name {
-            "op" => self.op.get(&(a, b)).copied(),
-            "fifo" => self.fifo.get(&(a, b)).copied(),
-            "bar" => self.bar.get(&(a, b)).copied(),
+    /// The pairs of PGAS base relation `r` (`op`, `fifo`, `bar`; None for
+    /// the others), with their literals.
+    fn rel(&self, r: BaseRel) -> Option<&HashMap<(usize, usize), Lit>> {
+        match r {
+            BaseRel::Op => Some(&self.op),
+            BaseRel::Fifo => Some(&self.fifo),
+            BaseRel::Bar => Some(&self.bar),
             _ => None,
         }
     }
 
-    /// All candidate pairs of relation `name`.
-    pub fn pairs(&self, name: &str) -> Vec<(usize, usize)> {
-        let m = match name {
-            "op" => &self.op,
-            "fifo" => &self.fifo,
-            "bar" => &self.bar,
-            _ => return Vec::new(),
-        };
-        m.keys().copied().collect()
+    /// Literal of PGAS base relation `r` (`op`, `fifo`, `bar`; None for
+    /// the others and for pairs never related).
+    pub fn rel_lit(&self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
+        self.rel(r)?.get(&(a, b)).copied()
+    }
+
+    /// All candidate pairs of relation `r` (empty for non-PGAS relations).
+    pub fn pairs(&self, r: BaseRel) -> Vec<(usize, usize)> {
+        self.rel(r)
+            .map(|m| m.keys().copied().collect())
+            .unwrap_or_default()
     }
 
     /// The node of each event in the trace graph: popa/popb map to their
@@ -186,7 +194,7 @@ pub fn robust_act(enc: &mut Encoder) -> Lit {
     let reps: Vec<usize> = (0..n)
         .filter(|&e| {
             let ev = &enc.un.events[e];
-            !ev.pop && (ev.may_read || ev.may_write || set_of(ev, "ISSUE").is_some())
+            !ev.pop && (ev.may_read || ev.may_write || set_of(ev, BaseSet::Issue).is_some())
         })
         .collect();
     let members: HashMap<usize, Vec<usize>> = reps
@@ -208,7 +216,7 @@ pub fn robust_act(enc: &mut Encoder) -> Lit {
     let cw = (32 - (enc.un.bound + 1).leading_zeros()).max(1);
     let mut in_round: Vec<(usize, usize, Lit)> = Vec::new();
     for (b, idx) in &pe.bars {
-        let lb = set_of(&enc.un.events[*b], "BAR").unwrap_or(enc.cnf.ff());
+        let lb = set_of(&enc.un.events[*b], BaseSet::Bar).unwrap_or(enc.cnf.ff());
         for j in 0..k {
             let c = enc.cnf.bv_const(j as i64, cw);
             let eq = enc.cnf.bv_eq(idx, &c);
@@ -228,7 +236,7 @@ pub fn robust_act(enc: &mut Encoder) -> Lit {
             let mut ls = Vec::new();
             for &a in &members[&x] {
                 for &b in &members[&y] {
-                    for rel in ["po", "rf", "co", "fr"] {
+                    for rel in [BaseRel::Po, BaseRel::Rf, BaseRel::Co, BaseRel::Fr] {
                         if let Some(l) = enc.rel_lit(rel, a, b) {
                             if !enc.cnf.is_false(l) {
                                 ls.push(l);
@@ -248,11 +256,11 @@ pub fn robust_act(enc: &mut Encoder) -> Lit {
         }
         // x →po a barrier of round j; a barrier of round j →po x.
         for &(b, j, l) in &in_round {
-            if let Some(po) = enc.rel_lit("po", x, b) {
+            if let Some(po) = enc.rel_lit(BaseRel::Po, x, b) {
                 let s = enc.cnf.and_all(&[po, l, round_ins[j]]);
                 succ.push(s);
             }
-            if let Some(po) = enc.rel_lit("po", b, x) {
+            if let Some(po) = enc.rel_lit(BaseRel::Po, b, x) {
                 let s = enc.cnf.and_all(&[po, l, ins[&x]]);
                 succ_round[j].push(s);
             }

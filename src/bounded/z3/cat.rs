@@ -43,9 +43,10 @@
 //! variables) iff the candidate satisfies every axiom.
 
 use super::{ZBase, ZBool, ZRel, ZSet};
-use crate::cat::{CheckKind, ExprKind, Model, Node, Stmt, BUILTIN_SETS};
+use crate::cat::base::{BaseRel, Builtin};
+use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
-use crate::diag::{Error, Span};
+use crate::diag::Error;
 use std::rc::Rc;
 use z3::ast::{Bool, Int};
 
@@ -111,24 +112,24 @@ pub fn encode_axioms_named(model: &Model, base: &mut dyn ZBase) -> Result<Encode
         };
         // acyclic r+ ⟺ acyclic r: skip the closure.
         let expr = match (&expr.kind, kind) {
-            (ExprKind::Plus(a), CheckKind::Acyclic) => &**a,
+            (ExprKind::Plus(a), AxiomKind::Acyclic) => &**a,
             _ => expr,
         };
         let v = enc.eval(expr, Pol::Pos, None)?;
         let cs = match (kind, &*v) {
-            (CheckKind::Acyclic, ZVal::Rel(r)) => enc.acyclic(r),
-            (CheckKind::Irreflexive, ZVal::Rel(r)) => sorted(r)
+            (AxiomKind::Acyclic, ZVal::Rel(r)) => enc.acyclic(r),
+            (AxiomKind::Irreflexive, ZVal::Rel(r)) => sorted(r)
                 .into_iter()
                 .filter(|((a, b), _)| a == b)
                 .map(|(_, t)| t.not())
                 .collect(),
-            (CheckKind::Empty, ZVal::Rel(r)) => {
+            (AxiomKind::Empty, ZVal::Rel(r)) => {
                 sorted(r).into_iter().map(|(_, t)| t.not()).collect()
             }
-            (CheckKind::Empty, ZVal::Set(s)) => s.iter().flatten().map(|t| t.not()).collect(),
+            (AxiomKind::Empty, ZVal::Set(s)) => s.iter().flatten().map(|t| t.not()).collect(),
             (_, ZVal::Set(_)) => {
                 return Err(enc.usage(
-                    expr.span,
+                    expr,
                     "`acyclic` / `irreflexive` of a set (the model is not type-checked)",
                 ))
             }
@@ -226,7 +227,8 @@ struct Enc<'m, 'b> {
     ctx: &'static z3::Context,
     n: usize,
     side: Vec<ZBool>,
-    basecache: HashMap<String, Rc<ZVal>>,
+    basecache: HashMap<Builtin, Rc<ZVal>>,
+    universe: Option<Rc<ZVal>>,
     lets: HashMap<(String, Pol), Rc<ZVal>>,
     memo: HashMap<(usize, Pol, usize), Rc<ZVal>>,
     /// Transitive closures by (operand address, polarity); the operand
@@ -252,6 +254,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             n,
             side: Vec::new(),
             basecache: HashMap::default(),
+            universe: None,
             lets: HashMap::default(),
             memo: HashMap::default(),
             closures: HashMap::default(),
@@ -286,7 +289,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 let d = names.contains(&s.as_str());
                 if d && neg {
                     return Err(self.usage(
-                        node.span,
+                        node,
                         &format!(
                             "`let rec {}` reads `{}` under `~` or on the right of `\\` \
                              (not monotone; no least fixed point)",
@@ -297,7 +300,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 }
                 d
             }
-            Empty => false,
+            Base(_) | Empty => false,
             Union(a, b) | Inter(a, b) | Seq(a, b) | Cart(a, b) => {
                 let x = self.mark_dep(a, names, neg, binding)?;
                 let y = self.mark_dep(b, names, neg, binding)?;
@@ -318,9 +321,10 @@ impl<'m, 'b> Enc<'m, 'b> {
         Ok(d)
     }
 
-    fn usage(&self, span: Span, what: &str) -> Error {
-        let src = &self.model.source;
-        let (l, c) = src.line_col(span.start);
+    /// A usage error about `node`, located in its file.
+    fn usage(&self, node: &Node, what: &str) -> Error {
+        let src = self.model.file_of(node);
+        let (l, c) = src.line_col(node.span.start);
         Error::Usage(format!("z3 backend: {what} ({}:{l}:{c})", src.path))
     }
 
@@ -382,31 +386,47 @@ impl<'m, 'b> Enc<'m, 'b> {
         }
     }
 
+    /// The executed events (cached).
     fn universe(&mut self) -> Rc<ZVal> {
-        self.base_val("_E")
-    }
-
-    fn base_val(&mut self, name: &str) -> Rc<ZVal> {
-        if let Some(v) = self.basecache.get(name) {
+        if let Some(v) = &self.universe {
             return v.clone();
         }
-        let v = if BUILTIN_SETS.contains(&name) || name == "_E" {
-            let mut s = self.base.set(name);
-            s.resize(self.n, None);
-            for e in s.iter_mut() {
-                if e.as_ref().and_then(|t| t.as_bool()) == Some(false) {
-                    *e = None;
-                }
+        let s = self.base.executed();
+        let v = Rc::new(ZVal::Set(self.clean_set(s)));
+        self.universe = Some(v.clone());
+        v
+    }
+
+    /// A base set as `n` entries, `false` entries dropped.
+    fn clean_set(&self, mut s: ZSet) -> ZSet {
+        s.resize(self.n, None);
+        for e in s.iter_mut() {
+            if e.as_ref().and_then(|t| t.as_bool()) == Some(false) {
+                *e = None;
             }
-            ZVal::Set(s)
-        } else {
-            let mut r = self.base.rel(name);
-            let n = self.n;
-            r.retain(|&(a, b), t| a < n && b < n && t.as_bool() != Some(false));
-            ZVal::Rel(r)
+        }
+        s
+    }
+
+    /// The value of a base set or relation (cached).
+    fn base_val(&mut self, b: Builtin) -> Rc<ZVal> {
+        if let Some(v) = self.basecache.get(&b) {
+            return v.clone();
+        }
+        let v = match b {
+            Builtin::Set(s) => {
+                let s = self.base.set(s);
+                ZVal::Set(self.clean_set(s))
+            }
+            Builtin::Rel(r) => {
+                let mut r = self.base.rel(r);
+                let n = self.n;
+                r.retain(|&(a, b), t| a < n && b < n && t.as_bool() != Some(false));
+                ZVal::Rel(r)
+            }
         };
         let v = Rc::new(v);
-        self.basecache.insert(name.to_string(), v.clone());
+        self.basecache.insert(b, v.clone());
         v
     }
 
@@ -434,7 +454,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             return Ok(v.clone());
         }
         let Some(&(si, bi)) = model.defs.get(name) else {
-            return Ok(self.base_val(name));
+            unreachable!("`{name}` is not a `let` binding (the parser resolves names)")
         };
         match &model.stmts[si] {
             Stmt::Let { rec: false, binds } => {
@@ -445,7 +465,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             Stmt::Let { rec: true, binds } => {
                 if self.busy.contains(&(si, pol)) {
                     return Err(self.usage(
-                        binds[bi].1.span,
+                        &binds[bi].1,
                         &format!(
                             "`let rec {}` read outside its own group while being encoded",
                             user_name(name)
@@ -461,7 +481,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 r?;
                 Ok(self.lets[&key].clone())
             }
-            Stmt::Check { .. } => Ok(self.base_val(name)),
+            Stmt::Check { .. } => unreachable!("`defs` indexes `let` bindings only"),
         }
     }
 
@@ -476,6 +496,7 @@ impl<'m, 'b> Enc<'m, 'b> {
         use ExprKind::*;
         let v = match &node.kind {
             Name(s) => return self.lookup(s, pol, env),
+            Base(b) => return Ok(self.base_val(*b)),
             Empty => ZVal::Rel(ZRel::default()),
             Union(a, b) | Inter(a, b) | Diff(a, b) => {
                 let x = self.eval(a, pol, env)?;
@@ -625,7 +646,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             FenceRel(a) => {
                 let x = self.eval(a, pol, env)?;
-                let po = self.base_val("po");
+                let po = self.base_val(Builtin::Rel(BaseRel::Po));
                 let mid = bracket(x.set());
                 let left = self.seq(po.rel(), &mid);
                 ZVal::Rel(self.seq(&left, po.rel()))
@@ -794,6 +815,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                     SVal::Rel(rel_support(v.rel(), n))
                 }
             },
+            Base(_) => unreachable!("a base name reads no `let rec` group (returned above)"),
             Empty => SVal::Rel(vec![vec![false; n]; n]),
             Union(a, b) | Inter(a, b) => {
                 let x = self.support(a, pol, group, senv)?;
@@ -871,7 +893,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             FenceRel(a) => {
                 let x = self.support(a, pol, group, senv)?.set();
-                let po = rel_support(self.base_val("po").rel(), n);
+                let po = rel_support(self.base_val(Builtin::Rel(BaseRel::Po)).rel(), n);
                 let mid: Vec<Vec<bool>> = (0..n)
                     .map(|i| (0..n).map(|j| i == j && x[i]).collect())
                     .collect();
@@ -944,7 +966,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                     Some(xv) => self.imply(t, xv),
                     None => {
                         return Err(self.usage(
-                            body.span,
+                            body,
                             &format!(
                                 "internal error: `let rec {}` support too small",
                                 user_name(k)
@@ -995,7 +1017,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             if self.work - start > KLEENE_WORK_LIMIT {
                 return Err(self.usage(
-                    binds[0].1.span,
+                    &binds[0].1,
                     &format!(
                         "`let rec {}` is used under `~` or on the right of `\\`, \
                          and its exact least fixed point is too large to encode \
@@ -1162,8 +1184,9 @@ fn scc(g: &[Vec<bool>]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cat::base::{BaseSet, RELS, SETS};
     use crate::cat::eval::{Base, Bits, Evaluator, Mat};
-    use crate::cat::{parse::parse_model, BUILTIN_RELS};
+    use crate::cat::parse::parse_model;
     use crate::diag::SourceFile;
     use z3::{SatResult, Solver};
 
@@ -1200,8 +1223,8 @@ mod tests {
             "_E".to_string(),
             (0..n).map(|_| rng.chance(0.85)).collect::<Vec<_>>(),
         );
-        for s in BUILTIN_SETS {
-            let p = if matches!(*s, "R" | "W" | "M") {
+        for s in SETS.iter().map(|e| e.name) {
+            let p = if matches!(s, "R" | "W" | "M") {
                 0.5
             } else {
                 0.25
@@ -1210,11 +1233,11 @@ mod tests {
         }
         let thread: Vec<usize> = (0..n).map(|_| rng.below(3)).collect();
         let mut rels = HashMap::default();
-        for r in BUILTIN_RELS {
+        for r in RELS.iter().map(|e| e.name) {
             let m: Vec<Vec<bool>> = (0..n)
                 .map(|i| {
                     (0..n)
-                        .map(|j| match *r {
+                        .map(|j| match r {
                             "po" => thread[i] == thread[j] && i < j,
                             "id" => i == j,
                             "int" => thread[i] == thread[j],
@@ -1232,11 +1255,8 @@ mod tests {
 
     /// The concrete base for the reference evaluator.
     struct Concrete<'a>(&'a Cand);
-    impl Base for Concrete<'_> {
-        fn n(&self) -> usize {
-            self.0.n
-        }
-        fn set(&mut self, name: &str) -> Bits {
+    impl Concrete<'_> {
+        fn set_named(&self, name: &str) -> Bits {
             let mut b = Bits::new(self.0.n);
             if let Some(s) = self.0.sets.get(name) {
                 for (i, &x) in s.iter().enumerate() {
@@ -1247,9 +1267,22 @@ mod tests {
             }
             b
         }
-        fn rel(&mut self, name: &str) -> Mat {
+    }
+    impl Base for Concrete<'_> {
+        /// No solver: explanations are not looked at.
+        type Fact = bool;
+        fn n(&self) -> usize {
+            self.0.n
+        }
+        fn executed(&mut self) -> Bits {
+            self.set_named("_E")
+        }
+        fn set(&mut self, s: BaseSet) -> Bits {
+            self.set_named(s.name())
+        }
+        fn rel(&mut self, r: BaseRel) -> Mat {
             let mut m = Mat::new(self.0.n);
-            if let Some(r) = self.0.rels.get(name) {
+            if let Some(r) = self.0.rels.get(r.name()) {
                 for (i, row) in r.iter().enumerate() {
                     for (j, &x) in row.iter().enumerate() {
                         if x {
@@ -1260,10 +1293,13 @@ mod tests {
             }
             m
         }
-        fn set_lit(&mut self, _: &str, _: usize) -> Option<varisat::Lit> {
+        fn exec_fact(&mut self, _: usize) -> Option<bool> {
             None
         }
-        fn rel_lit(&mut self, _: &str, _: usize, _: usize) -> Option<varisat::Lit> {
+        fn set_fact(&mut self, _: BaseSet, _: usize) -> Option<bool> {
+            None
+        }
+        fn rel_fact(&mut self, _: BaseRel, _: usize, _: usize) -> Option<bool> {
             None
         }
     }
@@ -1278,6 +1314,15 @@ mod tests {
         eqs: Vec<ZBool>,
     }
     impl Symbolic<'_> {
+        fn set_named(&mut self, name: &str) -> ZSet {
+            let s = self.c.sets.get(name).cloned();
+            (0..self.c.n)
+                .map(|i| match &s {
+                    Some(s) => self.entry(s[i], i + name.len()),
+                    None => None,
+                })
+                .collect()
+        }
         fn entry(&mut self, x: bool, salt: usize) -> Option<ZBool> {
             if self.vars {
                 let v = Bool::fresh_const(self.ctx, "base");
@@ -1297,16 +1342,14 @@ mod tests {
         fn n(&self) -> usize {
             self.c.n
         }
-        fn set(&mut self, name: &str) -> ZSet {
-            let s = self.c.sets.get(name).cloned();
-            (0..self.c.n)
-                .map(|i| match &s {
-                    Some(s) => self.entry(s[i], i + name.len()),
-                    None => None,
-                })
-                .collect()
+        fn executed(&mut self) -> ZSet {
+            self.set_named("_E")
         }
-        fn rel(&mut self, name: &str) -> ZRel {
+        fn set(&mut self, s: BaseSet) -> ZSet {
+            self.set_named(s.name())
+        }
+        fn rel(&mut self, r: BaseRel) -> ZRel {
+            let name = r.name();
             let mut out = ZRel::default();
             if let Some(r) = self.c.rels.get(name).cloned() {
                 for (i, row) in r.iter().enumerate() {
@@ -1554,14 +1597,18 @@ mod tests {
                     fn n(&self) -> usize {
                         self.0.c.n
                     }
-                    fn set(&mut self, name: &str) -> ZSet {
+                    fn executed(&mut self) -> ZSet {
                         self.0.vars = false;
-                        self.0.set(name)
+                        self.0.executed()
                     }
-                    fn rel(&mut self, name: &str) -> ZRel {
+                    fn set(&mut self, s: BaseSet) -> ZSet {
+                        self.0.vars = false;
+                        self.0.set(s)
+                    }
+                    fn rel(&mut self, name: BaseRel) -> ZRel {
                         self.0.vars = false;
                         let mut r = self.0.rel(name);
-                        if matches!(name, "rf" | "co" | "fr") {
+                        if matches!(name, BaseRel::Rf | BaseRel::Co | BaseRel::Fr) {
                             for t in r.values_mut() {
                                 let v = Bool::fresh_const(self.0.ctx, "v");
                                 self.0.eqs.push(v.iff(t));

@@ -20,12 +20,16 @@
 
 use super::unroll::{unroll, ZEdge, ZUnrolled};
 use super::{and, or, ZBase, ZBool, ZBv, ZRel, ZSet};
+use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::Model;
 use crate::collections::HashMap;
 use crate::diag::Error;
 use crate::program::{Expr, GExpr, GVar, GoalAt, Program};
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::Context;
+
+/// The relations whose union is happens-before (thesis 003 §2.8).
+const HB: [BaseRel; 4] = [BaseRel::Po, BaseRel::Rf, BaseRel::Co, BaseRel::Fr];
 
 /// The encoding of one program under one model and bound.
 pub struct ZEnc<'p> {
@@ -45,7 +49,7 @@ pub struct ZEnc<'p> {
     pub constraints: Vec<ZBool>,
     /// The PGAS part (barrier rounds) of an SPMD program.
     pub pgas: Option<super::pgas::ZPgas>,
-    cache: HashMap<String, ZRel>,
+    cache: HashMap<BaseRel, ZRel>,
 }
 
 impl<'p> ZEnc<'p> {
@@ -60,7 +64,9 @@ impl<'p> ZEnc<'p> {
         bound: u32,
         width: u32,
     ) -> Result<ZEnc<'p>, Error> {
-        let deps = ["addr", "data", "ctrl"].iter().any(|r| model.uses(r));
+        let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
+            .into_iter()
+            .any(|r| model.uses(r));
         let mut un = unroll(ctx, prog, bound, width, deps)?;
         let n = un.events.len();
         let constraints = std::mem::take(&mut un.constraints);
@@ -247,9 +253,9 @@ impl<'p> ZEnc<'p> {
         m.into_iter().map(|(k, v)| (k, or(self.ctx, &v))).collect()
     }
 
-    /// Base relation by name (cached).
-    pub fn relation(&mut self, name: &str) -> ZRel {
-        if let Some(r) = self.cache.get(name) {
+    /// Base relation `rel` (cached).
+    pub fn relation(&mut self, rel: BaseRel) -> ZRel {
+        if let Some(r) = self.cache.get(&rel) {
             return r.clone();
         }
         let n = self.un.events.len();
@@ -257,15 +263,15 @@ impl<'p> ZEnc<'p> {
         let ev = &self.un.events;
         let mut m = ZRel::default();
         let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
-        match name {
-            "po" => {
+        match rel {
+            BaseRel::Po => {
                 for (a, b) in pairs {
                     if self.po_before(a, b) {
                         m.insert((a, b), Bool::and(ctx, &[&ev[a].exec, &ev[b].exec]));
                     }
                 }
             }
-            "rf" => {
+            BaseRel::Rf => {
                 for r in 0..n {
                     for &w in &self.srcs[r] {
                         if let Some(c) = self.rf_pair(w, r) {
@@ -274,9 +280,9 @@ impl<'p> ZEnc<'p> {
                     }
                 }
             }
-            "co" | "fr" => {
+            BaseRel::Co | BaseRel::Fr => {
                 for (a, b) in pairs {
-                    let c = if name == "co" {
+                    let c = if rel == BaseRel::Co {
                         self.co_pair(a, b)
                     } else {
                         self.fr_pair(a, b)
@@ -286,7 +292,7 @@ impl<'p> ZEnc<'p> {
                     }
                 }
             }
-            "loc" => {
+            BaseRel::Loc => {
                 let acc: Vec<usize> = (0..n)
                     .filter(|&e| ev[e].may_read || ev[e].may_write)
                     .collect();
@@ -297,30 +303,22 @@ impl<'p> ZEnc<'p> {
                     }
                 }
             }
-            "int" | "ext" | "univ" | "id" => {
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
                 for (a, b) in pairs {
-                    let st = ev[a].thread == ev[b].thread;
-                    let ok = match name {
-                        "int" => st,
-                        "ext" => !st,
-                        "id" => a == b,
-                        _ => true,
-                    };
-                    if ok {
+                    if rel.static_pair(a == b, ev[a].thread == ev[b].thread) == Some(true) {
                         m.insert((a, b), Bool::and(ctx, &[&ev[a].exec, &ev[b].exec]));
                     }
                 }
             }
-            "addr" => m = self.edges(&self.un.addr),
-            "data" => m = self.edges(&self.un.data),
-            "ctrl" => m = self.edges(&self.un.ctrl),
-            "rmw" => m = self.edges(&self.un.rmw),
-            "op" | "fifo" | "bar" => {
-                m = super::pgas::relation(self.ctx, &self.un, self.pgas.as_ref(), name)
+            BaseRel::Addr => m = self.edges(&self.un.addr),
+            BaseRel::Data => m = self.edges(&self.un.data),
+            BaseRel::Ctrl => m = self.edges(&self.un.ctrl),
+            BaseRel::Rmw => m = self.edges(&self.un.rmw),
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
+                m = super::pgas::relation(self.ctx, &self.un, self.pgas.as_ref(), rel)
             }
-            _ => {}
         }
-        self.cache.insert(name.to_string(), m.clone());
+        self.cache.insert(rel, m.clone());
         m
     }
 
@@ -442,14 +440,14 @@ impl<'p> ZEnc<'p> {
     /// the trace graph ([`super::pgas::trace_cycle`]).
     pub fn hb_cycle(&mut self) -> ZBool {
         if self.pgas.is_some() {
-            let rels = ["po", "rf", "co", "fr"].map(|r| self.relation(r));
+            let rels = HB.map(|r| self.relation(r));
             if let Some(pg) = &self.pgas {
                 return super::pgas::trace_cycle(self.ctx, &self.un, pg, &rels);
             }
         }
         let ctx = self.ctx;
         let mut hb: HashMap<(usize, usize), Vec<ZBool>> = HashMap::default();
-        for r in ["po", "rf", "co", "fr"] {
+        for r in HB {
             for (k, c) in self.relation(r) {
                 hb.entry(k).or_default().push(c);
             }
@@ -493,23 +491,47 @@ impl ZBase for ZEnc<'_> {
         self.un.events.len()
     }
 
-    fn set(&mut self, name: &str) -> ZSet {
+    fn executed(&mut self) -> ZSet {
         self.un
             .events
             .iter()
-            .map(|ev| match name {
-                "_E" => Some(ev.exec.clone()),
-                "R" => ev.may_read.then(|| ev.read.clone()),
-                "W" => ev.may_write.then(|| ev.write.clone()),
-                "M" => (ev.may_read || ev.may_write)
+            .map(|ev| Some(ev.exec.clone()))
+            .collect()
+    }
+
+    fn set(&mut self, s: BaseSet) -> ZSet {
+        self.un
+            .events
+            .iter()
+            .map(|ev| match s {
+                BaseSet::R => ev.may_read.then(|| ev.read.clone()),
+                BaseSet::W => ev.may_write.then(|| ev.write.clone()),
+                BaseSet::M => (ev.may_read || ev.may_write)
                     .then(|| Bool::or(self.ctx, &[&ev.read, &ev.write])),
-                "A" => Some(ev.atomic.clone()),
-                f => ev.fences.iter().find(|(n, _)| *n == f).map(|x| x.1.clone()),
+                BaseSet::A => Some(ev.atomic.clone()),
+                // Initial writes are implicit.
+                BaseSet::IW => None,
+                // The unrolling tags fence and PGAS events with the set names.
+                BaseSet::F
+                | BaseSet::MFence
+                | BaseSet::Sync
+                | BaseSet::LwSync
+                | BaseSet::ISync
+                | BaseSet::Eieio
+                | BaseSet::Membar
+                | BaseSet::MembarLL
+                | BaseSet::MembarLS
+                | BaseSet::MembarSL
+                | BaseSet::MembarSS
+                | BaseSet::Issue
+                | BaseSet::PopA
+                | BaseSet::PopB
+                | BaseSet::Bar => super::pgas::set_of(ev, s),
             })
             .collect()
     }
 
-    fn rel(&mut self, name: &str) -> ZRel {
-        self.relation(name)
+    fn rel(&mut self, r: BaseRel) -> ZRel {
+        self.relation(r)
     }
 }

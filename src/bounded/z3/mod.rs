@@ -28,6 +28,7 @@ pub mod unroll;
 
 pub use session::Z3;
 
+use crate::cat::base::{BaseRel, BaseSet};
 use crate::collections::HashMap;
 use z3::ast::{Bool, BV};
 use z3::Context;
@@ -50,12 +51,12 @@ pub trait ZBase {
     fn ctx(&self) -> &'static z3::Context;
     /// Number of events (ids `0..n`).
     fn n(&self) -> usize;
-    /// A base set by name ([`crate::cat::BUILTIN_SETS`], plus `_E` = the
-    /// executed events); unknown names are empty.
-    fn set(&mut self, name: &str) -> ZSet;
-    /// A base relation by name ([`crate::cat::BUILTIN_RELS`]); unknown
-    /// names are empty.
-    fn rel(&mut self, name: &str) -> ZRel;
+    /// The executed events.
+    fn executed(&mut self) -> ZSet;
+    /// A base set ([`crate::cat::base`]).
+    fn set(&mut self, s: BaseSet) -> ZSet;
+    /// A base relation ([`crate::cat::base`]).
+    fn rel(&mut self, r: BaseRel) -> ZRel;
 }
 
 /// Disjunction of `v` (false when empty).

@@ -25,16 +25,18 @@
 
 use super::unroll::{ZEvent, ZUnrolled};
 use super::{and, or, ZBool, ZRel};
+use crate::cat::base::{BaseRel, BaseSet};
 use crate::collections::HashMap;
 use std::collections::BTreeMap;
 use z3::ast::{Ast, Bool, Int};
 use z3::Context;
 
-/// The condition of event `ev` being in PGAS set `name` (None: never).
-pub fn set_of(ev: &ZEvent, name: &str) -> Option<ZBool> {
+/// The condition of event `ev` being in fence or PGAS set `s` (None:
+/// never): the unrolling tags such events with the set's name.
+pub fn set_of(ev: &ZEvent, s: BaseSet) -> Option<ZBool> {
     ev.fences
         .iter()
-        .find(|(n, _)| *n == name)
+        .find(|(n, _)| *n == s.name())
         .map(|x| x.1.clone())
 }
 
@@ -52,7 +54,7 @@ impl ZPgas {
     /// The round counters and the constraints of rule (bar).
     pub fn build(ctx: &'static Context, un: &ZUnrolled) -> (ZPgas, Vec<ZBool>) {
         let mut bars: Vec<usize> = (0..un.events.len())
-            .filter(|&e| set_of(&un.events[e], "BAR").is_some())
+            .filter(|&e| set_of(&un.events[e], BaseSet::Bar).is_some())
             .collect();
         bars.sort_by_key(|&e| {
             let ev = &un.events[e];
@@ -69,7 +71,7 @@ impl ZPgas {
                 .cloned()
                 .unwrap_or((zero.clone(), 0));
             round.push((e, c.clone()));
-            let is_bar = set_of(ev, "BAR").expect("a barrier-capable event");
+            let is_bar = set_of(ev, BaseSet::Bar).expect("a barrier-capable event");
             let next = Int::add(ctx, &[&c, &is_bar.ite(&one, &zero)]);
             count.insert(ev.thread.0, (next, k + 1));
         }
@@ -84,31 +86,31 @@ impl ZPgas {
                     .iter()
                     .filter(|(b, _)| un.events[*b].thread.0 == tb)
                     .map(|(b, rb)| {
-                        let bb = set_of(&un.events[*b], "BAR").expect("barrier");
+                        let bb = set_of(&un.events[*b], BaseSet::Bar).expect("barrier");
                         Bool::and(ctx, &[&bb, &rb._eq(ra)])
                     })
                     .collect();
                 need.push(or(ctx, &alts));
             }
-            let ba = set_of(ea, "BAR").expect("barrier");
+            let ba = set_of(ea, BaseSet::Bar).expect("barrier");
             cs.push(ba.implies(&and(ctx, &need)));
         }
         (ZPgas { round, rounds }, cs)
     }
 }
 
-/// PGAS base relation `name` (`op`, `fifo`, `bar`; others are empty).
-pub fn relation(ctx: &'static Context, un: &ZUnrolled, pgas: Option<&ZPgas>, name: &str) -> ZRel {
+/// PGAS base relation `rel` (`op`, `fifo`, `bar`; others are empty).
+pub fn relation(ctx: &'static Context, un: &ZUnrolled, pgas: Option<&ZPgas>, rel: BaseRel) -> ZRel {
     let mut m: HashMap<(usize, usize), Vec<ZBool>> = HashMap::default();
-    match name {
-        "op" => {
+    match rel {
+        BaseRel::Op => {
             for r in &un.remote {
                 for k in [(r.issue, r.popa), (r.issue, r.popb), (r.popa, r.popb)] {
                     m.entry(k).or_default().push(r.sel.clone());
                 }
             }
         }
-        "fifo" => {
+        BaseRel::Fifo => {
             for r1 in &un.remote {
                 for r2 in &un.remote {
                     if r1.thread != r2.thread || r1.step >= r2.step {
@@ -121,7 +123,7 @@ pub fn relation(ctx: &'static Context, un: &ZUnrolled, pgas: Option<&ZPgas>, nam
                 }
             }
         }
-        "bar" => {
+        BaseRel::Bar => {
             if let Some(pg) = pgas {
                 for (a, ra) in &pg.round {
                     for (b, rb) in &pg.round {
@@ -129,7 +131,7 @@ pub fn relation(ctx: &'static Context, un: &ZUnrolled, pgas: Option<&ZPgas>, nam
                         if ea.thread == eb.thread {
                             continue;
                         }
-                        let (ba, bb) = (set_of(ea, "BAR"), set_of(eb, "BAR"));
+                        let (ba, bb) = (set_of(ea, BaseSet::Bar), set_of(eb, BaseSet::Bar));
                         if let (Some(ba), Some(bb)) = (ba, bb) {
                             m.entry((*a, *b))
                                 .or_default()
@@ -160,13 +162,13 @@ pub fn trace_cycle(ctx: &'static Context, un: &ZUnrolled, pg: &ZPgas, rels: &[ZR
         .iter()
         .map(|ev| {
             let mut v = vec![ev.read.clone(), ev.write.clone()];
-            v.extend(set_of(ev, "ISSUE"));
+            v.extend(set_of(ev, BaseSet::Issue));
             or(ctx, &v)
         })
         .collect();
     let is_trace = |e: usize| {
         let ev = &un.events[e];
-        ev.may_read || ev.may_write || set_of(ev, "ISSUE").is_some()
+        ev.may_read || ev.may_write || set_of(ev, BaseSet::Issue).is_some()
     };
     let reps: Vec<usize> = (0..n)
         .filter(|&e| !un.events[e].pop && is_trace(e))
@@ -192,7 +194,7 @@ pub fn trace_cycle(ctx: &'static Context, un: &ZUnrolled, pg: &ZPgas, rels: &[ZR
     let po = &rels[0];
     for &x in &reps {
         for (b, rb) in &pg.round {
-            let Some(bar) = set_of(&un.events[*b], "BAR") else {
+            let Some(bar) = set_of(&un.events[*b], BaseSet::Bar) else {
                 continue;
             };
             for j in 0..pg.rounds {

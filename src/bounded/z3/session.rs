@@ -14,6 +14,7 @@ use super::{and, or, ZBool, ZBv};
 use crate::bounded::{
     Backend, Cond, Deadline, EventInfo, Execution, Query, Session, SolverKind, Stats,
 };
+use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::Model;
 use crate::collections::HashMap;
 use crate::diag::Error;
@@ -54,10 +55,13 @@ pub fn validate_model(model: &Model) -> Result<(), Error> {
         fn n(&self) -> usize {
             0
         }
-        fn set(&mut self, _: &str) -> super::ZSet {
+        fn executed(&mut self) -> super::ZSet {
             Vec::new()
         }
-        fn rel(&mut self, _: &str) -> super::ZRel {
+        fn set(&mut self, _: BaseSet) -> super::ZSet {
+            Vec::new()
+        }
+        fn rel(&mut self, _: BaseRel) -> super::ZRel {
             super::ZRel::default()
         }
     }

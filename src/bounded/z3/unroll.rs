@@ -28,6 +28,7 @@
 //! `assume` to every event of the later steps.
 
 use super::{and, or, ZBool, ZBv};
+use crate::cat::base::{fence_sets, BaseSet};
 use crate::diag::Error;
 use crate::program::{BinOp, Command, Expr, LExpr, PgasCmd, Program, StateId, ThreadId, UnOp};
 use std::collections::{BTreeMap, BTreeSet};
@@ -310,10 +311,16 @@ impl Builder<'_> {
         self.out.constraints.push(l.sel.implies(&fix));
         let slot = &mut self.slots[l.ord as usize - 1].1;
         slot.exec.push(l.sel.clone());
-        slot.fences.entry("ISSUE").or_default().push(l.sel.clone());
+        slot.fences
+            .entry(BaseSet::Issue.name())
+            .or_default()
+            .push(l.sel.clone());
         // popa reads the source, popb writes popa's value to the destination.
         let mut pops = [0usize; 2];
-        for (k, (a, set)) in [(src, "POPA"), (dst, "POPB")].into_iter().enumerate() {
+        for (k, (a, set)) in [(src, BaseSet::PopA.name()), (dst, BaseSet::PopB.name())]
+            .into_iter()
+            .enumerate()
+        {
             let e = self.pop_slot(k, l.ord);
             l.ord += 1;
             pops[k] = e;
@@ -515,8 +522,8 @@ impl Builder<'_> {
                 self.store(l, Some(addr), v, Some(value), None);
             }
             Command::Fence(f) => {
-                let mut sets = vec!["F"];
-                sets.extend(crate::bounded::varisat::unroll::fence_sets(*f));
+                let mut sets = vec![BaseSet::F.name()];
+                sets.extend(fence_sets(*f));
                 self.fence_event(l, &sets);
             }
             Command::Lock => {
@@ -580,7 +587,7 @@ impl Builder<'_> {
                     l.taint[flag.0 as usize] = Taint::new();
                 }
             }
-            Command::Pgas(PgasCmd::Barrier) => self.fence_event(l, &["BAR"]),
+            Command::Pgas(PgasCmd::Barrier) => self.fence_event(l, &[BaseSet::Bar.name()]),
             Command::Pgas(PgasCmd::Read {
                 local,
                 rank,

@@ -1,0 +1,432 @@
+//! The vocabulary of the model language: which base sets and base
+//! relations a candidate execution provides, what each one means, and the
+//! rules that decide the ones that are static. This is the one table of
+//! names ([`SETS`], [`RELS`]); the parser resolves a model's names against
+//! it into [`Builtin`] values, and every backend (the varisat encoder and
+//! its concrete evaluator base, its eager encoder, the z3 encoder) reads
+//! the candidate execution through `match`es on [`BaseSet`] / [`BaseRel`],
+//! so a new base name makes the compiler point at each backend that must
+//! give it a meaning.
+//!
+//! Sources of the meanings: the thesis (`../shared/seeds/003_b8302a5fa90518a8.txt`,
+//! cited as "thesis 003 §…": §2.7 traces with program, coherence, source
+//! and conflict order; §4.1–4.2 Power barriers and dependencies; §5.1
+//! SPARC `membar`; §7.1.4 atomic instructions; §8.1.2 and §8.2 PGAS) and
+//! herd's cat language (Alglave, Maranget, Tautschnig, *Herding cats*,
+//! TOPLAS 2014; the herd7 manual), whose names the dialect keeps.
+//!
+//! Conventions every backend follows (docs/models.md): relations and sets
+//! only contain *executed* events; initial writes are implicit (a read
+//! without rf source reads the initial value of its location).
+
+use super::Ty;
+use crate::program::{Fence, MembarMask};
+
+/// A base set: a set of events every model may name.
+///
+/// The declaration order is the order of [`SETS`] (checked at compile
+/// time), which is the order error messages list the names in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BaseSet {
+    /// `R`: reads.
+    R,
+    /// `W`: writes.
+    W,
+    /// `M`: memory accesses, `R ∪ W`.
+    M,
+    /// `F`: every fence.
+    F,
+    /// `IW`: initial writes (always empty: initial writes are implicit).
+    IW,
+    /// `A`: accesses of atomic / locked instructions.
+    A,
+    /// `MFENCE`: x86 `mfence`.
+    MFence,
+    /// `SYNC`: Power `sync`.
+    Sync,
+    /// `LWSYNC`: Power `lwsync`.
+    LwSync,
+    /// `ISYNC`: Power `isync`.
+    ISync,
+    /// `EIEIO`: Power `eieio`.
+    Eieio,
+    /// `MEMBAR`: SPARC `membar` with any mask.
+    Membar,
+    /// `MembarLL`: `membar` with `#LoadLoad`.
+    MembarLL,
+    /// `MembarLS`: `membar` with `#LoadStore`.
+    MembarLS,
+    /// `MembarSL`: `membar` with `#StoreLoad`.
+    MembarSL,
+    /// `MembarSS`: `membar` with `#StoreStore`.
+    MembarSS,
+    /// `ISSUE`: PGAS remote-operation issue events.
+    Issue,
+    /// `POPA`: PGAS popa events.
+    PopA,
+    /// `POPB`: PGAS popb events.
+    PopB,
+    /// `BAR`: PGAS barrier events.
+    Bar,
+}
+
+/// A base relation: a binary relation over events every model may name.
+///
+/// The declaration order is the order of [`RELS`] (checked at compile
+/// time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BaseRel {
+    /// `po`: program order.
+    Po,
+    /// `rf`: reads-from.
+    Rf,
+    /// `co`: coherence order.
+    Co,
+    /// `fr`: from-read.
+    Fr,
+    /// `loc`: same location.
+    Loc,
+    /// `int`: same thread.
+    Int,
+    /// `ext`: different threads.
+    Ext,
+    /// `id`: identity.
+    Id,
+    /// `addr`: address dependency.
+    Addr,
+    /// `data`: data dependency.
+    Data,
+    /// `ctrl`: control dependency.
+    Ctrl,
+    /// `rmw`: read-modify-write pairs.
+    Rmw,
+    /// `univ`: every pair.
+    Univ,
+    /// `op`: PGAS issue → popa → popb.
+    Op,
+    /// `fifo`: PGAS queue order.
+    Fifo,
+    /// `bar`: PGAS barrier matching.
+    Bar,
+}
+
+/// One row of the vocabulary table: the value, the name models use and
+/// its meaning (with its source).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<T> {
+    /// The value.
+    pub base: T,
+    /// The name in the model language.
+    pub name: &'static str,
+    /// What it means, one line, with its source.
+    pub doc: &'static str,
+}
+
+const fn set(base: BaseSet, name: &'static str, doc: &'static str) -> Entry<BaseSet> {
+    Entry { base, name, doc }
+}
+
+const fn rel(base: BaseRel, name: &'static str, doc: &'static str) -> Entry<BaseRel> {
+    Entry { base, name, doc }
+}
+
+/// The base sets, in [`BaseSet`] order.
+pub const SETS: [Entry<BaseSet>; 20] = [
+    set(BaseSet::R, "R", "reads: loads, the read of an atomic instruction, PGAS popa (thesis 003 §2.3, §8.1.2)"),
+    set(BaseSet::W, "W", "writes: stores, the write of an atomic instruction or successful stwcx., PGAS popb (thesis 003 §2.3, §8.1.2)"),
+    set(BaseSet::M, "M", "memory accesses, R ∪ W (herd manual)"),
+    set(BaseSet::F, "F", "fences: every event of a fence instruction (herd manual)"),
+    set(BaseSet::IW, "IW", "initial writes: always empty, initial writes are implicit (docs/models.md)"),
+    set(BaseSet::A, "A", "accesses of atomic/locked instructions: atomic { }, cas, xchg, lock, unlock, x86 XCHG (thesis 003 §7.1.4)"),
+    set(BaseSet::MFence, "MFENCE", "x86 mfence (thesis 003 §2.4.2; Herding cats §4.7)"),
+    set(BaseSet::Sync, "SYNC", "Power sync (thesis 003 §4.1)"),
+    set(BaseSet::LwSync, "LWSYNC", "Power lwsync (thesis 003 §4.1)"),
+    set(BaseSet::ISync, "ISYNC", "Power isync (thesis 003 §4.1)"),
+    set(BaseSet::Eieio, "EIEIO", "Power eieio (herd's Power fences)"),
+    set(BaseSet::Membar, "MEMBAR", "SPARC membar, any mask (thesis 003 §5.1)"),
+    set(BaseSet::MembarLL, "MembarLL", "SPARC membar whose mask has #LoadLoad (thesis 003 §5.1)"),
+    set(BaseSet::MembarLS, "MembarLS", "SPARC membar whose mask has #LoadStore (thesis 003 §5.1)"),
+    set(BaseSet::MembarSL, "MembarSL", "SPARC membar whose mask has #StoreLoad (thesis 003 §5.1)"),
+    set(BaseSet::MembarSS, "MembarSS", "SPARC membar whose mask has #StoreStore (thesis 003 §5.1)"),
+    set(BaseSet::Issue, "ISSUE", "PGAS: a remote read/write is issued, in po; its value is the queue (thesis 003 §8.1.2, Table 8.1)"),
+    set(BaseSet::PopA, "POPA", "PGAS popa: reads the source cell, not in po (thesis 003 §8.1.2, §8.2)"),
+    set(BaseSet::PopB, "POPB", "PGAS popb: writes the destination with popa's value, not in po (thesis 003 §8.1.2, §8.2)"),
+    set(BaseSet::Bar, "BAR", "PGAS barrier events (thesis 003 §8.1.2, rule (bar))"),
+];
+
+/// The base relations, in [`BaseRel`] order.
+pub const RELS: [Entry<BaseRel>; 16] = [
+    rel(BaseRel::Po, "po", "program order: events of one thread in execution order (step, then position in the instruction); PGAS pops are in no pair (thesis 003 §2.7, §8.2)"),
+    rel(BaseRel::Rf, "rf", "reads-from: the write a read takes its value from, same location; none for a read of the initial value (thesis 003 §2.7, source order)"),
+    rel(BaseRel::Co, "co", "coherence: a strict total order of the writes to each location (thesis 003 §2.7)"),
+    rel(BaseRel::Fr, "fr", "from-read: a read to the writes co-after its source, or to every write of its location when it reads the initial value (thesis 003 §2.7, conflict order; herd: rf^-1; co)"),
+    rel(BaseRel::Loc, "loc", "memory accesses (M) to the same location (herd manual)"),
+    rel(BaseRel::Int, "int", "executed events of the same thread (herd manual)"),
+    rel(BaseRel::Ext, "ext", "executed events of different threads (herd manual)"),
+    rel(BaseRel::Id, "id", "the identity on executed events (herd manual)"),
+    rel(BaseRel::Addr, "addr", "address dependency: a read to a po-later access whose address is computed from its value (thesis 003 §4.1, §4.2)"),
+    rel(BaseRel::Data, "data", "data dependency: a read to a po-later write whose value is computed from its value (thesis 003 §4.1, §4.2)"),
+    rel(BaseRel::Ctrl, "ctrl", "control dependency: a read to every event po-after a branch whose condition depends on it (thesis 003 §4.1)"),
+    rel(BaseRel::Rmw, "rmw", "the read and the write of one atomic instruction or of a successful lwarx/stwcx. pair (thesis 003 §7.1.4; herd's rmw)"),
+    rel(BaseRel::Univ, "univ", "every pair of executed events"),
+    rel(BaseRel::Op, "op", "PGAS: issue → popa → popb (and issue → popb) of one remote operation (thesis 003 §8.1.2, Table 8.1)"),
+    rel(BaseRel::Fifo, "fifo", "PGAS: pops of two remote operations of one rank and queue in issue order, popa → popa and popb → popb (thesis 003 §8.1.2, queues fa/fb)"),
+    rel(BaseRel::Bar, "bar", "PGAS: the k-th barrier events of different ranks, both ways (thesis 003 §8.1.2 rule (bar), §8.2)"),
+];
+
+// The tables are indexed by the enums' discriminants.
+const _: () = {
+    let mut i = 0;
+    while i < SETS.len() {
+        assert!(SETS[i].base as usize == i);
+        i += 1;
+    }
+    let mut i = 0;
+    while i < RELS.len() {
+        assert!(RELS[i].base as usize == i);
+        i += 1;
+    }
+};
+
+impl BaseSet {
+    /// Every base set, in table order.
+    pub fn all() -> impl Iterator<Item = BaseSet> {
+        SETS.iter().map(|e| e.base)
+    }
+
+    /// Its name in the model language (`R`, `MFENCE`, …).
+    pub fn name(self) -> &'static str {
+        SETS[self as usize].name
+    }
+
+    /// Its meaning, one line with the source.
+    pub fn doc(self) -> &'static str {
+        SETS[self as usize].doc
+    }
+
+    /// The base set a model-language name denotes (case-sensitive).
+    pub fn from_name(name: &str) -> Option<BaseSet> {
+        SETS.iter().find(|e| e.name == name).map(|e| e.base)
+    }
+
+    /// For `F` and the fence sets: whether an event of fence instruction
+    /// `f` belongs to it (`F`: every fence; `MembarXY`: a membar whose mask
+    /// has that bit). `None` for the other sets, which are not decided by
+    /// the fence kind.
+    pub fn contains_fence(self, f: Fence) -> Option<bool> {
+        let membar_bit = |bit: u8| matches!(f, Fence::Membar(m) if m.0 & bit != 0);
+        Some(match self {
+            BaseSet::F => true,
+            BaseSet::MFence => f == Fence::MFence,
+            BaseSet::Sync => f == Fence::Sync,
+            BaseSet::LwSync => f == Fence::LwSync,
+            BaseSet::ISync => f == Fence::ISync,
+            BaseSet::Eieio => f == Fence::Eieio,
+            BaseSet::Membar => matches!(f, Fence::Membar(_)),
+            BaseSet::MembarLL => membar_bit(MembarMask::LL),
+            BaseSet::MembarLS => membar_bit(MembarMask::LS),
+            BaseSet::MembarSL => membar_bit(MembarMask::SL),
+            BaseSet::MembarSS => membar_bit(MembarMask::SS),
+            BaseSet::R
+            | BaseSet::W
+            | BaseSet::M
+            | BaseSet::IW
+            | BaseSet::A
+            | BaseSet::Issue
+            | BaseSet::PopA
+            | BaseSet::PopB
+            | BaseSet::Bar => return None,
+        })
+    }
+}
+
+impl BaseRel {
+    /// Every base relation, in table order.
+    pub fn all() -> impl Iterator<Item = BaseRel> {
+        RELS.iter().map(|e| e.base)
+    }
+
+    /// Its name in the model language (`po`, `rf`, …).
+    pub fn name(self) -> &'static str {
+        RELS[self as usize].name
+    }
+
+    /// Its meaning, one line with the source.
+    pub fn doc(self) -> &'static str {
+        RELS[self as usize].doc
+    }
+
+    /// The base relation a model-language name denotes (case-sensitive).
+    pub fn from_name(name: &str) -> Option<BaseRel> {
+        RELS.iter().find(|e| e.name == name).map(|e| e.base)
+    }
+
+    /// The relations whose meaning is a static condition on a pair of
+    /// *executed* events decide it here, for every backend: `int` = same
+    /// thread, `ext` = different threads, `id` = the same event, `univ` =
+    /// any pair (herd manual). Given whether the two events are one event
+    /// and whether they belong to one thread, returns whether the pair is
+    /// in the relation when both are executed; `None` for the relations
+    /// that depend on the candidate execution (po, rf, co, …).
+    pub fn static_pair(self, same_event: bool, same_thread: bool) -> Option<bool> {
+        match self {
+            BaseRel::Int => Some(same_thread),
+            BaseRel::Ext => Some(!same_thread),
+            BaseRel::Id => Some(same_event),
+            BaseRel::Univ => Some(true),
+            BaseRel::Po
+            | BaseRel::Rf
+            | BaseRel::Co
+            | BaseRel::Fr
+            | BaseRel::Loc
+            | BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::Op
+            | BaseRel::Fifo
+            | BaseRel::Bar => None,
+        }
+    }
+}
+
+/// A predefined name of the model language: a base set or a base
+/// relation. Name resolution ([`super::parse`]) turns every use of one
+/// into [`super::ExprKind::Base`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Builtin {
+    /// A base set.
+    Set(BaseSet),
+    /// A base relation.
+    Rel(BaseRel),
+}
+
+impl Builtin {
+    /// The base set or relation a name denotes (sets first; no name is
+    /// both).
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        BaseSet::from_name(name)
+            .map(Builtin::Set)
+            .or_else(|| BaseRel::from_name(name).map(Builtin::Rel))
+    }
+
+    /// Its name in the model language.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Set(s) => s.name(),
+            Builtin::Rel(r) => r.name(),
+        }
+    }
+
+    /// Its type.
+    pub fn ty(self) -> Ty {
+        match self {
+            Builtin::Set(_) => Ty::Set,
+            Builtin::Rel(_) => Ty::Rel,
+        }
+    }
+
+    /// Every predefined name: the sets, then the relations, in table
+    /// order.
+    pub fn all() -> impl Iterator<Item = Builtin> {
+        BaseSet::all()
+            .map(Builtin::Set)
+            .chain(BaseRel::all().map(Builtin::Rel))
+    }
+}
+
+impl From<BaseSet> for Builtin {
+    fn from(s: BaseSet) -> Builtin {
+        Builtin::Set(s)
+    }
+}
+
+impl From<BaseRel> for Builtin {
+    fn from(r: BaseRel) -> Builtin {
+        Builtin::Rel(r)
+    }
+}
+
+/// The names of the base sets an event of fence `f` belongs to besides
+/// `F`, in table order (`membar #LoadLoad | #StoreStore` is in `MEMBAR`,
+/// `MembarLL` and `MembarSS`). The unrollers tag fence events with these
+/// names.
+pub fn fence_sets(f: Fence) -> Vec<&'static str> {
+    BaseSet::all()
+        .filter(|&s| s != BaseSet::F && s.contains_fence(f) == Some(true))
+        .map(BaseSet::name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for s in BaseSet::all() {
+            assert_eq!(BaseSet::from_name(s.name()), Some(s));
+            assert_eq!(Builtin::from_name(s.name()), Some(Builtin::Set(s)));
+            assert!(!s.doc().is_empty());
+        }
+        for r in BaseRel::all() {
+            assert_eq!(BaseRel::from_name(r.name()), Some(r));
+            assert_eq!(Builtin::from_name(r.name()), Some(Builtin::Rel(r)));
+            assert!(!r.doc().is_empty());
+        }
+        assert_eq!(BaseSet::all().count(), SETS.len());
+        assert_eq!(BaseRel::all().count(), RELS.len());
+        assert_eq!(Builtin::all().count(), SETS.len() + RELS.len());
+        // No name is both a set and a relation (`BAR` vs `bar` differ in case).
+        for s in BaseSet::all() {
+            assert_eq!(BaseRel::from_name(s.name()), None, "{}", s.name());
+        }
+        assert_eq!(Builtin::from_name("po-loc"), None);
+        assert_eq!(Builtin::from_name("PO"), None);
+        assert_eq!(Builtin::from_name("_E"), None);
+        assert_eq!(Builtin::Rel(BaseRel::Po).ty(), Ty::Rel);
+        assert_eq!(Builtin::Set(BaseSet::W).ty(), Ty::Set);
+    }
+
+    #[test]
+    fn static_relations() {
+        use BaseRel::*;
+        // (same_event, same_thread): the same event is of the same thread.
+        for (ev, th) in [(true, true), (false, true), (false, false)] {
+            assert_eq!(Int.static_pair(ev, th), Some(th));
+            assert_eq!(Ext.static_pair(ev, th), Some(!th));
+            assert_eq!(Id.static_pair(ev, th), Some(ev));
+            assert_eq!(Univ.static_pair(ev, th), Some(true));
+        }
+        let statics: Vec<BaseRel> = BaseRel::all()
+            .filter(|r| r.static_pair(false, false).is_some())
+            .collect();
+        assert_eq!(statics, vec![Int, Ext, Id, Univ]);
+    }
+
+    #[test]
+    fn fences_and_their_sets() {
+        let m = |bits| Fence::Membar(MembarMask(bits));
+        assert_eq!(fence_sets(Fence::MFence), vec!["MFENCE"]);
+        assert_eq!(fence_sets(Fence::Sync), vec!["SYNC"]);
+        assert_eq!(fence_sets(Fence::LwSync), vec!["LWSYNC"]);
+        assert_eq!(fence_sets(Fence::ISync), vec!["ISYNC"]);
+        assert_eq!(fence_sets(Fence::Eieio), vec!["EIEIO"]);
+        assert_eq!(fence_sets(m(0)), vec!["MEMBAR"]);
+        assert_eq!(
+            fence_sets(m(MembarMask::LL | MembarMask::SS)),
+            vec!["MEMBAR", "MembarLL", "MembarSS"]
+        );
+        assert_eq!(
+            fence_sets(m(MembarMask::LL
+                | MembarMask::LS
+                | MembarMask::SL
+                | MembarMask::SS)),
+            vec!["MEMBAR", "MembarLL", "MembarLS", "MembarSL", "MembarSS"]
+        );
+        assert_eq!(BaseSet::F.contains_fence(Fence::Eieio), Some(true));
+        assert_eq!(BaseSet::Sync.contains_fence(Fence::LwSync), Some(false));
+        assert_eq!(BaseSet::W.contains_fence(Fence::Sync), None);
+        assert_eq!(BaseSet::Bar.contains_fence(Fence::Sync), None);
+    }
+}
