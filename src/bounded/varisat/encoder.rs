@@ -19,7 +19,7 @@
 use super::bv::Bv;
 use super::cnf::Cnf;
 use super::unroll::{self, unroll, UnrollOpts, Unrolled};
-use super::{eager, extract, pgas};
+use super::{extract, pgas};
 use crate::bounded::{Deadline, Execution, Stats};
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
@@ -109,16 +109,9 @@ pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
 }
 
 impl<'a> Encoder<'a> {
-    /// Unrolls and encodes the base constraints; `eager` encodes the
-    /// model's `acyclic` axioms with clocks up front (otherwise all axioms
-    /// are lazy).
-    pub fn new(
-        prog: &'a Program,
-        model: &'a Model,
-        bound: u32,
-        width: u32,
-        eager: bool,
-    ) -> Encoder<'a> {
+    /// Unrolls and encodes the base constraints; the model's axioms are
+    /// all lazy ([`Encoder::new`] adds the eager ones).
+    pub fn lazy(prog: &'a Program, model: &'a Model, bound: u32, width: u32) -> Encoder<'a> {
         let mut cnf = Cnf::new();
         let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
             .into_iter()
@@ -167,9 +160,6 @@ impl<'a> Encoder<'a> {
             }
         }
         enc.stats.events = enc.un.events.len();
-        if eager {
-            enc.eager = eager::encode_acyclic(&mut enc, model);
-        }
         enc
     }
 

@@ -29,8 +29,27 @@ pub use varisat::Lit;
 use crate::bounded::{Backend, Cond, Deadline, Execution, Query, Session, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
-use crate::program::{GExpr, ThreadId};
+use crate::program::{GExpr, Program, ThreadId};
 use bv::Bv;
+
+impl<'a> Encoder<'a> {
+    /// Unrolls and encodes the base constraints; `eager` encodes the
+    /// model's `acyclic` axioms with clocks up front ([`eager`]; otherwise
+    /// all axioms are lazy).
+    pub fn new(
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        eager: bool,
+    ) -> Encoder<'a> {
+        let mut enc = Encoder::lazy(prog, model, bound, width);
+        if eager {
+            enc.eager = eager::encode_acyclic(&mut enc, model);
+        }
+        enc
+    }
+}
 
 /// The varisat backend; `eager` encodes `acyclic` axioms up front.
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,9 +7,10 @@
 //! contributing candidate is selected.
 
 use super::micro::ThreadCode;
-use super::{fence_sets, Event};
+use super::Event;
 use crate::bounded::varisat::bv::Bv;
 use crate::bounded::varisat::cnf::Cnf;
+use crate::cat::base::fence_sets;
 use crate::program::{Fence, RegId, ThreadId};
 use std::collections::{BTreeMap, BTreeSet};
 use varisat::Lit;

@@ -47,7 +47,7 @@ mod rmw;
 
 use crate::bounded::varisat::bv::Bv;
 use crate::bounded::varisat::cnf::Cnf;
-use crate::program::{Fence, Program, StateId, Thread, ThreadId};
+use crate::program::{Program, StateId, Thread, ThreadId};
 use varisat::Lit;
 
 /// Kind-specific literals of an event. Each implies [`Event::exec`].
@@ -200,30 +200,4 @@ fn unroll_thread(
         control.advance(cnf, sel);
     }
     control.finish(opts.bound, regs)
-}
-
-/// The fence sets an event of fence `f` belongs to (besides `F`).
-pub fn fence_sets(f: Fence) -> Vec<&'static str> {
-    use crate::program::MembarMask as M;
-    match f {
-        Fence::MFence => vec!["MFENCE"],
-        Fence::Sync => vec!["SYNC"],
-        Fence::LwSync => vec!["LWSYNC"],
-        Fence::ISync => vec!["ISYNC"],
-        Fence::Eieio => vec!["EIEIO"],
-        Fence::Membar(m) => {
-            let mut v = vec!["MEMBAR"];
-            for (name, bit) in [
-                ("MembarLL", M::LL),
-                ("MembarLS", M::LS),
-                ("MembarSL", M::SL),
-                ("MembarSS", M::SS),
-            ] {
-                if m.0 & bit != 0 {
-                    v.push(name);
-                }
-            }
-            v
-        }
-    }
 }
