@@ -78,12 +78,13 @@ fn lex(src: &SourceFile) -> Result<Vec<(T, Span)>, Error> {
             out.push((T::Name(src.text[start..i].to_string()), Span::new(start, i)));
             continue;
         }
-        let two = &src.text[i..(i + 3).min(s.len())];
-        let sym: Option<&'static str> = if two.starts_with("^-1") {
+        // Bytes, not text: the next character may be multi-byte.
+        let rest = &s[i..];
+        let sym: Option<&'static str> = if rest.starts_with(b"^-1") {
             Some("^-1")
-        } else if two.starts_with("^+") {
+        } else if rest.starts_with(b"^+") {
             Some("^+")
-        } else if two.starts_with("^*") {
+        } else if rest.starts_with(b"^*") {
             Some("^*")
         } else {
             [
@@ -111,6 +112,64 @@ fn lex(src: &SourceFile) -> Result<Vec<(T, Span)>, Error> {
     Ok(out)
 }
 
+/// Highest expression tree accepted (longer chains of `|`, `;`, `&`,
+/// postfix operators or `~` must be split with `let`).
+pub const MAX_TREE_HEIGHT: u32 = 500;
+
+/// Deepest evaluation accepted: an expression's tree height with each
+/// `let` name counted as the evaluation depth of its definition (every
+/// evaluator recurses through definitions), so that a chain of thousands
+/// of `let`s is a located error, not a stack overflow.
+pub const MAX_EVAL_DEPTH: u32 = 1000;
+
+/// The evaluation depth of `e` ([`MAX_EVAL_DEPTH`]) given those of the
+/// `let` keys defined before it. Recursion is bounded by the tree height
+/// ([`MAX_TREE_HEIGHT`]).
+fn eval_depth(e: &Node, depth: &HashMap<String, u32>) -> u32 {
+    use ExprKind::*;
+    1 + match &e.kind {
+        Name(k) => depth.get(k).copied().unwrap_or(0),
+        Base(_) | Empty => 0,
+        Union(a, b) | Inter(a, b) | Seq(a, b) | Diff(a, b) | Cart(a, b) => {
+            eval_depth(a, depth).max(eval_depth(b, depth))
+        }
+        Compl(a) | Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a) | Range(a)
+        | FenceRel(a) => eval_depth(a, depth),
+    }
+}
+
+/// Errors: a definition or axiom deeper than [`MAX_EVAL_DEPTH`] (located
+/// at it).
+fn check_eval_depth(files: &[SourceFile], stmts: &[Stmt]) -> Result<(), Error> {
+    let mut depth: HashMap<String, u32> = HashMap::default();
+    let too_deep = |e: &Node| {
+        files[e.file].error_help(
+            e.span,
+            format!("definitions nested too deeply (more than {MAX_EVAL_DEPTH} levels)"),
+            "shorten the chain of `let` definitions",
+        )
+    };
+    for st in stmts {
+        match st {
+            Stmt::Let { binds, .. } => {
+                for (k, e) in binds {
+                    let d = eval_depth(e, &depth);
+                    if d > MAX_EVAL_DEPTH {
+                        return Err(too_deep(e));
+                    }
+                    depth.insert(k.clone(), d);
+                }
+            }
+            Stmt::Check { expr, .. } => {
+                if eval_depth(expr, &depth) > MAX_EVAL_DEPTH {
+                    return Err(too_deep(expr));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Most files being read at once: the model's file and the files it
 /// includes, nested (an `include` beyond it is an error, as is a cycle).
 pub const MAX_INCLUDE_DEPTH: usize = 16;
@@ -134,6 +193,10 @@ struct Loader {
     stmts: Vec<Stmt>,
     checks: usize,
     next_id: usize,
+    /// Height of each node's expression tree, by node id.
+    heights: Vec<u32>,
+    /// The first node built higher than [`MAX_TREE_HEIGHT`], if any.
+    too_high: Option<Span>,
     /// The files being read, outermost first: (identity, path shown).
     stack: Vec<(String, String)>,
 }
@@ -271,6 +334,18 @@ impl P<'_> {
         }
     }
     fn node(&mut self, kind: ExprKind, span: Span) -> Node {
+        use ExprKind::*;
+        let h = |n: &Node| self.ld.heights.get(n.id).copied().unwrap_or(0);
+        let height = 1 + match &kind {
+            Union(a, b) | Inter(a, b) | Seq(a, b) | Diff(a, b) | Cart(a, b) => h(a).max(h(b)),
+            Compl(a) | Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a) | Range(a)
+            | FenceRel(a) => h(a),
+            Name(_) | Base(_) | Empty => 0,
+        };
+        self.ld.heights.push(height);
+        if height > MAX_TREE_HEIGHT && self.ld.too_high.is_none() {
+            self.ld.too_high = Some(span);
+        }
         self.ld.next_id += 1;
         Node {
             id: self.ld.next_id - 1,
@@ -316,6 +391,21 @@ impl P<'_> {
         Ok(())
     }
 
+    /// Errors: an expression tree higher than [`MAX_TREE_HEIGHT`] was built
+    /// (a long chain of `|`, `;`, postfix operators…): every pass over the
+    /// tree recurses on it, so it is refused before it can overflow the
+    /// stack.
+    fn check_height(&mut self) -> Result<(), Error> {
+        match self.ld.too_high.take() {
+            Some(sp) => Err(self.src.error_help(
+                sp,
+                format!("expression nested too deeply (more than {MAX_TREE_HEIGHT} levels)"),
+                "split it with `let` definitions",
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn expr(&mut self) -> Result<Node, Error> {
         self.depth += 1;
         if self.depth > 200 {
@@ -351,6 +441,7 @@ impl P<'_> {
                 _ => ExprKind::Cart(a, b),
             };
             lhs = self.node(kind, span);
+            self.check_height()?;
         }
         Ok(lhs)
     }
@@ -392,6 +483,7 @@ impl P<'_> {
             self.bump();
             let span = a.span.join(sp);
             a = self.node(kind_fn(Box::new(a)), span);
+            self.check_height()?;
         }
         Ok(a)
     }
@@ -697,6 +789,8 @@ pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error
         stmts: Vec::new(),
         checks: 0,
         next_id: 0,
+        heights: Vec::new(),
+        too_high: None,
         stack: Vec::new(),
     };
     ld.file(
@@ -789,6 +883,7 @@ pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error
             }
         }
     }
+    check_eval_depth(&files, &stmts)?;
     if !stmts.iter().any(|s| matches!(s, Stmt::Check { .. })) {
         return Err(src.error(
             Span::new(0, 0),
