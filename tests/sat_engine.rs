@@ -183,6 +183,34 @@ fn eager_and_lazy_agree() {
     }
 }
 
+/// An axiom that reads a `let` the eager encoder cannot evaluate
+/// symbolically (here a closure below the top level) stays lazy. The
+/// encoder used to read such a `let` as the empty relation, which turned
+/// `(po | co) \ h` (always empty) into `po | co` and lost 2+2W.
+#[test]
+fn eager_keeps_axioms_over_unevaluable_lets_lazy() {
+    let p = prog(
+        "shared x, y;
+        thread t0 { x = 1; y = 2; }
+        thread t1 { y = 1; x = 2; }
+        goal final where x == 1 && y == 1;",
+    );
+    let m = bmc_rmm::cat::parse::parse_model(&SourceFile::new(
+        "weak.cat",
+        "let h = (po | co)+
+         acyclic (po | co) \\ h as a
+         acyclic po-loc | com as sc-per-location",
+    ))
+    .unwrap();
+    let b = Encoder::new(&p, &m, 6, 16, true);
+    assert_eq!(b.eager, ["sc-per-location"]);
+    let reach = bmc_rmm::bounded::CheckKind::Reach;
+    for eager in [false, true] {
+        let r = check1(reach, &p, &m, 6, 16, eager, Deadline(None));
+        assert_eq!(r.verdict, Yes, "eager = {eager}");
+    }
+}
+
 /// Corpus: every Trencher file marked not robust has an hb cycle under TSO
 /// within bound 20 (found at the smallest depth by iterative deepening);
 /// files marked robust have none up to bound 6 (larger bounds are in the

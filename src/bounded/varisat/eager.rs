@@ -107,9 +107,9 @@ impl Sym<'_, '_> {
                     return Some(v.clone());
                 }
                 // A `let` whose definition could not be evaluated
-                // symbolically reads as the empty relation (as before the
-                // base table, when it fell through to an unknown base name).
-                SVal::Rel(self.empty())
+                // symbolically: nothing that reads it can be (reading it as
+                // empty would over-constrain under `\` or `~`).
+                return None;
             }
             Base(b) => {
                 if let Some(v) = self.base.get(b) {
