@@ -295,3 +295,48 @@ fn litmus_conditions_never_overflow() {
         }
     }
 }
+
+/// Models: non-ASCII text after a symbol, very long operator chains and
+/// definition chains are located errors, not panics or stack overflows.
+#[test]
+fn cat_models_never_crash() {
+    let d = tempfile::tempdir().unwrap();
+    let chain = |op: &str| format!("acyclic {}\n", vec!["po"; 20_000].join(op));
+    let mut lets = String::from("let a0 = po\n");
+    for i in 1..5000 {
+        lets.push_str(&format!("let a{i} = a{} | po\n", i - 1));
+    }
+    lets.push_str("acyclic a4999\n");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "utf8",
+            b"acyclic po\n\xf0\x9f\x98\x80\n".to_vec(),
+            "unexpected character",
+        ),
+        ("union", chain(" | ").into_bytes(), "nested too deeply"),
+        ("seq", chain(" ; ").into_bytes(), "nested too deeply"),
+        (
+            "inverse",
+            format!("acyclic po{}\n", "^-1".repeat(20_000)).into_bytes(),
+            "nested too deeply",
+        ),
+        ("lets", lets.into_bytes(), "nested too deeply"),
+    ];
+    for (name, text, msg) in cases {
+        let f = d.path().join(format!("{name}.cat"));
+        std::fs::write(&f, text).unwrap();
+        let o = bmc(&[
+            "reach",
+            "--model-file",
+            f.to_str().unwrap(),
+            "examples/sb.rmm",
+        ]);
+        assert_eq!(code(&o), 2, "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!("{}:", f.display())),
+            "{name}: {}",
+            stderr(&o)
+        );
+    }
+}
