@@ -340,3 +340,57 @@ fn cat_models_never_crash() {
         );
     }
 }
+
+/// A program with `n` threads that each store to one variable: its
+/// encoding grows with the square of `n` (every pair of writes may be
+/// co-related).
+fn many_writers(dir: &Path, n: usize) -> String {
+    let f = dir.join(format!("writers{n}.rmm"));
+    let mut text = String::from("shared x;\n");
+    for i in 0..n {
+        text.push_str(&format!("thread t{i} {{ x = 1; }}\n"));
+    }
+    std::fs::write(&f, text).unwrap();
+    f.to_string_lossy().into_owned()
+}
+
+/// Resource limits end in "unknown" and exit 3, also while encoding: a
+/// memory budget (`--memory`), the address-space limit (`ulimit -v`,
+/// which used to abort with "memory allocation failed"), and a timeout
+/// that used to be checked only once the encoding was done.
+#[test]
+fn resource_limits_answer_unknown() {
+    let d = tempfile::tempdir().unwrap();
+    let f = many_writers(d.path(), 3000);
+    let o = bmc(&["robust", "--memory", "64", &f]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("memory limit reached"),
+        "{}",
+        stdout(&o)
+    );
+    let o = bmc(&["robust", "--timeout", "0.5", &f]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+    assert!(stdout(&o).contains("time limit reached"), "{}", stdout(&o));
+    #[cfg(target_os = "linux")]
+    {
+        // Under an address-space limit the default budget (half of it)
+        // stops the check before an allocation can fail.
+        let f = many_writers(d.path(), 6000);
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1500000 && exec \"$0\" robust \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_bmc-rmm"))
+            .arg(&f)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("memory limit reached"), "{text}");
+    }
+}

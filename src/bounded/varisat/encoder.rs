@@ -77,6 +77,11 @@ pub struct Encoder<'a> {
     pub eager: Vec<String>,
     /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
     pub pgas: Option<pgas::PgasEnc>,
+    /// Resource limits of the encoding (`None`: unchecked).
+    pub limit: Option<Deadline>,
+    /// The limit that stopped the encoding, if any (then it is incomplete
+    /// and [`Encoder::solve`] answers with this error).
+    pub aborted: Option<Error>,
 }
 
 /// Violations learned per axiom from one inconsistent candidate.
@@ -110,13 +115,30 @@ pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
 
 impl<'a> Encoder<'a> {
     /// Unrolls and encodes the base constraints; the model's axioms are
-    /// all lazy ([`Encoder::new`] adds the eager ones).
-    pub fn lazy(prog: &'a Program, model: &'a Model, bound: u32, width: u32) -> Encoder<'a> {
+    /// all lazy ([`Encoder::new`] adds the eager ones). `limit` is checked
+    /// at the growth points of the encoding (each step of each thread, each
+    /// read's sources, each event of the hb-cycle constraints): the first
+    /// limit reached is kept in [`Encoder::aborted`], the encoding stops
+    /// growing, and every [`Encoder::solve`] answers with that limit.
+    pub fn lazy(
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        limit: Option<Deadline>,
+    ) -> Encoder<'a> {
         let mut cnf = Cnf::new();
         let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
             .into_iter()
             .any(|r| model.uses(r));
-        let un = unroll(prog, &mut cnf, UnrollOpts { bound, width, deps });
+        let opts = UnrollOpts {
+            bound,
+            width,
+            deps,
+            limit,
+        };
+        let mut un = unroll(prog, &mut cnf, opts);
+        let aborted = un.aborted.take();
         let mut enc = Encoder {
             prog,
             model,
@@ -132,6 +154,8 @@ impl<'a> Encoder<'a> {
             stats: Stats::default(),
             eager: Vec::new(),
             pgas: None,
+            limit,
+            aborted,
         };
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
@@ -177,6 +201,17 @@ impl<'a> Encoder<'a> {
         l
     }
 
+    /// True once a resource limit is reached (recorded in
+    /// [`Encoder::aborted`]).
+    fn over_limit(&mut self) -> bool {
+        if self.aborted.is_none() {
+            if let Some(Err(e)) = self.limit.map(|d| d.check()) {
+                self.aborted = Some(e);
+            }
+        }
+        self.aborted.is_some()
+    }
+
     fn encode_rf_co(&mut self) {
         let n = self.un.events.len();
         let w = self.un.width;
@@ -184,6 +219,9 @@ impl<'a> Encoder<'a> {
         let reads: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_read).collect();
         let writes: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_write).collect();
         for &r in &reads {
+            if self.over_limit() {
+                return;
+            }
             let mut srcs = Vec::new();
             for &wr in &writes {
                 if wr == r || same_po(&self.un, r, wr) {
@@ -243,6 +281,9 @@ impl<'a> Encoder<'a> {
             self.cnf.at_most_one(&srcs);
         }
         for (i, &a) in writes.iter().enumerate() {
+            if self.over_limit() {
+                return;
+            }
             for &b in &writes[i + 1..] {
                 let eq = self.eqaddr(a, b);
                 if self.cnf.is_false(eq) {
@@ -570,6 +611,9 @@ impl<'a> Encoder<'a> {
         c.push(!act);
         self.cnf.clause(&c);
         for &a in &mem {
+            if self.over_limit() {
+                break;
+            }
             let mut succ = vec![!ins[&a]];
             for &b in &mem {
                 if a == b {
@@ -598,10 +642,11 @@ impl<'a> Encoder<'a> {
     ///
     /// Errors: [`Error::Unknown`] when the deadline passes.
     pub fn solve(&mut self, assumptions: &[Lit], deadline: Deadline) -> Result<bool, Error> {
+        if let Some(e) = &self.aborted {
+            return Err(e.clone());
+        }
         loop {
-            if deadline.passed() {
-                return Err(Error::Unknown("time limit reached".into()));
-            }
+            deadline.check()?;
             self.stats.solves += 1;
             let t0 = Instant::now();
             let sat = self.cnf.solve(assumptions).map_err(Error::Unknown)?;

@@ -43,8 +43,21 @@ impl<'a> Encoder<'a> {
         width: u32,
         eager: bool,
     ) -> Encoder<'a> {
-        let mut enc = Encoder::lazy(prog, model, bound, width);
-        if eager {
+        Encoder::limited(prog, model, bound, width, eager, None)
+    }
+
+    /// [`Encoder::new`] with resource limits checked while encoding
+    /// ([`Encoder::lazy`]).
+    pub fn limited(
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        eager: bool,
+        limit: Option<Deadline>,
+    ) -> Encoder<'a> {
+        let mut enc = Encoder::lazy(prog, model, bound, width, limit);
+        if eager && enc.aborted.is_none() {
             enc.eager = eager::encode_acyclic(&mut enc, model);
         }
         enc
@@ -72,12 +85,13 @@ impl Backend for Varisat {
         q: &Query,
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let enc = Encoder::new(
+        let enc = Encoder::limited(
             q.program,
             q.model,
             q.limits.bound,
             q.limits.width,
             self.eager,
+            Some(q.limits.deadline),
         );
         f(&mut VarisatSession::new(enc))
     }

@@ -47,6 +47,8 @@ mod rmw;
 
 use crate::bounded::varisat::bv::Bv;
 use crate::bounded::varisat::cnf::Cnf;
+use crate::bounded::Deadline;
+use crate::diag::Error;
 use crate::program::{Program, StateId, Thread, ThreadId};
 use varisat::Lit;
 
@@ -123,6 +125,9 @@ pub struct Unrolled {
     pub width: u32,
     /// The bound K.
     pub bound: u32,
+    /// The resource limit that stopped the unrolling early, if any: the
+    /// unrolling is then incomplete and must not be solved.
+    pub aborted: Option<Error>,
 }
 
 /// Options of the unrolling.
@@ -134,6 +139,10 @@ pub struct UnrollOpts {
     pub width: u32,
     /// Compute addr/data/ctrl.
     pub deps: bool,
+    /// Resource limits checked before each step (`None`: unchecked); the
+    /// first one reached stops the unrolling and is kept in
+    /// [`Unrolled::aborted`].
+    pub limit: Option<Deadline>,
 }
 
 /// Unrolls `p` to `opts.bound` steps per thread, adding the control-flow,
@@ -148,6 +157,7 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
         ctrl_dep: Vec::new(),
         width: opts.width,
         bound: opts.bound,
+        aborted: None,
     };
     for (ti, th) in p.threads.iter().enumerate() {
         let t = unroll_thread(th, ThreadId(ti as u32), p.nodes, cnf, opts, &mut un);
@@ -175,6 +185,12 @@ fn unroll_thread(
     let mut reservations = rmw::Reservations::default();
     let mut control = control::Control::new(th, cnf);
     for step in 0..opts.bound {
+        if let Some(Err(e)) = opts.limit.map(|d| d.check()) {
+            un.aborted.get_or_insert(e);
+        }
+        if un.aborted.is_some() {
+            break;
+        }
         let Some(sel) = control.select(cnf) else {
             break;
         };
