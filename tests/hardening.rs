@@ -394,3 +394,18 @@ fn resource_limits_answer_unknown() {
         assert!(text.contains("memory limit reached"), "{text}");
     }
 }
+
+/// A fence the model gives no meaning to is reported once per program
+/// (under power, `mfence` orders nothing; under tso it is a fence).
+#[test]
+fn ignored_fences_are_reported() {
+    let o = bmc(&["--model", "power", "--bound", "6", "examples/sb-fenced.rmm"]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("`mfence`") && err.contains("orders nothing"),
+        "{err}"
+    );
+    let o = bmc(&["--model", "tso", "--bound", "6", "examples/sb-fenced.rmm"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}

@@ -162,6 +162,9 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     for f in &files {
         let w = Width(a.input.width);
         let p = load_for_check(f, a.input.format, w, a.pgas.nodes, &model, &model_name)?;
+        for what in bmc_rmm::cat::base::ignored_constructs(&model, &p) {
+            eprintln!("warning: {f}: model `{model_name}` gives no meaning to {what}");
+        }
         progs.push((f.clone(), p));
     }
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);

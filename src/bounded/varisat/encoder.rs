@@ -63,6 +63,9 @@ pub struct Encoder<'a> {
     pub un: Unrolled,
     /// rf literal by (write, read).
     pub rf: HashMap<(usize, usize), Lit>,
+    /// Per read: its rf sources (write, literal), built on first use
+    /// from [`Encoder::rf`] once that is complete.
+    rf_by_read: Option<Vec<Vec<(usize, Lit)>>>,
     /// Per read: the "reads the initial value" literal.
     pub rf_init: Vec<Option<Lit>>,
     /// co orientation: (a, b) with a < b → "a co-before b" (if both are writes to one address).
@@ -145,6 +148,7 @@ impl<'a> Encoder<'a> {
             cnf,
             un,
             rf: HashMap::default(),
+            rf_by_read: None,
             rf_init: Vec::new(),
             co_var: HashMap::default(),
             gates: HashMap::default(),
@@ -330,12 +334,18 @@ impl<'a> Encoder<'a> {
             return Some(*l);
         }
         let mut terms = Vec::new();
-        let srcs: Vec<(usize, Lit)> = self
-            .rf
-            .iter()
-            .filter(|((_, rr), _)| *rr == r)
-            .map(|((wp, _), l)| (*wp, *l))
-            .collect();
+        if self.rf_by_read.is_none() {
+            // Each read's sources, in the map's order (one pass, instead
+            // of a scan of every rf pair per fr gate).
+            let mut by_read = vec![Vec::new(); self.un.events.len()];
+            for (&(wp, rr), &l) in &self.rf {
+                by_read[rr].push((wp, l));
+            }
+            self.rf_by_read = Some(by_read);
+        }
+        let srcs: Vec<(usize, Lit)> = (self.rf_by_read.as_ref())
+            .map(|v| v[r].clone())
+            .unwrap_or_default();
         for (wp, l) in srcs {
             if let Some(c) = self.co_lit(wp, w) {
                 let t = self.cnf.and(l, c);
