@@ -62,6 +62,31 @@ pub struct Execution {
     pub path: Vec<Vec<usize>>,
 }
 
+impl Execution {
+    /// An execution from its parts; `steps` is derived from `path` (one
+    /// step per executed instruction), so every backend builds it alike.
+    pub fn new(
+        events: Vec<EventInfo>,
+        rf: Vec<(usize, usize)>,
+        rf_init: Vec<usize>,
+        co: Vec<Vec<usize>>,
+        regs: Vec<Vec<i64>>,
+        states: Vec<u32>,
+        path: Vec<Vec<usize>>,
+    ) -> Execution {
+        Execution {
+            steps: path.iter().map(Vec::len).collect(),
+            events,
+            rf,
+            rf_init,
+            co,
+            regs,
+            states,
+            path,
+        }
+    }
+}
+
 /// A labelled edge (from event, relation, to event).
 type Edge = (usize, String, usize);
 

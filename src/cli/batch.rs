@@ -37,6 +37,37 @@ pub fn deadline(timeout: Option<f64>) -> Deadline {
     Deadline(timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)))
 }
 
+/// What a batch of checks loads before anything runs (so that a bad
+/// model, expectations file or input list stops the run before any
+/// output): the model, validated for the solver; the expectations; the
+/// expanded inputs.
+pub struct Setup {
+    /// The model and its names.
+    pub model: super::args::LoadedModel,
+    /// `--expect`'s rows, if given.
+    pub expectations: Option<super::expect::Expectations>,
+    /// The input files ([`super::inputs::expand`] with `exts`).
+    pub files: Vec<String>,
+}
+
+/// Loads a batch's [`Setup`].
+///
+/// Errors: those of [`super::args::ModelArgs::load_for`],
+/// [`super::args::ExpectArgs::read`] and [`super::inputs::expand`].
+pub fn setup(
+    model: &super::args::ModelArgs,
+    solver: bmc_rmm::bounded::SolverKind,
+    expectations: &super::args::ExpectArgs,
+    inputs: &[String],
+    exts: &[&str],
+) -> Result<Setup, Error> {
+    Ok(Setup {
+        model: model.load_for(solver)?,
+        expectations: expectations.read()?,
+        files: super::inputs::expand(inputs, exts)?,
+    })
+}
+
 /// Runs `f` on every item on a fresh pool of `opts.jobs` threads (the
 /// global rayon pool is never configured, so runs with different `-j`
 /// in one process do not interfere) and returns the results in the

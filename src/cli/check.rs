@@ -3,6 +3,7 @@
 //! writing the results (text, JSON, DOT, expectations).
 
 use super::args::{CheckArgs, Engine, LoadedModel, ParseArgs};
+use super::batch::{setup, Setup};
 use super::render;
 use bmc_rmm::bounded::{CheckKind, Verdict};
 use bmc_rmm::diag::Error;
@@ -142,13 +143,22 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             "--engine explicit answers `robust` only".into(),
         ));
     }
-    let LoadedModel {
-        model,
-        name: model_name,
-        aliases,
-    } = a.model.load_for(a.solver)?;
-    let exp = a.expectations.read()?;
-    let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
+    let Setup {
+        model:
+            LoadedModel {
+                model,
+                name: model_name,
+                aliases,
+            },
+        expectations: exp,
+        files,
+    } = setup(
+        &a.model,
+        a.solver,
+        &a.expectations,
+        &a.input.files,
+        &["rmm", "txt"],
+    )?;
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
     }

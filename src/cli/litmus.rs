@@ -4,6 +4,7 @@
 //! the comparison with an expectations file.
 
 use super::args::{LitmusArgs, LoadedModel};
+use super::batch::{setup, Setup};
 use super::render::litmus_verdict_word as verdict_word;
 use crate::cli::expect::{self, Check, Compared};
 use bmc_rmm::diag::{Error, SourceFile};
@@ -66,13 +67,16 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     if a.bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
-    let LoadedModel {
-        model,
-        name: model_name,
-        aliases,
-    } = a.model.load_for(a.solver)?;
-    let exp = a.expectations.read()?;
-    let files = crate::cli::inputs::expand(&a.files, &["litmus"])?;
+    let Setup {
+        model:
+            LoadedModel {
+                model,
+                name: model_name,
+                aliases,
+            },
+        expectations: exp,
+        files,
+    } = setup(&a.model, a.solver, &a.expectations, &a.files, &["litmus"])?;
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json);
     let mut summary =
         crate::cli::batch::Summary::new("tests", &["allowed", "forbidden", "unknown"]);

@@ -139,12 +139,6 @@ pub fn extract(enc: &Encoder) -> Execution {
                 .unwrap_or(p.threads[ti].initial.0)
         })
         .collect();
-    let steps = enc
-        .un
-        .threads
-        .iter()
-        .map(|t| t.exec.iter().filter(|l| cnf.value(**l)).count())
-        .collect();
     let path = enc
         .un
         .threads
@@ -156,16 +150,7 @@ pub fn extract(enc: &Encoder) -> Execution {
                 .collect()
         })
         .collect();
-    Execution {
-        events,
-        rf,
-        rf_init,
-        co,
-        regs,
-        states,
-        steps,
-        path,
-    }
+    Execution::new(events, rf, rf_init, co, regs, states, path)
 }
 
 /// The shortest hb cycle of the encoder's current candidate (over the

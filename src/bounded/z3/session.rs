@@ -310,16 +310,7 @@ impl<'p, 's> Z3Session<'p, 's> {
                     .collect()
             })
             .collect();
-        Execution {
-            events,
-            rf,
-            rf_init,
-            co,
-            regs,
-            states,
-            steps: path.iter().map(|p| p.len()).collect(),
-            path,
-        }
+        Execution::new(events, rf, rf_init, co, regs, states, path)
     }
 
     /// Assumptions that make the candidate exactly `x`, an execution found
