@@ -358,6 +358,64 @@ pub fn fence_sets(f: Fence) -> Vec<&'static str> {
         .collect()
 }
 
+/// The constructs of `prog` to which `model` gives no meaning, one
+/// phrase each (e.g. "`mfence` (the model reads none of the sets F,
+/// MFENCE): it orders nothing"): fences whose sets ([`fence_sets`]) and
+/// `F` the model never reads, and locked or atomic instructions (`lock`,
+/// `unlock`, `atomic { … }`, which `cas`/`xchg` desugar to) when the
+/// model never reads `A`. A front-end or CLI warns once per program
+/// (docs/models.md lists what each shipped model orders). Empty for a
+/// model that orders every access already (its `acyclic` axiom contains
+/// po ∪ rf ∪ co ∪ fr, as SC's): fences mean nothing more there.
+pub fn ignored_constructs(model: &super::Model, prog: &crate::program::Program) -> Vec<String> {
+    use crate::program::Command;
+    if model.acyclic_contains_hb().is_some() {
+        return Vec::new();
+    }
+    let mut fences: Vec<Fence> = Vec::new();
+    let mut locked = false;
+    let mut stack: Vec<&Command> = prog
+        .threads
+        .iter()
+        .flat_map(|t| t.instrs.iter().map(|i| &i.cmd))
+        .collect();
+    while let Some(c) = stack.pop() {
+        match c {
+            Command::Fence(f) if !fences.contains(f) => fences.push(*f),
+            Command::Lock | Command::Unlock => locked = true,
+            Command::Atomic(cs) => {
+                locked = true;
+                stack.extend(cs.iter());
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for f in fences {
+        let sets = fence_sets(f);
+        let read = model.uses(BaseSet::F)
+            || sets
+                .iter()
+                .filter_map(|s| BaseSet::from_name(s))
+                .any(|s| model.uses(s));
+        if !read {
+            out.push(format!(
+                "`{}` (the model reads none of the sets F, {}): it orders nothing",
+                f.keyword(),
+                sets.join(", ")
+            ));
+        }
+    }
+    if locked && !model.uses(BaseSet::A) {
+        out.push(
+            "locked and atomic instructions (`lock`, `unlock`, `atomic`, `cas`, `xchg`; \
+             the model never reads the set A): they are not fences"
+                .to_string(),
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,62 +487,4 @@ mod tests {
         assert_eq!(BaseSet::W.contains_fence(Fence::Sync), None);
         assert_eq!(BaseSet::Bar.contains_fence(Fence::Sync), None);
     }
-}
-
-/// The constructs of `prog` to which `model` gives no meaning, one
-/// phrase each (e.g. "`mfence` (the model reads none of the sets F,
-/// MFENCE): it orders nothing"): fences whose sets ([`fence_sets`]) and
-/// `F` the model never reads, and locked or atomic instructions (`lock`,
-/// `unlock`, `atomic { … }`, which `cas`/`xchg` desugar to) when the
-/// model never reads `A`. A front-end or CLI warns once per program
-/// (docs/models.md lists what each shipped model orders). Empty for a
-/// model that orders every access already (its `acyclic` axiom contains
-/// po ∪ rf ∪ co ∪ fr, as SC's): fences mean nothing more there.
-pub fn ignored_constructs(model: &super::Model, prog: &crate::program::Program) -> Vec<String> {
-    use crate::program::Command;
-    if model.acyclic_contains_hb().is_some() {
-        return Vec::new();
-    }
-    let mut fences: Vec<Fence> = Vec::new();
-    let mut locked = false;
-    let mut stack: Vec<&Command> = prog
-        .threads
-        .iter()
-        .flat_map(|t| t.instrs.iter().map(|i| &i.cmd))
-        .collect();
-    while let Some(c) = stack.pop() {
-        match c {
-            Command::Fence(f) if !fences.contains(f) => fences.push(*f),
-            Command::Lock | Command::Unlock => locked = true,
-            Command::Atomic(cs) => {
-                locked = true;
-                stack.extend(cs.iter());
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    for f in fences {
-        let sets = fence_sets(f);
-        let read = model.uses(BaseSet::F)
-            || sets
-                .iter()
-                .filter_map(|s| BaseSet::from_name(s))
-                .any(|s| model.uses(s));
-        if !read {
-            out.push(format!(
-                "`{}` (the model reads none of the sets F, {}): it orders nothing",
-                f.keyword(),
-                sets.join(", ")
-            ));
-        }
-    }
-    if locked && !model.uses(BaseSet::A) {
-        out.push(
-            "locked and atomic instructions (`lock`, `unlock`, `atomic`, `cas`, `xchg`; \
-             the model never reads the set A): they are not fences"
-                .to_string(),
-        );
-    }
-    out
 }

@@ -50,6 +50,23 @@ pub struct Setup {
     pub files: Vec<String>,
 }
 
+impl Setup {
+    /// The parts: model, its printed name, its names in expectations
+    /// files, the expectations, the inputs.
+    pub fn into_parts(
+        self,
+    ) -> (
+        bmc_rmm::cat::Model,
+        String,
+        Vec<String>,
+        Option<super::expect::Expectations>,
+        Vec<String>,
+    ) {
+        let m = self.model;
+        (m.model, m.name, m.aliases, self.expectations, self.files)
+    }
+}
+
 /// Loads a batch's [`Setup`].
 ///
 /// Errors: those of [`super::args::ModelArgs::load_for`],

@@ -2,8 +2,8 @@
 //! loading programs for checking, running the checks in a batch, and
 //! writing the results (text, JSON, DOT, expectations).
 
-use super::args::{CheckArgs, Engine, LoadedModel, ParseArgs};
-use super::batch::{setup, Setup};
+use super::args::{CheckArgs, Engine, ParseArgs};
+use super::batch::setup;
 use super::render;
 use bmc_rmm::bounded::{CheckKind, Verdict};
 use bmc_rmm::diag::Error;
@@ -143,22 +143,14 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             "--engine explicit answers `robust` only".into(),
         ));
     }
-    let Setup {
-        model:
-            LoadedModel {
-                model,
-                name: model_name,
-                aliases,
-            },
-        expectations: exp,
-        files,
-    } = setup(
+    let (model, model_name, aliases, exp, files) = setup(
         &a.model,
         a.solver,
         &a.expectations,
         &a.input.files,
         &["rmm", "txt"],
-    )?;
+    )?
+    .into_parts();
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
     }

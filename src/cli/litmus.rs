@@ -3,8 +3,8 @@
 //! (or JSON records) in input order, a summary line, and with `--expect`
 //! the comparison with an expectations file.
 
-use super::args::{LitmusArgs, LoadedModel};
-use super::batch::{setup, Setup};
+use super::args::LitmusArgs;
+use super::batch::setup;
 use super::render::litmus_verdict_word as verdict_word;
 use crate::cli::expect::{self, Check, Compared};
 use bmc_rmm::diag::{Error, SourceFile};
@@ -67,16 +67,8 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     if a.bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
-    let Setup {
-        model:
-            LoadedModel {
-                model,
-                name: model_name,
-                aliases,
-            },
-        expectations: exp,
-        files,
-    } = setup(&a.model, a.solver, &a.expectations, &a.files, &["litmus"])?;
+    let (model, model_name, aliases, exp, files) =
+        setup(&a.model, a.solver, &a.expectations, &a.files, &["litmus"])?.into_parts();
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json);
     let mut summary =
         crate::cli::batch::Summary::new("tests", &["allowed", "forbidden", "unknown"]);
