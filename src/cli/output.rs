@@ -9,11 +9,32 @@
 //! * anything else that exists (a character device such as `/dev/stdout`
 //!   or `/dev/null`, a FIFO) is written in place, never replaced;
 //! * every write error (ENOSPC on `/dev/full`, a missing directory, no
-//!   permission) is an [`Error::Io`] naming the path (exit 2).
+//!   permission) is an [`Error::Io`] naming the path (exit 2);
+//! * a run interrupted by SIGINT, SIGTERM or SIGHUP while a temporary file
+//!   exists removes it before exiting ([`install_cleanup`]); only SIGKILL
+//!   can leave one behind (the target is never half-written either way).
 
 use bmc_rmm::diag::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files being written, removed if the run is interrupted.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Installs the handler that removes pending temporary files and exits
+/// with status 130 on SIGINT, SIGTERM or SIGHUP. Call once, at start-up;
+/// a failure to install it is not an error (the files stay atomic).
+pub fn install_cleanup() {
+    let _ = ctrlc::set_handler(|| {
+        if let Ok(files) = PENDING.lock() {
+            for f in files.iter() {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+        std::process::exit(130);
+    });
+}
 
 /// Writes `text` to `path` (module docs).
 ///
@@ -61,6 +82,9 @@ fn replace_atomically(target: &Path, text: &str) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    if let Ok(mut p) = PENDING.lock() {
+        p.push(tmp.clone());
+    }
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
@@ -69,6 +93,9 @@ fn replace_atomically(target: &Path, text: &str) -> std::io::Result<()> {
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
+    }
+    if let Ok(mut p) = PENDING.lock() {
+        p.retain(|f| f != &tmp);
     }
     result
 }
