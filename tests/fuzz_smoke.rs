@@ -11,7 +11,8 @@
 //! `$TMPDIR/bmc-rmm-fuzz-smoke/`, and shown escaped). The checks are the
 //! ones of `fuzz/src/lib.rs`: a native or Trencher program that parses is
 //! printed back in the native language and must re-parse to the same
-//! program; a cat model that parses is evaluated on a small candidate.
+//! program; a litmus test that parses has its condition printed and
+//! evaluated; a cat model that parses is evaluated on a small candidate.
 //!
 //! Crash classes that are known and not fixed yet are listed in
 //! [`KNOWN_CLASSES`]; whoever fixes one removes its line, and from then on
@@ -494,8 +495,15 @@ fn check(target: Target, data: &[u8]) {
         }
         Target::Litmus => {
             for width in widths(data) {
-                if let Err(e) = frontend::litmus::parse(&src, width) {
-                    located(&src, &e);
+                match frontend::litmus::parse(&src, width) {
+                    Ok(t) => {
+                        // As `bmc-rmm litmus` does with each final state.
+                        let zeros = vec![0; t.observed.len()];
+                        let _ = t.condition_text();
+                        let _ = t.state_line(&zeros);
+                        let _ = bmc_rmm::litmus::herd::observe(&t, &[zeros]);
+                    }
+                    Err(e) => located(&src, &e),
                 }
             }
         }
