@@ -214,3 +214,55 @@ fn examples_parse_through_the_binary() {
         assert!(text.contains("goal"), "{text}");
     }
 }
+
+/// Fuzzing (docs/reliability.md, class N1): at a narrow width, variables
+/// allocated past the signed maximum kept their unwrapped address (the
+/// 4th variable at 2 bits sat at 3, while `mem[3]` and `@ 3` denote -1),
+/// so a variable placed on the same W-bit cell was not reported as
+/// overlapping, and the printed program re-parsed to a different one.
+#[test]
+fn variables_on_the_same_wrapped_address_overlap() {
+    bad(
+        "wrap-overlap.rmm",
+        b"shared a, b, c, d;\nshared e @ -1;\nthread t { a = 1; }\n",
+        &["--width", "2"],
+        2,
+        12,
+        "`e` overlaps shared variable `d` (address -1)",
+    );
+    // An array across the wrap-around: cells 1, 2 (= -2) and 3 (= -1).
+    bad(
+        "wrap-array.rmm",
+        b"shared a[3] @ 1;\nshared b @ -2;\nthread t { a[0] = 1; }\n",
+        &["--width", "2"],
+        2,
+        12,
+        "`b` overlaps shared variable `a` (address 1)",
+    );
+}
+
+/// Class N1, the other face: `bmc-rmm parse` prints the wrapped address,
+/// and its output parses back to the same text.
+#[test]
+fn wrapped_variable_addresses_round_trip() {
+    let src =
+        b"shared a, b, c, d = 1;\nthread t { r = d; mem[3] = 2; }\ngoal final where d == 2;\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("wrap.rmm");
+    std::fs::write(&path, src).expect("write");
+    let parse = |file: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+            .args(["parse", "--width", "2", file])
+            .output()
+            .expect("run bmc-rmm");
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    };
+    let first = parse(&path.to_string_lossy());
+    assert!(first.contains("shared c @ -2;\nshared d = 1;"), "{first}");
+    // `mem[3]` is `d`, printed by name (and 2 is -2 in 2 bits).
+    assert!(first.contains(": d = -2;"), "{first}");
+    let again = dir.path().join("again.rmm");
+    std::fs::write(&again, &first).expect("write");
+    assert_eq!(parse(&again.to_string_lossy()), first);
+}

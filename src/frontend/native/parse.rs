@@ -483,6 +483,15 @@ impl<'a> Parser<'a> {
         Res::Reg(self.ctx_reg(ctx, name))
     }
 
+    /// Whether the blocks of `n` cells from `a` and `m` cells from `b`
+    /// (1 ≤ n, m < 2^W, addresses wrapping around at the width) share a
+    /// cell: one block then contains the other's first cell.
+    fn cells_overlap(&self, a: i64, n: i64, b: i64, m: i64) -> bool {
+        let modulus = 1i128 << self.width.0;
+        let (a, n, b, m) = (i128::from(a), i128::from(n), i128::from(b), i128::from(m));
+        (b - a).rem_euclid(modulus) < n || (a - b).rem_euclid(modulus) < m
+    }
+
     fn wrap_add(&self, a: i64, b: i64) -> i64 {
         self.width.wrap(a.wrapping_add(b))
     }
@@ -709,6 +718,8 @@ impl<'a> Parser<'a> {
                 size = n;
                 self.expect_p("]")?;
             }
+            // `addr` as allocated (the next free address, or the one after
+            // `@`); the variable gets its canonical W-bit form below.
             let mut addr = self.next_addr;
             let mut asp = nsp;
             if self.eat_p("@") {
@@ -736,8 +747,14 @@ impl<'a> Parser<'a> {
                     ),
                 ));
             }
+            // Addresses are W-bit values, written sign-extended (as every
+            // constant, `Width::wrap`): a variable allocated past the signed
+            // maximum (at 2..=3 for 2 bits) is at its wrapped address, the
+            // one `mem[3]` and `&x` denote, and the ones printed back.
+            let next = addr + size;
+            let addr = self.width.wrap(addr);
             for (i, (a0, n0)) in self.var_cells.iter().enumerate() {
-                if addr < a0 + n0 && *a0 <= last {
+                if self.cells_overlap(addr, size, *a0, *n0) {
                     let other = self.prog.name(self.prog.vars[i].name).to_string();
                     return Err(self.src.error(
                         asp,
@@ -767,7 +784,7 @@ impl<'a> Parser<'a> {
                 span: nsp,
             });
             self.var_cells.push((addr, size));
-            self.next_addr = addr + size;
+            self.next_addr = next;
             if !self.eat_p(",") {
                 break;
             }
