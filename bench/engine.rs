@@ -8,6 +8,9 @@ use bmc_rmm::bounded::Deadline;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::program::Width;
 use criterion::{criterion_group, criterion_main, Criterion};
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::check1;
 
 fn example(name: &str) -> bmc_rmm::program::Program {
     let path = format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -81,24 +84,3 @@ fn litmus_states(c: &mut Criterion) {
 
 criterion_group!(benches, robust_tso, litmus_states);
 criterion_main!(benches);
-
-/// One bounded check with the varisat backend.
-fn check1(
-    kind: bmc_rmm::bounded::CheckKind,
-    p: &bmc_rmm::program::Program,
-    m: &bmc_rmm::cat::Model,
-    bound: u32,
-    width: u32,
-    eager: bool,
-    deadline: bmc_rmm::bounded::Deadline,
-) -> bmc_rmm::bounded::CheckResult {
-    let lim = bmc_rmm::bounded::Limits {
-        bound,
-        width,
-        deadline,
-    };
-    let k = bmc_rmm::bounded::SolverKind::Varisat;
-    bmc_rmm::bounded::check(k, p, m, lim, eager, &[kind])
-        .expect("varisat encodes every model")
-        .remove(0)
-}

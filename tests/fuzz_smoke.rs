@@ -27,11 +27,6 @@
 //! `$TMPDIR/bmc-rmm-fuzz-smoke/TARGET-current.EXT`: if the binary aborts
 //! with "has overflowed its stack", that file is the input.
 
-use bmc_rmm::cat::base::{BaseRel, BaseSet};
-use bmc_rmm::cat::eval::{Base, Bits, Evaluator, Mat};
-use bmc_rmm::diag::{Error, SourceFile};
-use bmc_rmm::frontend::{self, Format};
-use bmc_rmm::program::Width;
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::panic::{self, AssertUnwindSafe};
@@ -383,145 +378,18 @@ fn known_class(target: Target, p: &PanicInfo) -> Option<Known> {
     None
 }
 
-/// An error must be located in `src` and render without panicking.
-fn located(src: &SourceFile, e: &Error) {
-    match e {
-        Error::Input(ie) => {
-            let shown = e.to_string();
-            let want = format!("{}:", src.path);
-            assert!(
-                shown.starts_with(&want) && shown.contains(": error: "),
-                "badly rendered error: {shown}"
-            );
-            assert!(
-                ie.span.start <= ie.span.end && ie.span.start <= src.text.len(),
-                "span {:?} starts outside the input ({} bytes): {shown}",
-                ie.span,
-                src.text.len()
-            );
-        }
-        other => panic!("an error that is not located in the input: {other}"),
-    }
-}
+/// The properties checked on each input: the fuzz targets' own
+/// (fuzz/src/lib.rs), so that the smoke test and AFL++ check the same.
+#[path = "../fuzz/src/lib.rs"]
+mod targets;
 
-/// A candidate execution whose base sets and relations are fixed
-/// patterns of their names (as in fuzz/src/lib.rs).
-struct Fixed;
-
-const EVENTS: usize = 5;
-
-fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-impl Base for Fixed {
-    type Fact = bool;
-    fn n(&self) -> usize {
-        EVENTS
-    }
-    fn executed(&mut self) -> Bits {
-        let mut b = Bits::new(EVENTS);
-        for i in 0..EVENTS {
-            b.set(i);
-        }
-        b
-    }
-    fn set(&mut self, s: BaseSet) -> Bits {
-        let h = name_hash(s.name());
-        let mut b = Bits::new(EVENTS);
-        for i in 0..EVENTS {
-            if h >> i & 1 == 1 {
-                b.set(i);
-            }
-        }
-        b
-    }
-    fn rel(&mut self, r: BaseRel) -> Mat {
-        let h = name_hash(r.name());
-        let id = r == BaseRel::Id;
-        let mut m = Mat::new(EVENTS);
-        for a in 0..EVENTS {
-            for b in 0..EVENTS {
-                if a == b && id || !id && h >> ((a * EVENTS + b) % 64) & 1 == 1 {
-                    m.set(a, b);
-                }
-            }
-        }
-        m
-    }
-    fn exec_fact(&mut self, _: usize) -> Option<bool> {
-        None
-    }
-    fn set_fact(&mut self, _: BaseSet, _: usize) -> Option<bool> {
-        None
-    }
-    fn rel_fact(&mut self, _: BaseRel, _: usize, _: usize) -> Option<bool> {
-        None
-    }
-}
-
-/// The widths an input is parsed at: the default (16 bits) and one picked
-/// by the input's length in 1..=32 (the range `--width` accepts).
-fn widths(data: &[u8]) -> Vec<Width> {
-    let other = Width(1 + (data.len() % 32) as u32);
-    if other == Width::DEFAULT {
-        vec![Width::DEFAULT]
-    } else {
-        vec![Width::DEFAULT, other]
-    }
-}
-
-/// Runs one input through a front-end; panics on a finding.
+/// Runs `target`'s property on `data` (panics on a finding).
 fn check(target: Target, data: &[u8]) {
-    let text = String::from_utf8_lossy(data).into_owned();
-    let src = SourceFile::new(format!("fuzz.{}", target.ext()), text);
     match target {
-        Target::Native | Target::Trencher => {
-            for width in widths(data) {
-                match frontend::parse_program(&src, None, width) {
-                    Ok(p) => {
-                        let printed = frontend::native::print::native(&p);
-                        let again = SourceFile::new("printed.rmm", printed.clone());
-                        match frontend::parse_program(&again, Some(Format::Native), width) {
-                            Ok(q) => assert_eq!(
-                                p.fingerprint(),
-                                q.fingerprint(),
-                                "the printed program re-parses to a different one \
-                                 (width {}):\n{printed}",
-                                width.0
-                            ),
-                            Err(e) => panic!(
-                                "the printed program does not re-parse (width {}): {e}\n{printed}",
-                                width.0
-                            ),
-                        }
-                    }
-                    Err(e) => located(&src, &e),
-                }
-            }
-        }
-        Target::Litmus => {
-            for width in widths(data) {
-                match frontend::litmus::parse(&src, width) {
-                    Ok(t) => {
-                        // As `bmc-rmm litmus` does with each final state.
-                        let zeros = vec![0; t.observed.len()];
-                        let _ = t.condition_text();
-                        let _ = t.state_line(&zeros);
-                        let _ = bmc_rmm::litmus::herd::observe(&t, &[zeros]);
-                    }
-                    Err(e) => located(&src, &e),
-                }
-            }
-        }
-        Target::Cat => match bmc_rmm::cat::parse::parse_model(&src) {
-            Ok(model) => {
-                let _ = Evaluator::new(&model, Fixed).check_all(2);
-            }
-            Err(e) => located(&src, &e),
-        },
+        Target::Native => targets::native(data),
+        Target::Trencher => targets::trencher(data),
+        Target::Litmus => targets::litmus(data),
+        Target::Cat => targets::cat(data),
     }
 }
 

@@ -19,6 +19,8 @@ use bmc_rmm::program::{
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::process::Command as Proc;
+mod common;
+use common::check1;
 
 const W: Width = Width::DEFAULT;
 
@@ -649,25 +651,4 @@ fn generated_programs_same_verdicts_on_both_backends() {
         }
     }
     assert!(checked > 100);
-}
-
-/// One bounded check with the varisat backend.
-fn check1(
-    kind: bmc_rmm::bounded::CheckKind,
-    p: &bmc_rmm::program::Program,
-    m: &bmc_rmm::cat::Model,
-    bound: u32,
-    width: u32,
-    eager: bool,
-    deadline: bmc_rmm::bounded::Deadline,
-) -> bmc_rmm::bounded::CheckResult {
-    let lim = bmc_rmm::bounded::Limits {
-        bound,
-        width,
-        deadline,
-    };
-    let k = bmc_rmm::bounded::SolverKind::Varisat;
-    bmc_rmm::bounded::check(k, p, m, lim, eager, &[kind])
-        .expect("varisat encodes every model")
-        .remove(0)
 }

@@ -40,6 +40,8 @@ fn example(name: &str) -> Program {
 }
 
 use Verdict::{NoViolation as No, Violation as Yes};
+mod common;
+use common::check1;
 
 #[test]
 fn classic_examples_sc_and_tso() {
@@ -247,25 +249,4 @@ fn trencher_corpus_tso() {
         let want = if robust == "no" { Yes } else { No };
         assert_eq!(r.verdict, want, "{file} (bound {bound})");
     }
-}
-
-/// One bounded check with the varisat backend.
-fn check1(
-    kind: bmc_rmm::bounded::CheckKind,
-    p: &bmc_rmm::program::Program,
-    m: &bmc_rmm::cat::Model,
-    bound: u32,
-    width: u32,
-    eager: bool,
-    deadline: bmc_rmm::bounded::Deadline,
-) -> bmc_rmm::bounded::CheckResult {
-    let lim = bmc_rmm::bounded::Limits {
-        bound,
-        width,
-        deadline,
-    };
-    let k = bmc_rmm::bounded::SolverKind::Varisat;
-    bmc_rmm::bounded::check(k, p, m, lim, eager, &[kind])
-        .expect("varisat encodes every model")
-        .remove(0)
 }
