@@ -26,34 +26,14 @@ fn robust_tso(c: &mut Criterion) {
         ("mp.rmm", 10),
     ] {
         let p = example(f);
-        c.bench_function(&format!("robust tso {f} k={k}"), |b| {
-            b.iter(|| {
-                check1(
-                    bmc_rmm::bounded::CheckKind::Robust,
-                    &p,
-                    &tso,
-                    k,
-                    16,
-                    false,
-                    Deadline(None),
-                )
-                .verdict
-            })
-        });
-        c.bench_function(&format!("reach tso {f} k={k}"), |b| {
-            b.iter(|| {
-                check1(
-                    bmc_rmm::bounded::CheckKind::Reach,
-                    &p,
-                    &tso,
-                    k,
-                    16,
-                    false,
-                    Deadline(None),
-                )
-                .verdict
-            })
-        });
+        for (name, kind) in [
+            ("robust", bmc_rmm::bounded::CheckKind::Robust),
+            ("reach", bmc_rmm::bounded::CheckKind::Reach),
+        ] {
+            c.bench_function(&format!("{name} tso {f} k={k}"), |b| {
+                b.iter(|| check1(kind, &p, &tso, k, 16, false, Deadline(None)).verdict)
+            });
+        }
     }
 }
 

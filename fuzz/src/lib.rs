@@ -172,13 +172,4 @@ impl Base for Fixed {
         }
         m
     }
-    fn exec_fact(&mut self, _: usize) -> Option<bool> {
-        None
-    }
-    fn set_fact(&mut self, _: BaseSet, _: usize) -> Option<bool> {
-        None
-    }
-    fn rel_fact(&mut self, _: BaseRel, _: usize, _: usize) -> Option<bool> {
-        None
-    }
 }

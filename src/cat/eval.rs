@@ -223,12 +223,19 @@ pub trait Base {
     fn set(&mut self, s: BaseSet) -> Bits;
     /// Concrete base relation.
     fn rel(&mut self, r: BaseRel) -> Mat;
-    /// A fact equivalent to "e is executed" (None when static).
-    fn exec_fact(&mut self, e: usize) -> Option<Self::Fact>;
+    /// A fact equivalent to "e is executed" (None when static; by default
+    /// every fact is static: explanations are then empty).
+    fn exec_fact(&mut self, _e: usize) -> Option<Self::Fact> {
+        None
+    }
     /// A fact equivalent to "e ∈ s" (None when static).
-    fn set_fact(&mut self, s: BaseSet, e: usize) -> Option<Self::Fact>;
+    fn set_fact(&mut self, _s: BaseSet, _e: usize) -> Option<Self::Fact> {
+        None
+    }
     /// A fact equivalent to "(a, b) ∈ r" (None when static).
-    fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Self::Fact>;
+    fn rel_fact(&mut self, _r: BaseRel, _a: usize, _b: usize) -> Option<Self::Fact> {
+        None
+    }
 }
 
 /// A failed axiom: its name and the explanation (facts true in the

@@ -1293,15 +1293,6 @@ mod tests {
             }
             m
         }
-        fn exec_fact(&mut self, _: usize) -> Option<bool> {
-            None
-        }
-        fn set_fact(&mut self, _: BaseSet, _: usize) -> Option<bool> {
-            None
-        }
-        fn rel_fact(&mut self, _: BaseRel, _: usize, _: usize) -> Option<bool> {
-            None
-        }
     }
 
     /// The symbolic base: literals (`vars = false`; some absent entries
