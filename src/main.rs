@@ -9,7 +9,6 @@ mod cli;
 static ALLOC: bmc_rmm::resources::CountingAlloc = bmc_rmm::resources::CountingAlloc;
 
 fn main() {
-    cli::output::install_cleanup();
     let cli = match cli::parse_args(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {

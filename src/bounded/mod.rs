@@ -35,8 +35,6 @@ pub const DEFAULT_BOUND: u32 = 20;
 /// Default `--bound` of litmus tests (loop unrolling; loop-free code is
 /// always executed completely, [`crate::litmus::run::effective_bound`]).
 pub const DEFAULT_LITMUS_BOUND: u32 = 12;
-/// Default `--width` of program checks (bits of values and addresses).
-pub const DEFAULT_WIDTH: u32 = 16;
 
 /// Statistics of one query.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -240,9 +238,6 @@ pub enum SolverKind {
 }
 
 impl SolverKind {
-    /// Every backend, in `--solver` order.
-    pub const ALL: [SolverKind; 2] = [SolverKind::Varisat, SolverKind::Z3];
-
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -345,8 +340,6 @@ pub trait Session {
 
 /// A solver backend: turns a [`Query`] into a [`Session`].
 pub trait Backend {
-    /// Which backend.
-    fn kind(&self) -> SolverKind;
     /// Checks that this backend can encode `model` (once, before a batch
     /// starts, so that nothing is half-printed).
     ///

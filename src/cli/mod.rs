@@ -44,15 +44,22 @@ pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .collect();
-    // The first input word that names a subcommand: options came first.
-    if let Some(pos) = argv.iter().skip(1).position(|a| {
-        let a = a.to_string_lossy();
-        names.iter().any(|n| *n == a) && !std::path::Path::new(&*a).exists()
-    }) {
-        let mut moved = argv.clone();
-        let sub = moved.remove(pos + 1);
-        moved.insert(1, sub);
-        return Cli::from_arg_matches(&cmd.try_get_matches_from_mut(moved)?);
+    // The first input (never an option's value) names a subcommand:
+    // options came first; move it to the front and parse again.
+    let first_input = cli.check.input.files.first();
+    if let Some(word) =
+        first_input.filter(|f| names.contains(f) && !std::path::Path::new(f).exists())
+    {
+        let pos = argv
+            .iter()
+            .skip(1)
+            .rposition(|a| a.to_str() == Some(word.as_str()));
+        if let Some(pos) = pos {
+            let mut moved = argv;
+            let sub = moved.remove(pos + 1);
+            moved.insert(1, sub);
+            return Cli::from_arg_matches(&cmd.try_get_matches_from_mut(moved)?);
+        }
     }
     for f in &cli.check.input.files {
         let looks_like_word = !f.contains(['.', '/', std::path::MAIN_SEPARATOR]);

@@ -11,28 +11,33 @@
 //! * every write error (ENOSPC on `/dev/full`, a missing directory, no
 //!   permission) is an [`Error::Io`] naming the path (exit 2);
 //! * a run interrupted by SIGINT, SIGTERM or SIGHUP while a temporary file
-//!   exists removes it before exiting ([`install_cleanup`]); only SIGKILL
+//!   exists removes it before exiting (`install_cleanup`); only SIGKILL
 //!   can leave one behind (the target is never half-written either way).
 
 use bmc_rmm::diag::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, Once};
 
 /// Temporary files being written, removed if the run is interrupted.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Installs the handler that removes pending temporary files and exits
-/// with status 130 on SIGINT, SIGTERM or SIGHUP. Call once, at start-up;
-/// a failure to install it is not an error (the files stay atomic).
-pub fn install_cleanup() {
-    let _ = ctrlc::set_handler(|| {
-        if let Ok(files) = PENDING.lock() {
-            for f in files.iter() {
-                let _ = std::fs::remove_file(f);
+/// Installs (once, when the first temporary file is made, so that runs
+/// writing no file pay nothing) the handler that removes pending
+/// temporary files and exits with status 130 on SIGINT, SIGTERM or
+/// SIGHUP; a failure to install it is not an error (the files stay
+/// atomic).
+fn install_cleanup() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if let Ok(files) = PENDING.lock() {
+                for f in files.iter() {
+                    let _ = std::fs::remove_file(f);
+                }
             }
-        }
-        std::process::exit(130);
+            std::process::exit(130);
+        });
     });
 }
 
@@ -82,6 +87,7 @@ fn replace_atomically(target: &Path, text: &str) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    install_cleanup();
     if let Ok(mut p) = PENDING.lock() {
         p.push(tmp.clone());
     }

@@ -26,7 +26,7 @@ pub mod unroll;
 pub use encoder::Encoder;
 pub use varisat::Lit;
 
-use crate::bounded::{Backend, Cond, Deadline, Execution, Query, Session, SolverKind, Stats};
+use crate::bounded::{Backend, Cond, Deadline, Execution, Query, Session, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
 use crate::program::{GExpr, Program, ThreadId};
@@ -72,10 +72,6 @@ pub struct Varisat {
 }
 
 impl Backend for Varisat {
-    fn kind(&self) -> SolverKind {
-        SolverKind::Varisat
-    }
-
     fn validate(&self, _model: &Model) -> Result<(), Error> {
         Ok(())
     }

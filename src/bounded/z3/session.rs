@@ -11,9 +11,7 @@
 
 use super::enc::ZEnc;
 use super::{and, or, ZBool, ZBv};
-use crate::bounded::{
-    Backend, Cond, Deadline, EventInfo, Execution, Query, Session, SolverKind, Stats,
-};
+use crate::bounded::{Backend, Cond, Deadline, EventInfo, Execution, Query, Session, Stats};
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::Model;
 use crate::collections::HashMap;
@@ -73,10 +71,6 @@ pub fn validate_model(model: &Model) -> Result<(), Error> {
 pub struct Z3;
 
 impl Backend for Z3 {
-    fn kind(&self) -> SolverKind {
-        SolverKind::Z3
-    }
-
     fn validate(&self, model: &Model) -> Result<(), Error> {
         validate_model(model)
     }
@@ -151,13 +145,12 @@ impl<'p, 's> Z3Session<'p, 's> {
     pub fn check(&mut self, assumptions: &[ZBool], deadline: Deadline) -> Result<bool, Error> {
         let ctx = self.enc.ctx;
         let mut p = Params::new(ctx);
+        // The deadline and the memory budget, as every backend checks them.
+        deadline.check()?;
         let ms = match deadline.0 {
             Some(d) => {
                 let left = d.saturating_duration_since(Instant::now()).as_millis();
-                if left == 0 {
-                    return Err(Error::Unknown("time limit reached".into()));
-                }
-                left.min(u32::MAX as u128) as u32
+                left.clamp(1, u32::MAX as u128) as u32
             }
             None => u32::MAX,
         };
