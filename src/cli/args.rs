@@ -51,6 +51,29 @@ pub enum Command {
     /// solver backends) and list the inputs whose verdict or set of final
     /// states differs (exit 1 if any differs).
     Diff(DiffArgs),
+    /// Combine the `--jsonl` record files of a sharded run (`--shard I/N`)
+    /// into one report, in input order; fails on a missing shard, a
+    /// missing input or an input recorded twice (docs/batch.md).
+    Merge(MergeArgs),
+}
+
+/// `bmc-rmm merge` options.
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// The shards' record files (`--jsonl OUT`), in any order.
+    #[arg(value_name = "OUT", required = true)]
+    pub files: Vec<String>,
+    /// Compare the verdicts with an expectations file (as `--expect` of
+    /// the command that wrote the records).
+    #[arg(long, value_name = "FILE.tsv")]
+    pub expect: Option<String>,
+    /// Print herd7's log (litmus records): one block per test, `Hash=`
+    /// lines included, in input order.
+    #[arg(long, conflicts_with = "json")]
+    pub herd: bool,
+    /// Print the JSON records the command's `--json` prints.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The engine answering `robust` (`--engine`): the word "engine" means
@@ -114,6 +137,9 @@ pub struct CrosscheckArgs {
     /// Worker threads (with --solvers; default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// Sharding and record files.
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// PGAS node count.
     #[command(flatten)]
     pub pgas: PgasArgs,
@@ -143,8 +169,12 @@ pub struct LitmusArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = parse_timeout)]
     pub timeout: f64,
     /// One JSON record per test instead of herd blocks.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "herd_log")]
     pub json: bool,
+    /// herd7's log format, `Hash=` lines included, for herd's tools
+    /// (mcompare7, msort7; docs/litmus.md).
+    #[arg(long)]
+    pub herd_log: bool,
     /// Progress bar and worker threads.
     #[command(flatten)]
     pub batch: BatchArgs,
@@ -344,6 +374,27 @@ pub struct BatchArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// Sharding and record files.
+    #[command(flatten)]
+    pub shard: ShardArgs,
+}
+
+/// `--shard I/N`, `--jsonl OUT`, `--resume`: running a batch as N
+/// independent processes and merging their records (`bmc-rmm merge`,
+/// docs/batch.md, [`super::shard`]).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShardArgs {
+    /// Run only shard I of N of the expanded inputs (1 <= I <= N); the
+    /// split is by path, the same on every machine.
+    #[arg(long, value_name = "I/N", value_parser = super::shard::parse_shard)]
+    pub shard: Option<super::shard::ShardSpec>,
+    /// Append one JSON record per input to OUT as it completes (for
+    /// `bmc-rmm merge`).
+    #[arg(long, value_name = "OUT")]
+    pub jsonl: Option<String>,
+    /// Skip the inputs already recorded in the --jsonl file and append.
+    #[arg(long, requires = "jsonl")]
+    pub resume: bool,
 }
 
 /// `--solver`: the library's [`SolverKind`] names, with their help.

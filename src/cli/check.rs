@@ -122,6 +122,55 @@ fn format_name(file: &str, forced: Option<Format>) -> &'static str {
     forced.unwrap_or_else(|| Format::detect(file, "")).name()
 }
 
+/// The `--json` record of one check result.
+fn json_record(
+    f: &str,
+    p: &bmc_rmm::program::Program,
+    r: &bmc_rmm::bounded::CheckResult,
+    a: &CheckArgs,
+    model_name: &str,
+) -> serde_json::Value {
+    serde_json::json!({
+        "file": f, "model": model_name, "solver": a.solver, "bound": a.bound, "width": a.input.width,
+        "check": r.check, "verdict": r.verdict, "time": r.time,
+        "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
+        "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
+        "attack": r.attack.and_then(|(w, l)| {
+            let x = r.witness.as_ref()?;
+            Some(serde_json::json!({"store": x.event(w)?.label, "load": x.event(l)?.label}))
+        }),
+        "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
+    })
+}
+
+/// The record of one input's check results ([`crate::cli::shard::Record`]).
+fn present(
+    f: &str,
+    p: &bmc_rmm::program::Program,
+    rs: &[bmc_rmm::bounded::CheckResult],
+    a: &CheckArgs,
+    model_name: &str,
+) -> crate::cli::shard::Record {
+    let mut rec = crate::cli::shard::record(f, 0);
+    for r in rs {
+        let word = render::verdict_word(r.check, r.verdict);
+        rec.checks.push((r.check.name().into(), word.into()));
+        rec.summary.push(word.into());
+        rec.status = crate::cli::shard::worst(
+            rec.status,
+            match r.verdict {
+                Verdict::Violation => 1,
+                Verdict::Unknown => 3,
+                Verdict::NoViolation => 0,
+            },
+        );
+        rec.json.push(json_record(f, p, r, a, model_name));
+        rec.text
+            .push_str(&render::render(p, f, model_name, a.bound, r));
+    }
+    rec
+}
+
 /// Runs `reach` and/or `robust` on every input (files, directories of
 /// `.rmm`/`.txt` files, `@list`s) with the bounded engine, in parallel
 /// (`-j`), each input with its own `--timeout`; prints the results in
@@ -154,6 +203,19 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
     }
+    let command = match kinds {
+        [k] => k.name(),
+        _ => "check",
+    };
+    let describe = crate::cli::shard::Describe {
+        command,
+        what: "results",
+        words: &[],
+        model: &model_name,
+        aliases: &aliases,
+        meta: serde_json::Value::Null,
+    };
+    let (shard, files) = crate::cli::shard::Shard::select(&a.batch.shard, describe, files)?;
     let dot = a
         .dot
         .as_deref()
@@ -171,13 +233,15 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     }
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
     let mut summary = crate::cli::batch::Summary::new("results", &[]);
-    let results = crate::cli::batch::run(&progs, &opts, |(_, p)| {
+    let results = crate::cli::batch::run(&progs, &opts, |(f, p)| {
         let lim = bmc_rmm::bounded::Limits {
             bound: a.bound,
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
         };
-        bmc_rmm::bounded::check(a.solver, p, &model, lim, a.eager, kinds)
+        let rs = bmc_rmm::bounded::check(a.solver, p, &model, lim, a.eager, kinds)?;
+        shard.record(present(f, p, &rs, a, &model_name))?;
+        Ok(rs)
     })?
     .into_iter()
     .collect::<Result<Vec<_>, Error>>()?;
@@ -202,17 +266,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
                 });
             }
             if a.input.json {
-                let mut rec = serde_json::json!({
-                    "file": f, "model": model_name, "solver": a.solver, "bound": a.bound, "width": a.input.width,
-                    "check": r.check, "verdict": r.verdict, "time": r.time,
-                    "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
-                    "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
-                    "attack": r.attack.and_then(|(w, l)| {
-                        let x = r.witness.as_ref()?;
-                        Some(serde_json::json!({"store": x.event(w)?.label, "load": x.event(l)?.label}))
-                    }),
-                    "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
-                });
+                let mut rec = json_record(f, p, r, a, &model_name);
                 if let Some(c) = &compared {
                     c.annotate(&mut rec, word);
                 }

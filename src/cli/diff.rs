@@ -166,6 +166,127 @@ pub enum Kind {
     Same,
 }
 
+/// The summary's words of `diff`, in order.
+const WORDS: [&str; 6] = [
+    "verdict differs",
+    "witness rejected",
+    "outcomes differ",
+    "same",
+    "unknown",
+    "errors",
+];
+
+impl Kind {
+    /// The summary's word.
+    fn word(&self) -> &'static str {
+        match self {
+            Kind::Verdict => "verdict differs",
+            Kind::Replay => "witness rejected",
+            Kind::Outcomes => "outcomes differ",
+            Kind::Unknown => "unknown",
+            Kind::Same => "same",
+        }
+    }
+
+    /// Listed in the table and the JSON output.
+    fn listed(&self, verdicts_only: bool) -> bool {
+        match self {
+            Kind::Verdict | Kind::Replay | Kind::Unknown => true,
+            Kind::Outcomes => !verdicts_only,
+            Kind::Same => false,
+        }
+    }
+
+    /// The exit status this row alone gives.
+    fn status(&self, verdicts_only: bool) -> i32 {
+        match self {
+            Kind::Unknown => 3,
+            Kind::Same => 0,
+            k if k.listed(verdicts_only) => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// The record of one input ([`crate::cli::shard::Record`]): its row
+/// (`meta.row`, listed or not) or its error.
+fn record(
+    file: &str,
+    (x, y): (&Result<Answer, Error>, &Result<Answer, Error>),
+    a: &DiffArgs,
+    labels: &[String],
+) -> crate::cli::shard::Record {
+    let mut rec = crate::cli::shard::record(file, 0);
+    match (x, y) {
+        (Ok(x), Ok(y)) => {
+            let r = compare(file, x, y);
+            rec.summary = vec![r.kind.word().into()];
+            rec.status = r.kind.status(a.verdicts_only);
+            let j = json_row(&r, labels);
+            if r.kind.listed(a.verdicts_only) {
+                rec.json = vec![j.clone()];
+            }
+            rec.meta = serde_json::json!({ "row": j });
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            rec.summary = vec!["errors".into()];
+            rec.status = 2;
+            rec.error = Some(e.to_string());
+            rec.json = vec![serde_json::json!({"file": file, "error": e.to_string()})];
+        }
+    }
+    rec
+}
+
+/// The text table of merged `diff` records (`bmc-rmm merge`): the rows
+/// read back from each record's `meta.row`; `meta` is the shards'
+/// header data (column titles, `--verdicts-only`, input count).
+pub fn merged_table(meta: &serde_json::Value, recs: &[&crate::cli::shard::Record]) -> String {
+    let strs = |v: &serde_json::Value| -> Vec<String> {
+        (v.as_array().into_iter().flatten())
+            .map(|x| x.as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let labels = strs(&meta["labels"]);
+    let verdicts_only = meta["verdicts_only"].as_bool().unwrap_or(false);
+    let inputs = meta["inputs"].as_u64().unwrap_or(recs.len() as u64) as usize;
+    let rows: Vec<Row> = (recs.iter())
+        .filter_map(|r| row_from_json(r.meta.get("row")?))
+        .collect();
+    render_table(&rows, &labels, verdicts_only, inputs)
+}
+
+/// Reads back a row written by [`json_row`].
+fn row_from_json(j: &serde_json::Value) -> Option<Row> {
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+    let kind = match j["kind"].as_str()? {
+        "verdict" => Kind::Verdict,
+        "witness-rejected" => Kind::Replay,
+        "outcomes" => Kind::Outcomes,
+        "unknown" => Kind::Unknown,
+        _ => Kind::Same,
+    };
+    let only = |i: usize| -> Vec<String> {
+        (j["only"][i].as_array().into_iter().flatten())
+            .map(s)
+            .collect()
+    };
+    let rejected = |i: usize| -> Vec<(String, String, String)> {
+        (j["rejected"][i].as_array().into_iter().flatten())
+            .map(|r| (s(&r["check"]), s(&r["witness"]), s(&r["why"])))
+            .collect()
+    };
+    Some(Row {
+        file: s(&j["file"]),
+        kind,
+        verdicts: (j["verdicts"].as_array()?.iter())
+            .map(|v| (s(&v["check"]), [s(&v["verdicts"][0]), s(&v["verdicts"][1])]))
+            .collect(),
+        only: [only(0), only(1)],
+        rejected: [rejected(0), rejected(1)],
+    })
+}
+
 /// One input's comparison.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -317,39 +438,52 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
     }
+    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
+    let describe = crate::cli::shard::Describe {
+        command: "diff",
+        what: "inputs",
+        words: &WORDS,
+        model: "",
+        aliases: &[],
+        meta: serde_json::json!({
+            "labels": labels, "verdicts_only": a.verdicts_only, "inputs": files.len(),
+        }),
+    };
+    let (shard, files) = crate::cli::shard::Shard::select(&a.batch.shard, describe, files)?;
     let jobs: Vec<(usize, usize)> = (0..files.len()).flat_map(|i| [(i, 0), (i, 1)]).collect();
     let opts = BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json);
-    let mut summary = Summary::new(
-        "inputs",
-        &[
-            "verdict differs",
-            "witness rejected",
-            "outcomes differ",
-            "same",
-            "unknown",
-            "errors",
-        ],
-    );
+    let mut summary = Summary::new("inputs", &WORDS);
     // Comparing solvers: replay each side's witnesses on the other side.
     let replay = sides[0].solver != sides[1].solver;
+    // With --jsonl, an input is recorded when its second side completes.
+    let slots: Vec<std::sync::Mutex<Option<Result<Answer, Error>>>> =
+        files.iter().map(|_| Default::default()).collect();
     let answers = batch::run(&jobs, &opts, |&(i, m)| {
         let other = replay.then_some(sides[1 - m].solver);
-        answer(&files[i], &sides[m], other, a)
+        let ans = answer(&files[i], &sides[m], other, a);
+        if shard.records() {
+            let mut slot = slots[i].lock().unwrap_or_else(|e| e.into_inner());
+            match slot.take() {
+                None => *slot = Some(ans.clone()),
+                Some(first) => {
+                    let pair = if m == 1 {
+                        (&first, &ans)
+                    } else {
+                        (&ans, &first)
+                    };
+                    shard.record(record(&files[i], pair, a, &labels))?;
+                }
+            }
+        }
+        ans
     })?;
-    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
     let mut rows = Vec::new();
     let mut errors = 0;
     for (i, f) in files.iter().enumerate() {
         match (&answers[2 * i], &answers[2 * i + 1]) {
             (Ok(x), Ok(y)) => {
                 let r = compare(f, x, y);
-                summary.add(match r.kind {
-                    Kind::Verdict => "verdict differs",
-                    Kind::Replay => "witness rejected",
-                    Kind::Outcomes => "outcomes differ",
-                    Kind::Unknown => "unknown",
-                    Kind::Same => "same",
-                });
+                summary.add(r.kind.word());
                 rows.push(r);
             }
             (Err(e), _) | (_, Err(e)) => {
@@ -366,11 +500,7 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
             }
         }
     }
-    let listed = |k: &Kind| match k {
-        Kind::Verdict | Kind::Replay | Kind::Unknown => true,
-        Kind::Outcomes => !a.verdicts_only,
-        Kind::Same => false,
-    };
+    let listed = |k: &Kind| k.listed(a.verdicts_only);
     if a.json {
         for r in rows.iter().filter(|r| listed(&r.kind)) {
             println!("{}", json_row(r, &labels));

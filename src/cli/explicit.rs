@@ -35,16 +35,31 @@ fn require_tso(model: &str, model_file: Option<&str>) -> Result<(), Error> {
     Ok(())
 }
 
+/// Expands the inputs, selects this shard's ([`crate::cli::shard`]) and
+/// loads them.
 fn load_all(
     files: &[String],
     format: Option<frontend::Format>,
     width: u32,
-) -> Result<Vec<(String, Program)>, Error> {
+    shard: &crate::cli::args::ShardArgs,
+    describe: crate::cli::shard::Describe,
+) -> Result<(crate::cli::shard::Shard, Vec<(String, Program)>), Error> {
     let files = crate::cli::inputs::expand(files, &["rmm", "txt"])?;
-    files
+    let (shard, files) = crate::cli::shard::Shard::select(shard, describe, files)?;
+    let progs = files
         .into_iter()
         .map(|f| frontend::load_program(&f, format, Width(width)).map(|p| (f, p)))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((shard, progs))
+}
+
+/// Exit status of one verdict (1 violation, 3 unknown, 0).
+fn status(v: Verdict) -> i32 {
+    match v {
+        Verdict::Violation => 1,
+        Verdict::Unknown => 3,
+        Verdict::NoViolation => 0,
+    }
 }
 
 /// The explicit verdict as a [`Verdict`] and a text.
@@ -75,30 +90,50 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         ));
     }
     require_tso(&a.model.model, a.model.model_file.as_deref())?;
-    let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
+    let aliases = super::expect::model_aliases("tso", None);
+    let describe = crate::cli::shard::Describe {
+        command: "robust",
+        what: "results",
+        words: &[],
+        model: "tso",
+        aliases: &aliases,
+        meta: serde_json::Value::Null,
+    };
+    let (shard, progs) = load_all(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.batch.shard,
+        describe,
+    )?;
     let mut worst = Verdict::NoViolation;
     for (f, p) in &progs {
         let (v, text, r) = explicit_robust(p, &options(a.input.width, a.timeout))?;
+        let w = match &r.verdict {
+            Robustness::NotRobust(w) => Some(w.to_string()),
+            _ => None,
+        };
+        let mut rec = crate::cli::shard::record(f, status(v));
+        let word = super::render::verdict_word(CheckKind::Robust, v);
+        rec.checks = vec![("robust".into(), word.into())];
+        rec.summary = vec![word.into()];
+        rec.json = vec![
+            serde_json::json!({"file": f, "model": "tso", "engine": "explicit", "check": "robust",
+                "verdict": v, "witness": w, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats}),
+        ];
+        rec.text = format!(
+            "{f}: robust [tso, explicit engine]: {text}\n  attacks: {} ({} answered without search), states visited: {}, {:.3}s\n",
+            r.stats.attacks_total,
+            r.stats.answered_without_search,
+            r.stats.states_visited,
+            r.stats.time_us as f64 / 1e6
+        );
         if a.input.json {
-            let w = match &r.verdict {
-                Robustness::NotRobust(w) => Some(w.to_string()),
-                _ => None,
-            };
-            println!(
-                "{}",
-                serde_json::json!({"file": f, "model": "tso", "engine": "explicit", "check": "robust",
-                    "verdict": v, "witness": w, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats})
-            );
+            println!("{}", rec.json[0]);
         } else {
-            println!("{f}: robust [tso, explicit engine]: {text}");
-            println!(
-                "  attacks: {} ({} answered without search), states visited: {}, {:.3}s",
-                r.stats.attacks_total,
-                r.stats.answered_without_search,
-                r.stats.states_visited,
-                r.stats.time_us as f64 / 1e6
-            );
+            print!("{}", rec.text);
         }
+        shard.record(rec)?;
         worst = merge(worst, v);
     }
     Ok(worst.exit_code())
@@ -190,7 +225,22 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
     if a.emit.is_some() && a.input.files.len() > 1 {
         return Err(Error::Usage("--emit FILE takes a single input".into()));
     }
-    let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
+    let describe = crate::cli::shard::Describe {
+        command: "fences",
+        what: "inputs",
+        words: &[],
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::Value::Null,
+    };
+    let no_shard = crate::cli::args::ShardArgs::default();
+    let (_, progs) = load_all(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &no_shard,
+        describe,
+    )?;
     let mut code = 0;
     for (f, p) in &progs {
         let costs = match &a.cost {
@@ -252,16 +302,31 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
     if bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
-    let progs = load_all(&a.input.files, a.input.format, a.input.width)?;
+    let head = format!(
+        "{:<44} {:<22} {:<26} agree\n",
+        "file",
+        "explicit (unbounded)",
+        format!("sat (bound {})", bound)
+    );
+    let describe = crate::cli::shard::Describe {
+        command: "crosscheck",
+        what: "inputs",
+        words: &["yes", "yes (beyond bound)", "NO", "unknown"],
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::json!({ "head": head }),
+    };
+    let (shard, progs) = load_all(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.shard,
+        describe,
+    )?;
     let model = bmc_rmm::cat::builtin("tso")?;
     let (mut disagreements, mut unknowns) = (0, 0);
     if !a.input.json {
-        println!(
-            "{:<44} {:<22} {:<26} agree",
-            "file",
-            "explicit (unbounded)",
-            format!("sat (bound {})", bound)
-        );
+        print!("{head}");
     }
     for (f, p) in &progs {
         let (ve, _, re) = explicit_robust(p, &options(a.input.width, a.timeout))?;
@@ -291,22 +356,27 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         };
         unknowns += usize::from(agree == "unknown");
         disagreements += usize::from(agree == "NO");
-        if a.input.json {
-            let witness = match (&re.verdict, &rs.witness, &rs.cycle) {
-                (Robustness::NotRobust(w), _, _) => Some(w.to_string()),
-                (_, Some(x), Some(c)) => Some(x.render_cycle(c)),
-                _ => None,
-            };
-            let rec = serde_json::json!({
-                "file": f, "model": "tso", "bound": bound,
-                "explicit": ve, "bounded": rs.verdict, "agree": agree,
-                "witness": (agree == "NO").then_some(witness).flatten(),
-            });
-            println!("{rec}");
-            continue;
-        }
-        println!(
-            "{:<44} {:<22} {:<26} {agree}",
+        let witness = match (&re.verdict, &rs.witness, &rs.cycle) {
+            (Robustness::NotRobust(w), _, _) => Some(w.to_string()),
+            (_, Some(x), Some(c)) => Some(x.render_cycle(c)),
+            _ => None,
+        };
+        let mut rec = crate::cli::shard::record(
+            f,
+            match agree {
+                "NO" => 1,
+                "unknown" => 3,
+                _ => 0,
+            },
+        );
+        rec.summary = vec![agree.into()];
+        rec.json = vec![serde_json::json!({
+            "file": f, "model": "tso", "bound": bound,
+            "explicit": ve, "bounded": rs.verdict, "agree": agree,
+            "witness": (agree == "NO").then_some(witness).flatten(),
+        })];
+        let mut text = format!(
+            "{:<44} {:<22} {:<26} {agree}\n",
             f,
             robustness_phrase(ve),
             robustness_phrase(rs.verdict)
@@ -314,19 +384,25 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         if agree == "NO" {
             match (&re.verdict, &rs.witness) {
                 (Robustness::NotRobust(w), _) => {
-                    println!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):", longest_thread(&re), bound);
-                    println!("{w}");
+                    text.push_str(&format!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):\n{w}\n", longest_thread(&re), bound));
                 }
                 (_, Some(x)) => {
-                    println!("  SAT witness (the explicit engine says robust):");
+                    text.push_str("  SAT witness (the explicit engine says robust):\n");
                     if let Some(c) = &rs.cycle {
-                        println!("  cycle: {}", x.render_cycle(c));
+                        text.push_str(&format!("  cycle: {}\n", x.render_cycle(c)));
                     }
-                    print!("{}", x.render(p));
+                    text.push_str(&x.render(p));
                 }
                 _ => {}
             }
         }
+        rec.text = text;
+        if a.input.json {
+            println!("{}", rec.json[0]);
+        } else {
+            print!("{}", rec.text);
+        }
+        shard.record(rec)?;
     }
     let summary = format!(
         "{} file(s), {} disagreement(s), {} unknown",

@@ -6,13 +6,10 @@
 use super::args::LitmusArgs;
 use super::batch::setup;
 use super::render::litmus_verdict_word as verdict_word;
-use crate::cli::expect::{self, Check, Compared};
+use crate::cli::expect;
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::litmus::{self, herd, run::LitmusResult, LitmusTest};
 use bmc_rmm::program::Width;
-
-/// One test's outcome: the parsed test and its result, or a parse error.
-pub type Outcome = (String, Result<(LitmusTest, LitmusResult), Error>);
 
 /// Parses and runs one test: `width` (default: automatic per test),
 /// `bound` steps per thread, `timeout` seconds from the start of the run,
@@ -37,21 +34,50 @@ pub fn run_one(
     Ok((t, r))
 }
 
-/// Parses and runs every test; results in input order.
-///
-/// Errors: the worker pool cannot be created (`-j 0`).
-pub fn run_all(
-    files: &[String],
-    a: &LitmusArgs,
-    model: &bmc_rmm::cat::Model,
-    opts: &crate::cli::batch::BatchOptions,
-) -> Result<Vec<Outcome>, Error> {
-    crate::cli::batch::run(files, opts, |f| {
-        (
-            f.clone(),
-            run_one(f, model, a.bound, a.width, a.timeout, a.solver),
-        )
-    })
+/// The record of one test's outcome ([`crate::cli::shard::Record`]):
+/// its verdict word, JSON record, herd block (text output), herd-log
+/// block (`--herd-log`: with `Hash=`), or its error.
+pub fn present(
+    f: &str,
+    r: &Result<(LitmusTest, LitmusResult), Error>,
+    model_name: &str,
+    solver: bmc_rmm::bounded::SolverKind,
+) -> crate::cli::shard::Record {
+    let mut rec = crate::cli::shard::record(f, 0);
+    match r {
+        Ok((t, res)) => {
+            let word = verdict_word(res);
+            rec.checks = vec![("litmus".into(), word.into())];
+            rec.summary = vec![word.to_ascii_lowercase()];
+            rec.meta = serde_json::json!({ "arch": t.arch.keyword() });
+            rec.json = vec![serde_json::json!({
+                "file": f, "test": t.name, "model": model_name, "solver": solver,
+                "verdict": res.observation.map(|o| o.verdict().as_str()),
+                "observation": res.observation.map(|o| o.as_str()),
+                "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
+                "condition": t.condition_text(), "time": res.time, "width": res.width,
+                "unknown": res.unknown, "stats": res.stats,
+            })];
+            if let Some(why) = &res.unknown {
+                rec.status = 3;
+                rec.text = format!(
+                    "Test {} unknown: {}\n\n",
+                    t.name,
+                    why.trim_start_matches("unknown: ")
+                );
+            } else {
+                rec.text = format!("{}\n", herd::render(t, &res.states, None, res.time));
+                rec.herd = Some(herd::render_log(t, &res.states, res.time, ""));
+            }
+        }
+        Err(e) => {
+            rec.status = 2;
+            rec.summary = vec!["errors".into()];
+            rec.error = Some(e.to_string());
+            rec.json = vec![serde_json::json!({"file": f, "error": e.to_string()})];
+        }
+    }
+    rec
 }
 
 /// Runs the command. Exit status: 2 if some test could not be read; else
@@ -59,8 +85,10 @@ pub fn run_all(
 /// (without `--expect`, or without a row); else 0.
 ///
 /// Errors: usage errors, a bad model, a malformed expectations file, a
-/// missing input, an unwritable `--write-expect` file.
+/// missing input, an unwritable `--write-expect` or `--jsonl` file.
 pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
+    use crate::cli::report::{report, Mode};
+    use crate::cli::shard::{Describe, Shard};
     if a.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
     }
@@ -69,94 +97,53 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     }
     let (model, model_name, aliases, exp, files) =
         setup(&a.model, a.solver, &a.expectations, &a.files, &["litmus"])?.into_parts();
-    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json);
-    let mut summary =
-        crate::cli::batch::Summary::new("tests", &["allowed", "forbidden", "unknown"]);
-    let results = run_all(&files, a, &model, &opts)?;
-    let mut errors = 0;
-    let mut unknown_unmatched = false;
-    let mut cmp = expect::Comparison::default();
-    let mut records = Vec::new();
-    let mut out = String::new();
-    for (f, r) in &results {
-        match r {
-            Ok((t, res)) => {
-                let word = verdict_word(res);
-                summary.add(&word.to_ascii_lowercase());
-                let compared = exp
-                    .as_ref()
-                    .map(|e| cmp.compare(e, f, &model_name, &aliases, Check::Litmus, word));
-                if res.observation.is_none() && matches!(compared, None | Some(Compared::Missing)) {
-                    unknown_unmatched = true;
-                }
-                if a.expectations.write_expect.is_some() {
-                    records.push(expect::Record {
-                        arch: t.arch.keyword().into(),
-                        file: f.clone(),
-                        model: aliases[0].clone(),
-                        verdict: word.into(),
-                    });
-                }
-                if a.json {
-                    let mut rec = serde_json::json!({
-                        "file": f, "test": t.name, "model": model_name, "solver": a.solver,
-                        "verdict": res.observation.map(|o| o.verdict().as_str()),
-                        "observation": res.observation.map(|o| o.as_str()),
-                        "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
-                        "condition": t.condition_text(), "time": res.time, "width": res.width,
-                        "unknown": res.unknown, "stats": res.stats,
-                    });
-                    if let Some(c) = &compared {
-                        c.annotate(&mut rec, word);
-                    }
-                    out.push_str(&rec.to_string());
-                    out.push('\n');
-                } else if let Some(why) = &res.unknown {
-                    out.push_str(&format!(
-                        "Test {} unknown: {}\n\n",
-                        t.name,
-                        why.trim_start_matches("unknown: ")
-                    ));
-                } else {
-                    out.push_str(&herd::render(t, &res.states, None, res.time));
-                    out.push('\n');
-                }
-            }
-            Err(e) => {
-                errors += 1;
-                summary.add("errors");
-                if a.json {
-                    out.push_str(
-                        &serde_json::json!({"file": f, "error": e.to_string()}).to_string(),
-                    );
-                    out.push('\n');
-                } else {
-                    eprint!("{e}");
-                }
-            }
-        }
+    const WORDS: [&str; 3] = ["allowed", "forbidden", "unknown"];
+    let describe = Describe {
+        command: "litmus",
+        what: "tests",
+        words: &WORDS,
+        model: &model_name,
+        aliases: &aliases,
+        meta: serde_json::Value::Null,
+    };
+    let (shard, files) = Shard::select(&a.batch.shard, describe, files)?;
+    let opts =
+        crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
+    let summary = crate::cli::batch::Summary::new("tests", &WORDS);
+    let results = crate::cli::batch::run(&files, &opts, |f| {
+        let r = run_one(f, &model, a.bound, a.width, a.timeout, a.solver);
+        let rec = present(f, &r, &model_name, a.solver);
+        let written = shard.record(rec.clone());
+        (rec, written)
+    })?;
+    let mut recs = Vec::new();
+    for (rec, written) in &results {
+        written.clone()?;
+        recs.push(rec);
     }
-    if !a.json {
-        for m in &cmp.mismatches {
-            out.push_str(m);
-            out.push('\n');
-        }
-    }
-    print!("{out}");
+    let mode = if a.json {
+        Mode::Json
+    } else if a.herd_log {
+        Mode::Herd
+    } else {
+        Mode::Text
+    };
+    let rep = report(&recs, &model_name, &aliases, exp.as_ref(), mode, summary);
+    print!("{}", rep.stdout);
     if let Some(path) = &a.expectations.write_expect {
+        let records: Vec<expect::Record> = (recs.iter())
+            .filter_map(|r| {
+                let (_, word) = r.checks.first()?;
+                Some(expect::Record {
+                    arch: r.meta["arch"].as_str().unwrap_or("").into(),
+                    file: r.input.clone(),
+                    model: aliases[0].clone(),
+                    verdict: word.clone(),
+                })
+            })
+            .collect();
         expect::write(path, &records)?;
     }
-    eprintln!("{}", summary.render());
-    if let Some(e) = &exp {
-        eprintln!("{}", cmp.render(e));
-    }
-    Ok(if errors > 0 {
-        2
-    } else if !cmp.mismatches.is_empty() {
-        1
-    } else if unknown_unmatched {
-        3
-    } else {
-        0
-    })
+    eprint!("{}", rep.stderr);
+    Ok(rep.status)
 }

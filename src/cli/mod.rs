@@ -15,8 +15,11 @@ pub mod expect;
 pub mod explicit;
 pub mod inputs;
 pub mod litmus;
+pub mod merge;
 pub mod output;
 pub mod render;
+pub mod report;
+pub mod shard;
 
 pub use args::Cli;
 
@@ -113,6 +116,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
                 batch: args::BatchArgs {
                     quiet: a.quiet,
                     jobs: a.jobs,
+                    shard: a.shard.clone(),
                 },
                 pgas: a.pgas.clone(),
             }),
@@ -120,6 +124,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         },
         Some(Command::Litmus(a)) => litmus::run(&a),
         Some(Command::Diff(a)) => diff::run(&a),
+        Some(Command::Merge(a)) => merge::run(&a),
         None => check::run_checks(&cli.check, &[CheckKind::Reach, CheckKind::Robust]),
     }
 }

@@ -344,3 +344,12 @@ pub fn is_register(test: &LitmusTest, i: usize) -> bool {
         Some(LocKind::Reg { .. })
     )
 }
+
+/// herd7's log block for `test`: [`render`]'s block followed by the
+/// `Hash=` line herd prints (`hash`, see [`crate::litmus::hash`]), so that
+/// herd's `mcompare7`/`msort7` read our logs as herd7's own.
+pub fn render_log(test: &LitmusTest, states: &[Vec<i64>], time_secs: f64, hash: &str) -> String {
+    let mut s = render(test, states, None, time_secs);
+    let _ = writeln!(s, "Hash={hash}");
+    s
+}
