@@ -280,6 +280,17 @@ fn merge_refuses_missing_shards_missing_inputs_and_duplicates() {
     let (code, _, err) = merge(&[all[0], all[1], all[2], all[3], &p(&other)]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not shards of one run"), "{err}");
+    // A file that is not a record file, and a missing one.
+    let junk = d.path().join("junk.jsonl");
+    std::fs::write(&junk, "{\"kind\":\"shard\"}\n").unwrap();
+    let (code, _, err) = merge(&[&p(&junk)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("junk.jsonl:1:1") && err.contains("not a bmc-rmm record line"),
+        "{err}"
+    );
+    let (code, _, err) = merge(&["/nonexistent/o.jsonl"]);
+    assert_eq!(code, 2, "{err}");
     // Bad options.
     for bad in [
         vec!["litmus", "--shard", "5/4", "tests/litmus"],

@@ -67,7 +67,10 @@ pub fn present(
                 );
             } else {
                 rec.text = format!("{}\n", herd::render(t, &res.states, None, res.time));
-                rec.herd = Some(herd::render_log(t, &res.states, res.time, ""));
+                let hash = SourceFile::read(f)
+                    .and_then(|src| bmc_rmm::frontend::litmus::herd_hash(&src))
+                    .unwrap_or_default();
+                rec.herd = Some(herd::render_log(t, &res.states, res.time, &hash));
             }
         }
         Err(e) => {

@@ -159,27 +159,26 @@ pub enum Line {
 /// component as its byte offset.
 ///
 /// Errors: unreadable file; a complete line that is not a record
-/// (located `file:line`).
+/// (located `file:line:column`).
 pub fn read_lines(path: &str) -> Result<(Vec<Line>, Option<usize>), Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.to_string(),
-        message: e.to_string(),
-    })?;
+    let src = bmc_rmm::diag::SourceFile::read(path)?;
     let mut out = Vec::new();
     let mut torn = None;
     let mut offset = 0;
-    for (n, raw) in text.split_inclusive('\n').enumerate() {
+    for raw in src.text.split_inclusive('\n') {
         if !raw.ends_with('\n') {
             torn = Some(offset);
             break;
         }
+        let start = offset + (raw.len() - raw.trim_start().len());
         offset += raw.len();
         let l = raw.trim();
         if l.is_empty() {
             continue;
         }
         let line: Line = serde_json::from_str(l).map_err(|e| {
-            Error::Usage(format!("{path}:{}: not a bmc-rmm record line ({e})", n + 1))
+            let span = bmc_rmm::diag::Span::new(start, start + l.len());
+            src.error(span, format!("not a bmc-rmm record line ({e})"))
         })?;
         out.push(line);
     }

@@ -13,12 +13,14 @@
 //!   expression helpers, common errors);
 //! * [`ctx`]: the per-thread lowering context (variables, registers,
 //!   checked constants);
-//! * [`regs`]: herd's register names and order per architecture.
+//! * [`regs`]: herd's register names and order per architecture;
+//! * [`hash`]: herd's test hash (`Hash=` of herd logs), from the surface.
 //!
 //! Dependencies between them go one way: `lower` → `thread` → `x86`,
 //! `ppc` → `ops` → `ctx`; `regs` and `syntax` depend on no sibling.
 
 mod ctx;
+mod hash;
 mod lower;
 mod ops;
 mod ppc;
@@ -27,4 +29,5 @@ mod syntax;
 mod thread;
 mod x86;
 
+pub use hash::herd_hash;
 pub use lower::parse;
