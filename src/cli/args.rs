@@ -28,6 +28,39 @@ pub struct Cli {
     /// (at most half of `ulimit -v`).
     #[arg(long, global = true, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub memory: Option<u64>,
+    /// Output verbosity and colour (every command).
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+}
+
+/// `-q`, `-v`, `--color`: the same meaning on every command
+/// (docs/behaviour.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct Verbosity {
+    /// Quiet: no progress bar, no summary or `expect:` line, no warnings
+    /// on stderr (results, mismatches and errors are still printed).
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Verbose: also a line on stderr as each input completes (its verdict
+    /// words).
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+    /// When to colour help and error messages: auto (a terminal, unless
+    /// NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+}
+
+/// `--color WHEN`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// Colour on a terminal, unless the NO_COLOR variable is set (non-empty).
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// Subcommands.
@@ -51,10 +84,33 @@ pub enum Command {
     /// solver backends) and list the inputs whose verdict or set of final
     /// states differs (exit 1 if any differs).
     Diff(DiffArgs),
+    /// Print the man page (troff) on stdout, or with `--dir DIR` one page
+    /// per command into DIR (e.g. `bmc-rmm man --dir ~/.local/share/man/man1`).
+    Man(ManArgs),
+    /// Print the shell completion script for SHELL (bash, zsh, fish,
+    /// elvish, powershell) on stdout.
+    Completions(CompletionsArgs),
     /// Combine the `--jsonl` record files of a sharded run (`--shard I/N`)
     /// into one report, in input order; fails on a missing shard, a
     /// missing input or an input recorded twice (docs/batch.md).
     Merge(MergeArgs),
+}
+
+/// `bmc-rmm man` options.
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// Write `bmc-rmm.1` and one page per command into DIR (created if
+    /// missing) instead of printing `bmc-rmm.1`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+}
+
+/// `bmc-rmm completions` options.
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `bmc-rmm merge` options.
@@ -131,8 +187,8 @@ pub struct CrosscheckArgs {
     /// file names).
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub solvers: Option<Vec<String>>,
-    /// No progress bar (with --solvers).
-    #[arg(long, short = 'q')]
+    /// The global `-q` ([`Verbosity`]), copied here by `cli::run`.
+    #[arg(skip)]
     pub quiet: bool,
     /// Worker threads (with --solvers; default: all cores).
     #[arg(long, short = 'j')]
@@ -334,11 +390,23 @@ impl CheckArgs {
     }
 }
 
-/// `--version`: the version and the solver backends built in.
-pub const VERSION: &str = if cfg!(feature = "z3") {
-    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat, z3)")
+/// `--version`: the version, the solver backends and the Cargo features
+/// built in, e.g. `0.1.0 (solvers: varisat, z3; features: cli, z3)`.
+pub const VERSION: &str = if cfg!(feature = "z3-bundled") {
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (solvers: varisat, z3; features: cli, z3, z3-bundled)"
+    )
+} else if cfg!(feature = "z3") {
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (solvers: varisat, z3; features: cli, z3)"
+    )
 } else {
-    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat)")
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (solvers: varisat; features: cli)"
+    )
 };
 
 /// Default per-input time limit of `litmus` and `diff` (seconds).
@@ -368,8 +436,8 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
 /// Options of every batch command: progress bar and worker threads.
 #[derive(Args, Debug, Clone, Default)]
 pub struct BatchArgs {
-    /// No progress bar.
-    #[arg(long, short = 'q')]
+    /// The global `-q` ([`Verbosity`]), copied here by `cli::run`.
+    #[arg(skip)]
     pub quiet: bool,
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]

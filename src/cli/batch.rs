@@ -22,11 +22,12 @@ pub struct BatchOptions {
 
 impl BatchOptions {
     /// Options for a command: the progress bar is shown only when stderr
-    /// is a terminal and neither `quiet` is set.
+    /// is a terminal, `quiet` is not set and `-v` (a line per input) is
+    /// not given.
     pub fn new(jobs: Option<usize>, quiet: bool) -> BatchOptions {
         BatchOptions {
             jobs,
-            progress: !quiet && std::io::stderr().is_terminal(),
+            progress: !quiet && !super::verbose() && std::io::stderr().is_terminal(),
         }
     }
 }

@@ -227,7 +227,9 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         let w = Width(a.input.width);
         let p = load_for_check(f, a.input.format, w, a.pgas.nodes, &model, &model_name)?;
         for what in bmc_rmm::cat::base::ignored_constructs(&model, &p) {
-            eprintln!("warning: {f}: model `{model_name}` gives no meaning to {what}");
+            if !crate::cli::quiet() {
+                eprintln!("warning: {f}: model `{model_name}` gives no meaning to {what}");
+            }
         }
         progs.push((f.clone(), p));
     }
@@ -305,11 +307,14 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     if let Some(path) = &a.expectations.write_expect {
         expect::write(path, &records)?;
     }
-    if files.len() > 1 || exp.is_some() || a.expectations.write_expect.is_some() {
+    let quiet = crate::cli::quiet();
+    if !quiet && (files.len() > 1 || exp.is_some() || a.expectations.write_expect.is_some()) {
         eprintln!("{}", summary.render());
     }
     if let Some(e) = &exp {
-        eprintln!("{}", cmp.render(e));
+        if !quiet {
+            eprintln!("{}", cmp.render(e));
+        }
         return Ok(if !cmp.mismatches.is_empty() {
             1
         } else if unknown_unmatched {

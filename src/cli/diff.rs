@@ -511,7 +511,9 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
             render_table(&rows, &labels, a.verdicts_only, files.len())
         );
     }
-    eprintln!("{}", summary.render());
+    if !crate::cli::quiet() {
+        eprintln!("{}", summary.render());
+    }
     let differs = rows.iter().any(|r| {
         matches!(r.kind, Kind::Verdict | Kind::Replay)
             || (r.kind == Kind::Outcomes && !a.verdicts_only)

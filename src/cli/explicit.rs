@@ -411,7 +411,9 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         unknowns
     );
     if a.input.json {
-        eprintln!("{summary}");
+        if !crate::cli::quiet() {
+            eprintln!("{summary}");
+        }
     } else {
         println!("{summary}");
     }

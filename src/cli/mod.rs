@@ -13,6 +13,7 @@ pub mod check;
 pub mod diff;
 pub mod expect;
 pub mod explicit;
+pub mod generate;
 pub mod inputs;
 pub mod litmus;
 pub mod merge;
@@ -37,16 +38,38 @@ use bmc_rmm::program::Width;
 /// Errors: clap's usage errors (exit 2; `--help`/`--version` exit 0).
 pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
-    let mut cmd = Cli::command();
-    let first = cmd.clone().try_get_matches_from(&argv)?;
-    let cli = Cli::from_arg_matches(&first)?;
-    if cli.command.is_some() {
-        return Ok(cli);
-    }
+    let mut cmd = Cli::command().color(color_choice(&argv));
     let names: Vec<String> = cmd
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .collect();
+    let first = match cmd.clone().try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => {
+            // Options before the subcommand that the default command does
+            // not know (`bmc-rmm -q diff --models sc,tso x`): move the
+            // first word naming a subcommand (not a file) to the front.
+            let pos = argv.iter().skip(1).position(|a| {
+                a.to_str().is_some_and(|w| {
+                    names.iter().any(|n| n == w) && !std::path::Path::new(w).exists()
+                })
+            });
+            let Some(pos) = pos.filter(|&p| p > 0) else {
+                return Err(e);
+            };
+            let mut moved = argv.clone();
+            let sub = moved.remove(pos + 1);
+            moved.insert(1, sub);
+            return match cmd.clone().try_get_matches_from(&moved) {
+                Ok(m) => Cli::from_arg_matches(&m),
+                Err(_) => Err(e),
+            };
+        }
+    };
+    let cli = Cli::from_arg_matches(&first)?;
+    if cli.command.is_some() {
+        return Ok(cli);
+    }
     // The first input (never an option's value) names a subcommand:
     // options came first; move it to the front and parse again.
     let first_input = cli.check.input.files.first();
@@ -88,8 +111,64 @@ pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
     Ok(cli)
 }
 
+/// The global `-q`/`-v` of this run (0 quiet, 1 normal, 2 verbose).
+static VERBOSITY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(1);
+
+/// True under `-q`: no progress bar, summary, `expect:` line or warnings.
+pub fn quiet() -> bool {
+    VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) == 0
+}
+
+/// True under `-v`: a line on stderr per completed input.
+pub fn verbose() -> bool {
+    VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) >= 2
+}
+
+/// The colour choice of `--color WHEN` and `NO_COLOR` (no-color.org: set
+/// and non-empty disables colour unless `--color always`), found in
+/// `argv` before parsing so that clap's own errors follow it.
+pub fn color_choice(argv: &[std::ffi::OsString]) -> clap::ColorChoice {
+    let mut when = None;
+    let mut it = argv.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        if let Some(v) = a.strip_prefix("--color=") {
+            when = Some(v.to_string());
+        } else if a == "--color" {
+            when = it.next().map(str::to_string);
+        }
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    match when.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        _ if no_color => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    }
+}
+
 /// Runs the parsed command line; returns the exit status.
-pub fn run(cli: Cli) -> Result<i32, Error> {
+pub fn run(mut cli: Cli) -> Result<i32, Error> {
+    let v = &cli.verbosity;
+    let level = if v.quiet {
+        0
+    } else if v.verbose {
+        2
+    } else {
+        1
+    };
+    VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
+    let quiet = v.quiet;
+    match &mut cli.command {
+        Some(Command::Reach(a) | Command::Robust(a)) => a.batch.quiet = quiet,
+        Some(Command::Litmus(a)) => a.batch.quiet = quiet,
+        Some(Command::Diff(a)) => a.batch.quiet = quiet,
+        Some(Command::Crosscheck(a)) => a.quiet = quiet,
+        None => cli.check.batch.quiet = quiet,
+        _ => {}
+    }
     let budget = match cli.memory {
         Some(mb) => usize::try_from(mb.saturating_mul(1 << 20)).ok(),
         None => bmc_rmm::resources::default_memory_limit(),
@@ -125,6 +204,8 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Some(Command::Litmus(a)) => litmus::run(&a),
         Some(Command::Diff(a)) => diff::run(&a),
         Some(Command::Merge(a)) => merge::run(&a),
+        Some(Command::Man(a)) => generate::run_man(&a),
+        Some(Command::Completions(a)) => generate::run_completions(&a),
         None => check::run_checks(&cli.check, &[CheckKind::Reach, CheckKind::Robust]),
     }
 }

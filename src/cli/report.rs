@@ -116,6 +116,10 @@ pub fn report(
         to.push_str(m);
         to.push('\n');
     }
+    if crate::cli::quiet() {
+        r.status = status;
+        return r;
+    }
     r.stderr.push_str(&summary.render());
     r.stderr.push('\n');
     if let Some(e) = exp {

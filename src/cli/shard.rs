@@ -328,10 +328,18 @@ impl Shard {
     }
 
     /// Appends one input's record (no-op without `--jsonl`); its `index`
-    /// is set from its `input`.
+    /// is set from its `input`. Under `-v`, prints `done: INPUT: WORDS`
+    /// on stderr (every batch command records each input here).
     ///
     /// Errors: the write fails.
     pub fn record(&self, mut r: Record) -> Result<(), Error> {
+        if crate::cli::verbose() {
+            let what = match &r.error {
+                Some(_) => "error".to_string(),
+                None => r.summary.join(", "),
+            };
+            eprintln!("done: {}: {what}", r.input);
+        }
         if self.sink.is_none() {
             return Ok(());
         }
