@@ -146,6 +146,25 @@ fn gnu_parallel_four_shards_merge_to_the_single_process_report() {
     let (h1, h2) = (bmc(&herd1).1, bmc(&herd2).1);
     assert_eq!(strip_times(&h1), strip_times(&h2));
     assert!(h1.contains("\nHash="), "{h1}");
+    // --expect on the merged records gives the single run's comparison.
+    let tsv = Path::new(ROOT).join("../shared/corpus/litmus/EXPECTED.tsv");
+    if tsv.exists() {
+        let tsv = p(&tsv);
+        let mut e1: Vec<&str> = single.iter().copied().filter(|a| *a != "-q").collect();
+        e1.extend(["--expect", &tsv]);
+        let mut e2 = merge.clone();
+        e2.extend(["--expect", &tsv]);
+        let ((c1, o1, s1), (c2, o2, s2)) = (bmc(&e1), bmc(&e2));
+        assert_eq!(c1, c2);
+        assert_eq!(strip_times(&o1), strip_times(&o2));
+        let expect_line = |s: &str| {
+            s.lines()
+                .find(|l| l.starts_with("expect: "))
+                .map(str::to_string)
+        };
+        assert_eq!(expect_line(&s1), expect_line(&s2));
+        assert!(expect_line(&s1).is_some(), "{s1}");
+    }
 }
 
 /// Runs the 4 shards of `args` (without the `--shard`/`--jsonl` options)

@@ -305,7 +305,14 @@ impl Shard {
             }
             f
         } else {
-            std::fs::File::create(&path).map_err(io)?
+            // Started afresh, but in append mode like a resumed file.
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(io)?;
+            f.set_len(0).map_err(io)?;
+            f
         };
         let shard = Shard {
             header,
