@@ -37,8 +37,8 @@ pub struct Cli {
 /// (docs/behaviour.md).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Verbosity {
-    /// Quiet: no progress bar, no summary or `expect:` line, no warnings
-    /// on stderr (results, mismatches and errors are still printed).
+    /// Quiet: no progress bar, no summary line, no warnings on stderr
+    /// (results, `--expect`'s comparison and errors are still printed).
     #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Verbose: also a line on stderr as each input completes (its verdict

@@ -312,9 +312,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         eprintln!("{}", summary.render());
     }
     if let Some(e) = &exp {
-        if !quiet {
-            eprintln!("{}", cmp.render(e));
-        }
+        eprintln!("{}", cmp.render(e));
         return Ok(if !cmp.mismatches.is_empty() {
             1
         } else if unknown_unmatched {

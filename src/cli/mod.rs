@@ -114,7 +114,7 @@ pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
 /// The global `-q`/`-v` of this run (0 quiet, 1 normal, 2 verbose).
 static VERBOSITY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(1);
 
-/// True under `-q`: no progress bar, summary, `expect:` line or warnings.
+/// True under `-q`: no progress bar, summary line or warnings.
 pub fn quiet() -> bool {
     VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) == 0
 }

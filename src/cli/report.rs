@@ -116,12 +116,10 @@ pub fn report(
         to.push_str(m);
         to.push('\n');
     }
-    if crate::cli::quiet() {
-        r.status = status;
-        return r;
+    if !crate::cli::quiet() {
+        r.stderr.push_str(&summary.render());
+        r.stderr.push('\n');
     }
-    r.stderr.push_str(&summary.render());
-    r.stderr.push('\n');
     if let Some(e) = exp {
         r.stderr.push_str(&cmp.render(e));
         r.stderr.push('\n');
