@@ -138,7 +138,13 @@ fn collect(p: &RawProp, out: &mut BTreeSet<Key>) {
 
 /// The code as herd prints it for the hash.
 fn code_text(s: &Surface) -> String {
-    let ppc = s.arch.eq_ignore_ascii_case("PPC");
+    let syntax = if s.arch.eq_ignore_ascii_case("PPC") {
+        Syntax::Ppc
+    } else if s.arch.eq_ignore_ascii_case("X86_64") {
+        Syntax::Att
+    } else {
+        Syntax::Intel
+    };
     let names: BTreeSet<&str> = (s.threads.iter().flatten())
         .flat_map(|c| c.labels.iter().map(|(l, _)| l.as_str()))
         .collect();
@@ -153,7 +159,7 @@ fn code_text(s: &Surface) -> String {
                     col.push(format!("{}:", renamed[l.as_str()]));
                 }
                 if let Some((i, _)) = &c.instr {
-                    col.push(instruction(i, ppc, &renamed));
+                    col.push(instruction(i, syntax, &renamed));
                 }
             }
             col
@@ -175,21 +181,36 @@ fn code_text(s: &Surface) -> String {
     out
 }
 
+/// How an architecture's instructions print.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    /// X86: Intel syntax, upper-case mnemonics and registers, `$` before
+    /// immediates.
+    Intel,
+    /// X86_64: AT&T syntax, lower case, operands as written.
+    Att,
+    /// PPC.
+    Ppc,
+}
+
 /// One instruction in herd's printed form: the mnemonic (upper case for
-/// X86, lower case for PPC, 64-bit PPC forms mapped to their 32-bit
-/// twins as herd normalises them), a space, the operands without blanks
-/// separated by `,`; labels renamed.
-fn instruction(text: &str, ppc: bool, labels: &BTreeMap<&str, String>) -> String {
+/// X86, lower case for X86_64 and PPC, 64-bit PPC forms mapped to their
+/// 32-bit twins as herd normalises them), a space, the operands without
+/// blanks separated by `,`; labels renamed.
+fn instruction(text: &str, syntax: Syntax, labels: &BTreeMap<&str, String>) -> String {
+    let ppc = syntax == Syntax::Ppc;
     let t = text.trim();
     let (mn, rest) = t
         .split_once(char::is_whitespace)
         .map(|(m, r)| (m, r.trim()))
         .unwrap_or((t, ""));
-    let mn = if ppc {
-        let m = mn.to_ascii_lowercase();
-        ppc_32(&m).unwrap_or(&m).to_string()
-    } else {
-        mn.to_ascii_uppercase()
+    let mn = match syntax {
+        Syntax::Ppc => {
+            let m = mn.to_ascii_lowercase();
+            ppc_32(&m).unwrap_or(&m).to_string()
+        }
+        Syntax::Att => mn.to_ascii_lowercase(),
+        Syntax::Intel => mn.to_ascii_uppercase(),
     };
     if rest.is_empty() {
         return mn;
@@ -200,8 +221,8 @@ fn instruction(text: &str, ppc: bool, labels: &BTreeMap<&str, String>) -> String
             let o: String = o.split_whitespace().collect();
             match labels.get(o.as_str()) {
                 Some(l) => l.clone(),
-                None if ppc => o,
-                None => x86_operand(o),
+                None if syntax == Syntax::Intel => x86_operand(o),
+                None => o,
             }
         })
         .collect();
