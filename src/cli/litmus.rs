@@ -36,12 +36,14 @@ pub fn run_one(
 
 /// The record of one test's outcome ([`crate::cli::shard::Record`]):
 /// its verdict word, JSON record, herd block (text output), herd-log
-/// block (`--herd-log`: with `Hash=`), or its error.
+/// block (with `Hash=`; only when `herd_log`: `--herd-log` or a record
+/// file), or its error.
 pub fn present(
     f: &str,
     r: &Result<(LitmusTest, LitmusResult), Error>,
     model_name: &str,
     solver: bmc_rmm::bounded::SolverKind,
+    herd_log: bool,
 ) -> crate::cli::shard::Record {
     let mut rec = crate::cli::shard::record(f, 0);
     match r {
@@ -67,6 +69,8 @@ pub fn present(
                 );
             } else {
                 rec.text = format!("{}\n", herd::render(t, &res.states, None, res.time));
+            }
+            if res.unknown.is_none() && herd_log {
                 let hash = SourceFile::read(f)
                     .and_then(|src| bmc_rmm::frontend::litmus::herd_hash(&src))
                     .unwrap_or_default();
@@ -115,7 +119,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     let summary = crate::cli::batch::Summary::new("tests", &WORDS);
     let results = crate::cli::batch::run(&files, &opts, |f| {
         let r = run_one(f, &model, a.bound, a.width, a.timeout, a.solver);
-        let rec = present(f, &r, &model_name, a.solver);
+        let rec = present(f, &r, &model_name, a.solver, a.herd_log || shard.records());
         let written = shard.record(rec.clone());
         (rec, written)
     })?;
