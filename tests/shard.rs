@@ -315,6 +315,27 @@ fn merge_refuses_missing_shards_missing_inputs_and_duplicates() {
         vec!["litmus", "--shard", "5/4", "tests/litmus"],
         vec!["litmus", "--shard", "0/4", "tests/litmus"],
         vec!["litmus", "--resume", "tests/litmus"],
+        vec![
+            "litmus",
+            "--jsonl",
+            "/nonexistent/dir/o.jsonl",
+            "tests/litmus",
+        ],
+        vec![
+            "diff",
+            "--models",
+            "sc,tso",
+            "--jsonl",
+            "/nonexistent/dir/o.jsonl",
+            "examples/sb.rmm",
+        ],
+        vec![
+            "litmus",
+            "--jsonl",
+            "o.jsonl",
+            "tests/litmus/X86-SB.litmus",
+            "tests/litmus/X86-SB.litmus",
+        ],
     ] {
         let (code, _, err) = bmc(&bad);
         assert_eq!(code, 2, "{bad:?}: {err}");

@@ -456,6 +456,7 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
     // Comparing solvers: replay each side's witnesses on the other side.
     let replay = sides[0].solver != sides[1].solver;
     // With --jsonl, an input is recorded when its second side completes.
+    let write_error: std::sync::Mutex<Option<Error>> = Default::default();
     let slots: Vec<std::sync::Mutex<Option<Result<Answer, Error>>>> =
         files.iter().map(|_| Default::default()).collect();
     let answers = batch::run(&jobs, &opts, |&(i, m)| {
@@ -471,12 +472,19 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
                     } else {
                         (&ans, &first)
                     };
-                    shard.record(record(&files[i], pair, a, &labels))?;
+                    if let Err(e) = shard.record(record(&files[i], pair, a, &labels)) {
+                        let mut w = write_error.lock().unwrap_or_else(|e| e.into_inner());
+                        w.get_or_insert(e);
+                    }
                 }
             }
         }
         ans
     })?;
+    // A record file that cannot be written stops the run.
+    if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
     let mut rows = Vec::new();
     let mut errors = 0;
     for (i, f) in files.iter().enumerate() {
