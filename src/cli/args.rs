@@ -289,12 +289,12 @@ impl CheckArgs {
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
         }
-        if self.solver == SolverKind::Z3 && self.eager {
+        if self.solver != SolverKind::Varisat && self.eager {
             return Err(Error::Usage(
                 "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
             ));
         }
-        if self.solver == SolverKind::Z3 && self.engine == Engine::Explicit {
+        if self.solver != SolverKind::Varisat && self.engine == Engine::Explicit {
             return Err(Error::Usage(
                 "--solver chooses the backend of the bounded engine; --engine explicit uses none"
                     .into(),
@@ -306,9 +306,9 @@ impl CheckArgs {
 
 /// `--version`: the version and the solver backends built in.
 pub const VERSION: &str = if cfg!(feature = "z3") {
-    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat, z3)")
+    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat, cdclt, z3)")
 } else {
-    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat)")
+    concat!(env!("CARGO_PKG_VERSION"), " (solvers: varisat, cdclt)")
 };
 
 /// Default per-input time limit of `litmus` and `diff` (seconds).
@@ -350,6 +350,9 @@ pub struct BatchArgs {
 fn solver_parser() -> impl TypedValueParser<Value = SolverKind> {
     PossibleValuesParser::new([
         PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
+        PossibleValue::new("cdclt").help(
+            "The same CNF solved by batsat with the model as a theory during search (CDCL(T); pure Rust)",
+        ),
         PossibleValue::new("z3").help("z3 through libz3 (builds with `--features z3`)"),
     ])
     .try_map(|s| s.parse::<SolverKind>())
