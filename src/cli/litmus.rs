@@ -46,7 +46,8 @@ pub fn run_all(
     model: &bmc_rmm::cat::Model,
     opts: &crate::cli::batch::BatchOptions,
 ) -> Result<Vec<Outcome>, Error> {
-    crate::cli::batch::run(files, opts, |f| {
+    let size = |f: &String| std::fs::metadata(f).map_or(0, |m| m.len());
+    crate::cli::batch::run_heaviest_first(files, size, opts, |f| {
         (
             f.clone(),
             run_one(f, model, a.bound, a.width, a.timeout, a.solver),
