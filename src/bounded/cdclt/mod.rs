@@ -88,6 +88,7 @@ fn tables(enc: &mut Encoder<'_>, model: &Model) -> Tables {
     let n = enc.un.events.len();
     let mut t = Tables::new(n, to_bat(enc.cnf.tt()));
     t.exec = (0..n).map(|e| to_bat(enc.exec_lit(e))).collect();
+    t.thread = enc.un.events.iter().map(|e| e.thread.0).collect();
     for s in BaseSet::all() {
         let mut v = Vec::new();
         for e in 0..n {

@@ -22,7 +22,8 @@
 use super::graph::Graph;
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
-use crate::cat::Model;
+use crate::cat::base::Builtin;
+use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
 use batsat::{lbool, Lit, Theory, TheoryArg};
 
@@ -35,6 +36,8 @@ pub struct Tables {
     pub tt: Lit,
     /// "Event e is executed", per event.
     pub exec: Vec<Lit>,
+    /// The thread of each event (for the static `int`/`ext`).
+    pub thread: Vec<u32>,
     /// Per base set: (event, literal) of every event that may be in it.
     pub sets: HashMap<BaseSet, Vec<(usize, Lit)>>,
     /// Per base relation: (a, b, literal) of every pair that may be in it.
@@ -57,6 +60,7 @@ impl Tables {
             n,
             tt,
             exec: Vec::new(),
+            thread: Vec::new(),
             sets: HashMap::default(),
             rels: HashMap::default(),
             pair: HashMap::default(),
@@ -96,6 +100,8 @@ pub struct TheoryStats {
     pub partial_evals: usize,
     /// Model evaluations on full assignments.
     pub final_evals: usize,
+    /// Literals propagated.
+    pub propagations: usize,
     /// co cycles found by the incremental graph.
     pub co_cycles: usize,
     /// Seconds inside the propagator.
@@ -119,14 +125,131 @@ pub struct ModelTheory<'m> {
     dirty: bool,
     /// Evaluate at partial assignments at all.
     pub eager_eval: bool,
+    /// Explain with shortest cycles.
+    pub shortest: bool,
     /// Counters.
     pub stats: TheoryStats,
+    /// Per `acyclic` axiom (statement index): its direct components.
+    direct: Vec<(usize, Vec<Component>)>,
+    /// Explanation of each literal this propagator propagated.
+    expl: HashMap<Lit, Vec<Lit>>,
+    /// Propagate (not only detect) cycle-closing edges.
+    pub propagate: bool,
+}
+
+/// A base relation whose pairs are in an axiom's relation as soon as
+/// their literal holds (a union member of the axiom, possibly through
+/// `let`s, possibly intersected with the static `int` or `ext`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Component {
+    /// The base relation.
+    pub rel: BaseRel,
+    /// `Some(true)`: same thread only (`int`), `Some(false)`: different
+    /// threads only (`ext`).
+    pub same_thread: Option<bool>,
+}
+
+/// The direct components of `node` (see [`Component`]); `depth` bounds
+/// the `let` chain followed.
+pub fn components(model: &Model, node: &Node, depth: usize, out: &mut Vec<Component>) {
+    if depth > 64 {
+        return;
+    }
+    let dynamic = |r: BaseRel| !matches!(r, BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ);
+    match &node.kind {
+        ExprKind::Union(x, y) => {
+            components(model, x, depth + 1, out);
+            components(model, y, depth + 1, out);
+        }
+        ExprKind::Name(key) => {
+            if let Some(&(si, bi)) = model.defs.get(key) {
+                if let Stmt::Let { rec: false, binds } = &model.stmts[si] {
+                    components(model, &binds[bi].1, depth + 1, out);
+                }
+            }
+        }
+        ExprKind::Base(Builtin::Rel(r)) if dynamic(*r) => out.push(Component {
+            rel: *r,
+            same_thread: None,
+        }),
+        ExprKind::Inter(x, y) => {
+            let filt = |n: &Node| match &n.kind {
+                ExprKind::Base(Builtin::Rel(BaseRel::Int)) => Some(true),
+                ExprKind::Base(Builtin::Rel(BaseRel::Ext)) => Some(false),
+                _ => None,
+            };
+            for (f, other) in [(filt(x), y), (filt(y), x)] {
+                let Some(f) = f else { continue };
+                let mut inner = Vec::new();
+                components(model, other, depth + 1, &mut inner);
+                for c in inner {
+                    match c.same_thread {
+                        None => out.push(Component {
+                            rel: c.rel,
+                            same_thread: Some(f),
+                        }),
+                        Some(g) if g == f => out.push(c),
+                        Some(_) => {}
+                    }
+                }
+                return;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A path from `from` to `to` in `m` (pairs), by breadth-first search.
+fn path(m: &Mat, from: usize, to: usize) -> Option<Vec<(usize, usize)>> {
+    let n = m.n();
+    let mut parent = vec![usize::MAX; n];
+    let mut queue = vec![from];
+    parent[from] = from;
+    let mut head = 0;
+    while head < queue.len() {
+        let u = queue[head];
+        head += 1;
+        for v in m.0[u].iter() {
+            if parent[v] != usize::MAX {
+                continue;
+            }
+            parent[v] = u;
+            if v == to {
+                let mut out = Vec::new();
+                let mut x = to;
+                while x != from {
+                    out.push((parent[x], x));
+                    x = parent[x];
+                }
+                out.reverse();
+                return Some(out);
+            }
+            queue.push(v);
+        }
+    }
+    None
 }
 
 impl<'m> ModelTheory<'m> {
     /// A propagator for `model` over `tab`.
     pub fn new(model: &'m Model, tab: Tables) -> ModelTheory<'m> {
         let n = tab.n;
+        let mut direct = Vec::new();
+        for (si, st) in model.stmts.iter().enumerate() {
+            if let Stmt::Check {
+                kind: AxiomKind::Acyclic,
+                expr,
+                ..
+            } = st
+            {
+                let mut cs = Vec::new();
+                components(model, expr, 0, &mut cs);
+                cs.dedup();
+                if !cs.is_empty() {
+                    direct.push((si, cs));
+                }
+            }
+        }
         ModelTheory {
             model,
             tab,
@@ -135,8 +258,12 @@ impl<'m> ModelTheory<'m> {
             co: Graph::new(n),
             co_trail: Vec::new(),
             dirty: true,
-            eager_eval: true,
+            eager_eval: std::env::var_os("BMC_CDCLT_NO_PARTIAL").is_none(),
+            shortest: std::env::var_os("BMC_CDCLT_FIRST_CYCLE").is_none(),
             stats: TheoryStats::default(),
+            direct,
+            expl: HashMap::default(),
+            propagate: std::env::var_os("BMC_CDCLT_NO_PROPAGATE").is_none(),
         }
     }
 
@@ -191,21 +318,66 @@ impl<'m> ModelTheory<'m> {
 
     /// Evaluates the model on the current assignment; the first violation
     /// whose facts are all true, as a clause.
-    fn evaluate(&mut self, acts: &TheoryArg) -> Option<Vec<Lit>> {
+    /// Evaluates the model on the current assignment: the first violation
+    /// whose facts are all true, as a clause (`Err`); else (`Ok`) the
+    /// literals to propagate with their explanations (with `propagate`:
+    /// the unassigned pairs of a direct component of an `acyclic` axiom
+    /// whose reverse is already a path of the axiom's relation).
+    fn evaluate(
+        &mut self,
+        acts: &TheoryArg,
+        propagate: bool,
+    ) -> Result<Vec<(Lit, Vec<Lit>)>, Vec<Lit>> {
+        let holds = |f: &Lit| acts.value(f.var()) == lbool::from(f.sign());
         let base = TBase {
             tab: &self.tab,
             acts,
         };
         let mut ev = Evaluator::new(self.model, base);
+        ev.shortest_cycles = self.shortest;
         for v in ev.check_all(1) {
-            if v.facts
-                .iter()
-                .all(|f| acts.value(f.var()) == lbool::from(f.sign()))
-            {
-                return Some(v.facts.iter().map(|f| !*f).collect());
+            if v.facts.iter().all(holds) {
+                return Err(v.facts.iter().map(|f| !*f).collect());
             }
         }
-        None
+        let mut props = Vec::new();
+        if !propagate {
+            return Ok(props);
+        }
+        for (si, comps) in &self.direct {
+            let Some(m) = ev.acyclic_value(*si) else {
+                continue;
+            };
+            let closure = m.plus();
+            for c in comps {
+                for &(a, b, l) in self.tab.rels.get(&c.rel).into_iter().flatten() {
+                    if acts.value(l.var()) != lbool::UNDEF {
+                        continue;
+                    }
+                    if c
+                        .same_thread
+                        .is_some_and(|st| st != (self.tab.thread[a] == self.tab.thread[b]))
+                    {
+                        continue;
+                    }
+                    let pairs = if a == b {
+                        Vec::new()
+                    } else if closure.get(b, a) {
+                        match path(&m, b, a) {
+                            Some(p) => p,
+                            None => continue,
+                        }
+                    } else {
+                        continue;
+                    };
+                    let facts = ev.explain_pairs(*si, &pairs);
+                    if facts.iter().all(holds) {
+                        props.push((!l, facts));
+                    }
+                }
+            }
+        }
+        Ok(props)
     }
 
     fn check(&mut self, acts: &mut TheoryArg, full: bool) {
@@ -218,10 +390,24 @@ impl<'m> ModelTheory<'m> {
             } else {
                 self.stats.partial_evals += 1;
             }
-            conflict = self.evaluate(acts);
-            if conflict.is_some() {
-                // Re-evaluate after the backjump.
-                self.dirty = true;
+            match self.evaluate(acts, self.propagate && !full) {
+                Err(c) => {
+                    conflict = Some(c);
+                    // Re-evaluate after the backjump.
+                    self.dirty = true;
+                }
+                Ok(props) => {
+                    for (p, facts) in props {
+                        if acts.value(p.var()) != lbool::UNDEF {
+                            continue;
+                        }
+                        self.stats.propagations += 1;
+                        self.expl.insert(p, facts);
+                        if !acts.propagate(p) {
+                            break;
+                        }
+                    }
+                }
             }
         }
         if let Some(mut c) = conflict {
@@ -271,9 +457,8 @@ impl Theory for ModelTheory<'_> {
         self.marks.len()
     }
 
-    fn explain_propagation(&mut self, _p: Lit) -> &[Lit] {
-        // This propagator raises conflicts only; it never propagates.
-        &[]
+    fn explain_propagation(&mut self, p: Lit) -> &[Lit] {
+        self.expl.get(&p).map_or(&[], |v| v.as_slice())
     }
 }
 
