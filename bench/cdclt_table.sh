@@ -36,7 +36,7 @@ def run(cmd):
         return t, "error"
 print(f"| file | check | model | verdict | old s | new s | new/old |")
 print("|---|---|---|---|---:|---:|---:|")
-over = {"old": [0, 0], "new": [0, 0]}; worst = {"old": 0.0, "new": 0.0}; diffs = 0
+over = {"old": [0, 0, 0], "new": [0, 0, 0]}; worst = {"old": 0.0, "new": 0.0}; diffs = 0
 for f in files:
     for m in models.split():
         for c in checks.split():
@@ -48,7 +48,7 @@ for f in files:
                     ts[side].append(t); v[side] = verdict
             med = {s: statistics.median(ts[s]) for s in ts}
             for s in med:
-                over[s][0] += med[s] > 1; over[s][1] += med[s] > 10
+                over[s][0] += med[s] > 1; over[s][1] += med[s] > 2; over[s][2] += med[s] > 10
                 worst[s] = max(worst[s], med[s])
             same = v["old"] == v["new"] or "timeout" in (v["old"], v["new"])
             diffs += not same
@@ -56,6 +56,6 @@ for f in files:
             fmt = lambda s: f">{timeout:.0f}" if v[s] == "timeout" else f"{med[s]:.3f}"
             r = med["new"] / med["old"] if med["old"] > 0 else float("nan")
             print(f"| {os.path.relpath(f, d)} | {c} | {m} | {verdict} | {fmt('old')} | {fmt('new')} | {r:.2f} |", flush=True)
-print(f"\nbound {k}: rows over 1 s: old {over['old'][0]}, new {over['new'][0]}; over 10 s: old {over['old'][1]}, new {over['new'][1]}; "
+print(f"\nbound {k}, {len(files)} files: rows over 1 s: old {over['old'][0]}, new {over['new'][0]}; over 2 s: old {over['old'][1]}, new {over['new'][1]}; over 10 s: old {over['old'][2]}, new {over['new'][2]}; "
       f"slowest: old {worst['old']:.2f} s, new {worst['new']:.2f} s; verdict differences: {diffs}")
 PY

@@ -18,11 +18,19 @@
 //! location: its cycles are found incrementally over the assigned `co`
 //! edges ([`super::graph`], Pearce–Kelly), as soon as the closing edge
 //! is assigned.
+//!
+//! Theory propagation (an unassigned rf/co/fr literal whose pair would
+//! close a cycle of an `acyclic` axiom is propagated false, explained by
+//! the path) is implemented but off by default: on the Trencher programs
+//! it cut theory conflicts by a third but cost more time than it saved
+//! (docs/performance.md). Two environment switches exist for such
+//! measurements only: `BMC_CDCLT_PROPAGATE=1` turns propagation on,
+//! `BMC_CDCLT_NO_PARTIAL=1` checks full assignments only.
 
 use super::graph::Graph;
+use crate::cat::base::Builtin;
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
-use crate::cat::base::Builtin;
 use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
 use batsat::{lbool, Lit, Theory, TheoryArg};
@@ -155,7 +163,8 @@ pub fn components(model: &Model, node: &Node, depth: usize, out: &mut Vec<Compon
     if depth > 64 {
         return;
     }
-    let dynamic = |r: BaseRel| !matches!(r, BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ);
+    let dynamic =
+        |r: BaseRel| !matches!(r, BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ);
     match &node.kind {
         ExprKind::Union(x, y) => {
             components(model, x, depth + 1, out);
@@ -259,11 +268,11 @@ impl<'m> ModelTheory<'m> {
             co_trail: Vec::new(),
             dirty: true,
             eager_eval: std::env::var_os("BMC_CDCLT_NO_PARTIAL").is_none(),
-            shortest: std::env::var_os("BMC_CDCLT_FIRST_CYCLE").is_none(),
+            shortest: true,
             stats: TheoryStats::default(),
             direct,
             expl: HashMap::default(),
-            propagate: std::env::var_os("BMC_CDCLT_NO_PROPAGATE").is_none(),
+            propagate: std::env::var_os("BMC_CDCLT_PROPAGATE").is_some(),
         }
     }
 
@@ -354,8 +363,7 @@ impl<'m> ModelTheory<'m> {
                     if acts.value(l.var()) != lbool::UNDEF {
                         continue;
                     }
-                    if c
-                        .same_thread
+                    if c.same_thread
                         .is_some_and(|st| st != (self.tab.thread[a] == self.tab.thread[b]))
                     {
                         continue;
