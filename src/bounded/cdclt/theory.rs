@@ -19,13 +19,19 @@
 //! edges ([`super::graph`], Pearce–Kelly), as soon as the closing edge
 //! is assigned.
 //!
-//! Theory propagation (an unassigned rf/co/fr literal whose pair would
-//! close a cycle of an `acyclic` axiom is propagated false, explained by
-//! the path) is implemented but off by default: on the Trencher programs
-//! it cut theory conflicts by a third but cost more time than it saved
-//! (docs/performance.md). Two environment switches exist for such
-//! measurements only: `BMC_CDCLT_PROPAGATE=1` turns propagation on,
-//! `BMC_CDCLT_NO_PARTIAL=1` checks full assignments only.
+//! What runs by default: the incremental `co` cycle detection on every
+//! assignment, and the model's evaluation at full assignments (a
+//! conflict, then backjumping, instead of a new solve). The evaluation at
+//! partial assignments and theory propagation (an unassigned rf/co/fr
+//! literal whose pair would close a cycle of an `acyclic` axiom is
+//! propagated false, explained by the path) are implemented but off: on
+//! the Trencher programs neither reduced the solver's conflicts enough to
+//! pay for itself, and the partial evaluation made litmus suites 2.5×
+//! slower (docs/performance.md). Environment switches for such
+//! measurements only: `BMC_CDCLT_PARTIAL=1`, `BMC_CDCLT_PROPAGATE=1`
+//! (propagation happens at partial checks, so it needs both);
+//! `BMC_CDCLT_DEBUG=1` prints the solver's and the propagator's counters
+//! per solve on stderr.
 
 use super::graph::Graph;
 use crate::cat::base::Builtin;
@@ -267,7 +273,7 @@ impl<'m> ModelTheory<'m> {
             co: Graph::new(n),
             co_trail: Vec::new(),
             dirty: true,
-            eager_eval: std::env::var_os("BMC_CDCLT_NO_PARTIAL").is_none(),
+            eager_eval: std::env::var_os("BMC_CDCLT_PARTIAL").is_some(),
             shortest: true,
             stats: TheoryStats::default(),
             direct,
