@@ -126,3 +126,21 @@ fn trencher_corpus_agrees() {
         }
     }
 }
+
+#[test]
+fn a_passed_deadline_is_unknown_not_a_verdict() {
+    let f = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/peterson.rmm");
+    let p = bmc_rmm::frontend::load_program(f, None, Width::DEFAULT).unwrap();
+    let m = bmc_rmm::cat::builtin("tso").unwrap();
+    let lim = Limits {
+        bound: 12,
+        width: 16,
+        deadline: Deadline(Some(std::time::Instant::now())),
+    };
+    let r = bounded::check(SolverKind::Cdclt, &p, &m, lim, false, &[CheckKind::Robust]).unwrap();
+    assert_eq!(r[0].verdict, Verdict::Unknown);
+    assert!(r[0]
+        .reason
+        .as_deref()
+        .is_some_and(|s| s.contains("time limit")));
+}
