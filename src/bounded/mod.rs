@@ -13,9 +13,12 @@
 //! * [`varisat`]: the embedded SAT solver; a bit-blasted unrolling, base
 //!   relations as literals, the model's axioms checked lazily on each
 //!   candidate (or `acyclic` encoded eagerly with `--eager`);
+//! * [`cdclt`]: the same CNF encoding solved by batsat with the model's
+//!   axioms as a theory checked during search (CDCL(T));
 //! * `z3` (Cargo feature `z3`): an independent SMT encoding (integer
 //!   program counters, rf source selectors, co clocks, every axiom eager).
 
+pub mod cdclt;
 pub mod execution;
 pub mod queries;
 pub mod varisat;
@@ -235,6 +238,8 @@ pub enum SolverKind {
     Varisat,
     /// z3 through libz3 (builds with `--features z3`).
     Z3,
+    /// batsat with the model as a theory during search (pure Rust).
+    Cdclt,
 }
 
 impl SolverKind {
@@ -243,6 +248,7 @@ impl SolverKind {
         match self {
             SolverKind::Varisat => "varisat",
             SolverKind::Z3 => "z3",
+            SolverKind::Cdclt => "cdclt",
         }
     }
 
@@ -265,13 +271,14 @@ impl SolverKind {
 impl std::str::FromStr for SolverKind {
     type Err = Error;
 
-    /// `varisat` (alias `sat`) or `z3`.
+    /// `varisat` (alias `sat`), `cdclt` or `z3`.
     fn from_str(s: &str) -> Result<SolverKind, Error> {
         match s {
             "varisat" | "sat" => Ok(SolverKind::Varisat),
+            "cdclt" => Ok(SolverKind::Cdclt),
             "z3" => Ok(SolverKind::Z3),
             other => Err(Error::Usage(format!(
-                "unknown solver `{other}`; solvers: varisat, z3"
+                "unknown solver `{other}`; solvers: varisat, cdclt, z3"
             ))),
         }
     }
@@ -362,6 +369,7 @@ pub trait Backend {
 pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error> {
     match kind {
         SolverKind::Varisat => Ok(Box::new(varisat::Varisat { eager })),
+        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt)),
         #[cfg(feature = "z3")]
         SolverKind::Z3 => Ok(Box::new(z3::Z3)),
         #[cfg(not(feature = "z3"))]

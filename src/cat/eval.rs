@@ -139,6 +139,57 @@ impl Mat {
         }
         m
     }
+    /// A shortest cycle (list of events, first ≠ repeated) if the
+    /// relation has one: a breadth-first search from every node
+    /// (O(n·(n + edges))). Shorter cycles give more general lemmas.
+    pub fn shortest_cycle(&self) -> Option<Vec<usize>> {
+        let n = self.n();
+        let mut best: Option<Vec<usize>> = None;
+        let mut parent = vec![usize::MAX; n];
+        let mut queue = Vec::with_capacity(n);
+        for s in 0..n {
+            if self.0[s].is_empty() {
+                continue;
+            }
+            parent.iter_mut().for_each(|p| *p = usize::MAX);
+            queue.clear();
+            queue.push(s);
+            let mut head = 0;
+            let limit = best.as_ref().map_or(usize::MAX, |c| c.len());
+            let mut depth = vec![0usize; 0];
+            depth.resize(n, 0);
+            'bfs: while head < queue.len() {
+                let u = queue[head];
+                head += 1;
+                if depth[u] + 1 >= limit {
+                    break;
+                }
+                for v in self.0[u].iter() {
+                    if v == s {
+                        let mut cyc = vec![u];
+                        let mut x = u;
+                        while x != s {
+                            x = parent[x];
+                            cyc.push(x);
+                        }
+                        cyc.reverse();
+                        best = Some(cyc);
+                        break 'bfs;
+                    }
+                    if parent[v] == usize::MAX && v != s {
+                        parent[v] = u;
+                        depth[v] = depth[u] + 1;
+                        queue.push(v);
+                    }
+                }
+            }
+            if best.as_ref().is_some_and(|c| c.len() == 1) {
+                break;
+            }
+        }
+        best
+    }
+
     /// A cycle (list of events, first ≠ repeated) if the relation has one.
     pub fn find_cycle(&self) -> Option<Vec<usize>> {
         let n = self.n();
@@ -265,6 +316,9 @@ pub struct Evaluator<'m, B: Base> {
     cache: HashMap<(usize, Env), Rc<Val>>,
     basecache: HashMap<Builtin, Rc<Val>>,
     universe: Option<Bits>,
+    /// Explain `acyclic` violations with shortest cycles
+    /// ([`Mat::shortest_cycle`]) instead of the first one found.
+    pub shortest_cycles: bool,
 }
 
 impl<'m, B: Base> Evaluator<'m, B> {
@@ -282,6 +336,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             cache: HashMap::default(),
             basecache: HashMap::default(),
             universe: None,
+            shortest_cycles: false,
         }
     }
 
@@ -515,7 +570,12 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 (AxiomKind::Acyclic, Val::Rel(m)) => {
                     let mut m = m.clone();
                     while found.len() < per_axiom {
-                        let Some(c) = m.find_cycle() else { break };
+                        let c = if self.shortest_cycles {
+                            m.shortest_cycle()
+                        } else {
+                            m.find_cycle()
+                        };
+                        let Some(c) = c else { break };
                         let pairs: Vec<(usize, usize)> =
                             (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect();
                         let (a, b) = pairs[pairs.len() - 1];
@@ -563,6 +623,39 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
         }
         out
+    }
+
+    /// The relation of the `acyclic` axiom at statement `stmt` of the
+    /// model on this candidate (None for another statement).
+    pub fn acyclic_value(&mut self, stmt: usize) -> Option<Mat> {
+        let model = self.model;
+        match model.stmts.get(stmt)? {
+            Stmt::Check {
+                kind: AxiomKind::Acyclic,
+                expr,
+                ..
+            } => match &*self.eval(expr, None) {
+                Val::Rel(m) => Some(m.clone()),
+                Val::Set(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Facts (sorted, deduplicated) that put every pair of `pairs` in the
+    /// relation of the axiom at statement `stmt` on every candidate where
+    /// they hold (each pair must be in it on this candidate).
+    pub fn explain_pairs(&mut self, stmt: usize, pairs: &[(usize, usize)]) -> Vec<B::Fact> {
+        let model = self.model;
+        let mut facts = Vec::new();
+        if let Some(Stmt::Check { expr, .. }) = model.stmts.get(stmt) {
+            for &(a, b) in pairs {
+                self.pres(expr, None, a, b, &mut facts);
+            }
+        }
+        facts.sort();
+        facts.dedup();
+        facts
     }
 
     /// Concrete value of a defined or built-in relation (after `check`),

@@ -375,12 +375,12 @@ impl CheckArgs {
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
         }
-        if self.solver == SolverKind::Z3 && self.eager {
+        if self.solver != SolverKind::Varisat && self.eager {
             return Err(Error::Usage(
                 "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
             ));
         }
-        if self.solver == SolverKind::Z3 && self.engine == Engine::Explicit {
+        if self.solver != SolverKind::Varisat && self.engine == Engine::Explicit {
             return Err(Error::Usage(
                 "--solver chooses the backend of the bounded engine; --engine explicit uses none"
                     .into(),
@@ -391,21 +391,21 @@ impl CheckArgs {
 }
 
 /// `--version`: the version, the solver backends and the Cargo features
-/// built in, e.g. `0.1.0 (solvers: varisat, z3; features: cli, z3)`.
+/// built in, e.g. `0.1.0 (solvers: varisat, cdclt, z3; features: cli, z3)`.
 pub const VERSION: &str = if cfg!(feature = "z3-bundled") {
     concat!(
         env!("CARGO_PKG_VERSION"),
-        " (solvers: varisat, z3; features: cli, z3, z3-bundled)"
+        " (solvers: varisat, cdclt, z3; features: cli, z3, z3-bundled)"
     )
 } else if cfg!(feature = "z3") {
     concat!(
         env!("CARGO_PKG_VERSION"),
-        " (solvers: varisat, z3; features: cli, z3)"
+        " (solvers: varisat, cdclt, z3; features: cli, z3)"
     )
 } else {
     concat!(
         env!("CARGO_PKG_VERSION"),
-        " (solvers: varisat; features: cli)"
+        " (solvers: varisat, cdclt; features: cli)"
     )
 };
 
@@ -469,6 +469,9 @@ pub struct ShardArgs {
 fn solver_parser() -> impl TypedValueParser<Value = SolverKind> {
     PossibleValuesParser::new([
         PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
+        PossibleValue::new("cdclt").help(
+            "The same CNF solved by batsat with the model as a theory during search (CDCL(T); pure Rust)",
+        ),
         PossibleValue::new("z3").help("z3 through libz3 (builds with `--features z3`)"),
     ])
     .try_map(|s| s.parse::<SolverKind>())

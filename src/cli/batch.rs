@@ -134,6 +134,33 @@ where
     Ok(out)
 }
 
+/// [`run`], starting the heaviest items first (by `weight`, e.g. a file's
+/// size) and returning the results in the order of `items`. A batch's
+/// wall time is at least its longest item's: started last, one long item
+/// leaves the other workers idle at the end (on X86's litmus suite one
+/// test of 525 takes a quarter of the work: `-j 2` was 1.5× faster than
+/// `-j 1`, started first 1.8×).
+///
+/// Errors: those of [`run`].
+pub fn run_heaviest_first<T, R, F>(
+    items: &[T],
+    weight: impl Fn(&T) -> u64,
+    opts: &BatchOptions,
+    f: F,
+) -> Result<Vec<R>, Error>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync + Send,
+{
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    let w: Vec<u64> = items.iter().map(weight).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(w[i]));
+    let mut out: Vec<(usize, R)> = run(&order, opts, |&i| (i, f(&items[i])))?;
+    out.sort_by_key(|x| x.0);
+    Ok(out.into_iter().map(|x| x.1).collect())
+}
+
 /// Counts per verdict word, in order of first appearance (so the same
 /// inputs always give the same line), and the elapsed time.
 #[derive(Clone, Debug)]

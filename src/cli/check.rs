@@ -235,7 +235,8 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     }
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
     let mut summary = crate::cli::batch::Summary::new("results", &[]);
-    let results = crate::cli::batch::run(&progs, &opts, |(f, p)| {
+    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
+    let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
         let lim = bmc_rmm::bounded::Limits {
             bound: a.bound,
             width: a.input.width,

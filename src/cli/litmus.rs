@@ -117,7 +117,8 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
     let summary = crate::cli::batch::Summary::new("tests", &WORDS);
-    let results = crate::cli::batch::run(&files, &opts, |f| {
+    let size = |f: &String| std::fs::metadata(f).map_or(0, |m| m.len());
+    let results = crate::cli::batch::run_heaviest_first(&files, size, &opts, |f| {
         let r = run_one(f, &model, a.bound, a.width, a.timeout, a.solver);
         let rec = present(f, &r, &model_name, a.solver, a.herd_log || shard.records());
         let written = shard.record(rec.clone());

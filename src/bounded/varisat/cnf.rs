@@ -21,6 +21,9 @@ pub struct Cnf {
     model: Vec<bool>,
     nvars: usize,
     nclauses: usize,
+    /// Recording mode ([`Cnf::recording`]): the clauses, for another
+    /// solver; varisat then only numbers the variables.
+    log: Option<Vec<Vec<Lit>>>,
 }
 
 impl Default for Cnf {
@@ -43,7 +46,28 @@ impl Cnf {
             model: Vec::new(),
             nvars: 1,
             nclauses: 1,
+            log: None,
         }
+    }
+
+    /// A CNF whose clauses are recorded for another SAT solver (read them
+    /// with [`Cnf::clauses_since`]; install that solver's model with
+    /// [`Cnf::set_model`]) instead of being added to varisat's.
+    pub fn recording() -> Cnf {
+        let mut c = Cnf::new();
+        c.log = Some(vec![vec![c.tt]]);
+        c
+    }
+
+    /// Recording mode: the clauses added since the first `from` (in order).
+    pub fn clauses_since(&self, from: usize) -> &[Vec<Lit>] {
+        self.log.as_deref().map_or(&[], |l| &l[from.min(l.len())..])
+    }
+
+    /// Installs a model found by another solver: `value(v)` of variable
+    /// index `v` (index 0 unused by varisat's numbering is allowed).
+    pub fn set_model(&mut self, values: Vec<bool>) {
+        self.model = values;
     }
 
     /// The constant true literal.
@@ -97,7 +121,9 @@ impl Cnf {
             .filter(|l| !self.is_false(*l))
             .collect();
         self.nclauses += 1;
-        if c.is_empty() {
+        if let Some(log) = &mut self.log {
+            log.push(if c.is_empty() { vec![!self.tt] } else { c });
+        } else if c.is_empty() {
             self.solver.add_clause(&[!self.tt]);
         } else {
             self.solver.add_clause(&c);

@@ -85,6 +85,24 @@ pub struct Encoder<'a> {
     /// The limit that stopped the encoding, if any (then it is incomplete
     /// and [`Encoder::solve`] answers with this error).
     pub aborted: Option<Error>,
+    /// Another solver that answers [`Encoder::solve`] instead of the lazy
+    /// loop (the CDCL(T) backend, `bounded::cdclt`).
+    pub external: Option<Box<dyn ExternalSolve + 'a>>,
+}
+
+/// A solver that answers [`Encoder::solve`] for an encoding recorded with
+/// [`Cnf::recording`]: on `Ok(true)` it has installed its model with
+/// [`Cnf::set_model`], so that extraction and values read it as usual.
+pub trait ExternalSolve {
+    /// Is there a model-consistent candidate under `assumptions`?
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    fn solve(
+        &mut self,
+        enc: &mut Encoder<'_>,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error>;
 }
 
 /// Violations learned per axiom from one inconsistent candidate.
@@ -130,7 +148,20 @@ impl<'a> Encoder<'a> {
         width: u32,
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
-        let mut cnf = Cnf::new();
+        Encoder::lazy_in(Cnf::new(), prog, model, bound, width, limit)
+    }
+
+    /// [`Encoder::lazy`] into the given `cnf` (e.g. [`Cnf::recording`],
+    /// for a backend that solves with another SAT solver through
+    /// [`Encoder::external`]).
+    pub fn lazy_in(
+        mut cnf: Cnf,
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        limit: Option<Deadline>,
+    ) -> Encoder<'a> {
         let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
             .into_iter()
             .any(|r| model.uses(r));
@@ -160,6 +191,7 @@ impl<'a> Encoder<'a> {
             pgas: None,
             limit,
             aborted,
+            external: None,
         };
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
@@ -654,6 +686,11 @@ impl<'a> Encoder<'a> {
     pub fn solve(&mut self, assumptions: &[Lit], deadline: Deadline) -> Result<bool, Error> {
         if let Some(e) = &self.aborted {
             return Err(e.clone());
+        }
+        if let Some(mut x) = self.external.take() {
+            let r = x.solve(self, assumptions, deadline);
+            self.external = Some(x);
+            return r;
         }
         loop {
             deadline.check()?;
