@@ -361,6 +361,8 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
         PossibleValue::new("native").help("The native `.rmm` language"),
         PossibleValue::new("trencher").help("Trencher's `.txt` format"),
         PossibleValue::new("litmus").help("A herd litmus test"),
+        PossibleValue::new("memorax")
+            .help("Memorax's RMM language (detected by a leading `forbidden`)"),
     ])
     .try_map(|s| s.parse::<Format>())
 }
