@@ -47,6 +47,9 @@ pub enum Command {
     /// compare; with `--solvers varisat,z3`, compare the two solver
     /// backends instead, replaying every witness on the other backend.
     Crosscheck(CrosscheckArgs),
+    /// Print the k-round translation P' of each FILE (native syntax): TSO
+    /// reachability within K rounds per thread of FILE = SC reachability of P'.
+    Translate(TranslateArgs),
     /// Run every input under two models (or, with `--solvers`, on two
     /// solver backends) and list the inputs whose verdict or set of final
     /// states differs (exit 1 if any differs).
@@ -62,6 +65,20 @@ pub enum Engine {
     Bounded,
     /// Explicit-state engine: unbounded robustness against TSO by attacks.
     Explicit,
+    /// `reach` under TSO within --rounds K rounds per thread, by reduction
+    /// to SC (the translated program is checked by the explicit SC search).
+    Kround,
+}
+
+/// `bmc-rmm translate` options.
+#[derive(Args, Debug, Clone)]
+pub struct TranslateArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The number of rounds per thread K (≥ 1).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub kround: u32,
 }
 
 /// `bmc-rmm fences` options.
@@ -248,10 +265,13 @@ pub struct CheckArgs {
     /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
-    /// Engine for `robust`: the bounded SAT engine, or the explicit-state
-    /// engine (unbounded, TSO only).
+    /// Engine: the bounded SAT engine; the explicit-state engine (`robust`
+    /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds).
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
+    /// Rounds per thread of `--engine kround` (default 2).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub rounds: Option<u32>,
     /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
     /// encoding; builds with `--features z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
@@ -289,14 +309,17 @@ impl CheckArgs {
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
         }
+        if self.rounds.is_some() && self.engine != Engine::Kround {
+            return Err(Error::Usage("--rounds applies to --engine kround".into()));
+        }
         if self.solver == SolverKind::Z3 && self.eager {
             return Err(Error::Usage(
                 "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
             ));
         }
-        if self.solver == SolverKind::Z3 && self.engine == Engine::Explicit {
+        if self.solver == SolverKind::Z3 && self.engine != Engine::Bounded {
             return Err(Error::Usage(
-                "--solver chooses the backend of the bounded engine; --engine explicit uses none"
+                "--solver chooses the backend of the bounded engine; --engine explicit/kround use none"
                     .into(),
             ));
         }

@@ -138,10 +138,14 @@ fn format_name(file: &str, forced: Option<Format>) -> &'static str {
 pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     use crate::cli::expect::{self, Check, Compared};
     a.validate()?;
-    if a.engine == Engine::Explicit {
-        return Err(Error::Usage(
-            "--engine explicit answers `robust` only".into(),
-        ));
+    match a.engine {
+        Engine::Explicit => {
+            return Err(Error::Usage(
+                "--engine explicit answers `robust` only".into(),
+            ))
+        }
+        Engine::Kround => return Err(Error::Usage("--engine kround answers `reach` only".into())),
+        Engine::Bounded => {}
     }
     let (model, model_name, aliases, exp, files) = setup(
         &a.model,
