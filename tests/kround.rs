@@ -2,8 +2,8 @@
 //! the operational TSO semantics with per-thread store buffers restricted
 //! to K rounds (`bmc_rmm::reach::tso::explore`), on generated small
 //! programs (the theorem Reach_TSO^K(P) = Reach_SC(P')), on the classic
-//! shapes (SB, MP, Dekker, Peterson) together with the bounded SAT engine,
-//! and on a family that needs exactly K+1 rounds.
+//! shapes (SB, MP, Dekker, Peterson) together with the bounded SAT engine
+//! and the lazy TSO engine, and on a family that needs exactly K+1 rounds.
 
 mod common;
 
@@ -13,6 +13,7 @@ use bmc_rmm::explicit::Options;
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{Program, Width};
 use bmc_rmm::reach::kround::{kround_reach, translate, Answer};
+use bmc_rmm::reach::lazy::{lazy_reach, LazyOptions};
 use bmc_rmm::reach::tso::{check_witness, explore, SimOptions, SimVerdict};
 
 const W: Width = Width::DEFAULT;
@@ -49,6 +50,23 @@ fn both(p: &Program, k: u32) -> (bool, bool) {
         SimVerdict::Unknown(u) => panic!("simulator unknown: {u}"),
     };
     (kr, sim)
+}
+
+/// The lazy engine's answer (its witness replayed).
+fn lazy(p: &Program) -> bool {
+    let o = LazyOptions {
+        explicit: Options::default(),
+        max_refinements: Some(50),
+        deadline: None,
+    };
+    match lazy_reach(p, &o).expect("supported").answer {
+        Answer::Reachable { goal, witness } => {
+            check_witness(p, W, &witness, goal).expect("lazy witness replays");
+            true
+        }
+        Answer::Unreachable => false,
+        Answer::Unknown(u) => panic!("lazy unknown: {u}"),
+    }
 }
 
 fn bounded(p: &Program, model: &str) -> bool {
@@ -120,6 +138,13 @@ fn kround_equals_tso_within_k_rounds_on_generated_programs() {
             assert_eq!(kr, sim, "case {case}, K = {k}:\n{text}");
             reachable[k as usize] += kr as usize;
         }
+        // Unbounded: the lazy engine against the simulator (loop-free
+        // programs: every buffer fits).
+        let sim = matches!(
+            explore(&p, &SimOptions::default()),
+            SimVerdict::Reachable { .. }
+        );
+        assert_eq!(lazy(&p), sim, "case {case}, lazy:\n{text}");
     }
     // The generator is not degenerate: some goals are reachable, some not.
     assert!(reachable[1] > 5 && reachable[3] < 100, "{reachable:?}");
@@ -154,6 +179,7 @@ fn k_rounds_are_not_enough_when_k_plus_1_are_needed() {
         assert_eq!(both(&p, k), (false, false), "K = {k}");
         assert_eq!(both(&p, k + 1), (true, true), "K = {}", k + 1);
         assert!(bounded(&p, "tso"), "reachable under TSO (bound 20)");
+        assert!(lazy(&p), "lazy: reachable under TSO");
     }
 }
 
@@ -193,6 +219,7 @@ fn classic_shapes_agree_across_engines() {
         let p = parse(&text);
         assert_eq!(bounded(&p, "tso"), tso, "{name}: bounded tso");
         assert_eq!(bounded(&p, "sc"), sc, "{name}: bounded sc");
+        assert_eq!(lazy(&p), tso, "{name}: lazy");
         for k in 2..=3 {
             assert_eq!(both(&p, k), (tso, tso), "{name}: kround/simulator K = {k}");
         }

@@ -68,6 +68,10 @@ pub enum Engine {
     /// `reach` under TSO within --rounds K rounds per thread, by reduction
     /// to SC (the translated program is checked by the explicit SC search).
     Kround,
+    /// `reach` under TSO, unbounded: lazy TSO reachability (SC search +
+    /// robustness oracle + refinement; a semi-decision: --rounds caps the
+    /// refinements, --timeout the time; "unknown" when hit).
+    Lazy,
 }
 
 /// `bmc-rmm translate` options.
@@ -269,7 +273,8 @@ pub struct CheckArgs {
     /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds).
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
-    /// Rounds per thread of `--engine kround` (default 2).
+    /// Rounds per thread of `--engine kround` (default 2); most
+    /// refinements of `--engine lazy` (default: unbounded).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub rounds: Option<u32>,
     /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
@@ -309,8 +314,10 @@ impl CheckArgs {
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
         }
-        if self.rounds.is_some() && self.engine != Engine::Kround {
-            return Err(Error::Usage("--rounds applies to --engine kround".into()));
+        if self.rounds.is_some() && !matches!(self.engine, Engine::Kround | Engine::Lazy) {
+            return Err(Error::Usage(
+                "--rounds applies to --engine kround and lazy".into(),
+            ));
         }
         if self.solver == SolverKind::Z3 && self.eager {
             return Err(Error::Usage(

@@ -144,7 +144,11 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
                 "--engine explicit answers `robust` only".into(),
             ))
         }
-        Engine::Kround => return Err(Error::Usage("--engine kround answers `reach` only".into())),
+        Engine::Kround | Engine::Lazy => {
+            return Err(Error::Usage(
+                "--engine kround/lazy answer `reach` only (use the `reach` command)".into(),
+            ))
+        }
         Engine::Bounded => {}
     }
     let (model, model_name, aliases, exp, files) = setup(

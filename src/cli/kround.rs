@@ -1,8 +1,9 @@
 //! `reach --engine kround --rounds K` (TSO reachability within K rounds
-//! per thread, by reduction to SC: `bmc_rmm::reach::kround`) and
+//! per thread, by reduction to SC: `bmc_rmm::reach::kround`), `reach
+//! --engine lazy` (lazy TSO reachability: `bmc_rmm::reach::lazy`) and
 //! `translate --kround K` (prints the translated program P').
 
-use super::args::{CheckArgs, TranslateArgs};
+use super::args::{CheckArgs, Engine, TranslateArgs};
 use bmc_rmm::diag::Error;
 use bmc_rmm::explicit::{Limits, Options};
 use bmc_rmm::frontend;
@@ -24,7 +25,7 @@ fn options(width: u32, timeout: Option<f64>) -> Options {
     }
 }
 
-/// Runs `reach --engine kround` on every input. Exit status: 1 if a goal
+/// Runs `reach --engine kround|lazy` on every input. Exit status: 1 if a goal
 /// is reachable in some input, else 3 if some answer is unknown, else 0.
 ///
 /// Errors: a model other than tso; unreadable or malformed inputs;
@@ -35,7 +36,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
     }
     if a.model.model_file.is_some() || bmc_rmm::cat::builtin_name(&a.model.model) != Some("tso") {
         return Err(Error::Usage(
-            "--engine kround answers reachability under TSO only (--model tso)".into(),
+            "--engine kround/lazy answer reachability under TSO only (--model tso)".into(),
         ));
     }
     let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
@@ -44,8 +45,33 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
     for f in &a.input.files {
         let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
         let t0 = std::time::Instant::now();
-        let r = kround::kround_reach(&p, k, &options(a.input.width, a.timeout))
-            .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
+        let lazy = a.engine == Engine::Lazy;
+        let (tag, scope) = if lazy {
+            ("lazy".to_string(), String::new())
+        } else {
+            (
+                format!("kround {k}"),
+                format!(" within {k} rounds per thread"),
+            )
+        };
+        let r = if lazy {
+            let o = bmc_rmm::reach::lazy::LazyOptions {
+                explicit: options(a.input.width, None),
+                max_refinements: a.rounds,
+                deadline: a
+                    .timeout
+                    .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+            };
+            let r = bmc_rmm::reach::lazy::lazy_reach(&p, &o)
+                .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
+            kround::KroundResult {
+                answer: r.answer,
+                states: r.states,
+            }
+        } else {
+            kround::kround_reach(&p, k, &options(a.input.width, a.timeout))
+                .map_err(|e| Error::Usage(format!("{f}: {e}")))?
+        };
         let secs = t0.elapsed().as_secs_f64();
         let (word, goal) = match &r.answer {
             Answer::Reachable { goal, .. } => {
@@ -76,7 +102,8 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
                 _ => None,
             };
             let rec = serde_json::json!({
-                "file": f, "model": "tso", "engine": "kround", "rounds": k, "check": "reach",
+                "file": f, "model": "tso", "engine": if lazy { "lazy" } else { "kround" },
+                "rounds": if lazy { a.rounds } else { Some(k) }, "check": "reach",
                 "verdict": word, "goal": goal.map(gname), "reason": reason,
                 "witness": witness, "states": r.states, "time": secs,
             });
@@ -86,7 +113,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
         match &r.answer {
             Answer::Reachable { goal, witness } => {
                 out.push_str(&format!(
-                    "{f}: reach [tso, kround {k}]: REACHABLE: goal `{}` is reachable within {k} rounds per thread\n",
+                    "{f}: reach [tso, {tag}]: REACHABLE: goal `{}` is reachable{scope} ({secs:.3} s)\n",
                     gname(*goal)
                 ));
                 out.push_str(&format!(
@@ -98,11 +125,11 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
                 }
             }
             Answer::Unreachable => out.push_str(&format!(
-                "{f}: reach [tso, kround {k}]: unreachable: no goal is reachable within {k} rounds per thread ({} SC states of P', {secs:.3} s)\n",
+                "{f}: reach [tso, {tag}]: unreachable: no goal is reachable{scope} ({} states, {secs:.3} s)\n",
                 r.states
             )),
             Answer::Unknown(why) => {
-                out.push_str(&format!("{f}: reach [tso, kround {k}]: unknown: {why}\n"))
+                out.push_str(&format!("{f}: reach [tso, {tag}]: unknown: {why}\n"))
             }
         }
     }

@@ -95,16 +95,16 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
     bmc_rmm::resources::set_memory_limit(budget.unwrap_or(usize::MAX));
     match cli.command {
         Some(Command::Parse(a)) => check::run_parse(&a),
-        Some(Command::Reach(a)) if a.engine == Engine::Kround => {
+        Some(Command::Reach(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => {
             a.validate()?;
             kround::run_reach(&a)
         }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
         Some(Command::Translate(a)) => kround::run_translate(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
-        Some(Command::Robust(a)) if a.engine == Engine::Kround => Err(bmc_rmm::diag::Error::Usage(
-            "--engine kround answers `reach` only".into(),
-        )),
+        Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(
+            bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),
+        ),
         Some(Command::Robust(a)) => check::run_checks(&a, &[CheckKind::Robust]),
         Some(Command::Fences(a)) => explicit::run_fences(&a),
         Some(Command::Crosscheck(a)) => match &a.solvers {

@@ -10,6 +10,8 @@
 //! * [`kround`]: the k-round reduction of TSO to SC (Atig, Bouajjani,
 //!   Parlato CAV 2011; lecture `002_…` §9): the code-to-code translation P'
 //!   and the engine that checks P' with the explicit SC search.
+//! * [`lazy`]: lazy TSO reachability (Bouajjani, Calin, Derevenetc, Meyer,
+//!   FASE 2015; seed `000_…`): SC search, robustness oracle, refinement.
 //!
 //! A *round* of a thread is a maximal segment of a computation in which
 //! only that thread moves (its instructions and the flushes of its own
@@ -17,6 +19,7 @@
 //! rounds. docs/engines.md says what each engine decides.
 
 pub mod kround;
+pub mod lazy;
 pub mod tso;
 
 use crate::program::{Command, GVar, Goal, Program, ThreadId};
