@@ -129,6 +129,15 @@ pub struct CrosscheckArgs {
     /// file names).
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub solvers: Option<Vec<String>>,
+    /// Cross-check the TSO reachability engines instead of robustness:
+    /// SAT at --bound, lazy, kround --rounds K (its P' also with the SAT
+    /// engine under sc), and the explicit TSO simulator where it
+    /// terminates; exit 1 on a disagreement.
+    #[arg(long, conflicts_with = "solvers")]
+    pub reach: bool,
+    /// Rounds per thread of the kround engine with --reach (default 2).
+    #[arg(long, value_name = "K", requires = "reach", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub rounds: Option<u32>,
     /// No progress bar (with --solvers).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -273,9 +282,9 @@ pub struct CheckArgs {
     /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds).
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
-    /// Rounds per thread of `--engine kround` (default 2); most
+    /// Rounds per thread of `--engine kround` (1..=64, default 2); most
     /// refinements of `--engine lazy` (default: unbounded).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub rounds: Option<u32>,
     /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
     /// encoding; builds with `--features z3`, docs/solvers.md).

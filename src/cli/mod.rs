@@ -14,10 +14,10 @@ pub mod diff;
 pub mod expect;
 pub mod explicit;
 pub mod inputs;
-pub mod kround;
 pub mod litmus;
 pub mod output;
 pub mod render;
+pub mod tso_reach;
 
 pub use args::Cli;
 
@@ -97,10 +97,10 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Some(Command::Parse(a)) => check::run_parse(&a),
         Some(Command::Reach(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => {
             a.validate()?;
-            kround::run_reach(&a)
+            tso_reach::run_reach(&a)
         }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
-        Some(Command::Translate(a)) => kround::run_translate(&a),
+        Some(Command::Translate(a)) => tso_reach::run_translate(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
         Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(
             bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),
@@ -125,6 +125,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
                 },
                 pgas: a.pgas.clone(),
             }),
+            None if a.reach => tso_reach::run_crosscheck(&a),
             None => explicit::run_crosscheck(&a),
         },
         Some(Command::Litmus(a)) => litmus::run(&a),

@@ -380,46 +380,36 @@ pub fn lazy_reach(p: &Program, o: &LazyOptions) -> Result<LazyResult, ReachError
         refinements,
         states,
     };
+    // The SC check of R (Algorithm 1, line 3) is made after each oracle
+    // call instead of before it: an SC-reachable state of R stays
+    // SC-reachable in R ⊕ σ (the extension emulates inst_1 by a store
+    // and a fence), so the order loses nothing, and a goal reachable only
+    // under TSO is found without first exhausting the SC state space of P.
+    // Only the final check, after the oracle found R robust, must be
+    // exhaustive; the others search depth-first and stop at a goal.
     loop {
         if o.deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(unknown("time limit reached".into(), refinements, states));
         }
-        let sc = sc_reach(&r, &opts_now())?;
-        states += sc.stats.states_visited;
-        match sc.verdict {
-            ReachVerdict::Reachable(hit) => {
-                let steps: Vec<(ThreadId, usize)> =
-                    hit.trace.iter().map(|s| (s.thread, s.instr)).collect();
-                let witness = to_tso(&meanings, &steps);
-                check_witness(p, o.explicit.width, &witness, hit.goal).map_err(|e| {
-                    ReachError::Unsupported(format!(
-                        "internal error: the lazy witness does not replay: {e}"
-                    ))
-                })?;
-                return Ok(LazyResult {
-                    answer: Answer::Reachable {
-                        goal: hit.goal,
-                        witness,
-                    },
-                    refinements,
-                    states,
-                });
-            }
-            ReachVerdict::Unknown(why) => return Ok(unknown(why, refinements, states)),
-            ReachVerdict::Unreachable => {}
-        }
         let rob = check_robustness(&r, &opts_now())?;
         states += rob.stats.states_visited;
         let w = match rob.verdict {
-            Robustness::Robust => {
-                return Ok(LazyResult {
+            Robustness::Robust => None,
+            Robustness::Unknown(why) => return Ok(unknown(why, refinements, states)),
+            Robustness::NotRobust(w) => Some(w),
+        };
+        let Some(w) = w else {
+            let sc = sc_reach(&r, &opts_now())?;
+            states += sc.stats.states_visited;
+            return match sc.verdict {
+                ReachVerdict::Reachable(hit) => found(p, o, &meanings, hit, refinements, states),
+                ReachVerdict::Unreachable => Ok(LazyResult {
                     answer: Answer::Unreachable,
                     refinements,
                     states,
-                })
-            }
-            Robustness::Unknown(why) => return Ok(unknown(why, refinements, states)),
-            Robustness::NotRobust(w) => w,
+                }),
+                ReachVerdict::Unknown(why) => Ok(unknown(why, refinements, states)),
+            };
         };
         if o.max_refinements.is_some_and(|m| refinements >= m) {
             return Ok(unknown(
@@ -436,5 +426,43 @@ pub fn lazy_reach(p: &Program, o: &LazyOptions) -> Result<LazyResult, ReachError
             &w.attacker_path,
             refinements,
         )?;
+        let mut dfs = opts_now();
+        dfs.order = crate::explicit::SearchOrder::Dfs;
+        let sc = sc_reach(&r, &dfs)?;
+        states += sc.stats.states_visited;
+        match sc.verdict {
+            ReachVerdict::Reachable(hit) => {
+                return found(p, o, &meanings, hit, refinements, states)
+            }
+            ReachVerdict::Unknown(why) => return Ok(unknown(why, refinements, states)),
+            ReachVerdict::Unreachable => {}
+        }
     }
+}
+
+/// The answer for a goal SC-reachable in R: the TSO computation of P,
+/// replayed.
+fn found(
+    p: &Program,
+    o: &LazyOptions,
+    meanings: &[Vec<Meaning>],
+    hit: crate::explicit::GoalHit,
+    refinements: u32,
+    states: u64,
+) -> Result<LazyResult, ReachError> {
+    let steps: Vec<(ThreadId, usize)> = hit.trace.iter().map(|s| (s.thread, s.instr)).collect();
+    let witness = to_tso(meanings, &steps);
+    check_witness(p, o.explicit.width, &witness, hit.goal).map_err(|e| {
+        ReachError::Unsupported(format!(
+            "internal error: the lazy witness does not replay: {e}"
+        ))
+    })?;
+    Ok(LazyResult {
+        answer: Answer::Reachable {
+            goal: hit.goal,
+            witness,
+        },
+        refinements,
+        states,
+    })
 }
