@@ -47,6 +47,8 @@ def lamport(n):
 
 def dekker(n):
     def diamond():
+        if n == 1:
+            return ["  a = 1;"]
         lines = ["  choose {"]
         for k in range(n):
             if k:

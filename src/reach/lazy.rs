@@ -387,6 +387,7 @@ pub fn lazy_reach(p: &Program, o: &LazyOptions) -> Result<LazyResult, ReachError
     // under TSO is found without first exhausting the SC state space of P.
     // Only the final check, after the oracle found R robust, must be
     // exhaustive; the others search depth-first and stop at a goal.
+    let (mut batch, mut since_check) = (1u32, 0u32);
     loop {
         if o.deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(unknown("time limit reached".into(), refinements, states));
@@ -426,6 +427,15 @@ pub fn lazy_reach(p: &Program, o: &LazyOptions) -> Result<LazyResult, ReachError
             &w.attacker_path,
             refinements,
         )?;
+        // Several refinements between SC checks (a batch that doubles
+        // each time): refining is cheap, an SC check that fails is not,
+        // and refinements only add SC-reachable states.
+        since_check += 1;
+        if since_check < batch {
+            continue;
+        }
+        since_check = 0;
+        batch *= 2;
         let mut dfs = opts_now();
         dfs.order = crate::explicit::SearchOrder::Dfs;
         let sc = sc_reach(&r, &dfs)?;
