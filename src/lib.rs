@@ -7,6 +7,7 @@
 //! source text ─[frontend]→ Program IR [program] ─┬─[bounded]→ verdict, Execution
 //!                 model name/file ─[cat]→ Model ─┘   (varisat | z3 backend)
 //!                                  Program IR ──[explicit]→ unbounded TSO answers
+//!                                  Program IR ──[reach]→ TSO reachability (k-round, lazy)
 //!                    LitmusTest [litmus] ─[litmus::run]→ final states, herd's output
 //! ```
 //!
@@ -21,4 +22,5 @@ pub mod explicit;
 pub mod frontend;
 pub mod litmus;
 pub mod program;
+pub mod reach;
 pub mod resources;

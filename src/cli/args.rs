@@ -80,6 +80,9 @@ pub enum Command {
     /// compare; with `--solvers varisat,z3`, compare the two solver
     /// backends instead, replaying every witness on the other backend.
     Crosscheck(CrosscheckArgs),
+    /// Print the k-round translation P' of each FILE (native syntax): TSO
+    /// reachability within K rounds per thread of FILE = SC reachability of P'.
+    Translate(TranslateArgs),
     /// Run every input under two models (or, with `--solvers`, on two
     /// solver backends) and list the inputs whose verdict or set of final
     /// states differs (exit 1 if any differs).
@@ -141,6 +144,24 @@ pub enum Engine {
     Bounded,
     /// Explicit-state engine: unbounded robustness against TSO by attacks.
     Explicit,
+    /// `reach` under TSO within --rounds K rounds per thread, by reduction
+    /// to SC (the translated program is checked by the explicit SC search).
+    Kround,
+    /// `reach` under TSO, unbounded: lazy TSO reachability (SC search +
+    /// robustness oracle + refinement; a semi-decision: --rounds caps the
+    /// refinements, --timeout the time; "unknown" when hit).
+    Lazy,
+}
+
+/// `bmc-rmm translate` options.
+#[derive(Args, Debug, Clone)]
+pub struct TranslateArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The number of rounds per thread K (≥ 1).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub kround: u32,
 }
 
 /// `bmc-rmm fences` options.
@@ -187,6 +208,15 @@ pub struct CrosscheckArgs {
     /// file names).
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub solvers: Option<Vec<String>>,
+    /// Cross-check the TSO reachability engines instead of robustness:
+    /// SAT at --bound, lazy, kround --rounds K (its P' also with the SAT
+    /// engine under sc), and the explicit TSO simulator where it
+    /// terminates; exit 1 on a disagreement.
+    #[arg(long, conflicts_with = "solvers")]
+    pub reach: bool,
+    /// Rounds per thread of the kround engine with --reach (default 2).
+    #[arg(long, value_name = "K", requires = "reach", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub rounds: Option<u32>,
     /// The global `-q` ([`Verbosity`]), copied here by `cli::run`.
     #[arg(skip)]
     pub quiet: bool,
@@ -334,10 +364,14 @@ pub struct CheckArgs {
     /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
-    /// Engine for `robust`: the bounded SAT engine, or the explicit-state
-    /// engine (unbounded, TSO only).
+    /// Engine: the bounded SAT engine; the explicit-state engine (`robust`
+    /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds).
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
+    /// Rounds per thread of `--engine kround` (1..=64, default 2); most
+    /// refinements of `--engine lazy` (default: unbounded).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub rounds: Option<u32>,
     /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
     /// encoding; builds with `--features z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
@@ -375,14 +409,19 @@ impl CheckArgs {
         if self.input.files.is_empty() {
             return Err(Error::Usage("no input FILE given".into()));
         }
+        if self.rounds.is_some() && !matches!(self.engine, Engine::Kround | Engine::Lazy) {
+            return Err(Error::Usage(
+                "--rounds applies to --engine kround and lazy".into(),
+            ));
+        }
         if self.solver != SolverKind::Varisat && self.eager {
             return Err(Error::Usage(
                 "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
             ));
         }
-        if self.solver != SolverKind::Varisat && self.engine == Engine::Explicit {
+        if self.solver != SolverKind::Varisat && self.engine != Engine::Bounded {
             return Err(Error::Usage(
-                "--solver chooses the backend of the bounded engine; --engine explicit uses none"
+                "--solver chooses the backend of the bounded engine; --engine explicit/kround use none"
                     .into(),
             ));
         }
@@ -483,6 +522,8 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
         PossibleValue::new("native").help("The native `.rmm` language"),
         PossibleValue::new("trencher").help("Trencher's `.txt` format"),
         PossibleValue::new("litmus").help("A herd litmus test"),
+        PossibleValue::new("memorax")
+            .help("Memorax's RMM language (detected by a leading `forbidden`)"),
     ])
     .try_map(|s| s.parse::<Format>())
 }

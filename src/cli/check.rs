@@ -187,10 +187,18 @@ fn present(
 pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     use crate::cli::expect::{self, Check, Compared};
     a.validate()?;
-    if a.engine == Engine::Explicit {
-        return Err(Error::Usage(
-            "--engine explicit answers `robust` only".into(),
-        ));
+    match a.engine {
+        Engine::Explicit => {
+            return Err(Error::Usage(
+                "--engine explicit answers `robust` only".into(),
+            ))
+        }
+        Engine::Kround | Engine::Lazy => {
+            return Err(Error::Usage(
+                "--engine kround/lazy answer `reach` only (use the `reach` command)".into(),
+            ))
+        }
+        Engine::Bounded => {}
     }
     let (model, model_name, aliases, exp, files) = setup(
         &a.model,

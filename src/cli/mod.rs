@@ -21,6 +21,7 @@ pub mod output;
 pub mod render;
 pub mod report;
 pub mod shard;
+pub mod tso_reach;
 
 pub use args::Cli;
 
@@ -176,8 +177,16 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
     bmc_rmm::resources::set_memory_limit(budget.unwrap_or(usize::MAX));
     match cli.command {
         Some(Command::Parse(a)) => check::run_parse(&a),
+        Some(Command::Reach(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => {
+            a.validate()?;
+            tso_reach::run_reach(&a)
+        }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
+        Some(Command::Translate(a)) => tso_reach::run_translate(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
+        Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(
+            bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),
+        ),
         Some(Command::Robust(a)) => check::run_checks(&a, &[CheckKind::Robust]),
         Some(Command::Fences(a)) => explicit::run_fences(&a),
         Some(Command::Crosscheck(a)) => match &a.solvers {
@@ -199,6 +208,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
                 },
                 pgas: a.pgas.clone(),
             }),
+            None if a.reach => tso_reach::run_crosscheck(&a),
             None => explicit::run_crosscheck(&a),
         },
         Some(Command::Litmus(a)) => litmus::run(&a),

@@ -117,6 +117,10 @@ pub struct TsoWitness {
     pub attack_text: String,
     /// The events in computation order.
     pub events: Vec<TsoEvent>,
+    /// The attacker's instructions (indices into its `Thread::instrs`)
+    /// from the delayed store `e1` to the overtaking load `e2`, both
+    /// included, in program order (the path the lazy TSO engine emulates).
+    pub attacker_path: Vec<usize>,
 }
 
 impl fmt::Display for TsoWitness {
@@ -388,12 +392,24 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
     let mut hb_acc: HashMap<i64, (usize, bool)> = HashMap::new();
     // Per helper thread: its last hb-dependent event.
     let mut hb_thread: HashMap<usize, usize> = HashMap::new();
+    let mut attacker_path: Vec<usize> = Vec::new();
+    let mut path_done = false;
     for (k, st) in steps.iter().enumerate() {
         let (Some(before), Some(after)) = (states.get(k), states.get(k + 1)) else {
             break;
         };
         let t = st.thread as usize;
         let tt = ThreadId(st.thread);
+        if t == t_a && !path_done {
+            let ins = &p.threads[t].instrs[st.instr as usize];
+            let delayed = st.kind == 1 && matches!(ins.cmd, Command::Store { .. });
+            if delayed || !attacker_path.is_empty() {
+                attacker_path.push(st.instr as usize);
+            }
+            if st.kind == 1 && matches!(ins.cmd, Command::Load { .. }) {
+                path_done = true;
+            }
+        }
         let ins = &p.threads[t].instrs[st.instr as usize];
         let head = format!(
             "{}: {} -> {}  {}",
@@ -522,6 +538,7 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
         });
     }
     TsoWitness {
+        attacker_path,
         attack: *a,
         attack_text: a.describe(p),
         events,

@@ -6,9 +6,13 @@
 //!   language ([`native`], docs/language.md);
 //! * `.txt` (or content with `transition`): Trencher's format ([`trencher`]);
 //! * `.litmus`: herd litmus tests (handled by [`crate::litmus`], which also
-//!   keeps the final condition).
+//!   keeps the final condition);
+//! * content whose first word (after comments) is `forbidden`: Memorax's
+//!   RMM language ([`memorax`], docs/memorax.md), whatever the extension
+//!   (Memorax files are `.rmm` too).
 
 pub mod litmus;
+pub mod memorax;
 pub mod native;
 pub mod trencher;
 
@@ -25,6 +29,8 @@ pub enum Format {
     Trencher,
     /// A herd litmus test.
     Litmus,
+    /// Memorax's RMM language.
+    Memorax,
 }
 
 impl Format {
@@ -35,11 +41,16 @@ impl Format {
             Format::Native => "native",
             Format::Trencher => "trencher",
             Format::Litmus => "litmus",
+            Format::Memorax => "memorax",
         }
     }
 
-    /// Picks the format from the extension, then from the content.
+    /// Picks the format: Memorax by content (a leading `forbidden`),
+    /// else from the extension, then from the content.
     pub fn detect(path: &str, text: &str) -> Format {
+        if memorax::looks_like(text) {
+            return Format::Memorax;
+        }
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".litmus") {
             return Format::Litmus;
@@ -67,16 +78,21 @@ impl Format {
 impl std::str::FromStr for Format {
     type Err = Error;
 
-    /// `native`, `trencher` or `litmus`.
+    /// `native`, `trencher`, `litmus` or `memorax`.
     fn from_str(s: &str) -> Result<Format, Error> {
-        [Format::Native, Format::Trencher, Format::Litmus]
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "unknown format `{s}`; formats: native, trencher, litmus"
-                ))
-            })
+        [
+            Format::Native,
+            Format::Trencher,
+            Format::Litmus,
+            Format::Memorax,
+        ]
+        .into_iter()
+        .find(|f| f.name() == s)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "unknown format `{s}`; formats: native, trencher, litmus, memorax"
+            ))
+        })
     }
 }
 
@@ -89,29 +105,11 @@ pub fn parse_program(
     format: Option<Format>,
     width: Width,
 ) -> Result<Program, Error> {
-    if format.is_none() {
-        // Memorax: `forbidden` as the first word outside comments.
-        let mut t = src.text.trim_start();
-        while let Some(rest) = t.strip_prefix("/*") {
-            t = rest
-                .split_once("*/")
-                .map(|x| x.1)
-                .unwrap_or("")
-                .trim_start();
-        }
-        if t.starts_with("forbidden") && t[9..].starts_with(char::is_whitespace) {
-            let off = src.text.len() - t.len();
-            return Err(src.error_help(
-                crate::diag::Span::new(off, off + "forbidden".len()),
-                "this looks like a Memorax program, which bmc-rmm does not read",
-                "write the program in the native language (docs/language.md) or Trencher's format",
-            ));
-        }
-    }
     match format.unwrap_or_else(|| Format::detect(&src.path, &src.text)) {
         Format::Native => native::parse(src, width),
         Format::Trencher => trencher::parse(src, width),
         Format::Litmus => litmus::parse(src, width).map(|t| t.program),
+        Format::Memorax => memorax::parse_file(src, width),
     }
 }
 
@@ -140,6 +138,10 @@ mod tests {
         assert_eq!(
             Format::detect("a", "shared x;\nthread t { x = 1; }"),
             Format::Native
+        );
+        assert_eq!(
+            Format::detect("a.rmm", "/* c */\nforbidden\n  CS CS\nprocess"),
+            Format::Memorax
         );
     }
 }

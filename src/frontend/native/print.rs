@@ -171,6 +171,12 @@ impl Tp<'_> {
     }
 }
 
+/// One command of thread `t` in native syntax (as in an automaton line,
+/// without the `;`), e.g. `x = 1` or `atomic { r = x; x = 2; }`.
+pub fn command(p: &Program, t: ThreadId, c: &Command) -> String {
+    Tp { p, t }.cmd(c)
+}
+
 fn membar(m: MembarMask) -> String {
     if m.0 == 0 || m.0 & !0x0f != 0 {
         return format!("membar {}", m.0);

@@ -1,0 +1,354 @@
+//! `reach --engine kround --rounds K` (TSO reachability within K rounds
+//! per thread, by reduction to SC: `bmc_rmm::reach::kround`), `reach
+//! --engine lazy` (lazy TSO reachability: `bmc_rmm::reach::lazy`) and
+//! `translate --kround K` (prints the translated program P').
+
+use super::args::{CheckArgs, Engine, TranslateArgs};
+use bmc_rmm::diag::Error;
+use bmc_rmm::explicit::{Limits, Options};
+use bmc_rmm::frontend;
+use bmc_rmm::program::Width;
+use bmc_rmm::reach::kround::{self, Answer};
+use std::time::Duration;
+
+/// Rounds when `--rounds` is not given.
+pub const DEFAULT_ROUNDS: u32 = 2;
+
+fn options(width: u32, timeout: Option<f64>) -> Options {
+    Options {
+        width: Width(width),
+        limits: Limits {
+            timeout: timeout.map(Duration::from_secs_f64),
+            ..Limits::default()
+        },
+        ..Options::default()
+    }
+}
+
+/// Runs `reach --engine kround|lazy` on every input. Exit status: 1 if a goal
+/// is reachable in some input, else 3 if some answer is unknown, else 0.
+///
+/// Errors: a model other than tso; unreadable or malformed inputs;
+/// programs the k-round engine does not model (exit 2).
+pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    if a.model.model_file.is_some() || bmc_rmm::cat::builtin_name(&a.model.model) != Some("tso") {
+        return Err(Error::Usage(
+            "--engine kround/lazy answer reachability under TSO only (--model tso)".into(),
+        ));
+    }
+    let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
+    if a.engine == Engine::Kround && !(1..=64).contains(&k) {
+        return Err(Error::Usage(
+            "--rounds of --engine kround must be 1..=64".into(),
+        ));
+    }
+    let (mut reachable, mut unknown) = (false, false);
+    let mut out = String::new();
+    for f in &a.input.files {
+        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        let t0 = std::time::Instant::now();
+        let lazy = a.engine == Engine::Lazy;
+        let (tag, scope) = if lazy {
+            ("lazy".to_string(), String::new())
+        } else {
+            (
+                format!("kround {k}"),
+                format!(" within {k} rounds per thread"),
+            )
+        };
+        let r = if lazy {
+            let o = bmc_rmm::reach::lazy::LazyOptions {
+                explicit: options(a.input.width, None),
+                max_refinements: a.rounds,
+                deadline: a
+                    .timeout
+                    .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+            };
+            let r = bmc_rmm::reach::lazy::lazy_reach(&p, &o)
+                .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
+            kround::KroundResult {
+                answer: r.answer,
+                states: r.states,
+            }
+        } else {
+            kround::kround_reach(&p, k, &options(a.input.width, a.timeout))
+                .map_err(|e| Error::Usage(format!("{f}: {e}")))?
+        };
+        let secs = t0.elapsed().as_secs_f64();
+        let (word, goal) = match &r.answer {
+            Answer::Reachable { goal, .. } => {
+                reachable = true;
+                ("reachable", Some(*goal))
+            }
+            Answer::Unreachable => ("unreachable", None),
+            Answer::Unknown(_) => {
+                unknown = true;
+                ("unknown", None)
+            }
+        };
+        let gname = |g: usize| {
+            p.goals[g]
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("#{}", g + 1))
+        };
+        if a.input.json {
+            let witness: Option<Vec<String>> = match &r.answer {
+                Answer::Reachable { witness, .. } => {
+                    Some(witness.iter().map(|s| s.describe(&p)).collect())
+                }
+                _ => None,
+            };
+            let reason = match &r.answer {
+                Answer::Unknown(why) => Some(why.clone()),
+                _ => None,
+            };
+            let rec = serde_json::json!({
+                "file": f, "model": "tso", "engine": if lazy { "lazy" } else { "kround" },
+                "rounds": if lazy { a.rounds } else { Some(k) }, "check": "reach",
+                "verdict": word, "goal": goal.map(gname), "reason": reason,
+                "witness": witness, "states": r.states, "time": secs,
+            });
+            out.push_str(&format!("{rec}\n"));
+            continue;
+        }
+        match &r.answer {
+            Answer::Reachable { goal, witness } => {
+                out.push_str(&format!(
+                    "{f}: reach [tso, {tag}]: REACHABLE: goal `{}` is reachable{scope} ({secs:.3} s)\n",
+                    gname(*goal)
+                ));
+                out.push_str(&format!(
+                    "TSO witness ({} steps, replayed on the TSO semantics):\n",
+                    witness.len()
+                ));
+                for (i, s) in witness.iter().enumerate() {
+                    out.push_str(&format!("  #{:<3} {}\n", i + 1, s.describe(&p)));
+                }
+            }
+            Answer::Unreachable => out.push_str(&format!(
+                "{f}: reach [tso, {tag}]: unreachable: no goal is reachable{scope} ({} states, {secs:.3} s)\n",
+                r.states
+            )),
+            Answer::Unknown(why) => {
+                out.push_str(&format!("{f}: reach [tso, {tag}]: unknown: {why}\n"))
+            }
+        }
+    }
+    print!("{out}");
+    Ok(if reachable {
+        1
+    } else if unknown {
+        3
+    } else {
+        0
+    })
+}
+
+/// Runs `translate --kround K`: prints P' of each input in native syntax.
+///
+/// Errors: unreadable or malformed inputs; programs the translation does
+/// not model (exit 2).
+pub fn run_translate(a: &TranslateArgs) -> Result<i32, Error> {
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    let mut out = String::new();
+    for f in &a.input.files {
+        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        let tr = kround::translate(&p, a.kround).map_err(|e| Error::Usage(format!("{f}: {e}")))?;
+        if a.input.files.len() > 1 {
+            out.push_str(&format!("# file: {f}\n"));
+        }
+        out.push_str(&format!(
+            "// {f} translated for {} rounds per thread (TSO within {} rounds = SC of this program)\n",
+            a.kround, a.kround
+        ));
+        out.push_str(&frontend::native::print::native(&tr.program));
+    }
+    print!("{out}");
+    Ok(0)
+}
+
+/// One engine's answer in `crosscheck --reach`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Said {
+    /// A goal is reachable under TSO (definitive).
+    Reachable,
+    /// No goal is reachable under TSO (definitive).
+    Unreachable,
+    /// No goal within the engine's bound (bound, rounds).
+    NotWithin,
+    /// No answer.
+    Unknown,
+}
+
+impl Said {
+    fn word(self) -> &'static str {
+        match self {
+            Said::Reachable => "reachable",
+            Said::Unreachable => "unreachable",
+            Said::NotWithin => "not within bound",
+            Said::Unknown => "unknown",
+        }
+    }
+}
+
+/// The most instructions one thread executes in a TSO computation.
+fn longest(w: &[bmc_rmm::reach::tso::TsoStep]) -> usize {
+    let mut n: std::collections::BTreeMap<u32, usize> = Default::default();
+    for s in w {
+        if let bmc_rmm::reach::tso::TsoStep::Instr { thread, .. } = s {
+            *n.entry(thread.0).or_default() += 1;
+        }
+    }
+    n.values().copied().max().unwrap_or(0)
+}
+
+/// Runs `crosscheck --reach`: on every input, the SAT engine at `--bound`
+/// under tso, the lazy engine, the kround engine (and its P' with the SAT
+/// engine under sc) and the explicit TSO simulator; prints one row per
+/// input and every disagreement between comparable answers (a definitive
+/// "reachable" against a definitive "unreachable"; the lazy engine's
+/// witness within the bound against SAT's "not within bound"; kround's
+/// exhaustive "not within K rounds" against SAT finding P' reachable).
+///
+/// Exit status: 1 on a disagreement, else 3 if some answer is unknown,
+/// else 0.
+///
+/// Errors: a model other than tso; unreadable, malformed or unsupported
+/// inputs (exit 2).
+pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
+    use bmc_rmm::bounded::{self, CheckKind, SolverKind, Verdict};
+    if bmc_rmm::cat::builtin_name(&a.model) != Some("tso") {
+        return Err(Error::Usage(
+            "crosscheck --reach compares TSO engines (--model tso)".into(),
+        ));
+    }
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    let bound = a.bound.unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND);
+    let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
+    let w = a.input.width;
+    let tso = bmc_rmm::cat::builtin("tso")?;
+    let sc = bmc_rmm::cat::builtin("sc")?;
+    let sat = |p: &bmc_rmm::program::Program, m: &bmc_rmm::cat::Model| -> Result<Said, Error> {
+        let lim = bounded::Limits {
+            bound,
+            width: w,
+            deadline: super::batch::deadline(a.timeout),
+        };
+        let r =
+            bounded::check(SolverKind::Varisat, p, m, lim, false, &[CheckKind::Reach])?.remove(0);
+        Ok(match r.verdict {
+            Verdict::Violation => Said::Reachable,
+            Verdict::NoViolation => Said::NotWithin,
+            Verdict::Unknown => Said::Unknown,
+        })
+    };
+    let mut out = format!(
+        "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
+        "file",
+        format!("sat (bound {bound})"),
+        "lazy",
+        format!("kround {k}"),
+        format!("P' sat-sc ({bound})"),
+        "simulator"
+    );
+    let (mut disagreements, mut unknowns) = (0, 0);
+    for f in &a.input.files {
+        let p = frontend::load_program(f, a.input.format, Width(w))?;
+        let bad = |e: bmc_rmm::reach::ReachError| Error::Usage(format!("{f}: {e}"));
+        let s_sat = sat(&p, &tso)?;
+        let lo = bmc_rmm::reach::lazy::LazyOptions {
+            explicit: options(w, None),
+            max_refinements: None,
+            deadline: a
+                .timeout
+                .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+        };
+        let lz = bmc_rmm::reach::lazy::lazy_reach(&p, &lo).map_err(bad)?;
+        let (s_lazy, lazy_len) = match &lz.answer {
+            Answer::Reachable { witness, .. } => (Said::Reachable, longest(witness)),
+            Answer::Unreachable => (Said::Unreachable, 0),
+            Answer::Unknown(_) => (Said::Unknown, 0),
+        };
+        let kr = kround::kround_reach(&p, k, &options(w, a.timeout)).map_err(bad)?;
+        let s_kr = match kr.answer {
+            Answer::Reachable { .. } => Said::Reachable,
+            Answer::Unreachable => Said::NotWithin,
+            Answer::Unknown(_) => Said::Unknown,
+        };
+        let tr = kround::translate(&p, k).map_err(bad)?;
+        let s_psc = sat(&tr.program, &sc)?;
+        let sim = bmc_rmm::reach::tso::explore(
+            &p,
+            &bmc_rmm::reach::tso::SimOptions {
+                width: Width(w),
+                deadline: a
+                    .timeout
+                    .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+                ..Default::default()
+            },
+        );
+        let s_sim = match sim {
+            bmc_rmm::reach::tso::SimVerdict::Reachable { .. } => Said::Reachable,
+            bmc_rmm::reach::tso::SimVerdict::Unreachable => Said::Unreachable,
+            bmc_rmm::reach::tso::SimVerdict::Unknown(_) => Said::Unknown,
+        };
+        let all = [s_sat, s_lazy, s_kr, s_psc, s_sim];
+        let mut why = Vec::new();
+        if all.contains(&Said::Reachable) && all.contains(&Said::Unreachable) {
+            why.push(
+                "one engine finds a goal reachable, another proves it unreachable".to_string(),
+            );
+        }
+        if s_lazy == Said::Reachable && s_sat == Said::NotWithin && lazy_len <= bound as usize {
+            why.push(format!(
+                "lazy's witness has {lazy_len} steps per thread at most, but SAT finds nothing within bound {bound}"
+            ));
+        }
+        if s_kr == Said::NotWithin && s_psc == Said::Reachable {
+            why.push(
+                "SAT finds P' reachable under sc, the explicit SC search of P' does not".into(),
+            );
+        }
+        let agree = if !why.is_empty() {
+            disagreements += 1;
+            "NO"
+        } else if all.contains(&Said::Unknown) {
+            unknowns += 1;
+            "unknown"
+        } else {
+            "yes"
+        };
+        out.push_str(&format!(
+            "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {agree}\n",
+            f,
+            s_sat.word(),
+            s_lazy.word(),
+            s_kr.word(),
+            s_psc.word(),
+            s_sim.word()
+        ));
+        for x in why {
+            out.push_str(&format!("  disagreement: {x}\n"));
+        }
+    }
+    out.push_str(&format!(
+        "{} file(s), {disagreements} disagreement(s), {unknowns} with an unknown answer\n",
+        a.input.files.len()
+    ));
+    print!("{out}");
+    Ok(if disagreements > 0 {
+        1
+    } else if unknowns > 0 {
+        3
+    } else {
+        0
+    })
+}

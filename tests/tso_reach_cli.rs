@@ -1,0 +1,101 @@
+//! The command line of the TSO reachability engines: `reach --engine
+//! lazy|kround`, `translate --kround`, `crosscheck --reach`, and their
+//! usage errors.
+
+use std::process::Command;
+
+fn bmc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("bmc-rmm-tso-reach-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+const SB: &str = "shared x, y;
+thread t0 { x = 1; r1 = y; }
+thread t1 { y = 1; r2 = x; }
+goal final where t0.r1 == 0 && t1.r2 == 0;";
+
+const MP: &str = "shared x, y;
+thread t0 { x = 1; y = 1; }
+thread t1 { r1 = y; r2 = x; }
+goal final where t1.r1 == 1 && t1.r2 == 0;";
+
+#[test]
+fn engines_answer_with_exit_codes() {
+    let sb = tmp("sb.rmm", SB);
+    let mp = tmp("mp.rmm", MP);
+    let (c, out, _) = bmc(&["reach", "--engine", "lazy", &sb]);
+    assert_eq!(c, 1, "{out}");
+    assert!(
+        out.contains("REACHABLE") && out.contains("t0: flush"),
+        "{out}"
+    );
+    let (c, out, _) = bmc(&["reach", "--engine", "lazy", &mp]);
+    assert_eq!(c, 0, "{out}");
+    let (c, out, _) = bmc(&["reach", "--engine", "kround", "--rounds", "1", &sb]);
+    assert_eq!(c, 1, "{out}");
+    assert!(out.contains("within 1 rounds per thread"), "{out}");
+    let (c, out, _) = bmc(&["reach", "--engine", "kround", "--json", &mp]);
+    assert_eq!(c, 0, "{out}");
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(rec["verdict"], "unreachable");
+    assert_eq!(rec["rounds"], 2);
+    // A refinement cap ends the lazy engine with "unknown" (exit 3) on a
+    // program that needs refinements.
+    let (c, out, _) = bmc(&["reach", "--engine", "lazy", "--rounds", "0", &sb]);
+    assert_eq!(c, 3, "{out}");
+    assert!(out.contains("unknown"), "{out}");
+}
+
+#[test]
+fn translate_prints_a_native_program() {
+    let sb = tmp("sb2.rmm", SB);
+    let (c, out, err) = bmc(&["translate", "--kround", "2", &sb]);
+    assert_eq!(c, 0, "{err}");
+    let p = tmp("sb_k2.rmm", &out);
+    // P' under SC (bounded) reaches the goal as P does under TSO.
+    let (c, out, _) = bmc(&["reach", "-m", "sc", "-k", "40", &p]);
+    assert_eq!(c, 1, "{out}");
+}
+
+#[test]
+fn crosscheck_reach_agrees() {
+    let sb = tmp("sb3.rmm", SB);
+    let mp = tmp("mp3.rmm", MP);
+    let (c, out, _) = bmc(&["crosscheck", "--reach", "--timeout", "60", &sb, &mp]);
+    assert_eq!(c, 0, "{out}");
+    assert!(out.contains("0 disagreement(s)"), "{out}");
+}
+
+#[test]
+fn usage_errors() {
+    let sb = tmp("sb4.rmm", SB);
+    let (c, _, err) = bmc(&["reach", "--engine", "lazy", "-m", "pso", &sb]);
+    assert_eq!(c, 2, "{err}");
+    let (c, _, err) = bmc(&["robust", "--engine", "kround", &sb]);
+    assert_eq!(c, 2, "{err}");
+    let (c, _, err) = bmc(&["reach", "--rounds", "2", &sb]);
+    assert_eq!(c, 2, "{err}");
+    let lk = tmp(
+        "lock.rmm",
+        "shared x; thread t { lock; x = 1; unlock; } goal anywhere;",
+    );
+    let (c, _, err) = bmc(&["translate", "--kround", "2", &lk]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("lock"), "{err}");
+}
