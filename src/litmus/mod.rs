@@ -26,6 +26,10 @@ pub enum Arch {
     X86_64,
     /// `PPC`: Power (`lwz r1,0(r2)`, `stw`, `sync`, `lwsync`, ...).
     Ppc,
+    /// `AArch64`: Armv8-A (`LDR W0,[X1]`, `STLR`, `DMB SY`, ...).
+    AArch64,
+    /// `RISCV`: RV64 (`lw x5,0(x6)`, `sw.rl`, `fence rw,rw`, ...).
+    RiscV,
 }
 
 impl Arch {
@@ -35,6 +39,8 @@ impl Arch {
             Arch::X86 => "X86",
             Arch::X86_64 => "X86_64",
             Arch::Ppc => "PPC",
+            Arch::AArch64 => "AArch64",
+            Arch::RiscV => "RISCV",
         }
     }
 }

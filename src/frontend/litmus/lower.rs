@@ -36,11 +36,13 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         "X86" => Arch::X86,
         "X86_64" => Arch::X86_64,
         "PPC" => Arch::Ppc,
+        "AArch64" | "AARCH64" => Arch::AArch64,
+        "RISCV" | "RISC-V" => Arch::RiscV,
         other => {
             return Err(src.error_help(
                 surf.arch_span,
                 format!("unsupported architecture `{other}`"),
-                "supported: X86, X86_64, PPC",
+                "supported: X86, X86_64, PPC, AArch64, RISCV",
             ))
         }
     };

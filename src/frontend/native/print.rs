@@ -11,7 +11,7 @@
 
 use crate::frontend::native::is_plain_name;
 use crate::program::{
-    Command, Expr, Fence, GVar, Goal, GoalAt, GoalKind, LExpr, MembarMask, PgasCmd, Program,
+    Ann, Command, Expr, Fence, GVar, Goal, GoalAt, GoalKind, LExpr, MembarMask, PgasCmd, Program,
     ThreadId, UnOp,
 };
 use std::fmt::Write;
@@ -131,7 +131,40 @@ impl Tp<'_> {
             Command::Assign { reg, value } => format!("{} = {}", self.reg(reg), self.e(value)),
             Command::Assume(e) => format!("assume({})", self.e(e)),
             Command::Fence(Fence::Membar(m)) => membar(*m),
+            Command::Fence(Fence::RvFence(m)) => m.rv_text().unwrap_or_else(|| {
+                // No pred × succ spelling: the same pairs as a membar mask.
+                membar(*m)
+            }),
             Command::Fence(f) => f.keyword().to_string(),
+            Command::Ann(a, c) => match (a.0, &**c) {
+                (Ann::ACQ, Command::Load { reg, addr }) => {
+                    format!("{} = ldar({})", self.reg(reg), self.loc(addr))
+                }
+                (Ann::ACQPC, Command::Load { reg, addr }) => {
+                    format!("{} = ldapr({})", self.reg(reg), self.loc(addr))
+                }
+                (Ann::REL, Command::Store { addr, value }) => {
+                    format!("stlr({}, {})", self.loc(addr), self.e(value))
+                }
+                // Other annotated accesses have no native spelling: the
+                // access without its annotation.
+                _ => self.cmd(c),
+            },
+            Command::Guard(e) => format!("assume({})", self.e(e)),
+            Command::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => {
+                let c = self.e(cond);
+                format!(
+                    "{} = (({c}) != 0) * ({}) + (({c}) == 0) * ({})",
+                    self.reg(reg),
+                    self.e(then),
+                    self.e(else_)
+                )
+            }
             Command::Lock => "lock".into(),
             Command::Unlock => "unlock".into(),
             Command::Nop => "nop".into(),

@@ -1,0 +1,176 @@
+//! Validation of `encodings/aarch64.cat`, `encodings/riscv.cat` and
+//! `encodings/sc.cat` against herd7 on the AArch64 and RISCV litmus corpus
+//! (`../shared/corpus/litmus-arm`): for every test the verdict must equal
+//! `EXPECTED.detail.tsv` and the set of final states the `States` of
+//! `herd7-logs/<arch>.<model>.log`. Tests tagged with a feature the
+//! front-end refuses (`cache/tlb`, `byte/half-access`, `mixed-width-regs`,
+//! `casp`, `ldp/stp`) may instead fail with a located "unsupported …"
+//! error; every other test must be answered. Skipped (with a message) when
+//! the corpus is absent.
+
+use bmc_rmm::bounded::Deadline;
+use bmc_rmm::cat;
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::litmus::herd::log::{by_name, parse_log};
+use bmc_rmm::litmus::run;
+use bmc_rmm::program::Width;
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The `features` tags whose tests may be refused.
+const REFUSABLE: &[&str] = &[
+    "cache/tlb",
+    "byte/half-access",
+    "mixed-width-regs",
+    "casp",
+    "ldp/stp",
+];
+
+fn corpus() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus-arm");
+    if p.join("EXPECTED.detail.tsv").exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: corpus not found at {}", p.display());
+        None
+    }
+}
+
+/// One row of `EXPECTED.detail.tsv`: (file, verdict, features).
+fn rows(dir: &std::path::Path, arch: &str, herd_model: &str) -> Vec<(String, String, Vec<String>)> {
+    let text = std::fs::read_to_string(dir.join("EXPECTED.detail.tsv")).expect("detail tsv");
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            (c.len() >= 19 && c[0] == arch && c[2] == herd_model).then(|| {
+                (
+                    c[1].to_string(),
+                    c[3].to_string(),
+                    c[18].split(',').map(str::to_string).collect(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Runs every `arch` test under `model`, compares with herd's
+/// `herd_model` rows and log. Returns (agreeing, refused, mismatches).
+fn compare(arch: &str, model: &str, herd_model: &str) -> Option<(usize, usize, Vec<String>)> {
+    let dir = corpus()?;
+    let log = std::fs::read_to_string(dir.join(format!("herd7-logs/{arch}.{herd_model}.log")))
+        .expect("herd log");
+    let blocks = by_name(parse_log(&log).expect("herd log parses"));
+    let rows = rows(&dir, arch, herd_model);
+    assert!(!rows.is_empty(), "{arch} rows for {herd_model}");
+    let m = cat::builtin(model).expect("built-in model");
+    let results: Vec<Result<bool, String>> = rows
+        .par_iter()
+        .map(|(file, verdict, features)| {
+            let path = dir.join(file);
+            let src = SourceFile::read(path.to_str().unwrap()).map_err(|e| e.to_string())?;
+            let refusable = features.iter().any(|f| REFUSABLE.contains(&f.as_str()));
+            let t = match bmc_rmm::frontend::litmus::parse(&src, Width(64)) {
+                Ok(t) => t,
+                Err(e) => {
+                    let msg = e.to_string();
+                    if refusable && msg.contains("unsupported") && msg.contains(file.as_str()) {
+                        return Ok(false);
+                    }
+                    return Err(format!("{file}: parse error {msg}"));
+                }
+            };
+            let w = run::auto_width(&t);
+            let deadline = Deadline(Some(Instant::now() + Duration::from_secs(60)));
+            let r = run::run(
+                &t,
+                &m,
+                12,
+                w,
+                deadline,
+                bmc_rmm::bounded::SolverKind::Varisat,
+            )
+            .map_err(|e| format!("{file}: {e}"))?;
+            let obs = r
+                .observation
+                .ok_or(format!("{file}: unknown ({:?})", r.unknown))?;
+            let mut errs = Vec::new();
+            if obs.verdict().as_str() != verdict {
+                errs.push(format!(
+                    "verdict {} (herd {verdict})",
+                    obs.verdict().as_str()
+                ));
+            }
+            let block = blocks
+                .get(&t.name)
+                .ok_or(format!("{file}: no herd block for {}", t.name))?;
+            let mut ours: Vec<String> = r
+                .states
+                .iter()
+                .map(|s| t.state_line(s).trim().to_string())
+                .collect();
+            let mut theirs: Vec<String> =
+                block.states.iter().map(|s| s.trim().to_string()).collect();
+            ours.sort();
+            theirs.sort();
+            if ours != theirs {
+                let extra: Vec<_> = ours.iter().filter(|s| !theirs.contains(s)).collect();
+                let missing: Vec<_> = theirs.iter().filter(|s| !ours.contains(s)).collect();
+                errs.push(format!("states: extra {extra:?}, missing {missing:?}"));
+            }
+            if errs.is_empty() {
+                Ok(true)
+            } else {
+                Err(format!("{file} ({}): {}", t.name, errs.join("; ")))
+            }
+        })
+        .collect();
+    let ok = results.iter().filter(|r| matches!(r, Ok(true))).count();
+    let refused = results.iter().filter(|r| matches!(r, Ok(false))).count();
+    let bad = results.into_iter().filter_map(|r| r.err()).collect();
+    Some((ok, refused, bad))
+}
+
+fn check(arch: &str, model: &str, herd_model: &str) {
+    let Some((ok, refused, bad)) = compare(arch, model, herd_model) else {
+        return;
+    };
+    eprintln!(
+        "{arch} {model} vs herd {herd_model}: {ok} agree, {refused} refused, {} mismatches",
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} mismatches under {model}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn aarch64_corpus_arm_matches_herd_aarch64_cat() {
+    check("AArch64", "arm", "aarch64.cat");
+}
+
+#[test]
+fn aarch64_corpus_sc_matches_herd_sc_cat() {
+    check("AArch64", "sc", "sc.cat");
+}
+
+#[test]
+fn riscv_corpus_riscv_matches_herd_riscv_cat() {
+    check("RISCV", "riscv", "riscv.cat");
+}
+
+#[test]
+fn riscv_corpus_sc_matches_herd_sc_cat() {
+    check("RISCV", "sc", "sc.cat");
+}
+
+#[test]
+fn model_aliases() {
+    for (a, b) in [("arm", "aarch64"), ("armv8", "aarch64"), ("rvwmo", "riscv")] {
+        assert_eq!(cat::builtin(a).unwrap().name, cat::builtin(b).unwrap().name);
+    }
+}
