@@ -151,9 +151,26 @@ fn condition(cx: &mut Ctx, cond: &str, span: Span) -> Result<LExpr, Error> {
     let (fa, fb) = flags(cx);
     let a = Expr::Var(fa);
     let b = Expr::Var(fb);
-    let m = Expr::Const(cx.width.min());
-    let ua = bin(BinOp::BitXor, a.clone(), m.clone());
-    let ub = bin(BinOp::BitXor, b.clone(), m);
+    // Unsigned x < y at any width: when the signs differ, the negative one
+    // (top bit set) is the larger; otherwise the signed order.
+    let ult = |x: &LExpr, y: &LExpr| {
+        let z = Expr::Const(0);
+        let differ = bin(
+            BinOp::Lt,
+            bin(BinOp::BitXor, x.clone(), y.clone()),
+            z.clone(),
+        );
+        bin(
+            BinOp::Or,
+            bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
+            bin(
+                BinOp::And,
+                Expr::un(UnOp::Not, differ),
+                bin(BinOp::Lt, x.clone(), y.clone()),
+            ),
+        )
+    };
+    let (lo, hi) = (ult(&a, &b), ult(&b, &a));
     let diff = bin(BinOp::Sub, a.clone(), b.clone());
     // Signed overflow of a - b: a and b differ in sign and the result's
     // sign differs from a's.
@@ -173,10 +190,10 @@ fn condition(cx: &mut Ctx, cond: &str, span: Span) -> Result<LExpr, Error> {
         "LE" => bin(BinOp::Le, a, b),
         "GT" => bin(BinOp::Gt, a, b),
         "GE" => bin(BinOp::Ge, a, b),
-        "HI" => bin(BinOp::Gt, ua, ub),
-        "LS" => bin(BinOp::Le, ua, ub),
-        "CS" | "HS" => bin(BinOp::Ge, ua, ub),
-        "CC" | "LO" => bin(BinOp::Lt, ua, ub),
+        "HI" => hi,
+        "LS" => Expr::un(UnOp::Not, hi),
+        "CS" | "HS" => Expr::un(UnOp::Not, lo),
+        "CC" | "LO" => lo,
         "MI" => bin(BinOp::Lt, diff, Expr::Const(0)),
         "PL" => bin(BinOp::Ge, diff, Expr::Const(0)),
         "VS" => ovf,

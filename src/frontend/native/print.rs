@@ -132,8 +132,8 @@ impl Tp<'_> {
             Command::Assume(e) => format!("assume({})", self.e(e)),
             Command::Fence(Fence::Membar(m)) => membar(*m),
             Command::Fence(Fence::RvFence(m)) => m.rv_text().unwrap_or_else(|| {
-                // No pred × succ spelling: the same pairs as a membar mask.
-                membar(*m)
+                // No pred × succ spelling: the pairs as a membar-style mask.
+                format!("fence {}", &membar(*m)["membar ".len()..])
             }),
             Command::Fence(f) => f.keyword().to_string(),
             Command::Ann(a, c) => match (a.0, &**c) {
@@ -146,25 +146,21 @@ impl Tp<'_> {
                 (Ann::REL, Command::Store { addr, value }) => {
                     format!("stlr({}, {})", self.loc(addr), self.e(value))
                 }
-                // Other annotated accesses have no native spelling: the
-                // access without its annotation.
-                _ => self.cmd(c),
+                _ => format!("{} {}", ann(*a), self.cmd(c)),
             },
-            Command::Guard(e) => format!("assume({})", self.e(e)),
+            Command::Guard(e) => format!("guard({})", self.e(e)),
             Command::Select {
                 reg,
                 cond,
                 then,
                 else_,
-            } => {
-                let c = self.e(cond);
-                format!(
-                    "{} = (({c}) != 0) * ({}) + (({c}) == 0) * ({})",
-                    self.reg(reg),
-                    self.e(then),
-                    self.e(else_)
-                )
-            }
+            } => format!(
+                "{} = select({}, {}, {})",
+                self.reg(reg),
+                self.e(cond),
+                self.e(then),
+                self.e(else_)
+            ),
             Command::Lock => "lock".into(),
             Command::Unlock => "unlock".into(),
             Command::Nop => "nop".into(),
@@ -202,6 +198,21 @@ impl Tp<'_> {
             }
         }
     }
+}
+
+/// `[acq, rel]`: the names of the known bits, then any other bits as a
+/// number.
+fn ann(a: Ann) -> String {
+    let mut parts: Vec<String> = Ann::NAMES
+        .iter()
+        .filter(|(_, b)| a.has(*b))
+        .map(|(n, _)| n.to_string())
+        .collect();
+    let known = Ann::NAMES.iter().fold(0, |m, (_, b)| m | b);
+    if a.0 & !known != 0 {
+        parts.push((a.0 & !known).to_string());
+    }
+    format!("[{}]", parts.join(", "))
 }
 
 fn membar(m: MembarMask) -> String {
