@@ -5,7 +5,9 @@
 //! 0 on success), the LSE atomics `SWP`, `CAS`, `LDADD`, `LDCLR`,
 //! `LDEOR`, `LDSET` (and `STADD`, …) with their `A`/`L`/`AL` variants,
 //! `MOV`/`MOVZ`/`MOVK`/`MVN`, `ADD`/`SUB`/`EOR`/`EON`/`AND`/`ORR` (and
-//! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`), the conditional
+//! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
+//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`,
+//! post-indexed `LDR`/`STR`, the conditional
 //! selects `CSEL`/`CSINC`/`CSINV`/`CSNEG`/`CSET`, branches `B`,
 //! `B.cond`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, `RET`, and the barriers `DMB`,
 //! `DSB`, `ISB`.
@@ -227,6 +229,96 @@ fn not(x: LExpr) -> LExpr {
     bin(BinOp::Sub, Expr::un(UnOp::Neg, x), Expr::Const(1))
 }
 
+/// `v * 2^k` (`LSL #k`).
+fn shl(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 {
+        return Ok(v);
+    }
+    let m = cx.int(1i64 << k, span)?;
+    Ok(bin(BinOp::Mul, v, m))
+}
+
+/// `⌊v / 2^k⌋` (`ASR #k`; also `LSR #k`, which agrees on non-negative
+/// values).
+fn shr(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 {
+        return Ok(v);
+    }
+    let m = cx.int(1i64 << k, span)?;
+    let adj = cx.int((1i64 << k) - 1, span)?;
+    // Truncating division rounds negative values up: subtract 2^k - 1 first.
+    let neg = bin(BinOp::Lt, v.clone(), Expr::Const(0));
+    let v = bin(BinOp::Sub, v, bin(BinOp::Mul, neg, adj));
+    Ok(bin(BinOp::Div, v, m))
+}
+
+/// A shift amount `#k` (or `k`), 0 ≤ k < 63.
+fn amount(cx: &Ctx, text: &str, span: Span) -> Result<u32, Error> {
+    let t = text.trim();
+    parse_int(t.strip_prefix('#').unwrap_or(t))
+        .filter(|k| (0..63).contains(k))
+        .map(|k| k as u32)
+        .ok_or_else(|| {
+            cx.src
+                .error(span, format!("expected a shift amount `#n`, found `{t}`"))
+        })
+}
+
+/// The shifted or extended register operand `v, op` of the data-processing
+/// instructions: `LSL #k`, `LSR #k`, `ASR #k`, `SXTB`/`UXTB`/`SXTH`/`UXTH`
+/// (sign/zero extension of the low byte/half-word), `SXTW`/`UXTW`/`SXTX`/
+/// `UXTX` (no change: values fit the width), each extension with an
+/// optional left shift (Arm ARM C6, "ADD (shifted register)", "ADD
+/// (extended register)").
+fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
+    let t = op.text.trim();
+    let (kind, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let kind = kind.to_ascii_uppercase();
+    let k = if rest.trim().is_empty() {
+        0
+    } else {
+        amount(cx, rest, op.span)?
+    };
+    match kind.as_str() {
+        "LSL" => shl(cx, v, k, op.span),
+        "LSR" | "ASR" => shr(cx, v, k, op.span),
+        "SXTB" | "UXTB" | "SXTH" | "UXTH" => {
+            let bits = if kind.ends_with('B') { 8 } else { 16 };
+            let mask = cx.int((1i64 << bits) - 1, op.span)?;
+            let low = bin(BinOp::BitAnd, v, mask);
+            let e = if kind.starts_with('S') {
+                let top = cx.int(1i64 << (bits - 1), op.span)?;
+                bin(BinOp::Sub, bin(BinOp::BitXor, low, top.clone()), top)
+            } else {
+                low
+            };
+            shl(cx, e, k, op.span)
+        }
+        "SXTW" | "UXTW" | "SXTX" | "UXTX" => shl(cx, v, k, op.span),
+        _ => Err(cx.src.error(
+            op.span,
+            format!(
+                "expected a shift (`LSL #n`, `ASR #n`, …) or an extension (`SXTW`, …), found `{t}`"
+            ),
+        )),
+    }
+}
+
+/// The post-index update `[Xn], #imm` of a load or store: `Xn += imm`.
+fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
+    let inner = mem.text.trim_start_matches('[').trim_end_matches(']');
+    let parts = split_ops(inner, mem.span.start + 1);
+    let Some(base) = parts.first() else {
+        return Err(cx.src.error(mem.span, "empty memory operand"));
+    };
+    let b = reg_opt(cx, base)?;
+    let v = operand(cx, imm)?;
+    Ok(assign(
+        b,
+        bin(BinOp::Add, b.map(Expr::Var).unwrap_or(Expr::Const(0)), v),
+    ))
+}
+
 fn ann(bits: u8, c: Command) -> Command {
     if bits == 0 {
         c
@@ -320,13 +412,56 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 ops[2].span,
             ))
         }
-        "MOV" | "MOVZ" => {
-            if n == 3 && mn == "MOVZ" {
-                return Err(refuse(cx, "shifted MOVZ", "64-bit constants", ops[2].span));
+        "MOV" | "MOVZ" | "MOVK" => {
+            if !(n == 3 && mn != "MOV") {
+                arity(cx, mn0, &ops, 2, sp)?;
             }
-            arity(cx, mn0, &ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;
-            let v = operand(cx, &ops[1])?;
+            let imm = operand(cx, &ops[1])?;
+            let k = match ops.get(2) {
+                Some(o) => match o.text.trim().split_once(char::is_whitespace) {
+                    Some((l, a)) if l.eq_ignore_ascii_case("LSL") => amount(cx, a, o.span)?,
+                    _ => return Err(cx.src.error(o.span, "expected `LSL #n`")),
+                },
+                None => 0,
+            };
+            let v = shl(cx, imm, k, sp)?;
+            if mn != "MOVK" {
+                return Ok(Low::Cmds(assign(d, v)));
+            }
+            // MOVK keeps the other bits: d - (d & (0xffff << k)) + (imm << k).
+            let Some(r) = d else {
+                return Ok(Low::Cmds(Vec::new()));
+            };
+            let field = cx.int(0xffffi64 << k, sp)?;
+            let old = bin(BinOp::BitAnd, Expr::Var(r), field);
+            Ok(Low::Cmds(assign(
+                d,
+                bin(BinOp::Add, bin(BinOp::Sub, Expr::Var(r), old), v),
+            )))
+        }
+        "LSL" | "LSR" | "ASR" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let k = amount(cx, ops[2].text, ops[2].span)?;
+            let v = if mn == "LSL" {
+                shl(cx, a, k, ops[2].span)?
+            } else {
+                shr(cx, a, k, ops[2].span)?
+            };
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "MADD" | "MSUB" => {
+            arity(cx, mn0, &ops, 4, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let p = bin(BinOp::Mul, rval(cx, &ops[1])?, rval(cx, &ops[2])?);
+            let a = rval(cx, &ops[3])?;
+            let v = if mn == "MADD" {
+                bin(BinOp::Add, a, p)
+            } else {
+                bin(BinOp::Sub, a, p)
+            };
             Ok(Low::Cmds(assign(d, v)))
         }
         "MVN" => {
@@ -336,13 +471,15 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(assign(d, not(v))))
         }
         "ADD" | "SUB" | "EOR" | "EON" | "AND" | "ORR" | "ADDS" | "SUBS" | "ANDS" => {
-            if n == 4 {
-                return Err(refuse(cx, "shifted operand", "shifts", ops[3].span));
+            if n != 4 {
+                arity(cx, mn0, &ops, 3, sp)?;
             }
-            arity(cx, mn0, &ops, 3, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
-            let b = operand(cx, &ops[2])?;
+            let mut b = operand(cx, &ops[2])?;
+            if let Some(sh) = ops.get(3) {
+                b = shifted(cx, b, sh)?;
+            }
             let flagged = mn.len() == 4 && mn.ends_with('S');
             let fl = match mn.as_str() {
                 "SUBS" => Some((a.clone(), b.clone())),
@@ -367,9 +504,14 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(cmds))
         }
         "CMP" | "CMN" | "TST" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            if n != 3 {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
             let a = rval(cx, &ops[0])?;
-            let b = operand(cx, &ops[1])?;
+            let mut b = operand(cx, &ops[1])?;
+            if let Some(sh) = ops.get(2) {
+                b = shifted(cx, b, sh)?;
+            }
             let (x, y) = match mn.as_str() {
                 "CMP" => (a, b),
                 "CMN" => (a, Expr::un(UnOp::Neg, b)),
@@ -415,7 +557,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             }))
         }
         "LDR" | "LDAR" | "LDAPR" | "LDXR" | "LDAXR" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            if !(n == 3 && mn == "LDR") {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
             let d = reg_opt(cx, &ops[0])?;
             let addr = mem_addr(cx, &ops[1])?;
             let reg = d.unwrap_or_else(|| tmp(cx));
@@ -429,14 +573,24 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             } else {
                 Command::Load { reg, addr }
             };
-            Ok(Low::Cmds(vec![ann(a, c)]))
+            let mut cmds = vec![ann(a, c)];
+            if let Some(imm) = ops.get(2) {
+                cmds.extend(post_index(cx, &ops[1], imm)?);
+            }
+            Ok(Low::Cmds(cmds))
         }
         "STR" | "STLR" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            if !(n == 3 && mn == "STR") {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
             let v = rval(cx, &ops[0])?;
             let addr = mem_addr(cx, &ops[1])?;
             let a = if mn == "STLR" { Ann::REL } else { 0 };
-            Ok(Low::Cmds(vec![ann(a, Command::Store { addr, value: v })]))
+            let mut cmds = vec![ann(a, Command::Store { addr, value: v })];
+            if let Some(imm) = ops.get(2) {
+                cmds.extend(post_index(cx, &ops[1], imm)?);
+            }
+            Ok(Low::Cmds(cmds))
         }
         "STXR" | "STLXR" => {
             arity(cx, mn0, &ops, 3, sp)?;
@@ -604,14 +758,12 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         }
     }
     match mn {
-        "BL" | "BLR" | "BR" | "ADR" | "LSR" | "LSL" | "ASR" | "UBFM" | "SBFM" | "MADD" | "MOVK" => {
-            Err(refuse(
-                cx,
-                &format!("instruction `{mn0}`"),
-                "not modelled",
-                sp,
-            ))
-        }
+        "BL" | "BLR" | "BR" | "ADR" | "UBFM" | "SBFM" => Err(refuse(
+            cx,
+            &format!("instruction `{mn0}`"),
+            "not modelled",
+            sp,
+        )),
         _ => Err(super::ops::unsupported(cx, mn0, sp)),
     }
 }

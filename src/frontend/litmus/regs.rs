@@ -107,9 +107,13 @@ pub(super) fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
         Arch::RiscV => Some('x'),
         _ => None,
     };
+    // herd prints Arm's zero register before X0.
+    if arch == Arch::AArch64 && (r == "XZR" || r == "WZR") {
+        return (0, String::new());
+    }
     if let Some(p) = prefix {
         if let Some(n) = r.strip_prefix(p).and_then(|d| d.parse::<usize>().ok()) {
-            return (n, String::new());
+            return (n + usize::from(arch == Arch::AArch64), String::new());
         }
     }
     (1000, r.to_string())
