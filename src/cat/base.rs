@@ -92,6 +92,8 @@ pub enum BaseSet {
     Rel,
     /// `X`: exclusive accesses.
     X,
+    /// `NORET`: reads of atomics that return no data.
+    NoRet,
 }
 
 /// A base relation: a binary relation over events every model may name.
@@ -155,7 +157,7 @@ const fn rel(base: BaseRel, name: &'static str, doc: &'static str) -> Entry<Base
 }
 
 /// The base sets, in [`BaseSet`] order.
-pub const SETS: [Entry<BaseSet>; 32] = [
+pub const SETS: [Entry<BaseSet>; 33] = [
     set(BaseSet::R, "R", "reads: loads, the read of an atomic instruction, PGAS popa (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::W, "W", "writes: stores, the write of an atomic instruction or successful stwcx., PGAS popb (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::M, "M", "memory accesses, R ∪ W (herd manual)"),
@@ -188,6 +190,7 @@ pub const SETS: [Entry<BaseSet>; 32] = [
     set(BaseSet::AcqPC, "ACQPC", "Arm acquirePC reads: LDAPR (Arm ARM B2.3)"),
     set(BaseSet::Rel, "REL", "release accesses: Arm STLR, STLXR, L-forms of atomics; RISC-V .rl (Arm ARM B2.3; RVWMO rule 6)"),
     set(BaseSet::X, "X", "exclusive accesses: Power lwarx/stwcx., Arm LDXR/STXR, RISC-V LR/SC (herd's X)"),
+    set(BaseSet::NoRet, "NORET", "reads of Arm atomics that return no data (destination WZR/XZR, ST<op>): not ordered by DMB LD (Arm ARM B2.3.6; herd's NoRet)"),
 ];
 
 /// The base relations, in [`BaseRel`] order.
@@ -248,6 +251,7 @@ impl BaseSet {
             BaseSet::Acq => Some(Ann::ACQ),
             BaseSet::AcqPC => Some(Ann::ACQPC),
             BaseSet::Rel => Some(Ann::REL),
+            BaseSet::NoRet => Some(Ann::NORET),
             _ => None,
         }
     }
@@ -284,7 +288,9 @@ impl BaseSet {
             BaseSet::FenceRW => rv_bit(MembarMask::LS),
             BaseSet::FenceWR => rv_bit(MembarMask::SL),
             BaseSet::FenceWW => rv_bit(MembarMask::SS),
-            BaseSet::Acq | BaseSet::AcqPC | BaseSet::Rel | BaseSet::X => return None,
+            BaseSet::Acq | BaseSet::AcqPC | BaseSet::Rel | BaseSet::X | BaseSet::NoRet => {
+                return None
+            }
             BaseSet::R
             | BaseSet::W
             | BaseSet::M

@@ -178,11 +178,16 @@ impl Ann {
     pub const ACQPC: u8 = 2;
     /// Release (`STLR`, `.rl`).
     pub const REL: u8 = 4;
+    /// The read of an Arm atomic that returns no data (destination
+    /// `WZR`/`XZR`, the `ST<op>` forms): `DMB LD` does not order it (Arm
+    /// ARM B2.3.6, Barrier-ordered-before; herd's `NoRet`).
+    pub const NORET: u8 = 8;
     /// The native keyword of each bit, in bit order.
-    pub const NAMES: [(&'static str, u8); 3] = [
+    pub const NAMES: [(&'static str, u8); 4] = [
         ("acq", Self::ACQ),
         ("acqpc", Self::ACQPC),
         ("rel", Self::REL),
+        ("noret", Self::NORET),
     ];
 
     /// Whether bit `b` is set.

@@ -457,7 +457,8 @@ impl<'a> Encoder<'a> {
             | BaseSet::Acq
             | BaseSet::AcqPC
             | BaseSet::Rel
-            | BaseSet::X => return pgas::set_of(ev, s),
+            | BaseSet::X
+            | BaseSet::NoRet => return pgas::set_of(ev, s),
         })
     }
 

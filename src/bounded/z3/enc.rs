@@ -539,7 +539,8 @@ impl ZBase for ZEnc<'_> {
                 | BaseSet::Acq
                 | BaseSet::AcqPC
                 | BaseSet::Rel
-                | BaseSet::X => super::pgas::set_of(ev, s),
+                | BaseSet::X
+                | BaseSet::NoRet => super::pgas::set_of(ev, s),
             })
             .collect()
     }

@@ -665,8 +665,9 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         let s = rval(cx, &ops[0])?;
         let t = reg_opt(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
-        // No acquire when the destination is the zero register (as herd).
-        let ra = if t.is_none() { 0 } else { ra };
+        // No acquire when the destination is the zero register (as herd),
+        // and the read is a no-return one.
+        let ra = if t.is_none() { Ann::NORET } else { ra };
         let mut body = vec![
             ann(
                 ra,
@@ -692,7 +693,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         arity(cx, mn0, ops, 3, sp)?;
         let s = reg_opt(cx, &ops[0])?;
         let sv = s.map(Expr::Var).unwrap_or(Expr::Const(0));
-        let ra = if s.is_none() { 0 } else { ra };
+        let ra = if s.is_none() { Ann::NORET } else { ra };
         let t = rval(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
         let load = ann(
@@ -736,7 +737,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
             if t.is_none() {
                 // A load form whose destination is the zero register has
                 // no acquire semantics (Arm ARM C6, LDADD: "ST<op>").
-                ra = 0;
+                ra = Ann::NORET;
             }
             let addr = mem_addr(cx, m)?;
             let value = match op {

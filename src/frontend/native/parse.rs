@@ -1031,11 +1031,11 @@ impl<'a> Parser<'a> {
                         return Err(self.src.error_help(
                             sp,
                             format!("unknown annotation `{w}`"),
-                            "annotations are acq, acqpc, rel",
+                            "annotations are acq, acqpc, rel, noret",
                         ))
                     }
                 },
-                _ => return Err(self.unexpected("an annotation (acq, acqpc, rel)")),
+                _ => return Err(self.unexpected("an annotation (acq, acqpc, rel, noret)")),
             }
             if !self.eat_p(",") {
                 break;

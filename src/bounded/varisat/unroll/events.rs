@@ -184,7 +184,7 @@ pub(super) fn build_event(
             } else {
                 c.sel
             };
-            for s in [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel] {
+            for s in [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet] {
                 if s.ann_bit().is_some_and(|b| c.ann & b != 0) {
                     fences.entry(s.name()).or_default().push(lit);
                 }
