@@ -165,6 +165,10 @@ pub struct LitmusTest {
     /// architecture's register order, then memory by name. A final state
     /// is a vector of values in this order.
     pub observed: Vec<Location>,
+    /// Per observed location: false when only the `filter` names it
+    /// (herd prints neither such a location nor states that differ only
+    /// there).
+    pub shown: Vec<bool>,
     /// True when some thread's control graph has a cycle (a retry loop;
     /// herd prints `Loop` and unrolls it).
     pub has_loop: bool,
