@@ -6,8 +6,8 @@
 use bmc_rmm::diag::{SourceFile, Span};
 use bmc_rmm::frontend::{native, trencher};
 use bmc_rmm::program::{
-    BinOp, Command, Expr, Fence, GVar, Goal, GoalAt, GoalKind, Instr, LExpr, MembarMask, PgasCmd,
-    Program, RegId, SharedVar, StateId, Thread, ThreadId, UnOp, Width,
+    Ann, BinOp, Command, Expr, Fence, GVar, Goal, GoalAt, GoalKind, Instr, LExpr, MembarMask,
+    PgasCmd, Program, RegId, SharedVar, StateId, Thread, ThreadId, UnOp, Width,
 };
 use std::path::{Path, PathBuf};
 
@@ -457,6 +457,126 @@ fn fences_atomic_pgas() {
     assert!(e.contains("not allowed inside `atomic`"), "{e}");
     let e = err("thread t { membar #Foo; }");
     assert!(e.contains("unknown membar mask `#Foo`"), "{e}");
+}
+
+/// The Arm/RISC-V fences, annotated accesses, `guard` and `select`: their
+/// IR, their errors, and that the printed text parses back to the same IR.
+#[test]
+fn arm_riscv_commands_parse_print_and_round_trip() {
+    let p = parse(
+        "shared x, y;\nthread t { dmb; dmb ld; dmb st; dmb sy; isb; fence r,rw; fence.tso; \
+         fence w,r; fence #LoadLoad | #StoreStore; r = ldar(x); s = ldapr(y); stlr(x, r + 1); \
+         [acq, rel] u = lwarx(x); [rel] stwcx(x, 2) -> f; [acqpc] y = 3; [] v = y; \
+         atomic { [acq] w = x; guard(w == 0); [rel] x = 1; }; guard(f); z = select(r, s, 7); }",
+    );
+    let cmds: Vec<Command> = trans(&p, 0).into_iter().map(|t| t.2).collect();
+    let f = |f| Command::Fence(f);
+    let ann = |b, c| Command::Ann(Ann(b), Box::new(c));
+    let mm = MembarMask;
+    assert_eq!(
+        cmds[..9],
+        [
+            f(Fence::Dmb),
+            f(Fence::DmbLd),
+            f(Fence::DmbSt),
+            f(Fence::Dmb),
+            f(Fence::Isb),
+            f(Fence::RvFence(mm(MembarMask::LL | MembarMask::LS))),
+            f(Fence::RvFence(MembarMask::TSO)),
+            f(Fence::RvFence(mm(MembarMask::SL))),
+            f(Fence::RvFence(mm(MembarMask::LL | MembarMask::SS))),
+        ]
+    );
+    assert_eq!(
+        cmds[9],
+        ann(
+            Ann::ACQ,
+            Command::Load {
+                reg: RegId(0),
+                addr: c(0)
+            }
+        )
+    );
+    assert_eq!(
+        cmds[10],
+        ann(
+            Ann::ACQPC,
+            Command::Load {
+                reg: RegId(1),
+                addr: c(1)
+            }
+        )
+    );
+    assert_eq!(
+        cmds[11],
+        ann(
+            Ann::REL,
+            Command::Store {
+                addr: c(0),
+                value: Expr::bin(BinOp::Add, r(0), c(1))
+            }
+        )
+    );
+    assert!(matches!(&cmds[12], Command::Ann(Ann(b), c)
+            if *b == Ann::ACQ | Ann::REL && matches!(**c, Command::LoadReserve { .. })));
+    assert!(
+        matches!(&cmds[13], Command::Ann(Ann(Ann::REL), c) if matches!(**c, Command::StoreCond { .. }))
+    );
+    assert!(
+        matches!(&cmds[14], Command::Ann(Ann(Ann::ACQPC), c) if matches!(**c, Command::Store { .. }))
+    );
+    assert!(matches!(&cmds[15], Command::Ann(Ann(0), c) if matches!(**c, Command::Load { .. })));
+    match &cmds[16] {
+        Command::Atomic(v) => {
+            assert!(matches!(&v[0], Command::Ann(Ann(Ann::ACQ), _)));
+            assert!(matches!(&v[1], Command::Guard(_)));
+            assert!(matches!(&v[2], Command::Ann(Ann(Ann::REL), _)));
+        }
+        c => panic!("{c:?}"),
+    }
+    assert!(matches!(&cmds[17], Command::Guard(Expr::Var(_))));
+    assert!(matches!(
+        &cmds[18],
+        Command::Select {
+            else_: Expr::Const(7),
+            ..
+        }
+    ));
+    let text = round_trip(&p);
+    for needle in [
+        "dmb;",
+        "dmb ld;",
+        "dmb st;",
+        "isb;",
+        "fence r,rw;",
+        "fence.tso;",
+        "fence #LoadLoad | #StoreStore;",
+        "r = ldar(x);",
+        "s = ldapr(y);",
+        "stlr(x, r + 1);",
+        "[acq, rel] u = lwarx(x);",
+        "guard(w == 0)",
+        "z = select(r, s, 7);",
+    ] {
+        assert!(text.contains(needle), "{needle} not in\n{text}");
+    }
+    for (src, msg) in [
+        ("thread t { dmb foo; }", "expected `;`"),
+        ("thread t { fence.x; }", "expected `tso`"),
+        ("thread t { fence r,x; }", "expected a fence set"),
+        ("thread t { [foo] r = 1; }", "unknown annotation `foo`"),
+        ("thread t { [acq] r = 1; }", "applies to one access"),
+        ("thread t { [acq] dmb; }", "applies to one access"),
+        ("thread t { [300] r = mem[0]; }", "must be 0..=255"),
+        ("thread t { r = select(1, 2); }", "expected `,`"),
+        (
+            "thread t { atomic { dmb; }; }",
+            "not allowed inside `atomic`",
+        ),
+    ] {
+        let e = err(src);
+        assert!(e.contains(msg) && e.contains("t.rmm:1:"), "{src}: {e}");
+    }
 }
 
 #[test]

@@ -68,6 +68,32 @@ pub enum BaseSet {
     PopB,
     /// `BAR`: PGAS barrier events.
     Bar,
+    /// `DMB`: Arm full barrier (`DMB SY`, `ISH`, …; `DSB`).
+    Dmb,
+    /// `DMBLD`: Arm `DMB LD`.
+    DmbLd,
+    /// `DMBST`: Arm `DMB ST`.
+    DmbSt,
+    /// `ISB`: Arm instruction barrier.
+    Isb,
+    /// `FenceRR`: RISC-V fence ordering reads before reads.
+    FenceRR,
+    /// `FenceRW`: RISC-V fence ordering reads before writes.
+    FenceRW,
+    /// `FenceWR`: RISC-V fence ordering writes before reads.
+    FenceWR,
+    /// `FenceWW`: RISC-V fence ordering writes before writes.
+    FenceWW,
+    /// `ACQ`: acquire accesses.
+    Acq,
+    /// `ACQPC`: acquirePC accesses.
+    AcqPC,
+    /// `REL`: release accesses.
+    Rel,
+    /// `X`: exclusive accesses.
+    X,
+    /// `NORET`: reads of atomics that return no data.
+    NoRet,
 }
 
 /// A base relation: a binary relation over events every model may name.
@@ -131,7 +157,7 @@ const fn rel(base: BaseRel, name: &'static str, doc: &'static str) -> Entry<Base
 }
 
 /// The base sets, in [`BaseSet`] order.
-pub const SETS: [Entry<BaseSet>; 20] = [
+pub const SETS: [Entry<BaseSet>; 33] = [
     set(BaseSet::R, "R", "reads: loads, the read of an atomic instruction, PGAS popa (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::W, "W", "writes: stores, the write of an atomic instruction or successful stwcx., PGAS popb (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::M, "M", "memory accesses, R ∪ W (herd manual)"),
@@ -152,6 +178,19 @@ pub const SETS: [Entry<BaseSet>; 20] = [
     set(BaseSet::PopA, "POPA", "PGAS popa: reads the source cell, not in po (thesis 003 §8.1.2, §8.2)"),
     set(BaseSet::PopB, "POPB", "PGAS popb: writes the destination with popa's value, not in po (thesis 003 §8.1.2, §8.2)"),
     set(BaseSet::Bar, "BAR", "PGAS barrier events (thesis 003 §8.1.2, rule (bar))"),
+    set(BaseSet::Dmb, "DMB", "Arm full barrier: DMB SY/ISH/OSH/NSH, DSB of those kinds (Arm ARM B2.3.7)"),
+    set(BaseSet::DmbLd, "DMBLD", "Arm DMB LD (ISHLD, …): reads before later accesses (Arm ARM B2.3.7)"),
+    set(BaseSet::DmbSt, "DMBST", "Arm DMB ST (ISHST, …): writes before later writes (Arm ARM B2.3.7)"),
+    set(BaseSet::Isb, "ISB", "Arm ISB: context synchronization (Arm ARM B2.3.7, with ctrl or addr)"),
+    set(BaseSet::FenceRR, "FenceRR", "RISC-V fence with r in pred and succ (RVWMO rule 4)"),
+    set(BaseSet::FenceRW, "FenceRW", "RISC-V fence with r in pred, w in succ (fence.tso too; RVWMO rule 4)"),
+    set(BaseSet::FenceWR, "FenceWR", "RISC-V fence with w in pred, r in succ (RVWMO rule 4)"),
+    set(BaseSet::FenceWW, "FenceWW", "RISC-V fence with w in pred and succ (fence.tso too; RVWMO rule 4)"),
+    set(BaseSet::Acq, "ACQ", "acquire accesses: Arm LDAR, LDAXR, A-forms of atomics; RISC-V .aq (Arm ARM B2.3; RVWMO rule 5)"),
+    set(BaseSet::AcqPC, "ACQPC", "Arm acquirePC reads: LDAPR (Arm ARM B2.3)"),
+    set(BaseSet::Rel, "REL", "release accesses: Arm STLR, STLXR, L-forms of atomics; RISC-V .rl (Arm ARM B2.3; RVWMO rule 6)"),
+    set(BaseSet::X, "X", "exclusive accesses: Power lwarx/stwcx., Arm LDXR/STXR, RISC-V LR/SC (herd's X)"),
+    set(BaseSet::NoRet, "NORET", "reads of Arm atomics that return no data (destination WZR/XZR, ST<op>): not ordered by DMB LD (Arm ARM B2.3.6; herd's NoRet)"),
 ];
 
 /// The base relations, in [`BaseRel`] order.
@@ -204,6 +243,19 @@ impl BaseSet {
         SETS[self as usize].doc
     }
 
+    /// For the access-annotation sets (`ACQ`, `ACQPC`, `REL`): the bit of
+    /// [`crate::program::Ann`] an access must carry. `None` for the others.
+    pub fn ann_bit(self) -> Option<u8> {
+        use crate::program::Ann;
+        match self {
+            BaseSet::Acq => Some(Ann::ACQ),
+            BaseSet::AcqPC => Some(Ann::ACQPC),
+            BaseSet::Rel => Some(Ann::REL),
+            BaseSet::NoRet => Some(Ann::NORET),
+            _ => None,
+        }
+    }
+
     /// The base set a model-language name denotes (case-sensitive).
     pub fn from_name(name: &str) -> Option<BaseSet> {
         SETS.iter().find(|e| e.name == name).map(|e| e.base)
@@ -215,6 +267,7 @@ impl BaseSet {
     /// the fence kind.
     pub fn contains_fence(self, f: Fence) -> Option<bool> {
         let membar_bit = |bit: u8| matches!(f, Fence::Membar(m) if m.0 & bit != 0);
+        let rv_bit = |bit: u8| matches!(f, Fence::RvFence(m) if m.0 & bit != 0);
         Some(match self {
             BaseSet::F => true,
             BaseSet::MFence => f == Fence::MFence,
@@ -227,6 +280,17 @@ impl BaseSet {
             BaseSet::MembarLS => membar_bit(MembarMask::LS),
             BaseSet::MembarSL => membar_bit(MembarMask::SL),
             BaseSet::MembarSS => membar_bit(MembarMask::SS),
+            BaseSet::Dmb => f == Fence::Dmb,
+            BaseSet::DmbLd => f == Fence::DmbLd,
+            BaseSet::DmbSt => f == Fence::DmbSt,
+            BaseSet::Isb => f == Fence::Isb,
+            BaseSet::FenceRR => rv_bit(MembarMask::LL),
+            BaseSet::FenceRW => rv_bit(MembarMask::LS),
+            BaseSet::FenceWR => rv_bit(MembarMask::SL),
+            BaseSet::FenceWW => rv_bit(MembarMask::SS),
+            BaseSet::Acq | BaseSet::AcqPC | BaseSet::Rel | BaseSet::X | BaseSet::NoRet => {
+                return None
+            }
             BaseSet::R
             | BaseSet::W
             | BaseSet::M

@@ -261,6 +261,8 @@ pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("rmo", include_str!("../../encodings/rmo.cat")),
     ("power", include_str!("../../encodings/power.cat")),
     ("pgas", include_str!("../../encodings/pgas.cat")),
+    ("aarch64", include_str!("../../encodings/aarch64.cat")),
+    ("riscv", include_str!("../../encodings/riscv.cat")),
 ];
 
 /// The compiled-in file `include "name"` denotes: `stdlib.cat` or a
@@ -283,12 +285,15 @@ pub fn builtin_file_names() -> Vec<String> {
 }
 
 /// The built-in model a name denotes, resolving aliases (`x86tso` and
-/// `x86-tso` are `tso`, `ppc` is `power`); `None` for an unknown name.
+/// `x86-tso` are `tso`, `ppc` is `power`, `arm` and `armv8` are
+/// `aarch64`, `rvwmo` is `riscv`); `None` for an unknown name.
 /// The one place a model name is resolved.
 pub fn builtin_name(name: &str) -> Option<&'static str> {
     let key = match name {
         "x86tso" | "x86-tso" => "tso",
         "ppc" => "power",
+        "arm" | "armv8" => "aarch64",
+        "rvwmo" => "riscv",
         n => n,
     };
     BUILTIN_MODELS.iter().map(|m| m.0).find(|n| *n == key)

@@ -531,8 +531,8 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
 /// `--model NAME` / `--model-file FILE`: the memory model of a run.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
-    /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas;
-    /// aliases x86tso, ppc).
+    /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas,
+    /// aarch64, riscv; aliases x86tso, ppc, arm, armv8, rvwmo).
     #[arg(
         long,
         short = 'm',

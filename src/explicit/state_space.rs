@@ -233,7 +233,12 @@ fn check_cmd(c: &Command, inside_atomic: bool) -> Result<(), String> {
         Command::Load { addr, .. } => spmd(addr),
         Command::Store { addr, value } => spmd(addr).and(spmd(value)),
         Command::Assign { value, .. } => spmd(value),
-        Command::Assume(e) => spmd(e),
+        Command::Assume(e) | Command::Guard(e) => spmd(e),
+        Command::Select {
+            cond, then, else_, ..
+        } => spmd(cond).and(spmd(then)).and(spmd(else_)),
+        // Annotations order nothing more under SC and TSO.
+        Command::Ann(_, c) => check_cmd(c, inside_atomic),
         Command::Fence(_) | Command::Nop => Ok(()),
         Command::Lock | Command::Unlock if inside_atomic => {
             Err("lock/unlock inside an atomic sequence".into())
@@ -274,8 +279,20 @@ fn uses_defs(c: &Command, uses: &mut Vec<RegId>, defs: &mut Vec<RegId>) {
             use_e(value, defs, uses);
             defs.push(*reg);
         }
-        Command::Assume(e) => use_e(e, defs, uses),
+        Command::Assume(e) | Command::Guard(e) => use_e(e, defs, uses),
+        Command::Select {
+            reg,
+            cond,
+            then,
+            else_,
+        } => {
+            use_e(cond, defs, uses);
+            use_e(then, defs, uses);
+            use_e(else_, defs, uses);
+            defs.push(*reg);
+        }
         Command::Atomic(cs) => cs.iter().for_each(|c| uses_defs(c, uses, defs)),
+        Command::Ann(_, c) => uses_defs(c, uses, defs),
         _ => {}
     }
 }
@@ -486,7 +503,19 @@ impl<'p> Machine<'p> {
                 self.set_reg(s, t, *reg, v);
                 Some(false)
             }
-            Command::Assume(e) => (self.eval(s, t, e) != 0).then_some(false),
+            Command::Assume(e) | Command::Guard(e) => (self.eval(s, t, e) != 0).then_some(false),
+            Command::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => {
+                let c = self.eval(s, t, cond);
+                let v = self.eval(s, t, if c != 0 { then } else { else_ });
+                self.set_reg(s, t, *reg, v);
+                Some(false)
+            }
+            Command::Ann(_, c) => self.exec(s, t, c, role),
             Command::Fence(_) | Command::Nop => Some(false),
             Command::Lock => {
                 if s.lock != 0 {

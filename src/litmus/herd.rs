@@ -114,6 +114,9 @@ impl LitmusTest {
     pub fn state_line(&self, state: &[i64]) -> String {
         let mut s = String::new();
         for (i, l) in self.observed.iter().enumerate() {
+            if self.shown.get(i) == Some(&false) {
+                continue;
+            }
             let v = state.get(i).copied().unwrap_or(0);
             let _ = write!(s, "{}={}; ", l.name, self.value_text(i, v));
         }

@@ -26,6 +26,10 @@ pub enum Arch {
     X86_64,
     /// `PPC`: Power (`lwz r1,0(r2)`, `stw`, `sync`, `lwsync`, ...).
     Ppc,
+    /// `AArch64`: Armv8-A (`LDR W0,[X1]`, `STLR`, `DMB SY`, ...).
+    AArch64,
+    /// `RISCV`: RV64 (`lw x5,0(x6)`, `sw.rl`, `fence rw,rw`, ...).
+    RiscV,
 }
 
 impl Arch {
@@ -35,6 +39,8 @@ impl Arch {
             Arch::X86 => "X86",
             Arch::X86_64 => "X86_64",
             Arch::Ppc => "PPC",
+            Arch::AArch64 => "AArch64",
+            Arch::RiscV => "RISCV",
         }
     }
 }
@@ -159,6 +165,10 @@ pub struct LitmusTest {
     /// architecture's register order, then memory by name. A final state
     /// is a vector of values in this order.
     pub observed: Vec<Location>,
+    /// Per observed location: false when only the `filter` names it
+    /// (herd prints neither such a location nor states that differ only
+    /// there).
+    pub shown: Vec<bool>,
     /// True when some thread's control graph has a cycle (a retry loop;
     /// herd prints `Loop` and unrolls it).
     pub has_loop: bool,

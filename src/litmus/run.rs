@@ -123,6 +123,9 @@ pub fn run(
     let e = enumerate_final(solver, &q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
     states.sort_by(|a, b| t.compare_states(a, b));
+    // States that differ only in filter-only locations print alike.
+    let mut seen = std::collections::HashSet::new();
+    states.retain(|s| seen.insert(t.state_line(s)));
     let observation = unknown.is_none().then(|| herd::observe(t, &states));
     Ok(LitmusResult {
         states,

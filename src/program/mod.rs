@@ -106,6 +106,94 @@ pub enum Fence {
     Eieio,
     /// SPARC `membar` with a mask.
     Membar(MembarMask),
+    /// Arm `DMB SY` (and every full-domain form: `DMB ISH`, `OSH`, `NSH`;
+    /// `DSB` of the same kinds orders memory at least as much): orders
+    /// every pair of accesses (Arm ARM B2.3.7, "Barrier-ordered-before").
+    Dmb,
+    /// Arm `DMB LD` (`ISHLD`, …): orders reads before every later access.
+    DmbLd,
+    /// Arm `DMB ST` (`ISHST`, …): orders writes before later writes.
+    DmbSt,
+    /// Arm `ISB`: with a control or address dependency, orders later reads.
+    Isb,
+    /// RISC-V `fence pred,succ` (and `fence.tso`): the access pairs it
+    /// orders, as the bits of a [`MembarMask`] (`LL` = r→r, `LS` = r→w,
+    /// `SL` = w→r, `SS` = w→w). `fence r,rw` has `LL | LS`, `fence.tso`
+    /// has `LL | LS | SS` (RISC-V unprivileged ISA, "Memory Ordering
+    /// Instructions" and RVWMO rule 4).
+    RvFence(MembarMask),
+}
+
+impl MembarMask {
+    /// The RISC-V `pred` × `succ` mask (`r` = 1, `w` = 2 in each).
+    pub fn rv(pred: u8, succ: u8) -> MembarMask {
+        let mut m = 0;
+        for (p, s, bit) in [
+            (1, 1, Self::LL),
+            (1, 2, Self::LS),
+            (2, 1, Self::SL),
+            (2, 2, Self::SS),
+        ] {
+            if pred & p != 0 && succ & s != 0 {
+                m |= bit;
+            }
+        }
+        MembarMask(m)
+    }
+
+    /// The mask of `fence.tso`: every pair but w→r.
+    pub const TSO: MembarMask = MembarMask(Self::LL | Self::LS | Self::SS);
+
+    /// The RISC-V spelling of a fence mask: `fence.tso`, `fence r,rw`, …;
+    /// `None` when the mask is no product `pred × succ` and not TSO's
+    /// (then it is written `membar`-style by the caller).
+    pub fn rv_text(self) -> Option<String> {
+        if self == Self::TSO {
+            return Some("fence.tso".to_string());
+        }
+        let names = ["", "r", "w", "rw"];
+        for p in 1..4u8 {
+            for s in 1..4u8 {
+                if Self::rv(p, s) == self {
+                    return Some(format!("fence {},{}", names[p as usize], names[s as usize]));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Ordering annotations of a memory access (a bit set): Arm's
+/// load-acquire (`LDAR`, the `A` forms of atomics), load-acquirePC
+/// (`LDAPR`), store-release (`STLR`, the `L` forms), and RISC-V's `.aq` /
+/// `.rl` (acquire / release). Arm ARM B2.3 (the sets A, Q, L of
+/// "Barrier-ordered-before"); RISC-V unprivileged ISA, RVWMO rules 5–7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+pub struct Ann(pub u8);
+
+impl Ann {
+    /// Acquire (`LDAR`, `.aq`).
+    pub const ACQ: u8 = 1;
+    /// AcquirePC (`LDAPR`).
+    pub const ACQPC: u8 = 2;
+    /// Release (`STLR`, `.rl`).
+    pub const REL: u8 = 4;
+    /// The read of an Arm atomic that returns no data (destination
+    /// `WZR`/`XZR`, the `ST<op>` forms): `DMB LD` does not order it (Arm
+    /// ARM B2.3.6, Barrier-ordered-before; herd's `NoRet`).
+    pub const NORET: u8 = 8;
+    /// The native keyword of each bit, in bit order.
+    pub const NAMES: [(&'static str, u8); 4] = [
+        ("acq", Self::ACQ),
+        ("acqpc", Self::ACQPC),
+        ("rel", Self::REL),
+        ("noret", Self::NORET),
+    ];
+
+    /// Whether bit `b` is set.
+    pub fn has(self, b: u8) -> bool {
+        self.0 & b != 0
+    }
 }
 
 impl Fence {
@@ -118,6 +206,11 @@ impl Fence {
             Fence::ISync => "isync",
             Fence::Eieio => "eieio",
             Fence::Membar(_) => "membar",
+            Fence::Dmb => "dmb",
+            Fence::DmbLd => "dmb ld",
+            Fence::DmbSt => "dmb st",
+            Fence::Isb => "isb",
+            Fence::RvFence(_) => "fence",
         }
     }
 }
@@ -236,6 +329,28 @@ pub enum Command {
     },
     /// A PGAS command (issue 5).
     Pgas(PgasCmd),
+    /// A memory access (`Load`, `Store`, `LoadReserve`, `StoreCond`) with
+    /// ordering annotations; inside `Atomic` each access carries its own
+    /// (Arm `SWPAL`: acquire read, release write).
+    Ann(Ann, Box<Command>),
+    /// `assume(e)` without a control dependency: blocks unless e ≠ 0, but
+    /// later events do not depend on `e`'s registers (the comparison of a
+    /// compare-and-swap, the alternatives of a conditional select: herd's
+    /// Arm semantics has no control dependency there).
+    Guard(LExpr),
+    /// `reg := cond ? then : else_` (Arm `CSEL` and its relatives): `reg`
+    /// depends on `cond`'s registers and on the selected operand's only
+    /// (the "pick" dependencies of Arm ARM B2.3.2).
+    Select {
+        /// Destination register.
+        reg: RegId,
+        /// The condition (≠ 0 selects `then`).
+        cond: LExpr,
+        /// Value when the condition holds.
+        then: LExpr,
+        /// Value otherwise.
+        else_: LExpr,
+    },
 }
 
 impl Command {
@@ -246,6 +361,7 @@ impl Command {
             Command::Load { .. } | Command::Store { .. } => true,
             Command::LoadReserve { .. } | Command::StoreCond { .. } => true,
             Command::Atomic(cs) => cs.iter().any(Command::accesses_memory),
+            Command::Ann(_, c) => c.accesses_memory(),
             Command::Pgas(PgasCmd::Read { .. } | PgasCmd::Write { .. }) => true,
             _ => false,
         }

@@ -476,7 +476,21 @@ impl<'a> Encoder<'a> {
             | BaseSet::Issue
             | BaseSet::PopA
             | BaseSet::PopB
-            | BaseSet::Bar => return pgas::set_of(ev, s),
+            | BaseSet::Bar
+            | BaseSet::Dmb
+            | BaseSet::DmbLd
+            | BaseSet::DmbSt
+            | BaseSet::Isb
+            | BaseSet::FenceRR
+            | BaseSet::FenceRW
+            | BaseSet::FenceWR
+            | BaseSet::FenceWW
+            // Access annotations and exclusives are tagged the same way.
+            | BaseSet::Acq
+            | BaseSet::AcqPC
+            | BaseSet::Rel
+            | BaseSet::X
+            | BaseSet::NoRet => return pgas::set_of(ev, s),
         })
     }
 

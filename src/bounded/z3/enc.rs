@@ -526,7 +526,21 @@ impl ZBase for ZEnc<'_> {
                 | BaseSet::Issue
                 | BaseSet::PopA
                 | BaseSet::PopB
-                | BaseSet::Bar => super::pgas::set_of(ev, s),
+                | BaseSet::Bar
+                | BaseSet::Dmb
+                | BaseSet::DmbLd
+                | BaseSet::DmbSt
+                | BaseSet::Isb
+                | BaseSet::FenceRR
+                | BaseSet::FenceRW
+                | BaseSet::FenceWR
+                | BaseSet::FenceWW
+                // Access annotations and exclusives are tagged the same way.
+                | BaseSet::Acq
+                | BaseSet::AcqPC
+                | BaseSet::Rel
+                | BaseSet::X
+                | BaseSet::NoRet => super::pgas::set_of(ev, s),
             })
             .collect()
     }

@@ -146,6 +146,8 @@ struct Local {
     /// Reads of this instruction so far (for rmw of atomic instructions).
     reads: Vec<usize>,
     atomic: bool,
+    /// Ordering annotations of the enclosing `Command::Ann` (bits).
+    ann: u8,
     ord: u32,
 }
 
@@ -413,6 +415,8 @@ impl Builder<'_> {
                 l.taint[r.0 as usize] = t;
             }
         }
+        let sel = l.sel.clone();
+        self.tag_access(l, &sel, false);
         l.reads.push(e);
         if !self.thread_reads.contains(&e) {
             self.thread_reads.push(e);
@@ -454,7 +458,28 @@ impl Builder<'_> {
                 self.out.rmw.push((r, e, cond.clone()));
             }
         }
+        self.tag_access(l, &cond, ok.is_some());
         e
+    }
+
+    /// Tags the event of `l`'s last access with its annotation sets (and
+    /// `X` when `excl`) under `cond`.
+    fn tag_access(&mut self, l: &Local, cond: &ZBool, excl: bool) {
+        let slot = &mut self.slots[l.ord as usize - 1].1;
+        for set in [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet] {
+            if set.ann_bit().is_some_and(|b| l.ann & b != 0) {
+                slot.fences
+                    .entry(set.name())
+                    .or_default()
+                    .push(cond.clone());
+            }
+        }
+        if excl {
+            slot.fences
+                .entry(BaseSet::X.name())
+                .or_default()
+                .push(cond.clone());
+        }
     }
 
     fn fence_event(&mut self, l: &mut Local, sets: &[&'static str]) {
@@ -517,6 +542,47 @@ impl Builder<'_> {
             Command::Load { reg, addr } => {
                 self.load(l, Some(*reg), Some(addr));
             }
+            Command::Ann(a, c) => {
+                let saved = l.ann;
+                l.ann |= a.0;
+                let r = self.exec(c, l);
+                l.ann = saved;
+                r?;
+            }
+            Command::Guard(e) => {
+                let v = self.eval(e, &l.regs);
+                let nz = v._eq(&self.c(0)).not();
+                self.out.constraints.push(l.sel.implies(&nz));
+            }
+            Command::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => {
+                let c = self.eval(cond, &l.regs);
+                let nz = c._eq(&self.c(0)).not();
+                let a = self.eval(then, &l.regs);
+                let b = self.eval(else_, &l.regs);
+                let v = nz.ite(&a, &b);
+                if self.deps {
+                    // cond's taint, and the selected operand's.
+                    let mut t = self.taint_of(cond, &l.taint);
+                    let not_nz = nz.not();
+                    for (x, g) in [(then, &nz), (else_, &not_nz)] {
+                        for (src, c) in self.taint_of(x, &l.taint) {
+                            let cc = Bool::and(self.ctx, &[g, &c]);
+                            let nv = match t.remove(&src) {
+                                Some(p) => Bool::or(self.ctx, &[&p, &cc]),
+                                None => cc,
+                            };
+                            t.insert(src, nv);
+                        }
+                    }
+                    l.taint[reg.0 as usize] = t;
+                }
+                l.regs[reg.0 as usize] = v;
+            }
             Command::Store { addr, value } => {
                 let v = self.eval(value, &l.regs);
                 self.store(l, Some(addr), v, Some(value), None);
@@ -553,6 +619,8 @@ impl Builder<'_> {
             }
             Command::LoadReserve { reg, addr } => {
                 let e = self.load(l, Some(*reg), Some(addr));
+                let sel = l.sel.clone();
+                self.tag_access(l, &sel, true);
                 let a = self.out.events[e].addr.clone();
                 l.resv = Some((self.tt(), a, Int::from_i64(self.ctx, e as i64)));
             }
@@ -724,6 +792,7 @@ pub fn unroll(
                     resv: resv.clone(),
                     reads: Vec::new(),
                     atomic: false,
+                    ann: 0,
                     ord: 0,
                 };
                 b.exec(&instr.cmd, &mut l)?;

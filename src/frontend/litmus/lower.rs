@@ -36,11 +36,13 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         "X86" => Arch::X86,
         "X86_64" => Arch::X86_64,
         "PPC" => Arch::Ppc,
+        "AArch64" | "AARCH64" => Arch::AArch64,
+        "RISCV" | "RISC-V" => Arch::RiscV,
         other => {
             return Err(src.error_help(
                 surf.arch_span,
                 format!("unsupported architecture `{other}`"),
-                "supported: X86, X86_64, PPC",
+                "supported: X86, X86_64, PPC, AArch64, RISCV",
             ))
         }
     };
@@ -247,6 +249,12 @@ fn lower(
         remap[*old] = new;
     }
     let observed: Vec<Location> = order.iter().map(|i| rs.locs[*i].0.clone()).collect();
+    let mut main_locs = BTreeSet::new();
+    collect_locs(&raw_prop, &mut main_locs);
+    let shown: Vec<bool> = order
+        .iter()
+        .map(|i| *i < surf.locations.len() || main_locs.contains(i))
+        .collect();
     let prop = remap_prop(raw_prop, &remap);
     let filter = raw_filter.map(|f| remap_prop(f, &remap));
     let cond = prop_expr(&prop, &observed);
@@ -279,6 +287,7 @@ fn lower(
         filter,
         filter_expr,
         observed,
+        shown,
         has_loop,
         width,
     })
@@ -393,6 +402,22 @@ impl Resolver<'_> {
                 Box::new(self.prop(p, vars, b)?),
             ),
         })
+    }
+}
+
+/// The locations a proposition names.
+fn collect_locs(p: &Prop, out: &mut BTreeSet<usize>) {
+    match p {
+        Prop::Eq { loc, .. } => {
+            out.insert(*loc);
+        }
+        Prop::Not(a) => collect_locs(a, out),
+        Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| collect_locs(x, out)),
+        Prop::Implies(a, b) => {
+            collect_locs(a, out);
+            collect_locs(b, out);
+        }
+        Prop::True | Prop::False => {}
     }
 }
 

@@ -1,4 +1,5 @@
-//! The herd litmus front-end: `.litmus` files (X86, X86_64, PPC) → a
+//! The herd litmus front-end: `.litmus` files (X86, X86_64, PPC, AArch64,
+//! RISCV) → a
 //! [`crate::litmus::LitmusTest`] whose program is in the IR.
 //!
 //! * [`syntax`]: the surface syntax (header, init block, thread columns,
@@ -7,8 +8,9 @@
 //!   the condition as a final goal);
 //! * [`thread`]: one thread column → one IR thread, each instruction
 //!   lowered by its architecture;
-//! * [`x86`], [`ppc`]: each architecture's instructions (X86 and X86_64;
-//!   PPC), lowered to IR commands;
+//! * [`x86`], [`ppc`], [`aarch64`], [`riscv`]: each architecture's
+//!   instructions (X86 and X86_64; PPC; AArch64; RISCV), lowered to IR
+//!   commands;
 //! * [`ops`]: what the instruction lowerings share (operands, mnemonic,
 //!   expression helpers, common errors);
 //! * [`ctx`]: the per-thread lowering context (variables, registers,
@@ -17,14 +19,16 @@
 //! * [`hash`]: herd's test hash (`Hash=` of herd logs), from the surface.
 //!
 //! Dependencies between them go one way: `lower` → `thread` → `x86`,
-//! `ppc` → `ops` → `ctx`; `regs` and `syntax` depend on no sibling.
+//! `ppc`, `aarch64`, `riscv` → `ops` → `ctx`; `regs` and `syntax` depend on no sibling.
 
+mod aarch64;
 mod ctx;
 mod hash;
 mod lower;
 mod ops;
 mod ppc;
 mod regs;
+mod riscv;
 mod syntax;
 mod thread;
 mod x86;

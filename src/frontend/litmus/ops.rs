@@ -92,6 +92,16 @@ pub(super) fn unsupported(cx: &Ctx, mn: &str, span: Span) -> Error {
     )
 }
 
+/// The error for a construct this front-end refuses, naming the feature
+/// (`unsupported AArch64 instruction `LDRB` (byte/half-access)`).
+pub(super) fn refuse(cx: &Ctx, what: &str, feature: &str, span: Span) -> Error {
+    cx.src.error_help(
+        span,
+        format!("unsupported {} {what} ({feature})", cx.arch.keyword()),
+        "see docs/litmus.md for the supported instructions",
+    )
+}
+
 /// Checks that `mn` has `n` operands.
 pub(super) fn arity(cx: &Ctx, mn: &str, ops: &[Op], n: usize, span: Span) -> Result<(), Error> {
     if ops.len() != n {

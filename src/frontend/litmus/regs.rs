@@ -38,7 +38,56 @@ pub(crate) fn norm_reg(arch: Arch, r: &str) -> String {
         Arch::X86_64 => x64_reg(r.trim_start_matches('%'))
             .map(str::to_string)
             .unwrap_or_else(|| r.trim_start_matches('%').to_ascii_lowercase()),
+        Arch::AArch64 => {
+            // W and X views of one register print as X.
+            let u = r.to_ascii_uppercase();
+            match u.strip_prefix('W').and_then(|d| d.parse::<u32>().ok()) {
+                Some(n) => format!("X{n}"),
+                None if r.starts_with('%') => r.to_string(),
+                None => u,
+            }
+        }
+        Arch::RiscV => rv_reg(r).unwrap_or_else(|| r.to_string()),
     }
+}
+
+/// The RISC-V register `xN` of an architectural (`x5`) or ABI (`t0`,
+/// `a0`, `s1`, `zero`, …) name (RISC-V unprivileged ISA, "RISC-V Assembly
+/// Programmer's Handbook", register ABI names).
+pub(crate) fn rv_reg(r: &str) -> Option<String> {
+    let l = r.to_ascii_lowercase();
+    if let Some(n) = l.strip_prefix('x').and_then(|d| d.parse::<u32>().ok()) {
+        return (n < 32).then(|| format!("x{n}"));
+    }
+    let num = |p: &str, base: u32, max: u32| -> Option<u32> {
+        l.strip_prefix(p)
+            .and_then(|d| d.parse::<u32>().ok())
+            .filter(|k| *k <= max)
+            .map(|k| base + k)
+    };
+    let n = match l.as_str() {
+        "zero" => Some(0),
+        "ra" => Some(1),
+        "sp" => Some(2),
+        "gp" => Some(3),
+        "tp" => Some(4),
+        "fp" => Some(8),
+        _ => num("a", 10, 7)
+            .or_else(|| num("t", 5, 2).filter(|_| l.len() == 2 && l.as_bytes()[1] <= b'2'))
+            .or_else(|| {
+                let k: u32 = l.strip_prefix('t')?.parse().ok()?;
+                (3..=6).contains(&k).then_some(25 + k)
+            })
+            .or_else(|| {
+                let k: u32 = l.strip_prefix('s')?.parse().ok()?;
+                match k {
+                    0 | 1 => Some(8 + k),
+                    2..=11 => Some(16 + k),
+                    _ => None,
+                }
+            }),
+    }?;
+    Some(format!("x{n}"))
 }
 
 /// herd's order of registers within a thread (smaller first); unknown
@@ -47,14 +96,24 @@ pub(super) fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
     let table: &[&str] = match arch {
         Arch::X86 => &X86_REGS,
         Arch::X86_64 => &X86_64_REGS,
-        Arch::Ppc => &[],
+        Arch::Ppc | Arch::AArch64 | Arch::RiscV => &[],
     };
     if let Some(i) = table.iter().position(|x| *x == r) {
         return (i, String::new());
     }
-    if arch == Arch::Ppc {
-        if let Some(n) = r.strip_prefix('r').and_then(|d| d.parse::<usize>().ok()) {
-            return (n, String::new());
+    let prefix = match arch {
+        Arch::Ppc => Some('r'),
+        Arch::AArch64 => Some('X'),
+        Arch::RiscV => Some('x'),
+        _ => None,
+    };
+    // herd prints Arm's zero register before X0.
+    if arch == Arch::AArch64 && (r == "XZR" || r == "WZR") {
+        return (0, String::new());
+    }
+    if let Some(p) = prefix {
+        if let Some(n) = r.strip_prefix(p).and_then(|d| d.parse::<usize>().ok()) {
+            return (n + usize::from(arch == Arch::AArch64), String::new());
         }
     }
     (1000, r.to_string())

@@ -602,6 +602,29 @@ fn parse_cell(col: &str, col_start: usize) -> Cell {
     Cell { labels, instr }
 }
 
+/// Removes the blanks after the colon of a thread prefix (`0: X0`,
+/// `P1 : r1` → `0:X0`, `P1:r1`) so that the register is one word.
+fn join_thread_colon(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(i) = rest.find(':') {
+        let before = rest[..i].trim_end();
+        let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+        let w = word.strip_prefix('P').unwrap_or(word);
+        let thread = !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        if thread {
+            out.push_str(before);
+            out.push(':');
+            rest = rest[i + 1..].trim_start();
+        } else {
+            out.push_str(&rest[..=i]);
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn parse_init(
     src: &SourceFile,
     text: &str,
@@ -640,6 +663,9 @@ fn parse_init(
             Some((l, r)) => (l.trim(), Some(r.trim())),
             None => (t, None),
         };
+        // `0: X0` (blanks after a thread's colon) is the register `0:X0`.
+        let joined = join_thread_colon(lhs_text);
+        let lhs_text = joined.as_str();
         // Drop a type prefix: every word but the last (`int x`, `uint64_t 0:rax`).
         let words: Vec<&str> = lhs_text.split_whitespace().collect();
         let Some(last) = words.last() else {

@@ -1,14 +1,14 @@
 //! One thread column of a litmus test → one IR thread: control states
 //! (`q0 .. qN`, a labelled position named after its label), each
 //! instruction lowered by its architecture ([`super::x86`],
-//! [`super::ppc`]) into a chain of commands or a (conditional) jump, and
+//! [`super::ppc`], [`super::aarch64`], [`super::riscv`]) into a chain of commands or a (conditional) jump, and
 //! whether the control graph has a cycle (herd then prints `Loop`, see
 //! herdtools7's herd documentation, <http://diy.inria.fr/doc/herd.html>).
 
 use super::ctx::{push_instr, Ctx};
 use super::ops::Low;
 use super::syntax::Cell;
-use super::{ppc, x86};
+use super::{aarch64, ppc, riscv, x86};
 use crate::diag::{Error, Span};
 use crate::litmus::Arch;
 use crate::program::{Command, Expr, StateId, UnOp};
@@ -44,6 +44,8 @@ pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> 
             Arch::X86 => x86::lower_instr(cx, text, span.start, false)?,
             Arch::X86_64 => x86::lower_instr(cx, text, span.start, true)?,
             Arch::Ppc => ppc::lower_instr(cx, text, span.start)?,
+            Arch::AArch64 => aarch64::lower_instr(cx, text, span.start)?,
+            Arch::RiscV => riscv::lower_instr(cx, text, span.start)?,
         };
         let from = StateId(k as u32);
         let next = StateId(k as u32 + 1);

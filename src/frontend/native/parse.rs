@@ -4,8 +4,8 @@
 use super::lex::{Tok, T};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
-    BinOp, Command, Expr, Fence, GExpr, GVar, Goal, GoalAt, GoalKind, Instr, LExpr, MembarMask,
-    PgasCmd, Program, RegId, SharedVar, StateId, Thread, ThreadId, UnOp, Width,
+    Ann, BinOp, Command, Expr, Fence, GExpr, GVar, Goal, GoalAt, GoalKind, Instr, LExpr,
+    MembarMask, PgasCmd, Program, RegId, SharedVar, StateId, Thread, ThreadId, UnOp, Width,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -19,7 +19,8 @@ pub const KEYWORDS: &[&str] = &[
     "shared", "init", "nodes", "thread", "reg", "states", "initial", "goal", "error", "final",
     "anywhere", "where", "if", "else", "while", "choose", "or", "goto", "assert", "assume",
     "mfence", "fence", "sync", "lwsync", "isync", "eieio", "membar", "lock", "unlock", "nop",
-    "atomic", "cas", "xchg", "lwarx", "stwcx", "read", "write", "barrier", "mem", "rank",
+    "atomic", "cas", "xchg", "lwarx", "stwcx", "read", "write", "barrier", "mem", "rank", "dmb",
+    "isb", "ldar", "ldapr", "stlr", "guard", "select",
 ];
 
 /// True when `s` can be written bare as a register, variable or thread
@@ -973,6 +974,92 @@ impl<'a> Parser<'a> {
     /// for `cas` (success and failure transitions).
     fn command(&mut self, ctx: &mut Ctx, in_atomic: bool) -> R<(Vec<Command>, Span)> {
         let start = self.span();
+        if self.is_p("[") {
+            let mut bits = 0u8;
+            while self.eat_p("[") {
+                bits |= self.ann_bits()?;
+            }
+            let (mut cs, csp) = self.command_plain(ctx, in_atomic)?;
+            let c = match cs.pop() {
+                Some(c) if cs.is_empty() => c,
+                _ => return Err(self.not_annotatable(csp)),
+            };
+            let c = match c {
+                Command::Ann(Ann(b), c) => Command::Ann(Ann(b | bits), c),
+                c @ (Command::Load { .. }
+                | Command::Store { .. }
+                | Command::LoadReserve { .. }
+                | Command::StoreCond { .. }) => Command::Ann(Ann(bits), Box::new(c)),
+                _ => return Err(self.not_annotatable(csp)),
+            };
+            return Ok((vec![c], start.join(self.prev_span())));
+        }
+        self.command_plain(ctx, in_atomic)
+    }
+
+    fn not_annotatable(&self, sp: Span) -> Error {
+        self.src.error_help(
+            sp,
+            "an annotation `[acq]`, `[acqpc]`, `[rel]` applies to one access",
+            "annotate a load, a store, `lwarx` or `stwcx`",
+        )
+    }
+
+    /// The inside of `[acq, rel]` (after `[`, through `]`): names of
+    /// [`Ann::NAMES`] or raw bit masks 0..=255.
+    fn ann_bits(&mut self) -> R<u8> {
+        let mut bits = 0u8;
+        if self.eat_p("]") {
+            return Ok(0);
+        }
+        loop {
+            let sp = self.span();
+            match self.peek().clone() {
+                T::Int(..) => {
+                    let (v, sp) = self.int_literal("an annotation")?;
+                    if !(0..=255).contains(&v) {
+                        return Err(self.src.error(sp, "a numeric annotation must be 0..=255"));
+                    }
+                    bits |= v as u8;
+                }
+                T::Ident(w) => match Ann::NAMES.iter().find(|(n, _)| *n == w) {
+                    Some((_, b)) => {
+                        bits |= b;
+                        self.bump();
+                    }
+                    None => {
+                        return Err(self.src.error_help(
+                            sp,
+                            format!("unknown annotation `{w}`"),
+                            "annotations are acq, acqpc, rel, noret",
+                        ))
+                    }
+                },
+                _ => return Err(self.unexpected("an annotation (acq, acqpc, rel, noret)")),
+            }
+            if !self.eat_p(",") {
+                break;
+            }
+        }
+        self.expect_p("]")?;
+        Ok(bits)
+    }
+
+    /// A RISC-V fence set after `fence`: `r`, `w` or `rw` (1, 2, 3).
+    fn rv_set(&mut self) -> R<u8> {
+        let sp = self.span();
+        let v = match self.peek() {
+            T::Ident(w) if w == "r" => 1,
+            T::Ident(w) if w == "w" => 2,
+            T::Ident(w) if w == "rw" => 3,
+            _ => return Err(self.src.error(sp, "expected a fence set `r`, `w` or `rw`")),
+        };
+        self.bump();
+        Ok(v)
+    }
+
+    fn command_plain(&mut self, ctx: &mut Ctx, in_atomic: bool) -> R<(Vec<Command>, Span)> {
+        let start = self.span();
         let kw = match self.peek() {
             T::Ident(k) if KEYWORDS.contains(&k.as_str()) && k != "mem" => Some(k.clone()),
             _ => None,
@@ -987,7 +1074,57 @@ impl<'a> Parser<'a> {
                     self.expect_p(")")?;
                     vec![Command::Assume(self.lower_l(ctx, &e)?)]
                 }
+                "guard" => {
+                    self.expect_p("(")?;
+                    let e = self.expr()?;
+                    self.expect_p(")")?;
+                    vec![Command::Guard(self.lower_l(ctx, &e)?)]
+                }
+                "fence" if self.eat_p(".") => {
+                    let sp = self.span();
+                    match self.peek() {
+                        T::Ident(w) if w == "tso" => {
+                            self.bump();
+                            fence(Fence::RvFence(MembarMask::TSO))
+                        }
+                        _ => return Err(self.src.error(sp, "expected `tso` after `fence.`")),
+                    }
+                }
+                "fence" if matches!(self.peek(), T::Ident(_)) => {
+                    let pred = self.rv_set()?;
+                    self.expect_p(",")?;
+                    let succ = self.rv_set()?;
+                    fence(Fence::RvFence(MembarMask::rv(pred, succ)))
+                }
+                "fence" if matches!(self.peek(), T::Hash(_) | T::Int(..)) => {
+                    fence(Fence::RvFence(self.membar_mask()?))
+                }
                 "mfence" | "fence" => fence(Fence::MFence),
+                "dmb" => {
+                    let f = match self.peek() {
+                        T::Ident(w) if w == "ld" => Some(Fence::DmbLd),
+                        T::Ident(w) if w == "st" => Some(Fence::DmbSt),
+                        T::Ident(w) if w == "sy" => Some(Fence::Dmb),
+                        _ => None,
+                    };
+                    if f.is_some() {
+                        self.bump();
+                    }
+                    fence(f.unwrap_or(Fence::Dmb))
+                }
+                "isb" => fence(Fence::Isb),
+                "stlr" => {
+                    self.expect_p("(")?;
+                    let addr = self.location(ctx)?;
+                    self.expect_p(",")?;
+                    let v = self.expr()?;
+                    let value = self.lower_l(ctx, &v)?;
+                    self.expect_p(")")?;
+                    vec![Command::Ann(
+                        Ann(Ann::REL),
+                        Box::new(Command::Store { addr, value }),
+                    )]
+                }
                 "sync" => fence(Fence::Sync),
                 "lwsync" => fence(Fence::LwSync),
                 "isync" => fence(Fence::ISync),
@@ -1013,13 +1150,16 @@ impl<'a> Parser<'a> {
                                     | Command::Store { .. }
                                     | Command::Assign { .. }
                                     | Command::Assume(_)
+                                    | Command::Guard(_)
                                     | Command::Nop
-                            );
+                            )
+                            || matches!(&cs[0], Command::Ann(_, c)
+                                if matches!(**c, Command::Load { .. } | Command::Store { .. }));
                         if !ok {
                             return Err(self.src.error_help(
                                 csp,
                                 "not allowed inside `atomic`",
-                                "an atomic block holds loads, stores, assignments, assumes and nops",
+                                "an atomic block holds (annotated) loads and stores, assignments, assumes, guards and nops",
                             ));
                         }
                         body.append(&mut cs);
@@ -1164,7 +1304,12 @@ impl<'a> Parser<'a> {
         };
         ctx.assigned[r.0 as usize] = true;
         let special = match (self.peek(), self.peek_at(1)) {
-            (T::Ident(k), T::P("(")) if matches!(k.as_str(), "cas" | "xchg" | "lwarx") => {
+            (T::Ident(k), T::P("("))
+                if matches!(
+                    k.as_str(),
+                    "cas" | "xchg" | "lwarx" | "ldar" | "ldapr" | "select"
+                ) =>
+            {
                 Some(k.clone())
             }
             _ => None,
@@ -1183,6 +1328,29 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
         };
+        if special.as_deref() == Some("select") {
+            self.bump();
+            self.bump();
+            let mut args = Vec::new();
+            for i in 0..3 {
+                if i > 0 {
+                    self.expect_p(",")?;
+                }
+                let e = self.expr()?;
+                args.push(self.lower_l(ctx, &e)?);
+            }
+            self.expect_p(")")?;
+            let [cond, then, else_]: [LExpr; 3] = match args.try_into() {
+                Ok(a) => a,
+                Err(_) => return Err(self.unexpected("three arguments")),
+            };
+            return Ok(vec![Command::Select {
+                reg: r,
+                cond,
+                then,
+                else_,
+            }]);
+        }
         if let Some(k) = special {
             self.bump();
             self.bump();
@@ -1191,6 +1359,13 @@ impl<'a> Parser<'a> {
             let lsp = lsp.join(self.prev_span());
             let cmds = match k.as_str() {
                 "lwarx" => vec![Command::LoadReserve { reg: r, addr }],
+                "ldar" | "ldapr" => {
+                    let bits = if k == "ldar" { Ann::ACQ } else { Ann::ACQPC };
+                    vec![Command::Ann(
+                        Ann(bits),
+                        Box::new(Command::Load { reg: r, addr }),
+                    )]
+                }
                 "xchg" => {
                     no_r(self, &addr, lsp, "address")?;
                     self.expect_p(",")?;

@@ -11,7 +11,7 @@
 
 use crate::frontend::native::is_plain_name;
 use crate::program::{
-    Command, Expr, Fence, GVar, Goal, GoalAt, GoalKind, LExpr, MembarMask, PgasCmd, Program,
+    Ann, Command, Expr, Fence, GVar, Goal, GoalAt, GoalKind, LExpr, MembarMask, PgasCmd, Program,
     ThreadId, UnOp,
 };
 use std::fmt::Write;
@@ -131,7 +131,36 @@ impl Tp<'_> {
             Command::Assign { reg, value } => format!("{} = {}", self.reg(reg), self.e(value)),
             Command::Assume(e) => format!("assume({})", self.e(e)),
             Command::Fence(Fence::Membar(m)) => membar(*m),
+            Command::Fence(Fence::RvFence(m)) => m.rv_text().unwrap_or_else(|| {
+                // No pred × succ spelling: the pairs as a membar-style mask.
+                format!("fence {}", &membar(*m)["membar ".len()..])
+            }),
             Command::Fence(f) => f.keyword().to_string(),
+            Command::Ann(a, c) => match (a.0, &**c) {
+                (Ann::ACQ, Command::Load { reg, addr }) => {
+                    format!("{} = ldar({})", self.reg(reg), self.loc(addr))
+                }
+                (Ann::ACQPC, Command::Load { reg, addr }) => {
+                    format!("{} = ldapr({})", self.reg(reg), self.loc(addr))
+                }
+                (Ann::REL, Command::Store { addr, value }) => {
+                    format!("stlr({}, {})", self.loc(addr), self.e(value))
+                }
+                _ => format!("{} {}", ann(*a), self.cmd(c)),
+            },
+            Command::Guard(e) => format!("guard({})", self.e(e)),
+            Command::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => format!(
+                "{} = select({}, {}, {})",
+                self.reg(reg),
+                self.e(cond),
+                self.e(then),
+                self.e(else_)
+            ),
             Command::Lock => "lock".into(),
             Command::Unlock => "unlock".into(),
             Command::Nop => "nop".into(),
@@ -175,6 +204,21 @@ impl Tp<'_> {
 /// without the `;`), e.g. `x = 1` or `atomic { r = x; x = 2; }`.
 pub fn command(p: &Program, t: ThreadId, c: &Command) -> String {
     Tp { p, t }.cmd(c)
+}
+
+/// `[acq, rel]`: the names of the known bits, then any other bits as a
+/// number.
+fn ann(a: Ann) -> String {
+    let mut parts: Vec<String> = Ann::NAMES
+        .iter()
+        .filter(|(_, b)| a.has(*b))
+        .map(|(n, _)| n.to_string())
+        .collect();
+    let known = Ann::NAMES.iter().fold(0, |m, (_, b)| m | b);
+    if a.0 & !known != 0 {
+        parts.push((a.0 & !known).to_string());
+    }
+    format!("[{}]", parts.join(", "))
 }
 
 fn membar(m: MembarMask) -> String {

@@ -191,12 +191,55 @@ impl Candidate {
                     run.assume_taint.push((self.sel, t));
                 }
             }
+            Micro::Guard(e) => {
+                let v = ctx.eval(e, &self.regs);
+                let nz = ctx.cnf.bv_nonzero(&v);
+                ctx.cnf.implies(self.sel, nz);
+            }
+            Micro::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => {
+                let c = ctx.eval(cond, &self.regs);
+                let nz = ctx.cnf.bv_nonzero(&c);
+                let a = ctx.eval(then, &self.regs);
+                let b = ctx.eval(else_, &self.regs);
+                let v = ctx.cnf.bv_ite(nz, &a, &b);
+                if deps {
+                    // cond's taint, and the selected operand's.
+                    let tc = union_taint(ctx.cnf, &self.taint, &vars_of(cond));
+                    let ta = union_taint(ctx.cnf, &self.taint, &vars_of(then));
+                    let tb = union_taint(ctx.cnf, &self.taint, &vars_of(else_));
+                    let mut all: std::collections::BTreeMap<usize, Vec<Lit>> =
+                        std::collections::BTreeMap::new();
+                    for (s, l) in tc {
+                        all.entry(s).or_default().push(l);
+                    }
+                    for (s, l) in ta {
+                        let g = ctx.cnf.and(nz, l);
+                        all.entry(s).or_default().push(g);
+                    }
+                    for (s, l) in tb {
+                        let g = ctx.cnf.and(!nz, l);
+                        all.entry(s).or_default().push(g);
+                    }
+                    self.taint[reg.0 as usize] = all
+                        .into_iter()
+                        .map(|(s, ls)| (s, ctx.cnf.or_all(&ls)))
+                        .collect();
+                }
+                self.regs[reg.0 as usize] = v;
+                self.written.insert(*reg);
+            }
             Micro::Fence(f) => self.push(run, self.contrib(SlotKind::Fence(*f))),
             Micro::Load {
                 reg,
                 addr,
                 expect,
                 reserve,
+                ann,
             } => {
                 let a = ctx.addr(addr, &self.regs);
                 let v = layout.read_vals[self.slot].clone();
@@ -222,6 +265,8 @@ impl Candidate {
                     addr: Some(a),
                     value: Some(v),
                     addr_regs: addr.regs(),
+                    ann: *ann,
+                    excl: *reserve,
                     ..self.contrib(SlotKind::Read)
                 };
                 self.push(run, c);
@@ -230,6 +275,7 @@ impl Candidate {
                 addr,
                 value,
                 cond_flag,
+                ann,
             } => {
                 let a = ctx.addr(addr, &self.regs);
                 let v = ctx.eval(value, &self.regs);
@@ -248,6 +294,8 @@ impl Candidate {
                     value: Some(v),
                     addr_regs: addr.regs(),
                     value_regs: vars_of(value),
+                    ann: *ann,
+                    excl: cond_flag.is_some(),
                     ..self.contrib(kind)
                 };
                 self.push(run, c);

@@ -10,7 +10,7 @@ use super::micro::ThreadCode;
 use super::Event;
 use crate::bounded::varisat::bv::Bv;
 use crate::bounded::varisat::cnf::Cnf;
-use crate::cat::base::fence_sets;
+use crate::cat::base::{fence_sets, BaseSet};
 use crate::program::{Fence, RegId, ThreadId};
 use std::collections::{BTreeMap, BTreeSet};
 use varisat::Lit;
@@ -46,6 +46,10 @@ pub(super) struct SlotContrib {
     pub(super) value_regs: BTreeSet<RegId>,
     /// The candidate is locked/atomic.
     pub(super) atomic: bool,
+    /// The access's ordering annotations ([`crate::program::Ann`] bits).
+    pub(super) ann: u8,
+    /// The access is exclusive (load-reserve, store-conditional).
+    pub(super) excl: bool,
 }
 
 impl SlotContrib {
@@ -60,6 +64,8 @@ impl SlotContrib {
             addr_regs: BTreeSet::new(),
             value_regs: BTreeSet::new(),
             atomic,
+            ann: 0,
+            excl: false,
         }
     }
 }
@@ -168,6 +174,24 @@ pub(super) fn build_event(
         }
         if c.atomic {
             atomic.push(c.sel);
+        }
+        // Annotation and exclusive sets (ACQ, ACQPC, REL, X), by name like
+        // the fence sets.
+        // A store-conditional is in them only when it succeeds.
+        if c.ann != 0 || c.excl {
+            let lit = if c.kind == SlotKind::CondWrite {
+                cnf.and(c.sel, layout.sc_success)
+            } else {
+                c.sel
+            };
+            for s in [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet] {
+                if s.ann_bit().is_some_and(|b| c.ann & b != 0) {
+                    fences.entry(s.name()).or_default().push(lit);
+                }
+            }
+            if c.excl {
+                fences.entry(BaseSet::X.name()).or_default().push(lit);
+            }
         }
         if let Some(a) = &c.addr {
             mux(cnf, &mut addr, c.sel, a);

@@ -31,12 +31,26 @@ pub(super) enum Micro {
         addr: AddrSrc,
         expect: Option<i64>,
         reserve: bool,
+        /// Ordering annotations ([`crate::program::Ann`] bits).
+        ann: u8,
     },
     Store {
         addr: AddrSrc,
         value: LExpr,
         cond_flag: Option<RegId>,
+        /// Ordering annotations ([`crate::program::Ann`] bits).
+        ann: u8,
     },
+    /// `reg := cond ? then : else_` (taint: cond's and the selected
+    /// operand's).
+    Select {
+        reg: RegId,
+        cond: LExpr,
+        then: LExpr,
+        else_: LExpr,
+    },
+    /// An assume without control dependency.
+    Guard(LExpr),
     Assign {
         reg: RegId,
         value: LExpr,
@@ -61,7 +75,12 @@ impl Micro {
     pub(super) fn takes_slot(&self) -> bool {
         !matches!(
             self,
-            Micro::Assign { .. } | Micro::Assume(_) | Micro::PopA(_) | Micro::PopB(_)
+            Micro::Assign { .. }
+                | Micro::Assume(_)
+                | Micro::Guard(_)
+                | Micro::Select { .. }
+                | Micro::PopA(_)
+                | Micro::PopB(_)
         )
     }
 }
@@ -84,7 +103,7 @@ impl ThreadCode {
             .iter()
             .map(|ins| {
                 let mut v = Vec::new();
-                micro_ops(&ins.cmd, nodes, &mut v);
+                micro_ops(&ins.cmd, nodes, 0, &mut v);
                 v
             })
             .collect();
@@ -116,19 +135,35 @@ pub(super) fn vars_of(e: &LExpr) -> BTreeSet<RegId> {
     s
 }
 
-/// Appends the micro-ops of `cmd` to `out`.
-fn micro_ops(cmd: &Command, nodes: Option<u32>, out: &mut Vec<Micro>) {
+/// Appends the micro-ops of `cmd` to `out`; `ann`: the annotations of an
+/// enclosing [`Command::Ann`].
+fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u8, out: &mut Vec<Micro>) {
     match cmd {
+        Command::Ann(a, c) => micro_ops(c, nodes, ann | a.0, out),
+        Command::Guard(e) => out.push(Micro::Guard(e.clone())),
+        Command::Select {
+            reg,
+            cond,
+            then,
+            else_,
+        } => out.push(Micro::Select {
+            reg: *reg,
+            cond: cond.clone(),
+            then: then.clone(),
+            else_: else_.clone(),
+        }),
         Command::Load { reg, addr } => out.push(Micro::Load {
             reg: Some(*reg),
             addr: AddrSrc::Expr(addr.clone()),
             expect: None,
             reserve: false,
+            ann,
         }),
         Command::Store { addr, value } => out.push(Micro::Store {
             addr: AddrSrc::Expr(addr.clone()),
             value: value.clone(),
             cond_flag: None,
+            ann,
         }),
         Command::Assign { reg, value } => out.push(Micro::Assign {
             reg: *reg,
@@ -142,30 +177,35 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, out: &mut Vec<Micro>) {
                 addr: AddrSrc::Lock,
                 expect: Some(0),
                 reserve: false,
+                ann,
             });
             out.push(Micro::Store {
                 addr: AddrSrc::Lock,
                 value: Expr::Const(1),
                 cond_flag: None,
+                ann,
             });
         }
         Command::Unlock => out.push(Micro::Store {
             addr: AddrSrc::Lock,
             value: Expr::Const(0),
             cond_flag: None,
+            ann,
         }),
-        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, nodes, out)),
+        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, nodes, ann, out)),
         Command::Nop => {}
         Command::LoadReserve { reg, addr } => out.push(Micro::Load {
             reg: Some(*reg),
             addr: AddrSrc::Expr(addr.clone()),
             expect: None,
             reserve: true,
+            ann,
         }),
         Command::StoreCond { addr, value, flag } => out.push(Micro::Store {
             addr: AddrSrc::Expr(addr.clone()),
             value: value.clone(),
             cond_flag: Some(*flag),
+            ann,
         }),
         // PGAS (src/program/pgas.rs lowers the program first: `local`/`remote`
         // are global addresses here). A remote rank outside 1..N blocks.

@@ -1,0 +1,770 @@
+//! AArch64 instructions → IR commands: `LDR`/`STR` (W and X registers,
+//! `[Xn]`, `[Xn,#0]`, `[Xn,Xm]`, `[Xn,Wm,SXTW]`), the acquire/release
+//! forms `LDAR`, `LDAPR`, `STLR`, the exclusives `LDXR`/`LDAXR`/`STXR`/
+//! `STLXR` (load-reserve / store-conditional with the status register
+//! 0 on success), the LSE atomics `SWP`, `CAS`, `LDADD`, `LDCLR`,
+//! `LDEOR`, `LDSET` (and `STADD`, …) with their `A`/`L`/`AL` variants,
+//! `MOV`/`MOVZ`/`MOVK`/`MVN`, `ADD`/`SUB`/`EOR`/`EON`/`AND`/`ORR` (and
+//! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
+//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`,
+//! post-indexed `LDR`/`STR`, the conditional
+//! selects `CSEL`/`CSINC`/`CSINV`/`CSNEG`/`CSET`, branches `B`,
+//! `B.cond`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, `RET`, and the barriers `DMB`,
+//! `DSB`, `ISB`.
+//!
+//! Data flows through registers as written (`EOR W2,W0,W0` keeps W0's
+//! dependency, as herd computes dependencies); the flags are two
+//! pseudo-registers (the compared operands), so a `B.cond` depending on
+//! a loaded value is a control dependency, and a `CSEL` gives its result
+//! the dependencies of the flags and of the selected register only
+//! ([`Command::Select`]). A compare-and-swap's comparison creates no
+//! control dependency ([`Command::Guard`]). W and X views of a register are
+//! one register (`X3` in states), values are at most the `--width`.
+//!
+//! Instruction semantics: Arm Architecture Reference Manual for A-profile
+//! (DDI 0487), C6 "A64 Base Instruction Descriptions" (each instruction
+//! above) and B2.3 "Definition of the Arm memory model" (acquire,
+//! acquirePC, release, exclusives, atomics, barriers, dependencies). The
+//! instruction forms are those of herd's AArch64 litmus tests (herdtools7
+//! documentation, <http://diy.inria.fr/doc/litmus.html>).
+
+use super::ctx::Ctx;
+use super::ops::{arity, bin, is_name, mnemonic, refuse, split_ops, Low, Op};
+use crate::diag::{Error, Span};
+use crate::litmus::parse_int;
+use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, RegId, UnOp};
+
+/// A register operand: `Wn`, `Xn` (n ≤ 30), `WZR`/`XZR` (None: the zero
+/// register), or a symbolic `%name`.
+fn reg_opt(cx: &mut Ctx, op: &Op) -> Result<Option<RegId>, Error> {
+    let t = op.text;
+    let u = t.to_ascii_uppercase();
+    if u == "WZR" || u == "XZR" {
+        return Ok(None);
+    }
+    if let Some(s) = t.strip_prefix('%') {
+        if is_name(s) {
+            return Ok(Some(cx.reg(t)));
+        }
+    }
+    let num = u
+        .strip_prefix('W')
+        .or_else(|| u.strip_prefix('X'))
+        .and_then(|d| d.parse::<u32>().ok())
+        .filter(|n| *n <= 30);
+    match num {
+        Some(n) => Ok(Some(cx.reg(&format!("X{n}")))),
+        None => Err(cx.src.error(
+            op.span,
+            format!("expected an AArch64 register, found `{t}`"),
+        )),
+    }
+}
+
+/// A register read as a value (the zero register reads 0).
+fn rval(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
+    Ok(match reg_opt(cx, op)? {
+        Some(r) => Expr::Var(r),
+        None => Expr::Const(0),
+    })
+}
+
+/// `#imm` or a register.
+fn operand(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
+    if let Some(i) = op.text.strip_prefix('#') {
+        return match parse_int(i) {
+            Some(v) => cx.int(v, op.span),
+            None => Err(cx.src.error(
+                op.span,
+                format!("expected an immediate, found `{}`", op.text),
+            )),
+        };
+    }
+    if parse_int(op.text).is_some() {
+        return cx.int(parse_int(op.text).unwrap_or(0), op.span);
+    }
+    rval(cx, op)
+}
+
+/// `[Xn]`, `[Xn,#0]`, `[Xn,Xm]`, `[Xn,Wm,SXTW]` / `UXTW` / `LSL #0`: the
+/// address expression.
+fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
+    let t = op.text;
+    let inner = t
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .ok_or_else(|| {
+            cx.src.error(
+                op.span,
+                format!("expected a memory operand `[Xn…]`, found `{t}`"),
+            )
+        })?;
+    let parts = split_ops(inner, op.span.start + 1);
+    if parts.is_empty() {
+        return Err(cx.src.error(op.span, "empty memory operand"));
+    }
+    let base = rval(cx, &parts[0])?;
+    let mut addr = base;
+    if let Some(p) = parts.get(1) {
+        if let Some(i) = p.text.strip_prefix('#') {
+            match parse_int(i) {
+                Some(0) => {}
+                _ => {
+                    return Err(refuse(
+                        cx,
+                        "immediate offset",
+                        "memory cells are not byte-addressed",
+                        p.span,
+                    ))
+                }
+            }
+        } else {
+            let off = rval(cx, p)?;
+            if let Some(ext) = parts.get(2) {
+                let e = ext.text.to_ascii_uppercase();
+                let ok = matches!(e.as_str(), "SXTW" | "UXTW" | "SXTX" | "UXTX")
+                    || e.split_whitespace().collect::<Vec<_>>() == ["LSL", "#0"];
+                if !ok {
+                    return Err(refuse(
+                        cx,
+                        "scaled index",
+                        "memory cells are not byte-addressed",
+                        ext.span,
+                    ));
+                }
+            }
+            addr = bin(BinOp::Add, addr, off);
+        }
+    }
+    if parts.len() > 3 {
+        return Err(cx.src.error(op.span, format!("bad memory operand `{t}`")));
+    }
+    Ok(addr)
+}
+
+/// The flags pseudo-registers (the two operands of the last compare).
+fn flags(cx: &mut Ctx) -> (RegId, RegId) {
+    (cx.reg("#nzcv.a"), cx.reg("#nzcv.b"))
+}
+
+/// The condition `cond` (EQ, NE, …) on the flags, as an expression that
+/// is ≠ 0 when it holds.
+fn condition(cx: &mut Ctx, cond: &str, span: Span) -> Result<LExpr, Error> {
+    let (fa, fb) = flags(cx);
+    let a = Expr::Var(fa);
+    let b = Expr::Var(fb);
+    // Unsigned x < y at any width: when the signs differ, the negative one
+    // (top bit set) is the larger; otherwise the signed order.
+    let ult = |x: &LExpr, y: &LExpr| {
+        let z = Expr::Const(0);
+        let differ = bin(
+            BinOp::Lt,
+            bin(BinOp::BitXor, x.clone(), y.clone()),
+            z.clone(),
+        );
+        bin(
+            BinOp::Or,
+            bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
+            bin(
+                BinOp::And,
+                Expr::un(UnOp::Not, differ),
+                bin(BinOp::Lt, x.clone(), y.clone()),
+            ),
+        )
+    };
+    let (lo, hi) = (ult(&a, &b), ult(&b, &a));
+    let diff = bin(BinOp::Sub, a.clone(), b.clone());
+    // Signed overflow of a - b: a and b differ in sign and the result's
+    // sign differs from a's.
+    let ovf = bin(
+        BinOp::Lt,
+        bin(
+            BinOp::BitAnd,
+            bin(BinOp::BitXor, a.clone(), b.clone()),
+            bin(BinOp::BitXor, a.clone(), diff.clone()),
+        ),
+        Expr::Const(0),
+    );
+    Ok(match cond.to_ascii_uppercase().as_str() {
+        "EQ" => bin(BinOp::Eq, a, b),
+        "NE" => bin(BinOp::Ne, a, b),
+        "LT" => bin(BinOp::Lt, a, b),
+        "LE" => bin(BinOp::Le, a, b),
+        "GT" => bin(BinOp::Gt, a, b),
+        "GE" => bin(BinOp::Ge, a, b),
+        "HI" => hi,
+        "LS" => Expr::un(UnOp::Not, hi),
+        "CS" | "HS" => Expr::un(UnOp::Not, lo),
+        "CC" | "LO" => lo,
+        "MI" => bin(BinOp::Lt, diff, Expr::Const(0)),
+        "PL" => bin(BinOp::Ge, diff, Expr::Const(0)),
+        "VS" => ovf,
+        "VC" => Expr::un(UnOp::Not, ovf),
+        "AL" => Expr::Const(1),
+        other => {
+            return Err(cx
+                .src
+                .error(span, format!("unknown condition code `{other}`")))
+        }
+    })
+}
+
+fn set_flags(cx: &mut Ctx, a: LExpr, b: LExpr) -> Vec<Command> {
+    let (fa, fb) = flags(cx);
+    vec![
+        Command::Assign { reg: fa, value: a },
+        Command::Assign { reg: fb, value: b },
+    ]
+}
+
+fn assign(d: Option<RegId>, value: LExpr) -> Vec<Command> {
+    match d {
+        Some(reg) => vec![Command::Assign { reg, value }],
+        None => Vec::new(),
+    }
+}
+
+/// `~x` as `-x - 1`.
+fn not(x: LExpr) -> LExpr {
+    bin(BinOp::Sub, Expr::un(UnOp::Neg, x), Expr::Const(1))
+}
+
+/// `v * 2^k` (`LSL #k`).
+fn shl(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 {
+        return Ok(v);
+    }
+    let m = cx.int(1i64 << k, span)?;
+    Ok(bin(BinOp::Mul, v, m))
+}
+
+/// `⌊v / 2^k⌋` (`ASR #k`; also `LSR #k`, which agrees on non-negative
+/// values).
+fn shr(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 {
+        return Ok(v);
+    }
+    let m = cx.int(1i64 << k, span)?;
+    let adj = cx.int((1i64 << k) - 1, span)?;
+    // Truncating division rounds negative values up: subtract 2^k - 1 first.
+    let neg = bin(BinOp::Lt, v.clone(), Expr::Const(0));
+    let v = bin(BinOp::Sub, v, bin(BinOp::Mul, neg, adj));
+    Ok(bin(BinOp::Div, v, m))
+}
+
+/// A shift amount `#k` (or `k`), 0 ≤ k < 63.
+fn amount(cx: &Ctx, text: &str, span: Span) -> Result<u32, Error> {
+    let t = text.trim();
+    parse_int(t.strip_prefix('#').unwrap_or(t))
+        .filter(|k| (0..63).contains(k))
+        .map(|k| k as u32)
+        .ok_or_else(|| {
+            cx.src
+                .error(span, format!("expected a shift amount `#n`, found `{t}`"))
+        })
+}
+
+/// The shifted or extended register operand `v, op` of the data-processing
+/// instructions: `LSL #k`, `LSR #k`, `ASR #k`, `SXTB`/`UXTB`/`SXTH`/`UXTH`
+/// (sign/zero extension of the low byte/half-word), `SXTW`/`UXTW`/`SXTX`/
+/// `UXTX` (no change: values fit the width), each extension with an
+/// optional left shift (Arm ARM C6, "ADD (shifted register)", "ADD
+/// (extended register)").
+fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
+    let t = op.text.trim();
+    let (kind, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let kind = kind.to_ascii_uppercase();
+    let k = if rest.trim().is_empty() {
+        0
+    } else {
+        amount(cx, rest, op.span)?
+    };
+    match kind.as_str() {
+        "LSL" => shl(cx, v, k, op.span),
+        "LSR" | "ASR" => shr(cx, v, k, op.span),
+        "SXTB" | "UXTB" | "SXTH" | "UXTH" => {
+            let bits = if kind.ends_with('B') { 8 } else { 16 };
+            let mask = cx.int((1i64 << bits) - 1, op.span)?;
+            let low = bin(BinOp::BitAnd, v, mask);
+            let e = if kind.starts_with('S') {
+                let top = cx.int(1i64 << (bits - 1), op.span)?;
+                bin(BinOp::Sub, bin(BinOp::BitXor, low, top.clone()), top)
+            } else {
+                low
+            };
+            shl(cx, e, k, op.span)
+        }
+        "SXTW" | "UXTW" | "SXTX" | "UXTX" => shl(cx, v, k, op.span),
+        _ => Err(cx.src.error(
+            op.span,
+            format!(
+                "expected a shift (`LSL #n`, `ASR #n`, …) or an extension (`SXTW`, …), found `{t}`"
+            ),
+        )),
+    }
+}
+
+/// The post-index update `[Xn], #imm` of a load or store: `Xn += imm`.
+fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
+    let inner = mem.text.trim_start_matches('[').trim_end_matches(']');
+    let parts = split_ops(inner, mem.span.start + 1);
+    let Some(base) = parts.first() else {
+        return Err(cx.src.error(mem.span, "empty memory operand"));
+    };
+    let b = reg_opt(cx, base)?;
+    let v = operand(cx, imm)?;
+    Ok(assign(
+        b,
+        bin(BinOp::Add, b.map(Expr::Var).unwrap_or(Expr::Const(0)), v),
+    ))
+}
+
+fn ann(bits: u8, c: Command) -> Command {
+    if bits == 0 {
+        c
+    } else {
+        Command::Ann(Ann(bits), Box::new(c))
+    }
+}
+
+/// The acquire/release suffix of an atomic mnemonic after its base
+/// (`""`, `"A"`, `"L"`, `"AL"`): (read annotation, write annotation).
+fn al_suffix(s: &str) -> Option<(u8, u8)> {
+    Some(match s {
+        "" => (0, 0),
+        "A" => (Ann::ACQ, 0),
+        "L" => (0, Ann::REL),
+        "AL" => (Ann::ACQ, Ann::REL),
+        _ => return None,
+    })
+}
+
+/// Lowers one AArch64 instruction written at offset `base` of the source.
+pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, Error> {
+    let lead = text.len() - text.trim_start().len();
+    let (mn0, rest, mlen) = mnemonic(text);
+    let sp = Span::new(base + lead, base + lead + mlen);
+    let mn = mn0.to_ascii_uppercase();
+    let ops = split_ops(rest, base + lead + mlen);
+    let n = ops.len();
+    let tmp = |cx: &mut Ctx| cx.reg("#tmp");
+    // Barriers.
+    if mn == "DMB" || mn == "DSB" {
+        arity(cx, mn0, &ops, 1, sp)?;
+        let o = ops[0].text.to_ascii_uppercase();
+        let f = match o.as_str() {
+            "SY" | "ISH" | "OSH" | "NSH" => Fence::Dmb,
+            "LD" | "ISHLD" | "OSHLD" | "NSHLD" => Fence::DmbLd,
+            "ST" | "ISHST" | "OSHST" | "NSHST" => Fence::DmbSt,
+            _ => {
+                return Err(cx.src.error(
+                    ops[0].span,
+                    format!("unknown barrier option `{}`", ops[0].text),
+                ))
+            }
+        };
+        return Ok(Low::Cmds(vec![Command::Fence(f)]));
+    }
+    if let Some(c) = mn.strip_prefix("B.") {
+        arity(cx, mn0, &ops, 1, sp)?;
+        let cond = condition(cx, c, sp)?;
+        return Ok(Low::Jump(Some(cond), ops[0].text.to_string(), ops[0].span));
+    }
+    match mn.as_str() {
+        "ISB" => {
+            arity(cx, mn0, &ops, 0, sp)?;
+            Ok(Low::Cmds(vec![Command::Fence(Fence::Isb)]))
+        }
+        "NOP" => Ok(Low::Cmds(vec![Command::Nop])),
+        "RET" => Ok(Low::Ret),
+        "B" => {
+            arity(cx, mn0, &ops, 1, sp)?;
+            Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
+        }
+        "CBZ" | "CBNZ" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let r = rval(cx, &ops[0])?;
+            let op = if mn == "CBZ" { BinOp::Eq } else { BinOp::Ne };
+            Ok(Low::Jump(
+                Some(bin(op, r, Expr::Const(0))),
+                ops[1].text.to_string(),
+                ops[1].span,
+            ))
+        }
+        "TBZ" | "TBNZ" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let r = rval(cx, &ops[0])?;
+            let bit = ops[1]
+                .text
+                .strip_prefix('#')
+                .and_then(parse_int)
+                .filter(|b| (0..63).contains(b) && (*b as u32) < cx.width.0)
+                .ok_or_else(|| {
+                    cx.src
+                        .error(ops[1].span, "expected a bit number `#n` below the width")
+                })?;
+            let m = Expr::Const(cx.width.wrap(1i64 << bit));
+            let t = bin(BinOp::BitAnd, r, m);
+            let op = if mn == "TBZ" { BinOp::Eq } else { BinOp::Ne };
+            Ok(Low::Jump(
+                Some(bin(op, t, Expr::Const(0))),
+                ops[2].text.to_string(),
+                ops[2].span,
+            ))
+        }
+        "MOV" | "MOVZ" | "MOVK" => {
+            if !(n == 3 && mn != "MOV") {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
+            let d = reg_opt(cx, &ops[0])?;
+            let imm = operand(cx, &ops[1])?;
+            let k = match ops.get(2) {
+                Some(o) => match o.text.trim().split_once(char::is_whitespace) {
+                    Some((l, a)) if l.eq_ignore_ascii_case("LSL") => amount(cx, a, o.span)?,
+                    _ => return Err(cx.src.error(o.span, "expected `LSL #n`")),
+                },
+                None => 0,
+            };
+            let v = shl(cx, imm, k, sp)?;
+            if mn != "MOVK" {
+                return Ok(Low::Cmds(assign(d, v)));
+            }
+            // MOVK keeps the other bits: d - (d & (0xffff << k)) + (imm << k).
+            let Some(r) = d else {
+                return Ok(Low::Cmds(Vec::new()));
+            };
+            let field = cx.int(0xffffi64 << k, sp)?;
+            let old = bin(BinOp::BitAnd, Expr::Var(r), field);
+            Ok(Low::Cmds(assign(
+                d,
+                bin(BinOp::Add, bin(BinOp::Sub, Expr::Var(r), old), v),
+            )))
+        }
+        "LSL" | "LSR" | "ASR" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let k = amount(cx, ops[2].text, ops[2].span)?;
+            let v = if mn == "LSL" {
+                shl(cx, a, k, ops[2].span)?
+            } else {
+                shr(cx, a, k, ops[2].span)?
+            };
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "MADD" | "MSUB" => {
+            arity(cx, mn0, &ops, 4, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let p = bin(BinOp::Mul, rval(cx, &ops[1])?, rval(cx, &ops[2])?);
+            let a = rval(cx, &ops[3])?;
+            let v = if mn == "MADD" {
+                bin(BinOp::Add, a, p)
+            } else {
+                bin(BinOp::Sub, a, p)
+            };
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "MVN" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let v = rval(cx, &ops[1])?;
+            Ok(Low::Cmds(assign(d, not(v))))
+        }
+        "ADD" | "SUB" | "EOR" | "EON" | "AND" | "ORR" | "ADDS" | "SUBS" | "ANDS" => {
+            if n != 4 {
+                arity(cx, mn0, &ops, 3, sp)?;
+            }
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let mut b = operand(cx, &ops[2])?;
+            if let Some(sh) = ops.get(3) {
+                b = shifted(cx, b, sh)?;
+            }
+            let flagged = mn.len() == 4 && mn.ends_with('S');
+            let fl = match mn.as_str() {
+                "SUBS" => Some((a.clone(), b.clone())),
+                "ADDS" => Some((a.clone(), Expr::un(UnOp::Neg, b.clone()))),
+                _ => None,
+            };
+            let v = match mn.trim_end_matches('S') {
+                "ADD" => bin(BinOp::Add, a, b),
+                "SUB" => bin(BinOp::Sub, a, b),
+                "EOR" => bin(BinOp::BitXor, a, b),
+                "EON" => bin(BinOp::BitXor, a, not(b)),
+                "AND" => bin(BinOp::BitAnd, a, b),
+                _ => bin(BinOp::BitOr, a, b),
+            };
+            // Flags first (the destination may be an operand).
+            let mut cmds = Vec::new();
+            if flagged {
+                let (x, y) = fl.unwrap_or((v.clone(), Expr::Const(0)));
+                cmds.extend(set_flags(cx, x, y));
+            }
+            cmds.extend(assign(d, v));
+            Ok(Low::Cmds(cmds))
+        }
+        "CMP" | "CMN" | "TST" => {
+            if n != 3 {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
+            let a = rval(cx, &ops[0])?;
+            let mut b = operand(cx, &ops[1])?;
+            if let Some(sh) = ops.get(2) {
+                b = shifted(cx, b, sh)?;
+            }
+            let (x, y) = match mn.as_str() {
+                "CMP" => (a, b),
+                "CMN" => (a, Expr::un(UnOp::Neg, b)),
+                _ => (bin(BinOp::BitAnd, a, b), Expr::Const(0)),
+            };
+            Ok(Low::Cmds(set_flags(cx, x, y)))
+        }
+        "CSEL" | "CSINC" | "CSINV" | "CSNEG" => {
+            arity(cx, mn0, &ops, 4, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let b = rval(cx, &ops[2])?;
+            let cond = condition(cx, ops[3].text, ops[3].span)?;
+            let b = match mn.as_str() {
+                "CSEL" => b,
+                "CSINC" => bin(BinOp::Add, b, Expr::Const(1)),
+                "CSINV" => not(b),
+                _ => Expr::un(UnOp::Neg, b),
+            };
+            Ok(Low::Cmds(match d {
+                Some(reg) => vec![Command::Select {
+                    reg,
+                    cond,
+                    then: a,
+                    else_: b,
+                }],
+                None => Vec::new(),
+            }))
+        }
+        "CSET" | "CSETM" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let cond = condition(cx, ops[1].text, ops[1].span)?;
+            let one = if mn == "CSET" { 1 } else { -1 };
+            Ok(Low::Cmds(match d {
+                Some(reg) => vec![Command::Select {
+                    reg,
+                    cond,
+                    then: Expr::Const(one),
+                    else_: Expr::Const(0),
+                }],
+                None => Vec::new(),
+            }))
+        }
+        "LDR" | "LDAR" | "LDAPR" | "LDXR" | "LDAXR" => {
+            if !(n == 3 && mn == "LDR") {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
+            let d = reg_opt(cx, &ops[0])?;
+            let addr = mem_addr(cx, &ops[1])?;
+            let reg = d.unwrap_or_else(|| tmp(cx));
+            let a = match mn.as_str() {
+                "LDAR" | "LDAXR" => Ann::ACQ,
+                "LDAPR" => Ann::ACQPC,
+                _ => 0,
+            };
+            let c = if mn.contains('X') {
+                Command::LoadReserve { reg, addr }
+            } else {
+                Command::Load { reg, addr }
+            };
+            let mut cmds = vec![ann(a, c)];
+            if let Some(imm) = ops.get(2) {
+                cmds.extend(post_index(cx, &ops[1], imm)?);
+            }
+            Ok(Low::Cmds(cmds))
+        }
+        "STR" | "STLR" => {
+            if !(n == 3 && mn == "STR") {
+                arity(cx, mn0, &ops, 2, sp)?;
+            }
+            let v = rval(cx, &ops[0])?;
+            let addr = mem_addr(cx, &ops[1])?;
+            let a = if mn == "STLR" { Ann::REL } else { 0 };
+            let mut cmds = vec![ann(a, Command::Store { addr, value: v })];
+            if let Some(imm) = ops.get(2) {
+                cmds.extend(post_index(cx, &ops[1], imm)?);
+            }
+            Ok(Low::Cmds(cmds))
+        }
+        "STXR" | "STLXR" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let status = reg_opt(cx, &ops[0])?;
+            let v = rval(cx, &ops[1])?;
+            let addr = mem_addr(cx, &ops[2])?;
+            let flag = cx.reg("#stxr");
+            let a = if mn == "STLXR" { Ann::REL } else { 0 };
+            let mut cmds = vec![ann(
+                a,
+                Command::StoreCond {
+                    addr,
+                    value: v,
+                    flag,
+                },
+            )];
+            // The status register is 0 on success, 1 on failure.
+            cmds.extend(assign(
+                status,
+                bin(BinOp::Eq, Expr::Var(flag), Expr::Const(0)),
+            ));
+            Ok(Low::Cmds(cmds))
+        }
+        "LDRB" | "LDRH" | "STRB" | "STRH" | "LDRSB" | "LDRSH" | "LDRSW" | "LDARB" | "LDARH"
+        | "STLRB" | "STLRH" => Err(refuse(
+            cx,
+            &format!("instruction `{mn0}`"),
+            "byte/half-access",
+            sp,
+        )),
+        "LDP" | "STP" | "LDXP" | "STXP" | "LDAXP" | "STLXP" | "LDIAPP" | "STILP" => {
+            Err(refuse(cx, &format!("instruction `{mn0}`"), "ldp/stp", sp))
+        }
+        "DC" | "IC" | "TLBI" => Err(refuse(cx, &format!("instruction `{mn0}`"), "cache/tlb", sp)),
+        _ => lower_atomic(cx, mn0, &mn, &ops, sp),
+    }
+}
+
+/// The LSE atomics: `SWP`, `CAS`, `LD<op>`, `ST<op>` with `A`/`L`/`AL`.
+fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    if mn.starts_with("CASP") {
+        return Err(refuse(cx, &format!("instruction `{mn0}`"), "casp", sp));
+    }
+    let strip_size = |s: &str| -> Option<String> {
+        if s.ends_with('B') || s.ends_with('H') {
+            None
+        } else {
+            Some(s.to_string())
+        }
+    };
+    let ops_kind: &[(&str, Option<BinOp>)] = &[
+        ("LDADD", Some(BinOp::Add)),
+        ("LDCLR", None),
+        ("LDEOR", Some(BinOp::BitXor)),
+        ("LDSET", Some(BinOp::BitOr)),
+        ("STADD", Some(BinOp::Add)),
+        ("STCLR", None),
+        ("STEOR", Some(BinOp::BitXor)),
+        ("STSET", Some(BinOp::BitOr)),
+    ];
+    let tmp = cx.reg("#tmp");
+    if let Some(suf) = mn.strip_prefix("SWP") {
+        let Some((ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
+            return Err(refuse(
+                cx,
+                &format!("instruction `{mn0}`"),
+                "byte/half-access",
+                sp,
+            ));
+        };
+        arity(cx, mn0, ops, 3, sp)?;
+        let s = rval(cx, &ops[0])?;
+        let t = reg_opt(cx, &ops[1])?;
+        let addr = mem_addr(cx, &ops[2])?;
+        // No acquire when the destination is the zero register (as herd),
+        // and the read is a no-return one.
+        let ra = if t.is_none() { Ann::NORET } else { ra };
+        let mut body = vec![
+            ann(
+                ra,
+                Command::Load {
+                    reg: tmp,
+                    addr: addr.clone(),
+                },
+            ),
+            ann(wa, Command::Store { addr, value: s }),
+        ];
+        body.extend(assign(t, Expr::Var(tmp)));
+        return Ok(Low::Cmds(vec![Command::Atomic(body)]));
+    }
+    if let Some(suf) = mn.strip_prefix("CAS") {
+        let Some((ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
+            return Err(refuse(
+                cx,
+                &format!("instruction `{mn0}`"),
+                "byte/half-access",
+                sp,
+            ));
+        };
+        arity(cx, mn0, ops, 3, sp)?;
+        let s = reg_opt(cx, &ops[0])?;
+        let sv = s.map(Expr::Var).unwrap_or(Expr::Const(0));
+        let ra = if s.is_none() { Ann::NORET } else { ra };
+        let t = rval(cx, &ops[1])?;
+        let addr = mem_addr(cx, &ops[2])?;
+        let load = ann(
+            ra,
+            Command::Load {
+                reg: tmp,
+                addr: addr.clone(),
+            },
+        );
+        let mut ok = vec![Command::Atomic(vec![
+            load.clone(),
+            Command::Guard(bin(BinOp::Eq, Expr::Var(tmp), sv.clone())),
+            ann(wa, Command::Store { addr, value: t }),
+        ])];
+        ok.extend(assign(s, Expr::Var(tmp)));
+        let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, Expr::Var(tmp), sv))];
+        fail.extend(assign(s, Expr::Var(tmp)));
+        return Ok(Low::Choice(vec![ok, fail]));
+    }
+    for (base, op) in ops_kind {
+        if let Some(suf) = mn.strip_prefix(base) {
+            let Some((mut ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
+                return Err(refuse(
+                    cx,
+                    &format!("instruction `{mn0}`"),
+                    "byte/half-access",
+                    sp,
+                ));
+            };
+            let store_form = base.starts_with("ST");
+            if store_form && ra != 0 {
+                return Err(cx.src.error(sp, format!("unknown instruction `{mn0}`")));
+            }
+            let (s, t, m) = if store_form {
+                arity(cx, mn0, ops, 2, sp)?;
+                (rval(cx, &ops[0])?, None, &ops[1])
+            } else {
+                arity(cx, mn0, ops, 3, sp)?;
+                (rval(cx, &ops[0])?, reg_opt(cx, &ops[1])?, &ops[2])
+            };
+            if t.is_none() {
+                // A load form whose destination is the zero register has
+                // no acquire semantics (Arm ARM C6, LDADD: "ST<op>").
+                ra = Ann::NORET;
+            }
+            let addr = mem_addr(cx, m)?;
+            let value = match op {
+                Some(o) => bin(*o, Expr::Var(tmp), s),
+                None => bin(BinOp::BitAnd, Expr::Var(tmp), not(s)),
+            };
+            let mut body = vec![
+                ann(
+                    ra,
+                    Command::Load {
+                        reg: tmp,
+                        addr: addr.clone(),
+                    },
+                ),
+                ann(wa, Command::Store { addr, value }),
+            ];
+            body.extend(assign(t, Expr::Var(tmp)));
+            return Ok(Low::Cmds(vec![Command::Atomic(body)]));
+        }
+    }
+    match mn {
+        "BL" | "BLR" | "BR" | "ADR" | "UBFM" | "SBFM" => Err(refuse(
+            cx,
+            &format!("instruction `{mn0}`"),
+            "not modelled",
+            sp,
+        )),
+        _ => Err(super::ops::unsupported(cx, mn0, sp)),
+    }
+}

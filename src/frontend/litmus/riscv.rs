@@ -1,0 +1,346 @@
+//! RISC-V instructions → IR commands: loads and stores `lw`/`ld`/`lwu`/
+//! `sw`/`sd` with `.aq`/`.rl` annotations, `lr`/`sc` (load-reserve /
+//! store-conditional; `rd` is 0 on success, 1 on failure), the AMOs
+//! `amoswap`, `amoadd`, `amoand`, `amoor`, `amoxor` (`.w`/`.d`, `.aq`,
+//! `.rl`, `.aqrl`: both accesses of the AMO carry its annotations), the
+//! integer operations `li`, `mv`, `addi(w)`, `ori`, `xori`, `andi`,
+//! `add(w)`, `sub(w)`, `xor`, `or`, `and`, `sext.w`, `slli`, branches
+//! `beq`, `bne`, `blt`, `bge`, `bltu`, `bgeu`, `beqz`, `bnez`, `j`, and the
+//! fences `fence pred,succ` (`i`/`o` ignored: no device memory),
+//! `fence.tso`, `fence` (= `fence iorw,iorw`) and `fence.i` (no memory
+//! ordering: a no-op here). Registers are `x0`..`x31` or their ABI names
+//! (`a0`, `t0`, …), printed as `xN`; `x0` reads 0 and ignores writes.
+//!
+//! Instruction semantics: The RISC-V Instruction Set Manual, Volume I:
+//! Unprivileged ISA, chapters "RV32I/RV64I Base Integer Instruction Set"
+//! (loads, stores, operations, branches, FENCE), "Zifencei" (fence.i),
+//! "A" standard extension (LR/SC, AMOs, aq/rl bits) and "RVWMO Memory
+//! Consistency Model". The instruction forms are those of herd's RISCV
+//! litmus tests (herdtools7 documentation,
+//! <http://diy.inria.fr/doc/litmus.html>).
+
+use super::ctx::Ctx;
+use super::ops::{arity, bin, is_name, mnemonic, refuse, split_ops, unsupported, Low, Op};
+use super::regs::rv_reg;
+use crate::diag::{Error, Span};
+use crate::litmus::parse_int;
+use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, MembarMask, RegId};
+
+/// A register operand: `Some(reg)`, or `None` for `x0`/`zero`.
+fn reg_opt(cx: &mut Ctx, op: &Op) -> Result<Option<RegId>, Error> {
+    match rv_reg(op.text) {
+        Some(r) if r == "x0" => Ok(None),
+        Some(r) => Ok(Some(cx.reg(&r))),
+        None => Err(cx.src.error(
+            op.span,
+            format!("expected a RISC-V register, found `{}`", op.text),
+        )),
+    }
+}
+
+fn rval(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
+    Ok(reg_opt(cx, op)?.map(Expr::Var).unwrap_or(Expr::Const(0)))
+}
+
+fn imm(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
+    match parse_int(op.text) {
+        Some(v) => cx.int(v, op.span),
+        None => Err(cx.src.error(
+            op.span,
+            format!("expected an immediate, found `{}`", op.text),
+        )),
+    }
+}
+
+/// `d(rs)` or `(rs)` with d = 0: the address expression.
+fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
+    let t = op.text;
+    let open = t.find('(').ok_or_else(|| {
+        cx.src
+            .error(op.span, format!("expected `d(rs)`, found `{t}`"))
+    })?;
+    let inner = t[open + 1..].strip_suffix(')').ok_or_else(|| {
+        cx.src
+            .error(op.span, format!("expected `d(rs)`, found `{t}`"))
+    })?;
+    let d = t[..open].trim();
+    if !(d.is_empty() || parse_int(d) == Some(0)) {
+        return Err(refuse(
+            cx,
+            "nonzero displacement",
+            "memory cells are not byte-addressed",
+            op.span,
+        ));
+    }
+    let s = op.span.start + open + 1;
+    let r = Op {
+        text: inner.trim(),
+        span: Span::new(s, s + inner.len().max(1)),
+    };
+    rval(cx, &r)
+}
+
+fn assign(d: Option<RegId>, value: LExpr) -> Vec<Command> {
+    match d {
+        Some(reg) => vec![Command::Assign { reg, value }],
+        None => Vec::new(),
+    }
+}
+
+fn ann(bits: u8, c: Command) -> Command {
+    if bits == 0 {
+        c
+    } else {
+        Command::Ann(Ann(bits), Box::new(c))
+    }
+}
+
+/// The access-set of a fence operand: `r` = 1, `w` = 2 (`i`, `o` ignored).
+fn fence_set(cx: &Ctx, op: &Op) -> Result<u8, Error> {
+    let mut m = 0;
+    for c in op.text.chars() {
+        match c {
+            'r' => m |= 1,
+            'w' => m |= 2,
+            'i' | 'o' => {}
+            _ => {
+                return Err(cx
+                    .src
+                    .error(op.span, format!("bad fence set `{}`", op.text)))
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// Splits `.aq`, `.rl`, `.aqrl` off a mnemonic: (base, annotation bits).
+fn split_aqrl(mn: &str) -> (&str, u8) {
+    for (suf, bits) in [
+        (".aqrl", Ann::ACQ | Ann::REL),
+        (".aq.rl", Ann::ACQ | Ann::REL),
+        (".aq", Ann::ACQ),
+        (".rl", Ann::REL),
+    ] {
+        if let Some(b) = mn.strip_suffix(suf) {
+            return (b, bits);
+        }
+    }
+    (mn, 0)
+}
+
+/// Lowers one RISC-V instruction written at offset `base` of the source.
+pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, Error> {
+    let lead = text.len() - text.trim_start().len();
+    let (mn0, rest, mlen) = mnemonic(text);
+    let sp = Span::new(base + lead, base + lead + mlen);
+    let lower = mn0.to_ascii_lowercase();
+    let ops = split_ops(rest, base + lead + mlen);
+    let (mn, bits) = split_aqrl(&lower);
+    match mn {
+        "fence" => {
+            let m = match ops.len() {
+                0 => MembarMask::rv(3, 3),
+                2 => {
+                    let p = fence_set(cx, &ops[0])?;
+                    let s = fence_set(cx, &ops[1])?;
+                    MembarMask::rv(p, s)
+                }
+                n => {
+                    return Err(cx
+                        .src
+                        .error(sp, format!("`fence` expects 0 or 2 operands, found {n}")))
+                }
+            };
+            Ok(Low::Cmds(vec![Command::Fence(Fence::RvFence(m))]))
+        }
+        "fence.tso" => {
+            arity(cx, mn0, &ops, 0, sp)?;
+            Ok(Low::Cmds(vec![Command::Fence(Fence::RvFence(
+                MembarMask::TSO,
+            ))]))
+        }
+        "fence.i" | "nop" => Ok(Low::Cmds(vec![Command::Nop])),
+        "li" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let v = imm(cx, &ops[1])?;
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "lui" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let v = parse_int(ops[1].text)
+                .ok_or_else(|| cx.src.error(ops[1].span, "expected an immediate"))?;
+            let v = cx.int(v.wrapping_mul(4096), ops[1].span)?;
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "mv" | "sext.w" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let v = rval(cx, &ops[1])?;
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "addi" | "addiw" | "ori" | "xori" | "andi" | "slli" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let v = if mn == "slli" {
+                let k = parse_int(ops[2].text)
+                    .filter(|k| (0..63).contains(k))
+                    .ok_or_else(|| cx.src.error(ops[2].span, "expected a shift amount"))?;
+                bin(BinOp::Mul, a, Expr::Const(cx.width.wrap(1i64 << k)))
+            } else {
+                let b = imm(cx, &ops[2])?;
+                let op = match mn {
+                    "addi" | "addiw" => BinOp::Add,
+                    "ori" => BinOp::BitOr,
+                    "xori" => BinOp::BitXor,
+                    _ => BinOp::BitAnd,
+                };
+                bin(op, a, b)
+            };
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "add" | "addw" | "sub" | "subw" | "xor" | "or" | "and" | "mul" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let b = rval(cx, &ops[2])?;
+            let op = match mn {
+                "add" | "addw" => BinOp::Add,
+                "sub" | "subw" => BinOp::Sub,
+                "xor" => BinOp::BitXor,
+                "or" => BinOp::BitOr,
+                "and" => BinOp::BitAnd,
+                _ => BinOp::Mul,
+            };
+            Ok(Low::Cmds(assign(d, bin(op, a, b))))
+        }
+        "j" => {
+            arity(cx, mn0, &ops, 1, sp)?;
+            Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
+        }
+        "ret" => Ok(Low::Ret),
+        "beqz" | "bnez" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let a = rval(cx, &ops[0])?;
+            let op = if mn == "beqz" { BinOp::Eq } else { BinOp::Ne };
+            if !is_name(ops[1].text) {
+                return Err(cx.src.error(ops[1].span, "expected a label"));
+            }
+            Ok(Low::Jump(
+                Some(bin(op, a, Expr::Const(0))),
+                ops[1].text.to_string(),
+                ops[1].span,
+            ))
+        }
+        "beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let a = rval(cx, &ops[0])?;
+            let b = rval(cx, &ops[1])?;
+            if !is_name(ops[2].text) {
+                return Err(cx.src.error(ops[2].span, "expected a label"));
+            }
+            let m = Expr::Const(cx.width.min());
+            let (a, b) = if mn.ends_with('u') {
+                (bin(BinOp::BitXor, a, m.clone()), bin(BinOp::BitXor, b, m))
+            } else {
+                (a, b)
+            };
+            let op = match mn.trim_end_matches('u') {
+                "beq" => BinOp::Eq,
+                "bne" => BinOp::Ne,
+                "blt" => BinOp::Lt,
+                _ => BinOp::Ge,
+            };
+            Ok(Low::Jump(
+                Some(bin(op, a, b)),
+                ops[2].text.to_string(),
+                ops[2].span,
+            ))
+        }
+        "lw" | "ld" | "lwu" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let addr = mem_addr(cx, &ops[1])?;
+            let reg = d.unwrap_or_else(|| cx.reg("#tmp"));
+            Ok(Low::Cmds(vec![ann(bits, Command::Load { reg, addr })]))
+        }
+        "sw" | "sd" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let v = rval(cx, &ops[0])?;
+            let addr = mem_addr(cx, &ops[1])?;
+            Ok(Low::Cmds(vec![ann(
+                bits,
+                Command::Store { addr, value: v },
+            )]))
+        }
+        "lb" | "lbu" | "lh" | "lhu" | "sb" | "sh" => Err(refuse(
+            cx,
+            &format!("instruction `{mn0}`"),
+            "byte/half-access",
+            sp,
+        )),
+        "lr.w" | "lr.d" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let addr = mem_addr(cx, &ops[1])?;
+            let reg = d.unwrap_or_else(|| cx.reg("#tmp"));
+            Ok(Low::Cmds(vec![ann(
+                bits,
+                Command::LoadReserve { reg, addr },
+            )]))
+        }
+        "sc.w" | "sc.d" => {
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let v = rval(cx, &ops[1])?;
+            let addr = mem_addr(cx, &ops[2])?;
+            let flag = cx.reg("#sc");
+            let mut cmds = vec![ann(
+                bits,
+                Command::StoreCond {
+                    addr,
+                    value: v,
+                    flag,
+                },
+            )];
+            // rd is 0 on success, 1 on failure.
+            cmds.extend(assign(d, bin(BinOp::Eq, Expr::Var(flag), Expr::Const(0))));
+            Ok(Low::Cmds(cmds))
+        }
+        _ => {
+            let amo = ["amoswap", "amoadd", "amoand", "amoor", "amoxor"]
+                .iter()
+                .find(|b| mn == format!("{b}.w") || mn == format!("{b}.d"));
+            let Some(kind) = amo else {
+                return Err(unsupported(cx, mn0, sp));
+            };
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let s = rval(cx, &ops[1])?;
+            let addr = mem_addr(cx, &ops[2])?;
+            let tmp = cx.reg("#tmp");
+            let old = Expr::Var(tmp);
+            let value = match *kind {
+                "amoswap" => s,
+                "amoadd" => bin(BinOp::Add, old, s),
+                "amoand" => bin(BinOp::BitAnd, old, s),
+                "amoor" => bin(BinOp::BitOr, old, s),
+                _ => bin(BinOp::BitXor, old, s),
+            };
+            let mut body = vec![
+                ann(
+                    bits,
+                    Command::Load {
+                        reg: tmp,
+                        addr: addr.clone(),
+                    },
+                ),
+                ann(bits, Command::Store { addr, value }),
+            ];
+            body.extend(assign(d, Expr::Var(tmp)));
+            Ok(Low::Cmds(vec![Command::Atomic(body)]))
+        }
+    }
+}
