@@ -9,6 +9,15 @@ mod cli;
 static ALLOC: bmc_rmm::resources::CountingAlloc = bmc_rmm::resources::CountingAlloc;
 
 fn main() {
+    // A closed stdout (`bmc-rmm … | head`) ends the process by SIGPIPE, as
+    // for other Unix tools; Rust's default (ignore it, then panic on the
+    // failed write) would print a panic.
+    #[cfg(unix)]
+    // SAFETY: called once at start-up before any thread is spawned;
+    // SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match cli::parse_args(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {

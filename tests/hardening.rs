@@ -409,3 +409,28 @@ fn ignored_fences_are_reported() {
     let o = bmc(&["--model", "tso", "--bound", "6", "examples/sb-fenced.rmm"]);
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
 }
+
+/// A reader that goes away (`bmc-rmm … | head -1`): the process ends by
+/// SIGPIPE as Unix tools do, never with a panic about a failed write.
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args([
+            "litmus",
+            "-q",
+            "tests/litmus",
+            "tests/litmus",
+            "tests/litmus",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run bmc-rmm");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for bmc-rmm");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
+}

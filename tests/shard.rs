@@ -186,7 +186,7 @@ fn shards(dir: &Path, args: &[&str]) -> Vec<String> {
 #[test]
 fn every_batch_command_merges_to_its_single_process_output() {
     let d = tempfile::tempdir().unwrap();
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 7] = [
         &["litmus", "-m", "tso", "tests/litmus"],
         &["reach", "examples"],
         &[
@@ -212,6 +212,24 @@ fn every_batch_command_merges_to_its_single_process_output() {
             "examples/mp.rmm",
             "examples/lb.rmm",
             "examples/iriw.rmm",
+        ],
+        &[
+            "reach",
+            "--engine",
+            "lazy",
+            "examples/lazy/loop2.rmm",
+            "examples/lazy/loop4.rmm",
+            "examples/lazy/dekker_diamond2.rmm",
+            "examples/lazy/lamport2.rmm",
+        ],
+        &[
+            "crosscheck",
+            "--reach",
+            "--bound",
+            "8",
+            "examples/lazy/loop2.rmm",
+            "examples/lazy/dekker_diamond1.rmm",
+            "examples/lazy/dekker_diamond2.rmm",
         ],
     ];
     for (n, args) in cases.iter().enumerate() {

@@ -10,7 +10,6 @@ use bmc_rmm::diag::{Error, SourceFile, Span};
 use bmc_rmm::explicit::{
     self, FenceCosts, FenceLocation, FenceVerdict, Limits, Options, Robustness,
 };
-use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, Width};
 use std::time::Duration;
 
@@ -33,24 +32,6 @@ fn require_tso(model: &str, model_file: Option<&str>) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-/// Expands the inputs, selects this shard's ([`crate::cli::shard`]) and
-/// loads them.
-fn load_all(
-    files: &[String],
-    format: Option<frontend::Format>,
-    width: u32,
-    shard: &crate::cli::args::ShardArgs,
-    describe: crate::cli::shard::Describe,
-) -> Result<(crate::cli::shard::Shard, Vec<(String, Program)>), Error> {
-    let files = crate::cli::inputs::expand(files, &["rmm", "txt"])?;
-    let (shard, files) = crate::cli::shard::Shard::select(shard, describe, files)?;
-    let progs = files
-        .into_iter()
-        .map(|f| frontend::load_program(&f, format, Width(width)).map(|p| (f, p)))
-        .collect::<Result<_, _>>()?;
-    Ok((shard, progs))
 }
 
 /// Exit status of one verdict (1 violation, 3 unknown, 0).
@@ -99,7 +80,7 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         aliases: &aliases,
         meta: serde_json::Value::Null,
     };
-    let (shard, progs) = load_all(
+    let (shard, progs) = crate::cli::inputs::load_sharded(
         &a.input.files,
         a.input.format,
         a.input.width,
@@ -234,7 +215,7 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
         meta: serde_json::Value::Null,
     };
     let no_shard = crate::cli::args::ShardArgs::default();
-    let (_, progs) = load_all(
+    let (_, progs) = crate::cli::inputs::load_sharded(
         &a.input.files,
         a.input.format,
         a.input.width,
@@ -316,7 +297,7 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         aliases: &[],
         meta: serde_json::json!({ "head": head }),
     };
-    let (shard, progs) = load_all(
+    let (shard, progs) = crate::cli::inputs::load_sharded(
         &a.input.files,
         a.input.format,
         a.input.width,

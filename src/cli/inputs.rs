@@ -5,6 +5,35 @@
 use bmc_rmm::diag::{Error, SourceFile, Span};
 use std::path::{Path, PathBuf};
 
+/// Expands the inputs (`.rmm`/`.txt` in directories), selects this
+/// shard's ([`crate::cli::shard::Shard::select`]) and loads them; a bad
+/// input stops the run before any check.
+///
+/// Errors: those of [`expand`], [`crate::cli::shard::Shard::select`] and
+/// [`bmc_rmm::frontend::load_program`].
+pub fn load_sharded(
+    files: &[String],
+    format: Option<bmc_rmm::frontend::Format>,
+    width: u32,
+    shard: &crate::cli::args::ShardArgs,
+    describe: crate::cli::shard::Describe,
+) -> Result<
+    (
+        crate::cli::shard::Shard,
+        Vec<(String, bmc_rmm::program::Program)>,
+    ),
+    Error,
+> {
+    let files = expand(files, &["rmm", "txt"])?;
+    let (shard, files) = crate::cli::shard::Shard::select(shard, describe, files)?;
+    let width = bmc_rmm::program::Width(width);
+    let progs = files
+        .into_iter()
+        .map(|f| bmc_rmm::frontend::load_program(&f, format, width).map(|p| (f, p)))
+        .collect::<Result<_, _>>()?;
+    Ok((shard, progs))
+}
+
 /// Deepest nesting of `@list` files inside `@list` files.
 pub const MAX_LIST_DEPTH: usize = 32;
 

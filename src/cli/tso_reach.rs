@@ -25,11 +25,16 @@ fn options(width: u32, timeout: Option<f64>) -> Options {
     }
 }
 
-/// Runs `reach --engine kround|lazy` on every input. Exit status: 1 if a goal
-/// is reachable in some input, else 3 if some answer is unknown, else 0.
+/// Runs `reach --engine kround|lazy` on every input (files, directories,
+/// `@list`s; `--shard`/`--jsonl`/`--resume` as every batch command), in
+/// parallel (`-j`), each input with its own `--timeout`; prints the
+/// answers in input order, then a summary on stderr when there are
+/// several inputs. Exit status: 1 if a goal is reachable in some input,
+/// else 3 if some answer is unknown, else 0.
 ///
-/// Errors: a model other than tso; unreadable or malformed inputs;
-/// programs the k-round engine does not model (exit 2).
+/// Errors: a model other than tso; `--expect`/`--write-expect`/`--dot`
+/// (bounded engine only); unreadable or malformed inputs; programs the
+/// engine does not model (exit 2).
 pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
     if a.input.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
@@ -39,113 +44,150 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
             "--engine kround/lazy answer reachability under TSO only (--model tso)".into(),
         ));
     }
+    if a.expectations.expect.is_some() || a.expectations.write_expect.is_some() || a.dot.is_some() {
+        return Err(Error::Usage(
+            "--expect, --write-expect and --dot apply to the bounded engine, not --engine kround/lazy"
+                .into(),
+        ));
+    }
     let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
     if a.engine == Engine::Kround && !(1..=64).contains(&k) {
         return Err(Error::Usage(
             "--rounds of --engine kround must be 1..=64".into(),
         ));
     }
-    let (mut reachable, mut unknown) = (false, false);
-    let mut out = String::new();
-    for f in &a.input.files {
-        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
-        let t0 = std::time::Instant::now();
-        let lazy = a.engine == Engine::Lazy;
-        let (tag, scope) = if lazy {
-            ("lazy".to_string(), String::new())
-        } else {
-            (
-                format!("kround {k}"),
-                format!(" within {k} rounds per thread"),
-            )
-        };
-        let r = if lazy {
-            let o = bmc_rmm::reach::lazy::LazyOptions {
-                explicit: options(a.input.width, None),
-                max_refinements: a.rounds,
-                deadline: a
-                    .timeout
-                    .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
-            };
-            let r = bmc_rmm::reach::lazy::lazy_reach(&p, &o)
-                .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
-            kround::KroundResult {
-                answer: r.answer,
-                states: r.states,
-            }
-        } else {
-            kround::kround_reach(&p, k, &options(a.input.width, a.timeout))
-                .map_err(|e| Error::Usage(format!("{f}: {e}")))?
-        };
-        let secs = t0.elapsed().as_secs_f64();
-        let (word, goal) = match &r.answer {
-            Answer::Reachable { goal, .. } => {
-                reachable = true;
-                ("reachable", Some(*goal))
-            }
-            Answer::Unreachable => ("unreachable", None),
-            Answer::Unknown(_) => {
-                unknown = true;
-                ("unknown", None)
-            }
-        };
-        let gname = |g: usize| {
-            p.goals[g]
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("#{}", g + 1))
-        };
+    let aliases = vec!["tso".to_string()];
+    let describe = crate::cli::shard::Describe {
+        command: "reach",
+        what: "results",
+        words: &[],
+        model: "tso",
+        aliases: &aliases,
+        meta: serde_json::Value::Null,
+    };
+    let (shard, progs) = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.batch.shard,
+        describe,
+    )?;
+    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
+    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
+    let recs = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
+        let rec = answer(f, p, a, k)?;
+        shard.record(rec.clone())?;
+        Ok(rec)
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
+    let mut summary = crate::cli::batch::Summary::new("results", &[]);
+    let (mut status, mut out) = (0, String::new());
+    for rec in &recs {
+        summary.add(&rec.summary[0]);
+        status = crate::cli::shard::worst(status, rec.status);
         if a.input.json {
-            let witness: Option<Vec<String>> = match &r.answer {
-                Answer::Reachable { witness, .. } => {
-                    Some(witness.iter().map(|s| s.describe(&p)).collect())
-                }
-                _ => None,
-            };
-            let reason = match &r.answer {
-                Answer::Unknown(why) => Some(why.clone()),
-                _ => None,
-            };
-            let rec = serde_json::json!({
-                "file": f, "model": "tso", "engine": if lazy { "lazy" } else { "kround" },
-                "rounds": if lazy { a.rounds } else { Some(k) }, "check": "reach",
-                "verdict": word, "goal": goal.map(gname), "reason": reason,
-                "witness": witness, "states": r.states, "time": secs,
-            });
-            out.push_str(&format!("{rec}\n"));
-            continue;
-        }
-        match &r.answer {
-            Answer::Reachable { goal, witness } => {
-                out.push_str(&format!(
-                    "{f}: reach [tso, {tag}]: REACHABLE: goal `{}` is reachable{scope} ({secs:.3} s)\n",
-                    gname(*goal)
-                ));
-                out.push_str(&format!(
-                    "TSO witness ({} steps, replayed on the TSO semantics):\n",
-                    witness.len()
-                ));
-                for (i, s) in witness.iter().enumerate() {
-                    out.push_str(&format!("  #{:<3} {}\n", i + 1, s.describe(&p)));
-                }
-            }
-            Answer::Unreachable => out.push_str(&format!(
-                "{f}: reach [tso, {tag}]: unreachable: no goal is reachable{scope} ({} states, {secs:.3} s)\n",
-                r.states
-            )),
-            Answer::Unknown(why) => {
-                out.push_str(&format!("{f}: reach [tso, {tag}]: unknown: {why}\n"))
-            }
+            out.push_str(&format!("{}\n", rec.json[0]));
+        } else {
+            out.push_str(&rec.text);
         }
     }
     print!("{out}");
-    Ok(if reachable {
-        1
-    } else if unknown {
-        3
+    if recs.len() > 1 && !crate::cli::quiet() {
+        eprintln!("{}", summary.render());
+    }
+    Ok(status)
+}
+
+/// One input's `reach --engine kround|lazy` answer as a record (text,
+/// JSON, verdict word, exit status).
+///
+/// Errors: the program uses what the engine does not model.
+fn answer(
+    f: &str,
+    p: &bmc_rmm::program::Program,
+    a: &CheckArgs,
+    k: u32,
+) -> Result<crate::cli::shard::Record, Error> {
+    let t0 = std::time::Instant::now();
+    let lazy = a.engine == Engine::Lazy;
+    let (tag, scope) = if lazy {
+        ("lazy".to_string(), String::new())
     } else {
-        0
-    })
+        (
+            format!("kround {k}"),
+            format!(" within {k} rounds per thread"),
+        )
+    };
+    let r = if lazy {
+        let o = bmc_rmm::reach::lazy::LazyOptions {
+            explicit: options(a.input.width, None),
+            max_refinements: a.rounds,
+            deadline: a
+                .timeout
+                .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+        };
+        let r = bmc_rmm::reach::lazy::lazy_reach(p, &o)
+            .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
+        kround::KroundResult {
+            answer: r.answer,
+            states: r.states,
+        }
+    } else {
+        kround::kround_reach(p, k, &options(a.input.width, a.timeout))
+            .map_err(|e| Error::Usage(format!("{f}: {e}")))?
+    };
+    let secs = t0.elapsed().as_secs_f64();
+    let (word, status, goal) = match &r.answer {
+        Answer::Reachable { goal, .. } => ("reachable", 1, Some(*goal)),
+        Answer::Unreachable => ("unreachable", 0, None),
+        Answer::Unknown(_) => ("unknown", 3, None),
+    };
+    let gname = |g: usize| {
+        p.goals[g]
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("#{}", g + 1))
+    };
+    let mut rec = crate::cli::shard::record(f, status);
+    rec.checks = vec![("reach".into(), word.into())];
+    rec.summary = vec![word.into()];
+    let witness: Option<Vec<String>> = match &r.answer {
+        Answer::Reachable { witness, .. } => Some(witness.iter().map(|s| s.describe(p)).collect()),
+        _ => None,
+    };
+    let reason = match &r.answer {
+        Answer::Unknown(why) => Some(why.clone()),
+        _ => None,
+    };
+    rec.json = vec![serde_json::json!({
+        "file": f, "model": "tso", "engine": if lazy { "lazy" } else { "kround" },
+        "rounds": if lazy { a.rounds } else { Some(k) }, "check": "reach",
+        "verdict": word, "goal": goal.map(gname), "reason": reason,
+        "witness": witness, "states": r.states, "time": secs,
+    })];
+    rec.text = match &r.answer {
+        Answer::Reachable { goal, witness } => {
+            let mut t = format!(
+                "{f}: reach [tso, {tag}]: REACHABLE: goal `{}` is reachable{scope} ({secs:.3} s)\n",
+                gname(*goal)
+            );
+            t.push_str(&format!(
+                "TSO witness ({} steps, replayed on the TSO semantics):\n",
+                witness.len()
+            ));
+            for (i, s) in witness.iter().enumerate() {
+                t.push_str(&format!("  #{:<3} {}\n", i + 1, s.describe(p)));
+            }
+            t
+        }
+        Answer::Unreachable => format!(
+            "{f}: reach [tso, {tag}]: unreachable: no goal is reachable{scope} ({} states, {secs:.3} s)\n",
+            r.states
+        ),
+        Answer::Unknown(why) => format!("{f}: reach [tso, {tag}]: unknown: {why}\n"),
+    };
+    Ok(rec)
 }
 
 /// Runs `translate --kround K`: prints P' of each input in native syntax.
@@ -250,7 +292,7 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
             Verdict::Unknown => Said::Unknown,
         })
     };
-    let mut out = format!(
+    let head = format!(
         "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
         "file",
         format!("sat (bound {bound})"),
@@ -259,9 +301,27 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         format!("P' sat-sc ({bound})"),
         "simulator"
     );
+    let describe = crate::cli::shard::Describe {
+        command: "crosscheck",
+        what: "inputs",
+        words: &["yes", "NO", "unknown"],
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::json!({ "head": head }),
+    };
+    let (shard, progs) = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.shard,
+        describe,
+    )?;
+    if !a.input.json {
+        print!("{head}");
+    }
     let (mut disagreements, mut unknowns) = (0, 0);
-    for f in &a.input.files {
-        let p = frontend::load_program(f, a.input.format, Width(w))?;
+    for (f, p) in &progs {
+        let p = p.clone();
         let bad = |e: bmc_rmm::reach::ReachError| Error::Usage(format!("{f}: {e}"));
         let s_sat = sat(&p, &tso)?;
         let lo = bmc_rmm::reach::lazy::LazyOptions {
@@ -326,7 +386,7 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         } else {
             "yes"
         };
-        out.push_str(&format!(
+        let mut text = format!(
             "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {agree}\n",
             f,
             s_sat.word(),
@@ -334,16 +394,42 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
             s_kr.word(),
             s_psc.word(),
             s_sim.word()
-        ));
-        for x in why {
-            out.push_str(&format!("  disagreement: {x}\n"));
+        );
+        for x in &why {
+            text.push_str(&format!("  disagreement: {x}\n"));
         }
+        let status = match agree {
+            "NO" => 1,
+            "unknown" => 3,
+            _ => 0,
+        };
+        let mut rec = crate::cli::shard::record(f, status);
+        rec.summary = vec![agree.into()];
+        rec.json = vec![serde_json::json!({
+            "file": f, "model": "tso", "bound": bound, "rounds": k,
+            "sat": s_sat.word(), "lazy": s_lazy.word(), "kround": s_kr.word(),
+            "translated_sat_sc": s_psc.word(), "simulator": s_sim.word(),
+            "agree": agree, "disagreements": why,
+        })];
+        rec.text = text;
+        if a.input.json {
+            println!("{}", rec.json[0]);
+        } else {
+            print!("{}", rec.text);
+        }
+        shard.record(rec)?;
     }
-    out.push_str(&format!(
-        "{} file(s), {disagreements} disagreement(s), {unknowns} with an unknown answer\n",
-        a.input.files.len()
-    ));
-    print!("{out}");
+    let summary = format!(
+        "{} file(s), {disagreements} disagreement(s), {unknowns} with an unknown answer",
+        progs.len()
+    );
+    if a.input.json {
+        if !crate::cli::quiet() {
+            eprintln!("{summary}");
+        }
+    } else {
+        println!("{summary}");
+    }
     Ok(if disagreements > 0 {
         1
     } else if unknowns > 0 {

@@ -8,7 +8,7 @@ use crate::program::{Command, Expr, GExpr, GVar, GoalAt, LExpr, Program, RegId, 
 use crate::program::{Fence, Spmd};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 // ---------------------------------------------------------------------------
@@ -749,7 +749,11 @@ pub(crate) enum Outcome {
 /// Shared stop conditions of several searches.
 pub(crate) struct Control<'a> {
     pub deadline: Option<Instant>,
-    pub cancel: Option<&'a AtomicBool>,
+    /// `(best, me)`: the search of attack `me` stops when another search
+    /// found a witness for an attack with a smaller index (`best < me`),
+    /// so that the lowest-index feasible attack is the answer whatever
+    /// the scheduling.
+    pub cancel: Option<(&'a AtomicUsize, usize)>,
 }
 
 /// Iterative BFS/DFS over the machine's states. Returns the outcome and
@@ -802,7 +806,10 @@ pub(crate) fn search(
             if ctl.deadline.is_some_and(|d| Instant::now() >= d) {
                 return (Outcome::Limit("timeout".into()), index.len() as u64);
             }
-            if ctl.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if ctl
+                .cancel
+                .is_some_and(|(best, me)| best.load(Ordering::Relaxed) < me)
+            {
                 return (Outcome::Limit("cancelled".into()), index.len() as u64);
             }
         }

@@ -12,7 +12,7 @@ use crate::program::{Command, Program, StateId, ThreadId};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// An attack `(attacker, store instruction, load instruction)` (§6.1):
@@ -310,45 +310,52 @@ pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessRepo
         .iter()
         .filter(|s| **s == AttackStatus::SeparatedByFence)
         .count();
-    let cancel = AtomicBool::new(false);
-    let ctl = Control {
-        deadline: opts.limits.timeout.map(|d| start + d),
-        cancel: Some(&cancel),
-    };
+    // The answer is the feasible attack with the smallest index: a search
+    // stops only when an attack with a smaller index was found feasible,
+    // and the results of attacks after the first feasible one are
+    // dropped, so verdict, witness and counts do not depend on the
+    // scheduling of the parallel searches.
+    let best = AtomicUsize::new(usize::MAX);
+    let deadline = opts.limits.timeout.map(|d| start + d);
     let todo: Vec<usize> = (0..attacks.len())
         .filter(|&i| status[i] == AttackStatus::NotChecked)
         .collect();
     let results: Vec<(usize, Outcome, u64)> = todo
         .par_iter()
         .map(|&i| {
-            if cancel.load(Ordering::Relaxed) {
+            if best.load(Ordering::Relaxed) < i {
                 return (i, Outcome::Limit("cancelled".into()), 0);
             }
+            let ctl = Control {
+                deadline,
+                cancel: Some((&best, i)),
+            };
             let a = &attacks[i];
             let (o, n) = search_attack(prog, opts, a, &no_fence[a.thread.0 as usize], &ctl);
             if matches!(o, Outcome::Found(..)) {
-                cancel.store(true, Ordering::Relaxed);
+                best.fetch_min(i, Ordering::Relaxed);
             }
             (i, o, n)
         })
         .collect();
+    let first = best.load(Ordering::Relaxed);
     let mut witness: Option<(usize, Vec<Step>)> = None;
     let mut unknown: Option<String> = None;
     for (i, o, n) in results {
+        if i > first {
+            continue;
+        }
         stats.states_visited += n;
         status[i] = match o {
             Outcome::Found(_, steps) => {
                 stats.searches_reachable += 1;
-                if witness.is_none() {
-                    witness = Some((i, steps));
-                }
+                witness = Some((i, steps));
                 AttackStatus::Feasible
             }
             Outcome::Exhausted => {
                 stats.searches_unreachable += 1;
                 AttackStatus::Infeasible
             }
-            Outcome::Limit(r) if r == "cancelled" => AttackStatus::NotChecked,
             Outcome::Limit(r) => {
                 stats.searches_unknown += 1;
                 unknown
