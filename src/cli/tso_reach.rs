@@ -73,6 +73,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
         describe,
     )?;
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
+    let mut summary = crate::cli::batch::Summary::new("results", &[]);
     let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
     let recs = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
         let rec = answer(f, p, a, k)?;
@@ -81,7 +82,6 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
     })?
     .into_iter()
     .collect::<Result<Vec<_>, Error>>()?;
-    let mut summary = crate::cli::batch::Summary::new("results", &[]);
     let (mut status, mut out) = (0, String::new());
     for rec in &recs {
         summary.add(&rec.summary[0]);
