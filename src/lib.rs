@@ -1,5 +1,5 @@
 //! bmc-rmm: bounded model checking of concurrent programs under relaxed
-//! memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
+//! memory models (SC, x86-TSO, PSO, RMO, Power, PGAS, ARMv8, RISC-V).
 //!
 //! The pipeline (docs/architecture.md):
 //!

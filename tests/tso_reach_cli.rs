@@ -67,6 +67,14 @@ fn translate_prints_a_native_program() {
     let sb = tmp("sb2.rmm", SB);
     let (c, out, err) = bmc(&["translate", "--kround", "2", &sb]);
     assert_eq!(c, 0, "{err}");
+    let (c, js, _) = bmc(&["translate", "--kround", "2", "--json", &sb]);
+    assert_eq!(c, 0);
+    let rec: serde_json::Value = serde_json::from_str(js.trim()).unwrap();
+    assert_eq!(
+        rec["program"].as_str(),
+        Some(out.split_once('\n').unwrap().1)
+    );
+    assert_eq!(rec["rounds"], 2);
     let p = tmp("sb_k2.rmm", &out);
     // P' under SC (bounded) reaches the goal as P does under TSO.
     let (c, out, _) = bmc(&["reach", "-m", "sc", "-k", "40", &p]);
@@ -107,7 +115,7 @@ fn usage_errors() {
 #[test]
 fn lazy_tries_the_goal_threads_first_and_then_every_thread() {
     let idle = tmp(
-        "sb3.rmm",
+        "idle3.rmm",
         "shared x, y, z;
 thread t0 { x = 1; r1 = y; }
 thread t1 { y = 1; r2 = x; }

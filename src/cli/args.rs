@@ -10,7 +10,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 /// bmc-rmm: bounded model checking of concurrent programs under relaxed
-/// memory models (SC, x86-TSO, PSO, RMO, Power, PGAS).
+/// memory models (SC, x86-TSO, PSO, RMO, Power, PGAS, ARMv8, RISC-V).
 ///
 /// Without a subcommand, runs `reach` and `robust` on each FILE and prints
 /// both verdicts.
@@ -78,7 +78,9 @@ pub enum Command {
     Fences(FencesArgs),
     /// Run the explicit engine (unbounded) and the SAT engine (bounded) and
     /// compare; with `--solvers varisat,z3`, compare the two solver
-    /// backends instead, replaying every witness on the other backend.
+    /// backends instead, replaying every witness on the other backend; with
+    /// `--reach`, compare the TSO reachability engines (SAT, lazy, kround,
+    /// simulator).
     Crosscheck(CrosscheckArgs),
     /// Print the k-round translation P' of each FILE (native syntax): TSO
     /// reachability within K rounds per thread of FILE = SC reachability of P'.

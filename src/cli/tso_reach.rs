@@ -190,7 +190,8 @@ fn answer(
     Ok(rec)
 }
 
-/// Runs `translate --kround K`: prints P' of each input in native syntax.
+/// Runs `translate --kround K`: prints P' of each input in native syntax
+/// (with `--json`, one record per input: file, rounds, program, threads).
 ///
 /// Errors: unreadable or malformed inputs; programs the translation does
 /// not model (exit 2).
@@ -202,6 +203,15 @@ pub fn run_translate(a: &TranslateArgs) -> Result<i32, Error> {
     for f in &a.input.files {
         let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
         let tr = kround::translate(&p, a.kround).map_err(|e| Error::Usage(format!("{f}: {e}")))?;
+        if a.input.json {
+            let rec = serde_json::json!({
+                "file": f, "rounds": a.kround,
+                "program": frontend::native::print::native(&tr.program),
+                "threads": tr.program.threads.len(),
+            });
+            out.push_str(&format!("{rec}\n"));
+            continue;
+        }
         if a.input.files.len() > 1 {
             out.push_str(&format!("# file: {f}\n"));
         }
