@@ -386,6 +386,12 @@ pub fn translate(p: &Program, k: u32) -> Result<Translation, ReachError> {
             add(&mut t, d, StateId(st as u32), back, Origin::Internal);
         }
         t.initial = w;
+        if orig.instrs.is_empty() {
+            // A thread that never moves needs no rounds (goals name
+            // only the threads they constrain).
+            t.instrs.clear();
+            org.clear();
+        }
         waits.push((w, pc));
         origin.push(org);
         q.threads.push(t);
@@ -537,7 +543,8 @@ pub struct KroundResult {
     pub states: u64,
 }
 
-/// Is a goal of P reachable under TSO within K rounds per thread? Checks
+/// Is a goal of P reachable under TSO within K rounds per thread? (First
+/// with only the goal threads moving, [`super::goal_threads_only`].) Checks
 /// P' ([`translate`]) with the explicit SC search (`opts`: width,
 /// limits) and maps its witness back to a TSO computation of P, which is
 /// replayed on the TSO semantics before it is returned.
@@ -546,7 +553,39 @@ pub struct KroundResult {
 /// a witness that does not replay (an internal error, reported as
 /// [`ReachError::Unsupported`] with the replay's message).
 pub fn kround_reach(p: &Program, k: u32, opts: &Options) -> Result<KroundResult, ReachError> {
-    let tr = translate(p, k)?;
+    // The goal threads first (the others frozen): a K-round computation
+    // of that program is one of P; then P itself.
+    // The time limit is shared: the first run gets half of it.
+    let mut states = 0;
+    let start = std::time::Instant::now();
+    let mut rest = opts.clone();
+    if let Some(sub) = super::goal_threads_only(p) {
+        let mut half = opts.clone();
+        half.limits.timeout = opts.limits.timeout.map(|t| t / 2);
+        let r = kround_run(&sub, p, k, &half)?;
+        if matches!(r.answer, Answer::Reachable { .. }) {
+            return Ok(r);
+        }
+        states = r.states;
+        rest.limits.timeout = opts
+            .limits
+            .timeout
+            .map(|t| t.saturating_sub(start.elapsed()));
+    }
+    let mut r = kround_run(p, p, k, &rest)?;
+    r.states += states;
+    Ok(r)
+}
+
+/// [`kround_reach`] on `q` (P or P with threads frozen), the witness
+/// replayed on `p`.
+fn kround_run(
+    q: &Program,
+    p: &Program,
+    k: u32,
+    opts: &Options,
+) -> Result<KroundResult, ReachError> {
+    let tr = translate(q, k)?;
     let res = sc_reach(&tr.program, opts)?;
     let answer = match res.verdict {
         ReachVerdict::Reachable(hit) => {

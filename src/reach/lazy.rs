@@ -343,37 +343,6 @@ pub const SHORTEST_WITNESS_STATES: usize = 200_000;
 /// program is searched ([`lazy_reach`]).
 pub const GOAL_THREADS_REFINEMENTS: u32 = 64;
 
-/// The threads a goal constrains: those whose control state it names and
-/// those whose registers its condition reads; `None` when it constrains
-/// every thread (a `final` goal).
-fn goal_threads(g: &crate::program::Goal) -> Option<std::collections::BTreeSet<usize>> {
-    let crate::program::GoalAt::States(at) = &g.at else {
-        return None;
-    };
-    let mut s: std::collections::BTreeSet<usize> = at.iter().map(|(t, _)| t.0 as usize).collect();
-    if let Some(c) = &g.cond {
-        c.for_each_var(&mut |v| {
-            if let crate::program::GVar::Reg(t, _) = v {
-                s.insert(t.0 as usize);
-            }
-        });
-    }
-    Some(s)
-}
-
-/// P with every thread outside `keep` frozen at its initial state (its
-/// instructions removed): every computation of it is a computation of P
-/// in which those threads never move.
-fn freeze_others(p: &Program, keep: &std::collections::BTreeSet<usize>) -> Program {
-    let mut q = p.clone();
-    for (t, th) in q.threads.iter_mut().enumerate() {
-        if !keep.contains(&t) {
-            th.instrs.clear();
-        }
-    }
-    q
-}
-
 /// Is a goal of P reachable under TSO? Algorithm 1 of the lazy TSO
 /// reachability paper (module docs).
 ///
@@ -391,17 +360,9 @@ fn freeze_others(p: &Program, keep: &std::collections::BTreeSet<usize>) -> Progr
 /// the explicit searches' errors, an internal error if a witness does not
 /// replay on the TSO semantics.
 pub fn lazy_reach(p: &Program, o: &LazyOptions) -> Result<LazyResult, ReachError> {
-    let keep = p.goals.iter().map(goal_threads).try_fold(
-        std::collections::BTreeSet::new(),
-        |mut acc, s| {
-            acc.extend(s?);
-            Some(acc)
-        },
-    );
-    let Some(keep) = keep.filter(|k| !p.goals.is_empty() && k.len() < p.threads.len()) else {
+    let Some(sub) = super::goal_threads_only(p) else {
         return lazy_run(p, o);
     };
-    let sub = freeze_others(p, &keep);
     let now = Instant::now();
     let so = LazyOptions {
         explicit: o.explicit.clone(),

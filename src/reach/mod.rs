@@ -85,3 +85,50 @@ pub fn reads_memory(g: &Goal) -> bool {
     }
     m
 }
+
+/// The threads a goal constrains: those whose control state it names and
+/// those whose registers its condition reads; `None` when it constrains
+/// every thread (a `final` goal).
+fn goal_threads(g: &crate::program::Goal) -> Option<std::collections::BTreeSet<usize>> {
+    let crate::program::GoalAt::States(at) = &g.at else {
+        return None;
+    };
+    let mut s: std::collections::BTreeSet<usize> = at.iter().map(|(t, _)| t.0 as usize).collect();
+    if let Some(c) = &g.cond {
+        c.for_each_var(&mut |v| {
+            if let crate::program::GVar::Reg(t, _) = v {
+                s.insert(t.0 as usize);
+            }
+        });
+    }
+    Some(s)
+}
+
+/// P with every thread outside `keep` frozen at its initial state (its
+/// instructions removed): every computation of it is a computation of P
+/// in which those threads never move.
+fn freeze_others(p: &Program, keep: &std::collections::BTreeSet<usize>) -> Program {
+    let mut q = p.clone();
+    for (t, th) in q.threads.iter_mut().enumerate() {
+        if !keep.contains(&t) {
+            th.instrs.clear();
+        }
+    }
+    q
+}
+
+/// P restricted to the threads its goals constrain, the others frozen at
+/// their initial states, when that is a strict subset of the threads
+/// (`None` otherwise, e.g. for a `final` goal). A goal reachable in it is
+/// reachable in P by the same computation; used by [`lazy`] and
+/// [`kround`] to try the goal threads first.
+pub fn goal_threads_only(p: &Program) -> Option<Program> {
+    let keep = p.goals.iter().map(goal_threads).try_fold(
+        std::collections::BTreeSet::new(),
+        |mut acc, s| {
+            acc.extend(s?);
+            Some(acc)
+        },
+    )?;
+    (!p.goals.is_empty() && keep.len() < p.threads.len()).then(|| freeze_others(p, &keep))
+}
