@@ -385,28 +385,33 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         }
         shard.record(rec)?;
     }
-    let summary = format!(
-        "{} file(s), {} disagreement(s), {} unknown",
+    Ok(finish_crosscheck(
         progs.len(),
         disagreements,
-        unknowns
-    );
-    if a.input.json {
+        unknowns,
+        a.input.json,
+    ))
+}
+
+/// Prints a crosscheck's summary line (stdout; stderr with `--json`,
+/// unless `-q`) and returns its exit status, as everywhere: 1 on a
+/// disagreement, else 3 if some answer is unknown, else 0.
+pub fn finish_crosscheck(files: usize, disagreements: usize, unknowns: usize, json: bool) -> i32 {
+    let summary = format!("{files} file(s), {disagreements} disagreement(s), {unknowns} unknown");
+    if json {
         if !crate::cli::quiet() {
             eprintln!("{summary}");
         }
     } else {
         println!("{summary}");
     }
-    // Exit status as everywhere: 1 on a disagreement, else 3 if some
-    // answer is unknown, else 0.
-    Ok(if disagreements > 0 {
+    if disagreements > 0 {
         1
     } else if unknowns > 0 {
         3
     } else {
         0
-    })
+    }
 }
 
 /// Instructions executed by the busiest thread in the explicit witness.

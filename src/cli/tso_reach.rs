@@ -429,22 +429,10 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         }
         shard.record(rec)?;
     }
-    let summary = format!(
-        "{} file(s), {disagreements} disagreement(s), {unknowns} with an unknown answer",
-        progs.len()
-    );
-    if a.input.json {
-        if !crate::cli::quiet() {
-            eprintln!("{summary}");
-        }
-    } else {
-        println!("{summary}");
-    }
-    Ok(if disagreements > 0 {
-        1
-    } else if unknowns > 0 {
-        3
-    } else {
-        0
-    })
+    Ok(super::explicit::finish_crosscheck(
+        progs.len(),
+        disagreements,
+        unknowns,
+        a.input.json,
+    ))
 }
