@@ -24,3 +24,4 @@ pub mod litmus;
 pub mod program;
 pub mod reach;
 pub mod resources;
+pub mod synth;

@@ -13,6 +13,7 @@ pub mod check;
 pub mod diff;
 pub mod expect;
 pub mod explicit;
+pub mod fences;
 pub mod generate;
 pub mod inputs;
 pub mod litmus;
