@@ -392,6 +392,11 @@ pub struct CheckArgs {
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
     pub eager: bool,
+    /// `robust` only: state-robustness (thesis §2.6) instead of trace
+    /// robustness: list every (thread, control state) reachable under the
+    /// model but not under SC within the bound, with a witness each.
+    #[arg(long)]
+    pub state: bool,
     /// Write witness graphs (DOT): to FILE for a single input, or one
     /// `<stem>.<check>.dot` per violation into DIR (an existing directory,
     /// a path ending in `/`, or any path when there are several inputs).
