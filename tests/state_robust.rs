@@ -215,3 +215,28 @@ fn generated_programs_theorem_2_19_and_enumeration() {
         "{not_state_robust} not state-robust, {not_trace_robust} not trace-robust"
     );
 }
+
+#[test]
+fn cli_state_flag() {
+    let bin = env!("CARGO_BIN_EXE_bmc-rmm");
+    let sbp = format!("{ROOT}/examples/state/sb-plus.rmm");
+    let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
+    let o = run(&["robust", "--state", "--model", "tso", "--json", &sbp]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "not-state-robust");
+    assert_eq!(v["states"][0]["thread"], "t2");
+    assert_eq!(v["states"][0]["state"], "q5");
+    let o = run(&[
+        "robust",
+        "--state",
+        "--model",
+        "tso",
+        &format!("{ROOT}/examples/sb.rmm"),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    // --state is a `robust` flag of the bounded engine.
+    assert_eq!(run(&["reach", "--state", &sbp]).status.code(), Some(2));
+    let o = run(&["robust", "--state", "--engine", "explicit", &sbp]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -14,7 +14,8 @@ use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, Width};
 use std::time::Duration;
 
-fn options(width: u32, timeout: Option<f64>) -> Options {
+/// The explicit engine's options for `--width` and `--timeout`.
+pub fn options(width: u32, timeout: Option<f64>) -> Options {
     let mut o = Options {
         width: Width(width),
         ..Options::default()

@@ -154,6 +154,43 @@ fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
     }
 }
 
+/// The explicit engine's answer for TSO (unbounded, thesis §6.5) with the
+/// same costs (kind `mfence`'s entries), to print beside the bounded one:
+/// JSON `{verdict, cost, optimal, text}`.
+fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value {
+    use bmc_rmm::explicit::{fence_insertion, FenceCosts, FenceLocation, FenceVerdict};
+    let mut ec = FenceCosts {
+        per_location: Default::default(),
+        default: costs.kind[0],
+    };
+    for (&(thread, state), &c) in &costs.at {
+        ec.per_location.insert(FenceLocation { thread, state }, c);
+    }
+    for (&(thread, state, _), &c) in &costs.at_kind {
+        ec.per_location.insert(FenceLocation { thread, state }, c);
+    }
+    let o = super::explicit::options(a.input.width, a.timeout);
+    match fence_insertion(p, &o, &ec) {
+        Err(e) => serde_json::json!({"verdict": "unsupported", "text": e.to_string()}),
+        Ok(r) => {
+            let (v, text) = match &r.verdict {
+                FenceVerdict::Robust => ("robust", "robust, no fence needed".to_string()),
+                FenceVerdict::Fences(l) => (
+                    "fences",
+                    format!(
+                        "{} fence(s), cost {}{}",
+                        l.len(),
+                        r.cost,
+                        if r.optimal { " (optimal)" } else { "" }
+                    ),
+                ),
+                FenceVerdict::Unknown(w) => ("unknown", format!("unknown: {w}")),
+            };
+            serde_json::json!({"verdict": v, "cost": r.cost, "optimal": r.optimal, "text": text})
+        }
+    }
+}
+
 /// `bmc-rmm fences --model M --bound K FILE…`.
 ///
 /// Exit: 0 every input robust up to K (with the fences printed), 1 a
@@ -204,6 +241,7 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
         };
         let r = synth::synthesize(p, &model, m, &costs, &opts)?;
         let names: Vec<String> = r.fences.iter().map(|x| x.describe(p, m)).collect();
+        let explicit = (m.model == "tso").then(|| explicit_tso(p, &costs, a));
         let (word, status) = match &r.outcome {
             Outcome::Robust => ("robust", 0),
             Outcome::Unfixable => ("unfixable", 1),
@@ -226,7 +264,7 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
                     "verdict": word, "fences": names, "count": r.fences.len(), "cost": r.cost,
                     "optimal": r.optimal, "checks": r.checks, "cycles": r.cycles,
                     "candidates": r.candidates, "truncated": truncated, "reason": reason,
-                    "time": r.time})
+                    "time": r.time, "explicit": explicit})
             );
         } else {
             let head = format!("{f}: fences [{mname}, bound {bound}]");
@@ -267,6 +305,12 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
                 "  {} robustness check(s), {} cycle(s), {} candidate placement(s), {:.3}s",
                 r.checks, r.cycles, r.candidates, r.time
             );
+            if let Some(e) = &explicit {
+                println!(
+                    "  explicit engine (unbounded): {}",
+                    e["text"].as_str().unwrap_or("")
+                );
+            }
             if !truncated.is_empty() {
                 println!(
                     "  note: the bound cut some paths of thread(s) {}; the answer holds up to bound {bound} only",
