@@ -112,7 +112,9 @@ fn generate(r: &mut Rng) -> String {
                     let c = r.next(2);
                     s += &format!("  q{q} -> q{next}: assume(r{reg} == {c});\n");
                     s += &format!("  q{q} -> q{}: assume(r{reg} != {c});\n", next + 1);
-                    q = if r.next(2) == 0 { next } else { next + 1 };
+                    // Mostly on along the `==` branch (SB+'s shape: enter
+                    // the critical section on the value tested).
+                    q = if r.next(4) != 0 { next } else { next + 1 };
                     next += 2;
                     loaded = None;
                 }
