@@ -24,3 +24,5 @@ pub mod litmus;
 pub mod program;
 pub mod reach;
 pub mod resources;
+pub mod state_robust;
+pub mod synth;

@@ -6,6 +6,8 @@
 //!   cyclic? thesis 003 §2.8, Lemma 2.16) on one encoding;
 //! * [`enumerate_final`] lists every final state (litmus tests) by
 //!   blocking each one found and solving again;
+//! * [`reach_each`] decides every goal of a list separately (state
+//!   robustness, `crate::state_robust`);
 //! * [`replay`] checks that an execution found by any backend is one of
 //!   the program, consistent with the model, within the bound.
 //!
@@ -132,6 +134,44 @@ fn robust(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
         }
     }
     res.stats = s.stats();
+}
+
+/// The answer of [`reach_each`] for one goal.
+#[derive(Clone, Debug)]
+pub enum GoalAnswer {
+    /// Reachable within the bound; the (shortest-first) witness.
+    Reachable(Box<Execution>),
+    /// Not reachable within the bound.
+    Unreachable,
+    /// A limit was reached first; why.
+    Unknown(String),
+}
+
+/// Decides each goal of `goals` (indices into `Program::goals`) separately
+/// on one encoding of `q` (unlike `reach`, which stops at the first goal
+/// reached): per goal, is it reachable within the bound, with a witness.
+/// Once the deadline passes, the remaining goals are `Unknown`.
+///
+/// Errors: those of the backend's encoding (see [`validate`]).
+pub fn reach_each(
+    solver: SolverKind,
+    q: &Query,
+    goals: &[usize],
+) -> Result<Vec<GoalAnswer>, Error> {
+    let mut out = Vec::with_capacity(goals.len());
+    backend(solver, false)?.session(q, &mut |s| {
+        for &g in goals {
+            let c = s.goal(g);
+            out.push(match solve_shortest(s, &[c], q.limits.deadline) {
+                Ok(true) => GoalAnswer::Reachable(Box::new(s.execution())),
+                Ok(false) => GoalAnswer::Unreachable,
+                Err(e @ Error::Unknown(_)) => GoalAnswer::Unknown(e.to_string()),
+                Err(e) => return Err(e),
+            });
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Like [`Session::solve`], but first with every thread limited to 2, 4,

@@ -74,7 +74,9 @@ pub enum Command {
     Robust(CheckArgs),
     /// Run herd litmus tests: every reachable final state, herd's output format.
     Litmus(LitmusArgs),
-    /// A minimal set of mfence locations that makes the program robust against TSO.
+    /// A minimum-cost set of fences that makes the program robust: against
+    /// TSO unbounded (explicit engine, mfence), against any model up to
+    /// --bound (bounded engine, the model's fence kinds).
     Fences(FencesArgs),
     /// Run the explicit engine (unbounded) and the SAT engine (bounded) and
     /// compare; with `--solvers varisat,z3`, compare the two solver
@@ -172,10 +174,17 @@ pub struct FencesArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Memory model (only tso).
+    /// Memory model: tso, pso, rmo, power, arm (aarch64), riscv. tso
+    /// without --bound uses the explicit engine (unbounded, mfence);
+    /// otherwise the bounded engine synthesizes fences up to --bound.
     #[arg(long, short = 'm', default_value = "tso")]
     pub model: String,
-    /// Fence costs: lines `THREAD STATE COST` and `default COST` (default cost 1).
+    /// Bounded synthesis up to K instructions per thread (default 20 for
+    /// models other than tso; docs/fences.md).
+    #[arg(long, short = 'k', value_parser = clap::value_parser!(u32).range(1..))]
+    pub bound: Option<u32>,
+    /// Fence costs: lines `kind KIND COST`, `THREAD STATE [KIND] COST`
+    /// and `default COST` (docs/fences.md).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<String>,
     /// Write the fenced program (native syntax) to FILE (one input only).
@@ -184,6 +193,9 @@ pub struct FencesArgs {
     /// Time limit in seconds per input ("unknown" when exceeded).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
+    /// Solver backend of the bounded synthesis.
+    #[arg(long, default_value = "varisat", value_parser = solver_parser())]
+    pub solver: SolverKind,
 }
 
 /// `bmc-rmm crosscheck` options.
@@ -382,6 +394,11 @@ pub struct CheckArgs {
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
     pub eager: bool,
+    /// `robust` only: state-robustness (thesis §2.6) instead of trace
+    /// robustness: list every (thread, control state) reachable under the
+    /// model but not under SC within the bound, with a witness each.
+    #[arg(long)]
+    pub state: bool,
     /// Write witness graphs (DOT): to FILE for a single input, or one
     /// `<stem>.<check>.dot` per violation into DIR (an existing directory,
     /// a path ending in `/`, or any path when there are several inputs).

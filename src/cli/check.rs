@@ -187,6 +187,9 @@ fn present(
 pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     use crate::cli::expect::{self, Check, Compared};
     a.validate()?;
+    if a.state {
+        return Err(Error::Usage("--state applies to `robust` only".into()));
+    }
     match a.engine {
         Engine::Explicit => {
             return Err(Error::Usage(

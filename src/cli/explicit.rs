@@ -6,14 +6,15 @@ use super::args::{CheckArgs, CrosscheckArgs, FencesArgs};
 use super::render::robustness_phrase;
 use bmc_rmm::bounded::{self, Verdict};
 use bmc_rmm::bounded::{CheckKind, SolverKind};
-use bmc_rmm::diag::{Error, SourceFile, Span};
+use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::explicit::{
     self, FenceCosts, FenceLocation, FenceVerdict, Limits, Options, Robustness,
 };
 use bmc_rmm::program::{Program, Width};
 use std::time::Duration;
 
-fn options(width: u32, timeout: Option<f64>) -> Options {
+/// The explicit engine's options for `--width` and `--timeout`.
+pub fn options(width: u32, timeout: Option<f64>) -> Options {
     let mut o = Options {
         width: Width(width),
         ..Options::default()
@@ -144,45 +145,16 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
         per_location: Default::default(),
         default: 1,
     };
-    let mut off = 0;
-    for line in src.text.split_inclusive('\n') {
-        let body = line.split('#').next().unwrap_or("");
-        // Each word with its span, so that errors point at the word.
-        let mut words: Vec<(&str, Span)> = Vec::new();
-        let mut i = 0;
-        for w in body.split_whitespace() {
-            let at = i + body[i..].find(w).unwrap_or(0);
-            words.push((w, Span::new(off + at, off + at + w.len())));
-            i = at + w.len();
-        }
-        let span = Span::new(off, off + line.trim_end().len());
-        off += line.len();
-        let cost = |(c, sp): (&str, Span)| -> Result<u64, Error> {
-            match c.parse::<u64>() {
-                Ok(v) if v <= MAX_FENCE_COST => Ok(v),
-                Ok(_) => Err(src.error(sp, format!("cost `{c}` exceeds {MAX_FENCE_COST}"))),
-                Err(_) => Err(src.error(sp, format!("bad cost `{c}`"))),
-            }
-        };
+    for (span, words) in super::fences::cost_lines(&src) {
         match words.as_slice() {
             [] => {}
-            [("default", _), c] => costs.default = cost(*c)?,
-            [(t, tsp), (q, qsp), c] => {
-                let thread = p
-                    .thread_ids()
-                    .find(|&i| p.thread_name(i) == *t)
-                    .ok_or_else(|| src.error(*tsp, format!("unknown thread `{t}`")))?;
-                let th = &p.threads[thread.0 as usize];
-                let state = p
-                    .names
-                    .get(q)
-                    .and_then(|s| th.find_state(s))
-                    .ok_or_else(|| {
-                        src.error(*qsp, format!("unknown state `{q}` of thread `{t}`"))
-                    })?;
-                costs
-                    .per_location
-                    .insert(FenceLocation { thread, state }, cost(*c)?);
+            [("default", _), c] => costs.default = super::fences::cost_word(&src, *c)?,
+            [t, q, c] => {
+                let (thread, state) = super::fences::location(&src, p, *t, *q)?;
+                costs.per_location.insert(
+                    FenceLocation { thread, state },
+                    super::fences::cost_word(&src, *c)?,
+                );
             }
             _ => {
                 return Err(src.error_help(
@@ -197,9 +169,12 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
 }
 
 /// `bmc-rmm fences`: a minimal-cost valid fence set per input (thesis
-/// §6.5), the fenced program with `--emit`.
+/// §6.5), the fenced program with `--emit`; with `--bound` or a model
+/// other than tso, the bounded synthesis ([`super::fences::run`]).
 pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
-    require_tso(&a.model, None)?;
+    if a.bound.is_some() || bmc_rmm::cat::builtin_name(&a.model) != Some("tso") {
+        return super::fences::run(a);
+    }
     if a.input.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
     }

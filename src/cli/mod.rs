@@ -13,6 +13,7 @@ pub mod check;
 pub mod diff;
 pub mod expect;
 pub mod explicit;
+pub mod fences;
 pub mod generate;
 pub mod inputs;
 pub mod litmus;
@@ -21,6 +22,7 @@ pub mod output;
 pub mod render;
 pub mod report;
 pub mod shard;
+pub mod state;
 pub mod tso_reach;
 
 pub use args::Cli;
@@ -183,6 +185,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
         Some(Command::Translate(a)) => tso_reach::run_translate(&a),
+        Some(Command::Robust(a)) if a.state => state::run(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
         Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(
             bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),

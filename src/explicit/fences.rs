@@ -8,8 +8,7 @@ use super::tso::{
     TsoWitness,
 };
 use super::{ExplicitError, Options, Stats};
-use crate::diag::Span;
-use crate::program::{Command, Fence, Instr, Program, StateId, ThreadId};
+use crate::program::{Fence, Program, StateId, ThreadId};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
@@ -358,39 +357,6 @@ fn choose(
 /// fenced once. The fresh state is named `<q>_fence` (with a numeric
 /// suffix if taken).
 pub fn insert_fences(prog: &Program, locs: &[(ThreadId, StateId)]) -> Program {
-    let mut p = prog.clone();
-    let mut done: BTreeSet<(ThreadId, StateId)> = BTreeSet::new();
-    for &(t, q) in locs {
-        let Some(th) = p.threads.get(t.0 as usize) else {
-            continue;
-        };
-        if q.0 as usize >= th.states.len() || !done.insert((t, q)) {
-            continue;
-        }
-        let base = format!("{}_fence", p.state_name(t, q));
-        let mut name = base.clone();
-        let mut k = 1;
-        while p
-            .names
-            .get(&name)
-            .is_some_and(|s| p.threads[t.0 as usize].states.contains(&s))
-        {
-            name = format!("{base}{k}");
-            k += 1;
-        }
-        let sym = p.names.intern(&name);
-        let th = &mut p.threads[t.0 as usize];
-        th.states.push(sym);
-        let qx = StateId(th.states.len() as u32 - 1);
-        for ins in th.instrs.iter_mut().filter(|i| i.from == q) {
-            ins.from = qx;
-        }
-        th.instrs.push(Instr {
-            from: q,
-            to: qx,
-            cmd: Command::Fence(Fence::MFence),
-            span: Span::default(),
-        });
-    }
-    p
+    let locs: Vec<_> = locs.iter().map(|&(t, q)| (t, q, Fence::MFence)).collect();
+    prog.insert_fences(&locs).0
 }

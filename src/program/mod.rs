@@ -634,6 +634,71 @@ impl Program {
         m
     }
 
+    /// The program with fences inserted at control states (thesis §6.5,
+    /// generalised to every fence kind): for each `(thread, q, fence)` a
+    /// fresh state `q_x` takes over all outgoing instructions of `q`, and
+    /// `q --fence--> q_x` is added, so the fence runs before whatever
+    /// leaves `q`. Several fences at one `q` form a chain in the given
+    /// order (`q --f1--> q_fence --f2--> q_fence1`). Locations naming a missing thread or state are ignored;
+    /// duplicates are inserted once. The fresh state is named `<q>_fence`
+    /// (with a numeric suffix if taken).
+    ///
+    /// Returns the new program and, per thread, the original state of
+    /// every state of the new program (`origin[t][s]`; a fresh state maps
+    /// to the `q` it was inserted at; shape: threads × new states).
+    /// Instruction indices below the old count keep their meaning.
+    pub fn insert_fences(
+        &self,
+        locs: &[(ThreadId, StateId, Fence)],
+    ) -> (Program, Vec<Vec<StateId>>) {
+        let mut p = self.clone();
+        let mut origin: Vec<Vec<StateId>> = p
+            .threads
+            .iter()
+            .map(|t| (0..t.states.len() as u32).map(StateId).collect())
+            .collect();
+        let mut seen: Vec<(ThreadId, StateId, Fence)> = Vec::new();
+        // The last state of the chain inserted at each (thread, q).
+        let mut tail: BTreeMap<(ThreadId, StateId), StateId> = BTreeMap::new();
+        for &(t, q, f) in locs {
+            let Some(th) = p.threads.get(t.0 as usize) else {
+                continue;
+            };
+            if q.0 as usize >= th.states.len() || seen.contains(&(t, q, f)) {
+                continue;
+            }
+            seen.push((t, q, f));
+            let at = tail.get(&(t, q)).copied().unwrap_or(q);
+            let base = format!("{}_fence", p.state_name(t, q));
+            let mut name = base.clone();
+            let mut k = 1;
+            while p
+                .names
+                .get(&name)
+                .is_some_and(|s| p.threads[t.0 as usize].states.contains(&s))
+            {
+                name = format!("{base}{k}");
+                k += 1;
+            }
+            let sym = p.names.intern(&name);
+            let th = &mut p.threads[t.0 as usize];
+            th.states.push(sym);
+            origin[t.0 as usize].push(q);
+            let qx = StateId(th.states.len() as u32 - 1);
+            for ins in th.instrs.iter_mut().filter(|i| i.from == at) {
+                ins.from = qx;
+            }
+            th.instrs.push(Instr {
+                from: at,
+                to: qx,
+                cmd: Command::Fence(f),
+                span: Span::default(),
+            });
+            tail.insert((t, q), qx);
+        }
+        (p, origin)
+    }
+
     /// A structural fingerprint independent of symbol numbering and spans:
     /// names are resolved to strings. Two programs with equal fingerprints
     /// are the same IR (used by the round-trip tests).

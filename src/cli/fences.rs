@@ -1,0 +1,327 @@
+//! `bmc-rmm fences --model M --bound K`: bounded fence synthesis for
+//! every built-in model ([`bmc_rmm::synth`]), its cost files, its text
+//! and JSON answers and `--emit`; and the cost-file words shared with the
+//! explicit engine's `fences` (`cli::explicit::read_costs`).
+
+use super::args::FencesArgs;
+use super::explicit::MAX_FENCE_COST;
+use bmc_rmm::bounded::{Limits, DEFAULT_BOUND};
+use bmc_rmm::cat;
+use bmc_rmm::diag::{Error, SourceFile, Span};
+use bmc_rmm::frontend;
+use bmc_rmm::program::{Program, StateId, ThreadId, Width};
+use bmc_rmm::synth::{self, Costs, Menu, Outcome};
+
+/// The lines of a cost file as words with their spans (`#` starts a
+/// comment), each with the span of the whole line.
+pub fn cost_lines(src: &SourceFile) -> Vec<(Span, Vec<(&str, Span)>)> {
+    let mut out = Vec::new();
+    let mut off = 0;
+    for line in src.text.split_inclusive('\n') {
+        let body = &line[..comment_start(line)];
+        let mut words: Vec<(&str, Span)> = Vec::new();
+        let mut i = 0;
+        for w in body.split_whitespace() {
+            let at = i + body[i..].find(w).unwrap_or(0);
+            words.push((w, Span::new(off + at, off + at + w.len())));
+            i = at + w.len();
+        }
+        out.push((Span::new(off, off + line.trim_end().len()), words));
+        off += line.len();
+    }
+    out
+}
+
+/// Where the comment of a cost-file line starts: the first `#` that does
+/// not begin a SPARC mask name (`#StoreLoad`, …, a fence kind).
+fn comment_start(line: &str) -> usize {
+    let masks = ["#LoadLoad", "#LoadStore", "#StoreLoad", "#StoreStore"];
+    let mut from = 0;
+    while let Some(i) = line[from..].find('#').map(|i| i + from) {
+        let rest = &line[i..];
+        match masks.iter().find(|m| rest.starts_with(**m)) {
+            Some(m) => from = i + m.len(),
+            None => return i,
+        }
+    }
+    line.len()
+}
+
+/// A cost word: a number ≤ [`MAX_FENCE_COST`].
+///
+/// Errors: located at the word.
+pub fn cost_word(src: &SourceFile, (c, sp): (&str, Span)) -> Result<u64, Error> {
+    match c.parse::<u64>() {
+        Ok(v) if v <= MAX_FENCE_COST => Ok(v),
+        Ok(_) => Err(src.error(sp, format!("cost `{c}` exceeds {MAX_FENCE_COST}"))),
+        Err(_) => Err(src.error(sp, format!("bad cost `{c}`"))),
+    }
+}
+
+/// The location named by a thread word and a state word.
+///
+/// Errors: unknown thread or state, located at the word.
+pub fn location(
+    src: &SourceFile,
+    p: &Program,
+    (t, tsp): (&str, Span),
+    (q, qsp): (&str, Span),
+) -> Result<(ThreadId, StateId), Error> {
+    let thread = p
+        .thread_ids()
+        .find(|&i| p.thread_name(i) == t)
+        .ok_or_else(|| src.error(tsp, format!("unknown thread `{t}`")))?;
+    let th = &p.threads[thread.0 as usize];
+    let state = p
+        .names
+        .get(q)
+        .and_then(|s| th.find_state(s))
+        .ok_or_else(|| src.error(qsp, format!("unknown state `{q}` of thread `{t}`")))?;
+    Ok((thread, state))
+}
+
+/// Reads a cost file of the bounded synthesis (docs/fences.md):
+/// `kind KIND COST`, `default COST` (every kind without a `kind` line),
+/// `THREAD STATE COST` (any kind there), `THREAD STATE KIND COST`.
+///
+/// Errors (located): a kind the model's menu lacks, unknown thread or
+/// state, a bad cost, a malformed line.
+pub fn read_synth_costs(path: &str, p: &Program, m: &Menu) -> Result<Costs, Error> {
+    let src = SourceFile::read(path)?;
+    let mut costs = Costs::defaults(m);
+    let mut default = None;
+    let mut given = vec![false; m.kinds.len()];
+    let kind = |(k, sp): (&str, Span)| -> Result<usize, Error> {
+        m.find(k).ok_or_else(|| {
+            src.error_help(
+                sp,
+                format!("fence kind `{k}` is not placed under {}", m.model),
+                format!("the kinds of {}: {}", m.model, m.names()),
+            )
+        })
+    };
+    for (span, words) in cost_lines(&src) {
+        match words.as_slice() {
+            [] => {}
+            [("default", _), c] => default = Some(cost_word(&src, *c)?),
+            [("kind", _), k, c] => {
+                let k = kind(*k)?;
+                costs.kind[k] = cost_word(&src, *c)?;
+                given[k] = true;
+            }
+            [t, q, c] => {
+                let (t, q) = location(&src, p, *t, *q)?;
+                costs.at.insert((t, q), cost_word(&src, *c)?);
+            }
+            [t, q, k, c] => {
+                let (t, q) = location(&src, p, *t, *q)?;
+                let k = kind(*k)?;
+                costs.at_kind.insert((t, q, k), cost_word(&src, *c)?);
+            }
+            _ => {
+                return Err(src.error_help(
+                    span,
+                    "malformed cost line",
+                    "expected `kind KIND COST`, `default COST`, `THREAD STATE COST` or \
+                     `THREAD STATE KIND COST`",
+                ))
+            }
+        }
+    }
+    if let Some(d) = default {
+        for (k, g) in given.iter().enumerate() {
+            if !g {
+                costs.kind[k] = d;
+            }
+        }
+    }
+    Ok(costs)
+}
+
+/// The menu of a `--model` name.
+///
+/// Errors: unknown model; a model without fences to synthesize.
+fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
+    let model = cat::builtin(name)?;
+    let b = cat::builtin_name(name).unwrap_or("");
+    match synth::menu(b) {
+        Some(m) => Ok((model, Some(m))),
+        None if b == "sc" => Ok((model, None)),
+        None => Err(Error::Usage(format!(
+            "fence synthesis has no fence kinds for model `{name}`; models: tso, pso, rmo, \
+             power, arm (aarch64), riscv"
+        ))),
+    }
+}
+
+/// The explicit engine's answer for TSO (unbounded, thesis §6.5) with the
+/// same costs (kind `mfence`'s entries), to print beside the bounded one:
+/// JSON `{verdict, cost, optimal, text}`.
+fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value {
+    use bmc_rmm::explicit::{fence_insertion, FenceCosts, FenceLocation, FenceVerdict};
+    let mut ec = FenceCosts {
+        per_location: Default::default(),
+        default: costs.kind[0],
+    };
+    for (&(thread, state), &c) in &costs.at {
+        ec.per_location.insert(FenceLocation { thread, state }, c);
+    }
+    for (&(thread, state, _), &c) in &costs.at_kind {
+        ec.per_location.insert(FenceLocation { thread, state }, c);
+    }
+    let o = super::explicit::options(a.input.width, a.timeout);
+    match fence_insertion(p, &o, &ec) {
+        Err(e) => serde_json::json!({"verdict": "unsupported", "text": e.to_string()}),
+        Ok(r) => {
+            let (v, text) = match &r.verdict {
+                FenceVerdict::Robust => ("robust", "robust, no fence needed".to_string()),
+                FenceVerdict::Fences(l) => (
+                    "fences",
+                    format!(
+                        "{} fence(s), cost {}{}",
+                        l.len(),
+                        r.cost,
+                        if r.optimal { " (optimal)" } else { "" }
+                    ),
+                ),
+                FenceVerdict::Unknown(w) => ("unknown", format!("unknown: {w}")),
+            };
+            serde_json::json!({"verdict": v, "cost": r.cost, "optimal": r.optimal, "text": text})
+        }
+    }
+}
+
+/// `bmc-rmm fences --model M --bound K FILE…`.
+///
+/// Exit: 0 every input robust up to K (with the fences printed), 1 a
+/// cycle no fence breaks, 3 unknown.
+pub fn run(a: &FencesArgs) -> Result<i32, Error> {
+    a.solver.available()?;
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    let (model, m) = model_menu(&a.model)?;
+    let bound = a.bound.unwrap_or(DEFAULT_BOUND);
+    let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
+    if a.emit.is_some() && files.len() > 1 {
+        return Err(Error::Usage("--emit FILE takes a single input".into()));
+    }
+    let progs: Vec<(String, Program)> = files
+        .into_iter()
+        .map(|f| frontend::load_program(&f, a.input.format, Width(a.input.width)).map(|p| (f, p)))
+        .collect::<Result<_, _>>()?;
+    let mname = m.as_ref().map_or("sc", |m| m.model);
+    let mut code = 0;
+    for (f, p) in &progs {
+        if p.nodes.is_some() {
+            return Err(Error::Usage(format!(
+                "{f}: fence synthesis does not handle PGAS programs"
+            )));
+        }
+        let Some(m) = &m else {
+            // SC: every program is robust; nothing to place.
+            println!("{f}: fences [sc, bound {bound}]: robust, no fence needed");
+            if let Some(out) = &a.emit {
+                super::output::write_file(out, &frontend::native::print::native(p))?;
+            }
+            continue;
+        };
+        let costs = match &a.cost {
+            Some(c) => read_synth_costs(c, p, m)?,
+            None => Costs::defaults(m),
+        };
+        let opts = synth::Options {
+            solver: a.solver,
+            limits: Limits {
+                bound,
+                width: a.input.width,
+                deadline: crate::cli::batch::deadline(a.timeout),
+            },
+            max_iterations: 1000,
+        };
+        let r = synth::synthesize(p, &model, m, &costs, &opts)?;
+        let names: Vec<String> = r.fences.iter().map(|x| x.describe(p, m)).collect();
+        let explicit = (m.model == "tso").then(|| explicit_tso(p, &costs, a));
+        let (word, status) = match &r.outcome {
+            Outcome::Robust => ("robust", 0),
+            Outcome::Unfixable => ("unfixable", 1),
+            Outcome::Unknown(_) => ("unknown", 3),
+        };
+        code = code.max(status);
+        let truncated = r
+            .last
+            .as_ref()
+            .map(|l| l.truncated.clone())
+            .unwrap_or_default();
+        if a.input.json {
+            let reason = match &r.outcome {
+                Outcome::Unknown(w) => Some(w.clone()),
+                _ => None,
+            };
+            println!(
+                "{}",
+                serde_json::json!({"file": f, "model": mname, "engine": "sat", "bound": bound,
+                    "verdict": word, "fences": names, "count": r.fences.len(), "cost": r.cost,
+                    "optimal": r.optimal, "checks": r.checks, "cycles": r.cycles,
+                    "candidates": r.candidates, "truncated": truncated, "reason": reason,
+                    "time": r.time, "explicit": explicit})
+            );
+        } else {
+            let head = format!("{f}: fences [{mname}, bound {bound}]");
+            match &r.outcome {
+                Outcome::Robust if r.fences.is_empty() => {
+                    println!("{head}: robust up to bound {bound}, no fence needed")
+                }
+                Outcome::Robust => println!(
+                    "{head}: robust up to bound {bound} with {} fence(s), cost {}{}: {}",
+                    r.fences.len(),
+                    r.cost,
+                    if r.optimal {
+                        " (optimal for the bound)"
+                    } else {
+                        ""
+                    },
+                    names.join(" ")
+                ),
+                Outcome::Unfixable => {
+                    let cyc = r
+                        .last
+                        .as_ref()
+                        .and_then(|l| Some(l.witness.as_ref()?.render_cycle(l.cycle.as_ref()?)))
+                        .unwrap_or_default();
+                    println!(
+                        "{head}: NOT ROBUST, and no fence of {} breaks this cycle{}:\n  {cyc}",
+                        mname,
+                        if names.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (with {})", names.join(" "))
+                        }
+                    )
+                }
+                Outcome::Unknown(why) => println!("{head}: unknown: {why}"),
+            }
+            println!(
+                "  {} robustness check(s), {} cycle(s), {} candidate placement(s), {:.3}s",
+                r.checks, r.cycles, r.candidates, r.time
+            );
+            if let Some(e) = &explicit {
+                println!(
+                    "  explicit engine (unbounded): {}",
+                    e["text"].as_str().unwrap_or("")
+                );
+            }
+            if !truncated.is_empty() {
+                println!(
+                    "  note: the bound cut some paths of thread(s) {}; the answer holds up to bound {bound} only",
+                    truncated.join(", ")
+                );
+            }
+        }
+        if let (Some(out), Outcome::Robust) = (&a.emit, &r.outcome) {
+            let (fenced, _) = synth::apply(p, m, &r.fences);
+            super::output::write_file(out, &frontend::native::print::native(&fenced))?;
+        }
+    }
+    Ok(code)
+}
