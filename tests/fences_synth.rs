@@ -276,8 +276,13 @@ fn bad_input_is_located_exit_2() {
 /// For every Trencher corpus program of the top folder: the bounded TSO
 /// synthesis at bound 20 costs what the explicit engine's optimal
 /// (unbounded) fence set costs, and its output is robust by the explicit
-/// engine. ~3 min on 2 cores (release).
+/// engine. ~3 min on 2 cores (release): run by the default build's test
+/// pass only (the z3 build's pass runs the same code without z3 in it).
 #[test]
+#[cfg_attr(
+    feature = "z3",
+    ignore = "the same check as the default build's; no z3 involved"
+)]
 fn tso_cost_equals_explicit_on_trencher_corpus() {
     corpus_compare("", 24);
 }
