@@ -7,7 +7,7 @@
 //! `Observation` ([`super::herd`]).
 
 use super::herd::{self, Observation};
-use super::LitmusTest;
+use super::{Arch, LitmusTest};
 use crate::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
@@ -29,6 +29,24 @@ pub struct LitmusResult {
     pub width: u32,
     /// Engine statistics.
     pub stats: Stats,
+}
+
+/// The model herd means by `model` for this test: the built-in `sc` is
+/// `sc-instr` (po between instructions only: an atomic instruction's read
+/// and write are unordered) on AArch64 tests, as herd7's sc.cat behaves
+/// there (on RISC-V herd orders an AMO's read before its write); any other
+/// model is itself.
+pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Error> {
+    static SC_INSTR: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+    let is_sc = &*model.source.path == "encodings/sc.cat";
+    if !is_sc || t.arch != Arch::AArch64 {
+        return Ok(model);
+    }
+    if SC_INSTR.get().is_none() {
+        let m = crate::cat::builtin("sc-instr")?;
+        let _ = SC_INSTR.set(m);
+    }
+    Ok(SC_INSTR.get().expect("set above"))
 }
 
 /// The narrowest width ≥ 8 that represents every constant and address of
@@ -110,6 +128,7 @@ pub fn run(
     solver: SolverKind,
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
+    let model = herd_model(t, model)?;
     let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
     let q = Query {
         program: &t.program,

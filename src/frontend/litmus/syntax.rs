@@ -696,6 +696,12 @@ fn parse_init(
         } else {
             if lname.starts_with('[') && lname.ends_with(']') {
                 lname = lname[1..lname.len() - 1].trim();
+                if lname.starts_with("PTE(") || lname.starts_with("PA(") {
+                    return Err(src.error(
+                        span,
+                        format!("unsupported init item `{t}`: page-table entries (cache/tlb)"),
+                    ));
+                }
                 if !is_ident(lname) {
                     return Err(src.error(span, format!("bad memory location in init item `{t}`")));
                 }
