@@ -333,7 +333,7 @@ pub struct InputArgs {
     /// Force the input format instead of detecting it from the extension.
     #[arg(long, value_parser = format_parser())]
     pub format: Option<Format>,
-    /// Bit-width of values and addresses (1..=32); constants must fit.
+    /// Bit-width of values and addresses (1..=64); constants must fit.
     #[arg(long, default_value_t = Width::DEFAULT.0, value_parser = clap::value_parser!(u32).range(1..=Width::MAX.0 as i64))]
     pub width: u32,
     /// Print one JSON record per result instead of text.

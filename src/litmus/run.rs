@@ -50,13 +50,19 @@ pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Err
 }
 
 /// The narrowest width ≥ 8 that represents every constant and address of
-/// the test as a signed value (litmus values are small; herd's are
+/// the test as a signed value, up to 32 bits; 64 bits for constants beyond
+/// 32 bits unsigned (litmus values are small; herd's are
 /// unbounded integers, so arithmetic never wraps in practice).
 pub fn auto_width(t: &LitmusTest) -> Width {
     let m = t.program.max_abs_constant();
     let mut w = 8;
-    while w < 32 && m > (1i64 << (w - 1)) - 1 {
+    while w < 32 && m > Width(w).max() {
         w += 4;
+    }
+    // Beyond 32 bits (an unsigned 32-bit constant still runs at 32 bits,
+    // where 32-bit operations wrap as herd's do): 64 bits.
+    if m as u64 > Width(32).umax() || t.min_width.0 >= 64 {
+        w = 64;
     }
     Width(w)
 }

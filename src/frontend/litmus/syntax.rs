@@ -46,6 +46,9 @@ pub(crate) enum RawProp {
 #[derive(Clone, Debug)]
 pub(crate) struct InitItem {
     pub lhs: InitLhs,
+    /// The bits of an unsigned type prefix (`uint32_t 0:X1` → 32,
+    /// `uint64_t x` → 64), if any.
+    pub unsigned: Option<u32>,
     pub rhs: Option<(RawVal, Span)>,
     pub span: Span,
 }
@@ -743,9 +746,27 @@ fn parse_init(
                 }
             }
         };
-        items.push(InitItem { lhs, rhs, span });
+        let unsigned = unsigned_bits(&ty);
+        items.push(InitItem {
+            lhs,
+            unsigned,
+            rhs,
+            span,
+        });
     }
     Ok(items)
+}
+
+/// The bits of an unsigned C type (`uint8_t` … `uint64_t`, `unsigned`,
+/// `unsigned long`), as herd types locations; None for signed types.
+fn unsigned_bits(ty: &str) -> Option<u32> {
+    match ty.trim() {
+        "uint8_t" => Some(8),
+        "uint16_t" => Some(16),
+        "uint32_t" | "unsigned" | "unsigned int" => Some(32),
+        "uint64_t" | "unsigned long" | "uintptr_t" => Some(64),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------- props
