@@ -42,6 +42,11 @@ fn reg_opt(cx: &mut Ctx, op: &Op) -> Result<Option<RegId>, Error> {
     if u == "WZR" || u == "XZR" {
         return Ok(None);
     }
+    // The stack pointer is an ordinary register here (herd tests only use
+    // it as a base address set in the init block).
+    if u == "SP" || u == "WSP" {
+        return Ok(Some(cx.reg("SP")));
+    }
     if let Some(s) = t.strip_prefix('%') {
         if is_name(s) {
             return Ok(Some(cx.reg(t)));
