@@ -532,7 +532,7 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas,
-    /// aarch64, riscv; aliases x86tso, ppc, arm, armv8, rvwmo).
+    /// aarch64, riscv, sc-instr; aliases x86tso, ppc, arm, armv8, rvwmo).
     #[arg(
         long,
         short = 'm',
