@@ -58,7 +58,7 @@ fn check(arch: &str, model: &str, herd_model: &str) {
         .zip(log.par_iter())
         .filter_map(|(row, block)| {
             let src = SourceFile::read(&format!("{dir}/{}", row.file)).unwrap();
-            let t = match bmc_rmm::frontend::litmus::parse(&src, Width(32)) {
+            let t = match bmc_rmm::frontend::litmus::parse(&src, Width::MAX) {
                 Ok(t) => t,
                 Err(e) => return Some(format!("{}: does not parse: {e}", row.file)),
             };

@@ -263,6 +263,7 @@ pub const BUILTIN_MODELS: &[(&str, &str)] = &[
     ("pgas", include_str!("../../encodings/pgas.cat")),
     ("aarch64", include_str!("../../encodings/aarch64.cat")),
     ("riscv", include_str!("../../encodings/riscv.cat")),
+    ("sc-instr", include_str!("../../encodings/sc-instr.cat")),
 ];
 
 /// The compiled-in file `include "name"` denotes: `stdlib.cat` or a

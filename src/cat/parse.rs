@@ -1117,7 +1117,7 @@ mod tests {
         assert!(ie
             .help
             .unwrap()
-            .ends_with("stdlib.cat, sc.cat, tso.cat, pso.cat, rmo.cat, power.cat, pgas.cat, aarch64.cat, riscv.cat"));
+            .ends_with("stdlib.cat, sc.cat, tso.cat, pso.cat, rmo.cat, power.cat, pgas.cat, aarch64.cat, riscv.cat, sc-instr.cat"));
         let e = parse("include tso\nacyclic po").unwrap_err().to_string();
         assert!(
             e.starts_with("m.cat:1:9: error: expected a file name in quotes after `include`"),

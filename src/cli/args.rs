@@ -347,7 +347,7 @@ pub struct InputArgs {
     /// Force the input format instead of detecting it from the extension.
     #[arg(long, value_parser = format_parser())]
     pub format: Option<Format>,
-    /// Bit-width of values and addresses (1..=32); constants must fit.
+    /// Bit-width of values and addresses (1..=64); constants must fit.
     #[arg(long, default_value_t = Width::DEFAULT.0, value_parser = clap::value_parser!(u32).range(1..=Width::MAX.0 as i64))]
     pub width: u32,
     /// Print one JSON record per result instead of text.
@@ -551,7 +551,7 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Memory model: a built-in name (sc, tso, pso, rmo, power, pgas,
-    /// aarch64, riscv; aliases x86tso, ppc, arm, armv8, rvwmo).
+    /// aarch64, riscv, sc-instr; aliases x86tso, ppc, arm, armv8, rvwmo).
     #[arg(
         long,
         short = 'm',

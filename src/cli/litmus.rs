@@ -25,7 +25,7 @@ pub fn run_one(
     solver: bmc_rmm::bounded::SolverKind,
 ) -> Result<(LitmusTest, LitmusResult), Error> {
     let src = SourceFile::read(file)?;
-    let t = bmc_rmm::frontend::litmus::parse(&src, Width(width.unwrap_or(32)))?;
+    let t = bmc_rmm::frontend::litmus::parse(&src, Width(width.unwrap_or(Width::MAX.0)))?;
     let w = width
         .map(Width)
         .unwrap_or_else(|| litmus::run::auto_width(&t));

@@ -105,7 +105,7 @@ impl<'a> Parser<'a> {
                 format!(
                     "values range over {}..={}; {}",
                     self.width.min(),
-                    (1i64 << self.width.0) - 1,
+                    self.width.umax(),
                     self.width.raise_hint()
                 ),
             )),

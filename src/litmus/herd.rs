@@ -102,12 +102,16 @@ impl LitmusTest {
     /// How value `v` of observed location `loc` prints: the variable name
     /// when the location may hold an address and `v` is one, else decimal.
     pub fn value_text(&self, loc: usize, v: i64) -> String {
-        if self.observed.get(loc).is_some_and(|l| l.holds_address) {
+        let l = self.observed.get(loc);
+        if l.is_some_and(|l| l.holds_address) {
             if let Some(n) = self.var_name(v) {
                 return n.to_string();
             }
         }
-        v.to_string()
+        match l.and_then(|l| l.unsigned) {
+            Some(bits) => crate::program::Width(bits).unsigned(v).to_string(),
+            None => v.to_string(),
+        }
     }
 
     /// One state line as herd prints it: `0:EAX=0; [x]=1;`.

@@ -94,6 +94,10 @@ pub struct Location {
     /// True when the location may hold an address: its values that are
     /// addresses of variables are then printed as the variable's name.
     pub holds_address: bool,
+    /// The bits of the unsigned type the init block gives the location
+    /// (`uint32_t 0:X1` → 32): herd prints its values as unsigned numbers
+    /// of that size (`4294967295`, not `-1`).
+    pub unsigned: Option<u32>,
 }
 
 impl Location {
@@ -174,6 +178,10 @@ pub struct LitmusTest {
     pub has_loop: bool,
     /// The width the test was lowered with.
     pub width: Width,
+    /// The least width its semantics needs (64 when 32-bit PPC loads
+    /// extend possibly negative values; else 1): `run::auto_width` is at
+    /// least this.
+    pub min_width: Width,
 }
 
 impl LitmusTest {

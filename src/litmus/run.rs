@@ -7,7 +7,7 @@
 //! `Observation` ([`super::herd`]).
 
 use super::herd::{self, Observation};
-use super::LitmusTest;
+use super::{Arch, LitmusTest};
 use crate::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
@@ -31,14 +31,38 @@ pub struct LitmusResult {
     pub stats: Stats,
 }
 
+/// The model herd means by `model` for this test: the built-in `sc` is
+/// `sc-instr` (po between instructions only: an atomic instruction's read
+/// and write are unordered) on AArch64 tests, as herd7's sc.cat behaves
+/// there (on RISC-V herd orders an AMO's read before its write); any other
+/// model is itself.
+pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Error> {
+    static SC_INSTR: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+    let is_sc = &*model.source.path == "encodings/sc.cat";
+    if !is_sc || t.arch != Arch::AArch64 {
+        return Ok(model);
+    }
+    if SC_INSTR.get().is_none() {
+        let m = crate::cat::builtin("sc-instr")?;
+        let _ = SC_INSTR.set(m);
+    }
+    Ok(SC_INSTR.get().expect("set above"))
+}
+
 /// The narrowest width ≥ 8 that represents every constant and address of
-/// the test as a signed value (litmus values are small; herd's are
+/// the test as a signed value, up to 32 bits; 64 bits for constants beyond
+/// 32 bits unsigned (litmus values are small; herd's are
 /// unbounded integers, so arithmetic never wraps in practice).
 pub fn auto_width(t: &LitmusTest) -> Width {
     let m = t.program.max_abs_constant();
     let mut w = 8;
-    while w < 32 && m > (1i64 << (w - 1)) - 1 {
+    while w < 32 && m > Width(w).max() {
         w += 4;
+    }
+    // Beyond 32 bits (an unsigned 32-bit constant still runs at 32 bits,
+    // where 32-bit operations wrap as herd's do): 64 bits.
+    if m as u64 > Width(32).umax() || t.min_width.0 >= 64 {
+        w = 64;
     }
     Width(w)
 }
@@ -110,6 +134,7 @@ pub fn run(
     solver: SolverKind,
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
+    let model = herd_model(t, model)?;
     let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
     let q = Query {
         program: &t.program,

@@ -9,7 +9,7 @@
 use std::fmt;
 
 /// The bit-width W of values and addresses (`--width`). Values are stored
-/// as `i64` sign-extended from W bits. 1 ≤ W ≤ 32.
+/// as `i64` sign-extended from W bits. 1 ≤ W ≤ 64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Width(pub u32);
 
@@ -19,7 +19,7 @@ impl Width {
     pub const DEFAULT: Width = Width(16);
 
     /// The largest width `--width` accepts.
-    pub const MAX: Width = Width(32);
+    pub const MAX: Width = Width(64);
 
     /// The hint of a "does not fit" error: raise `--width` (naming its
     /// maximum), or, at the maximum already, that no width fits.
@@ -40,20 +40,42 @@ impl Width {
     /// True when the constant `v` is representable in W bits, either as a
     /// signed value (−2^(W−1) ≤ v < 2^(W−1)) or as an unsigned one
     /// (v < 2^W, read back as its signed wrap-around).
+    /// At 64 bits every `i64` fits (an unsigned 64-bit constant is
+    /// stored as its signed wrap-around by the front-ends).
     pub fn fits(self, v: i64) -> bool {
-        let min = -(1i64 << (self.0 - 1));
-        let umax = (1i64 << self.0) - 1;
-        v >= min && v <= umax
+        self.0 >= 64 || (v >= self.min() && (v as i128) <= self.umax() as i128)
     }
 
     /// Smallest value (signed).
     pub fn min(self) -> i64 {
-        -(1i64 << (self.0 - 1))
+        if self.0 >= 64 {
+            i64::MIN
+        } else {
+            -(1i64 << (self.0 - 1))
+        }
     }
 
     /// Largest value (signed).
     pub fn max(self) -> i64 {
-        (1i64 << (self.0 - 1)) - 1
+        if self.0 >= 64 {
+            i64::MAX
+        } else {
+            (1i64 << (self.0 - 1)) - 1
+        }
+    }
+
+    /// Largest value read as unsigned (2^W − 1).
+    pub fn umax(self) -> u64 {
+        if self.0 >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.0) - 1
+        }
+    }
+
+    /// `v`'s W-bit pattern read as an unsigned number.
+    pub fn unsigned(self, v: i64) -> u64 {
+        (v as u64) & self.umax()
     }
 }
 

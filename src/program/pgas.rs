@@ -79,6 +79,12 @@ impl Layout {
                 "the number of nodes must be at least 1".into(),
             ));
         }
+        if width.0 > 32 {
+            return Err(Error::Usage(format!(
+                "PGAS programs need --width at most 32 (got {})",
+                width.0
+            )));
+        }
         let b = 32 - (nodes - 1).leading_zeros(); // ⌈log2 N⌉
         if b + 1 > width.0 {
             return Err(Error::Usage(format!(
@@ -102,7 +108,7 @@ impl Layout {
 
     /// The (rank, cell) of a global address (inverse of [`Layout::global`]).
     pub fn split(&self, g: i64) -> (u32, i64) {
-        let u = g & ((1i64 << self.width.0) - 1);
+        let u = self.width.unsigned(g) as i64;
         ((u / self.stride) as u32 + 1, u % self.stride)
     }
 

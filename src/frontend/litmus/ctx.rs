@@ -18,6 +18,11 @@ pub(crate) struct Vars {
     pub seen: BTreeMap<String, Span>,
     /// Largest absolute integer constant seen.
     pub max_const: i64,
+    /// True when a negative constant was seen.
+    pub negative: bool,
+    /// The width the test needs at least (64 once a 32-bit load of a
+    /// 64-bit PPC register extends a value that may be negative).
+    pub min_width: u32,
 }
 
 impl Vars {
@@ -31,6 +36,7 @@ impl Vars {
     }
     /// Records an integer constant.
     pub fn constant(&mut self, v: i64) {
+        self.negative |= v < 0;
         self.max_const = self
             .max_const
             .max(v.unsigned_abs().min(i64::MAX as u64) as i64);
@@ -52,6 +58,25 @@ impl Ctx<'_> {
     pub fn reg(&mut self, name: &str) -> RegId {
         let s = self.names.intern(name);
         self.thread.reg(s)
+    }
+    /// True when the test has a constant beyond 32 bits unsigned (it runs at
+    /// 64 bits, `run::auto_width`; known in the
+    /// second lowering pass): 32-bit operations then truncate and extend
+    /// ([`super::ops::ext32`]).
+    pub fn wide(&self) -> bool {
+        self.vars.fixed.is_some()
+            && (self.vars.max_const > u32::MAX as i64 || self.vars.min_width >= 64)
+    }
+    /// PPC: true when a 32-bit load can differ from a full-register one
+    /// (the test has negative constants or constants beyond 31 bits);
+    /// such a test then runs at 64 bits (second pass only).
+    pub fn word_loads_extend(&mut self) -> bool {
+        let on = self.vars.fixed.is_some()
+            && (self.vars.negative || self.vars.max_const > i32::MAX as i64);
+        if on {
+            self.vars.min_width = 64;
+        }
+        on
     }
     /// A checked integer constant.
     pub fn int(&mut self, v: i64, span: Span) -> Result<Expr<RegId>, Error> {

@@ -51,6 +51,8 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         fixed: None,
         seen: BTreeMap::new(),
         max_const: 0,
+        negative: false,
+        min_width: 0,
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -109,6 +111,21 @@ fn lower(
     let mut ptr_regs: BTreeSet<(usize, String)> = BTreeSet::new();
     let mut ptr_mem: BTreeSet<String> = BTreeSet::new();
     let mut ptr_syms: BTreeSet<String> = BTreeSet::new();
+    // Locations typed unsigned (by herd name: `0:X1`, `[x]`).
+    let mut unsigned_locs: BTreeMap<String, u32> = BTreeMap::new();
+    for it in &surf.init {
+        if let Some(bits) = it.unsigned {
+            match &it.lhs {
+                InitLhs::Reg { thread, reg } => {
+                    unsigned_locs.insert(format!("{thread}:{}", norm_reg(arch, reg)), bits);
+                }
+                InitLhs::Mem(m) => {
+                    unsigned_locs.insert(format!("[{m}]"), bits);
+                }
+                InitLhs::SymReg(_) => {}
+            }
+        }
+    }
     for it in &surf.init {
         let (val, is_ptr) = match &it.rhs {
             None => (0, false),
@@ -240,6 +257,7 @@ fn lower(
             LocKind::Mem { addr } => flow.1.contains(&addr),
         };
         loc.holds_address = by_flow || ptr_locs.contains(&i);
+        loc.unsigned = unsigned_locs.get(&loc.name).copied();
     }
     // herd's order.
     let mut order: Vec<usize> = (0..rs.locs.len()).collect();
@@ -290,6 +308,7 @@ fn lower(
         shown,
         has_loop,
         width,
+        min_width: Width(vars.min_width.max(1)),
     })
 }
 
@@ -325,6 +344,7 @@ impl Resolver<'_> {
                         },
                         name: name.clone(),
                         holds_address: false,
+                        unsigned: None,
                     },
                     (0, *thread, reg_rank(self.arch, &rn), name),
                 )
@@ -337,6 +357,7 @@ impl Resolver<'_> {
                         kind: LocKind::Mem { addr: a },
                         name: name.clone(),
                         holds_address: false,
+                        unsigned: None,
                     },
                     (1, 0, (0, String::new()), m.clone()),
                 )

@@ -129,3 +129,44 @@ pub(super) fn is_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
         && !s.starts_with(|c: char| c.is_ascii_digit())
 }
+
+/// `v * 2^k` (`LSL #k`).
+pub(super) fn shl(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 {
+        return Ok(v);
+    }
+    let m = cx.int(1i64 << k, span)?;
+    Ok(bin(BinOp::Mul, v, m))
+}
+
+/// `⌊v / 2^k⌋` (`ASR #k`; also `LSR #k`, which agrees on non-negative
+/// values).
+pub(super) fn shr(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 {
+        return Ok(v);
+    }
+    let m = cx.int(1i64 << k, span)?;
+    let adj = cx.int((1i64 << k) - 1, span)?;
+    // Truncating division rounds negative values up: subtract 2^k - 1 first.
+    let neg = bin(BinOp::Lt, v.clone(), Expr::Const(0));
+    let v = bin(BinOp::Sub, v, bin(BinOp::Mul, neg, adj));
+    Ok(bin(BinOp::Div, v, m))
+}
+
+/// The low 32 bits of `v` sign-extended (`signed`) or zero-extended: the
+/// result of a 32-bit operation on a 64-bit register (RISC-V `lw`,
+/// `addw`, `lwu`). The identity unless the test has values beyond 32 bits
+/// ([`Ctx::wide`]), where it would only cost width.
+pub(super) fn ext32(cx: &mut Ctx, v: LExpr, signed: bool) -> LExpr {
+    if !cx.wide() {
+        return v;
+    }
+    let mask = Expr::Const(cx.width.wrap(0xffff_ffff));
+    if signed {
+        let top = Expr::Const(1i64 << 31);
+        let low = bin(BinOp::BitAnd, bin(BinOp::Add, v, top.clone()), mask);
+        bin(BinOp::Sub, low, top)
+    } else {
+        bin(BinOp::BitAnd, v, mask)
+    }
+}

@@ -17,7 +17,9 @@
 //! <http://diy.inria.fr/doc/litmus.html>).
 
 use super::ctx::Ctx;
-use super::ops::{arity, bin, compare, is_name, mnemonic, split_ops, unsupported, var, Low, Op};
+use super::ops::{
+    arity, bin, compare, ext32, is_name, mnemonic, split_ops, unsupported, var, Low, Op,
+};
 use super::regs::norm_reg;
 use crate::diag::{Error, Span};
 use crate::litmus::parse_int;
@@ -193,12 +195,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let value = if mn == "neg" {
                 Expr::un(UnOp::Neg, var(s))
             } else {
-                // extsw: sign-extension of the low word is the identity on
-                // values of at most 32 bits.
-                if mn == "extsw" && w.0 > 32 {
-                    return Err(unsupported(cx, "extsw (with --width above 32)", sp));
-                }
-                var(s)
+                // extsw: sign-extension of the low word (the identity on
+                // values of at most 32 bits).
+                ext32(cx, var(s), mn == "extsw")
             };
             Ok(assign(d, value))
         }
@@ -207,22 +206,47 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let d = ppc_reg(cx, &ops[0])?;
             let s = ppc_reg(cx, &ops[1])?;
             let k = parse_int(ops[2].text).unwrap_or(-1);
-            if !(0..=64).contains(&k) || 64 - k < w.0 as i64 {
+            if !(0..64).contains(&k) {
                 return Err(cx.src.error(
                     ops[2].span,
-                    format!("`clrldi` clearing {} high bits is not supported at width {}", ops[2].text, w.0),
+                    format!(
+                        "`clrldi` expects 0..63 bits to clear, found `{}`",
+                        ops[2].text
+                    ),
                 ));
             }
-            Ok(assign(d, var(s)))
+            // Keeps the low 64-k bits: an AND with 2^(64-k)-1 (the identity
+            // when the test runs at a width of at most 64-k bits).
+            let value = if k == 0 || (k < 32 && !cx.wide()) {
+                var(s)
+            } else {
+                let mask = (u64::MAX >> k) as i64;
+                bin(BinOp::BitAnd, var(s), Expr::Const(w.wrap(mask)))
+            };
+            Ok(assign(d, value))
         }
         "cmpw" | "cmpd" | "cmplw" | "cmpld" | "cmpwi" | "cmpdi" | "cmplwi" | "cmpldi" => {
-            let (crname, ops) = if n == 3 { (ops[0].text.to_ascii_lowercase(), &ops[1..]) } else { ("cr0".to_string(), &ops[..]) };
+            let (crname, ops) = if n == 3 {
+                (ops[0].text.to_ascii_lowercase(), &ops[1..])
+            } else {
+                ("cr0".to_string(), &ops[..])
+            };
             if ops.len() != 2 || !crname.starts_with("cr") {
-                return Err(cx.src.error(sp, format!("`{mn0}` expects operands `[crN,]rA,{}`", if mn.ends_with('i') { "imm" } else { "rB" })));
+                return Err(cx.src.error(
+                    sp,
+                    format!(
+                        "`{mn0}` expects operands `[crN,]rA,{}`",
+                        if mn.ends_with('i') { "imm" } else { "rB" }
+                    ),
+                ));
             }
             let c = cx.reg(&crname);
             let a = var(ppc_reg(cx, &ops[0])?);
-            let b = if mn.ends_with('i') { ppc_imm(cx, &ops[1])?.1 } else { var(ppc_reg(cx, &ops[1])?) };
+            let b = if mn.ends_with('i') {
+                ppc_imm(cx, &ops[1])?.1
+            } else {
+                var(ppc_reg(cx, &ops[1])?)
+            };
             let value = if mn.starts_with("cmpl") {
                 // Unsigned: flip the sign bit, then compare signed.
                 let m = Expr::Const(w.min());
@@ -255,20 +279,21 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 "ble" => BinOp::Le,
                 _ => BinOp::Ge,
             };
-            Ok(Low::Jump(Some(bin(op, c, Expr::Const(0))), target.text.to_string(), target.span))
+            Ok(Low::Jump(
+                Some(bin(op, c, Expr::Const(0))),
+                target.text.to_string(),
+                target.span,
+            ))
         }
-        "lwa" | "lwax" => Err(cx.src.error_help(
-            sp,
-            format!("unsupported PPC instruction `{mn0}`"),
-            "sign-extending word loads need mixed-size (32/64-bit) registers, which are not modelled",
-        )),
-        "lwz" | "ld" => {
+        "lwz" | "ld" | "lwa" => {
             if n == 0 {
                 return Err(cx.src.error(sp, format!("`{mn0}` expects `rD,d(rA)`")));
             }
             let d = ppc_reg(cx, &ops[0])?;
             let addr = ppc_disp_addr(cx, &ops, mn0, sp)?;
-            Ok(Low::Cmds(vec![Command::Load { reg: d, addr }]))
+            let mut cmds = vec![Command::Load { reg: d, addr }];
+            cmds.extend(word_load(cx, &mn, d));
+            Ok(Low::Cmds(cmds))
         }
         "stw" | "std" => {
             if n == 0 {
@@ -276,24 +301,38 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             }
             let s = ppc_reg(cx, &ops[0])?;
             let addr = ppc_disp_addr(cx, &ops, mn0, sp)?;
-            Ok(Low::Cmds(vec![Command::Store { addr, value: var(s) }]))
+            Ok(Low::Cmds(vec![Command::Store {
+                addr,
+                value: var(s),
+            }]))
         }
-        "lwzx" | "ldx" | "stwx" | "stdx" | "lwarx" | "ldarx" | "stwcx." | "stdcx." => {
+        "lwzx" | "lwax" | "ldx" | "stwx" | "stdx" | "lwarx" | "ldarx" | "stwcx." | "stdcx." => {
             arity(cx, mn0, &ops, 3, sp)?;
             let x = ppc_reg(cx, &ops[0])?;
             let a = ppc_reg(cx, &ops[1])?;
             let b = ppc_reg(cx, &ops[2])?;
             let addr = bin(BinOp::Add, var(a), var(b));
             Ok(Low::Cmds(match mn.as_str() {
-                "lwzx" | "ldx" => vec![Command::Load { reg: x, addr }],
-                "stwx" | "stdx" => vec![Command::Store { addr, value: var(x) }],
+                "lwzx" | "lwax" | "ldx" => {
+                    let mut cmds = vec![Command::Load { reg: x, addr }];
+                    cmds.extend(word_load(cx, &mn, x));
+                    cmds
+                }
+                "stwx" | "stdx" => vec![Command::Store {
+                    addr,
+                    value: var(x),
+                }],
                 "lwarx" | "ldarx" => vec![Command::LoadReserve { reg: x, addr }],
                 _ => {
                     // stwcx. sets cr0 to "equal" (0) on success.
                     let flag = cx.reg("#stcx");
                     let c = cr0(cx);
                     vec![
-                        Command::StoreCond { addr, value: var(x), flag },
+                        Command::StoreCond {
+                            addr,
+                            value: var(x),
+                            flag,
+                        },
                         Command::Assign {
                             reg: c,
                             value: bin(BinOp::Eq, var(flag), Expr::Const(0)),
@@ -304,4 +343,16 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         }
         _ => Err(unsupported(cx, mn0, sp)),
     }
+}
+
+/// After a word load into `d` (`lwz`, `lwzx`: zero-extending; `lwa`,
+/// `lwax`: sign-extending) of a test where that matters
+/// ([`Ctx::word_loads_extend`]): `d := ext32(d)`. Power ISA 3.0 B, "Load
+/// Word and Zero", "Load Word Algebraic".
+fn word_load(cx: &mut Ctx, mn: &str, d: RegId) -> Option<Command> {
+    if mn.starts_with("ld") || !cx.word_loads_extend() {
+        return None;
+    }
+    let value = ext32(cx, var(d), mn.starts_with("lwa"));
+    Some(Command::Assign { reg: d, value })
 }

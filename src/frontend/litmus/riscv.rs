@@ -20,7 +20,9 @@
 //! <http://diy.inria.fr/doc/litmus.html>).
 
 use super::ctx::Ctx;
-use super::ops::{arity, bin, is_name, mnemonic, refuse, split_ops, unsupported, Low, Op};
+use super::ops::{
+    arity, bin, ext32, is_name, mnemonic, refuse, shl, shr, split_ops, unsupported, Low, Op,
+};
 use super::regs::rv_reg;
 use crate::diag::{Error, Span};
 use crate::litmus::parse_int;
@@ -178,17 +180,28 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             arity(cx, mn0, &ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let v = rval(cx, &ops[1])?;
+            let v = if mn == "sext.w" {
+                ext32(cx, v, true)
+            } else {
+                v
+            };
             Ok(Low::Cmds(assign(d, v)))
         }
-        "addi" | "addiw" | "ori" | "xori" | "andi" | "slli" => {
+        "addi" | "addiw" | "ori" | "xori" | "andi" | "slli" | "srli" | "srai" => {
             arity(cx, mn0, &ops, 3, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
-            let v = if mn == "slli" {
+            let v = if matches!(mn, "slli" | "srli" | "srai") {
                 let k = parse_int(ops[2].text)
                     .filter(|k| (0..63).contains(k))
                     .ok_or_else(|| cx.src.error(ops[2].span, "expected a shift amount"))?;
-                bin(BinOp::Mul, a, Expr::Const(cx.width.wrap(1i64 << k)))
+                // `srli` is computed as `srai` (they differ only on
+                // negative values, as AArch64 LSR: docs/litmus.md).
+                if mn == "slli" {
+                    shl(cx, a, k as u32, ops[2].span)?
+                } else {
+                    shr(cx, a, k as u32, ops[2].span)?
+                }
             } else {
                 let b = imm(cx, &ops[2])?;
                 let op = match mn {
@@ -199,6 +212,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 };
                 bin(op, a, b)
             };
+            let v = if mn == "addiw" { ext32(cx, v, true) } else { v };
             Ok(Low::Cmds(assign(d, v)))
         }
         "add" | "addw" | "sub" | "subw" | "xor" | "or" | "and" | "mul" => {
@@ -214,7 +228,13 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 "and" => BinOp::BitAnd,
                 _ => BinOp::Mul,
             };
-            Ok(Low::Cmds(assign(d, bin(op, a, b))))
+            let v = bin(op, a, b);
+            let v = if mn.ends_with('w') {
+                ext32(cx, v, true)
+            } else {
+                v
+            };
+            Ok(Low::Cmds(assign(d, v)))
         }
         "j" => {
             arity(cx, mn0, &ops, 1, sp)?;
@@ -264,7 +284,13 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let d = reg_opt(cx, &ops[0])?;
             let addr = mem_addr(cx, &ops[1])?;
             let reg = d.unwrap_or_else(|| cx.reg("#tmp"));
-            Ok(Low::Cmds(vec![ann(bits, Command::Load { reg, addr })]))
+            let mut cmds = vec![ann(bits, Command::Load { reg, addr })];
+            if mn != "ld" && cx.wide() {
+                // A 32-bit load of a wider cell reads its low half.
+                let v = ext32(cx, Expr::Var(reg), mn == "lw");
+                cmds.push(Command::Assign { reg, value: v });
+            }
+            Ok(Low::Cmds(cmds))
         }
         "sw" | "sd" => {
             arity(cx, mn0, &ops, 2, sp)?;

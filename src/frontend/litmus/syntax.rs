@@ -46,6 +46,9 @@ pub(crate) enum RawProp {
 #[derive(Clone, Debug)]
 pub(crate) struct InitItem {
     pub lhs: InitLhs,
+    /// The bits of an unsigned type prefix (`uint32_t 0:X1` → 32,
+    /// `uint64_t x` → 64), if any.
+    pub unsigned: Option<u32>,
     pub rhs: Option<(RawVal, Span)>,
     pub span: Span,
 }
@@ -696,6 +699,12 @@ fn parse_init(
         } else {
             if lname.starts_with('[') && lname.ends_with(']') {
                 lname = lname[1..lname.len() - 1].trim();
+                if lname.starts_with("PTE(") || lname.starts_with("PA(") {
+                    return Err(src.error(
+                        span,
+                        format!("unsupported init item `{t}`: page-table entries (cache/tlb)"),
+                    ));
+                }
                 if !is_ident(lname) {
                     return Err(src.error(span, format!("bad memory location in init item `{t}`")));
                 }
@@ -737,9 +746,27 @@ fn parse_init(
                 }
             }
         };
-        items.push(InitItem { lhs, rhs, span });
+        let unsigned = unsigned_bits(&ty);
+        items.push(InitItem {
+            lhs,
+            unsigned,
+            rhs,
+            span,
+        });
     }
     Ok(items)
+}
+
+/// The bits of an unsigned C type (`uint8_t` … `uint64_t`, `unsigned`,
+/// `unsigned long`), as herd types locations; None for signed types.
+fn unsigned_bits(ty: &str) -> Option<u32> {
+    match ty.trim() {
+        "uint8_t" => Some(8),
+        "uint16_t" => Some(16),
+        "uint32_t" | "unsigned" | "unsigned int" => Some(32),
+        "uint64_t" | "unsigned long" | "uintptr_t" => Some(64),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------- props

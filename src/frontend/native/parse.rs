@@ -323,7 +323,7 @@ impl<'a> Parser<'a> {
                 format!(
                     "values range over {}..={}; {}",
                     self.width.min(),
-                    (1i64 << self.width.0) - 1,
+                    self.width.umax(),
                     self.width.raise_hint()
                 ),
             )),
@@ -711,10 +711,9 @@ impl<'a> Parser<'a> {
             if self.eat_p("[") {
                 let (n, sp) = self.int_literal("an array size")?;
                 if n < 1 || !self.width.fits(n) {
-                    return Err(self.src.error(
-                        sp,
-                        format!("array size must be 1..={}", (1i64 << self.width.0) - 1),
-                    ));
+                    return Err(self
+                        .src
+                        .error(sp, format!("array size must be 1..={}", self.width.umax())));
                 }
                 size = n;
                 self.expect_p("]")?;
