@@ -3,12 +3,16 @@
 //! encodings (variable and clause order), solver runs, witnesses and
 //! statistics are the same from run to run.
 
-use std::collections::hash_map::DefaultHasher;
+use rustc_hash::FxHasher;
 use std::hash::BuildHasherDefault;
 
-/// A `HashMap` with a fixed (unseeded SipHash) hasher; build it with
+/// The fixed hasher of [`HashMap`] and [`HashSet`]: Fx (rustc's), fast on
+/// the small keys of encodings and packed states, and unseeded.
+pub type FixedState = BuildHasherDefault<FxHasher>;
+
+/// A `HashMap` with a fixed (unseeded Fx) hasher; build it with
 /// `HashMap::default()`.
-pub type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
+pub type HashMap<K, V> = std::collections::HashMap<K, V, FixedState>;
 
 /// A `HashSet` with a fixed hasher; build it with `HashSet::default()`.
-pub type HashSet<K> = std::collections::HashSet<K, BuildHasherDefault<DefaultHasher>>;
+pub type HashSet<K> = std::collections::HashSet<K, FixedState>;

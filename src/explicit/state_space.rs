@@ -4,37 +4,11 @@
 //! (§7.1.3), and the iterative search.
 
 use super::{ExplicitError, Limits, Options, SearchOrder, Stats};
+use crate::collections::HashMap;
 use crate::program::{Command, Expr, GExpr, GVar, GoalAt, LExpr, Program, RegId, ThreadId, Width};
 use crate::program::{Fence, Spmd};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-// ---------------------------------------------------------------------------
-// Hashing: a small multiplicative hasher for packed states.
-
-#[derive(Default)]
-pub(crate) struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 
 // ---------------------------------------------------------------------------
 // States.
@@ -767,7 +741,7 @@ pub(crate) fn search(
     let init = m.initial();
     let mut buf = Vec::new();
     init.encode(&mut buf);
-    let mut index: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
+    let mut index: HashMap<Box<[u8]>, u32> = HashMap::default();
     index.insert(buf.clone().into_boxed_slice(), 0);
     // parent[i] = (parent index, step into i)
     let mut parent: Vec<(u32, Step)> = vec![(
