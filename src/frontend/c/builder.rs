@@ -496,6 +496,7 @@ impl Builder {
             th.reg_init.push(0);
         }
         th.instrs = instrs;
+        level(&mut th, names);
         let longest = longest_path(&th);
         Finished {
             thread: th,
@@ -513,6 +514,62 @@ pub struct Finished {
     pub map: Vec<u32>,
     /// Instructions on the longest path (`None`: cyclic).
     pub longest: Option<u32>,
+}
+
+/// Pads an acyclic thread with `nop`s so that every state with outgoing
+/// instructions is reached after the same number of steps on every path
+/// (its depth): an instruction `u → v` with depth(v) > depth(u) + 1
+/// becomes `u → p1` (the command) followed by `nop`s `p1 → … → v`. The
+/// bounded engine's step i then chooses only among the instructions of
+/// depth i. States without outgoing instructions (ends, the error state)
+/// are not padded. A cyclic thread is left alone.
+pub fn level(t: &mut Thread, names: &mut Interner) {
+    let n = t.states.len();
+    let mut indeg = vec![0usize; n];
+    for i in &t.instrs {
+        indeg[i.to.0 as usize] += 1;
+    }
+    let out = t.outgoing();
+    let mut queue: Vec<usize> = (0..n).filter(|&s| indeg[s] == 0).collect();
+    let mut depth = vec![0u32; n];
+    let mut seen = 0;
+    while let Some(s) = queue.pop() {
+        seen += 1;
+        for &i in &out[s] {
+            let to = t.instrs[i].to.0 as usize;
+            depth[to] = depth[to].max(depth[s] + 1);
+            indeg[to] -= 1;
+            if indeg[to] == 0 {
+                queue.push(to);
+            }
+        }
+    }
+    if seen != n {
+        return;
+    }
+    let old = std::mem::take(&mut t.instrs);
+    let mut pads = 0usize;
+    for ins in old {
+        let (u, v) = (ins.from.0 as usize, ins.to.0 as usize);
+        let gap = depth[v].saturating_sub(depth[u] + 1);
+        if gap == 0 || out[v].is_empty() {
+            t.instrs.push(ins);
+            continue;
+        }
+        let mut prev = ins.from;
+        let span = ins.span;
+        let mut cmd = Some(ins.cmd);
+        for _ in 0..gap {
+            pads += 1;
+            let sym = names.intern(&format!("pad{pads}"));
+            t.states.push(sym);
+            let q = StateId(t.states.len() as u32 - 1);
+            let c = cmd.take().unwrap_or(Command::Nop);
+            t.instrs.push(Instr { from: prev, to: q, cmd: c, span });
+            prev = q;
+        }
+        t.instrs.push(Instr { from: prev, to: ins.to, cmd: Command::Nop, span });
+    }
 }
 
 /// The longest path of an acyclic thread (instructions), `None` if it
