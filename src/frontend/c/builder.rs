@@ -132,7 +132,7 @@ impl Builder {
     /// earlier [`Builder::mark`].
     pub fn temp(&mut self) -> RegId {
         if self.temps_used == self.temps.len() {
-            let r = self.reg(&format!("t{}", self.temps.len()));
+            let r = self.reg(&format!("tmp.{}", self.temps.len()));
             self.temps.push(r);
         }
         let r = self.temps[self.temps_used];

@@ -66,7 +66,7 @@ impl<'a> Ctx<'a> {
         let ret_reg = if ret_ty == CType::Void || self.frames.is_empty() {
             None
         } else {
-            Some((self.b.reg(&format!("{name}.ret")), ret_ty))
+            Some((self.b.reg(&format!("{name}.return")), ret_ty))
         };
         let addr_taken = self.addr_taken(f);
         let mut labels = Vec::new();
