@@ -70,7 +70,10 @@ fn litmus_shapes_in_c_under_sc_tso_pso() {
         for (m, e) in ["sc", "tso", "pso"].iter().zip(exp) {
             let (code, text) = reach(m, &path, d);
             if word(code) != *e {
-                bad.push(format!("{f} {d:?} {m}: expected {e}, got {} ({text})", word(code)));
+                bad.push(format!(
+                    "{f} {d:?} {m}: expected {e}, got {} ({text})",
+                    word(code)
+                ));
             }
         }
     }
@@ -96,7 +99,11 @@ fn bad_c_is_a_located_error() {
     // (program, the message's words, line:column)
     let cases: &[(&str, &str, &str)] = &[
         ("int main() {\n  int x = ;\n}\n", "syntax error", ":2:"),
-        ("int main() {\n  float f = 1;\n  return 0;\n}\n", "floating-point", ":2:3"),
+        (
+            "int main() {\n  float f = 1;\n  return 0;\n}\n",
+            "floating-point",
+            ":2:3",
+        ),
         (
             "int main() {\n  int x = 1;\n  switch (x) { default: break; }\n}\n",
             "`switch` is not supported",
@@ -112,11 +119,23 @@ fn bad_c_is_a_located_error() {
             "recursive call of `f`",
             ":1:",
         ),
-        ("int main() {\n  L: goto L;\n}\n", "backward `goto L`", ":2:"),
-        ("int main() {\n  return y;\n}\n", "undeclared identifier `y`", ":2:10"),
+        (
+            "int main() {\n  L: goto L;\n}\n",
+            "backward `goto L`",
+            ":2:",
+        ),
+        (
+            "int main() {\n  return y;\n}\n",
+            "undeclared identifier `y`",
+            ":2:10",
+        ),
         ("int main() {\n  foo(1);\n}\n", "call of `foo`", ":2:3"),
         ("int x;\n", "no `main` function", ":1:1"),
-        ("#include \"missing.h\"\nint main() { return 0; }\n", "preprocessor", ":1:"),
+        (
+            "#include \"missing.h\"\nint main() { return 0; }\n",
+            "preprocessor",
+            ":1:",
+        ),
         (
             "int main() {\n  __asm__ volatile(\"nop\");\n  return 0;\n}\n",
             "inline assembly `nop`",
@@ -127,7 +146,10 @@ fn bad_c_is_a_located_error() {
         let (code, out, path) = reach_text(text, &[]);
         assert_eq!(code, 2, "{text}: {out}");
         assert!(out.contains(what), "{text}: expected `{what}` in: {out}");
-        assert!(out.contains(&format!("{path}{loc}")), "{text}: expected {path}{loc} in: {out}");
+        assert!(
+            out.contains(&format!("{path}{loc}")),
+            "{text}: expected {path}{loc} in: {out}"
+        );
         assert!(!out.contains("panicked"), "{out}");
     }
 }
@@ -146,11 +168,17 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let (code, out, _) = reach_text(&deep, &[]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("nested deeper"), "{out}");
-    let unary = format!("int main() {{\n  int x = {}1;\n  return x;\n}}\n", "- ".repeat(5000));
+    let unary = format!(
+        "int main() {{\n  int x = {}1;\n  return x;\n}}\n",
+        "- ".repeat(5000)
+    );
     let (code, out, _) = reach_text(&unary, &[]);
     assert_eq!(code, 2, "{out}");
     // Statements nested without brackets: the lowering's depth limit.
-    let ifs = format!("int main() {{\n  int x = 0;\n  {}x = 1;\n  return x;\n}}\n", "if (x) ".repeat(2000));
+    let ifs = format!(
+        "int main() {{\n  int x = 0;\n  {}x = 1;\n  return x;\n}}\n",
+        "if (x) ".repeat(2000)
+    );
     let (code, out, _) = reach_text(&ifs, &[]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("nested deeper than"), "{out}");
@@ -187,7 +215,10 @@ fn unwind_cuts_are_reported_and_constant_loops_unrolled() {
     let spin = "#include <assert.h>\nvolatile int x;\nint main() {\n  int n = 0;\n  while (x == 0) {\n    n++;\n  }\n  assert(0);\n  return 0;\n}\n";
     let (code, out, _) = reach_text(spin, &["--unwind", "3"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("--unwind 3 cut the loops at") && out.contains(":5"), "{out}");
+    assert!(
+        out.contains("--unwind 3 cut the loops at") && out.contains(":5"),
+        "{out}"
+    );
     // A spin loop becomes load + assume, and the answer says so.
     let spin2 = "#include <assert.h>\nvolatile int x;\nint main() {\n  while (x == 0);\n  assert(0);\n  return 0;\n}\n";
     let (code, out, _) = reach_text(spin2, &[]);
@@ -214,7 +245,12 @@ fn nidhugg_corpus_matches_expected() {
         if c.len() < 6 || c[0].starts_with("apr_") {
             continue;
         }
-        rows.push((c[0].to_string(), c[1].to_string(), c[2].to_string(), [c[3].to_string(), c[4].to_string(), c[5].to_string()]));
+        rows.push((
+            c[0].to_string(),
+            c[1].to_string(),
+            c[2].to_string(),
+            [c[3].to_string(), c[4].to_string(), c[5].to_string()],
+        ));
     }
     assert!(rows.len() >= 20, "EXPECTED.tsv has {} rows", rows.len());
     let mut jobs = Vec::new();
@@ -229,7 +265,13 @@ fn nidhugg_corpus_matches_expected() {
             _ => vec![],
         };
         for (m, e) in ["sc", "tso", "pso"].iter().zip(exp) {
-            jobs.push((file.clone(), defines.clone(), unwind.clone(), m.to_string(), e.clone()));
+            jobs.push((
+                file.clone(),
+                defines.clone(),
+                unwind.clone(),
+                m.to_string(),
+                e.clone(),
+            ));
         }
     }
     use rayon::prelude::*;
@@ -240,7 +282,13 @@ fn nidhugg_corpus_matches_expected() {
             let mut args: Vec<&str> = d.clone();
             args.extend(["--unwind", u.as_str(), "--timeout", "600"]);
             let (code, out) = reach(m, &path, &args);
-            (word(code) != e).then(|| format!("{file} {d:?} {m}: expected {e}, got {} ({})", word(code), out.lines().next().unwrap_or("")))
+            (word(code) != e).then(|| {
+                format!(
+                    "{file} {d:?} {m}: expected {e}, got {} ({})",
+                    word(code),
+                    out.lines().next().unwrap_or("")
+                )
+            })
         })
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -565,10 +565,20 @@ pub fn level(t: &mut Thread, names: &mut Interner) {
             t.states.push(sym);
             let q = StateId(t.states.len() as u32 - 1);
             let c = cmd.take().unwrap_or(Command::Nop);
-            t.instrs.push(Instr { from: prev, to: q, cmd: c, span });
+            t.instrs.push(Instr {
+                from: prev,
+                to: q,
+                cmd: c,
+                span,
+            });
             prev = q;
         }
-        t.instrs.push(Instr { from: prev, to: ins.to, cmd: Command::Nop, span });
+        t.instrs.push(Instr {
+            from: prev,
+            to: ins.to,
+            cmd: Command::Nop,
+            span,
+        });
     }
 }
 

@@ -17,6 +17,12 @@ use lang_c::ast::{
 use lang_c::span::{Node, Span};
 use std::collections::HashMap;
 
+/// A parameter: its specifiers and declarator.
+pub type Param<'a> = (
+    &'a [Node<DeclarationSpecifier>],
+    Option<&'a Node<lang_c::ast::Declarator>>,
+);
+
 /// The kind of a loop.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LoopKind {
@@ -97,10 +103,7 @@ impl<'a> Ctx<'a> {
 
     fn bind_params(
         &mut self,
-        params: &[(
-            &'a [Node<DeclarationSpecifier>],
-            Option<&'a Node<lang_c::ast::Declarator>>,
-        )],
+        params: &[Param<'a>],
         args: Vec<LExpr>,
         call: Span,
     ) -> Result<(), Error> {
@@ -636,12 +639,7 @@ fn collect_labels(s: &Node<Statement>, out: &mut Vec<String>, depth: usize) {
 
 /// The parameters of a function definition: (specifiers, declarator);
 /// `(void)` has none.
-pub fn parameters(
-    f: &Node<FunctionDefinition>,
-) -> Vec<(
-    &[Node<DeclarationSpecifier>],
-    Option<&Node<lang_c::ast::Declarator>>,
-)> {
+pub fn parameters(f: &Node<FunctionDefinition>) -> Vec<Param<'_>> {
     fn find(d: &Node<lang_c::ast::Declarator>) -> Option<&lang_c::ast::FunctionDeclarator> {
         if let lang_c::ast::DeclaratorKind::Declarator(inner) = &d.node.kind.node {
             if let Some(x) = find(inner) {
