@@ -41,6 +41,7 @@ fn load_all(
     files: &[String],
     format: Option<frontend::Format>,
     width: u32,
+    copts: &frontend::c::Options,
     shard: &crate::cli::args::ShardArgs,
     describe: crate::cli::shard::Describe,
 ) -> Result<(crate::cli::shard::Shard, Vec<(String, Program)>), Error> {
@@ -48,7 +49,7 @@ fn load_all(
     let (shard, files) = crate::cli::shard::Shard::select(shard, describe, files)?;
     let progs = files
         .into_iter()
-        .map(|f| frontend::load_program(&f, format, Width(width)).map(|p| (f, p)))
+        .map(|f| frontend::load_program_with(&f, format, Width(width), copts).map(|p| (f, p)))
         .collect::<Result<_, _>>()?;
     Ok((shard, progs))
 }
@@ -103,6 +104,7 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &a.batch.shard,
         describe,
     )?;
@@ -238,6 +240,7 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &no_shard,
         describe,
     )?;
@@ -320,6 +323,7 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &a.shard,
         describe,
     )?;

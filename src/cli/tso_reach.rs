@@ -48,7 +48,12 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
     let (mut reachable, mut unknown) = (false, false);
     let mut out = String::new();
     for f in &a.input.files {
-        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        let p = frontend::load_program_with(
+            f,
+            a.input.format,
+            Width(a.input.width),
+            &a.input.c.options(),
+        )?;
         let t0 = std::time::Instant::now();
         let lazy = a.engine == Engine::Lazy;
         let (tag, scope) = if lazy {
@@ -158,7 +163,12 @@ pub fn run_translate(a: &TranslateArgs) -> Result<i32, Error> {
     }
     let mut out = String::new();
     for f in &a.input.files {
-        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        let p = frontend::load_program_with(
+            f,
+            a.input.format,
+            Width(a.input.width),
+            &a.input.c.options(),
+        )?;
         let tr = kround::translate(&p, a.kround).map_err(|e| Error::Usage(format!("{f}: {e}")))?;
         if a.input.files.len() > 1 {
             out.push_str(&format!("# file: {f}\n"));
@@ -261,7 +271,7 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
     );
     let (mut disagreements, mut unknowns) = (0, 0);
     for f in &a.input.files {
-        let p = frontend::load_program(f, a.input.format, Width(w))?;
+        let p = frontend::load_program_with(f, a.input.format, Width(w), &a.input.c.options())?;
         let bad = |e: bmc_rmm::reach::ReachError| Error::Usage(format!("{f}: {e}"));
         let s_sat = sat(&p, &tso)?;
         let lo = bmc_rmm::reach::lazy::LazyOptions {
