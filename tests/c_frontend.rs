@@ -293,3 +293,77 @@ fn nidhugg_corpus_matches_expected() {
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn printed_c_programs_give_the_same_answers() {
+    use bmc_rmm::bounded::{check, CheckKind, Deadline, Limits, SolverKind};
+    use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::frontend::{self, Format};
+    use bmc_rmm::program::Width;
+    if !cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let w = Width(16);
+    for f in ["sb", "mp", "dekker", "peterson"] {
+        let c = frontend::load_program(&format!("examples/c/{f}.c"), None, w).unwrap();
+        let text = frontend::native::print::native(&c);
+        let back = frontend::parse_program(
+            &SourceFile::new("printed.rmm", text),
+            Some(Format::Native),
+            w,
+        )
+        .unwrap_or_else(|e| panic!("{f}: the printed program does not parse: {e}"));
+        let bound = c.max_path.expect("C programs are acyclic");
+        for m in ["sc", "tso", "pso"] {
+            let model = bmc_rmm::cat::load_model(m, None).unwrap();
+            let lim = Limits {
+                bound,
+                width: w.0,
+                deadline: Deadline(None),
+            };
+            let a = check(
+                SolverKind::Varisat,
+                &c,
+                &model,
+                lim,
+                false,
+                &[CheckKind::Reach],
+            )
+            .unwrap();
+            let b = check(
+                SolverKind::Varisat,
+                &back,
+                &model,
+                lim,
+                false,
+                &[CheckKind::Reach],
+            )
+            .unwrap();
+            assert_eq!(a[0].verdict, b[0].verdict, "{f} under {m}");
+        }
+    }
+}
+
+#[test]
+fn verifier_atomic_functions_are_one_step() {
+    if !cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let prog = "#include <assert.h>\n#include <pthread.h>\nvolatile int x;\nvoid NAME(void) { int t = x; if (t < 100) x = t + 1; else assert(0); }\nvoid *f(void *a) { NAME(); return 0; }\nint main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, f, 0);\n  pthread_create(&b, 0, f, 0);\n  pthread_join(a, 0);\n  pthread_join(b, 0);\n  assert(x == 2);\n  return 0;\n}\n";
+    // Atomic: the two increments never interleave.
+    let (code, out, _) = reach_text(&prog.replace("NAME", "__VERIFIER_atomic_inc"), &[]);
+    assert_eq!(code, 0, "{out}");
+    // The same function without the prefix loses an increment.
+    let (code, out, _) = reach_text(&prog.replace("NAME", "inc"), &[]);
+    assert_eq!(code, 1, "{out}");
+    // An assertion inside an atomic function is still a violation.
+    let (code, out, _) = reach_text(
+        &prog
+            .replace("NAME", "__VERIFIER_atomic_inc")
+            .replace("t < 100", "t < 1"),
+        &[],
+    );
+    assert_eq!(code, 1, "{out}");
+}

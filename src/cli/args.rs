@@ -327,7 +327,7 @@ pub struct DiffArgs {
 /// Options shared by every command that reads programs.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Input files (native .rmm, Trencher .txt, herd .litmus).
+    /// Input files (native .rmm, Trencher .txt, herd .litmus, C .c).
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
     /// Force the input format instead of detecting it from the extension.

@@ -703,10 +703,7 @@ impl<'a> Ctx<'a> {
         if !reserved(&name) {
             if let Some(&f) = self.funcs.get(&name) {
                 if name.starts_with("__VERIFIER_atomic_") {
-                    self.emit(Command::Lock, s)?;
-                    let v = self.inline_call(f, args, s)?;
-                    self.emit(Command::Unlock, s)?;
-                    return Ok(v);
+                    return self.atomic_call(f, args, s);
                 }
                 return self.inline_call(f, args, s);
             }
@@ -745,7 +742,12 @@ impl<'a> Ctx<'a> {
                 zero
             }
             "pthread_exit" => {
-                let end = self.end.expect("a thread end");
+                let Some(end) = self.end else {
+                    return Err(self.err(
+                        s,
+                        "`pthread_exit` inside an atomic section is not supported",
+                    ));
+                };
                 self.b.jump(end);
                 zero
             }
@@ -820,6 +822,80 @@ impl<'a> Ctx<'a> {
             Some((r, ty)) => {
                 let v = self.known_or(r);
                 let e = self.stable(v, s)?;
+                Ok(Val { e, ty })
+            }
+            None => Ok(Val {
+                e: Expr::Const(0),
+                ty: CType::Void,
+            }),
+        }
+    }
+
+    /// A call of a `__VERIFIER_atomic_*` function: its body is lowered
+    /// apart, and each of its paths (at most [`MAX_ATOMIC_PATHS`])
+    /// becomes one `Atomic` step from here: to the return, or to the
+    /// error state when the path fails an assertion.
+    fn atomic_call(
+        &mut self,
+        f: &'a Node<lang_c::ast::FunctionDefinition>,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
+        let mut vals = Vec::new();
+        for a in args {
+            let v = self.rvalue(a)?;
+            vals.push(self.stable(v.e, a.span)?);
+        }
+        if !self.b.live() {
+            return Ok(Val::int(Expr::Const(0)));
+        }
+        let sub = self.b.sub();
+        let main = std::mem::replace(&mut self.b, sub);
+        let saved_err = self.error.take();
+        let saved_end = self.end.take();
+        let r = self.inline_body(f, vals, None, s);
+        self.end = saved_end;
+        let mut sub = std::mem::replace(&mut self.b, main);
+        let sub_err = std::mem::replace(&mut self.error, saved_err);
+        let ret = r?;
+        self.b.adopt_regs(&sub);
+        let done = sub.cur;
+        let mut fail_state = None;
+        if let Some((l, _)) = sub_err {
+            sub.cur = None;
+            sub.place(l);
+            fail_state = sub.cur;
+        }
+        let sp = self.span(s);
+        let why = |e: String| self.err(s, format!("atomic section: {e}"));
+        let ok_paths = match done {
+            Some(d) => sub.paths_to(d, MAX_ATOMIC_PATHS).map_err(why)?,
+            None => Vec::new(),
+        };
+        let fail_paths = match fail_state {
+            Some(st) => sub.paths_to(st, MAX_ATOMIC_PATHS).map_err(why)?,
+            None => Vec::new(),
+        };
+        let n_ok = ok_paths.len();
+        let cmds: Vec<Command> = ok_paths
+            .into_iter()
+            .chain(fail_paths)
+            .map(Command::Atomic)
+            .collect();
+        let pos = self.b.split(cmds, sp)?;
+        let join = self.b.label();
+        for (k, p) in pos.into_iter().enumerate() {
+            self.b.goto_pos(p);
+            if k < n_ok {
+                self.b.jump(join);
+            } else {
+                self.fail(s);
+            }
+        }
+        self.b.place(join);
+        match ret {
+            Some((r, ty)) => {
+                let e = self.stable(Expr::Var(r), s)?;
                 Ok(Val { e, ty })
             }
             None => Ok(Val {
@@ -1275,6 +1351,9 @@ impl<'a> Ctx<'a> {
         Ok((Expr::Var(old), self.known_or(ok)))
     }
 }
+
+/// Most paths of an atomic section (each becomes one `Atomic` step).
+pub const MAX_ATOMIC_PATHS: usize = 256;
 
 /// Names the C front-end always treats as built-ins, even if the file
 /// defines a function of that name.
