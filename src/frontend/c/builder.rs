@@ -483,7 +483,12 @@ impl Builder {
         let start = self.find(0);
         let mut paths = Vec::new();
         let mut stack: Vec<(u32, Vec<usize>)> = vec![(start, Vec::new())];
+        let mut work = 0usize;
         while let Some((s, path)) = stack.pop() {
+            work += 1;
+            if work > 64 * max + 4096 {
+                return Err("too many paths to enumerate".into());
+            }
             if s == to {
                 if paths.len() >= max {
                     return Err(format!("more than {max} paths"));
