@@ -2,7 +2,7 @@
 //! and the option groups they share (`#[command(flatten)]`). Defaults are
 //! the library's named constants ([`bmc_rmm::bounded::DEFAULT_BOUND`]…).
 
-use bmc_rmm::bounded::{SolverKind, DEFAULT_BOUND, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::bounded::{SolverKind, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::diag::Error;
 use bmc_rmm::frontend::Format;
 use bmc_rmm::program::Width;
@@ -341,7 +341,7 @@ pub struct DiffArgs {
 /// Options shared by every command that reads programs.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Input files (native .rmm, Trencher .txt, herd .litmus).
+    /// Input files (native .rmm, Trencher .txt, herd .litmus, C .c).
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
     /// Force the input format instead of detecting it from the extension.
@@ -353,6 +353,39 @@ pub struct InputArgs {
     /// Print one JSON record per result instead of text.
     #[arg(long)]
     pub json: bool,
+    /// C front-end options.
+    #[command(flatten)]
+    pub c: CArgs,
+}
+
+/// Options of the C front-end (`.c` inputs, docs/c.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct CArgs {
+    /// C: define a preprocessor macro, as `cc -D` (`-D NAME`,
+    /// `-D NAME=VALUE`; repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// C: run every loop body at most N times on a path (CBMC's
+    /// `--unwind`; loops whose condition constants decide are unrolled
+    /// completely). The answer names the loops it cut. Default 10.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub unwind: Option<u32>,
+    /// C: keep spin loops `while (c);` as loops (by default they become
+    /// the loads of `c` and `assume(!c)`, as in the SMC-for-TSO paper).
+    #[arg(long)]
+    pub no_spin_assume: bool,
+}
+
+impl CArgs {
+    /// The library's C front-end options.
+    pub fn options(&self) -> bmc_rmm::frontend::c::Options {
+        bmc_rmm::frontend::c::Options {
+            defines: self.define.clone(),
+            unwind: self.unwind.unwrap_or(bmc_rmm::frontend::c::DEFAULT_UNWIND),
+            spin_assume: !self.no_spin_assume,
+            cpp: None,
+        }
+    }
 }
 
 /// `bmc-rmm parse` options.
@@ -372,9 +405,11 @@ pub struct CheckArgs {
     /// Memory model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Unrolling bound: at most K instructions executed per thread (≥ 1).
-    #[arg(long, short = 'k', default_value_t = DEFAULT_BOUND)]
-    pub bound: u32,
+    /// Unrolling bound: at most K instructions executed per thread (≥ 1;
+    /// default 20, for C input the longest path of the unwound program,
+    /// which cuts nothing).
+    #[arg(long, short = 'k')]
+    pub bound: Option<u32>,
     /// Per-input time limit in seconds; "unknown" (exit 3) when exceeded.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
@@ -422,7 +457,7 @@ impl CheckArgs {
     /// Errors: bound 0, no input file, `--eager` or
     /// `--engine explicit` with `--solver z3`.
     pub fn validate(&self) -> Result<(), Error> {
-        if self.bound == 0 {
+        if self.bound == Some(0) {
             return Err(Error::Usage("--bound must be at least 1".into()));
         }
         if self.input.files.is_empty() {
@@ -543,6 +578,7 @@ fn format_parser() -> impl TypedValueParser<Value = Format> {
         PossibleValue::new("litmus").help("A herd litmus test"),
         PossibleValue::new("memorax")
             .help("Memorax's RMM language (detected by a leading `forbidden`)"),
+        PossibleValue::new("c").help("C/pthreads (a subset, docs/c.md; detected by `.c`)"),
     ])
     .try_map(|s| s.parse::<Format>())
 }

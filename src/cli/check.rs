@@ -19,11 +19,12 @@ pub fn load_for_check(
     f: &str,
     format: Option<Format>,
     w: Width,
+    copts: &bmc_rmm::frontend::c::Options,
     nodes: Option<u32>,
     model: &bmc_rmm::cat::Model,
     model_name: &str,
 ) -> Result<bmc_rmm::program::Program, Error> {
-    let p = frontend::load_program(f, format, w)?;
+    let p = frontend::load_program_with(f, format, w, copts)?;
     let p = bmc_rmm::program::pgas::prepare(p, nodes, w)?;
     if p.nodes.is_some() && !model.uses(bmc_rmm::cat::base::BaseRel::Op) {
         return Err(Error::Usage(format!(
@@ -40,7 +41,12 @@ pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
     }
     let mut out = String::new();
     for f in &args.input.files {
-        let p = frontend::load_program(f, args.input.format, Width(args.input.width))?;
+        let p = frontend::load_program_with(
+            f,
+            args.input.format,
+            Width(args.input.width),
+            &args.input.c.options(),
+        )?;
         if args.input.json {
             let rec = serde_json::json!({ "file": f, "threads": p.threads.len(), "program": bmc_rmm::frontend::native::print::native(&p) });
             out.push_str(&rec.to_string());
@@ -54,6 +60,14 @@ pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
     }
     print!("{out}");
     Ok(0)
+}
+
+/// The bound of a check: `--bound`, else the longest path of a program
+/// the front-end made acyclic (C), else [`bmc_rmm::bounded::DEFAULT_BOUND`].
+pub fn effective_bound(given: Option<u32>, p: &bmc_rmm::program::Program) -> u32 {
+    given
+        .or(p.max_path)
+        .unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND)
 }
 
 /// Where `--dot` writes: one file, or one file per input and check in a
@@ -131,7 +145,7 @@ fn json_record(
     model_name: &str,
 ) -> serde_json::Value {
     serde_json::json!({
-        "file": f, "model": model_name, "solver": a.solver, "bound": a.bound, "width": a.input.width,
+        "file": f, "model": model_name, "solver": a.solver, "bound": effective_bound(a.bound, p), "notes": p.notes, "width": a.input.width,
         "check": r.check, "verdict": r.verdict, "time": r.time,
         "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
         "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
@@ -165,8 +179,13 @@ fn present(
             },
         );
         rec.json.push(json_record(f, p, r, a, model_name));
-        rec.text
-            .push_str(&render::render(p, f, model_name, a.bound, r));
+        rec.text.push_str(&render::render(
+            p,
+            f,
+            model_name,
+            effective_bound(a.bound, p),
+            r,
+        ));
     }
     rec
 }
@@ -236,7 +255,16 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     let mut progs = Vec::new();
     for f in &files {
         let w = Width(a.input.width);
-        let p = load_for_check(f, a.input.format, w, a.pgas.nodes, &model, &model_name)?;
+        let copts = a.input.c.options();
+        let p = load_for_check(
+            f,
+            a.input.format,
+            w,
+            &copts,
+            a.pgas.nodes,
+            &model,
+            &model_name,
+        )?;
         for what in bmc_rmm::cat::base::ignored_constructs(&model, &p) {
             if !crate::cli::quiet() {
                 eprintln!("warning: {f}: model `{model_name}` gives no meaning to {what}");
@@ -249,7 +277,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
     let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
         let lim = bmc_rmm::bounded::Limits {
-            bound: a.bound,
+            bound: effective_bound(a.bound, p),
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
         };
@@ -287,7 +315,13 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
                 out.push_str(&rec.to_string());
                 out.push('\n');
             } else {
-                out.push_str(&render::render(p, f, &model_name, a.bound, r));
+                out.push_str(&render::render(
+                    p,
+                    f,
+                    &model_name,
+                    effective_bound(a.bound, p),
+                    r,
+                ));
             }
             if let (Some(t), Some(x)) = (&dot, &r.witness) {
                 let path = t.path_for(&files, i, r.check.name());

@@ -22,7 +22,7 @@ use super::render::{litmus_verdict_word, verdict_word};
 use crate::cli::batch::{self, BatchOptions, Summary};
 use bmc_rmm::bounded::Execution;
 use bmc_rmm::bounded::SolverKind;
-use bmc_rmm::bounded::{CheckKind, CheckResult, DEFAULT_BOUND, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::bounded::{CheckKind, CheckResult, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::cat::load_model_spec;
 use bmc_rmm::cat::Model;
 use bmc_rmm::diag::Error;
@@ -106,12 +106,13 @@ fn answer(
         file,
         None,
         Width(w),
+        &bmc_rmm::frontend::c::Options::default(),
         a.pgas.nodes,
         &side.model,
         &side.model_name,
     )?;
     let lim = bmc_rmm::bounded::Limits {
-        bound: a.bound.unwrap_or(DEFAULT_BOUND),
+        bound: super::check::effective_bound(a.bound, &p),
         width: w,
         deadline: batch::deadline(Some(a.timeout)),
     };

@@ -85,6 +85,7 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &a.batch.shard,
         describe,
     )?;
@@ -194,6 +195,7 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &no_shard,
         describe,
     )?;
@@ -276,6 +278,7 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &a.shard,
         describe,
     )?;

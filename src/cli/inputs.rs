@@ -15,6 +15,7 @@ pub fn load_sharded(
     files: &[String],
     format: Option<bmc_rmm::frontend::Format>,
     width: u32,
+    copts: &bmc_rmm::frontend::c::Options,
     shard: &crate::cli::args::ShardArgs,
     describe: crate::cli::shard::Describe,
 ) -> Result<
@@ -29,7 +30,7 @@ pub fn load_sharded(
     let width = bmc_rmm::program::Width(width);
     let progs = files
         .into_iter()
-        .map(|f| bmc_rmm::frontend::load_program(&f, format, width).map(|p| (f, p)))
+        .map(|f| bmc_rmm::frontend::load_program_with(&f, format, width, copts).map(|p| (f, p)))
         .collect::<Result<_, _>>()?;
     Ok((shard, progs))
 }

@@ -75,6 +75,11 @@ pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult)
             r.truncated.join(", ")
         ));
     }
+    if r.verdict != Verdict::Violation {
+        for n in &p.notes {
+            s.push_str(&format!("  note: {n}\n"));
+        }
+    }
     if let (Some(x), Some(c)) = (&r.witness, &r.cycle) {
         s.push_str(&format!("  cycle: {}\n", x.render_cycle(c)));
         if let Some((w, rd)) = r.attack {

@@ -33,6 +33,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             f,
             a.input.format,
             w,
+            &a.input.c.options(),
             a.pgas.nodes,
             &model.model,
             &model.name,
@@ -41,8 +42,9 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
     }
     let mut code = 0;
     for (f, p) in &progs {
+        let bound = super::check::effective_bound(a.bound, p);
         let lim = Limits {
-            bound: a.bound,
+            bound,
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
         };
@@ -81,7 +83,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             println!(
                 "{}",
                 serde_json::json!({"file": f, "model": model.name, "check": "state-robust",
-                    "bound": a.bound, "verdict": verdict, "states": v, "unknown": u,
+                    "bound": bound, "verdict": verdict, "states": v, "unknown": u,
                     "asked": r.asked, "sc_reachable": r.sc_reachable, "time": r.time})
             );
             continue;
@@ -90,13 +92,13 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
         match status {
             0 => println!(
                 "{head}: state-robust up to bound {}: every control state reachable under {} is reachable under SC",
-                a.bound, model.name
+                bound, model.name
             ),
             1 => println!(
                 "{head}: NOT STATE-ROBUST: {} control state(s) reachable under {} but not under SC within bound {}",
                 r.violations.len(),
                 model.name,
-                a.bound
+                bound
             ),
             _ => println!("{head}: unknown"),
         }

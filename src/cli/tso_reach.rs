@@ -69,6 +69,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &a.batch.shard,
         describe,
     )?;
@@ -201,7 +202,12 @@ pub fn run_translate(a: &TranslateArgs) -> Result<i32, Error> {
     }
     let mut out = String::new();
     for f in &a.input.files {
-        let p = frontend::load_program(f, a.input.format, Width(a.input.width))?;
+        let p = frontend::load_program_with(
+            f,
+            a.input.format,
+            Width(a.input.width),
+            &a.input.c.options(),
+        )?;
         let tr = kround::translate(&p, a.kround).map_err(|e| Error::Usage(format!("{f}: {e}")))?;
         if a.input.json {
             let rec = serde_json::json!({
@@ -323,6 +329,7 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         &a.input.files,
         a.input.format,
         a.input.width,
+        &a.input.c.options(),
         &a.shard,
         describe,
     )?;

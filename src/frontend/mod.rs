@@ -9,8 +9,11 @@
 //!   keeps the final condition);
 //! * content whose first word (after comments) is `forbidden`: Memorax's
 //!   RMM language ([`memorax`], docs/memorax.md), whatever the extension
-//!   (Memorax files are `.rmm` too).
+//!   (Memorax files are `.rmm` too);
+//! * `.c`: C/pthreads programs ([`c`], docs/c.md), through the system's C
+//!   preprocessor.
 
+pub mod c;
 pub mod litmus;
 pub mod memorax;
 pub mod native;
@@ -31,6 +34,8 @@ pub enum Format {
     Litmus,
     /// Memorax's RMM language.
     Memorax,
+    /// C/pthreads (a subset, docs/c.md).
+    C,
 }
 
 impl Format {
@@ -42,6 +47,7 @@ impl Format {
             Format::Trencher => "trencher",
             Format::Litmus => "litmus",
             Format::Memorax => "memorax",
+            Format::C => "c",
         }
     }
 
@@ -52,6 +58,9 @@ impl Format {
             return Format::Memorax;
         }
         let lower = path.to_ascii_lowercase();
+        if c::is_c_path(&lower) {
+            return Format::C;
+        }
         if lower.ends_with(".litmus") {
             return Format::Litmus;
         }
@@ -85,12 +94,13 @@ impl std::str::FromStr for Format {
             Format::Trencher,
             Format::Litmus,
             Format::Memorax,
+            Format::C,
         ]
         .into_iter()
         .find(|f| f.name() == s)
         .ok_or_else(|| {
             Error::Usage(format!(
-                "unknown format `{s}`; formats: native, trencher, litmus, memorax"
+                "unknown format `{s}`; formats: native, trencher, litmus, memorax, c"
             ))
         })
     }
@@ -105,7 +115,21 @@ pub fn parse_program(
     format: Option<Format>,
     width: Width,
 ) -> Result<Program, Error> {
+    parse_program_with(src, format, width, &c::Options::default())
+}
+
+/// [`parse_program`] with the C front-end's options (`-D`, `--unwind`,
+/// spin loops); other formats ignore them.
+///
+/// Errors: as [`parse_program`].
+pub fn parse_program_with(
+    src: &SourceFile,
+    format: Option<Format>,
+    width: Width,
+    copts: &c::Options,
+) -> Result<Program, Error> {
     match format.unwrap_or_else(|| Format::detect(&src.path, &src.text)) {
+        Format::C => c::parse(src, width, copts),
         Format::Native => native::parse(src, width),
         Format::Trencher => trencher::parse(src, width),
         Format::Litmus => litmus::parse(src, width).map(|t| t.program),
@@ -117,8 +141,20 @@ pub fn parse_program(
 ///
 /// Errors: the file cannot be read, or [`parse_program`] fails.
 pub fn load_program(path: &str, format: Option<Format>, width: Width) -> Result<Program, Error> {
+    load_program_with(path, format, width, &c::Options::default())
+}
+
+/// [`load_program`] with the C front-end's options.
+///
+/// Errors: as [`load_program`].
+pub fn load_program_with(
+    path: &str,
+    format: Option<Format>,
+    width: Width,
+    copts: &c::Options,
+) -> Result<Program, Error> {
     let src = SourceFile::read(path)?;
-    parse_program(&src, format, width)
+    parse_program_with(&src, format, width, copts)
 }
 
 #[cfg(test)]

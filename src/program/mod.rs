@@ -532,6 +532,13 @@ pub struct Program {
     pub nodes: Option<u32>,
     /// The source the program was read from (for messages).
     pub source: Option<SourceFile>,
+    /// What the front-end cut or replaced, said with every answer (C:
+    /// loops cut by `--unwind`, spin loops replaced by `assume`).
+    pub notes: Vec<String>,
+    /// The longest path of any thread (instructions) when the front-end
+    /// made every thread acyclic (C: loops unwound, calls inlined): the
+    /// default `--bound`, which then cuts no path.
+    pub max_path: Option<u32>,
 }
 
 impl Program {

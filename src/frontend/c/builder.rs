@@ -1,0 +1,863 @@
+//! One thread's automaton under construction.
+//!
+//! Code is emitted at the current position (a control state, or none when
+//! the code is unreachable). Every jump is forward: a [`LabelId`] collects
+//! the positions that jump to it and, when placed, merges their states
+//! into one (union–find), so jumps, `break`, `continue`, `return` and
+//! joins of branches cost no instruction. The result is acyclic; its
+//! longest path is the default `--bound`.
+//!
+//! Registers known to hold a constant on every path to the current
+//! position are propagated (`env`): expressions are folded, branches on
+//! constants take one side only, and `assume` of a constant is dropped
+//! (true) or ends the path (false). This is what unrolls loops with
+//! constant bounds completely (docs/c.md).
+
+use crate::diag::{Error, Span};
+use crate::program::intern::Interner;
+use crate::program::{BinOp, Command, Expr, Instr, LExpr, RegId, StateId, Thread, UnOp, Width};
+
+/// Most instructions one thread may have after unwinding and inlining.
+pub const MAX_INSTRS: usize = 200_000;
+
+/// Constant values of registers at a position (`None`: unknown).
+pub type Env = Vec<Option<i64>>;
+
+/// A position: a control state and what is known there.
+pub type Pos = Option<(u32, Env)>;
+
+/// A forward jump target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelId(usize);
+
+/// A label's incoming jumps.
+#[derive(Default)]
+struct Label {
+    pending: Vec<(u32, Env)>,
+    placed: bool,
+}
+
+/// The automaton of one thread being built.
+pub struct Builder {
+    /// The value width (folding wraps to it).
+    pub width: Width,
+    states: Vec<String>,
+    parent: Vec<u32>,
+    /// Register names ([`RegId`] indexes this).
+    pub regs: Vec<String>,
+    instrs: Vec<(u32, u32, Command, Span)>,
+    /// The current position's state (`None`: unreachable code).
+    pub cur: Option<u32>,
+    /// The constants known at the current position.
+    pub env: Env,
+    labels: Vec<Label>,
+    temps: Vec<RegId>,
+    temps_used: usize,
+    line: usize,
+}
+
+impl Builder {
+    /// A builder whose initial state is the current position.
+    pub fn new(width: Width) -> Builder {
+        Builder {
+            width,
+            states: vec!["start".into()],
+            parent: vec![0],
+            regs: Vec::new(),
+            instrs: Vec::new(),
+            cur: Some(0),
+            env: Vec::new(),
+            labels: Vec::new(),
+            temps: Vec::new(),
+            temps_used: 0,
+            line: 0,
+        }
+    }
+
+    /// Sets the source line used to name new states.
+    pub fn at_line(&mut self, line: usize) {
+        if line > 0 {
+            self.line = line;
+        }
+    }
+
+    /// True when the current position is reachable.
+    pub fn live(&self) -> bool {
+        self.cur.is_some()
+    }
+
+    /// The number of instructions so far.
+    pub fn len(&self) -> usize {
+        self.instrs.len()
+    }
+
+    /// True when no instruction was emitted.
+    pub fn is_empty(&self) -> bool {
+        self.instrs.is_empty()
+    }
+
+    fn new_state(&mut self) -> u32 {
+        let n = self.states.len();
+        self.states.push(format!("l{}_{}", self.line, n));
+        self.parent.push(n as u32);
+        n as u32
+    }
+
+    fn find(&mut self, mut s: u32) -> u32 {
+        while self.parent[s as usize] != s {
+            let p = self.parent[s as usize];
+            self.parent[s as usize] = self.parent[p as usize];
+            s = p;
+        }
+        s
+    }
+
+    /// The register named `name` (created with initial value 0).
+    pub fn reg(&mut self, name: &str) -> RegId {
+        match self.regs.iter().position(|r| r == name) {
+            Some(i) => RegId(i as u32),
+            None => {
+                self.regs.push(name.to_string());
+                RegId(self.regs.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// True when a register of that name exists.
+    pub fn has_reg(&self, name: &str) -> bool {
+        self.regs.iter().any(|r| r == name)
+    }
+
+    /// A temporary register, free until [`Builder::release`] of an
+    /// earlier [`Builder::mark`].
+    pub fn temp(&mut self) -> RegId {
+        if self.temps_used == self.temps.len() {
+            let r = self.reg(&format!("tmp.{}", self.temps.len()));
+            self.temps.push(r);
+        }
+        let r = self.temps[self.temps_used];
+        self.temps_used += 1;
+        self.set_env(r, None);
+        r
+    }
+
+    /// The temporaries in use now.
+    pub fn mark(&self) -> usize {
+        self.temps_used
+    }
+
+    /// Frees the temporaries taken since `mark`.
+    pub fn release(&mut self, mark: usize) {
+        self.temps_used = mark.min(self.temps_used);
+    }
+
+    fn set_env(&mut self, r: RegId, v: Option<i64>) {
+        let i = r.0 as usize;
+        if self.env.len() <= i {
+            if v.is_none() {
+                return;
+            }
+            self.env.resize(i + 1, None);
+        }
+        self.env[i] = v;
+    }
+
+    /// The constant a register holds here, if known.
+    pub fn known(&self, r: RegId) -> Option<i64> {
+        self.env.get(r.0 as usize).copied().flatten()
+    }
+
+    /// `e` with known registers replaced and constants folded.
+    pub fn fold(&self, e: &LExpr) -> LExpr {
+        fold(e, &self.env, self.width)
+    }
+
+    /// Emits `cmd` at the current position (nothing when unreachable).
+    /// Folds its expressions; `assume` of a constant is dropped or ends
+    /// the path; assignments of constants update what is known.
+    ///
+    /// Errors: the thread outgrows [`MAX_INSTRS`] (a resource limit).
+    pub fn emit(&mut self, cmd: Command, span: Span) -> Result<(), Error> {
+        let Some(from) = self.cur else {
+            return Ok(());
+        };
+        let cmd = self.fold_cmd(cmd);
+        if let Command::Assume(c) = &cmd {
+            match c.as_const(self.width) {
+                Some(0) => {
+                    self.cur = None;
+                    return Ok(());
+                }
+                Some(_) => return Ok(()),
+                None => {}
+            }
+        }
+        self.update_env(&cmd);
+        let to = self.new_state();
+        self.push(from, to, cmd, span)?;
+        self.cur = Some(to);
+        Ok(())
+    }
+
+    fn push(&mut self, from: u32, to: u32, cmd: Command, span: Span) -> Result<(), Error> {
+        if self.instrs.len() >= MAX_INSTRS {
+            return Err(Error::Unknown(format!(
+                "a thread of the C program has more than {MAX_INSTRS} instructions after unwinding and inlining (lower --unwind)"
+            )));
+        }
+        self.instrs.push((from, to, cmd, span));
+        Ok(())
+    }
+
+    fn fold_cmd(&self, cmd: Command) -> Command {
+        let f = |e: &LExpr| fold(e, &self.env, self.width);
+        match cmd {
+            Command::Load { reg, addr } => Command::Load {
+                reg,
+                addr: f(&addr),
+            },
+            Command::Store { addr, value } => Command::Store {
+                addr: f(&addr),
+                value: f(&value),
+            },
+            Command::Assign { reg, value } => Command::Assign {
+                reg,
+                value: f(&value),
+            },
+            Command::Assume(e) => Command::Assume(f(&e)),
+            Command::Atomic(cs) => {
+                // Inside, registers written by earlier parts are not known.
+                let mut env = self.env.clone();
+                let mut out = Vec::new();
+                for c in cs {
+                    let g = |e: &LExpr| fold(e, &env, self.width);
+                    let c2 = match c {
+                        Command::Load { reg, addr } => Command::Load {
+                            reg,
+                            addr: g(&addr),
+                        },
+                        Command::Store { addr, value } => Command::Store {
+                            addr: g(&addr),
+                            value: g(&value),
+                        },
+                        Command::Assign { reg, value } => Command::Assign {
+                            reg,
+                            value: g(&value),
+                        },
+                        Command::Assume(e) => Command::Assume(g(&e)),
+                        c => c,
+                    };
+                    if let Command::Load { reg, .. } | Command::Assign { reg, .. } = &c2 {
+                        if let Some(x) = env.get_mut(reg.0 as usize) {
+                            *x = None;
+                        }
+                    }
+                    out.push(c2);
+                }
+                Command::Atomic(out)
+            }
+            c => c,
+        }
+    }
+
+    fn update_env(&mut self, cmd: &Command) {
+        match cmd {
+            Command::Assign { reg, value } => {
+                let v = value.as_const(self.width);
+                self.set_env(*reg, v);
+            }
+            Command::Load { reg, .. } => self.set_env(*reg, None),
+            Command::Atomic(cs) => cs.iter().for_each(|c| self.update_env_atomic(c)),
+            _ => {}
+        }
+    }
+
+    fn update_env_atomic(&mut self, c: &Command) {
+        if let Command::Load { reg, .. } | Command::Assign { reg, .. } = c {
+            self.set_env(*reg, None);
+        }
+    }
+
+    /// Splits the current position on `cond`: the positions where it
+    /// holds and where it does not (`None` for a side that a constant
+    /// condition rules out). The current position becomes unreachable;
+    /// continue with [`Builder::goto_pos`].
+    ///
+    /// Errors: see [`Builder::emit`].
+    pub fn branch(&mut self, cond: &LExpr, span: Span) -> Result<(Pos, Pos), Error> {
+        let Some(from) = self.cur.take() else {
+            return Ok((None, None));
+        };
+        let c = self.fold(cond);
+        let env = std::mem::take(&mut self.env);
+        if let Some(v) = c.as_const(self.width) {
+            return Ok(if v != 0 {
+                (Some((from, env)), None)
+            } else {
+                (None, Some((from, env)))
+            });
+        }
+        let t = self.new_state();
+        let e = self.new_state();
+        let mut tenv = env.clone();
+        let mut eenv = env;
+        if let Expr::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b) = &c {
+            if let (Expr::Var(r), Expr::Const(k)) = (&**a, &**b) {
+                let target = if *op == BinOp::Eq {
+                    &mut tenv
+                } else {
+                    &mut eenv
+                };
+                if target.len() <= r.0 as usize {
+                    target.resize(r.0 as usize + 1, None);
+                }
+                target[r.0 as usize] = Some(*k);
+            }
+        }
+        self.push(from, t, Command::Assume(c.clone()), span)?;
+        self.push(from, e, Command::Assume(negate(c)), span)?;
+        Ok((Some((t, tenv)), Some((e, eenv))))
+    }
+
+    /// Several commands from the current position to one new state (a
+    /// nondeterministic choice); registers they write become unknown.
+    ///
+    /// Errors: see [`Builder::emit`].
+    pub fn choice(&mut self, cmds: Vec<Command>, span: Span) -> Result<(), Error> {
+        let Some(from) = self.cur else {
+            return Ok(());
+        };
+        let to = self.new_state();
+        let mut written = Vec::new();
+        for c in cmds {
+            let c = self.fold_cmd(c);
+            collect_written(&c, &mut written);
+            self.push(from, to, c, span)?;
+        }
+        for r in written {
+            self.set_env(r, None);
+        }
+        self.cur = Some(to);
+        Ok(())
+    }
+
+    /// Several alternative commands from the current position, each to
+    /// its own new state: the positions after each (what they assign as a
+    /// constant is known there).
+    ///
+    /// Errors: see [`Builder::emit`].
+    pub fn split(&mut self, cmds: Vec<Command>, span: Span) -> Result<Vec<Pos>, Error> {
+        let Some(from) = self.cur.take() else {
+            return Ok(cmds.iter().map(|_| None).collect());
+        };
+        let env = std::mem::take(&mut self.env);
+        let mut out = Vec::new();
+        for c in cmds {
+            self.env = env.clone();
+            let c = self.fold_cmd(c);
+            self.update_env(&c);
+            let to = self.new_state();
+            self.push(from, to, c, span)?;
+            out.push(Some((to, std::mem::take(&mut self.env))));
+        }
+        Ok(out)
+    }
+
+    /// Makes `p` the current position.
+    pub fn goto_pos(&mut self, p: Pos) {
+        match p {
+            Some((s, env)) => {
+                self.cur = Some(s);
+                self.env = env;
+            }
+            None => {
+                self.cur = None;
+                self.env = Vec::new();
+            }
+        }
+    }
+
+    /// The current position (leaves it in place).
+    pub fn pos(&self) -> Pos {
+        self.cur.map(|s| (s, self.env.clone()))
+    }
+
+    /// A new, unplaced label.
+    pub fn label(&mut self) -> LabelId {
+        self.labels.push(Label::default());
+        LabelId(self.labels.len() - 1)
+    }
+
+    /// True once `l` was placed.
+    pub fn placed(&self, l: LabelId) -> bool {
+        self.labels[l.0].placed
+    }
+
+    /// Jumps from the current position to `l` (forward only); the current
+    /// position becomes unreachable.
+    pub fn jump(&mut self, l: LabelId) {
+        if let Some(s) = self.cur.take() {
+            let env = std::mem::take(&mut self.env);
+            self.labels[l.0].pending.push((s, env));
+        }
+    }
+
+    /// Adds position `p` to the jumps into `l`.
+    pub fn jump_from(&mut self, p: Pos, l: LabelId) {
+        if let Some(x) = p {
+            self.labels[l.0].pending.push(x);
+        }
+    }
+
+    /// Places `l` here: the current position (falling through) and every
+    /// jump to `l` become one state, where the constants on which all of
+    /// them agree are known.
+    pub fn place(&mut self, l: LabelId) {
+        let mut pending = std::mem::take(&mut self.labels[l.0].pending);
+        self.labels[l.0].placed = true;
+        if let Some(s) = self.cur.take() {
+            pending.insert(0, (s, std::mem::take(&mut self.env)));
+        }
+        let mut it = pending.into_iter();
+        let Some((s0, mut env)) = it.next() else {
+            self.cur = None;
+            self.env = Vec::new();
+            return;
+        };
+        let root = self.find(s0);
+        for (s, e) in it {
+            let r = self.find(s);
+            if r != root {
+                self.parent[r as usize] = root;
+            }
+            for (i, v) in env.iter_mut().enumerate() {
+                if e.get(i).copied().flatten() != *v {
+                    *v = None;
+                }
+            }
+        }
+        self.cur = Some(root);
+        self.env = env;
+    }
+
+    /// The final state id of a state (after the merges so far).
+    pub fn resolve(&mut self, s: u32) -> u32 {
+        self.find(s)
+    }
+
+    /// A builder for an atomic section of this one: the same registers,
+    /// temporaries and known constants, a fresh automaton.
+    pub fn sub(&self) -> Builder {
+        let mut b = Builder::new(self.width);
+        b.regs = self.regs.clone();
+        b.temps = self.temps.clone();
+        b.temps_used = self.temps_used;
+        b.env = self.env.clone();
+        b.line = self.line;
+        b
+    }
+
+    /// Takes back the registers a sub-builder created.
+    pub fn adopt_regs(&mut self, sub: &Builder) {
+        self.regs = sub.regs.clone();
+        self.temps = sub.temps.clone();
+    }
+
+    /// The paths of this (acyclic) automaton from its initial state to
+    /// state `to`, each as its commands (`nop`s and fences left out:
+    /// an atomic step is a full fence anyway).
+    ///
+    /// Errors: more than `max` paths, or a command that cannot be part of
+    /// an atomic step (locks, nested sections' own locks, PGAS), as the
+    /// message.
+    pub fn paths_to(&mut self, to: u32, max: usize) -> Result<Vec<Vec<Command>>, String> {
+        let to = self.find(to);
+        let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); self.states.len()];
+        let raw: Vec<(u32, u32)> = self.instrs.iter().map(|(f, t, _, _)| (*f, *t)).collect();
+        for (i, (f, _)) in raw.iter().enumerate() {
+            let f = self.find(*f) as usize;
+            out_edges[f].push(i);
+        }
+        let targets: Vec<u32> = raw.iter().map(|(_, t)| *t).collect();
+        let targets: Vec<u32> = targets.into_iter().map(|t| self.find(t)).collect();
+        let start = self.find(0);
+        let mut paths = Vec::new();
+        let mut stack: Vec<(u32, Vec<usize>)> = vec![(start, Vec::new())];
+        let mut work = 0usize;
+        while let Some((s, path)) = stack.pop() {
+            work += 1;
+            if work > 64 * max + 4096 {
+                return Err("too many paths to enumerate".into());
+            }
+            if s == to {
+                if paths.len() >= max {
+                    return Err(format!("more than {max} paths"));
+                }
+                paths.push(path.clone());
+            }
+            for &i in &out_edges[s as usize] {
+                let mut p = path.clone();
+                p.push(i);
+                if p.len() > MAX_INSTRS {
+                    return Err("too long".into());
+                }
+                stack.push((targets[i], p));
+            }
+        }
+        let mut res = Vec::new();
+        for p in paths {
+            let mut cmds = Vec::new();
+            for i in p {
+                flatten(&self.instrs[i].2, &mut cmds)?;
+            }
+            res.push(cmds);
+        }
+        Ok(res)
+    }
+
+    /// The finished thread: merged states renumbered in order of first
+    /// use (the initial state first), with `map` from build-time states
+    /// to final ones, and the longest path (instructions) when the
+    /// automaton is acyclic.
+    pub fn finish(mut self, names: &mut Interner, name: &str, span: Span) -> Finished {
+        let n = self.states.len();
+        let mut map: Vec<Option<u32>> = vec![None; n];
+        let mut order: Vec<u32> = Vec::new();
+        let id = |s: u32, map: &mut Vec<Option<u32>>, order: &mut Vec<u32>| -> u32 {
+            if let Some(x) = map[s as usize] {
+                return x;
+            }
+            let x = order.len() as u32;
+            map[s as usize] = Some(x);
+            order.push(s);
+            x
+        };
+        let root0 = self.find(0);
+        id(root0, &mut map, &mut order);
+        let mut instrs = Vec::new();
+        let raw = std::mem::take(&mut self.instrs);
+        for (f, t, c, sp) in raw {
+            let f = self.find(f);
+            let t = self.find(t);
+            let f = id(f, &mut map, &mut order);
+            let t = id(t, &mut map, &mut order);
+            instrs.push(Instr {
+                from: StateId(f),
+                to: StateId(t),
+                cmd: c,
+                span: sp,
+            });
+        }
+        let mut full_map = vec![0u32; n];
+        for (s, slot) in full_map.iter_mut().enumerate() {
+            let r = self.find(s as u32);
+            *slot = map[r as usize].unwrap_or(0);
+        }
+        let tname = names.intern(name);
+        let first = names.intern(&self.states[root0 as usize]);
+        let mut th = Thread::new(tname, first, span);
+        for &s in &order[1..] {
+            let sym = names.intern(&self.states[s as usize]);
+            th.states.push(sym);
+        }
+        for r in &self.regs {
+            let sym = names.intern(r);
+            th.regs.push(sym);
+            th.reg_init.push(0);
+        }
+        th.instrs = instrs;
+        level(&mut th, names);
+        let longest = longest_path(&th);
+        Finished {
+            thread: th,
+            map: full_map,
+            longest,
+        }
+    }
+}
+
+/// A finished thread with its state map and longest path.
+pub struct Finished {
+    /// The thread.
+    pub thread: Thread,
+    /// Build-time state → final state index.
+    pub map: Vec<u32>,
+    /// Instructions on the longest path (`None`: cyclic).
+    pub longest: Option<u32>,
+}
+
+/// Pads an acyclic thread with `nop`s so that every state with outgoing
+/// instructions is reached after the same number of steps on every path
+/// (its depth): an instruction `u → v` with depth(v) > depth(u) + 1
+/// becomes `u → p1` (the command) followed by `nop`s `p1 → … → v`. The
+/// bounded engine's step i then chooses only among the instructions of
+/// depth i. States without outgoing instructions (ends, the error state)
+/// are not padded. A cyclic thread is left alone.
+pub fn level(t: &mut Thread, names: &mut Interner) {
+    let n = t.states.len();
+    let mut indeg = vec![0usize; n];
+    for i in &t.instrs {
+        indeg[i.to.0 as usize] += 1;
+    }
+    let out = t.outgoing();
+    let mut queue: Vec<usize> = (0..n).filter(|&s| indeg[s] == 0).collect();
+    let mut depth = vec![0u32; n];
+    let mut seen = 0;
+    while let Some(s) = queue.pop() {
+        seen += 1;
+        for &i in &out[s] {
+            let to = t.instrs[i].to.0 as usize;
+            depth[to] = depth[to].max(depth[s] + 1);
+            indeg[to] -= 1;
+            if indeg[to] == 0 {
+                queue.push(to);
+            }
+        }
+    }
+    if seen != n {
+        return;
+    }
+    let old = std::mem::take(&mut t.instrs);
+    let mut pads = 0usize;
+    for ins in old {
+        let (u, v) = (ins.from.0 as usize, ins.to.0 as usize);
+        let gap = depth[v].saturating_sub(depth[u] + 1);
+        if gap == 0 || out[v].is_empty() {
+            t.instrs.push(ins);
+            continue;
+        }
+        let mut prev = ins.from;
+        let span = ins.span;
+        let mut cmd = Some(ins.cmd);
+        for _ in 0..gap {
+            pads += 1;
+            let sym = names.intern(&format!("pad{pads}"));
+            t.states.push(sym);
+            let q = StateId(t.states.len() as u32 - 1);
+            let c = cmd.take().unwrap_or(Command::Nop);
+            t.instrs.push(Instr {
+                from: prev,
+                to: q,
+                cmd: c,
+                span,
+            });
+            prev = q;
+        }
+        t.instrs.push(Instr {
+            from: prev,
+            to: ins.to,
+            cmd: Command::Nop,
+            span,
+        });
+    }
+}
+
+/// The longest path of an acyclic thread (instructions), `None` if it
+/// has a cycle.
+pub fn longest_path(t: &Thread) -> Option<u32> {
+    let n = t.states.len();
+    let mut indeg = vec![0usize; n];
+    for i in &t.instrs {
+        indeg[i.to.0 as usize] += 1;
+    }
+    let out = t.outgoing();
+    let mut queue: Vec<usize> = (0..n).filter(|&s| indeg[s] == 0).collect();
+    let mut dist = vec![0u32; n];
+    let mut seen = 0;
+    while let Some(s) = queue.pop() {
+        seen += 1;
+        for &i in &out[s] {
+            let to = t.instrs[i].to.0 as usize;
+            dist[to] = dist[to].max(dist[s] + 1);
+            indeg[to] -= 1;
+            if indeg[to] == 0 {
+                queue.push(to);
+            }
+        }
+    }
+    (seen == n).then(|| dist.into_iter().max().unwrap_or(0))
+}
+
+/// The commands of `c` as parts of one atomic step.
+fn flatten(c: &Command, out: &mut Vec<Command>) -> Result<(), String> {
+    match c {
+        Command::Nop | Command::Fence(_) => Ok(()),
+        Command::Load { .. }
+        | Command::Store { .. }
+        | Command::Assign { .. }
+        | Command::Assume(_) => {
+            out.push(c.clone());
+            Ok(())
+        }
+        Command::Atomic(cs) => cs.iter().try_for_each(|c| flatten(c, out)),
+        Command::Lock | Command::Unlock => {
+            Err("a mutex or atomic section inside an atomic section".into())
+        }
+        _ => Err("a command that cannot be part of an atomic step".into()),
+    }
+}
+
+fn collect_written(c: &Command, out: &mut Vec<RegId>) {
+    match c {
+        Command::Load { reg, .. } | Command::Assign { reg, .. } => out.push(*reg),
+        Command::Atomic(cs) => cs.iter().for_each(|c| collect_written(c, out)),
+        _ => {}
+    }
+}
+
+/// `!c`, simplified for comparisons.
+pub fn negate(c: LExpr) -> LExpr {
+    match c {
+        Expr::Bin(op, a, b) => {
+            let neg = match op {
+                BinOp::Eq => Some(BinOp::Ne),
+                BinOp::Ne => Some(BinOp::Eq),
+                BinOp::Lt => Some(BinOp::Ge),
+                BinOp::Ge => Some(BinOp::Lt),
+                BinOp::Gt => Some(BinOp::Le),
+                BinOp::Le => Some(BinOp::Gt),
+                _ => None,
+            };
+            match neg {
+                Some(n) => Expr::Bin(n, a, b),
+                None => Expr::un(UnOp::Not, Expr::Bin(op, a, b)),
+            }
+        }
+        Expr::Un(UnOp::Not, a) if is_boolean(&a) => *a,
+        c => Expr::un(UnOp::Not, c),
+    }
+}
+
+/// True for expressions whose value is 0 or 1.
+pub fn is_boolean(e: &LExpr) -> bool {
+    match e {
+        Expr::Bin(op, _, _) => matches!(
+            op,
+            BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or
+        ),
+        Expr::Un(UnOp::Not, _) => true,
+        Expr::Const(c) => *c == 0 || *c == 1,
+        _ => false,
+    }
+}
+
+/// Substitutes known registers and folds constants (with the identities
+/// `0 && x = 0`, `1 || x = 1`, `x * 0 = 0`, `x + 0 = x`).
+pub fn fold(e: &LExpr, env: &Env, w: Width) -> LExpr {
+    match e {
+        Expr::Var(r) => match env.get(r.0 as usize).copied().flatten() {
+            Some(v) => Expr::Const(v),
+            None => e.clone(),
+        },
+        Expr::Const(_) | Expr::Rank | Expr::Nodes => e.clone(),
+        Expr::Un(op, a) => {
+            let a = fold(a, env, w);
+            match a {
+                Expr::Const(v) => Expr::Const(op.apply(v, w)),
+                a => Expr::un(*op, a),
+            }
+        }
+        Expr::Bin(op, a, b) => {
+            let a = fold(a, env, w);
+            let b = fold(b, env, w);
+            match (op, &a, &b) {
+                (_, Expr::Const(x), Expr::Const(y)) => Expr::Const(op.apply(*x, *y, w)),
+                (BinOp::And, Expr::Const(0), _) | (BinOp::And, _, Expr::Const(0)) => Expr::Const(0),
+                (BinOp::Or, Expr::Const(x), _) | (BinOp::Or, _, Expr::Const(x)) if *x != 0 => {
+                    Expr::Const(1)
+                }
+                (BinOp::And, Expr::Const(_), x)
+                | (BinOp::And, x, Expr::Const(_))
+                | (BinOp::Or, Expr::Const(0), x)
+                | (BinOp::Or, x, Expr::Const(0)) => {
+                    if is_boolean(x) {
+                        x.clone()
+                    } else {
+                        Expr::bin(BinOp::Ne, x.clone(), Expr::Const(0))
+                    }
+                }
+                (BinOp::Mul, Expr::Const(0), _) | (BinOp::Mul, _, Expr::Const(0)) => Expr::Const(0),
+                (BinOp::Add, Expr::Const(0), x)
+                | (BinOp::Add, x, Expr::Const(0))
+                | (BinOp::Sub, x, Expr::Const(0)) => x.clone(),
+                _ => Expr::bin(*op, a, b),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_merge_states_and_envs() {
+        let mut b = Builder::new(Width(16));
+        let r = b.reg("r");
+        let x = b.reg("x");
+        b.emit(
+            Command::Load {
+                reg: x,
+                addr: Expr::Const(1),
+            },
+            Span::default(),
+        )
+        .unwrap();
+        let (t, e) = b.branch(&Expr::Var(x), Span::default()).unwrap();
+        let join = b.label();
+        b.goto_pos(t);
+        b.emit(
+            Command::Assign {
+                reg: r,
+                value: Expr::Const(1),
+            },
+            Span::default(),
+        )
+        .unwrap();
+        b.jump(join);
+        b.goto_pos(e);
+        b.emit(
+            Command::Assign {
+                reg: r,
+                value: Expr::Const(1),
+            },
+            Span::default(),
+        )
+        .unwrap();
+        b.place(join);
+        assert_eq!(b.known(r), Some(1));
+        let mut names = Interner::default();
+        let f = b.finish(&mut names, "t", Span::default());
+        assert_eq!(f.longest, Some(3));
+        // start, after load, two branch states, one join state.
+        assert_eq!(f.thread.states.len(), 5);
+    }
+
+    #[test]
+    fn constant_conditions_take_one_side() {
+        let mut b = Builder::new(Width(16));
+        let r = b.reg("r");
+        b.emit(
+            Command::Assign {
+                reg: r,
+                value: Expr::Const(2),
+            },
+            Span::default(),
+        )
+        .unwrap();
+        let c = Expr::bin(BinOp::Lt, Expr::Var(r), Expr::Const(3));
+        let (t, e) = b.branch(&c, Span::default()).unwrap();
+        assert!(t.is_some() && e.is_none());
+        b.goto_pos(t);
+        b.emit(Command::Assume(Expr::Const(0)), Span::default())
+            .unwrap();
+        assert!(!b.live());
+    }
+}

@@ -1,0 +1,969 @@
+//! The lowering context of a C translation unit: global memory (globals,
+//! `static` locals, locals whose address is taken, thread start/done
+//! flags), the threads (`main`, then one per `pthread_create` site in
+//! creation order), inlined call frames, and [`lower`], the driver.
+//!
+//! Threads: thread `T` ≠ `main` starts by waiting for its start flag
+//! (`load; assume(flag == 1)`), which the creating thread sets after an
+//! `mfence` (so everything it wrote before `pthread_create` is visible);
+//! when the program joins threads, `T` ends with an `mfence` and a store
+//! of 1 to its done flag, which `pthread_join` waits for. Assertion
+//! failures of a thread all lead to one error state, one goal per thread.
+
+use super::builder::{Builder, LabelId};
+use super::preprocess::Sources;
+use super::types::{declarator_name, is_function, CType, Types};
+use super::Options;
+use crate::diag::{Error, Span};
+use crate::program::{
+    Command, Expr, Goal, GoalAt, GoalKind, LExpr, Program, RegId, SharedVar, StateId, ThreadId,
+    Width,
+};
+use lang_c::ast::{
+    Declaration, DeclarationSpecifier, Expression, ExternalDeclaration, FunctionDefinition,
+    Initializer, TranslationUnit, TypeSpecifier,
+};
+use lang_c::span::Node;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Deepest nesting of statements, expressions and inlined calls.
+pub const MAX_DEPTH: usize = 256;
+
+/// Most iterations of a loop whose condition is decided by constants
+/// (unrolled beyond `--unwind`).
+pub const MAX_CONST_ITERATIONS: u32 = 4096;
+
+/// A global object.
+#[derive(Clone, Debug)]
+pub struct Global {
+    /// First cell.
+    pub addr: i64,
+    /// Its type.
+    pub ty: CType,
+    /// `_Atomic`: stores are locked.
+    pub atomic: bool,
+}
+
+/// A local variable: a register, or cells of memory.
+#[derive(Clone, Debug)]
+pub enum Local {
+    /// A register.
+    Reg(RegId, CType),
+    /// Memory at a fixed address.
+    Mem(i64, CType, bool),
+}
+
+/// One inlined function call.
+pub struct Frame {
+    /// The function.
+    pub func: String,
+    /// Block scopes, innermost last.
+    pub scopes: Vec<HashMap<String, Local>>,
+    /// Label scopes (function body, loop body copies), innermost last.
+    pub label_scopes: Vec<HashMap<String, LabelId>>,
+    /// `break` and `continue` targets of the enclosing loops.
+    pub loops: Vec<(LabelId, Option<LabelId>)>,
+    /// Where `return` goes.
+    pub ret: LabelId,
+    /// The register receiving the returned value.
+    pub ret_reg: Option<(RegId, CType)>,
+    /// Names whose address the function takes (they live in memory).
+    pub addr_taken: HashSet<String>,
+}
+
+/// What a new thread receives as its argument.
+#[derive(Clone, Copy, Debug)]
+pub enum ThreadArg {
+    /// A value known when the thread is created.
+    Const(i64),
+    /// A cell the creator wrote before starting the thread.
+    Cell(i64),
+}
+
+/// A thread created but not yet lowered.
+pub struct PendingThread<'a> {
+    /// Its id.
+    pub id: usize,
+    /// The start function.
+    pub func: &'a Node<FunctionDefinition>,
+    /// The argument.
+    pub arg: ThreadArg,
+}
+
+/// The lowering context.
+pub struct Ctx<'a> {
+    /// The sources (for errors and spans).
+    pub src: &'a Sources,
+    /// Value width.
+    pub width: Width,
+    /// Front-end options.
+    pub opts: &'a Options,
+    /// Type tables.
+    pub types: Types<'a>,
+    /// Function definitions by name.
+    pub funcs: HashMap<String, &'a Node<FunctionDefinition>>,
+    /// Global objects by name.
+    pub globals: HashMap<String, Global>,
+    /// The program being built.
+    pub prog: Program,
+    next_addr: i64,
+    /// Threads created, not yet lowered.
+    pub pending: VecDeque<PendingThread<'a>>,
+    /// Thread names by id.
+    pub thread_names: Vec<String>,
+    /// Start flag of each thread (`main`'s unused).
+    pub start_flags: Vec<i64>,
+    /// Done flag of each thread.
+    pub done_flags: Vec<i64>,
+    /// True when the program calls `pthread_join`.
+    pub uses_join: bool,
+    /// The one mutex of the program, when every lock and unlock names
+    /// the same global: it becomes the IR's lock.
+    pub single_mutex: Option<String>,
+    /// The thread being built.
+    pub b: Builder,
+    /// Its inlined call frames.
+    pub frames: Vec<Frame>,
+    /// Its id.
+    pub thread: usize,
+    /// Where a failed assertion of this thread goes.
+    pub error: Option<(LabelId, Span)>,
+    /// Where the thread ends (`pthread_exit`, return of its function).
+    pub end: Option<LabelId>,
+    /// Memory cells of locals: (thread, function, name, declaration
+    /// offset) → address.
+    pub local_cells: HashMap<(usize, String, String, usize), i64>,
+    /// Loops cut by `--unwind` (source lines, in order).
+    pub cut_loops: Vec<usize>,
+    /// Spin loops replaced by `assume`.
+    pub spin_loops: usize,
+    /// Nesting depth of the lowering recursion.
+    pub depth: usize,
+    /// Address-taken sets per function.
+    addr_cache: HashMap<String, HashSet<String>>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Enters one level of recursion.
+    ///
+    /// Errors: deeper than [`MAX_DEPTH`] (located at `span`).
+    pub fn enter(&mut self, span: lang_c::span::Span) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.src.error(
+                span,
+                format!("statements, expressions or calls nested deeper than {MAX_DEPTH}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Leaves one level of recursion.
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The IR span of a parser span.
+    pub fn span(&self, s: lang_c::span::Span) -> Span {
+        self.src.span(s)
+    }
+
+    /// A located error.
+    pub fn err(&self, s: lang_c::span::Span, msg: impl Into<String>) -> Error {
+        self.src.error(s, msg)
+    }
+
+    /// Emits a command at parser span `s`.
+    ///
+    /// Errors: the thread outgrows its instruction limit.
+    pub fn emit(&mut self, cmd: Command, s: lang_c::span::Span) -> Result<(), Error> {
+        let sp = self.span(s);
+        self.b.emit(cmd, sp)
+    }
+
+    /// Allocates `size` cells named `name` with initial values `init`
+    /// (offset → value, zeros omitted).
+    ///
+    /// Errors: the addresses outgrow the width.
+    pub fn alloc(
+        &mut self,
+        name: &str,
+        size: u64,
+        init: &[(u64, i64)],
+        span: lang_c::span::Span,
+    ) -> Result<i64, Error> {
+        let addr = self.next_addr;
+        let end = addr.saturating_add(size as i64);
+        if !self.width.fits(end) || end > self.width.max() {
+            return Err(self.err(
+                span,
+                format!(
+                    "the program's memory ({end} cells) does not fit --width {} addresses; {}",
+                    self.width.0,
+                    self.width.raise_hint()
+                ),
+            ));
+        }
+        self.next_addr = end;
+        let mut unique = name.to_string();
+        let mut k = 1;
+        while self
+            .prog
+            .vars
+            .iter()
+            .any(|v| self.prog.name(v.name) == unique)
+        {
+            k += 1;
+            unique = format!("{name}_{k}");
+        }
+        let sym = self.prog.names.intern(&unique);
+        let first = init.iter().find(|(o, _)| *o == 0).map_or(0, |x| x.1);
+        self.prog.vars.push(SharedVar {
+            name: sym,
+            addr,
+            init: first,
+            span: self.span(span),
+        });
+        for &(o, v) in init {
+            if v != 0 {
+                self.prog.init.insert(addr + o as i64, self.width.wrap(v));
+            }
+        }
+        Ok(addr)
+    }
+
+    /// The current frame.
+    pub fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("a frame")
+    }
+
+    /// Looks a name up: locals of the current function, then globals.
+    pub fn lookup(&self, name: &str) -> Option<Local> {
+        if let Some(f) = self.frames.last() {
+            for s in f.scopes.iter().rev() {
+                if let Some(l) = s.get(name) {
+                    return Some(l.clone());
+                }
+            }
+        }
+        self.globals
+            .get(name)
+            .map(|g| Local::Mem(g.addr, g.ty.clone(), g.atomic))
+    }
+
+    /// Declares a local of the current function in the innermost scope:
+    /// in memory when it is an array or struct or its address is taken,
+    /// else a register.
+    ///
+    /// Errors: the memory does not fit the width.
+    pub fn bind_local(
+        &mut self,
+        name: &str,
+        ty: CType,
+        atomic: bool,
+        decl: lang_c::span::Span,
+    ) -> Result<Local, Error> {
+        let f = self.frames.last().expect("a frame");
+        let func = f.func.clone();
+        let in_mem =
+            matches!(ty, CType::Array(..) | CType::Struct(_)) || f.addr_taken.contains(name);
+        let local = if in_mem {
+            let key = (self.thread, func.clone(), name.to_string(), decl.start);
+            let addr = match self.local_cells.get(&key) {
+                Some(&a) => a,
+                None => {
+                    let size = self.types.size(&ty);
+                    let tname = self.thread_names[self.thread].clone();
+                    let a = self.alloc(&format!("{tname}.{func}.{name}"), size, &[], decl)?;
+                    self.local_cells.insert(key, a);
+                    a
+                }
+            };
+            Local::Mem(addr, ty, atomic)
+        } else {
+            let base = if self.frames.len() == 1 {
+                name.to_string()
+            } else {
+                format!("{func}.{name}")
+            };
+            // A name bound in an enclosing scope of any active frame gets
+            // its own register (shadowing).
+            let live: HashSet<RegId> = self
+                .frames
+                .iter()
+                .flat_map(|f| f.scopes.iter())
+                .flat_map(|s| s.values())
+                .filter_map(|l| match l {
+                    Local::Reg(r, _) => Some(*r),
+                    _ => None,
+                })
+                .collect();
+            let mut rname = base.clone();
+            let mut k = 1;
+            while self.b.has_reg(&rname) && live.contains(&self.b.reg(&rname)) {
+                k += 1;
+                rname = format!("{base}'{k}");
+            }
+            Local::Reg(self.b.reg(&rname), ty)
+        };
+        self.frame()
+            .scopes
+            .last_mut()
+            .expect("a scope")
+            .insert(name.to_string(), local.clone());
+        Ok(local)
+    }
+
+    /// The names whose address function `f` takes (other than the handle
+    /// of `pthread_create`, which may stay a register).
+    pub fn addr_taken(&mut self, f: &'a Node<FunctionDefinition>) -> HashSet<String> {
+        let name = declarator_name(&f.node.declarator).unwrap_or_default();
+        if let Some(s) = self.addr_cache.get(&name) {
+            return s.clone();
+        }
+        let mut v = AddrTaken::default();
+        lang_c::visit::Visit::visit_statement(
+            &mut v,
+            &f.node.statement.node,
+            &f.node.statement.span,
+        );
+        self.addr_cache.insert(name, v.names.clone());
+        v.names
+    }
+
+    /// The register of a fresh copy of a value (so that later code cannot
+    /// change it); constants stay constants.
+    ///
+    /// Errors: see [`Ctx::emit`].
+    pub fn stable(&mut self, e: LExpr, s: lang_c::span::Span) -> Result<LExpr, Error> {
+        let e = self.b.fold(&e);
+        if matches!(e, Expr::Const(_)) {
+            return Ok(e);
+        }
+        let t = self.b.temp();
+        self.emit(Command::Assign { reg: t, value: e }, s)?;
+        Ok(match self.b.known(t) {
+            Some(c) => Expr::Const(c),
+            None => Expr::Var(t),
+        })
+    }
+
+    /// Jumps to this thread's error state (an assertion failed).
+    pub fn fail(&mut self, s: lang_c::span::Span) {
+        if !self.b.live() {
+            return;
+        }
+        let l = match self.error {
+            Some((l, _)) => l,
+            None => {
+                let l = self.b.label();
+                self.error = Some((l, self.span(s)));
+                l
+            }
+        };
+        self.b.jump(l);
+    }
+}
+
+/// Collects `&name` operands (not the first argument of
+/// `pthread_create`).
+#[derive(Default)]
+struct AddrTaken {
+    names: HashSet<String>,
+    skip: usize,
+}
+
+impl<'ast> lang_c::visit::Visit<'ast> for AddrTaken {
+    fn visit_unary_operator_expression(
+        &mut self,
+        n: &'ast lang_c::ast::UnaryOperatorExpression,
+        span: &'ast lang_c::span::Span,
+    ) {
+        if n.operator.node == lang_c::ast::UnaryOperator::Address {
+            if let Expression::Identifier(i) = &n.operand.node {
+                if self.skip == 0 {
+                    self.names.insert(i.node.name.clone());
+                }
+            }
+        }
+        lang_c::visit::visit_unary_operator_expression(self, n, span);
+    }
+
+    fn visit_call_expression(
+        &mut self,
+        n: &'ast lang_c::ast::CallExpression,
+        span: &'ast lang_c::span::Span,
+    ) {
+        let is_create =
+            matches!(&n.callee.node, Expression::Identifier(i) if i.node.name == "pthread_create");
+        if is_create {
+            self.visit_expression(&n.callee.node, &n.callee.span);
+            for (k, a) in n.arguments.iter().enumerate() {
+                let plain = k == 0
+                    && matches!(&a.node, Expression::UnaryOperator(u)
+                    if u.node.operator.node == lang_c::ast::UnaryOperator::Address
+                        && matches!(u.node.operand.node, Expression::Identifier(_)));
+                if plain {
+                    self.skip += 1;
+                }
+                self.visit_expression(&a.node, &a.span);
+                if plain {
+                    self.skip -= 1;
+                }
+            }
+        } else {
+            lang_c::visit::visit_call_expression(self, n, span);
+        }
+        let _ = span;
+    }
+}
+
+/// Finds calls of `pthread_join` and the arguments of the mutex calls.
+#[derive(Default)]
+struct Calls {
+    join: bool,
+    mutexes: Vec<Option<String>>,
+    atomic_sections: bool,
+}
+
+impl<'ast> lang_c::visit::Visit<'ast> for Calls {
+    fn visit_call_expression(
+        &mut self,
+        n: &'ast lang_c::ast::CallExpression,
+        span: &'ast lang_c::span::Span,
+    ) {
+        if let Expression::Identifier(i) = &n.callee.node {
+            let name = i.node.name.as_str();
+            if name == "pthread_join" {
+                self.join = true;
+            }
+            if name.starts_with("__VERIFIER_atomic") {
+                self.atomic_sections = true;
+            }
+            if matches!(
+                name,
+                "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock"
+            ) {
+                let target = n.arguments.first().and_then(|a| match &a.node {
+                    Expression::UnaryOperator(u)
+                        if u.node.operator.node == lang_c::ast::UnaryOperator::Address =>
+                    {
+                        match &u.node.operand.node {
+                            Expression::Identifier(x) => Some(x.node.name.clone()),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                });
+                let target = if name == "pthread_mutex_trylock" {
+                    None
+                } else {
+                    target
+                };
+                self.mutexes.push(target);
+            }
+        }
+        lang_c::visit::visit_call_expression(self, n, span);
+    }
+}
+
+/// Lowers a parsed translation unit to the Program IR (module doc).
+///
+/// Errors: constructs outside the subset (located), no `main`.
+pub fn lower(
+    unit: &TranslationUnit,
+    src: &Sources,
+    width: Width,
+    opts: &Options,
+) -> Result<Program, Error> {
+    let mut cx = Ctx {
+        src,
+        width,
+        opts,
+        types: Types::new(),
+        funcs: HashMap::new(),
+        globals: HashMap::new(),
+        prog: Program {
+            source: Some(src.main.clone()),
+            ..Program::default()
+        },
+        next_addr: 1,
+        pending: VecDeque::new(),
+        thread_names: Vec::new(),
+        start_flags: Vec::new(),
+        done_flags: Vec::new(),
+        uses_join: false,
+        single_mutex: None,
+        b: Builder::new(width),
+        frames: Vec::new(),
+        thread: 0,
+        error: None,
+        end: None,
+        local_cells: HashMap::new(),
+        cut_loops: Vec::new(),
+        spin_loops: 0,
+        depth: 0,
+        addr_cache: HashMap::new(),
+    };
+    // Address 0 is NULL: no object lives there.
+    let mut calls = Calls::default();
+    for ext in &unit.0 {
+        match &ext.node {
+            ExternalDeclaration::Declaration(d) => cx.scan_declaration(d, true)?,
+            ExternalDeclaration::FunctionDefinition(f) => {
+                if let Some(n) = declarator_name(&f.node.declarator) {
+                    cx.funcs.insert(n, f);
+                }
+                lang_c::visit::Visit::visit_function_definition(&mut calls, &f.node, &f.span);
+            }
+            ExternalDeclaration::StaticAssert(_) => {}
+        }
+    }
+    cx.uses_join = calls.join;
+    let first = calls.mutexes.first().cloned().flatten();
+    if let Some(m) = first {
+        let all_same = calls
+            .mutexes
+            .iter()
+            .all(|x| x.as_deref() == Some(m.as_str()));
+        let global_scalar = matches!(cx.globals.get(&m), Some(g) if g.ty == CType::Mutex);
+        if all_same && global_scalar && !calls.atomic_sections {
+            cx.single_mutex = Some(m);
+        }
+    }
+    let Some(main) = cx.funcs.get("main").copied() else {
+        return Err(src.main.error(
+            Span::new(0, src.main.text.len().min(1)),
+            "the C program has no `main` function",
+        ));
+    };
+    cx.new_thread_slot("main", main.span)?;
+    cx.pending.push_back(PendingThread {
+        id: 0,
+        func: main,
+        arg: ThreadArg::Const(0),
+    });
+    let mut longest = 0u32;
+    while let Some(p) = cx.pending.pop_front() {
+        let l = cx.lower_thread(p)?;
+        longest = longest.max(l);
+    }
+    let mut notes = Vec::new();
+    if !cx.cut_loops.is_empty() {
+        let mut lines: Vec<usize> = cx.cut_loops.clone();
+        lines.sort_unstable();
+        lines.dedup();
+        let ls: Vec<String> = lines
+            .iter()
+            .map(|l| format!("{}:{l}", src.main.path))
+            .collect();
+        notes.push(format!(
+            "--unwind {} cut the loops at {} (paths needing more iterations are not explored)",
+            opts.unwind,
+            ls.join(", ")
+        ));
+    }
+    if cx.spin_loops > 0 {
+        notes.push(format!(
+            "{} spin loop(s) `while (c);` replaced by load + assume(!c) (--no-spin-assume keeps them as loops)",
+            cx.spin_loops
+        ));
+    }
+    cx.prog.notes = notes;
+    cx.prog.max_path = Some(longest.max(1));
+    Ok(cx.prog)
+}
+
+impl<'a> Ctx<'a> {
+    /// Reserves a thread id: its name, start and done flags.
+    ///
+    /// Errors: memory does not fit the width; too many threads.
+    pub fn new_thread_slot(
+        &mut self,
+        func: &str,
+        span: lang_c::span::Span,
+    ) -> Result<usize, Error> {
+        let id = self.thread_names.len();
+        if id >= 256 {
+            return Err(self.err(span, "more than 256 threads"));
+        }
+        let mut name = func.to_string();
+        let mut k = 1;
+        while self.thread_names.contains(&name) {
+            k += 1;
+            name = format!("{func}_{k}");
+        }
+        self.thread_names.push(name.clone());
+        if id == 0 {
+            self.start_flags.push(0);
+            self.done_flags.push(0);
+        } else {
+            let s = self.alloc(&format!("{name}.started"), 1, &[], span)?;
+            self.start_flags.push(s);
+            let d = if self.uses_join {
+                self.alloc(&format!("{name}.done"), 1, &[], span)?
+            } else {
+                0
+            };
+            self.done_flags.push(d);
+        }
+        Ok(id)
+    }
+
+    /// Records typedefs, struct tags, enumerators; allocates the objects
+    /// a file-scope (`global`) declaration defines.
+    fn scan_declaration(&mut self, d: &'a Node<Declaration>, global: bool) -> Result<(), Error> {
+        for s in &d.node.specifiers {
+            if let DeclarationSpecifier::TypeSpecifier(t) = &s.node {
+                self.scan_type_specifier(t)?;
+            }
+        }
+        let is_typedef = d.node.specifiers.iter().any(|s| {
+            matches!(&s.node, DeclarationSpecifier::StorageClass(c)
+                if c.node == lang_c::ast::StorageClassSpecifier::Typedef)
+        });
+        for id in &d.node.declarators {
+            let Some(name) = declarator_name(&id.node.declarator) else {
+                continue;
+            };
+            if is_typedef {
+                self.types
+                    .typedefs
+                    .insert(name, (&d.node.specifiers, &id.node.declarator));
+                continue;
+            }
+            if !global || is_function(&id.node.declarator) {
+                continue;
+            }
+            let is_extern = d.node.specifiers.iter().any(|s| {
+                matches!(&s.node, DeclarationSpecifier::StorageClass(c)
+                    if c.node == lang_c::ast::StorageClassSpecifier::Extern)
+            });
+            if is_extern && id.node.initializer.is_none() {
+                continue;
+            }
+            self.define_global(&name, &name, &d.node.specifiers, id)?;
+        }
+        Ok(())
+    }
+
+    fn scan_type_specifier(&mut self, t: &'a Node<TypeSpecifier>) -> Result<(), Error> {
+        match &t.node {
+            TypeSpecifier::Enum(e) => {
+                let mut next = 0i64;
+                for en in &e.node.enumerators {
+                    if let Some(x) = &en.node.expression {
+                        next = self.types.const_int(x, self.src)?;
+                    }
+                    self.types
+                        .enum_consts
+                        .insert(en.node.identifier.node.name.clone(), next);
+                    next = next.wrapping_add(1);
+                }
+            }
+            TypeSpecifier::Struct(st) => {
+                if let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations) {
+                    self.types.tag_defs.insert(tag.node.name.clone(), st);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Allocates a global (or `static` local, `key` names it) with its
+    /// constant initializer.
+    ///
+    /// Errors: unsupported type or initializer (located).
+    pub fn define_global(
+        &mut self,
+        key: &str,
+        shown: &str,
+        specs: &'a [Node<DeclarationSpecifier>],
+        id: &'a Node<lang_c::ast::InitDeclarator>,
+    ) -> Result<(), Error> {
+        let r = self
+            .types
+            .resolve(specs, Some(&id.node.declarator), self.src)?;
+        let mut ty = r.ty;
+        // `int a[] = {1, 2}`: the size from the initializer.
+        if let (CType::Array(e, 0), Some(init)) = (&ty, &id.node.initializer) {
+            if let Initializer::List(items) = &init.node {
+                ty = CType::Array(e.clone(), items.len().max(1) as u64);
+            }
+        }
+        if matches!(ty, CType::Void | CType::Func) {
+            return Err(self.err(id.span, format!("object `{shown}` has no storage type")));
+        }
+        let mut init = Vec::new();
+        if let Some(i) = &id.node.initializer {
+            self.const_init(&ty, 0, i, &mut init)?;
+        }
+        let size = self.types.size(&ty);
+        if let Some(g) = self.globals.get(key).cloned() {
+            // A tentative definition followed by a definition.
+            for (o, v) in init {
+                self.prog.init.insert(g.addr + o as i64, self.width.wrap(v));
+            }
+            return Ok(());
+        }
+        let addr = self.alloc(shown, size, &init, id.span)?;
+        self.globals.insert(
+            key.to_string(),
+            Global {
+                addr,
+                ty,
+                atomic: r.atomic,
+            },
+        );
+        Ok(())
+    }
+
+    /// Flattens a constant initializer of an object of type `ty` at cell
+    /// offset `off` into `(offset, value)` pairs.
+    fn const_init(
+        &mut self,
+        ty: &CType,
+        off: u64,
+        init: &'a Node<Initializer>,
+        out: &mut Vec<(u64, i64)>,
+    ) -> Result<(), Error> {
+        self.enter(init.span)?;
+        let r = self.const_init_inner(ty, off, init, out);
+        self.leave();
+        r
+    }
+
+    fn const_init_inner(
+        &mut self,
+        ty: &CType,
+        off: u64,
+        init: &'a Node<Initializer>,
+        out: &mut Vec<(u64, i64)>,
+    ) -> Result<(), Error> {
+        match (&init.node, ty) {
+            (Initializer::Expression(e), CType::Array(..) | CType::Struct(_)) => {
+                Err(self.err(e.span, "an array or struct needs a braced initializer"))
+            }
+            (Initializer::Expression(e), CType::Mutex) => {
+                let _ = e;
+                Ok(())
+            }
+            (Initializer::Expression(e), t) => {
+                let v = self.const_value(e)?;
+                let v = if *t == CType::Bool {
+                    (v != 0) as i64
+                } else {
+                    v
+                };
+                out.push((off, v));
+                Ok(())
+            }
+            (Initializer::List(_), CType::Mutex) => Ok(()),
+            (Initializer::List(items), CType::Array(elem, n)) => {
+                let esize = self.types.size(elem);
+                for (k, it) in items.iter().enumerate() {
+                    if !it.node.designation.is_empty() {
+                        return Err(self.err(it.span, "designated initializers are not supported"));
+                    }
+                    if k as u64 >= *n {
+                        return Err(self.err(it.span, "too many initializers for the array"));
+                    }
+                    self.const_init(elem, off + k as u64 * esize, &it.node.initializer, out)?;
+                }
+                Ok(())
+            }
+            (Initializer::List(items), CType::Struct(s)) => {
+                let fields = self.types.structs[*s].fields.clone();
+                for (k, it) in items.iter().enumerate() {
+                    if !it.node.designation.is_empty() {
+                        return Err(self.err(it.span, "designated initializers are not supported"));
+                    }
+                    let Some((_, fty, foff)) = fields.get(k) else {
+                        return Err(self.err(it.span, "too many initializers for the struct"));
+                    };
+                    self.const_init(fty, off + foff, &it.node.initializer, out)?;
+                }
+                Ok(())
+            }
+            (Initializer::List(items), t) => match items.first() {
+                Some(it) if items.len() == 1 => self.const_init(t, off, &it.node.initializer, out),
+                _ => Err(self.err(init.span, "a scalar takes one initializer")),
+            },
+        }
+    }
+
+    /// The value of a constant expression of a global initializer:
+    /// integers, enumerators, `NULL`, `&global` (with constant indices and
+    /// fields), arrays (their address), arithmetic.
+    ///
+    /// Errors: not a constant (located).
+    pub fn const_value(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
+        self.enter(e.span)?;
+        let r = self.const_value_inner(e);
+        self.leave();
+        r
+    }
+
+    fn const_value_inner(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
+        use lang_c::ast::UnaryOperator as U;
+        match &e.node {
+            Expression::UnaryOperator(u) if u.node.operator.node == U::Address => {
+                self.const_address(&u.node.operand)
+            }
+            Expression::Identifier(i) => match self.globals.get(&i.node.name) {
+                Some(g) if matches!(g.ty, CType::Array(..)) => Ok(g.addr),
+                _ => self.types.const_int(e, self.src),
+            },
+            Expression::Cast(c) => self.const_value(&c.node.expression),
+            _ => self.types.const_int(e, self.src),
+        }
+    }
+
+    /// The address of a global lvalue with constant indices and fields.
+    fn const_address(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
+        self.enter(e.span)?;
+        let r = self.const_address_inner(e);
+        self.leave();
+        r
+    }
+
+    fn const_address_inner(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
+        use lang_c::ast::BinaryOperator as B;
+        match &e.node {
+            Expression::Identifier(i) => match self.globals.get(&i.node.name) {
+                Some(g) => Ok(g.addr),
+                None => Err(self.err(e.span, format!("`{}` is not a global object", i.node.name))),
+            },
+            Expression::BinaryOperator(b) if b.node.operator.node == B::Index => {
+                let base = self.const_address(&b.node.lhs)?;
+                let ty = self.const_type(&b.node.lhs);
+                let k = self.types.const_int(&b.node.rhs, self.src)?;
+                let esize = ty
+                    .as_ref()
+                    .and_then(|t| t.pointee())
+                    .map_or(1, |t| self.types.size(t));
+                Ok(base + k * esize as i64)
+            }
+            Expression::Member(m)
+                if m.node.operator.node == lang_c::ast::MemberOperator::Direct =>
+            {
+                let base = self.const_address(&m.node.expression)?;
+                let ty = self.const_type(&m.node.expression);
+                let Some(CType::Struct(s)) = ty else {
+                    return Err(self.err(e.span, "member of a non-struct"));
+                };
+                let f = &m.node.identifier.node.name;
+                match self.types.structs[s].fields.iter().find(|x| &x.0 == f) {
+                    Some((_, _, o)) => Ok(base + *o as i64),
+                    None => Err(self.err(m.node.identifier.span, format!("no field `{f}`"))),
+                }
+            }
+            _ => Err(self.err(e.span, "not a constant address")),
+        }
+    }
+
+    /// The type of a global lvalue expression (constant initializers).
+    fn const_type(&self, e: &Node<Expression>) -> Option<CType> {
+        match &e.node {
+            Expression::Identifier(i) => self.globals.get(&i.node.name).map(|g| g.ty.clone()),
+            Expression::BinaryOperator(b) => self.const_type(&b.node.lhs)?.pointee().cloned(),
+            Expression::Member(m) => match self.const_type(&m.node.expression)? {
+                CType::Struct(s) => self.types.structs[s]
+                    .fields
+                    .iter()
+                    .find(|x| x.0 == m.node.identifier.node.name)
+                    .map(|x| x.1.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Lowers one thread: waits for its start flag, runs its function,
+    /// signals its end; returns the longest path of its automaton.
+    fn lower_thread(&mut self, p: PendingThread<'a>) -> Result<u32, Error> {
+        self.thread = p.id;
+        self.b = Builder::new(self.width);
+        self.error = None;
+        self.frames.clear();
+        self.depth = 0;
+        let f = p.func;
+        let fspan = f.span;
+        self.b.at_line(self.src.line(fspan));
+        if p.id != 0 {
+            let t = self.b.temp();
+            let flag = self.start_flags[p.id];
+            self.emit(
+                Command::Load {
+                    reg: t,
+                    addr: Expr::Const(flag),
+                },
+                fspan,
+            )?;
+            self.emit(
+                Command::Assume(Expr::bin(
+                    crate::program::BinOp::Eq,
+                    Expr::Var(t),
+                    Expr::Const(1),
+                )),
+                fspan,
+            )?;
+            self.b.release(0);
+        }
+        let end = self.b.label();
+        self.end = Some(end);
+        let args: Vec<LExpr> = match p.arg {
+            ThreadArg::Const(v) => vec![Expr::Const(v)],
+            ThreadArg::Cell(a) => {
+                let t = self.b.temp();
+                self.emit(
+                    Command::Load {
+                        reg: t,
+                        addr: Expr::Const(a),
+                    },
+                    fspan,
+                )?;
+                vec![Expr::Var(t)]
+            }
+        };
+        self.inline_body(f, args, Some(end), fspan)?;
+        self.b.place(end);
+        if p.id != 0 && self.uses_join {
+            let done = self.done_flags[p.id];
+            self.emit(Command::Fence(crate::program::Fence::MFence), fspan)?;
+            self.emit(
+                Command::Store {
+                    addr: Expr::Const(done),
+                    value: Expr::Const(1),
+                },
+                fspan,
+            )?;
+        }
+        self.b.cur = None;
+        let err = self.error.take();
+        let mut err_state = None;
+        if let Some((l, sp)) = err {
+            self.b.place(l);
+            err_state = self.b.cur.map(|s| (s, sp));
+            self.b.cur = None;
+        }
+        let b = std::mem::replace(&mut self.b, Builder::new(self.width));
+        let name = self.thread_names[p.id].clone();
+        let tspan = self.span(fspan);
+        let fin = b.finish(&mut self.prog.names, &name, tspan);
+        let tid = ThreadId(self.prog.threads.len() as u32);
+        self.prog.threads.push(fin.thread);
+        if let Some((s, sp)) = err_state {
+            let q = StateId(fin.map[s as usize]);
+            self.prog.goals.push(Goal {
+                name: Some(format!("assertion in {name}")),
+                kind: GoalKind::Assertion,
+                at: GoalAt::States(vec![(tid, q)]),
+                cond: None,
+                span: sp,
+            });
+        }
+        Ok(fin.longest.unwrap_or(0))
+    }
+}

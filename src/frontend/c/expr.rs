@@ -1,0 +1,1387 @@
+//! Expressions: values and lvalues, pointer arithmetic in cells, the
+//! short-circuit operators and `?:` as control flow when an operand has
+//! side effects, and calls — inlined user functions and the built-ins
+//! (pthreads, the SV-COMP `__VERIFIER_*` conventions, fences, atomic
+//! read-modify-writes). docs/c.md lists each one's meaning.
+//!
+//! Every read of memory (a global, a `volatile`, a local whose address is
+//! taken, `*p`, `a[i]`, `s.f`) is one load into a temporary register;
+//! every write one store.
+
+use super::builder::{is_boolean, negate};
+use super::ctx::{Ctx, Local, ThreadArg};
+use super::stmt::convert;
+use super::types::CType;
+use crate::diag::Error;
+use crate::program::{BinOp, Command, Expr, Fence, LExpr, UnOp};
+use lang_c::ast::{
+    BinaryOperator as B, CallExpression, Expression, MemberOperator, UnaryOperator as U,
+};
+use lang_c::span::{Node, Span};
+
+/// A value and its C type.
+#[derive(Clone, Debug)]
+pub struct Val {
+    /// The value.
+    pub e: LExpr,
+    /// Its type.
+    pub ty: CType,
+}
+
+impl Val {
+    fn int(e: LExpr) -> Val {
+        Val { e, ty: CType::Int }
+    }
+}
+
+/// A place that can be read and written.
+#[derive(Clone, Debug)]
+pub enum LVal {
+    /// A register local.
+    Reg(crate::program::RegId, CType),
+    /// Memory at an address (`atomic`: stores are locked).
+    Mem(LExpr, CType, bool),
+}
+
+/// The read-modify-write operations of the atomic built-ins.
+#[derive(Clone, Copy, Debug)]
+enum Rmw {
+    Add,
+    Sub,
+    Or,
+    And,
+    Xor,
+    Xchg,
+}
+
+impl<'a> Ctx<'a> {
+    /// Evaluates `e` for its side effects.
+    ///
+    /// Errors: see [`Ctx::rvalue`].
+    pub fn effect(&mut self, e: &'a Node<Expression>) -> Result<(), Error> {
+        self.rvalue(e).map(|_| ())
+    }
+
+    /// The value of `e`, its side effects emitted.
+    ///
+    /// Errors: constructs outside the subset (located).
+    pub fn rvalue(&mut self, e: &'a Node<Expression>) -> Result<Val, Error> {
+        self.enter(e.span)?;
+        let r = self.rvalue_inner(e);
+        self.leave();
+        r
+    }
+
+    fn rvalue_inner(&mut self, e: &'a Node<Expression>) -> Result<Val, Error> {
+        let s = e.span;
+        match &e.node {
+            Expression::Identifier(i) => {
+                let name = &i.node.name;
+                if let Some(v) = self.types.enum_consts.get(name) {
+                    if self.lookup(name).is_none() {
+                        return Ok(Val::int(Expr::Const(self.width.wrap(*v))));
+                    }
+                }
+                let lv = self.lvalue(e)?;
+                self.read(lv, s)
+            }
+            Expression::Constant(c) => {
+                let v = super::types::constant_value(&c.node).ok_or_else(|| {
+                    self.err(s, "floating-point or over-long constants are not supported")
+                })?;
+                if !self.width.fits(v) {
+                    return Err(self.err(
+                        s,
+                        format!("constant {v} does not fit --width {}; {}", self.width.0, self.width.raise_hint()),
+                    ));
+                }
+                Ok(Val::int(Expr::Const(self.width.wrap(v))))
+            }
+            Expression::StringLiteral(_) => Err(self.err(
+                s,
+                "string literals are not supported (outside the ignored arguments of printf and assert)",
+            )),
+            Expression::Member(_) => {
+                let lv = self.lvalue(e)?;
+                self.read(lv, s)
+            }
+            Expression::Call(c) => self.call(&c.node, s),
+            Expression::SizeOfTy(t) => {
+                let r = self.types.resolve_sq(
+                    &t.node.0.node.specifiers,
+                    t.node.0.node.declarator.as_ref(),
+                    self.src,
+                )?;
+                Ok(Val::int(Expr::Const(self.types.size(&r.ty) as i64)))
+            }
+            Expression::SizeOfVal(v) => {
+                // Not evaluated (C11 6.5.3.4); its size in cells.
+                let size = match &v.node.0.node {
+                    Expression::Identifier(i) => match self.lookup(&i.node.name) {
+                        Some(Local::Mem(_, t, _)) | Some(Local::Reg(_, t)) => self.types.size(&t),
+                        None => 1,
+                    },
+                    _ => 1,
+                };
+                Ok(Val::int(Expr::Const(size as i64)))
+            }
+            Expression::UnaryOperator(u) => self.unary(&u.node.operator.node, &u.node.operand, s),
+            Expression::Cast(c) => {
+                let r = self.types.resolve_sq(
+                    &c.node.type_name.node.specifiers,
+                    c.node.type_name.node.declarator.as_ref(),
+                    self.src,
+                )?;
+                let v = self.rvalue(&c.node.expression)?;
+                Ok(match r.ty {
+                    CType::Void => Val { e: Expr::Const(0), ty: CType::Void },
+                    CType::Bool => Val { e: convert(v.e, &CType::Bool), ty: CType::Bool },
+                    t => Val { e: v.e, ty: t },
+                })
+            }
+            Expression::BinaryOperator(b) => self.binary(&b.node.operator.node, &b.node.lhs, &b.node.rhs, s),
+            Expression::Conditional(c) => {
+                let cv = self.cond(&c.node.condition)?;
+                let cv = self.b.fold(&cv);
+                if let Some(k) = cv.as_const(self.width) {
+                    return if k != 0 {
+                        self.rvalue(&c.node.then_expression)
+                    } else {
+                        self.rvalue(&c.node.else_expression)
+                    };
+                }
+                let t = self.b.temp();
+                let (pt, pe) = self.b.branch(&cv, self.span(s))?;
+                let join = self.b.label();
+                self.b.goto_pos(pt);
+                let a = self.rvalue(&c.node.then_expression)?;
+                self.emit(Command::Assign { reg: t, value: a.e }, s)?;
+                self.b.jump(join);
+                self.b.goto_pos(pe);
+                let b = self.rvalue(&c.node.else_expression)?;
+                self.emit(Command::Assign { reg: t, value: b.e }, s)?;
+                self.b.place(join);
+                Ok(Val { e: self.known_or(t), ty: a.ty })
+            }
+            Expression::Comma(es) => {
+                let mut last = Val::int(Expr::Const(0));
+                for x in es.iter() {
+                    last = self.rvalue(x)?;
+                }
+                Ok(last)
+            }
+            Expression::Statement(st) => {
+                // GNU statement expression: the value of its last
+                // expression statement.
+                let lang_c::ast::Statement::Compound(items) = &st.node else {
+                    return Err(self.err(s, "unsupported statement expression"));
+                };
+                self.frame().scopes.push(std::collections::HashMap::new());
+                let mut val = Val { e: Expr::Const(0), ty: CType::Void };
+                let mut r = Ok(());
+                for (k, it) in items.iter().enumerate() {
+                    let last = k + 1 == items.len();
+                    r = match &it.node {
+                        lang_c::ast::BlockItem::Statement(x) if last => match &x.node {
+                            lang_c::ast::Statement::Expression(Some(ex)) => {
+                                self.rvalue(ex).map(|v| val = v)
+                            }
+                            _ => self.stmt(x),
+                        },
+                        lang_c::ast::BlockItem::Statement(x) => self.stmt(x),
+                        lang_c::ast::BlockItem::Declaration(_) => Err(self.err(
+                            it.span,
+                            "declarations inside statement expressions are not supported",
+                        )),
+                        lang_c::ast::BlockItem::StaticAssert(_) => Ok(()),
+                    };
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                self.frame().scopes.pop();
+                r.map(|_| val)
+            }
+            Expression::GenericSelection(_) => Err(self.err(s, "`_Generic` is not supported")),
+            Expression::CompoundLiteral(_) => Err(self.err(s, "compound literals are not supported")),
+            Expression::AlignOf(_) => Err(self.err(s, "`_Alignof` is not supported")),
+            Expression::OffsetOf(_) => Err(self.err(s, "`offsetof` is not supported")),
+            Expression::VaArg(_) => Err(self.err(s, "`va_arg` is not supported")),
+        }
+    }
+
+    /// The register's known constant, else the register.
+    fn known_or(&self, r: crate::program::RegId) -> LExpr {
+        match self.b.known(r) {
+            Some(c) => Expr::Const(c),
+            None => Expr::Var(r),
+        }
+    }
+
+    /// The place `e` denotes.
+    ///
+    /// Errors: not an lvalue; an undeclared name (located).
+    pub fn lvalue(&mut self, e: &'a Node<Expression>) -> Result<LVal, Error> {
+        self.enter(e.span)?;
+        let r = self.lvalue_inner(e);
+        self.leave();
+        r
+    }
+
+    fn lvalue_inner(&mut self, e: &'a Node<Expression>) -> Result<LVal, Error> {
+        let s = e.span;
+        match &e.node {
+            Expression::Identifier(i) => match self.lookup(&i.node.name) {
+                Some(Local::Reg(r, t)) => Ok(LVal::Reg(r, t)),
+                Some(Local::Mem(a, t, at)) => Ok(LVal::Mem(Expr::Const(a), t, at)),
+                None if self.funcs.contains_key(&i.node.name) => Err(self.err(
+                    s,
+                    format!(
+                        "function `{}` used as a value (function pointers are not supported)",
+                        i.node.name
+                    ),
+                )),
+                None => Err(self.err(s, format!("undeclared identifier `{}`", i.node.name))),
+            },
+            Expression::UnaryOperator(u) if u.node.operator.node == U::Indirection => {
+                let p = self.rvalue(&u.node.operand)?;
+                let ty = match p.ty.pointee() {
+                    Some(CType::Void) | None => CType::Int,
+                    Some(t) => t.clone(),
+                };
+                Ok(LVal::Mem(p.e, ty, false))
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node == B::Index => {
+                let base = self.rvalue(&b.node.lhs)?;
+                let idx = self.rvalue(&b.node.rhs)?;
+                let (base, idx) = if base.ty.is_pointer() {
+                    (base, idx)
+                } else {
+                    (idx, base)
+                };
+                let elem = match base.ty.pointee() {
+                    Some(CType::Void) | None => CType::Int,
+                    Some(t) => t.clone(),
+                };
+                let size = self.types.size(&elem) as i64;
+                let off = scale(idx.e, size);
+                Ok(LVal::Mem(Expr::bin(BinOp::Add, base.e, off), elem, false))
+            }
+            Expression::Member(m) => {
+                let (addr, sty) = match m.node.operator.node {
+                    MemberOperator::Direct => match self.lvalue(&m.node.expression)? {
+                        LVal::Mem(a, t, _) => (a, t),
+                        LVal::Reg(..) => return Err(self.err(s, "member of a non-struct")),
+                    },
+                    MemberOperator::Indirect => {
+                        let p = self.rvalue(&m.node.expression)?;
+                        let t = p.ty.pointee().cloned().unwrap_or(CType::Int);
+                        (p.e, t)
+                    }
+                };
+                let CType::Struct(si) = sty else {
+                    return Err(self.err(s, "member access on a value that is not a struct"));
+                };
+                let f = &m.node.identifier.node.name;
+                let Some((_, fty, off)) = self.types.structs[si]
+                    .fields
+                    .iter()
+                    .find(|x| &x.0 == f)
+                    .cloned()
+                else {
+                    return Err(self.err(
+                        m.node.identifier.span,
+                        format!("struct {} has no field `{f}`", self.types.structs[si].name),
+                    ));
+                };
+                Ok(LVal::Mem(
+                    Expr::bin(BinOp::Add, addr, Expr::Const(off as i64)),
+                    fty,
+                    false,
+                ))
+            }
+            Expression::Cast(c) => self.lvalue(&c.node.expression),
+            _ => Err(self.err(s, "not an assignable place (lvalue)")),
+        }
+    }
+
+    /// Reads a place: registers directly, memory by a load (arrays decay
+    /// to their address).
+    ///
+    /// Errors: reading a whole struct.
+    pub fn read(&mut self, lv: LVal, s: Span) -> Result<Val, Error> {
+        match lv {
+            LVal::Reg(r, ty) => Ok(Val {
+                e: self.known_or(r),
+                ty,
+            }),
+            LVal::Mem(a, CType::Array(elem, _), _) => Ok(Val {
+                e: a,
+                ty: CType::Ptr(elem),
+            }),
+            LVal::Mem(_, CType::Struct(_), _) => Err(self.err(
+                s,
+                "struct values are not supported (use fields or pointers)",
+            )),
+            LVal::Mem(a, ty, _) => {
+                let t = self.b.temp();
+                self.emit(Command::Load { reg: t, addr: a }, s)?;
+                Ok(Val {
+                    e: self.known_or(t),
+                    ty,
+                })
+            }
+        }
+    }
+
+    /// Writes `v` to a place (converted to its type).
+    ///
+    /// Errors: assigning a whole array or struct.
+    pub fn write(&mut self, lv: &LVal, v: LExpr, s: Span) -> Result<LExpr, Error> {
+        match lv {
+            LVal::Reg(r, ty) => {
+                let v = convert(v, ty);
+                self.emit(Command::Assign { reg: *r, value: v }, s)?;
+                Ok(self.known_or(*r))
+            }
+            LVal::Mem(_, CType::Array(..) | CType::Struct(_), _) => {
+                Err(self.err(s, "assigning whole arrays or structs is not supported"))
+            }
+            LVal::Mem(a, ty, atomic) => {
+                let v = self.b.fold(&convert(v, ty));
+                let st = Command::Store {
+                    addr: a.clone(),
+                    value: v.clone(),
+                };
+                self.emit(
+                    if *atomic {
+                        Command::Atomic(vec![st])
+                    } else {
+                        st
+                    },
+                    s,
+                )?;
+                Ok(v)
+            }
+        }
+    }
+
+    fn unary(&mut self, op: &U, x: &'a Node<Expression>, s: Span) -> Result<Val, Error> {
+        match op {
+            U::PostIncrement | U::PostDecrement | U::PreIncrement | U::PreDecrement => {
+                let lv = self.lvalue(x)?;
+                let old = self.read(lv.clone(), s)?;
+                let old_e = self.stable(old.e, s)?;
+                let step = match old.ty.pointee() {
+                    Some(t) => self.types.size(t) as i64,
+                    None => 1,
+                };
+                let op2 = if matches!(op, U::PostIncrement | U::PreIncrement) {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let new = Expr::bin(op2, old_e.clone(), Expr::Const(step));
+                let written = self.write(&lv, new, s)?;
+                Ok(Val {
+                    e: if matches!(op, U::PostIncrement | U::PostDecrement) {
+                        old_e
+                    } else {
+                        written
+                    },
+                    ty: old.ty,
+                })
+            }
+            U::Address => {
+                if let Expression::Identifier(i) = &x.node {
+                    if self.lookup(&i.node.name).is_none() && self.funcs.contains_key(&i.node.name)
+                    {
+                        return Err(self.err(s, "function pointers are not supported"));
+                    }
+                }
+                match self.lvalue(x)? {
+                    LVal::Mem(a, t, _) => Ok(Val {
+                        e: a,
+                        ty: CType::Ptr(Box::new(t)),
+                    }),
+                    LVal::Reg(..) => {
+                        Err(self.err(s, "the address of this local cannot be taken here"))
+                    }
+                }
+            }
+            U::Indirection => {
+                let lv = self.lvalue_from_unary(x, s)?;
+                self.read(lv, s)
+            }
+            U::Plus => self.rvalue(x),
+            U::Minus => {
+                let v = self.rvalue(x)?;
+                Ok(Val::int(Expr::un(UnOp::Neg, v.e)))
+            }
+            U::Complement => {
+                let v = self.rvalue(x)?;
+                Ok(Val::int(Expr::bin(
+                    BinOp::Sub,
+                    Expr::un(UnOp::Neg, v.e),
+                    Expr::Const(1),
+                )))
+            }
+            U::Negate => {
+                let v = self.rvalue(x)?;
+                Ok(Val::int(negate(v.e)))
+            }
+        }
+    }
+
+    fn lvalue_from_unary(&mut self, x: &'a Node<Expression>, _s: Span) -> Result<LVal, Error> {
+        let p = self.rvalue(x)?;
+        let ty = match p.ty.pointee() {
+            Some(CType::Void) | None => CType::Int,
+            Some(t) => t.clone(),
+        };
+        Ok(LVal::Mem(p.e, ty, false))
+    }
+
+    fn binary(
+        &mut self,
+        op: &B,
+        l: &'a Node<Expression>,
+        r: &'a Node<Expression>,
+        s: Span,
+    ) -> Result<Val, Error> {
+        let arith = |op: &B| -> Option<BinOp> {
+            Some(match op {
+                B::Multiply | B::AssignMultiply => BinOp::Mul,
+                B::Divide | B::AssignDivide => BinOp::Div,
+                B::Modulo | B::AssignModulo => BinOp::Rem,
+                B::Plus | B::AssignPlus => BinOp::Add,
+                B::Minus | B::AssignMinus => BinOp::Sub,
+                B::BitwiseAnd | B::AssignBitwiseAnd => BinOp::BitAnd,
+                B::BitwiseXor | B::AssignBitwiseXor => BinOp::BitXor,
+                B::BitwiseOr | B::AssignBitwiseOr => BinOp::BitOr,
+                _ => return None,
+            })
+        };
+        match op {
+            B::Index => {
+                let lv = self.lvalue_index(l, r, s)?;
+                self.read(lv, s)
+            }
+            B::Assign => {
+                let lv = self.lvalue(l)?;
+                let v = self.rvalue(r)?;
+                let e = self.write(&lv, v.e, s)?;
+                Ok(Val { e, ty: v.ty })
+            }
+            B::AssignShiftLeft | B::AssignShiftRight => {
+                let lv = self.lvalue(l)?;
+                let old = self.read(lv.clone(), s)?;
+                let k = self.shift_amount(r)?;
+                let new = shift(old.e, k, *op == B::AssignShiftLeft);
+                let e = self.write(&lv, new, s)?;
+                Ok(Val { e, ty: old.ty })
+            }
+            B::LogicalAnd | B::LogicalOr => {
+                let a = self.rvalue(l)?;
+                let bop = if *op == B::LogicalAnd {
+                    BinOp::And
+                } else {
+                    BinOp::Or
+                };
+                if !self.has_effects(r, 0) {
+                    let b = self.rvalue(r)?;
+                    return Ok(Val::int(self.b.fold(&Expr::bin(bop, a.e, b.e))));
+                }
+                let a = self.b.fold(&a.e);
+                if let Some(k) = a.as_const(self.width) {
+                    let short = (*op == B::LogicalAnd && k == 0) || (*op == B::LogicalOr && k != 0);
+                    if short {
+                        return Ok(Val::int(Expr::Const((k != 0) as i64)));
+                    }
+                    let b = self.rvalue(r)?;
+                    return Ok(Val::int(bool_of(b.e)));
+                }
+                let t = self.b.temp();
+                let (pt, pe) = self.b.branch(&a, self.span(s))?;
+                let join = self.b.label();
+                let (eval_side, short_side, short_val) = if *op == B::LogicalAnd {
+                    (pt, pe, 0)
+                } else {
+                    (pe, pt, 1)
+                };
+                self.b.goto_pos(short_side);
+                self.emit(
+                    Command::Assign {
+                        reg: t,
+                        value: Expr::Const(short_val),
+                    },
+                    s,
+                )?;
+                self.b.jump(join);
+                self.b.goto_pos(eval_side);
+                let b = self.rvalue(r)?;
+                self.emit(
+                    Command::Assign {
+                        reg: t,
+                        value: bool_of(b.e),
+                    },
+                    s,
+                )?;
+                self.b.place(join);
+                Ok(Val::int(self.known_or(t)))
+            }
+            B::ShiftLeft | B::ShiftRight => {
+                let a = self.rvalue(l)?;
+                let k = self.shift_amount(r)?;
+                Ok(Val::int(shift(a.e, k, *op == B::ShiftLeft)))
+            }
+            B::Less
+            | B::Greater
+            | B::LessOrEqual
+            | B::GreaterOrEqual
+            | B::Equals
+            | B::NotEquals => {
+                let a = self.rvalue(l)?;
+                let b = self.rvalue(r)?;
+                let bop = match op {
+                    B::Less => BinOp::Lt,
+                    B::Greater => BinOp::Gt,
+                    B::LessOrEqual => BinOp::Le,
+                    B::GreaterOrEqual => BinOp::Ge,
+                    B::Equals => BinOp::Eq,
+                    _ => BinOp::Ne,
+                };
+                Ok(Val::int(Expr::bin(bop, a.e, b.e)))
+            }
+            B::AssignMultiply
+            | B::AssignDivide
+            | B::AssignModulo
+            | B::AssignPlus
+            | B::AssignMinus
+            | B::AssignBitwiseAnd
+            | B::AssignBitwiseXor
+            | B::AssignBitwiseOr => {
+                let bop = arith(op).expect("compound assignment");
+                let lv = self.lvalue(l)?;
+                let old = self.read(lv.clone(), s)?;
+                let v = self.rvalue(r)?;
+                let new = self.arith(bop, old.clone(), v);
+                let e = self.write(&lv, new.e, s)?;
+                Ok(Val { e, ty: old.ty })
+            }
+            _ => {
+                let bop = arith(op).expect("arithmetic operator");
+                let a = self.rvalue(l)?;
+                let b = self.rvalue(r)?;
+                Ok(self.arith(bop, a, b))
+            }
+        }
+    }
+
+    fn lvalue_index(
+        &mut self,
+        l: &'a Node<Expression>,
+        r: &'a Node<Expression>,
+        _s: Span,
+    ) -> Result<LVal, Error> {
+        let base = self.rvalue(l)?;
+        let idx = self.rvalue(r)?;
+        let (base, idx) = if base.ty.is_pointer() {
+            (base, idx)
+        } else {
+            (idx, base)
+        };
+        let elem = match base.ty.pointee() {
+            Some(CType::Void) | None => CType::Int,
+            Some(t) => t.clone(),
+        };
+        let size = self.types.size(&elem) as i64;
+        Ok(LVal::Mem(
+            Expr::bin(BinOp::Add, base.e, scale(idx.e, size)),
+            elem,
+            false,
+        ))
+    }
+
+    /// `a op b` with pointer arithmetic in cells.
+    fn arith(&mut self, op: BinOp, a: Val, b: Val) -> Val {
+        match (op, a.ty.pointee().cloned(), b.ty.pointee().cloned()) {
+            (BinOp::Add | BinOp::Sub, Some(t), None) => {
+                let size = self.types.size(&t) as i64;
+                Val {
+                    e: Expr::bin(op, a.e, scale(b.e, size)),
+                    ty: CType::Ptr(Box::new(t)),
+                }
+            }
+            (BinOp::Add, None, Some(t)) => {
+                let size = self.types.size(&t) as i64;
+                Val {
+                    e: Expr::bin(op, scale(a.e, size), b.e),
+                    ty: CType::Ptr(Box::new(t)),
+                }
+            }
+            (BinOp::Sub, Some(t), Some(_)) => {
+                let size = self.types.size(&t) as i64;
+                let d = Expr::bin(BinOp::Sub, a.e, b.e);
+                Val::int(if size == 1 {
+                    d
+                } else {
+                    Expr::bin(BinOp::Div, d, Expr::Const(size))
+                })
+            }
+            _ => Val::int(Expr::bin(op, a.e, b.e)),
+        }
+    }
+
+    fn shift_amount(&mut self, r: &'a Node<Expression>) -> Result<u32, Error> {
+        let v = self.rvalue(r)?;
+        match self.b.fold(&v.e).as_const(self.width) {
+            Some(k) if (0..self.width.0 as i64).contains(&k) => Ok(k as u32),
+            _ => Err(self.err(
+                r.span,
+                "shifts by a non-constant (or out-of-range) amount are not supported",
+            )),
+        }
+    }
+
+    /// True when evaluating `e` may do more than read: assignments,
+    /// increments, calls, statement expressions.
+    pub fn has_effects(&self, e: &Node<Expression>, depth: usize) -> bool {
+        if depth > super::ctx::MAX_DEPTH {
+            return true;
+        }
+        let d = depth + 1;
+        match &e.node {
+            Expression::Call(_) | Expression::Statement(_) => true,
+            Expression::UnaryOperator(u) => {
+                matches!(
+                    u.node.operator.node,
+                    U::PostIncrement | U::PostDecrement | U::PreIncrement | U::PreDecrement
+                ) || self.has_effects(&u.node.operand, d)
+            }
+            Expression::BinaryOperator(b) => {
+                matches!(
+                    b.node.operator.node,
+                    B::Assign
+                        | B::AssignMultiply
+                        | B::AssignDivide
+                        | B::AssignModulo
+                        | B::AssignPlus
+                        | B::AssignMinus
+                        | B::AssignShiftLeft
+                        | B::AssignShiftRight
+                        | B::AssignBitwiseAnd
+                        | B::AssignBitwiseXor
+                        | B::AssignBitwiseOr
+                ) || self.has_effects(&b.node.lhs, d)
+                    || self.has_effects(&b.node.rhs, d)
+            }
+            Expression::Cast(c) => self.has_effects(&c.node.expression, d),
+            Expression::Member(m) => self.has_effects(&m.node.expression, d),
+            Expression::Conditional(c) => {
+                self.has_effects(&c.node.condition, d)
+                    || self.has_effects(&c.node.then_expression, d)
+                    || self.has_effects(&c.node.else_expression, d)
+            }
+            Expression::Comma(es) => es.iter().any(|x| self.has_effects(x, d)),
+            _ => false,
+        }
+    }
+
+    /// A call: a user function (inlined) or a built-in.
+    fn call(&mut self, c: &'a CallExpression, s: Span) -> Result<Val, Error> {
+        let name = match &c.callee.node {
+            Expression::Identifier(i) => i.node.name.clone(),
+            _ => {
+                return Err(self.err(
+                    c.callee.span,
+                    "calls through function pointers are not supported",
+                ))
+            }
+        };
+        let args = &c.arguments;
+        if !reserved(&name) {
+            if let Some(&f) = self.funcs.get(&name) {
+                if name.starts_with("__VERIFIER_atomic_") {
+                    return self.atomic_call(f, args, s);
+                }
+                return self.inline_call(f, args, s);
+            }
+        }
+        let argn = |k: usize| -> Result<&'a Node<Expression>, Error> {
+            args.get(k).ok_or_else(|| {
+                self.err(s, format!("`{name}` needs at least {} argument(s)", k + 1))
+            })
+        };
+        let zero = Ok(Val::int(Expr::Const(0)));
+        match name.as_str() {
+            "__VERIFIER_assume" | "assume" | "__CPROVER_assume" => {
+                let v = self.cond(argn(0)?)?;
+                self.emit(Command::Assume(v), s)?;
+                zero
+            }
+            "assert" | "__VERIFIER_assert" => {
+                let v = self.cond(argn(0)?)?;
+                let (t, e) = self.b.branch(&v, self.span(s))?;
+                self.b.goto_pos(e);
+                self.fail(s);
+                self.b.goto_pos(t);
+                zero
+            }
+            "__assert_fail"
+            | "__assert_perror_fail"
+            | "__assert"
+            | "__assert_rtn"
+            | "reach_error"
+            | "__VERIFIER_error" => {
+                self.fail(s);
+                zero
+            }
+            "abort" | "exit" | "_exit" | "_Exit" => {
+                self.b.cur = None;
+                zero
+            }
+            "pthread_exit" => {
+                let Some(end) = self.end else {
+                    return Err(self.err(
+                        s,
+                        "`pthread_exit` inside an atomic section is not supported",
+                    ));
+                };
+                self.b.jump(end);
+                zero
+            }
+            "pthread_create" => self.pthread_create(args, s),
+            "pthread_join" => self.pthread_join(args, s),
+            "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock" => {
+                self.mutex(&name, argn(0)?, s)
+            }
+            "pthread_mutex_init"
+            | "pthread_mutex_destroy"
+            | "pthread_attr_init"
+            | "pthread_attr_destroy"
+            | "pthread_mutexattr_init"
+            | "pthread_mutexattr_destroy"
+            | "pthread_attr_setdetachstate"
+            | "printf"
+            | "puts"
+            | "putchar"
+            | "fprintf"
+            | "fflush"
+            | "sched_yield"
+            | "pthread_yield"
+            | "usleep"
+            | "sleep" => zero,
+            "__VERIFIER_atomic_begin" => {
+                self.emit(Command::Lock, s)?;
+                zero
+            }
+            "__VERIFIER_atomic_end" => {
+                self.emit(Command::Unlock, s)?;
+                zero
+            }
+            "__sync_synchronize" | "atomic_thread_fence" | "__atomic_thread_fence" => {
+                self.emit(Command::Fence(Fence::MFence), s)?;
+                zero
+            }
+            "atomic_signal_fence" | "__atomic_signal_fence" => zero,
+            "__builtin_expect" => self.rvalue(argn(0)?),
+            "malloc" | "calloc" | "realloc" | "free" | "alloca" => {
+                Err(self.err(s, format!("`{name}`: dynamic memory is not supported")))
+            }
+            n if n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_") => {
+                self.nondet(n, s)
+            }
+            n => {
+                if let Some(v) = self.atomic_builtin(n, args, s)? {
+                    return Ok(v);
+                }
+                Err(self.err(
+                    c.callee.span,
+                    format!("call of `{n}`, which is neither defined in the file nor a supported built-in (docs/c.md)"),
+                ))
+            }
+        }
+    }
+
+    /// Inlines a user function: arguments evaluated in order, the body
+    /// lowered, the returned value copied to a temporary.
+    fn inline_call(
+        &mut self,
+        f: &'a Node<lang_c::ast::FunctionDefinition>,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
+        let mut vals = Vec::new();
+        for a in args {
+            let v = self.rvalue(a)?;
+            vals.push(self.stable(v.e, a.span)?);
+        }
+        let ret = self.inline_body(f, vals, None, s)?;
+        match ret {
+            Some((r, ty)) => {
+                let v = self.known_or(r);
+                let e = self.stable(v, s)?;
+                Ok(Val { e, ty })
+            }
+            None => Ok(Val {
+                e: Expr::Const(0),
+                ty: CType::Void,
+            }),
+        }
+    }
+
+    /// A call of a `__VERIFIER_atomic_*` function: its body is lowered
+    /// apart, and each of its paths (at most [`MAX_ATOMIC_PATHS`])
+    /// becomes one `Atomic` step from here: to the return, or to the
+    /// error state when the path fails an assertion.
+    fn atomic_call(
+        &mut self,
+        f: &'a Node<lang_c::ast::FunctionDefinition>,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
+        let mut vals = Vec::new();
+        for a in args {
+            let v = self.rvalue(a)?;
+            vals.push(self.stable(v.e, a.span)?);
+        }
+        if !self.b.live() {
+            return Ok(Val::int(Expr::Const(0)));
+        }
+        let sub = self.b.sub();
+        let main = std::mem::replace(&mut self.b, sub);
+        let saved_err = self.error.take();
+        let saved_end = self.end.take();
+        let r = self.inline_body(f, vals, None, s);
+        self.end = saved_end;
+        let mut sub = std::mem::replace(&mut self.b, main);
+        let sub_err = std::mem::replace(&mut self.error, saved_err);
+        let ret = r?;
+        self.b.adopt_regs(&sub);
+        let done = sub.cur;
+        let mut fail_state = None;
+        if let Some((l, _)) = sub_err {
+            sub.cur = None;
+            sub.place(l);
+            fail_state = sub.cur;
+        }
+        let sp = self.span(s);
+        let why = |e: String| self.err(s, format!("atomic section: {e}"));
+        let ok_paths = match done {
+            Some(d) => sub.paths_to(d, MAX_ATOMIC_PATHS).map_err(why)?,
+            None => Vec::new(),
+        };
+        let fail_paths = match fail_state {
+            Some(st) => sub.paths_to(st, MAX_ATOMIC_PATHS).map_err(why)?,
+            None => Vec::new(),
+        };
+        let n_ok = ok_paths.len();
+        let cmds: Vec<Command> = ok_paths
+            .into_iter()
+            .chain(fail_paths)
+            .map(Command::Atomic)
+            .collect();
+        let pos = self.b.split(cmds, sp)?;
+        let join = self.b.label();
+        for (k, p) in pos.into_iter().enumerate() {
+            self.b.goto_pos(p);
+            if k < n_ok {
+                self.b.jump(join);
+            } else {
+                self.fail(s);
+            }
+        }
+        self.b.place(join);
+        match ret {
+            Some((r, ty)) => {
+                let e = self.stable(Expr::Var(r), s)?;
+                Ok(Val { e, ty })
+            }
+            None => Ok(Val {
+                e: Expr::Const(0),
+                ty: CType::Void,
+            }),
+        }
+    }
+
+    /// `__VERIFIER_nondet_T()`: any value of the width (`_Bool`/`bool`:
+    /// 0 or 1), chosen bit by bit.
+    fn nondet(&mut self, name: &str, s: Span) -> Result<Val, Error> {
+        let t = self.b.temp();
+        self.emit(
+            Command::Assign {
+                reg: t,
+                value: Expr::Const(0),
+            },
+            s,
+        )?;
+        let bits = if name.ends_with("bool") {
+            1
+        } else {
+            self.width.0
+        };
+        for i in 0..bits {
+            let bit = self.width.wrap(1i64 << i);
+            let set = Command::Assign {
+                reg: t,
+                value: Expr::bin(BinOp::BitOr, Expr::Var(t), Expr::Const(bit)),
+            };
+            let sp = self.span(s);
+            self.b.choice(vec![set, Command::Nop], sp)?;
+        }
+        let ty = if name.ends_with("bool") {
+            CType::Bool
+        } else {
+            CType::Int
+        };
+        Ok(Val {
+            e: Expr::Var(t),
+            ty,
+        })
+    }
+
+    /// `pthread_create(&h, attr, f, arg)`: a new thread (module doc of
+    /// `ctx`); the handle receives the thread's id.
+    fn pthread_create(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+        if args.len() != 4 {
+            return Err(self.err(s, "`pthread_create` takes 4 arguments"));
+        }
+        let fname = match &args[2].node {
+            Expression::Identifier(i) => Some(i.node.name.clone()),
+            Expression::UnaryOperator(u) if u.node.operator.node == U::Address => {
+                match &u.node.operand.node {
+                    Expression::Identifier(i) => Some(i.node.name.clone()),
+                    _ => None,
+                }
+            }
+            Expression::Cast(c) => match &c.node.expression.node {
+                Expression::Identifier(i) => Some(i.node.name.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(f) = fname.as_ref().and_then(|n| self.funcs.get(n).copied()) else {
+            return Err(self.err(
+                args[2].span,
+                "the start routine must name a function defined in the file",
+            ));
+        };
+        let arg = self.rvalue(&args[3])?;
+        let arg = self.b.fold(&arg.e);
+        let id = self.new_thread_slot(fname.as_deref().unwrap_or("thread"), s)?;
+        let targ = match arg.as_const(self.width) {
+            Some(v) => ThreadArg::Const(v),
+            None => {
+                let tn = self.thread_names[id].clone();
+                let cell = self.alloc(&format!("{tn}.arg"), 1, &[], s)?;
+                self.emit(
+                    Command::Store {
+                        addr: Expr::Const(cell),
+                        value: arg,
+                    },
+                    s,
+                )?;
+                ThreadArg::Cell(cell)
+            }
+        };
+        // The handle: `&local` stays a register; anything else is memory.
+        let handle = &args[0];
+        match &handle.node {
+            Expression::UnaryOperator(u) if u.node.operator.node == U::Address => {
+                let lv = self.lvalue(&u.node.operand)?;
+                self.write(&lv, Expr::Const(id as i64), s)?;
+            }
+            Expression::Constant(_) => {}
+            _ => {
+                let p = self.rvalue(handle)?;
+                self.write(
+                    &LVal::Mem(p.e, CType::Int, false),
+                    Expr::Const(id as i64),
+                    s,
+                )?;
+            }
+        }
+        let flag = self.start_flags[id];
+        self.emit(Command::Fence(Fence::MFence), s)?;
+        self.emit(
+            Command::Store {
+                addr: Expr::Const(flag),
+                value: Expr::Const(1),
+            },
+            s,
+        )?;
+        self.pending.push_back(super::ctx::PendingThread {
+            id,
+            func: f,
+            arg: targ,
+        });
+        Ok(Val::int(Expr::Const(0)))
+    }
+
+    /// `pthread_join(h, ret)`: waits for the thread's done flag; a handle
+    /// that is not a known constant chooses among the threads created so
+    /// far.
+    fn pthread_join(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+        let Some(h) = args.first() else {
+            return Err(self.err(s, "`pthread_join` takes 2 arguments"));
+        };
+        let v = self.rvalue(h)?;
+        let v = self.b.fold(&v.e);
+        let wait = |cx: &mut Ctx<'a>, id: usize| -> Result<(), Error> {
+            let t = cx.b.temp();
+            let flag = cx.done_flags[id];
+            cx.emit(
+                Command::Load {
+                    reg: t,
+                    addr: Expr::Const(flag),
+                },
+                s,
+            )?;
+            cx.emit(
+                Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(t), Expr::Const(1))),
+                s,
+            )
+        };
+        match v.as_const(self.width) {
+            Some(id) if id > 0 && (id as usize) < self.thread_names.len() => {
+                wait(self, id as usize)?
+            }
+            Some(_) => {
+                return Err(self.err(
+                    h.span,
+                    "`pthread_join` of a handle that names no created thread",
+                ))
+            }
+            None => {
+                let ids: Vec<usize> = (1..self.thread_names.len()).collect();
+                if ids.is_empty() {
+                    return Err(self.err(h.span, "`pthread_join` before any thread was created"));
+                }
+                let join = self.b.label();
+                let sp = self.span(s);
+                let alts: Vec<Command> = ids
+                    .iter()
+                    .map(|&i| {
+                        Command::Assume(Expr::bin(BinOp::Eq, v.clone(), Expr::Const(i as i64)))
+                    })
+                    .collect();
+                let pos = self.b.split(alts, sp)?;
+                for (p, &i) in pos.into_iter().zip(&ids) {
+                    self.b.goto_pos(p);
+                    wait(self, i)?;
+                    self.b.jump(join);
+                }
+                self.b.place(join);
+            }
+        }
+        Ok(Val::int(Expr::Const(0)))
+    }
+
+    /// Mutexes: the IR's lock when the program has one mutex (a global
+    /// named in every call), else a cell taken by a locked
+    /// compare-and-swap 0 → 1 and released by a locked write of 0.
+    fn mutex(&mut self, name: &str, m: &'a Node<Expression>, s: Span) -> Result<Val, Error> {
+        if self.single_mutex.is_some() && name != "pthread_mutex_trylock" {
+            self.emit(
+                if name == "pthread_mutex_lock" {
+                    Command::Lock
+                } else {
+                    Command::Unlock
+                },
+                s,
+            )?;
+            return Ok(Val::int(Expr::Const(0)));
+        }
+        let p = self.rvalue(m)?;
+        let t = self.b.temp();
+        let load = Command::Load {
+            reg: t,
+            addr: p.e.clone(),
+        };
+        match name {
+            "pthread_mutex_lock" => {
+                let cmd = Command::Atomic(vec![
+                    load,
+                    Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(t), Expr::Const(0))),
+                    Command::Store {
+                        addr: p.e,
+                        value: Expr::Const(1),
+                    },
+                ]);
+                self.emit(cmd, s)?;
+                Ok(Val::int(Expr::Const(0)))
+            }
+            "pthread_mutex_unlock" => {
+                let cmd = Command::Atomic(vec![
+                    load,
+                    Command::Store {
+                        addr: p.e,
+                        value: Expr::Const(0),
+                    },
+                ]);
+                self.emit(cmd, s)?;
+                Ok(Val::int(Expr::Const(0)))
+            }
+            _ => {
+                // trylock: 0 on success, 1 when held.
+                let r = self.b.temp();
+                let ok = Command::Atomic(vec![
+                    load.clone(),
+                    Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(t), Expr::Const(0))),
+                    Command::Store {
+                        addr: p.e.clone(),
+                        value: Expr::Const(1),
+                    },
+                    Command::Assign {
+                        reg: r,
+                        value: Expr::Const(0),
+                    },
+                ]);
+                let busy = Command::Atomic(vec![
+                    load,
+                    Command::Assume(Expr::bin(BinOp::Ne, Expr::Var(t), Expr::Const(0))),
+                    Command::Assign {
+                        reg: r,
+                        value: Expr::Const(1),
+                    },
+                ]);
+                let sp = self.span(s);
+                self.b.choice(vec![ok, busy], sp)?;
+                Ok(Val::int(Expr::Var(r)))
+            }
+        }
+    }
+
+    /// The atomic read-modify-write built-ins (`__sync_*`, `__atomic_*`,
+    /// C11 `atomic_*`): locked instructions (`Atomic`). `None`: not one.
+    fn atomic_builtin(
+        &mut self,
+        n: &str,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Option<Val>, Error> {
+        let base = n
+            .strip_suffix("_explicit")
+            .or_else(|| n.strip_suffix("_n"))
+            .unwrap_or(n);
+        let op = |x: &str| -> Option<Rmw> {
+            Some(match x {
+                "add" => Rmw::Add,
+                "sub" => Rmw::Sub,
+                "or" => Rmw::Or,
+                "and" => Rmw::And,
+                "xor" => Rmw::Xor,
+                _ => return None,
+            })
+        };
+        // (operation, returns the new value)
+        let (rmw, new): (Option<Rmw>, bool) =
+            if let Some(x) = base.strip_prefix("__sync_fetch_and_") {
+                (op(x), false)
+            } else if let Some(x) = base
+                .strip_prefix("__sync_")
+                .and_then(|x| x.strip_suffix("_and_fetch"))
+            {
+                (op(x), true)
+            } else if let Some(x) = base.strip_prefix("__atomic_fetch_") {
+                (op(x), false)
+            } else if let Some(x) = base
+                .strip_prefix("__atomic_")
+                .and_then(|x| x.strip_suffix("_fetch"))
+            {
+                (op(x), true)
+            } else if let Some(x) = base.strip_prefix("atomic_fetch_") {
+                (op(x), false)
+            } else if matches!(
+                base,
+                "__sync_lock_test_and_set" | "__atomic_exchange" | "atomic_exchange"
+            ) {
+                (Some(Rmw::Xchg), false)
+            } else {
+                (None, false)
+            };
+        let need = |cx: &Ctx<'a>, k: usize| -> Result<(), Error> {
+            if args.len() < k {
+                Err(cx.err(s, format!("`{n}` needs {k} arguments")))
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(rmw) = rmw {
+            need(self, 2)?;
+            let p = self.rvalue(&args[0])?;
+            let v = self.rvalue(&args[1])?;
+            let old = self.b.temp();
+            let nv = match rmw {
+                Rmw::Add => Expr::bin(BinOp::Add, Expr::Var(old), v.e.clone()),
+                Rmw::Sub => Expr::bin(BinOp::Sub, Expr::Var(old), v.e.clone()),
+                Rmw::Or => Expr::bin(BinOp::BitOr, Expr::Var(old), v.e.clone()),
+                Rmw::And => Expr::bin(BinOp::BitAnd, Expr::Var(old), v.e.clone()),
+                Rmw::Xor => Expr::bin(BinOp::BitXor, Expr::Var(old), v.e.clone()),
+                Rmw::Xchg => v.e.clone(),
+            };
+            let cmd = Command::Atomic(vec![
+                Command::Load {
+                    reg: old,
+                    addr: p.e.clone(),
+                },
+                Command::Store {
+                    addr: p.e,
+                    value: nv.clone(),
+                },
+            ]);
+            self.emit(cmd, s)?;
+            let ty = p.ty.pointee().cloned().unwrap_or(CType::Int);
+            return Ok(Some(Val {
+                e: if new { nv } else { Expr::Var(old) },
+                ty,
+            }));
+        }
+        match base {
+            "__sync_lock_release" => {
+                need(self, 1)?;
+                let p = self.rvalue(&args[0])?;
+                self.emit(
+                    Command::Atomic(vec![Command::Store {
+                        addr: p.e,
+                        value: Expr::Const(0),
+                    }]),
+                    s,
+                )?;
+                Ok(Some(Val::int(Expr::Const(0))))
+            }
+            "__atomic_load" | "atomic_load" => {
+                need(self, 1)?;
+                let p = self.rvalue(&args[0])?;
+                let ty = p.ty.pointee().cloned().unwrap_or(CType::Int);
+                let v = self.read(LVal::Mem(p.e, ty, false), s)?;
+                Ok(Some(v))
+            }
+            "__atomic_store" | "atomic_store" => {
+                need(self, 2)?;
+                let p = self.rvalue(&args[0])?;
+                let v = self.rvalue(&args[1])?;
+                self.emit(
+                    Command::Atomic(vec![Command::Store {
+                        addr: p.e,
+                        value: v.e,
+                    }]),
+                    s,
+                )?;
+                Ok(Some(Val::int(Expr::Const(0))))
+            }
+            "__sync_bool_compare_and_swap" | "__sync_val_compare_and_swap" => {
+                need(self, 3)?;
+                let p = self.rvalue(&args[0])?;
+                let o = self.rvalue(&args[1])?;
+                let nv = self.rvalue(&args[2])?;
+                let (old, ok) = self.cas(p.e, o.e, nv.e, None, s)?;
+                Ok(Some(Val::int(if base.contains("bool") { ok } else { old })))
+            }
+            "__atomic_compare_exchange"
+            | "atomic_compare_exchange_strong"
+            | "atomic_compare_exchange_weak" => {
+                // (ptr, &expected, desired, …): on failure *expected = old.
+                need(self, 3)?;
+                let p = self.rvalue(&args[0])?;
+                let ep = self.rvalue(&args[1])?;
+                let expected = self.read(LVal::Mem(ep.e.clone(), CType::Int, false), s)?;
+                let nv = self.rvalue(&args[2])?;
+                let (_, ok) = self.cas(p.e, expected.e, nv.e, Some(ep.e), s)?;
+                Ok(Some(Val::int(ok)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A compare-and-swap of `*p` from `o` to `nv`: two locked
+    /// alternatives; on failure `old` is written to `*fail_out` if given.
+    /// Returns (old value, success flag).
+    fn cas(
+        &mut self,
+        p: LExpr,
+        o: LExpr,
+        nv: LExpr,
+        fail_out: Option<LExpr>,
+        s: Span,
+    ) -> Result<(LExpr, LExpr), Error> {
+        let old = self.b.temp();
+        let ok = self.b.temp();
+        let o = self.stable(o, s)?;
+        let succ = Command::Atomic(vec![
+            Command::Load {
+                reg: old,
+                addr: p.clone(),
+            },
+            Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(old), o.clone())),
+            Command::Store {
+                addr: p.clone(),
+                value: nv,
+            },
+            Command::Assign {
+                reg: ok,
+                value: Expr::Const(1),
+            },
+        ]);
+        let fail = Command::Atomic(vec![
+            Command::Load { reg: old, addr: p },
+            Command::Assume(Expr::bin(BinOp::Ne, Expr::Var(old), o)),
+            Command::Assign {
+                reg: ok,
+                value: Expr::Const(0),
+            },
+        ]);
+        let sp = self.span(s);
+        let pos = self.b.split(vec![succ, fail], sp)?;
+        let join = self.b.label();
+        let mut it = pos.into_iter();
+        self.b.jump_from(it.next().flatten(), join);
+        self.b.goto_pos(it.next().flatten());
+        if let Some(out) = fail_out {
+            self.emit(
+                Command::Store {
+                    addr: out,
+                    value: Expr::Var(old),
+                },
+                s,
+            )?;
+        }
+        self.b.place(join);
+        Ok((Expr::Var(old), self.known_or(ok)))
+    }
+}
+
+/// Most paths of an atomic section (each becomes one `Atomic` step).
+pub const MAX_ATOMIC_PATHS: usize = 256;
+
+/// Names the C front-end always treats as built-ins, even if the file
+/// defines a function of that name.
+fn reserved(n: &str) -> bool {
+    n.starts_with("pthread_") || n == "__VERIFIER_atomic_begin" || n == "__VERIFIER_atomic_end"
+}
+
+/// `i * size` (no multiplication for size 1).
+fn scale(i: LExpr, size: i64) -> LExpr {
+    if size == 1 {
+        i
+    } else {
+        Expr::bin(BinOp::Mul, i, Expr::Const(size))
+    }
+}
+
+/// `x << k` as `x * 2^k`, `x >> k` as `x / 2^k` (exact for non-negative
+/// `x`).
+fn shift(x: LExpr, k: u32, left: bool) -> LExpr {
+    let f = Expr::Const(1i64 << k.min(62));
+    Expr::bin(if left { BinOp::Mul } else { BinOp::Div }, x, f)
+}
+
+/// `e != 0` as 0/1.
+fn bool_of(e: LExpr) -> LExpr {
+    if is_boolean(&e) {
+        e
+    } else {
+        Expr::bin(BinOp::Ne, e, Expr::Const(0))
+    }
+}

@@ -1,0 +1,117 @@
+//! Front-end for C/pthreads programs (a subset, docs/c.md): the C
+//! preprocessor (`cpp` or `gcc -E` as found on `PATH`), the `lang-c`
+//! parser, and a lowering of the parsed program to the Program IR.
+//!
+//! Stages, one module each:
+//! * [`preprocess`]: finding and running the preprocessor, the map from
+//!   its output back to the original file (`# line` markers), the nesting
+//!   pre-check that keeps the parser's recursion bounded;
+//! * [`types`]: C types as cells of the IR's memory (every scalar is one
+//!   W-bit cell), typedefs, structs, enums;
+//! * [`builder`]: one thread's automaton under construction: states,
+//!   forward jumps (labels), constant propagation over registers;
+//! * [`ctx`]: the lowering context (globals, threads, inlined call frames);
+//! * [`stmt`]: statements, loops unwound to `--unwind`, calls inlined;
+//! * [`expr`]: expressions, lvalues, and the built-in functions (pthreads,
+//!   SV-COMP conventions, fences, atomic read-modify-writes).
+//!
+//! The whole pipeline runs on a thread with a large stack
+//! ([`PIPELINE_STACK`]) so that the generated parser's recursion cannot
+//! overflow; nesting is capped before parsing ([`preprocess::check_nesting`])
+//! and during lowering ([`ctx::MAX_DEPTH`]).
+
+pub mod builder;
+pub mod ctx;
+pub mod expr;
+pub mod preprocess;
+pub mod stmt;
+pub mod types;
+
+use crate::diag::{Error, SourceFile};
+use crate::program::{Program, Width};
+
+/// Default `--unwind` for C programs: loop iterations (CBMC's meaning:
+/// every loop body runs at most this many times on a path).
+pub const DEFAULT_UNWIND: u32 = 10;
+
+/// Stack of the thread that parses and lowers a C file (bytes).
+pub const PIPELINE_STACK: usize = 256 << 20;
+
+/// Options of the C front-end (`-D`, `--unwind`, `--no-spin-assume`).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Macro definitions passed to the preprocessor (`NAME` or
+    /// `NAME=VALUE`, as `-D`).
+    pub defines: Vec<String>,
+    /// Loop iterations per loop on a path (`--unwind N`, ≥ 1).
+    pub unwind: u32,
+    /// Replace spin loops `while (c);` (empty body, condition free of side
+    /// effects other than loads) by the condition's loads and
+    /// `assume(!c)` (the source paper's transformation).
+    pub spin_assume: bool,
+    /// The preprocessor command; `None`: the first of `cpp`, `gcc -E`,
+    /// `cc -E`, `clang -E` found on `PATH`.
+    pub cpp: Option<Vec<String>>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            defines: Vec::new(),
+            unwind: DEFAULT_UNWIND,
+            spin_assume: true,
+            cpp: None,
+        }
+    }
+}
+
+/// True for a file name the C front-end reads (`.c`).
+pub fn is_c_path(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".c")
+}
+
+/// Preprocesses, parses and lowers the C program `src` (its text is fed
+/// to the preprocessor on standard input; `#include "…"` is searched in
+/// the file's directory).
+///
+/// The result is acyclic (loops unwound, calls inlined):
+/// [`Program::max_path`] is its longest path and [`Program::notes`] says
+/// which loops `--unwind` cut and how many spin loops became `assume`s.
+///
+/// Errors: no preprocessor found, or the preprocessor's own error; a
+/// syntax error; a construct outside the subset of docs/c.md — each
+/// located at the original file's line and column (exit 2).
+pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
+    let src = src.clone();
+    let opts = opts.clone();
+    let worker = std::thread::Builder::new()
+        .name("c-front-end".into())
+        .stack_size(PIPELINE_STACK)
+        .spawn(move || pipeline(&src, width, &opts))
+        .map_err(|e| Error::Usage(format!("cannot start the C front-end: {e}")))?;
+    worker
+        .join()
+        .unwrap_or_else(|_| Err(Error::Usage("the C front-end failed".into())))
+}
+
+/// Preprocess, check nesting, parse, lower (on the big-stack thread).
+fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
+    let pp = preprocess::run(src, opts)?;
+    let sources = preprocess::Sources::new(src.clone(), &pp);
+    preprocess::check_nesting(&pp, &sources)?;
+    let config = lang_c::driver::Config::with_gcc();
+    let unit = match lang_c::driver::parse_preprocessed(&config, pp) {
+        Ok(p) => p.unit,
+        Err(e) => {
+            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+            expected.sort_unstable();
+            expected.truncate(8);
+            let span = lang_c::span::Span::span(e.offset, e.offset + 1);
+            return Err(sources.error(
+                span,
+                format!("syntax error: expected one of {}", expected.join(" ")),
+            ));
+        }
+    };
+    ctx::lower(&unit, &sources, width, opts)
+}

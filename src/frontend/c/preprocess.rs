@@ -1,0 +1,365 @@
+//! The C preprocessor: finding it (`cpp`, else `gcc -E`, `cc -E`,
+//! `clang -E` on `PATH`), running it on the source text, and mapping
+//! offsets of its output back to the original file through its line
+//! markers (`# LINE "FILE" FLAGS`, GNU cpp manual §9 "Preprocessor
+//! Output"), so that every error names the user's `file:line:column`.
+
+use super::Options;
+use crate::diag::{Error, SourceFile, Span};
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Deepest nesting of brackets and longest run of prefix operators
+/// accepted before parsing (the parser recurses on both).
+pub const MAX_NESTING: usize = 256;
+
+/// The candidates tried in order when no preprocessor is given.
+const CANDIDATES: [(&str, &[&str]); 4] = [
+    ("cpp", &[]),
+    ("gcc", &["-E"]),
+    ("cc", &["-E"]),
+    ("clang", &["-E"]),
+];
+
+/// The first candidate preprocessor on `PATH`: the command and its
+/// arguments (`["gcc", "-E"]`).
+pub fn find() -> Option<Vec<String>> {
+    let path = std::env::var_os("PATH")?;
+    for (cmd, args) in CANDIDATES {
+        if std::env::split_paths(&path).any(|d| d.join(cmd).is_file()) {
+            let mut v = vec![cmd.to_string()];
+            v.extend(args.iter().map(|a| a.to_string()));
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Runs the preprocessor on `src`'s text (standard input; the file's
+/// directory is on the include path), with `-D` for each of
+/// `opts.defines` and `__BMC_RMM__` defined.
+///
+/// Errors: no preprocessor ([`Error::Usage`]); the preprocessor failed
+/// (its first `file:line:col: error:` line, located in `src` when it
+/// names the input, else its message).
+pub fn run(src: &SourceFile, opts: &Options) -> Result<String, Error> {
+    let cmd = match &opts.cpp {
+        Some(c) if !c.is_empty() => c.clone(),
+        _ => find().ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: no C preprocessor found: install `cpp` or `gcc` (tried cpp, gcc -E, cc -E, clang -E on PATH)",
+                src.path
+            ))
+        })?,
+    };
+    let dir = std::path::Path::new(&*src.path)
+        .parent()
+        .map(|d| d.to_string_lossy().into_owned())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| ".".into());
+    let mut c = Command::new(&cmd[0]);
+    c.args(&cmd[1..])
+        .arg("-D__BMC_RMM__")
+        .arg("-I")
+        .arg(&dir)
+        .args(opts.defines.iter().map(|d| format!("-D{d}")))
+        .args(["-x", "c", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().map_err(|e| {
+        Error::Usage(format!(
+            "{}: cannot run the C preprocessor `{}`: {e}",
+            src.path, cmd[0]
+        ))
+    })?;
+    let text = src.text.to_string();
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    let out = child.wait_with_output().map_err(|e| Error::Io {
+        path: src.path.to_string(),
+        message: format!("the C preprocessor failed: {e}"),
+    })?;
+    let _ = feeder.join();
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(cpp_error(src, &err));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The preprocessor's first error as a located error in `src` (its
+/// messages name standard input `<stdin>`).
+fn cpp_error(src: &SourceFile, stderr: &str) -> Error {
+    for line in stderr.lines() {
+        let Some(rest) = line.strip_prefix("<stdin>:") else {
+            continue;
+        };
+        let mut parts = rest.splitn(3, ':');
+        let (Some(l), Some(c), Some(msg)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let (Ok(l), Ok(c)) = (l.trim().parse::<usize>(), c.trim().parse::<usize>()) else {
+            continue;
+        };
+        let msg = msg.trim();
+        let msg = msg
+            .strip_prefix("fatal error:")
+            .or_else(|| msg.strip_prefix("error:"))
+            .map(str::trim);
+        if let Some(msg) = msg {
+            let off = offset_of(&src.text, l, c);
+            return src.error(Span::new(off, off + 1), format!("preprocessor: {msg}"));
+        }
+    }
+    let first = stderr.lines().next().unwrap_or("failed").to_string();
+    Error::Usage(format!("{}: the C preprocessor failed: {first}", src.path))
+}
+
+/// The byte offset of 1-based `line`, `col` in `text` (clamped to the
+/// line's end and to the text).
+pub fn offset_of(text: &str, line: usize, col: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line.max(1) {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let mut off = start;
+    for (n, (i, _)) in text[start..end].char_indices().enumerate() {
+        off = start + i;
+        if n + 1 >= col {
+            return off;
+        }
+    }
+    if col > 1 {
+        end
+    } else {
+        off
+    }
+}
+
+/// The preprocessed text's lines mapped to the files they came from.
+pub struct Sources {
+    /// The input file (what the user named).
+    pub main: SourceFile,
+    /// Byte offset of each preprocessed line's start.
+    line_starts: Vec<usize>,
+    /// For each preprocessed line: (index into `files`, 1-based line).
+    origin: Vec<(u32, u32)>,
+    /// File names of the markers (`<stdin>` is the input).
+    files: Vec<String>,
+    /// Other files (headers) read on demand for messages.
+    others: std::sync::Mutex<HashMap<String, SourceFile>>,
+}
+
+impl Sources {
+    /// Builds the line map of `pp` (the preprocessor's output for `main`).
+    pub fn new(main: SourceFile, pp: &str) -> Sources {
+        let mut line_starts = Vec::new();
+        let mut origin = Vec::new();
+        let mut files: Vec<String> = vec!["<stdin>".into()];
+        let mut cur = (0u32, 1u32);
+        let mut start = 0usize;
+        for line in pp.split_inclusive('\n') {
+            line_starts.push(start);
+            origin.push(cur);
+            start += line.len();
+            if let Some((l, f)) = marker(line) {
+                let idx = match files.iter().position(|x| *x == f) {
+                    Some(i) => i,
+                    None => {
+                        files.push(f);
+                        files.len() - 1
+                    }
+                };
+                cur = (idx as u32, l);
+            } else {
+                cur.1 = cur.1.saturating_add(1);
+            }
+        }
+        Sources {
+            main,
+            line_starts,
+            origin,
+            files,
+            others: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// (file name, 1-based line, 1-based column) of a preprocessed offset.
+    fn locate(&self, offset: usize) -> (&str, usize, usize) {
+        let i = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(0) => 0,
+            Err(i) => i - 1,
+        };
+        let Some(&(f, l)) = self.origin.get(i) else {
+            return ("<stdin>", 1, 1);
+        };
+        let col = offset.saturating_sub(self.line_starts[i]) + 1;
+        (&self.files[f as usize], l as usize, col)
+    }
+
+    /// The span of a parser span in the input file, when it lies there
+    /// (else the empty span at 0).
+    pub fn span(&self, s: lang_c::span::Span) -> Span {
+        if s.is_none() {
+            return Span::default();
+        }
+        let (f, l, c) = self.locate(s.start);
+        if f != "<stdin>" {
+            return Span::default();
+        }
+        let start = offset_of(&self.main.text, l, c);
+        let (f2, l2, c2) = self.locate(s.end.max(s.start));
+        let end = if f2 == "<stdin>" && l2 == l {
+            offset_of(&self.main.text, l2, c2).max(start + 1)
+        } else {
+            start + 1
+        };
+        Span::new(start, end.min(self.main.text.len().max(start + 1)))
+    }
+
+    /// A located error at parser span `s`: in the input file, or in the
+    /// header it comes from.
+    pub fn error(&self, s: lang_c::span::Span, msg: impl Into<String>) -> Error {
+        let msg = msg.into();
+        if s.is_none() {
+            return self.main.error(Span::default(), msg);
+        }
+        let (f, l, c) = self.locate(s.start);
+        if f == "<stdin>" {
+            return self.main.error(self.span(s), msg);
+        }
+        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
+        let file = others
+            .entry(f.to_string())
+            .or_insert_with(|| {
+                SourceFile::read(f).unwrap_or_else(|_| SourceFile::new(f, String::new()))
+            })
+            .clone();
+        let off = offset_of(&file.text, l, c);
+        file.error(Span::new(off, off + 1), msg)
+    }
+
+    /// The 1-based line in the input file of parser span `s` (0 when it
+    /// lies in a header).
+    pub fn line(&self, s: lang_c::span::Span) -> usize {
+        if s.is_none() {
+            return 0;
+        }
+        match self.locate(s.start) {
+            ("<stdin>", l, _) => l,
+            _ => 0,
+        }
+    }
+}
+
+/// A line marker `# LINE "FILE" [FLAGS]`: the line number of the next
+/// line and the file.
+fn marker(line: &str) -> Option<(u32, String)> {
+    let rest = line.strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let l: u32 = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    Some((l, rest[..end].to_string()))
+}
+
+/// Rejects input whose brackets nest deeper than [`MAX_NESTING`] or that
+/// has a longer run of prefix operators (the parser recurses on both),
+/// located at the offending character.
+///
+/// Errors: a located error naming the limit.
+pub fn check_nesting(pp: &str, sources: &Sources) -> Result<(), Error> {
+    let mut depth = 0usize;
+    let mut run = 0usize;
+    let bytes = pp.as_bytes();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if line_start && b == b'#' {
+            // A line marker or pragma: skip the line.
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        line_start = b == b'\n';
+        match b {
+            b'"' | b'\'' => {
+                // Skip a literal.
+                i += 1;
+                while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                run = 0;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(sources.error(
+                        lang_c::span::Span::span(i, i + 1),
+                        format!("brackets nested deeper than {MAX_NESTING}"),
+                    ));
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'+' | b'!' | b'~' | b'*' | b'&' => {
+                run += 1;
+                if run > MAX_NESTING {
+                    return Err(sources.error(
+                        lang_c::span::Span::span(i, i + 1),
+                        format!("more than {MAX_NESTING} operators in a row"),
+                    ));
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => run = 0,
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_map_lines_back() {
+        let main = SourceFile::new("a.c", "int x;\n\nint y;\n");
+        let pp =
+            "# 1 \"<stdin>\"\n# 1 \"/usr/include/h.h\" 1\nint h;\n# 2 \"<stdin>\" 2\n\nint y;\n";
+        let s = Sources::new(main, pp);
+        let y = pp.rfind("int y").unwrap();
+        assert_eq!(s.locate(y), ("<stdin>", 3, 1));
+        let h = pp.find("int h").unwrap();
+        assert_eq!(s.locate(h).0, "/usr/include/h.h");
+        assert_eq!(offset_of("ab\ncd\n", 2, 2), 4);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error() {
+        let main = SourceFile::new("a.c", "");
+        let pp = format!("int x = {}1{};", "(".repeat(300), ")".repeat(300));
+        let s = Sources::new(main, &pp);
+        assert!(check_nesting(&pp, &s).is_err());
+        let ok = "int x = ((1));";
+        assert!(check_nesting(ok, &Sources::new(SourceFile::new("a.c", ""), ok)).is_ok());
+    }
+}

@@ -1,0 +1,673 @@
+//! Statements: blocks and declarations, `if`, the loops (unwound to
+//! `--unwind` iterations, CBMC's meaning; loops whose condition constant
+//! propagation decides are unrolled completely; spin loops `while (c);`
+//! become loads and `assume(!c)`), `goto` (forward only), `break`,
+//! `continue`, `return`, inline assembly (`mfence`), and inlining of a
+//! called function's body.
+
+use super::builder::{negate, LabelId};
+use super::ctx::{Ctx, Frame, Local, MAX_CONST_ITERATIONS};
+use super::types::{declarator_name, CType};
+use crate::diag::Error;
+use crate::program::{Command, Expr, Fence, LExpr};
+use lang_c::ast::{
+    BlockItem, Declaration, DeclarationSpecifier, Expression, ForInitializer, FunctionDefinition,
+    Initializer, Label, Statement,
+};
+use lang_c::span::{Node, Span};
+use std::collections::HashMap;
+
+/// A parameter: its specifiers and declarator.
+pub type Param<'a> = (
+    &'a [Node<DeclarationSpecifier>],
+    Option<&'a Node<lang_c::ast::Declarator>>,
+);
+
+/// The kind of a loop.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LoopKind {
+    While,
+    DoWhile,
+    For,
+}
+
+impl<'a> Ctx<'a> {
+    /// Inlines `f`'s body with `args` bound to its parameters; `ret` is
+    /// where `return` goes (a new label when `None`), placed after the
+    /// body. Returns the register holding the returned value, if any.
+    ///
+    /// Errors: recursion, a wrong number of arguments, the body's errors.
+    pub fn inline_body(
+        &mut self,
+        f: &'a Node<FunctionDefinition>,
+        args: Vec<LExpr>,
+        ret: Option<LabelId>,
+        call: Span,
+    ) -> Result<Option<(crate::program::RegId, CType)>, Error> {
+        let name = declarator_name(&f.node.declarator).unwrap_or_default();
+        if self.frames.iter().any(|fr| fr.func == name) {
+            return Err(self.err(
+                call,
+                format!("recursive call of `{name}` (recursion is not supported)"),
+            ));
+        }
+        if self.frames.len() >= 64 {
+            return Err(self.err(call, "calls nested deeper than 64"));
+        }
+        let params = parameters(f);
+        if params.len() != args.len() && !(self.frames.is_empty() && args.len() <= 1) {
+            return Err(self.err(
+                call,
+                format!(
+                    "`{name}` takes {} argument(s), not {}",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let ret_ty =
+            self.types
+                .function_return(&f.node.specifiers, &f.node.declarator, self.src)?;
+        let ret_label = ret.unwrap_or_else(|| self.b.label());
+        let ret_reg = if ret_ty == CType::Void || self.frames.is_empty() {
+            None
+        } else {
+            Some((self.b.reg(&format!("{name}.return")), ret_ty))
+        };
+        let addr_taken = self.addr_taken(f);
+        let mut labels = Vec::new();
+        collect_labels(&f.node.statement, &mut labels, 0);
+        let label_scope: HashMap<String, LabelId> =
+            labels.into_iter().map(|l| (l, self.b.label())).collect();
+        self.frames.push(Frame {
+            func: name.clone(),
+            scopes: vec![HashMap::new()],
+            label_scopes: vec![label_scope],
+            loops: Vec::new(),
+            ret: ret_label,
+            ret_reg: ret_reg.clone(),
+            addr_taken,
+        });
+        let r = self
+            .bind_params(&params, args, call)
+            .and_then(|_| self.stmt(&f.node.statement));
+        self.frames.pop();
+        r?;
+        if ret.is_none() {
+            self.b.place(ret_label);
+        } else {
+            self.b.jump(ret_label);
+        }
+        Ok(ret_reg)
+    }
+
+    fn bind_params(
+        &mut self,
+        params: &[Param<'a>],
+        args: Vec<LExpr>,
+        call: Span,
+    ) -> Result<(), Error> {
+        for ((specs, decl), a) in params.iter().zip(args) {
+            let Some(d) = decl else { continue };
+            let Some(pname) = declarator_name(d) else {
+                continue;
+            };
+            let r = self.types.resolve(specs, Some(d), self.src)?;
+            let ty = match r.ty {
+                CType::Array(e, _) => CType::Ptr(e),
+                t => t,
+            };
+            let local = self.bind_local(&pname, ty.clone(), r.atomic, d.span)?;
+            self.write_local(&local, a, call)?;
+        }
+        Ok(())
+    }
+
+    /// Assigns `v` to a local (registers: `Assign`; memory: `Store`).
+    ///
+    /// Errors: see [`Ctx::emit`].
+    pub fn write_local(&mut self, l: &Local, v: LExpr, s: Span) -> Result<(), Error> {
+        match l {
+            Local::Reg(r, ty) => {
+                let v = convert(v, ty);
+                self.emit(Command::Assign { reg: *r, value: v }, s)
+            }
+            Local::Mem(a, ty, atomic) => {
+                let v = convert(v, ty);
+                let st = Command::Store {
+                    addr: Expr::Const(*a),
+                    value: v,
+                };
+                self.emit(
+                    if *atomic {
+                        Command::Atomic(vec![st])
+                    } else {
+                        st
+                    },
+                    s,
+                )
+            }
+        }
+    }
+
+    /// Lowers a statement.
+    ///
+    /// Errors: constructs outside the subset (located).
+    pub fn stmt(&mut self, s: &'a Node<Statement>) -> Result<(), Error> {
+        self.enter(s.span)?;
+        self.b.at_line(self.src.line(s.span));
+        let mark = self.b.mark();
+        let r = self.stmt_inner(s);
+        self.b.release(mark);
+        self.leave();
+        r
+    }
+
+    fn stmt_inner(&mut self, s: &'a Node<Statement>) -> Result<(), Error> {
+        match &s.node {
+            Statement::Compound(items) => {
+                self.frame().scopes.push(HashMap::new());
+                let mut r = Ok(());
+                for it in items {
+                    r = match &it.node {
+                        BlockItem::Declaration(d) => self.local_declaration(d),
+                        BlockItem::StaticAssert(_) => Ok(()),
+                        BlockItem::Statement(st) => self.stmt(st),
+                    };
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                self.frame().scopes.pop();
+                r
+            }
+            Statement::Expression(Some(e)) => self.effect(e),
+            Statement::Expression(None) => Ok(()),
+            Statement::If(i) => {
+                let c = self.cond(&i.node.condition)?;
+                let (t, e) = self.b.branch(&c, self.span(i.node.condition.span))?;
+                let join = self.b.label();
+                self.b.goto_pos(t);
+                self.stmt(&i.node.then_statement)?;
+                self.b.jump(join);
+                self.b.goto_pos(e);
+                if let Some(el) = &i.node.else_statement {
+                    self.stmt(el)?;
+                }
+                self.b.place(join);
+                Ok(())
+            }
+            Statement::While(w) => self.lower_loop(
+                LoopKind::While,
+                None,
+                Some(&w.node.expression),
+                None,
+                &w.node.statement,
+                s.span,
+            ),
+            Statement::DoWhile(w) => self.lower_loop(
+                LoopKind::DoWhile,
+                None,
+                Some(&w.node.expression),
+                None,
+                &w.node.statement,
+                s.span,
+            ),
+            Statement::For(f) => self.lower_loop(
+                LoopKind::For,
+                Some(&f.node.initializer),
+                f.node.condition.as_deref(),
+                f.node.step.as_deref(),
+                &f.node.statement,
+                s.span,
+            ),
+            Statement::Goto(id) => {
+                let l = self.find_label(&id.node.name, id.span)?;
+                if self.b.placed(l) {
+                    return Err(self.err(
+                        id.span,
+                        format!("backward `goto {}` (a loop made of goto) is not supported; use a loop statement", id.node.name),
+                    ));
+                }
+                self.b.jump(l);
+                Ok(())
+            }
+            Statement::Labeled(l) => match &l.node.label.node {
+                Label::Identifier(id) => {
+                    let lab = self.find_label(&id.node.name, id.span)?;
+                    self.b.place(lab);
+                    self.stmt(&l.node.statement)
+                }
+                _ => Err(self.err(l.span, "`case`/`default` labels (switch) are not supported")),
+            },
+            Statement::Switch(_) => Err(self.err(s.span, "`switch` is not supported")),
+            Statement::Continue => {
+                let Some(&(_, c)) = self.frame().loops.last() else {
+                    return Err(self.err(s.span, "`continue` outside a loop"));
+                };
+                if let Some(c) = c {
+                    self.b.jump(c);
+                }
+                Ok(())
+            }
+            Statement::Break => {
+                let Some(&(b, _)) = self.frame().loops.last() else {
+                    return Err(
+                        self.err(s.span, "`break` outside a loop (switch is not supported)")
+                    );
+                };
+                self.b.jump(b);
+                Ok(())
+            }
+            Statement::Return(e) => {
+                if let Some(e) = e {
+                    let v = self.rvalue(e)?;
+                    if let Some((r, ty)) = self.frame().ret_reg.clone() {
+                        let v = convert(v.e, &ty);
+                        self.emit(Command::Assign { reg: r, value: v }, s.span)?;
+                    }
+                }
+                let ret = self.frame().ret;
+                self.b.jump(ret);
+                Ok(())
+            }
+            Statement::Asm(a) => self.asm(a, s.span),
+        }
+    }
+
+    /// Inline assembly: `mfence` (and `lock; addl $0,(%rsp)`-free forms
+    /// of it) is a full fence; an empty template (a compiler barrier) is
+    /// nothing; anything else is an error.
+    fn asm(&mut self, a: &'a Node<lang_c::ast::AsmStatement>, span: Span) -> Result<(), Error> {
+        let template = match &a.node {
+            lang_c::ast::AsmStatement::GnuBasic(t) => &t.node,
+            lang_c::ast::AsmStatement::GnuExtended(x) => &x.template.node,
+        };
+        let text: String = template
+            .iter()
+            .map(|p| p.trim_matches('"').to_string())
+            .collect::<Vec<_>>()
+            .join("");
+        let t = text.trim().trim_end_matches(';').trim();
+        match t {
+            "mfence" | "MFENCE" | "sync" | "dmb ish" | "dmb sy" | "lock; addl $0,0(%%rsp)" => {
+                self.emit(Command::Fence(Fence::MFence), span)
+            }
+            "" => Ok(()),
+            _ => Err(self.err(
+                span,
+                format!("inline assembly `{t}` is not supported (only `mfence` and empty compiler barriers)"),
+            )),
+        }
+    }
+
+    /// The label `name` of the innermost label scope that has it.
+    fn find_label(&mut self, name: &str, span: Span) -> Result<LabelId, Error> {
+        let f = self.frame();
+        for sc in f.label_scopes.iter().rev() {
+            if let Some(&l) = sc.get(name) {
+                return Ok(l);
+            }
+        }
+        Err(self.err(
+            span,
+            format!("label `{name}` is not in this function or is inside a loop the goto is outside of (not supported)"),
+        ))
+    }
+
+    /// A block-scope declaration: `static` locals are globals; typedefs
+    /// and struct tags are recorded; other objects are bound and
+    /// initialised at this point.
+    fn local_declaration(&mut self, d: &'a Node<Declaration>) -> Result<(), Error> {
+        let is = |k: lang_c::ast::StorageClassSpecifier| {
+            d.node
+                .specifiers
+                .iter()
+                .any(|s| matches!(&s.node, DeclarationSpecifier::StorageClass(c) if c.node == k))
+        };
+        let is_typedef = is(lang_c::ast::StorageClassSpecifier::Typedef);
+        let is_static = is(lang_c::ast::StorageClassSpecifier::Static);
+        let is_extern = is(lang_c::ast::StorageClassSpecifier::Extern);
+        for s in &d.node.specifiers {
+            if let DeclarationSpecifier::TypeSpecifier(t) = &s.node {
+                if let lang_c::ast::TypeSpecifier::Struct(st) = &t.node {
+                    if let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations) {
+                        self.types.tag_defs.insert(tag.node.name.clone(), st);
+                    }
+                }
+            }
+        }
+        for id in &d.node.declarators {
+            let Some(name) = declarator_name(&id.node.declarator) else {
+                continue;
+            };
+            if is_typedef {
+                self.types
+                    .typedefs
+                    .insert(name, (&d.node.specifiers, &id.node.declarator));
+                continue;
+            }
+            if super::types::is_function(&id.node.declarator) || is_extern {
+                continue;
+            }
+            if is_static {
+                let func = self.frame().func.clone();
+                let key = format!("{func}::{name}");
+                if !self.globals.contains_key(&key) {
+                    self.define_global(&key, &format!("{func}.{name}"), &d.node.specifiers, id)?;
+                }
+                let g = self.globals[&key].clone();
+                self.frame()
+                    .scopes
+                    .last_mut()
+                    .expect("a scope")
+                    .insert(name, Local::Mem(g.addr, g.ty, g.atomic));
+                continue;
+            }
+            let r = self
+                .types
+                .resolve(&d.node.specifiers, Some(&id.node.declarator), self.src)?;
+            let mut ty = r.ty;
+            if let (CType::Array(e, 0), Some(init)) = (&ty, &id.node.initializer) {
+                if let Initializer::List(items) = &init.node {
+                    ty = CType::Array(e.clone(), items.len().max(1) as u64);
+                }
+            }
+            if matches!(ty, CType::Void | CType::Func) {
+                return Err(self.err(id.span, format!("object `{name}` has no storage type")));
+            }
+            // The initializer is evaluated before the name is in scope
+            // only for its own registers; C puts it in scope first, which
+            // matters only for self-reference.
+            let local = self.bind_local(&name, ty.clone(), r.atomic, id.node.declarator.span)?;
+            if let Some(init) = &id.node.initializer {
+                self.init_local(&local, &ty, 0, init)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a local's initializer (stores for memory, assignments for
+    /// registers).
+    fn init_local(
+        &mut self,
+        l: &Local,
+        ty: &CType,
+        off: u64,
+        init: &'a Node<Initializer>,
+    ) -> Result<(), Error> {
+        self.enter(init.span)?;
+        let r = match (&init.node, ty) {
+            (Initializer::Expression(e), CType::Array(..) | CType::Struct(_)) => {
+                Err(self.err(e.span, "an array or struct needs a braced initializer"))
+            }
+            (_, CType::Mutex) => match l {
+                Local::Mem(a, _, _) => self.emit(
+                    Command::Store {
+                        addr: Expr::Const(*a + off as i64),
+                        value: Expr::Const(0),
+                    },
+                    init.span,
+                ),
+                Local::Reg(r, _) => self.emit(
+                    Command::Assign {
+                        reg: *r,
+                        value: Expr::Const(0),
+                    },
+                    init.span,
+                ),
+            },
+            (Initializer::Expression(e), t) => {
+                let v = self.rvalue(e)?;
+                match l {
+                    Local::Reg(..) => self.write_local(l, v.e, e.span),
+                    Local::Mem(a, _, atomic) => {
+                        let cell = Local::Mem(*a + off as i64, t.clone(), *atomic);
+                        self.write_local(&cell, v.e, e.span)
+                    }
+                }
+            }
+            (Initializer::List(items), CType::Array(elem, n)) => {
+                let esize = self.types.size(elem);
+                let mut r = Ok(());
+                for k in 0..*n {
+                    r = match items.get(k as usize) {
+                        Some(it) if !it.node.designation.is_empty() => {
+                            Err(self.err(it.span, "designated initializers are not supported"))
+                        }
+                        Some(it) => self.init_local(l, elem, off + k * esize, &it.node.initializer),
+                        None => self.zero_local(l, elem, off + k * esize, init.span),
+                    };
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                if items.len() as u64 > *n {
+                    r = Err(self.err(init.span, "too many initializers for the array"));
+                }
+                r
+            }
+            (Initializer::List(items), CType::Struct(s)) => {
+                let fields = self.types.structs[*s].fields.clone();
+                let mut r = Ok(());
+                for (k, (_, fty, foff)) in fields.iter().enumerate() {
+                    r = match items.get(k) {
+                        Some(it) if !it.node.designation.is_empty() => {
+                            Err(self.err(it.span, "designated initializers are not supported"))
+                        }
+                        Some(it) => self.init_local(l, fty, off + foff, &it.node.initializer),
+                        None => self.zero_local(l, fty, off + foff, init.span),
+                    };
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                r
+            }
+            (Initializer::List(items), t) => match items.first() {
+                Some(it) if items.len() == 1 => self.init_local(l, t, off, &it.node.initializer),
+                _ => Err(self.err(init.span, "a scalar takes one initializer")),
+            },
+        };
+        self.leave();
+        r
+    }
+
+    /// Zeroes the cells of a memory local of type `ty` at `off`.
+    fn zero_local(&mut self, l: &Local, ty: &CType, off: u64, span: Span) -> Result<(), Error> {
+        if let Local::Mem(a, _, _) = l {
+            for k in 0..self.types.size(ty) {
+                self.emit(
+                    Command::Store {
+                        addr: Expr::Const(*a + (off + k) as i64),
+                        value: Expr::Const(0),
+                    },
+                    span,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A loop, unwound (module doc).
+    fn lower_loop(
+        &mut self,
+        kind: LoopKind,
+        init: Option<&'a Node<ForInitializer>>,
+        cond: Option<&'a Node<Expression>>,
+        step: Option<&'a Node<Expression>>,
+        body: &'a Node<Statement>,
+        span: Span,
+    ) -> Result<(), Error> {
+        self.frame().scopes.push(HashMap::new());
+        let r = self.lower_loop_inner(kind, init, cond, step, body, span);
+        self.frame().scopes.pop();
+        r
+    }
+
+    fn lower_loop_inner(
+        &mut self,
+        kind: LoopKind,
+        init: Option<&'a Node<ForInitializer>>,
+        cond: Option<&'a Node<Expression>>,
+        step: Option<&'a Node<Expression>>,
+        body: &'a Node<Statement>,
+        span: Span,
+    ) -> Result<(), Error> {
+        if let Some(i) = init {
+            match &i.node {
+                ForInitializer::Empty | ForInitializer::StaticAssert(_) => {}
+                ForInitializer::Expression(e) => self.effect(e)?,
+                ForInitializer::Declaration(d) => self.local_declaration(d)?,
+            }
+        }
+        // A spin loop: `while (c);` whose condition only reads.
+        if self.opts.spin_assume && step.is_none() && is_empty(body) {
+            if let Some(c) = cond.filter(|c| !self.has_effects(c, 0)) {
+                let v = self.cond(c)?;
+                self.emit(Command::Assume(negate(self.b.fold(&v))), c.span)?;
+                self.spin_loops += 1;
+                return Ok(());
+            }
+        }
+        let exit = self.b.label();
+        let syntactic_const = cond.is_none_or(|c| self.types.const_int(c, self.src).is_ok());
+        let mut k: u32 = 0;
+        loop {
+            if !self.b.live() {
+                break;
+            }
+            let mut decided = false;
+            if let Some(c) = cond.filter(|_| kind != LoopKind::DoWhile || k > 0) {
+                let mark = self.b.mark();
+                let v = self.cond(c)?;
+                let folded = self.b.fold(&v);
+                decided = folded.as_const(self.b.width).is_some();
+                let (t, e) = self.b.branch(&folded, self.span(c.span))?;
+                self.b.jump_from(e, exit);
+                self.b.goto_pos(t);
+                self.b.release(mark);
+            }
+            if !self.b.live() {
+                break;
+            }
+            let more = decided && !syntactic_const && k < MAX_CONST_ITERATIONS;
+            if k >= self.opts.unwind && !more {
+                // The unwinding bound: this path would need more iterations.
+                self.cut_loops.push(self.src.line(span));
+                self.b.cur = None;
+                break;
+            }
+            let cont = self.b.label();
+            let mut labels = Vec::new();
+            collect_labels(body, &mut labels, 0);
+            let scope: HashMap<String, LabelId> =
+                labels.into_iter().map(|l| (l, self.b.label())).collect();
+            self.frame().loops.push((exit, Some(cont)));
+            self.frame().label_scopes.push(scope);
+            let r = self.stmt(body);
+            self.frame().label_scopes.pop();
+            self.frame().loops.pop();
+            r?;
+            self.b.place(cont);
+            if let Some(st) = step {
+                let mark = self.b.mark();
+                self.effect(st)?;
+                self.b.release(mark);
+            }
+            k += 1;
+        }
+        self.b.place(exit);
+        Ok(())
+    }
+
+    /// The condition's value as an expression (side effects emitted).
+    ///
+    /// Errors: see [`Ctx::rvalue`].
+    pub fn cond(&mut self, c: &'a Node<Expression>) -> Result<LExpr, Error> {
+        Ok(self.rvalue(c)?.e)
+    }
+}
+
+/// Converts a value to a type on assignment: `_Bool` becomes 0/1.
+pub fn convert(v: LExpr, ty: &CType) -> LExpr {
+    if *ty == CType::Bool && !super::builder::is_boolean(&v) {
+        Expr::bin(crate::program::BinOp::Ne, v, Expr::Const(0))
+    } else {
+        v
+    }
+}
+
+/// True for `;` and `{}`.
+fn is_empty(s: &Node<Statement>) -> bool {
+    match &s.node {
+        Statement::Expression(None) => true,
+        Statement::Compound(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
+/// The labels defined in `s` outside nested loops.
+fn collect_labels(s: &Node<Statement>, out: &mut Vec<String>, depth: usize) {
+    if depth > super::ctx::MAX_DEPTH {
+        return;
+    }
+    match &s.node {
+        Statement::Labeled(l) => {
+            if let Label::Identifier(id) = &l.node.label.node {
+                out.push(id.node.name.clone());
+            }
+            collect_labels(&l.node.statement, out, depth + 1);
+        }
+        Statement::Compound(items) => {
+            for it in items {
+                if let BlockItem::Statement(st) = &it.node {
+                    collect_labels(st, out, depth + 1);
+                }
+            }
+        }
+        Statement::If(i) => {
+            collect_labels(&i.node.then_statement, out, depth + 1);
+            if let Some(e) = &i.node.else_statement {
+                collect_labels(e, out, depth + 1);
+            }
+        }
+        Statement::Switch(sw) => collect_labels(&sw.node.statement, out, depth + 1),
+        _ => {}
+    }
+}
+
+/// The parameters of a function definition: (specifiers, declarator);
+/// `(void)` has none.
+pub fn parameters(f: &Node<FunctionDefinition>) -> Vec<Param<'_>> {
+    fn find(d: &Node<lang_c::ast::Declarator>) -> Option<&lang_c::ast::FunctionDeclarator> {
+        if let lang_c::ast::DeclaratorKind::Declarator(inner) = &d.node.kind.node {
+            if let Some(x) = find(inner) {
+                return Some(x);
+            }
+        }
+        d.node.derived.iter().rev().find_map(|x| match &x.node {
+            lang_c::ast::DerivedDeclarator::Function(fd) => Some(&fd.node),
+            _ => None,
+        })
+    }
+    let Some(fd) = find(&f.node.declarator) else {
+        return Vec::new();
+    };
+    let ps: Vec<_> = fd
+        .parameters
+        .iter()
+        .map(|p| (p.node.specifiers.as_slice(), p.node.declarator.as_ref()))
+        .collect();
+    let is_void = ps.len() == 1
+        && ps[0].1.is_none()
+        && ps[0].0.iter().any(|s| {
+            matches!(&s.node, DeclarationSpecifier::TypeSpecifier(t)
+                if t.node == lang_c::ast::TypeSpecifier::Void)
+        });
+    if is_void {
+        Vec::new()
+    } else {
+        ps
+    }
+}
