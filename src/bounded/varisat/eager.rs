@@ -349,3 +349,76 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
     }
     done
 }
+
+/// Restricts the hb-cycle constraints ([`Encoder::robust_act`]) to
+/// cycles that leave every `acyclic` axiom's relation: for each such
+/// axiom whose relation `X` evaluates symbolically (as in
+/// [`encode_acyclic`]), some chosen successor edge (a, b) of the cycle
+/// is not in `X`. This keeps the answer of `robust`: a shortest hb cycle
+/// of a consistent execution has an edge outside `X` (else `X` would be
+/// cyclic), and the constraints choose exactly the edges of disjoint
+/// cycles; it lets the solver refute the cycles a model forbids by
+/// propagation instead of one theory lemma per cycle. The escape literal
+/// of an edge is `succ(a, b) ∧ ¬X(a, b)`; `act` enables the clause.
+/// Returns the names of the axioms used.
+pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Vec<String> {
+    let succ = enc.robust_succ.clone();
+    if succ.is_empty() {
+        return Vec::new();
+    }
+    let n = enc.un.events.len();
+    let mut sym = Sym {
+        enc,
+        n,
+        env: HashMap::default(),
+        base: HashMap::default(),
+        rec: Default::default(),
+        budget: 0,
+    };
+    let mut done = Vec::new();
+    for st in &model.stmts {
+        sym.budget = 200 * n.max(8) + 10_000;
+        match st {
+            Stmt::Let { rec: false, binds } => {
+                for (name, e) in binds {
+                    if let Some(v) = sym.eval(e) {
+                        sym.env.insert(name.clone(), v);
+                    }
+                }
+            }
+            Stmt::Let { rec: true, binds } => {
+                for (name, _) in binds {
+                    sym.rec.insert(name.clone());
+                }
+            }
+            Stmt::Check {
+                kind: AxiomKind::Acyclic,
+                expr,
+                name,
+                ..
+            } => {
+                let mut e = expr;
+                while let ExprKind::Plus(x) = &e.kind {
+                    e = x;
+                }
+                let Some(SVal::Rel(r)) = sym.eval(e) else {
+                    continue;
+                };
+                let mut clause = vec![!act];
+                for &(a, b, s) in &succ {
+                    match r.0[a].get(&b) {
+                        None => clause.push(s),
+                        Some(&x) => {
+                            let esc = sym.enc.cnf.and(s, !x);
+                            clause.push(esc);
+                        }
+                    }
+                }
+                sym.enc.cnf.clause(&clause);
+                done.push(name.clone());
+            }
+            Stmt::Check { .. } => {}
+        }
+    }
+    done
+}

@@ -73,6 +73,10 @@ pub struct Encoder<'a> {
     gates: HashMap<(u8, usize, usize), Lit>,
     pub(super) deps: HashMap<(u8, usize, usize), Lit>,
     robust_act: Option<Lit>,
+    /// The hb-cycle constraints' successor literals (a, b, "b is a's
+    /// successor on the cycle"), once [`Encoder::robust_act`] built them
+    /// (empty for PGAS).
+    pub robust_succ: Vec<(usize, usize, Lit)>,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -185,6 +189,7 @@ impl<'a> Encoder<'a> {
             gates: HashMap::default(),
             deps: HashMap::default(),
             robust_act: None,
+            robust_succ: Vec::new(),
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
@@ -666,6 +671,26 @@ impl<'a> Encoder<'a> {
         let mut c = all.clone();
         c.push(!act);
         self.cnf.clause(&c);
+        // A shortest hb cycle has at most two events per thread
+        // (Shasha–Snir's critical cycles): two events a, b of one thread
+        // that are not adjacent on a cycle split it into a → P1 → b → P2
+        // → a, and po(a, b) (or po(b, a)) closes the shorter cycle
+        // a → b → P2 → a (or b → a → P1 → b); hb contains po between
+        // memory events. Restricting the set to such cycles keeps the
+        // query's answer and removes most of its candidates.
+        let mut per_thread: HashMap<u32, Vec<Lit>> = HashMap::default();
+        for &e in &mem {
+            per_thread
+                .entry(self.un.events[e].thread.0)
+                .or_default()
+                .push(ins[&e]);
+        }
+        let mut threads: Vec<u32> = per_thread.keys().copied().collect();
+        threads.sort_unstable();
+        for t in threads {
+            self.cnf.at_most_two(&per_thread[&t]);
+        }
+        let mut preds: HashMap<usize, Vec<Lit>> = HashMap::default();
         for &a in &mem {
             if self.over_limit() {
                 break;
@@ -683,10 +708,18 @@ impl<'a> Encoder<'a> {
                 }
                 let s = self.cnf.fresh();
                 self.cnf.implies(s, hb);
+                self.cnf.implies(s, ins[&a]);
                 self.cnf.implies(s, ins[&b]);
                 succ.push(s);
+                preds.entry(b).or_default().push(s);
+                self.robust_succ.push((a, b, s));
             }
             self.cnf.clause(&succ);
+        }
+        for &b in &mem {
+            let mut c = preds.remove(&b).unwrap_or_default();
+            c.push(!ins[&b]);
+            self.cnf.clause(&c);
         }
         self.robust_act = Some(act);
         act
