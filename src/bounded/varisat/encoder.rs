@@ -77,6 +77,12 @@ pub struct Encoder<'a> {
     /// successor on the cycle"), once [`Encoder::robust_act`] built them
     /// (empty for PGAS).
     pub robust_succ: Vec<(usize, usize, Lit)>,
+    /// Narrow the hb-cycle constraints to shortest cycles (at most two
+    /// events per thread; with `eager::encode_escape`, an edge outside
+    /// each `acyclic` axiom's relation). The answer is the same either
+    /// way (docs/models.md); default on, off with `BMC_NO_ESCAPE=1` (for
+    /// measurements) or by setting it before [`Encoder::robust_act`].
+    pub shortest_cycles: bool,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -190,6 +196,7 @@ impl<'a> Encoder<'a> {
             deps: HashMap::default(),
             robust_act: None,
             robust_succ: Vec::new(),
+            shortest_cycles: std::env::var_os("BMC_NO_ESCAPE").is_none(),
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
@@ -687,7 +694,7 @@ impl<'a> Encoder<'a> {
         }
         let mut threads: Vec<u32> = per_thread.keys().copied().collect();
         threads.sort_unstable();
-        for t in threads {
+        for t in threads.into_iter().filter(|_| self.shortest_cycles) {
             self.cnf.at_most_two(&per_thread[&t]);
         }
         let mut preds: HashMap<usize, Vec<Lit>> = HashMap::default();

@@ -138,7 +138,7 @@ impl Session for VarisatSession<'_> {
     fn hb_cycle(&mut self) -> Cond {
         let fresh = self.enc.robust_succ.is_empty();
         let l = self.enc.robust_act();
-        if fresh && std::env::var_os("BMC_NO_ESCAPE").is_none() {
+        if fresh && self.enc.shortest_cycles {
             let model = self.enc.model;
             eager::encode_escape(&mut self.enc, model, l);
         }
