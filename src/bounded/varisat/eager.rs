@@ -351,20 +351,22 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
 }
 
 /// Restricts the hb-cycle constraints ([`Encoder::robust_act`]) to
-/// cycles that leave every `acyclic` axiom's relation: for each such
-/// axiom whose relation `X` evaluates symbolically (as in
-/// [`encode_acyclic`]), some chosen successor edge (a, b) of the cycle
-/// is not in `X`. This keeps the answer of `robust`: a shortest hb cycle
-/// of a consistent execution has an edge outside `X` (else `X` would be
-/// cyclic), and the constraints choose exactly the edges of disjoint
-/// cycles; it lets the solver refute the cycles a model forbids by
-/// propagation instead of one theory lemma per cycle. The escape literal
-/// of an edge is `succ(a, b) ∧ ¬X(a, b)`; `act` enables the clause.
-/// Returns the names of the axioms used.
-pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Vec<String> {
+/// cycles that leave an `acyclic` axiom's relation `X`: some chosen
+/// successor edge (a, b) of the cycle is not in `X` (its escape literal
+/// is `succ(a, b) ∧ ¬X(a, b)`; `act` enables the clause). This keeps the
+/// answer of `robust`: a shortest hb cycle of a consistent execution has
+/// an edge outside every `X` (else `X` would be cyclic); it lets the
+/// solver refute the cycles a model forbids by propagation instead of
+/// one theory lemma per cycle (docs/models.md). Of the axioms whose
+/// relation evaluates symbolically (as in [`encode_acyclic`]), the one
+/// that contains the most candidate edges is used, one clause only (the
+/// main order of the shipped models, e.g. TSO's `ghb`; adding the
+/// coherence axiom's escape too made the search slower,
+/// docs/performance.md). Returns the name of the axiom used.
+pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<String> {
     let succ = enc.robust_succ.clone();
     if succ.is_empty() {
-        return Vec::new();
+        return None;
     }
     let n = enc.un.events.len();
     let mut sym = Sym {
@@ -375,7 +377,7 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Vec<String> 
         rec: Default::default(),
         budget: 0,
     };
-    let mut done = Vec::new();
+    let mut best: Option<(usize, SRel, String)> = None;
     for st in &model.stmts {
         sym.budget = 200 * n.max(8) + 10_000;
         match st {
@@ -404,21 +406,31 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Vec<String> 
                 let Some(SVal::Rel(r)) = sym.eval(e) else {
                     continue;
                 };
-                let mut clause = vec![!act];
-                for &(a, b, s) in &succ {
-                    match r.0[a].get(&b) {
-                        None => clause.push(s),
-                        Some(&x) => {
-                            let esc = sym.enc.cnf.and(s, !x);
-                            clause.push(esc);
-                        }
-                    }
+                let covered = succ.iter().filter(|&&(a, b, _)| r.0[a].contains_key(&b));
+                let size = covered.count();
+                if best
+                    .as_ref()
+                    .is_none_or(|x: &(usize, SRel, String)| size > x.0)
+                {
+                    best = Some((size, r, name.clone()));
                 }
-                sym.enc.cnf.clause(&clause);
-                done.push(name.clone());
             }
             Stmt::Check { .. } => {}
         }
     }
-    done
+    let Some((_, r, name)) = best else {
+        return None;
+    };
+    let mut clause = vec![!act];
+    for &(a, b, s) in &succ {
+        match r.0[a].get(&b) {
+            None => clause.push(s),
+            Some(&x) => {
+                let esc = sym.enc.cnf.and(s, !x);
+                clause.push(esc);
+            }
+        }
+    }
+    sym.enc.cnf.clause(&clause);
+    Some(name)
 }

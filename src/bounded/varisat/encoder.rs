@@ -79,7 +79,7 @@ pub struct Encoder<'a> {
     pub robust_succ: Vec<(usize, usize, Lit)>,
     /// Narrow the hb-cycle constraints to shortest cycles (at most two
     /// events per thread; with `eager::encode_escape`, an edge outside
-    /// each `acyclic` axiom's relation). The answer is the same either
+    /// an `acyclic` axiom's relation). The answer is the same either
     /// way (docs/models.md); default on, off with `BMC_NO_ESCAPE=1` (for
     /// measurements) or by setting it before [`Encoder::robust_act`].
     pub shortest_cycles: bool,
