@@ -418,9 +418,7 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Strin
             Stmt::Check { .. } => {}
         }
     }
-    let Some((_, r, name)) = best else {
-        return None;
-    };
+    let (_, r, name) = best?;
     let mut clause = vec![!act];
     for &(a, b, s) in &succ {
         match r.0[a].get(&b) {

@@ -80,8 +80,10 @@ pub struct Encoder<'a> {
     /// Narrow the hb-cycle constraints to shortest cycles (at most two
     /// events per thread; with `eager::encode_escape`, an edge outside
     /// an `acyclic` axiom's relation). The answer is the same either
-    /// way (docs/models.md); default on, off with `BMC_NO_ESCAPE=1` (for
-    /// measurements) or by setting it before [`Encoder::robust_act`].
+    /// way (docs/models.md); off by default (it made some checks much
+    /// faster and others much slower, docs/performance.md), on with
+    /// `BMC_SHORTEST_CYCLES=1` or by setting it before
+    /// [`Encoder::robust_act`].
     pub shortest_cycles: bool,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
@@ -196,7 +198,7 @@ impl<'a> Encoder<'a> {
             deps: HashMap::default(),
             robust_act: None,
             robust_succ: Vec::new(),
-            shortest_cycles: std::env::var_os("BMC_NO_ESCAPE").is_none(),
+            shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
