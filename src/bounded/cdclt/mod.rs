@@ -89,6 +89,7 @@ fn tables(enc: &mut Encoder<'_>, model: &Model) -> Tables {
     let mut t = Tables::new(n, to_bat(enc.cnf.tt()));
     t.exec = (0..n).map(|e| to_bat(enc.exec_lit(e))).collect();
     t.thread = enc.un.events.iter().map(|e| e.thread.0).collect();
+    t.place = enc.un.events.iter().map(|e| (e.step, e.slot)).collect();
     for s in BaseSet::all() {
         let mut v = Vec::new();
         for e in 0..n {
@@ -169,14 +170,29 @@ impl ExternalSolve for TheorySolver<'_> {
         enc.stats.solves += 1;
         let t0 = Instant::now();
         let before = self.theory.stats;
+        let restart = self.theory.wants_restart.clone();
         self.sat
             .cb_mut()
-            .set_stop(move || deadline.check().is_err());
+            .set_stop(move || restart.get() || deadline.check().is_err());
         let assumps: Vec<Lit> = assumptions.iter().map(|l| to_bat(*l)).collect();
-        self.theory.reset();
-        let r = self
-            .sat
-            .solve_limited_preserving_trail_th(&mut self.theory, &assumps);
+        let r = loop {
+            self.theory.reset();
+            let r = self
+                .sat
+                .solve_limited_preserving_trail_th(&mut self.theory, &assumps);
+            if r != lbool::UNDEF || !self.theory.wants_restart.get() || deadline.check().is_err() {
+                break r;
+            }
+            // Stopped to learn the rotated lemmas (at level 0) and go on.
+            self.sat.pop_model(&mut self.theory);
+            self.theory.wants_restart.set(false);
+            let mut buf = Vec::new();
+            for c in std::mem::take(&mut self.theory.pending) {
+                buf.clear();
+                buf.extend(c);
+                self.sat.add_clause_reuse(&mut buf);
+            }
+        };
         let sat = if r == lbool::TRUE {
             let nv = self.sat.num_vars() as usize;
             let model: Vec<bool> = (0..nv)

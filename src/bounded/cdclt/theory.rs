@@ -27,7 +27,9 @@
 //! propagated false, explained by the path) are implemented but off: on
 //! the Trencher programs neither reduced the solver's conflicts enough to
 //! pay for itself, and the partial evaluation made litmus suites 2.5×
-//! slower (docs/performance.md). Environment switches for such
+//! slower (docs/performance.md). So is the rotation of lemmas across the
+//! unrolling ([`Rotation`]; `BMC_CDCLT_ROTATE=1`): it cut theory
+//! conflicts tenfold, not the solver's. Environment switches for such
 //! measurements only: `BMC_CDCLT_PARTIAL=1`, `BMC_CDCLT_PROPAGATE=1`
 //! (propagation happens at partial checks, so it needs both);
 //! `BMC_CDCLT_DEBUG=1` prints the solver's and the propagator's counters
@@ -52,6 +54,9 @@ pub struct Tables {
     pub exec: Vec<Lit>,
     /// The thread of each event (for the static `int`/`ext`).
     pub thread: Vec<u32>,
+    /// The (step, slot) of each event in its thread's unrolling (for
+    /// [`Rotation`]s of lemmas).
+    pub place: Vec<(u32, u32)>,
     /// Per base set: (event, literal) of every event that may be in it.
     pub sets: HashMap<BaseSet, Vec<(usize, Lit)>>,
     /// Per base relation: (a, b, literal) of every pair that may be in it.
@@ -65,6 +70,47 @@ pub struct Tables {
     pub co_of_var: HashMap<u32, Vec<(usize, usize, Lit)>>,
     /// Variables whose assignment can change the model's verdict.
     pub relevant: Vec<bool>,
+    /// Per thread: its events by (step, slot).
+    pub at: Vec<HashMap<(u32, u32), usize>>,
+    /// Per thread: the number of steps of its unrolling (1 + the last
+    /// step of an event).
+    pub steps: Vec<u32>,
+}
+
+/// What a fact of an explanation is about (events by index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Key {
+    /// "e is executed".
+    Exec(u32),
+    /// "e is in the set".
+    Set(BaseSet, u32),
+    /// "(a, b) is in the relation".
+    Rel(BaseRel, u32, u32),
+}
+
+/// A fact of an explanation: what it is about, whether it states
+/// presence (`holds`) or absence, and its literal in this encoding (the
+/// constant-false literal for a presence that can never hold, so that
+/// static absences are facts too and survive a [`Rotation`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Fact {
+    /// The literal that is true when the fact holds.
+    pub lit: Lit,
+    /// The key.
+    pub key: Key,
+    /// Presence (true) or absence.
+    pub holds: bool,
+}
+
+impl std::ops::Not for Fact {
+    type Output = Fact;
+    fn not(self) -> Fact {
+        Fact {
+            lit: !self.lit,
+            key: self.key,
+            holds: !self.holds,
+        }
+    }
 }
 
 impl Tables {
@@ -75,12 +121,15 @@ impl Tables {
             tt,
             exec: Vec::new(),
             thread: Vec::new(),
+            place: Vec::new(),
             sets: HashMap::default(),
             rels: HashMap::default(),
             pair: HashMap::default(),
             member: HashMap::default(),
             co_of_var: HashMap::default(),
             relevant: Vec::new(),
+            at: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -102,6 +151,68 @@ impl Tables {
             co.entry(l.var().idx()).or_default().push((a, b, l));
         }
         self.co_of_var = co;
+        let nt = self
+            .thread
+            .iter()
+            .map(|&t| t as usize + 1)
+            .max()
+            .unwrap_or(0);
+        self.at = vec![HashMap::default(); nt];
+        self.steps = vec![0; nt];
+        for (e, (&t, &(step, slot))) in self.thread.iter().zip(&self.place).enumerate() {
+            self.at[t as usize].insert((step, slot), e);
+            self.steps[t as usize] = self.steps[t as usize].max(step + 1);
+        }
+    }
+
+    /// The literal of `key` (constant false when it can never hold).
+    pub fn lookup(&self, key: Key) -> Lit {
+        let ff = !self.tt;
+        match key {
+            Key::Exec(e) => self.exec.get(e as usize).copied().unwrap_or(ff),
+            Key::Set(s, e) => self.member.get(&(s, e as usize)).copied().unwrap_or(ff),
+            Key::Rel(r, a, b) => {
+                (self.pair.get(&(r, a as usize, b as usize)).copied()).unwrap_or(ff)
+            }
+        }
+    }
+
+    /// The fact of `key` (present).
+    pub fn fact(&self, key: Key) -> Fact {
+        Fact {
+            lit: self.lookup(key),
+            key,
+            holds: true,
+        }
+    }
+
+    /// The events of thread `t` rotated by `d` steps: (step, slot) goes
+    /// to ((step + d) mod steps, slot) where that event exists; the
+    /// events left over are paired in order, so the result is a
+    /// permutation of the thread's events (indexed by event, identity
+    /// elsewhere).
+    pub fn rotation(&self, t: u32, d: u32) -> Vec<u32> {
+        let mut perm: Vec<u32> = (0..self.n as u32).collect();
+        let k = self.steps[t as usize].max(1);
+        let at = &self.at[t as usize];
+        let mut evs: Vec<(&(u32, u32), &usize)> = at.iter().collect();
+        evs.sort_unstable();
+        let mut taken = vec![false; self.n];
+        let mut left = Vec::new();
+        for &(&(step, slot), &e) in &evs {
+            match at.get(&((step + d) % k, slot)) {
+                Some(&f) => {
+                    perm[e] = f as u32;
+                    taken[f] = true;
+                }
+                None => left.push(e),
+            }
+        }
+        let free = evs.iter().map(|x| *x.1).filter(|&f| !taken[f]);
+        for (e, f) in left.into_iter().zip(free) {
+            perm[e] = f as u32;
+        }
+        perm
     }
 }
 
@@ -118,6 +229,8 @@ pub struct TheoryStats {
     pub propagations: usize,
     /// co cycles found by the incremental graph.
     pub co_cycles: usize,
+    /// Lemmas learnt by rotating others ([`Rotation`]).
+    pub rotated: usize,
     /// Seconds inside the propagator.
     pub time: f64,
 }
@@ -149,7 +262,38 @@ pub struct ModelTheory<'m> {
     expl: HashMap<Lit, Vec<Lit>>,
     /// Propagate (not only detect) cycle-closing edges.
     pub propagate: bool,
+    /// Learn the rotations of each lemma too ([`Rotation`]).
+    pub rotate: bool,
+    /// Rotated lemmas not yet given to the solver (the solver stops
+    /// when `wants_restart` is set and adds them at level 0).
+    pub pending: Vec<Vec<Lit>>,
+    /// Set when `pending` is worth a restart.
+    pub wants_restart: std::rc::Rc<std::cell::Cell<bool>>,
+    /// Lemmas learnt by rotation (to learn each once).
+    learnt: crate::collections::HashSet<Vec<Lit>>,
+    /// Rotations by (thread, offset).
+    rotations: HashMap<(u32, u32), Vec<u32>>,
 }
+
+/// Rotations of a lemma (lemma generalisation across the unrolling).
+///
+/// An explanation is a set of base facts (execution, set membership,
+/// relation pairs, present or absent — static ones included, [`Fact`])
+/// that entails a violation in every candidate where they hold: the
+/// model's evaluation depends on the events only through the base
+/// relations, and is invariant under renaming events. So for any
+/// permutation σ of the events that keeps every event in its thread
+/// (which keeps the static `int`, `ext`, `id`), the facts renamed by σ
+/// also entail a violation: a lemma learnt at one iteration of a loop
+/// holds at every other. The rotations used move a thread's events by
+/// `d` steps (modulo the unrolling; [`Tables::rotation`]) for every
+/// combination of offsets of the threads the lemma's present facts
+/// name (capped at [`MAX_ROTATIONS`] per lemma); a rotated lemma one of
+/// whose facts can never hold is dropped.
+pub struct Rotation;
+
+/// At most this many offset combinations are tried per lemma.
+pub const MAX_ROTATIONS: usize = 4096;
 
 /// A base relation whose pairs are in an axiom's relation as soon as
 /// their literal holds (a union member of the axiom, possibly through
@@ -279,6 +423,11 @@ impl<'m> ModelTheory<'m> {
             direct,
             expl: HashMap::default(),
             propagate: std::env::var_os("BMC_CDCLT_PROPAGATE").is_some(),
+            rotate: std::env::var_os("BMC_CDCLT_ROTATE").is_some(),
+            pending: Vec::new(),
+            wants_restart: Default::default(),
+            learnt: Default::default(),
+            rotations: HashMap::default(),
         }
     }
 
@@ -342,8 +491,8 @@ impl<'m> ModelTheory<'m> {
         &mut self,
         acts: &TheoryArg,
         propagate: bool,
-    ) -> Result<Vec<(Lit, Vec<Lit>)>, Vec<Lit>> {
-        let holds = |f: &Lit| acts.value(f.var()) == lbool::from(f.sign());
+    ) -> Result<Vec<(Lit, Vec<Lit>)>, Vec<Fact>> {
+        let holds = |f: &Fact| acts.value(f.lit.var()) == lbool::from(f.lit.sign());
         let base = TBase {
             tab: &self.tab,
             acts,
@@ -352,7 +501,7 @@ impl<'m> ModelTheory<'m> {
         ev.shortest_cycles = self.shortest;
         for v in ev.check_all(1) {
             if v.facts.iter().all(holds) {
-                return Err(v.facts.iter().map(|f| !*f).collect());
+                return Err(v.facts);
             }
         }
         let mut props = Vec::new();
@@ -386,12 +535,104 @@ impl<'m> ModelTheory<'m> {
                     };
                     let facts = ev.explain_pairs(*si, &pairs);
                     if facts.iter().all(holds) {
-                        props.push((!l, facts));
+                        let tt = self.tab.tt;
+                        let lits = facts.iter().map(|f| f.lit).filter(|&x| x != tt);
+                        props.push((!l, lits.collect()));
                     }
                 }
             }
         }
         Ok(props)
+    }
+
+    /// Queues the rotations of the lemma of `facts` ([`Rotation`]).
+    fn rotate_lemma(&mut self, facts: &[Fact]) {
+        let tab = &self.tab;
+        let ff = !tab.tt;
+        let mut threads: Vec<u32> = Vec::new();
+        let events = |k: Key| -> [Option<u32>; 2] {
+            match k {
+                Key::Exec(e) | Key::Set(_, e) => [Some(e), None],
+                Key::Rel(_, a, b) => [Some(a), Some(b)],
+            }
+        };
+        for f in facts.iter().filter(|f| f.holds) {
+            for e in events(f.key).into_iter().flatten() {
+                let t = tab.thread[e as usize];
+                if !threads.contains(&t) {
+                    threads.push(t);
+                }
+            }
+        }
+        threads.sort_unstable();
+        let ks: Vec<u32> = threads
+            .iter()
+            .map(|&t| tab.steps[t as usize].max(1))
+            .collect();
+        let total: usize = ks.iter().map(|&k| k as usize).product();
+        // Present facts first: most rotations fail on one of them.
+        let mut order: Vec<Fact> = facts.to_vec();
+        order.sort_by_key(|f| !f.holds);
+        let mut offs = vec![0u32; threads.len()];
+        for _ in 0..total.min(MAX_ROTATIONS) {
+            // Next combination (skips the identity, which comes first).
+            let mut i = 0;
+            while i < offs.len() {
+                offs[i] += 1;
+                if offs[i] < ks[i] {
+                    break;
+                }
+                offs[i] = 0;
+                i += 1;
+            }
+            if i == offs.len() {
+                break;
+            }
+            for (j, &t) in threads.iter().enumerate() {
+                let tab = &self.tab;
+                self.rotations
+                    .entry((t, offs[j]))
+                    .or_insert_with(|| tab.rotation(t, offs[j]));
+            }
+            let tab = &self.tab;
+            let sigma = |e: u32| -> u32 {
+                let t = tab.thread[e as usize];
+                match threads.iter().position(|&x| x == t) {
+                    Some(j) => self.rotations[&(t, offs[j])][e as usize],
+                    None => e,
+                }
+            };
+            let mut clause = Vec::with_capacity(order.len());
+            let mut ok = true;
+            for f in &order {
+                let key = match f.key {
+                    Key::Exec(e) => Key::Exec(sigma(e)),
+                    Key::Set(s, e) => Key::Set(s, sigma(e)),
+                    Key::Rel(r, a, b) => Key::Rel(r, sigma(a), sigma(b)),
+                };
+                let l = tab.lookup(key);
+                let fl = if f.holds { l } else { !l };
+                if fl == ff {
+                    ok = false;
+                    break;
+                }
+                if fl != !ff {
+                    clause.push(!fl);
+                }
+            }
+            if !ok || clause.is_empty() {
+                continue;
+            }
+            clause.sort_unstable();
+            clause.dedup();
+            if self.learnt.insert(clause.clone()) {
+                self.stats.rotated += 1;
+                self.pending.push(clause);
+            }
+        }
+        if !self.pending.is_empty() {
+            self.wants_restart.set(true);
+        }
     }
 
     fn check(&mut self, acts: &mut TheoryArg, full: bool) {
@@ -405,8 +646,13 @@ impl<'m> ModelTheory<'m> {
                 self.stats.partial_evals += 1;
             }
             match self.evaluate(acts, self.propagate && !full) {
-                Err(c) => {
-                    conflict = Some(c);
+                Err(facts) => {
+                    let tt = self.tab.tt;
+                    let c = facts.iter().map(|f| !f.lit).filter(|&x| x != !tt);
+                    conflict = Some(c.collect());
+                    if self.rotate {
+                        self.rotate_lemma(&facts);
+                    }
                     // Re-evaluate after the backjump.
                     self.dirty = true;
                 }
@@ -490,7 +736,7 @@ impl TBase<'_, '_> {
 }
 
 impl Base for TBase<'_, '_> {
-    type Fact = Lit;
+    type Fact = Fact;
 
     fn n(&self) -> usize {
         self.tab.n
@@ -526,15 +772,18 @@ impl Base for TBase<'_, '_> {
         m
     }
 
-    fn exec_fact(&mut self, e: usize) -> Option<Lit> {
-        self.tab.exec.get(e).copied()
+    // Every fact is returned, static ones with a constant literal, so
+    // that an explanation names every fact it rests on (needed to rotate
+    // it, [`Rotation`]); constant literals are dropped from clauses.
+    fn exec_fact(&mut self, e: usize) -> Option<Fact> {
+        Some(self.tab.fact(Key::Exec(e as u32)))
     }
 
-    fn set_fact(&mut self, s: BaseSet, e: usize) -> Option<Lit> {
-        self.tab.member.get(&(s, e)).copied()
+    fn set_fact(&mut self, s: BaseSet, e: usize) -> Option<Fact> {
+        Some(self.tab.fact(Key::Set(s, e as u32)))
     }
 
-    fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
-        self.tab.pair.get(&(r, a, b)).copied()
+    fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Fact> {
+        Some(self.tab.fact(Key::Rel(r, a as u32, b as u32)))
     }
 }

@@ -296,6 +296,31 @@ impl Cnf {
         }
     }
 
+    /// Asserts that at most two of `lits` are true (Sinz's sequential
+    /// counter: `one[i]`/`two[i]` = at least one/two of the first i+1).
+    pub fn at_most_two(&mut self, lits: &[Lit]) {
+        let lits: Vec<Lit> = lits
+            .iter()
+            .copied()
+            .filter(|l| !self.is_false(*l))
+            .collect();
+        if lits.len() <= 2 {
+            return;
+        }
+        let (mut one, mut two) = (lits[0], self.ff());
+        for &l in &lits[1..] {
+            // No third: l with two earlier.
+            self.clause(&[!l, !two]);
+            let (o, t) = (self.fresh(), self.fresh());
+            self.clause(&[!one, o]);
+            self.clause(&[!l, o]);
+            self.clause(&[!two, t]);
+            self.clause(&[!l, !one, t]);
+            one = o;
+            two = t;
+        }
+    }
+
     /// Solves under assumptions. `Ok(true)` = satisfiable (model stored).
     ///
     /// Errors: the solver failed (reported as a message).

@@ -349,3 +349,86 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
     }
     done
 }
+
+/// Restricts the hb-cycle constraints ([`Encoder::robust_act`]) to
+/// cycles that leave an `acyclic` axiom's relation `X`: some chosen
+/// successor edge (a, b) of the cycle is not in `X` (its escape literal
+/// is `succ(a, b) ∧ ¬X(a, b)`; `act` enables the clause). This keeps the
+/// answer of `robust`: a shortest hb cycle of a consistent execution has
+/// an edge outside every `X` (else `X` would be cyclic); it lets the
+/// solver refute the cycles a model forbids by propagation instead of
+/// one theory lemma per cycle (docs/models.md). Of the axioms whose
+/// relation evaluates symbolically (as in [`encode_acyclic`]), the one
+/// that contains the most candidate edges is used, one clause only (the
+/// main order of the shipped models, e.g. TSO's `ghb`; adding the
+/// coherence axiom's escape too made the search slower,
+/// docs/performance.md). Returns the name of the axiom used.
+pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<String> {
+    let succ = enc.robust_succ.clone();
+    if succ.is_empty() {
+        return None;
+    }
+    let n = enc.un.events.len();
+    let mut sym = Sym {
+        enc,
+        n,
+        env: HashMap::default(),
+        base: HashMap::default(),
+        rec: Default::default(),
+        budget: 0,
+    };
+    let mut best: Option<(usize, SRel, String)> = None;
+    for st in &model.stmts {
+        sym.budget = 200 * n.max(8) + 10_000;
+        match st {
+            Stmt::Let { rec: false, binds } => {
+                for (name, e) in binds {
+                    if let Some(v) = sym.eval(e) {
+                        sym.env.insert(name.clone(), v);
+                    }
+                }
+            }
+            Stmt::Let { rec: true, binds } => {
+                for (name, _) in binds {
+                    sym.rec.insert(name.clone());
+                }
+            }
+            Stmt::Check {
+                kind: AxiomKind::Acyclic,
+                expr,
+                name,
+                ..
+            } => {
+                let mut e = expr;
+                while let ExprKind::Plus(x) = &e.kind {
+                    e = x;
+                }
+                let Some(SVal::Rel(r)) = sym.eval(e) else {
+                    continue;
+                };
+                let covered = succ.iter().filter(|&&(a, b, _)| r.0[a].contains_key(&b));
+                let size = covered.count();
+                if best
+                    .as_ref()
+                    .is_none_or(|x: &(usize, SRel, String)| size > x.0)
+                {
+                    best = Some((size, r, name.clone()));
+                }
+            }
+            Stmt::Check { .. } => {}
+        }
+    }
+    let (_, r, name) = best?;
+    let mut clause = vec![!act];
+    for &(a, b, s) in &succ {
+        match r.0[a].get(&b) {
+            None => clause.push(s),
+            Some(&x) => {
+                let esc = sym.enc.cnf.and(s, !x);
+                clause.push(esc);
+            }
+        }
+    }
+    sym.enc.cnf.clause(&clause);
+    Some(name)
+}

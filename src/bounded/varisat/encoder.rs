@@ -73,6 +73,18 @@ pub struct Encoder<'a> {
     gates: HashMap<(u8, usize, usize), Lit>,
     pub(super) deps: HashMap<(u8, usize, usize), Lit>,
     robust_act: Option<Lit>,
+    /// The hb-cycle constraints' successor literals (a, b, "b is a's
+    /// successor on the cycle"), once [`Encoder::robust_act`] built them
+    /// (empty for PGAS).
+    pub robust_succ: Vec<(usize, usize, Lit)>,
+    /// Narrow the hb-cycle constraints to shortest cycles (at most two
+    /// events per thread; with `eager::encode_escape`, an edge outside
+    /// an `acyclic` axiom's relation). The answer is the same either
+    /// way (docs/models.md); off by default (it made some checks much
+    /// faster and others much slower, docs/performance.md), on with
+    /// `BMC_SHORTEST_CYCLES=1` or by setting it before
+    /// [`Encoder::robust_act`].
+    pub shortest_cycles: bool,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -185,6 +197,8 @@ impl<'a> Encoder<'a> {
             gates: HashMap::default(),
             deps: HashMap::default(),
             robust_act: None,
+            robust_succ: Vec::new(),
+            shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
@@ -666,6 +680,26 @@ impl<'a> Encoder<'a> {
         let mut c = all.clone();
         c.push(!act);
         self.cnf.clause(&c);
+        // A shortest hb cycle has at most two events per thread
+        // (Shasha–Snir's critical cycles): two events a, b of one thread
+        // that are not adjacent on a cycle split it into a → P1 → b → P2
+        // → a, and po(a, b) (or po(b, a)) closes the shorter cycle
+        // a → b → P2 → a (or b → a → P1 → b); hb contains po between
+        // memory events. Restricting the set to such cycles keeps the
+        // query's answer and removes most of its candidates.
+        let mut per_thread: HashMap<u32, Vec<Lit>> = HashMap::default();
+        for &e in &mem {
+            per_thread
+                .entry(self.un.events[e].thread.0)
+                .or_default()
+                .push(ins[&e]);
+        }
+        let mut threads: Vec<u32> = per_thread.keys().copied().collect();
+        threads.sort_unstable();
+        for t in threads.into_iter().filter(|_| self.shortest_cycles) {
+            self.cnf.at_most_two(&per_thread[&t]);
+        }
+        let mut preds: HashMap<usize, Vec<Lit>> = HashMap::default();
         for &a in &mem {
             if self.over_limit() {
                 break;
@@ -683,10 +717,18 @@ impl<'a> Encoder<'a> {
                 }
                 let s = self.cnf.fresh();
                 self.cnf.implies(s, hb);
+                self.cnf.implies(s, ins[&a]);
                 self.cnf.implies(s, ins[&b]);
                 succ.push(s);
+                preds.entry(b).or_default().push(s);
+                self.robust_succ.push((a, b, s));
             }
             self.cnf.clause(&succ);
+        }
+        for &b in &mem {
+            let mut c = preds.remove(&b).unwrap_or_default();
+            c.push(!ins[&b]);
+            self.cnf.clause(&c);
         }
         self.robust_act = Some(act);
         act

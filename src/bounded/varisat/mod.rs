@@ -136,7 +136,12 @@ impl Session for VarisatSession<'_> {
     }
 
     fn hb_cycle(&mut self) -> Cond {
+        let fresh = self.enc.robust_succ.is_empty();
         let l = self.enc.robust_act();
+        if fresh && self.enc.shortest_cycles {
+            let model = self.enc.model;
+            eager::encode_escape(&mut self.enc, model, l);
+        }
         self.cond(l)
     }
 
