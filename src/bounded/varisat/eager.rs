@@ -290,6 +290,33 @@ impl Sym<'_, '_> {
 /// encoded. The others stay lazy.
 pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
     let n = enc.un.events.len();
+    let mut done = Vec::new();
+    let bits = (usize::BITS - n.max(2).leading_zeros()) as usize;
+    for_each_acyclic(enc, model, |sym, r, name| {
+        let clocks: Vec<Vec<Lit>> = (0..n)
+            .map(|_| (0..bits).map(|_| sym.enc.cnf.fresh()).collect())
+            .collect();
+        for a in 0..n {
+            for (&b, &l) in &r.0[a] {
+                if a == b {
+                    sym.enc.cnf.clause(&[!l]);
+                    continue;
+                }
+                let lt = sym.enc.cnf.bv_ult_pub(&clocks[a], &clocks[b]);
+                sym.enc.cnf.implies(l, lt);
+            }
+        }
+        done.push(name.to_string());
+    });
+    done
+}
+
+/// Evaluates the model's statements symbolically, in order (each within a
+/// gate budget), and calls `f` with the relation of every `acyclic` axiom
+/// that evaluates (`acyclic r+` as `acyclic r`) and the axiom's name;
+/// shared by [`encode_acyclic`] and [`encode_escape`].
+fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym, SRel, &String)) {
+    let n = enc.un.events.len();
     let mut sym = Sym {
         enc,
         n,
@@ -298,8 +325,6 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
         rec: Default::default(),
         budget: 0,
     };
-    let mut done = Vec::new();
-    let bits = (usize::BITS - n.max(2).leading_zeros()) as usize;
     for st in &model.stmts {
         sym.budget = 200 * n.max(8) + 10_000;
         match st {
@@ -326,28 +351,13 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
                 while let ExprKind::Plus(x) = &e.kind {
                     e = x;
                 }
-                let Some(SVal::Rel(r)) = sym.eval(e) else {
-                    continue;
-                };
-                let clocks: Vec<Vec<Lit>> = (0..n)
-                    .map(|_| (0..bits).map(|_| sym.enc.cnf.fresh()).collect())
-                    .collect();
-                for a in 0..n {
-                    for (&b, &l) in &r.0[a] {
-                        if a == b {
-                            sym.enc.cnf.clause(&[!l]);
-                            continue;
-                        }
-                        let lt = sym.enc.cnf.bv_ult_pub(&clocks[a], &clocks[b]);
-                        sym.enc.cnf.implies(l, lt);
-                    }
+                if let Some(SVal::Rel(r)) = sym.eval(e) {
+                    f(&mut sym, r, name);
                 }
-                done.push(name.clone());
             }
             Stmt::Check { .. } => {}
         }
     }
-    done
 }
 
 /// Restricts the hb-cycle constraints ([`Encoder::robust_act`]) to
@@ -368,67 +378,26 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Strin
     if succ.is_empty() {
         return None;
     }
-    let n = enc.un.events.len();
-    let mut sym = Sym {
-        enc,
-        n,
-        env: HashMap::default(),
-        base: HashMap::default(),
-        rec: Default::default(),
-        budget: 0,
-    };
     let mut best: Option<(usize, SRel, String)> = None;
-    for st in &model.stmts {
-        sym.budget = 200 * n.max(8) + 10_000;
-        match st {
-            Stmt::Let { rec: false, binds } => {
-                for (name, e) in binds {
-                    if let Some(v) = sym.eval(e) {
-                        sym.env.insert(name.clone(), v);
-                    }
-                }
-            }
-            Stmt::Let { rec: true, binds } => {
-                for (name, _) in binds {
-                    sym.rec.insert(name.clone());
-                }
-            }
-            Stmt::Check {
-                kind: AxiomKind::Acyclic,
-                expr,
-                name,
-                ..
-            } => {
-                let mut e = expr;
-                while let ExprKind::Plus(x) = &e.kind {
-                    e = x;
-                }
-                let Some(SVal::Rel(r)) = sym.eval(e) else {
-                    continue;
-                };
-                let covered = succ.iter().filter(|&&(a, b, _)| r.0[a].contains_key(&b));
-                let size = covered.count();
-                if best
-                    .as_ref()
-                    .is_none_or(|x: &(usize, SRel, String)| size > x.0)
-                {
-                    best = Some((size, r, name.clone()));
-                }
-            }
-            Stmt::Check { .. } => {}
+    for_each_acyclic(enc, model, |_, r, name| {
+        let size = (succ.iter())
+            .filter(|&&(a, b, _)| r.0[a].contains_key(&b))
+            .count();
+        if best.as_ref().is_none_or(|x| size > x.0) {
+            best = Some((size, r, name.clone()));
         }
-    }
+    });
     let (_, r, name) = best?;
     let mut clause = vec![!act];
     for &(a, b, s) in &succ {
         match r.0[a].get(&b) {
             None => clause.push(s),
             Some(&x) => {
-                let esc = sym.enc.cnf.and(s, !x);
+                let esc = enc.cnf.and(s, !x);
                 clause.push(esc);
             }
         }
     }
-    sym.enc.cnf.clause(&clause);
+    enc.cnf.clause(&clause);
     Some(name)
 }
