@@ -254,8 +254,9 @@ pub struct LitmusArgs {
     /// Memory model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Solver backend: the embedded SAT solver, or z3 (builds with
-    /// `--features z3`, docs/solvers.md).
+    /// Solver backend: the embedded SAT solver (varisat), the same CNF
+    /// with the model as a theory (cdclt), or z3 (builds with `--features
+    /// z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
     pub solver: SolverKind,
     /// Loop unrolling bound (steps per thread) for tests with retry loops.
@@ -414,14 +415,16 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
     /// Engine: the bounded SAT engine; the explicit-state engine (`robust`
-    /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds).
+    /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds);
+    /// lazy (`reach` only, TSO, unbounded). docs/engines.md.
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
     /// Rounds per thread of `--engine kround` (1..=64, default 2); most
     /// refinements of `--engine lazy` (default: unbounded).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub rounds: Option<u32>,
-    /// Solver backend: the embedded SAT solver, or z3 (an independent SMT
+    /// Solver backend: the embedded SAT solver (varisat), the same CNF
+    /// with the model as a theory (cdclt), or z3 (an independent SMT
     /// encoding; builds with `--features z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
     pub solver: SolverKind,
