@@ -56,7 +56,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
             "--rounds of --engine kround must be 1..=64".into(),
         ));
     }
-    let aliases = vec!["tso".to_string()];
+    let aliases = super::expect::model_aliases("tso", None);
     let describe = crate::cli::shard::Describe {
         command: "reach",
         what: "results",

@@ -594,29 +594,10 @@ pub struct Finished {
 /// depth i. States without outgoing instructions (ends, the error state)
 /// are not padded. A cyclic thread is left alone.
 pub fn level(t: &mut Thread, names: &mut Interner) {
-    let n = t.states.len();
-    let mut indeg = vec![0usize; n];
-    for i in &t.instrs {
-        indeg[i.to.0 as usize] += 1;
-    }
-    let out = t.outgoing();
-    let mut queue: Vec<usize> = (0..n).filter(|&s| indeg[s] == 0).collect();
-    let mut depth = vec![0u32; n];
-    let mut seen = 0;
-    while let Some(s) = queue.pop() {
-        seen += 1;
-        for &i in &out[s] {
-            let to = t.instrs[i].to.0 as usize;
-            depth[to] = depth[to].max(depth[s] + 1);
-            indeg[to] -= 1;
-            if indeg[to] == 0 {
-                queue.push(to);
-            }
-        }
-    }
-    if seen != n {
+    let Some(depth) = depths(t) else {
         return;
-    }
+    };
+    let out = t.outgoing();
     let old = std::mem::take(&mut t.instrs);
     let mut pads = 0usize;
     for ins in old {
@@ -655,6 +636,14 @@ pub fn level(t: &mut Thread, names: &mut Interner) {
 /// The longest path of an acyclic thread (instructions), `None` if it
 /// has a cycle.
 pub fn longest_path(t: &Thread) -> Option<u32> {
+    depths(t).map(|d| d.into_iter().max().unwrap_or(0))
+}
+
+/// Per control state of an acyclic thread, the length (instructions) of
+/// the longest path from a state without incoming instructions to it
+/// (topological order, Kahn); `None` if the thread has a cycle. Shared by
+/// [`level`] and [`longest_path`].
+fn depths(t: &Thread) -> Option<Vec<u32>> {
     let n = t.states.len();
     let mut indeg = vec![0usize; n];
     for i in &t.instrs {
@@ -662,20 +651,20 @@ pub fn longest_path(t: &Thread) -> Option<u32> {
     }
     let out = t.outgoing();
     let mut queue: Vec<usize> = (0..n).filter(|&s| indeg[s] == 0).collect();
-    let mut dist = vec![0u32; n];
+    let mut depth = vec![0u32; n];
     let mut seen = 0;
     while let Some(s) = queue.pop() {
         seen += 1;
         for &i in &out[s] {
             let to = t.instrs[i].to.0 as usize;
-            dist[to] = dist[to].max(dist[s] + 1);
+            depth[to] = depth[to].max(depth[s] + 1);
             indeg[to] -= 1;
             if indeg[to] == 0 {
                 queue.push(to);
             }
         }
     }
-    (seen == n).then(|| dist.into_iter().max().unwrap_or(0))
+    (seen == n).then_some(depth)
 }
 
 /// The commands of `c` as parts of one atomic step.
