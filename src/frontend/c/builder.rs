@@ -210,43 +210,13 @@ impl Builder {
     }
 
     fn fold_cmd(&self, cmd: Command) -> Command {
-        let f = |e: &LExpr| fold(e, &self.env, self.width);
         match cmd {
-            Command::Load { reg, addr } => Command::Load {
-                reg,
-                addr: f(&addr),
-            },
-            Command::Store { addr, value } => Command::Store {
-                addr: f(&addr),
-                value: f(&value),
-            },
-            Command::Assign { reg, value } => Command::Assign {
-                reg,
-                value: f(&value),
-            },
-            Command::Assume(e) => Command::Assume(f(&e)),
             Command::Atomic(cs) => {
                 // Inside, registers written by earlier parts are not known.
                 let mut env = self.env.clone();
                 let mut out = Vec::new();
                 for c in cs {
-                    let g = |e: &LExpr| fold(e, &env, self.width);
-                    let c2 = match c {
-                        Command::Load { reg, addr } => Command::Load {
-                            reg,
-                            addr: g(&addr),
-                        },
-                        Command::Store { addr, value } => Command::Store {
-                            addr: g(&addr),
-                            value: g(&value),
-                        },
-                        Command::Assign { reg, value } => Command::Assign {
-                            reg,
-                            value: g(&value),
-                        },
-                        Command::Assume(e) => Command::Assume(g(&e)),
-                        c => c,
-                    };
+                    let c2 = map_exprs(c, |e| fold(e, &env, self.width));
                     if let Command::Load { reg, .. } | Command::Assign { reg, .. } = &c2 {
                         if let Some(x) = env.get_mut(reg.0 as usize) {
                             *x = None;
@@ -256,7 +226,7 @@ impl Builder {
                 }
                 Command::Atomic(out)
             }
-            c => c,
+            c => map_exprs(c, |e| fold(e, &self.env, self.width)),
         }
     }
 
@@ -779,6 +749,27 @@ pub fn fold(e: &LExpr, env: &Env, w: Width) -> LExpr {
                 _ => Expr::bin(*op, a, b),
             }
         }
+    }
+}
+
+/// `cmd` with `f` applied to the expressions of a load, store, assignment
+/// or assumption; every other command unchanged.
+fn map_exprs(cmd: Command, f: impl Fn(&LExpr) -> LExpr) -> Command {
+    match cmd {
+        Command::Load { reg, addr } => Command::Load {
+            reg,
+            addr: f(&addr),
+        },
+        Command::Store { addr, value } => Command::Store {
+            addr: f(&addr),
+            value: f(&value),
+        },
+        Command::Assign { reg, value } => Command::Assign {
+            reg,
+            value: f(&value),
+        },
+        Command::Assume(e) => Command::Assume(f(&e)),
+        c => c,
     }
 }
 

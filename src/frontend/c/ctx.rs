@@ -163,6 +163,21 @@ impl<'a> Ctx<'a> {
         self.depth = self.depth.saturating_sub(1);
     }
 
+    /// Runs `f` one level of recursion deeper ([`Ctx::enter`] at `span`,
+    /// [`Ctx::leave`] after `f`, whatever it returns).
+    ///
+    /// Errors: those of [`Ctx::enter`] and of `f`.
+    pub fn nested<T>(
+        &mut self,
+        span: lang_c::span::Span,
+        f: impl FnOnce(&mut Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        self.enter(span)?;
+        let r = f(self);
+        self.leave();
+        r
+    }
+
     /// The IR span of a parser span.
     pub fn span(&self, s: lang_c::span::Span) -> Span {
         self.src.span(s)
@@ -728,10 +743,7 @@ impl<'a> Ctx<'a> {
         init: &'a Node<Initializer>,
         out: &mut Vec<(u64, i64)>,
     ) -> Result<(), Error> {
-        self.enter(init.span)?;
-        let r = self.const_init_inner(ty, off, init, out);
-        self.leave();
-        r
+        self.nested(init.span, |c| c.const_init_inner(ty, off, init, out))
     }
 
     fn const_init_inner(
@@ -799,10 +811,7 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: not a constant (located).
     pub fn const_value(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
-        self.enter(e.span)?;
-        let r = self.const_value_inner(e);
-        self.leave();
-        r
+        self.nested(e.span, |c| c.const_value_inner(e))
     }
 
     fn const_value_inner(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
@@ -822,10 +831,7 @@ impl<'a> Ctx<'a> {
 
     /// The address of a global lvalue with constant indices and fields.
     fn const_address(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {
-        self.enter(e.span)?;
-        let r = self.const_address_inner(e);
-        self.leave();
-        r
+        self.nested(e.span, |c| c.const_address_inner(e))
     }
 
     fn const_address_inner(&mut self, e: &'a Node<Expression>) -> Result<i64, Error> {

@@ -66,10 +66,7 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: constructs outside the subset (located).
     pub fn rvalue(&mut self, e: &'a Node<Expression>) -> Result<Val, Error> {
-        self.enter(e.span)?;
-        let r = self.rvalue_inner(e);
-        self.leave();
-        r
+        self.nested(e.span, |c| c.rvalue_inner(e))
     }
 
     fn rvalue_inner(&mut self, e: &'a Node<Expression>) -> Result<Val, Error> {
@@ -222,10 +219,7 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: not an lvalue; an undeclared name (located).
     pub fn lvalue(&mut self, e: &'a Node<Expression>) -> Result<LVal, Error> {
-        self.enter(e.span)?;
-        let r = self.lvalue_inner(e);
-        self.leave();
-        r
+        self.nested(e.span, |c| c.lvalue_inner(e))
     }
 
     fn lvalue_inner(&mut self, e: &'a Node<Expression>) -> Result<LVal, Error> {

@@ -154,13 +154,13 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: constructs outside the subset (located).
     pub fn stmt(&mut self, s: &'a Node<Statement>) -> Result<(), Error> {
-        self.enter(s.span)?;
-        self.b.at_line(self.src.line(s.span));
-        let mark = self.b.mark();
-        let r = self.stmt_inner(s);
-        self.b.release(mark);
-        self.leave();
-        r
+        self.nested(s.span, |c| {
+            c.b.at_line(c.src.line(s.span));
+            let mark = c.b.mark();
+            let r = c.stmt_inner(s);
+            c.b.release(mark);
+            r
+        })
     }
 
     fn stmt_inner(&mut self, s: &'a Node<Statement>) -> Result<(), Error> {

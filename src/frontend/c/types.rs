@@ -20,10 +20,11 @@ use lang_c::span::Node;
 use std::collections::HashMap;
 
 /// A C type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum CType {
     /// Any integer type (char, short, int, long, signed or unsigned,
     /// enums, `pthread_t`): W-bit two's complement.
+    #[default]
     Int,
     /// `_Bool`: stores convert to 0/1.
     Bool,
@@ -68,7 +69,7 @@ pub struct StructDef {
 }
 
 /// A resolved declaration's type and qualifiers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Resolved {
     /// The type.
     pub ty: CType,
@@ -137,14 +138,7 @@ impl<'a> Types<'a> {
         decl: Option<&Node<Declarator>>,
         src: &Sources,
     ) -> Result<Resolved, Error> {
-        let mut quals = Resolved {
-            ty: CType::Int,
-            volatile: false,
-            atomic: false,
-            typedef: false,
-            is_static: false,
-            is_extern: false,
-        };
+        let mut quals = Resolved::default();
         let mut tss = Vec::new();
         for s in specs {
             match &s.node {
@@ -162,9 +156,7 @@ impl<'a> Types<'a> {
                 _ => {}
             }
         }
-        let base = self.base(&tss, src, &mut quals)?;
-        quals.ty = self.declarator(base, decl, src, &mut quals)?;
-        Ok(quals)
+        self.finish(&tss, decl, src, quals)
     }
 
     /// Resolves a type name (casts, `sizeof`, struct fields).
@@ -176,14 +168,7 @@ impl<'a> Types<'a> {
         decl: Option<&Node<Declarator>>,
         src: &Sources,
     ) -> Result<Resolved, Error> {
-        let mut quals = Resolved {
-            ty: CType::Int,
-            volatile: false,
-            atomic: false,
-            typedef: false,
-            is_static: false,
-            is_extern: false,
-        };
+        let mut quals = Resolved::default();
         let mut tss = Vec::new();
         for s in specs {
             match &s.node {
@@ -192,7 +177,22 @@ impl<'a> Types<'a> {
                 SpecifierQualifier::Extension(_) => {}
             }
         }
-        let base = self.base(&tss, src, &mut quals)?;
+        self.finish(&tss, decl, src, quals)
+    }
+
+    /// The type of the type specifiers `tss` with declarator `decl`,
+    /// stored in `quals` (shared tail of [`Types::resolve`] and
+    /// [`Types::resolve_sq`]).
+    ///
+    /// Errors: as [`Types::resolve`].
+    fn finish(
+        &mut self,
+        tss: &[&Node<TypeSpecifier>],
+        decl: Option<&Node<Declarator>>,
+        src: &Sources,
+        mut quals: Resolved,
+    ) -> Result<Resolved, Error> {
+        let base = self.base(tss, src, &mut quals)?;
         quals.ty = self.declarator(base, decl, src, &mut quals)?;
         Ok(quals)
     }
