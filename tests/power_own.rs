@@ -164,3 +164,50 @@ fn trencher_pso_txt_robust_under_tso_not_pso() {
     assert_eq!(robust("tso", f), 0);
     assert_eq!(robust("pso", f), 1);
 }
+
+fn reach(model: &str, file: &str) -> i32 {
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(["reach", "--model", model, file])
+        .output()
+        .unwrap();
+    out.status.code().unwrap_or(-1)
+}
+
+/// Two store-conditionals at the same step (the two arms of a branch):
+/// each succeeds only with a live reservation of its own address (PowerISA
+/// Book II §4.4.2). A regression test: the bounded engine once constrained
+/// only the last store-conditional candidate of a step.
+#[test]
+fn store_conditional_in_both_arms_of_a_branch_needs_its_reservation() {
+    let d = tempfile::tempdir().unwrap();
+    let prog = |first: &str, second: &str, goal: &str| {
+        format!(
+            "shared x, y, z;\nthread t0 {{\n  r = lwarx(x);\n  s = y;\n  \
+             if (s == 0) {{ stwcx({first}, 5) -> f; }} else {{ stwcx({second}, 5) -> f; }}\n}}\n\
+             goal final where t0.f == 1 && {goal} == 5;\n"
+        )
+    };
+    // The arm that runs (y == 0) has no reservation of z: it must fail.
+    let z_first = write(&d, "zfirst.rmm", &prog("z", "x", "z"));
+    let z_second = write(&d, "zsecond.rmm", &prog("x", "z", "z"));
+    // The reservation of x makes the x arm succeed.
+    let x_first = write(&d, "xfirst.rmm", &prog("x", "z", "x"));
+    for model in ["sc", "power"] {
+        // Exit status: 0 unreachable, 1 reachable.
+        assert_eq!(
+            reach(model, &z_first),
+            0,
+            "{model}: stwcx z without reservation"
+        );
+        assert_eq!(
+            reach(model, &z_second),
+            0,
+            "{model}: stwcx z in the other arm"
+        );
+        assert_eq!(
+            reach(model, &x_first),
+            1,
+            "{model}: stwcx x with its reservation"
+        );
+    }
+}

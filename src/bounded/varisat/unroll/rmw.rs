@@ -38,12 +38,15 @@ pub(super) struct Reservations(Vec<(usize, Lit)>);
 
 impl Reservations {
     /// Store-conditional phase of a step: records the step's reservations
-    /// (`run.reserved`). If a candidate is a store-conditional (the last
-    /// one, in slot order), its success (`layout.sc_success`) needs a
+    /// (`run.reserved`). For every store-conditional candidate of the step
+    /// (one per control state that may be current: several when branches
+    /// meet at the same step), its success (`layout.sc_success`) needs a
     /// live reservation of the same address: an rmw pair from each
     /// earlier reservation, under "live (no later reservation selected
     /// before it), same address, success, selected"; success implies one
-    /// of them; and the store-conditional consumes every reservation.
+    /// of them; and a selected store-conditional consumes every
+    /// reservation (PowerISA Book II §4.4.2 "lwarx/stwcx.": one
+    /// reservation per thread, cleared by any `stwcx.`).
     /// `events` must hold the step's events; appends to `rmw`.
     pub(super) fn store_conditional(
         &mut self,
@@ -54,37 +57,41 @@ impl Reservations {
         rmw: &mut Vec<DepEdge>,
     ) {
         self.0.extend_from_slice(&run.reserved);
-        let cond_write = run
+        let cond_writes: Vec<(usize, Lit)> = run
             .slots
             .iter()
             .enumerate()
             .flat_map(|(si, cs)| cs.iter().map(move |c| (si, c)))
             .filter(|(_, c)| c.kind == SlotKind::CondWrite)
             .map(|(si, c)| (layout.base_id + si, c.sel))
-            .next_back();
-        let Some((wid, wsel)) = cond_write else {
+            .collect();
+        if cond_writes.is_empty() {
             return;
-        };
-        let reservations = &self.0;
-        let mut pair_lits = Vec::new();
-        for &(rid, rsel) in reservations.iter().filter(|r| r.0 < wid) {
-            // Live: no later reservation/store-conditional selected in between.
-            let mut live = rsel;
-            for &(_, rsel2) in reservations.iter().filter(|r| r.0 > rid && r.0 < wid) {
-                live = cnf.and(live, !rsel2);
-            }
-            let eq = cnf.bv_eq(&events[rid].addr, &events[wid].addr);
-            let l = cnf.and_all(&[live, eq, layout.sc_success, wsel]);
-            rmw.push((rid, wid, l));
-            pair_lits.push(l);
         }
-        let any = cnf.or_all(&pair_lits);
-        let succ_here = cnf.and(layout.sc_success, wsel);
-        cnf.implies(succ_here, any);
+        let reservations = &self.0;
+        for &(wid, wsel) in &cond_writes {
+            let mut pair_lits = Vec::new();
+            for &(rid, rsel) in reservations.iter().filter(|r| r.0 < wid) {
+                // Live: no later reservation/store-conditional selected in between.
+                let mut live = rsel;
+                for &(_, rsel2) in reservations.iter().filter(|r| r.0 > rid && r.0 < wid) {
+                    live = cnf.and(live, !rsel2);
+                }
+                let eq = cnf.bv_eq(&events[rid].addr, &events[wid].addr);
+                let l = cnf.and_all(&[live, eq, layout.sc_success, wsel]);
+                rmw.push((rid, wid, l));
+                pair_lits.push(l);
+            }
+            let any = cnf.or_all(&pair_lits);
+            let succ_here = cnf.and(layout.sc_success, wsel);
+            cnf.implies(succ_here, any);
+        }
         // A store-conditional consumes the reservation.
+        let selected: Vec<Lit> = cond_writes.iter().map(|&(_, sel)| sel).collect();
+        let consumed = cnf.or_all(&selected);
         self.0 = reservations
             .iter()
-            .map(|&(r, l)| (r, cnf.and(l, !wsel)))
+            .map(|&(r, l)| (r, cnf.and(l, !consumed)))
             .collect();
     }
 }
