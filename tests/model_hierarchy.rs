@@ -1,11 +1,14 @@
 //! Model hierarchy property (thesis 003 ch. 5; Herding cats §4): on
 //! generated small programs and on the own litmus tests in
 //! `tests/litmus/`, the final states form a chain
-//! SC ⊆ TSO ⊆ PSO ⊆ RMO and TSO ⊆ Power (for the Power run, `mfence`
-//! and `membar #StoreLoad` are mapped to `sync`, other membars to
-//! `lwsync`: see [`to_power`]). Final states are enumerated with
-//! the bounded engine ([`bmc_rmm::bounded::enumerate_final`]). Needs
-//! no corpus.
+//! SC ⊆ TSO ⊆ PSO ⊆ RMO, TSO ⊆ Power, TSO ⊆ ARM and TSO ⊆ RISC-V (for
+//! the Power run, `mfence` and `membar #StoreLoad` are mapped to `sync`,
+//! other membars to `lwsync`: see [`to_power`]; for the Arm and RISC-V
+//! runs, the fences TSO honours become the native full fence (`DMB SY`,
+//! `fence rw,rw`) and the others `nop`: see [`to_arm`]). Programs fenced
+//! at every po pair ([`fenced`]) have exactly the SC final states under
+//! every model. Final states are enumerated with the bounded engine
+//! ([`bmc_rmm::bounded::enumerate_final`]). Needs no corpus.
 
 use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat::{self, Model};
@@ -27,6 +30,8 @@ struct Models {
     pso: Model,
     rmo: Model,
     power: Model,
+    arm: Model,
+    riscv: Model,
 }
 
 fn models() -> Models {
@@ -37,6 +42,8 @@ fn models() -> Models {
         pso: m("pso"),
         rmo: m("rmo"),
         power: m("power"),
+        arm: m("arm"),
+        riscv: m("riscv"),
     }
 }
 
@@ -47,28 +54,74 @@ fn models() -> Models {
 /// property test found SB with `membar #LoadLoad`: TSO allows the weak
 /// outcome, Power with a sync would not).
 fn to_power(p: &Program) -> Program {
-    fn map(c: &mut Command) {
+    map_commands(p, &|c| match c {
+        Command::Fence(f @ Fence::MFence) => *f = Fence::Sync,
+        Command::Fence(f @ Fence::Membar(_)) => {
+            let Fence::Membar(m) = *f else { unreachable!() };
+            *f = if m.0 & MembarMask::SL != 0 {
+                Fence::Sync
+            } else {
+                Fence::LwSync
+            };
+        }
+        _ => {}
+    })
+}
+
+/// Every command of every thread (inside atomic blocks too) through `f`.
+fn map_commands(p: &Program, f: &dyn Fn(&mut Command)) -> Program {
+    fn go(c: &mut Command, f: &dyn Fn(&mut Command)) {
         match c {
-            Command::Fence(f @ Fence::MFence) => *f = Fence::Sync,
-            Command::Fence(f @ Fence::Membar(_)) => {
-                let Fence::Membar(m) = *f else { unreachable!() };
-                *f = if m.0 & MembarMask::SL != 0 {
-                    Fence::Sync
-                } else {
-                    Fence::LwSync
-                };
-            }
-            Command::Atomic(cs) => cs.iter_mut().for_each(map),
-            _ => {}
+            Command::Atomic(cs) => cs.iter_mut().for_each(|c| go(c, f)),
+            c => f(c),
         }
     }
     let mut q = p.clone();
     for t in &mut q.threads {
         for i in &mut t.instrs {
-            map(&mut i.cmd);
+            go(&mut i.cmd, f);
         }
     }
     q
+}
+
+/// For Arm and RISC-V: the fences `tso.cat` honours (`mfence`, `sync`,
+/// `membar #StoreLoad…`) become the native full fence (`DMB SY` under
+/// `arm`, `fence rw,rw` under `riscv`: docs/models.md); every other
+/// fence, which TSO ignores, becomes `nop`.
+fn to_arm(p: &Program) -> Program {
+    map_commands(p, &|c| {
+        if let Command::Fence(f) = *c {
+            let full = match f {
+                Fence::MFence | Fence::Sync => true,
+                Fence::Membar(m) => m.0 & MembarMask::SL != 0,
+                _ => false,
+            };
+            *c = if full {
+                Command::Fence(Fence::MFence)
+            } else {
+                Command::Nop
+            };
+        }
+    })
+}
+
+/// `threads` with an `mfence` between every two statements of a thread
+/// (and none else): the TSO fence placement that makes any program SC.
+fn fenced(threads: &[Vec<Op>]) -> Vec<Vec<Op>> {
+    threads
+        .iter()
+        .map(|ops| {
+            let mut v = Vec::new();
+            for o in ops.iter().filter(|o| !matches!(o, Op::Fence(_))) {
+                if !v.is_empty() {
+                    v.push(Op::Fence(0));
+                }
+                v.push(o.clone());
+            }
+            v
+        })
+        .collect()
 }
 
 fn states(
@@ -108,6 +161,8 @@ fn check_chain(
     let pso = states(p, &ms.pso, bound, filter, obs, w);
     let rmo = states(p, &ms.rmo, bound, filter, obs, w);
     let power = states(&to_power(p), &ms.power, bound, filter, obs, w);
+    let arm = states(&to_arm(p), &ms.arm, bound, filter, obs, w);
+    let riscv = states(&to_arm(p), &ms.riscv, bound, filter, obs, w);
     if sc.is_empty() {
         return Err("no final state under SC".into());
     }
@@ -116,6 +171,8 @@ fn check_chain(
         (&tso, "TSO", &pso, "PSO"),
         (&pso, "PSO", &rmo, "RMO"),
         (&tso, "TSO", &power, "Power"),
+        (&tso, "TSO", &arm, "ARM"),
+        (&tso, "TSO", &riscv, "RISC-V"),
     ] {
         if let Some(s) = a.difference(b).next() {
             return Err(format!("state {s:?} allowed under {an} but not under {bn}"));
@@ -225,6 +282,28 @@ proptest! {
         let obs = all_locations(&p);
         if let Err(e) = check_chain(&ms, &p, 16, None, &obs, Width(8)) {
             panic!("{e}\nprogram:\n{text}");
+        }
+    }
+
+    #[test]
+    fn programs_fenced_at_every_po_pair_are_sc_under_every_model(threads in program()) {
+        let text = source(&fenced(&threads));
+        let p = native::parse(&SourceFile::new("fenced.rmm", text.clone()), Width(8))
+            .unwrap_or_else(|e| panic!("generated program does not parse: {e}\n{text}"));
+        let ms = models();
+        let obs = all_locations(&p);
+        let w = Width(8);
+        let sc = states(&p, &ms.sc, 24, None, &obs, w);
+        for (name, m, q) in [
+            ("TSO", &ms.tso, p.clone()),
+            ("PSO", &ms.pso, p.clone()),
+            ("RMO", &ms.rmo, p.clone()),
+            ("Power", &ms.power, to_power(&p)),
+            ("ARM", &ms.arm, to_arm(&p)),
+            ("RISC-V", &ms.riscv, to_arm(&p)),
+        ] {
+            let weak = states(&q, m, 24, None, &obs, w);
+            prop_assert_eq!(&weak, &sc, "{} differs from SC on\n{}", name, text);
         }
     }
 }
