@@ -25,6 +25,17 @@ pub struct Group {
     pub bound: u32,
 }
 
+/// A second kind of invariant used for pruning: no reachable marking puts
+/// tokens both in some place of `left` and in some place of `right` (e.g.
+/// "before the attacker's load, no access level is set").
+#[derive(Clone, Debug)]
+pub struct Conflict {
+    /// One side.
+    pub left: Vec<Place>,
+    /// The other side.
+    pub right: Vec<Place>,
+}
+
 /// Resource bounds of one fixpoint computation.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
@@ -89,6 +100,63 @@ impl Basis {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LimitHit(pub String);
 
+/// The invariants of [`backward`] in a form fast to test: per place, its
+/// groups and its conflict sides.
+struct Invariants<'a> {
+    groups: &'a [Group],
+    group_of: Vec<Vec<usize>>,
+    /// Per place: bit 0 = on some left side, bit 1 = on some right side
+    /// of conflict `k` (`sides[p]` lists `(k, bits)`).
+    sides: Vec<Vec<(usize, u8)>>,
+    conflicts: usize,
+}
+
+impl<'a> Invariants<'a> {
+    fn new(np: usize, groups: &'a [Group], conflicts: &[Conflict]) -> Invariants<'a> {
+        let mut group_of: Vec<Vec<usize>> = vec![Vec::new(); np];
+        for (gi, g) in groups.iter().enumerate() {
+            for &p in &g.places {
+                if let Some(v) = group_of.get_mut(p as usize) {
+                    v.push(gi);
+                }
+            }
+        }
+        let mut sides: Vec<Vec<(usize, u8)>> = vec![Vec::new(); np];
+        for (k, c) in conflicts.iter().enumerate() {
+            for (list, bit) in [(&c.left, 1u8), (&c.right, 2u8)] {
+                for &p in list {
+                    if let Some(v) = sides.get_mut(p as usize) {
+                        v.push((k, bit));
+                    }
+                }
+            }
+        }
+        Invariants {
+            groups,
+            group_of,
+            sides,
+            conflicts: conflicts.len(),
+        }
+    }
+
+    /// True when no reachable marking covers `m`.
+    fn violated(&self, m: &Marking, sums: &mut Vec<u32>, seen: &mut Vec<u8>) -> bool {
+        seen.clear();
+        seen.resize(self.conflicts, 0);
+        for &(p, _) in m {
+            if let Some(v) = self.sides.get(p as usize) {
+                for &(k, bit) in v {
+                    seen[k] |= bit;
+                    if seen[k] == 3 {
+                        return true;
+                    }
+                }
+            }
+        }
+        violates(m, self.groups, &self.group_of, sums)
+    }
+}
+
 fn violates(m: &Marking, groups: &[Group], group_of: &[Vec<usize>], sums: &mut Vec<u32>) -> bool {
     sums.clear();
     sums.resize(groups.len(), 0);
@@ -107,7 +175,7 @@ fn violates(m: &Marking, groups: &[Group], group_of: &[Vec<usize>], sums: &mut V
 
 /// The backward coverability fixpoint: the minimal markings from which
 /// some marking of `targets` can be covered in `net`, pruned by the place
-/// invariants `groups`. With `stop_at = Some(init)` the loop ends as soon
+/// invariants `groups` and `conflicts`. With `stop_at = Some(init)` the loop ends as soon
 /// as an element covered by `init` appears (then `minimal` is not the
 /// whole basis, but [`Basis::covered_by`] finds that element).
 ///
@@ -121,6 +189,7 @@ pub fn backward(
     net: &Net,
     targets: &[Marking],
     groups: &[Group],
+    conflicts: &[Conflict],
     budget: Budget,
     stop_at: Option<&Marking>,
 ) -> Result<Basis, LimitHit> {
@@ -131,14 +200,8 @@ pub fn backward(
             post_index[p as usize].push(ti);
         }
     }
-    let mut group_of: Vec<Vec<usize>> = vec![Vec::new(); np];
-    for (gi, g) in groups.iter().enumerate() {
-        for &p in &g.places {
-            if let Some(v) = group_of.get_mut(p as usize) {
-                v.push(gi);
-            }
-        }
-    }
+    let inv = Invariants::new(np, groups, conflicts);
+    let mut seen_sides = Vec::new();
     let mut b = Basis {
         elems: Vec::new(),
         minimal: Vec::new(),
@@ -148,37 +211,63 @@ pub fn backward(
     let mut work: std::collections::VecDeque<usize> = Default::default();
     let mut sums = Vec::new();
     let mut bytes = 0usize;
+    // Indices over the elements (inactive ones are skipped): by the first
+    // place of their support (an element below `m` has its first place in
+    // `m`'s support), and by every place of their support (an element
+    // above `m` contains every place of `m`).
+    let mut idx = Index {
+        by_first: vec![Vec::new(); np],
+        by_place: vec![Vec::new(); np],
+    };
     // Adds `m` unless subsumed; returns its index when added.
     let add = |b: &mut Basis,
                active: &mut Vec<bool>,
+               idx: &mut Index,
                work: &mut std::collections::VecDeque<usize>,
                m: Marking,
                via: Option<(usize, usize)>|
      -> Option<usize> {
-        if b.minimal.iter().any(|&j| covers(&m, &b.elems[j].marking)) {
-            return None;
-        }
-        b.minimal.retain(|&j| {
-            let keep = !covers(&b.elems[j].marking, &m);
-            if !keep {
-                active[j] = false;
+        for &(p, _) in &m {
+            if idx.by_first[p as usize]
+                .iter()
+                .any(|&j| active[j] && covers(&m, &b.elems[j].marking))
+            {
+                return None;
             }
-            keep
-        });
+        }
+        if let Some(&(rare, _)) = m
+            .iter()
+            .min_by_key(|(p, _)| idx.by_place[*p as usize].len())
+        {
+            for &j in &idx.by_place[rare as usize] {
+                if active[j] && covers(&b.elems[j].marking, &m) {
+                    active[j] = false;
+                }
+            }
+        } else {
+            // The empty marking covers everything: it is the whole basis.
+            active.iter_mut().for_each(|a| *a = false);
+        }
         let i = b.elems.len();
+        if let Some(&(p, _)) = m.first() {
+            idx.by_first[p as usize].push(i);
+        }
+        for &(p, _) in &m {
+            idx.by_place[p as usize].push(i);
+        }
         b.elems.push(Elem { marking: m, via });
         active.push(true);
-        b.minimal.push(i);
         work.push_back(i);
         Some(i)
     };
     for t in targets {
-        if !violates(t, groups, &group_of, &mut sums) {
-            add(&mut b, &mut active, &mut work, t.clone(), None);
+        if !inv.violated(t, &mut sums, &mut seen_sides) {
+            add(&mut b, &mut active, &mut idx, &mut work, t.clone(), None);
         }
     }
     if let Some(init) = stop_at {
-        if !b.covered_by(init).is_empty() {
+        if b.elems.iter().any(|e| covers(init, &e.marking)) {
+            b.minimal = live(&active);
             return Ok(b);
         }
     }
@@ -217,11 +306,11 @@ pub fn backward(
         for &t in &cand {
             b.pre_images += 1;
             let pre = pre_image(&m, &net.transitions[t]);
-            if violates(&pre, groups, &group_of, &mut sums) {
+            if inv.violated(&pre, &mut sums, &mut seen_sides) {
                 continue;
             }
             let len = pre.len();
-            if let Some(k) = add(&mut b, &mut active, &mut work, pre, Some((t, i))) {
+            if let Some(k) = add(&mut b, &mut active, &mut idx, &mut work, pre, Some((t, i))) {
                 bytes += 48 + 8 * len;
                 if b.elems.len() > budget.max_elements {
                     return Err(LimitHit(format!(
@@ -231,12 +320,23 @@ pub fn backward(
                     )));
                 }
                 if stop_at.is_some_and(|init| covers(init, &b.elems[k].marking)) {
+                    b.minimal = live(&active);
                     return Ok(b);
                 }
             }
         }
     }
+    b.minimal = live(&active);
     Ok(b)
+}
+
+struct Index {
+    by_first: Vec<Vec<usize>>,
+    by_place: Vec<Vec<usize>>,
+}
+
+fn live(active: &[bool]) -> Vec<usize> {
+    (0..active.len()).filter(|&i| active[i]).collect()
 }
 
 #[cfg(test)]
@@ -261,7 +361,7 @@ mod tests {
         }
         n.add_transition(vec![(0, 1)], vec![(1, 1)]);
         n.add_transition(vec![(1, 2)], vec![(2, 1)]);
-        let b = backward(&n, &[vec![(2, 1)]], &[], budget(), None).unwrap();
+        let b = backward(&n, &[vec![(2, 1)]], &[], &[], budget(), None).unwrap();
         assert!(b.covered_by(&vec![(0, 1)]).is_empty());
         let hit = b.covered_by(&vec![(0, OMEGA)]);
         assert_eq!(hit.len(), 1);
@@ -287,7 +387,7 @@ mod tests {
             places: vec![0, 1],
             bound: 1,
         }];
-        let b = backward(&n, &[vec![(2, 1)]], &g, budget(), None).unwrap();
+        let b = backward(&n, &[vec![(2, 1)]], &g, &[], budget(), None).unwrap();
         assert!(b.covered_by(&vec![(0, OMEGA)]).is_empty());
     }
 
@@ -304,6 +404,6 @@ mod tests {
             deadline: None,
             max_elements: 0,
         };
-        assert!(backward(&n, &[vec![(1, 5)]], &[], tiny, None).is_err());
+        assert!(backward(&n, &[vec![(1, 5)]], &[], &[], tiny, None).is_err());
     }
 }

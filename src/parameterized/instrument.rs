@@ -28,7 +28,7 @@
 //! template) starts with one token, a template with ω. The target is one
 //! token in `goal`.
 
-use super::coverability::{Group, LimitHit};
+use super::coverability::{Conflict, Group, LimitHit};
 use super::petri::{marking, Marking, Net, Place, OMEGA};
 use crate::explicit::{drains_buffer, Attack};
 use crate::program::{Command, LExpr, Program, RegId, Spmd, Width};
@@ -47,6 +47,10 @@ pub(crate) struct Local {
 /// Per address, the values the cell may hold in any instance (a sound
 /// over-approximation; the initial value included).
 pub(crate) type MemValues = BTreeMap<i64, BTreeSet<i64>>;
+
+/// Most values one memory cell may take in the over-approximation
+/// ([`Ctx::memory_values`]) before the net is given up (a limit).
+pub(crate) const MAX_CELL_VALUES: usize = 1024;
 
 /// How a command runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -389,6 +393,14 @@ impl Ctx<'_> {
                                 if cell.insert(v) {
                                     changed = true;
                                     total += 1;
+                                    if cell.len() > MAX_CELL_VALUES {
+                                        return Err(LimitHit(format!(
+                                            "{} takes more than {MAX_CELL_VALUES} values: the data \
+                                             domain is too large for the Petri net (try a smaller \
+                                             --width)",
+                                            self.p.addr_name(a)
+                                        )));
+                                    }
                                 }
                             }
                             let nl = self.after(t, ins.to.0, &o);
@@ -442,6 +454,9 @@ pub(crate) struct Built {
     pub init: Marking,
     pub target: Marking,
     pub groups: Vec<Group>,
+    /// Before the attacker's load (rule (6.5)) every access level is 0 and
+    /// no helper is in its hat copy.
+    pub conflicts: Vec<Conflict>,
     /// Per thread, its initial place.
     pub start: Vec<Place>,
 }
@@ -712,18 +727,29 @@ pub(crate) fn build(
     let mut lock_group = vec![free];
     let mut attack_group = vec![flag, goal];
     let mut per_thread: Vec<Vec<Place>> = vec![Vec::new(); p.threads.len()];
+    let mut before_load = vec![flag];
+    let mut after_load = Vec::new();
     for (i, k) in b.keys.iter().enumerate() {
         let pl = i as Place;
         match k {
             Key::Mem(a, _) => by_addr.entry((*a, false)).or_default().push(pl),
-            Key::Hb(a, _) => by_addr.entry((*a, true)).or_default().push(pl),
-            Key::Thread(t, l, _) => {
+            Key::Hb(a, l) => {
+                by_addr.entry((*a, true)).or_default().push(pl);
+                if *l > 0 {
+                    after_load.push(pl);
+                }
+            }
+            Key::Thread(t, l, hat) => {
                 per_thread[*t].push(pl);
                 if l.lock {
                     lock_group.push(pl);
                 }
+                if *hat {
+                    after_load.push(pl);
+                }
             }
             Key::Attacker(l, ..) => {
+                before_load.push(pl);
                 attack_group.push(pl);
                 if l.lock {
                     lock_group.push(pl);
@@ -760,6 +786,10 @@ pub(crate) fn build(
         init: marking(init),
         target: vec![(goal, 1)],
         groups,
+        conflicts: vec![Conflict {
+            left: before_load,
+            right: after_load,
+        }],
         start,
     })
 }

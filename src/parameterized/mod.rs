@@ -290,6 +290,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
             &built.net,
             &[built.target.clone()],
             &built.groups,
+            &built.conflicts,
             budget,
             None,
         ) {
@@ -299,6 +300,19 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
                 continue;
             }
         };
+        if std::env::var_os("BMC_PARAM_DEBUG").is_some() {
+            eprintln!(
+                "attack {}: {} places, {} transitions, {} elements, {} minimal",
+                a.describe(p),
+                built.net.places.len(),
+                built.net.transitions.len(),
+                basis.elems.len(),
+                basis.minimal.len()
+            );
+            for &i in basis.minimal.iter().take(40) {
+                eprintln!("  {}", built.net.show(&basis.elems[i].marking));
+            }
+        }
         stats.basis_elements += basis.elems.len() as u64;
         stats.pre_images += basis.pre_images;
         let hits: Vec<(usize, Vec<u32>)> = basis
