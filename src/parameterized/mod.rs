@@ -258,7 +258,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
     };
     let mut outcomes: Vec<AttackOutcome> = Vec::new();
     // Per feasible attack: its net and basis (for the witness).
-    let mut found: Vec<(usize, Built, Basis, Vec<(usize, Vec<u32>)>)> = Vec::new();
+    let mut found: Vec<Feasible> = Vec::new();
     let mv = cx.memory_values();
     for (ai, a) in attacks.iter().enumerate() {
         if explicit::involved(p, a).is_empty() {
@@ -288,7 +288,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
         };
         let basis = match backward(
             &built.net,
-            &[built.target.clone()],
+            std::slice::from_ref(&built.target),
             &built.groups,
             &built.conflicts,
             budget,
@@ -330,7 +330,12 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
             outcomes.push(AttackOutcome::Feasible(minimal(
                 hits.iter().map(|h| h.1.clone()).collect(),
             )));
-            found.push((ai, built, basis, hits));
+            found.push(Feasible {
+                attack: ai,
+                built,
+                basis,
+                hits,
+            });
         }
     }
     let unknown = outcomes.iter().find_map(|o| match o {
@@ -339,7 +344,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
     });
     let all: Vec<Vec<u32>> = found
         .iter()
-        .flat_map(|f| f.3.iter().map(|h| h.1.clone()))
+        .flat_map(|f| f.hits.iter().map(|h| h.1.clone()))
         .collect();
     let verdict = if all.is_empty() {
         match unknown {
@@ -349,8 +354,11 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
     } else {
         let mins = minimal(all);
         let best = mins[0].clone();
-        let Some((ai, built, basis, e)) = found.iter().find_map(|(ai, b, bs, hits)| {
-            hits.iter().find(|h| h.1 == best).map(|h| (*ai, b, bs, h.0))
+        let Some((ai, built, basis, e)) = found.iter().find_map(|f| {
+            f.hits
+                .iter()
+                .find(|h| h.1 == best)
+                .map(|h| (f.attack, &f.built, &f.basis, h.0))
         }) else {
             return Err(Error::Unknown("internal: no witness element".into()));
         };
@@ -391,6 +399,18 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
     })
 }
 
+/// An attack whose goal is coverable: its net, basis, and the basis
+/// elements covered by the initial marking with their instances.
+struct Feasible {
+    attack: usize,
+    built: Built,
+    basis: Basis,
+    hits: Vec<(usize, Vec<u32>)>,
+}
+
+/// Instrumented steps `(copy, instruction, variant)` of an instance.
+type Steps = Vec<(ThreadId, usize, bool)>;
+
 /// The minimal vectors of `v` (no other is ≤ them place-wise), sorted by
 /// total then lexicographically, without duplicates.
 fn minimal(mut v: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
@@ -414,7 +434,7 @@ fn replay(
     e: usize,
     a: &Attack,
     ids: &[Vec<ThreadId>],
-) -> Result<(Attack, Vec<(ThreadId, usize, bool)>), String> {
+) -> Result<(Attack, Steps), String> {
     let mut queues: std::collections::HashMap<u32, VecDeque<ThreadId>> = Default::default();
     for (t, &s) in built.start.iter().enumerate() {
         queues.entry(s).or_default().extend(ids[t].iter().copied());
