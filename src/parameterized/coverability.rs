@@ -211,10 +211,10 @@ pub fn backward(
     let mut work: std::collections::VecDeque<usize> = Default::default();
     let mut sums = Vec::new();
     let mut bytes = 0usize;
-    // Indices over the elements (inactive ones are skipped): by the first
-    // place of their support (an element below `m` has its first place in
-    // `m`'s support), and by every place of their support (an element
-    // above `m` contains every place of `m`).
+    // Indices over the elements (inactive ones are skipped): by one place
+    // of their support (an element below `m` has that place in `m`'s
+    // support), and by every place of their support (an element above `m`
+    // contains every place of `m`).
     let mut idx = Index {
         by_first: vec![Vec::new(); np],
         by_place: vec![Vec::new(); np],
@@ -249,7 +249,11 @@ pub fn backward(
             active.iter_mut().for_each(|a| *a = false);
         }
         let i = b.elems.len();
-        if let Some(&(p, _)) = m.first() {
+        // Registered under its place with the fewest registrations.
+        if let Some(&(p, _)) = m
+            .iter()
+            .min_by_key(|(p, _)| idx.by_first[*p as usize].len())
+        {
             idx.by_first[p as usize].push(i);
         }
         for &(p, _) in &m {
@@ -274,11 +278,24 @@ pub fn backward(
     let mut seen: Vec<usize> = vec![usize::MAX; net.transitions.len()];
     let mut cand: Vec<usize> = Vec::new();
     let mut tick = 0u64;
+    let debug = std::env::var_os("BMC_PARAM_DEBUG").is_some();
     while let Some(i) = work.pop_front() {
         if !active[i] {
             continue;
         }
         tick += 1;
+        if debug && tick.is_multiple_of(20_000) {
+            eprintln!(
+                "  backward: {} elements, {} minimal-ish, {} queued, {} pre-images",
+                b.elems.len(),
+                active.iter().filter(|a| **a).count(),
+                work.len(),
+                b.pre_images
+            );
+            if let Some(e) = b.elems.last() {
+                eprintln!("    last: {}", net.show(&e.marking));
+            }
+        }
         if tick.is_multiple_of(64) {
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(LimitHit("time limit reached".into()));

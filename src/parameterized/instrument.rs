@@ -216,19 +216,28 @@ impl Ctx<'_> {
     }
 
     /// The hb-level outcomes of an access to `a` by a helper (rules
-    /// (6.7)–(6.10)): in the hat copy the level rises (load: to ≥ 1,
-    /// store: to 2); in the original code the copy may stay there, or enter
-    /// its hat copy when the level allows (load: level 2; store: ≥ 1).
+    /// (6.7)–(6.10)), in a *lax* form: every guard and the goal are
+    /// monotone in the levels, so a run that skips raising a level can be
+    /// replayed by the exact semantics (which raises it) step by step, and
+    /// the goal stays reachable exactly when it was; skipping a raise
+    /// needs no test of the current level, which keeps the backward basis
+    /// small. In the hat copy the access may raise the level (load: 0 → 1,
+    /// store: 0 or 1 → 2) or leave it; in the original code the copy may
+    /// stay there, or enter its hat copy when the level allows (load:
+    /// level 2; store: level ≥ 1, raised to 2).
     fn helper_access(&self, o: Out, a: i64, store: bool, next: &mut Vec<Out>) {
+        let levels = Self::hb_levels(&o, a);
         if o.hat {
-            for (lvl, fresh) in Self::hb_levels(&o, a) {
-                let mut n = o.clone();
-                let after = if store { 2 } else { lvl.max(1) };
-                Self::set_hb(&mut n, a, lvl, fresh, after);
-                next.push(n);
+            for (lvl, fresh) in levels {
+                let after = if store { 2 } else { 1 };
+                if lvl < after {
+                    let mut n = o.clone();
+                    Self::set_hb(&mut n, a, lvl, fresh, after);
+                    next.push(n);
+                }
             }
         } else {
-            for (lvl, fresh) in Self::hb_levels(&o, a) {
+            for (lvl, fresh) in levels {
                 let enters = if store { lvl >= 1 } else { lvl == 2 };
                 if enters {
                     let mut n = o.clone();
@@ -237,8 +246,8 @@ impl Ctx<'_> {
                     next.push(n);
                 }
             }
-            next.push(o);
         }
+        next.push(o);
     }
 
     fn apply(&self, c: &Command, mut o: Out, mode: Mode, mv: &MemValues, next: &mut Vec<Out>) {
@@ -345,6 +354,59 @@ impl Ctx<'_> {
             | Command::StoreCond { .. }
             | Command::Pgas(_) => {}
         }
+    }
+
+    /// Merges outcomes that differ only in the value a pure read of one
+    /// cell found, when every value of the cell gives the same effect: the
+    /// read's value does not matter (e.g. a dead register), and as the
+    /// cell always holds exactly one of its values, one transition without
+    /// the test stands for all of them.
+    fn collapse(&self, mut outs: Vec<(Out, Local)>, mv: &MemValues) -> Vec<(Out, Local)> {
+        let addrs: BTreeSet<i64> = outs
+            .iter()
+            .flat_map(|(o, _)| o.mem.iter().filter(|e| e.1 == e.2).map(|e| e.0))
+            .collect();
+        for a in addrs {
+            let n_vals = mv.get(&a).map_or(1, BTreeSet::len);
+            // Outcomes keyed by everything but the read of `a`.
+            let key = |o: &Out, l: &Local| {
+                let mem: Vec<(i64, i64, i64)> =
+                    o.mem.iter().filter(|e| e.0 != a).copied().collect();
+                format!(
+                    "{:?}|{:?}|{:?}|{}|{:?}|{}|{}|{}",
+                    l, mem, o.hb, o.hat, o.shadow, o.needs_free, o.lock, o.lock_op
+                )
+            };
+            let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, (o, l)) in outs.iter().enumerate() {
+                if o.mem.iter().any(|e| e.0 == a && e.1 == e.2) {
+                    groups.entry(key(o, l)).or_default().push(i);
+                }
+            }
+            let mut drop = vec![false; outs.len()];
+            let mut merged = Vec::new();
+            for (_, idx) in groups {
+                let vals: BTreeSet<i64> = idx
+                    .iter()
+                    .filter_map(|&i| outs[i].0.mem.iter().find(|e| e.0 == a).map(|e| e.1))
+                    .collect();
+                if vals.len() == n_vals && n_vals > 1 {
+                    let (mut o, l) = outs[idx[0]].clone();
+                    o.mem.retain(|e| e.0 != a);
+                    for &i in &idx {
+                        drop[i] = true;
+                    }
+                    merged.push((o, l));
+                }
+            }
+            let mut k = 0;
+            outs.retain(|_| {
+                k += 1;
+                !drop[k - 1]
+            });
+            outs.extend(merged);
+        }
+        outs
     }
 
     fn after(&self, t: usize, to: u32, o: &Out) -> Local {
@@ -616,8 +678,15 @@ pub(crate) fn build(
                 };
                 for &i in out {
                     let ins = &p.threads[t].instrs[i];
-                    for o in cx.step(&l, &ins.cmd, Mode::Helper(hat), &[], mv) {
-                        let nl = cx.after(t, ins.to.0, &o);
+                    let outs = cx.step(&l, &ins.cmd, Mode::Helper(hat), &[], mv);
+                    let outs: Vec<(Out, Local)> = outs
+                        .into_iter()
+                        .map(|o| {
+                            let nl = cx.after(t, ins.to.0, &o);
+                            (o, nl)
+                        })
+                        .collect();
+                    for (o, nl) in cx.collapse(outs, mv) {
                         let to = b.place(Key::Thread(t, nl, o.hat))?;
                         b.emit(&o, pl, to, &[], (t, i, false))?;
                     }
@@ -652,8 +721,15 @@ pub(crate) fn build(
                     if drains_buffer(&ins.cmd) {
                         continue; // no fences in the attacker's copy
                     }
-                    for o in cx.step(&l, &ins.cmd, Mode::Attacker, &shadow, mv) {
-                        let nl = cx.after(t_a, ins.to.0, &o);
+                    let outs = cx.step(&l, &ins.cmd, Mode::Attacker, &shadow, mv);
+                    let outs: Vec<(Out, Local)> = outs
+                        .into_iter()
+                        .map(|o| {
+                            let nl = cx.after(t_a, ins.to.0, &o);
+                            (o, nl)
+                        })
+                        .collect();
+                    for (o, nl) in cx.collapse(outs, mv) {
                         let to = b.place(Key::Attacker(nl, o.shadow.clone(), ra))?;
                         b.emit(&o, pl, to, &[], (t_a, i, false))?;
                     }
@@ -663,11 +739,12 @@ pub(crate) fn build(
                             let ad = cx.eval(&l.regs, addr);
                             if shadow_get(&shadow, ad).is_none() {
                                 let to = b.place(Key::Wait(ra, l.lock))?;
-                                for lvl in 0..3u8 {
+                                // Lax (see `helper_access`): raise 0 → 1, or not.
+                                for hb in [vec![(ad, 0, 1)], Vec::new()] {
                                     let o = Out {
                                         regs: l.regs.clone(),
                                         mem: Vec::new(),
-                                        hb: vec![(ad, lvl, lvl.max(1))],
+                                        hb,
                                         hat: false,
                                         shadow: Vec::new(),
                                         needs_free: !l.lock,
