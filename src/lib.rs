@@ -21,6 +21,7 @@ pub mod diag;
 pub mod explicit;
 pub mod frontend;
 pub mod litmus;
+pub mod parameterized;
 pub mod program;
 pub mod reach;
 pub mod resources;

@@ -437,6 +437,12 @@ pub struct CheckArgs {
     /// model but not under SC within the bound, with a witness each.
     #[arg(long)]
     pub state: bool,
+    /// `robust` only: parameterized robustness against TSO (thesis §6.3):
+    /// every thread is a template that may run in any number of copies;
+    /// without the flag, threads marked `thread t *` are the templates.
+    /// Explicit engine; docs/parameterized.md.
+    #[arg(long)]
+    pub parameterized: bool,
     /// Write witness graphs (DOT): to FILE for a single input, or one
     /// `<stem>.<check>.dot` per violation into DIR (an existing directory,
     /// a path ending in `/`, or any path when there are several inputs).

@@ -19,6 +19,7 @@ pub mod inputs;
 pub mod litmus;
 pub mod merge;
 pub mod output;
+pub mod parameterized;
 pub mod render;
 pub mod report;
 pub mod shard;
@@ -183,8 +184,12 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
             a.validate()?;
             tso_reach::run_reach(&a)
         }
+        Some(Command::Reach(a)) if a.parameterized => Err(Error::Usage(
+            "--parameterized applies to `robust` (robustness for every number of copies)".into(),
+        )),
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
         Some(Command::Translate(a)) => tso_reach::run_translate(&a),
+        Some(Command::Robust(a)) if parameterized::wanted(&a)? => parameterized::run(&a),
         Some(Command::Robust(a)) if a.state => state::run(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
         Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(

@@ -35,9 +35,12 @@ pub use fences::{
 };
 pub use state_space::{sc_reach, GoalHit, ReachResult, ReachVerdict, ScStep};
 pub use tso::{
-    check_robustness, enumerate_attacks, Attack, AttackStatus, Robustness, RobustnessReport,
-    TsoEvent, TsoEventKind, TsoWitness,
+    check_robustness, enumerate_attacks, witness_from_steps, Attack, AttackStatus, Robustness,
+    RobustnessReport, TsoEvent, TsoEventKind, TsoWitness,
 };
+
+pub(crate) use state_space::{check_cmd, liveness, validate};
+pub(crate) use tso::involved;
 
 use crate::program::{Command, Fence, ThreadId, Width};
 use std::time::Duration;

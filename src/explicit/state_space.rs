@@ -195,7 +195,9 @@ pub(crate) fn validate(p: &Program, w: Width) -> Result<(), ExplicitError> {
     Ok(())
 }
 
-fn check_cmd(c: &Command, inside_atomic: bool) -> Result<(), String> {
+/// Checks one command (`inside_atomic`: it is part of an `Atomic`
+/// sequence); `Err` says what is unsupported.
+pub(crate) fn check_cmd(c: &Command, inside_atomic: bool) -> Result<(), String> {
     let spmd = |e: &LExpr| {
         if e.mentions_spmd() {
             Err("`rank`/`nodes`".to_string())
@@ -273,7 +275,7 @@ fn uses_defs(c: &Command, uses: &mut Vec<RegId>, defs: &mut Vec<RegId>) {
 
 /// Live registers per state (classic backward fixpoint, §7.1.3);
 /// `always[t]` lists registers kept live everywhere (used by goals).
-fn liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>> {
+pub(crate) fn liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>> {
     p.threads
         .iter()
         .enumerate()

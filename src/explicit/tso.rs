@@ -381,6 +381,63 @@ pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessRepo
     })
 }
 
+/// Replays an SC computation of the program instrumented for attack `a`
+/// (§6.2: plain SC with locks, not the restricted semantics) and turns it
+/// into the TSO witness it stands for (proof of Theorem 6.9). `steps` are
+/// `(thread, instruction index, variant)`, where `variant` is true for the
+/// attack's entry (rule (6.1), on `a.store`) and exit (rule (6.5), on
+/// `a.load`) and false for every other step (an instruction or its hat
+/// copy; a helper enters its copy as soon as the hb levels allow).
+///
+/// Errors: a step that does not apply in the state reached, or a
+/// computation that does not end in the goal state of rule (6.6) (the
+/// text names the step).
+pub fn witness_from_steps(
+    p: &Program,
+    opts: &Options,
+    a: &Attack,
+    steps: &[(ThreadId, usize, bool)],
+) -> Result<TsoWitness, String> {
+    validate(p, opts.width).map_err(|e| e.to_string())?;
+    let t_a = a.thread.0 as usize;
+    if t_a >= p.threads.len() {
+        return Err(format!("no thread {t_a}"));
+    }
+    let cfg = AttackCfg {
+        thread: t_a,
+        store: a.store,
+        load: a.load,
+        fenced: vec![false; p.threads[t_a].states.len()],
+    };
+    let m = Machine::new(p, opts, Some(cfg), GoalSpec::Attack, false);
+    let steps: Vec<Step> = steps
+        .iter()
+        .map(|&(t, i, v)| Step {
+            thread: t.0,
+            instr: i as u32,
+            kind: v as u8,
+        })
+        .collect();
+    let mut cur = m.initial();
+    let mut succ = Vec::new();
+    for (k, st) in steps.iter().enumerate() {
+        succ.clear();
+        m.successors(&cur, &mut succ);
+        match succ.drain(..).find(|(x, _)| x == st) {
+            Some((_, n)) => cur = n,
+            None => return Err(format!("step {} ({st:?}) does not apply", k + 1)),
+        }
+    }
+    if m.goal(&cur).is_none() {
+        return Err("the computation does not reach the goal state (6.6)".into());
+    }
+    let plain = Options {
+        restricted: false,
+        ..opts.clone()
+    };
+    Ok(build_witness(p, &plain, a, &steps))
+}
+
 /// Turns the SC computation of the instrumented program into the TSO
 /// witness it stands for (proof of Theorem 6.9, soundness part).
 pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[Step]) -> TsoWitness {

@@ -535,6 +535,12 @@ pub struct Program {
     /// What the front-end cut or replaced, said with every answer (C:
     /// loops cut by `--unwind`, spin loops replaced by `assume`).
     pub notes: Vec<String>,
+    /// Templates of a parameterized program (thesis §2.5, §6.3): threads
+    /// that stand for any number of copies (`thread t *` in the native
+    /// language), in increasing order. Only parameterized robustness
+    /// (`crate::parameterized`) reads it; every other engine runs one copy
+    /// of each thread.
+    pub templates: Vec<ThreadId>,
     /// The longest path of any thread (instructions) when the front-end
     /// made every thread acyclic (C: loops unwound, calls inlined): the
     /// default `--bound`, which then cuts no path.
@@ -717,6 +723,7 @@ impl Program {
         }
         let _ = writeln!(s, "init {:?}", self.init);
         let _ = writeln!(s, "nodes {:?}", self.nodes);
+        let _ = writeln!(s, "templates {:?}", self.templates);
         for t in &self.threads {
             let _ = writeln!(s, "thread {}", self.name(t.name));
             let st: Vec<&str> = t.states.iter().map(|q| self.name(*q)).collect();

@@ -833,6 +833,8 @@ impl<'a> Parser<'a> {
                 .src
                 .error(nsp, format!("duplicate thread name `{name}`")));
         }
+        // `thread t *`: a template, any number of copies (docs/parameterized.md).
+        let template = self.eat_p("*");
         self.expect_p("{")?;
         let mut t = Thread::new(sym, sym, start);
         t.states.clear();
@@ -871,6 +873,18 @@ impl<'a> Parser<'a> {
         ctx.t.span = start.join(end);
         self.thread_index
             .insert(ctx.t.name, self.prog.threads.len());
+        if template {
+            self.prog
+                .templates
+                .push(ThreadId(self.prog.threads.len() as u32));
+            if self.prog.templates.len() == 1 {
+                self.prog.notes.push(
+                    "threads marked `*` are templates: `robust --engine explicit` checks every \
+                     number of copies; other commands run one copy of each"
+                        .into(),
+                );
+            }
+        }
         self.prog.threads.push(ctx.t);
         Ok(())
     }

@@ -306,7 +306,8 @@ pub fn native(p: &Program) -> String {
         if !out.is_empty() {
             out.push('\n');
         }
-        let _ = writeln!(out, "thread {} {{", name(p.name(t.name)));
+        let star = if p.templates.contains(&tid) { " *" } else { "" };
+        let _ = writeln!(out, "thread {}{star} {{", name(p.name(t.name)));
         if !t.regs.is_empty() {
             let regs: Vec<String> = t
                 .regs
