@@ -224,3 +224,54 @@ fn native_pick_annotation_round_trips_and_is_checked() {
         "{e}"
     );
 }
+
+#[test]
+fn arrays_in_init_are_byte_addressed_and_print_as_herd() {
+    // Elements at byte offsets (int: 4 bytes); an element named in the
+    // condition prints as `v[1]=…`, a whole array as `v={…}`.
+    let s = states(
+        "AArch64 T\n{ int v[3] = {1,2,3}; 0:X2=v; }\n P0 ;\n LDR W0,[X2] ;\n\
+         LDR W1,[X2,#8] ;\n STR W0,[X2,#8] ;\n STR W1,[X2] ;\nlocations [v;]\nexists (0:X0=1)\n",
+    );
+    assert_eq!(s, ["0:X0=1; v={3,2,1};"]);
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X0 = 42; 0:X2 = v; int64_t v[2] = {1, 2}; }\n P0 ;\n\
+         STR X0,[X2,#8] ;\nforall (v[0]=1 /\\ v[1]=42)\n",
+    );
+    assert_eq!(s, ["v[0]=1; v[1]=42;"]);
+    // X86_64 scaled index into an int64_t array.
+    let s = states(
+        "X86_64 T\n{ int64_t t[2]={1,-1}; 0:rax=t; 0:rbx=1; int64_t 0:rcx; }\n P0 ;\n\
+         movq 0(%rax,%rbx,8),%rcx ;\nforall (0:rcx=-1 /\\ t={1,-1})\n",
+    );
+    assert_eq!(s, ["0:rcx=-1; t={1,-1};"]);
+}
+
+#[test]
+fn bad_arrays_are_located() {
+    for (text, want) in [
+        ("{ int v[0]; 0:X2=v; }", "1 ≤ N"),
+        ("{ int v[2] = {1,2,3}; 0:X2=v; }", "2 elements but 3"),
+        ("{ int v[2] = 5; 0:X2=v; }", "expected `{a, b, …}`"),
+        ("{ uint8_t v[4]; 0:X2=v; }", "byte/half-access"),
+        (
+            "{ int v[2]; 0:X2=v; }\n P0 ;\n LDR W0,[X2] ;\nexists (v[2]=0)",
+            "outside the array",
+        ),
+        (
+            "{ int v; 0:X2=v; }\n P0 ;\n LDR W0,[X2] ;\nexists (v[1]=0)",
+            "not an array",
+        ),
+    ] {
+        let full = if text.contains("P0") {
+            format!("AArch64 T\n{text}\n")
+        } else {
+            format!("AArch64 T\n{text}\n P0 ;\n LDR W0,[X2] ;\nexists (0:X0=0)\n")
+        };
+        let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", full), Width(64))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string();
+        assert!(e.contains("bad.litmus:") && e.contains(want), "{text}: {e}");
+    }
+}

@@ -117,6 +117,11 @@ fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
         if let Some(i) = p.text.strip_prefix('#') {
             match parse_int(i) {
                 Some(0) => {}
+                // A byte offset into an array of the init block (elements
+                // are at their byte addresses; docs/litmus.md).
+                Some(k) if !cx.vars.arrays.is_empty() && k > 0 && k % 4 == 0 => {
+                    addr = Expr::bin(BinOp::Add, addr, cx.int(k, p.span)?);
+                }
                 _ => {
                     return Err(refuse(
                         cx,
