@@ -211,3 +211,29 @@ fn store_conditional_in_both_arms_of_a_branch_needs_its_reservation() {
         );
     }
 }
+
+#[test]
+fn rlwinm_rotates_the_low_word_and_masks() {
+    // Power ISA 3.3.14: rotl32(0xffffffff, 4) & MASK(30,31) = 3;
+    // rotl32(0x80000001, 1) = 0x00000003, & MASK(0,31) = 3;
+    // rotl32(0x0000ffff, 16) & MASK(0,15) = 0xffff0000 (zero-extended).
+    let t = "PPC T\n{ 0:r4=-1; 0:r7=0x80000001; 0:r9=0xffff; }\n P0 ;\n\
+             rlwinm r3,r4,4,30,31 ;\n rlwinm r6,r7,1,0,31 ;\n rlwinm r8,r9,16,0,15 ;\n\
+             locations [0:r3; 0:r6; 0:r8;]\nexists (0:r3=0)\n";
+    let src = bmc_rmm::diag::SourceFile::new("t.litmus", t);
+    let lt = bmc_rmm::frontend::litmus::parse(&src, bmc_rmm::program::Width(64)).unwrap();
+    let m = bmc_rmm::cat::builtin("sc").unwrap();
+    let w = bmc_rmm::litmus::run::auto_width(&lt);
+    assert_eq!(w.0, 64);
+    let r = bmc_rmm::litmus::run::run(
+        &lt,
+        &m,
+        12,
+        w,
+        bmc_rmm::bounded::Deadline(None),
+        bmc_rmm::bounded::SolverKind::Varisat,
+    )
+    .unwrap();
+    let lines: Vec<String> = r.states.iter().map(|s| lt.state_line(s)).collect();
+    assert_eq!(lines, ["0:r3=3; 0:r6=3; 0:r8=4294901760;"]);
+}

@@ -124,6 +124,12 @@ pub enum BaseRel {
     Data,
     /// `ctrl`: control dependency.
     Ctrl,
+    /// `pick-addr`: pick address dependency (through a select's condition).
+    PickAddr,
+    /// `pick-data`: pick data dependency.
+    PickData,
+    /// `pick-ctrl`: pick control dependency.
+    PickCtrl,
     /// `rmw`: read-modify-write pairs.
     Rmw,
     /// `univ`: every pair.
@@ -194,7 +200,7 @@ pub const SETS: [Entry<BaseSet>; 33] = [
 ];
 
 /// The base relations, in [`BaseRel`] order.
-pub const RELS: [Entry<BaseRel>; 16] = [
+pub const RELS: [Entry<BaseRel>; 19] = [
     rel(BaseRel::Po, "po", "program order: events of one thread in execution order (step, then position in the instruction); PGAS pops are in no pair (thesis 003 §2.7, §8.2)"),
     rel(BaseRel::Rf, "rf", "reads-from: the write a read takes its value from, same location; none for a read of the initial value (thesis 003 §2.7, source order)"),
     rel(BaseRel::Co, "co", "coherence: a strict total order of the writes to each location (thesis 003 §2.7)"),
@@ -206,6 +212,9 @@ pub const RELS: [Entry<BaseRel>; 16] = [
     rel(BaseRel::Addr, "addr", "address dependency: a read to a po-later access whose address is computed from its value (thesis 003 §4.1, §4.2)"),
     rel(BaseRel::Data, "data", "data dependency: a read to a po-later write whose value is computed from its value (thesis 003 §4.1, §4.2)"),
     rel(BaseRel::Ctrl, "ctrl", "control dependency: a read to every event po-after a branch whose condition depends on it (thesis 003 §4.1)"),
+    rel(BaseRel::PickAddr, "pick-addr", "pick address dependency: like addr, but the value reaches the address through the condition of a select (Arm CSEL) or the comparison of a compare-and-swap on the way (Arm ARM B2.3.2 \"Pick Address dependency\"); a pair with paths of both kinds is in both"),
+    rel(BaseRel::PickData, "pick-data", "pick data dependency: like data, through a select's condition or a compare-and-swap's comparison (Arm ARM B2.3.2 \"Pick Data dependency\"); a pair with paths of both kinds is in both"),
+    rel(BaseRel::PickCtrl, "pick-ctrl", "pick control dependency: like ctrl, for a branch whose condition depends on the read through a select's condition or a compare-and-swap's comparison (Arm ARM B2.3.2 \"Pick Control dependency\"); a pair with paths of both kinds is in both"),
     rel(BaseRel::Rmw, "rmw", "the read and the write of one atomic instruction or of a successful lwarx/stwcx. pair (thesis 003 §7.1.4; herd's rmw)"),
     rel(BaseRel::Univ, "univ", "every pair of executed events"),
     rel(BaseRel::Op, "op", "PGAS: issue → popa → popb (and issue → popb) of one remote operation (thesis 003 §8.1.2, Table 8.1)"),
@@ -320,6 +329,18 @@ impl BaseRel {
         RELS[self as usize].doc
     }
 
+    /// The dependency relations the unrollers compute by taint (only
+    /// when a model uses one of them): addr, data, ctrl and their pick
+    /// forms.
+    pub const DEPENDENCIES: [BaseRel; 6] = [
+        BaseRel::Addr,
+        BaseRel::Data,
+        BaseRel::Ctrl,
+        BaseRel::PickAddr,
+        BaseRel::PickData,
+        BaseRel::PickCtrl,
+    ];
+
     /// The base relation a model-language name denotes (case-sensitive).
     pub fn from_name(name: &str) -> Option<BaseRel> {
         RELS.iter().find(|e| e.name == name).map(|e| e.base)
@@ -346,6 +367,9 @@ impl BaseRel {
             | BaseRel::Addr
             | BaseRel::Data
             | BaseRel::Ctrl
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl
             | BaseRel::Rmw
             | BaseRel::Op
             | BaseRel::Fifo

@@ -115,14 +115,42 @@ impl LitmusTest {
     }
 
     /// One state line as herd prints it: `0:EAX=0; [x]=1;`.
+    /// The elements of a whole array (locations named `v{0}`, `v{1}`, …,
+    /// in order) print together as `v={1,2};`.
     pub fn state_line(&self, state: &[i64]) -> String {
         let mut s = String::new();
+        let mut group: Option<&str> = None;
         for (i, l) in self.observed.iter().enumerate() {
             if self.shown.get(i) == Some(&false) {
                 continue;
             }
             let v = state.get(i).copied().unwrap_or(0);
-            let _ = write!(s, "{}={}; ", l.name, self.value_text(i, v));
+            let elem = l
+                .name
+                .strip_suffix('}')
+                .and_then(|n| n.split_once('{'))
+                .map(|(base, _)| base);
+            match (elem, group) {
+                (Some(b), Some(g)) if b == g => {
+                    let _ = write!(s, ",{}", self.value_text(i, v));
+                }
+                (Some(b), _) => {
+                    if group.is_some() {
+                        s.push_str("}; ");
+                    }
+                    let _ = write!(s, "{b}={{{}", self.value_text(i, v));
+                }
+                (None, _) => {
+                    if group.is_some() {
+                        s.push_str("}; ");
+                    }
+                    let _ = write!(s, "{}={}; ", l.name, self.value_text(i, v));
+                }
+            }
+            group = elem;
+        }
+        if group.is_some() {
+            s.push_str("}; ");
         }
         s.pop();
         s

@@ -168,6 +168,8 @@ impl MembarMask {
 /// (`LDAPR`), store-release (`STLR`, the `L` forms), and RISC-V's `.aq` /
 /// `.rl` (acquire / release). Arm ARM B2.3 (the sets A, Q, L of
 /// "Barrier-ordered-before"); RISC-V unprivileged ISA, RVWMO rules 5–7.
+/// One bit, [`Ann::PICK`], annotates an assignment instead (its
+/// dependencies, not its ordering).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
 pub struct Ann(pub u8);
 
@@ -182,12 +184,18 @@ impl Ann {
     /// `WZR`/`XZR`, the `ST<op>` forms): `DMB LD` does not order it (Arm
     /// ARM B2.3.6, Barrier-ordered-before; herd's `NoRet`).
     pub const NORET: u8 = 8;
+    /// On an assignment (not an access): every dependency path from a
+    /// read to the assigned register becomes a *pick* path (Arm ARM
+    /// B2.3.2: the register written by a successful compare-and-swap
+    /// depends on its read only through the comparison).
+    pub const PICK: u8 = 16;
     /// The native keyword of each bit, in bit order.
-    pub const NAMES: [(&'static str, u8); 4] = [
+    pub const NAMES: [(&'static str, u8); 5] = [
         ("acq", Self::ACQ),
         ("acqpc", Self::ACQPC),
         ("rel", Self::REL),
         ("noret", Self::NORET),
+        ("pick", Self::PICK),
     ];
 
     /// Whether bit `b` is set.
@@ -331,7 +339,8 @@ pub enum Command {
     Pgas(PgasCmd),
     /// A memory access (`Load`, `Store`, `LoadReserve`, `StoreCond`) with
     /// ordering annotations; inside `Atomic` each access carries its own
-    /// (Arm `SWPAL`: acquire read, release write).
+    /// (Arm `SWPAL`: acquire read, release write). Or an `Assign` with
+    /// [`Ann::PICK`] (its value's dependencies become pick dependencies).
     Ann(Ann, Box<Command>),
     /// `assume(e)` without a control dependency: blocks unless e ≠ 0, but
     /// later events do not depend on `e`'s registers (the comparison of a

@@ -56,7 +56,13 @@ impl Sym<'_, '_> {
             BaseRel::Po => all_pairs
                 .filter(|&(a, b)| super::encoder::same_po(&self.enc.un, a, b))
                 .collect(),
-            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+            BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl => {
                 let k = super::encoder::dep_kind(rel);
                 self.enc
                     .deps

@@ -129,13 +129,17 @@ const G_UNIV: u8 = 5;
 const G_HB: u8 = 6;
 
 /// The index of a dependency-like base relation in `Encoder::deps`:
-/// addr 0, data 1, ctrl 2, rmw 3 (the unrolling's lists).
+/// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6
+/// (the unrolling's lists).
 pub(super) fn dep_kind(r: BaseRel) -> u8 {
     match r {
         BaseRel::Addr => 0,
         BaseRel::Data => 1,
         BaseRel::Ctrl => 2,
         BaseRel::Rmw => 3,
+        BaseRel::PickAddr => 4,
+        BaseRel::PickData => 5,
+        BaseRel::PickCtrl => 6,
         _ => unreachable!("{} is not a dependency relation", r.name()),
     }
 }
@@ -174,9 +178,7 @@ impl<'a> Encoder<'a> {
         width: u32,
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
-        let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
-            .into_iter()
-            .any(|r| model.uses(r));
+        let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r));
         let opts = UnrollOpts {
             bound,
             width,
@@ -211,11 +213,14 @@ impl<'a> Encoder<'a> {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
         }
         enc.encode_rf_co();
-        let dep_lists: [(u8, Vec<unroll::DepEdge>); 4] = [
+        let dep_lists: [(u8, Vec<unroll::DepEdge>); 7] = [
             (0, std::mem::take(&mut enc.un.addr_dep)),
             (1, std::mem::take(&mut enc.un.data_dep)),
             (2, std::mem::take(&mut enc.un.ctrl_dep)),
             (3, std::mem::take(&mut enc.un.rmw)),
+            (4, std::mem::take(&mut enc.un.pick_addr_dep)),
+            (5, std::mem::take(&mut enc.un.pick_data_dep)),
+            (6, std::mem::take(&mut enc.un.pick_ctrl_dep)),
         ];
         for (k, list) in dep_lists {
             let mut m: HashMap<(usize, usize), Vec<Lit>> = HashMap::default();
@@ -230,7 +235,10 @@ impl<'a> Encoder<'a> {
                 0 => enc.un.addr_dep = list,
                 1 => enc.un.data_dep = list,
                 2 => enc.un.ctrl_dep = list,
-                _ => enc.un.rmw = list,
+                3 => enc.un.rmw = list,
+                4 => enc.un.pick_addr_dep = list,
+                5 => enc.un.pick_data_dep = list,
+                _ => enc.un.pick_ctrl_dep = list,
             }
         }
         enc.stats.events = enc.un.events.len();
@@ -528,9 +536,13 @@ impl<'a> Encoder<'a> {
                 }
             }
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => self.pgas.as_ref()?.rel_lit(r, a, b),
-            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
-                self.deps.get(&(dep_kind(r), a, b)).copied()
-            }
+            BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl => self.deps.get(&(dep_kind(r), a, b)).copied(),
         }
     }
 
@@ -1209,7 +1221,13 @@ impl Base for CandBase<'_, '_> {
                     }
                 }
             }
-            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+            BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl => {
                 let k = dep_kind(rel);
                 for (&(kk, a, b), &l) in &enc.deps {
                     if kk == k && v(l) {

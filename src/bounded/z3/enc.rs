@@ -64,9 +64,7 @@ impl<'p> ZEnc<'p> {
         bound: u32,
         width: u32,
     ) -> Result<ZEnc<'p>, Error> {
-        let deps = [BaseRel::Addr, BaseRel::Data, BaseRel::Ctrl]
-            .into_iter()
-            .any(|r| model.uses(r));
+        let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r));
         let mut un = unroll(ctx, prog, bound, width, deps)?;
         let n = un.events.len();
         let constraints = std::mem::take(&mut un.constraints);
@@ -314,6 +312,9 @@ impl<'p> ZEnc<'p> {
             BaseRel::Data => m = self.edges(&self.un.data),
             BaseRel::Ctrl => m = self.edges(&self.un.ctrl),
             BaseRel::Rmw => m = self.edges(&self.un.rmw),
+            BaseRel::PickAddr => m = self.edges(&self.un.pick_addr),
+            BaseRel::PickData => m = self.edges(&self.un.pick_data),
+            BaseRel::PickCtrl => m = self.edges(&self.un.pick_ctrl),
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
                 m = super::pgas::relation(self.ctx, &self.un, self.pgas.as_ref(), rel)
             }

@@ -25,12 +25,15 @@
 //! value came from (taint, one Boolean per register and read, per step);
 //! `addr`/`data` go from those reads to an access using the register in
 //! its address/stored value; `ctrl` from a read that flowed into an
-//! `assume` to every event of the later steps.
+//! `assume` to every event of the later steps. A second taint per
+//! register (`pick`) holds the reads whose value reached it through the
+//! condition of a `select` (Arm ARM B2.3.2 pick dependencies); it gives
+//! `pick-addr`, `pick-data` and `pick-ctrl` the same way.
 
 use super::{and, or, ZBool, ZBv};
 use crate::cat::base::{fence_sets, BaseSet};
 use crate::diag::Error;
-use crate::program::{BinOp, Command, Expr, LExpr, PgasCmd, Program, StateId, ThreadId, UnOp};
+use crate::program::{Ann, BinOp, Command, Expr, LExpr, PgasCmd, Program, StateId, ThreadId, UnOp};
 use std::collections::{BTreeMap, BTreeSet};
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::Context;
@@ -126,6 +129,12 @@ pub struct ZUnrolled {
     pub data: Vec<ZEdge>,
     /// ctrl dependencies (read, event).
     pub ctrl: Vec<ZEdge>,
+    /// pick-addr dependencies (read, event).
+    pub pick_addr: Vec<ZEdge>,
+    /// pick-data dependencies (read, write).
+    pub pick_data: Vec<ZEdge>,
+    /// pick-ctrl dependencies (read, event).
+    pub pick_ctrl: Vec<ZEdge>,
     /// PGAS remote operations per (step, candidate).
     pub remote: Vec<ZRemote>,
     /// W.
@@ -141,6 +150,8 @@ struct Local {
     sel: ZBool,
     regs: Vec<ZBv>,
     taint: Vec<Taint>,
+    /// Per register: the reads reaching it through a select's condition.
+    pick: Vec<Taint>,
     /// Reservation: (valid, address, reserving read id as Int).
     resv: Option<(ZBool, ZBv, Int<'static>)>,
     /// Reads of this instruction so far (for rmw of atomic instructions).
@@ -172,6 +183,8 @@ struct Builder<'p> {
     /// The PGAS pop events of the current step (popa, popb), if any.
     pslots: Vec<(usize, Slot)>,
     ctrl_now: Taint,
+    /// The reads reaching an executed assume through a select's condition.
+    pick_ctrl_now: Taint,
     thread: ThreadId,
     step: u32,
     /// Read events of the current thread so far.
@@ -237,6 +250,17 @@ impl Builder<'_> {
         acc.into_iter()
             .map(|(s, v)| (s, or(self.ctx, &v)))
             .collect()
+    }
+
+    /// `into ∪= from` (conditions of a common read or-ed).
+    fn merge_into(&self, into: &mut Taint, from: Taint) {
+        for (src, c) in from {
+            let nv = match into.remove(&src) {
+                Some(p) => Bool::or(self.ctx, &[&p, &c]),
+                None => c,
+            };
+            into.insert(src, nv);
+        }
     }
 
     /// Appends a fresh event of the current step (no kind yet: the
@@ -339,6 +363,10 @@ impl Builder<'_> {
                     let cond = Bool::and(self.ctx, &[&l.sel, &c]);
                     self.out.addr.push((s, e, cond));
                 }
+                for (s, c) in self.taint_of(a, &l.pick) {
+                    let cond = Bool::and(self.ctx, &[&l.sel, &c]);
+                    self.out.pick_addr.push((s, e, cond));
+                }
             }
             let slot = &mut self.pslots[k].1;
             slot.exec.push(l.sel.clone());
@@ -387,6 +415,10 @@ impl Builder<'_> {
                     let cond = Bool::and(self.ctx, &[&l.sel, &c]);
                     self.out.addr.push((src, e, cond));
                 }
+                for (src, c) in self.taint_of(x, &l.pick) {
+                    let cond = Bool::and(self.ctx, &[&l.sel, &c]);
+                    self.out.pick_addr.push((src, e, cond));
+                }
             }
         }
         if l.atomic {
@@ -413,6 +445,7 @@ impl Builder<'_> {
                 let mut t = Taint::new();
                 t.insert(e, self.tt());
                 l.taint[r.0 as usize] = t;
+                l.pick[r.0 as usize] = Taint::new();
             }
         }
         let sel = l.sel.clone();
@@ -450,6 +483,10 @@ impl Builder<'_> {
                 for (src, c) in self.taint_of(x, &l.taint) {
                     let cc = Bool::and(self.ctx, &[&cond, &c]);
                     self.out.data.push((src, e, cc));
+                }
+                for (src, c) in self.taint_of(x, &l.pick) {
+                    let cc = Bool::and(self.ctx, &[&cond, &c]);
+                    self.out.pick_data.push((src, e, cc));
                 }
             }
         }
@@ -519,7 +556,16 @@ impl Builder<'_> {
             Command::Assign { reg, value } => {
                 let v = self.eval(value, &l.regs);
                 if self.deps {
-                    l.taint[reg.0 as usize] = self.taint_of(value, &l.taint);
+                    let t = self.taint_of(value, &l.taint);
+                    let mut p = self.taint_of(value, &l.pick);
+                    if l.ann & Ann::PICK != 0 {
+                        // Every path to `reg` becomes a pick path.
+                        self.merge_into(&mut p, t);
+                        l.taint[reg.0 as usize] = Taint::new();
+                    } else {
+                        l.taint[reg.0 as usize] = t;
+                    }
+                    l.pick[reg.0 as usize] = p;
                 }
                 l.regs[reg.0 as usize] = v;
             }
@@ -537,6 +583,14 @@ impl Builder<'_> {
                         };
                         self.ctrl_now.insert(src, nv);
                     }
+                    let guarded: Taint = self
+                        .taint_of(e, &l.pick)
+                        .into_iter()
+                        .map(|(src, c)| (src, Bool::and(self.ctx, &[&l.sel, &c])))
+                        .collect();
+                    let mut pc = std::mem::take(&mut self.pick_ctrl_now);
+                    self.merge_into(&mut pc, guarded);
+                    self.pick_ctrl_now = pc;
                 }
             }
             Command::Load { reg, addr } => {
@@ -566,20 +620,26 @@ impl Builder<'_> {
                 let b = self.eval(else_, &l.regs);
                 let v = nz.ite(&a, &b);
                 if self.deps {
-                    // cond's taint, and the selected operand's.
-                    let mut t = self.taint_of(cond, &l.taint);
+                    // The selected operand's taints as they are; every
+                    // read of the condition as a pick path.
                     let not_nz = nz.not();
+                    let mut t = Taint::new();
+                    let mut p = self.taint_of(cond, &l.taint);
+                    let cp = self.taint_of(cond, &l.pick);
+                    self.merge_into(&mut p, cp);
                     for (x, g) in [(then, &nz), (else_, &not_nz)] {
-                        for (src, c) in self.taint_of(x, &l.taint) {
-                            let cc = Bool::and(self.ctx, &[g, &c]);
-                            let nv = match t.remove(&src) {
-                                Some(p) => Bool::or(self.ctx, &[&p, &cc]),
-                                None => cc,
-                            };
-                            t.insert(src, nv);
-                        }
+                        let guard = |m: Taint| -> Taint {
+                            m.into_iter()
+                                .map(|(src, c)| (src, Bool::and(self.ctx, &[g, &c])))
+                                .collect()
+                        };
+                        let xt = guard(self.taint_of(x, &l.taint));
+                        let xp = guard(self.taint_of(x, &l.pick));
+                        self.merge_into(&mut t, xt);
+                        self.merge_into(&mut p, xp);
                     }
                     l.taint[reg.0 as usize] = t;
+                    l.pick[reg.0 as usize] = p;
                 }
                 l.regs[reg.0 as usize] = v;
             }
@@ -653,6 +713,7 @@ impl Builder<'_> {
                 l.regs[flag.0 as usize] = succ.ite(&self.c(1), &self.c(0));
                 if self.deps {
                     l.taint[flag.0 as usize] = Taint::new();
+                    l.pick[flag.0 as usize] = Taint::new();
                 }
             }
             Command::Pgas(PgasCmd::Barrier) => self.fence_event(l, &[BaseSet::Bar.name()]),
@@ -701,12 +762,16 @@ pub fn unroll(
             addr: Vec::new(),
             data: Vec::new(),
             ctrl: Vec::new(),
+            pick_addr: Vec::new(),
+            pick_data: Vec::new(),
+            pick_ctrl: Vec::new(),
             remote: Vec::new(),
             width,
         },
         slots: Vec::new(),
         pslots: Vec::new(),
         ctrl_now: Taint::new(),
+        pick_ctrl_now: Taint::new(),
         thread: ThreadId(0),
         step: 0,
         thread_reads: Vec::new(),
@@ -726,6 +791,8 @@ pub fn unroll(
         let mut regs: Vec<ZBv> = th.reg_init.iter().map(|v| b.c(*v)).collect();
         let mut taint: Vec<Taint> = vec![Taint::new(); th.regs.len()];
         let mut ctrl: Taint = Taint::new();
+        let mut pick: Vec<Taint> = vec![Taint::new(); th.regs.len()];
+        let mut pick_ctrl: Taint = Taint::new();
         let mut resv = has_resv.then(|| (Bool::from_bool(ctx, false), b.c(0), int(-1)));
         let mut reach: BTreeSet<StateId> = BTreeSet::from([th.initial]);
         let mut ins_vars = Vec::new();
@@ -743,6 +810,7 @@ pub fn unroll(
             b.slots.clear();
             b.pslots.clear();
             b.ctrl_now = ctrl.clone();
+            b.pick_ctrl_now = pick_ctrl.clone();
             let ins = Int::fresh_const(ctx, "ins");
             let stopped = ins._eq(&int(-1));
             let mut dom = vec![stopped.clone()];
@@ -789,6 +857,7 @@ pub fn unroll(
                     sel: sel.clone(),
                     regs: regs.clone(),
                     taint: taint.clone(),
+                    pick: pick.clone(),
                     resv: resv.clone(),
                     reads: Vec::new(),
                     atomic: false,
@@ -810,39 +879,46 @@ pub fn unroll(
                 b.out.constraints.push(sel.implies(&e));
                 locals.push(l);
             }
-            let next_taint: Vec<Taint> = if deps {
+            let fresh = |name: &str| -> Vec<Taint> {
+                if !deps {
+                    return vec![Taint::new(); regs.len()];
+                }
                 (0..regs.len())
                     .map(|_| {
                         b.thread_reads
                             .iter()
-                            .map(|&r| (r, Bool::fresh_const(ctx, "taint")))
+                            .map(|&r| (r, Bool::fresh_const(ctx, name)))
                             .collect()
                     })
                     .collect()
-            } else {
-                vec![Taint::new(); regs.len()]
             };
+            let next_taint = fresh("taint");
+            let next_pick = fresh("pick");
             // Taint after the step: per register and source, the value of
             // the executed candidate's local taint; unchanged when stopped.
             if deps {
-                for (r, nt) in next_taint.iter().enumerate() {
-                    for (src, v) in nt {
-                        let old = taint[r].get(src).cloned();
-                        let mut cases = vec![old.map_or_else(
-                            || Bool::from_bool(ctx, false),
-                            |o| Bool::and(ctx, &[&stopped, &o]),
-                        )];
-                        for l in &locals {
-                            if let Some(c) = l.taint[r].get(src) {
-                                cases.push(Bool::and(ctx, &[&l.sel, c]));
+                for (next, before, local) in [(&next_taint, &taint, 0), (&next_pick, &pick, 1)] {
+                    for (r, nt) in next.iter().enumerate() {
+                        for (src, v) in nt {
+                            let old = before[r].get(src).cloned();
+                            let mut cases = vec![old.map_or_else(
+                                || Bool::from_bool(ctx, false),
+                                |o| Bool::and(ctx, &[&stopped, &o]),
+                            )];
+                            for l in &locals {
+                                let lt = if local == 0 { &l.taint } else { &l.pick };
+                                if let Some(c) = lt[r].get(src) {
+                                    cases.push(Bool::and(ctx, &[&l.sel, c]));
+                                }
                             }
+                            b.out.constraints.push(v._eq(&or(ctx, &cases)));
                         }
-                        b.out.constraints.push(v._eq(&or(ctx, &cases)));
                     }
                 }
             }
             // Events of the step.
             let ctrl_step = ctrl.clone();
+            let pick_ctrl_step = pick_ctrl.clone();
             let mut step_slots = std::mem::take(&mut b.slots);
             step_slots.append(&mut b.pslots);
             for (id, s) in step_slots {
@@ -861,15 +937,21 @@ pub fn unroll(
                         let cc = Bool::and(ctx, &[c, &b.out.events[id].exec]);
                         b.out.ctrl.push((*src, id, cc));
                     }
+                    for (src, c) in &pick_ctrl_step {
+                        let cc = Bool::and(ctx, &[c, &b.out.events[id].exec]);
+                        b.out.pick_ctrl.push((*src, id, cc));
+                    }
                 }
             }
             ctrl = std::mem::take(&mut b.ctrl_now);
+            pick_ctrl = std::mem::take(&mut b.pick_ctrl_now);
             ins_vars.push(ins.clone());
             cands_all.push(cands.clone());
             prev_ins = Some(ins);
             pc = next_pc;
             regs = next_regs;
             taint = next_taint;
+            pick = next_pick;
             resv = next_resv;
             reach = cands.iter().map(|&j| th.instrs[j].to).collect();
         }

@@ -16,9 +16,12 @@
 //! dependency, as herd computes dependencies); the flags are two
 //! pseudo-registers (the compared operands), so a `B.cond` depending on
 //! a loaded value is a control dependency, and a `CSEL` gives its result
-//! the dependencies of the flags and of the selected register only
-//! ([`Command::Select`]). A compare-and-swap's comparison creates no
-//! control dependency ([`Command::Guard`]). W and X views of a register are
+//! the dependencies of the selected register and *pick* dependencies
+//! (Arm ARM B2.3.2) on the flags' reads ([`Command::Select`]). A
+//! compare-and-swap's comparison creates no control dependency
+//! ([`Command::Guard`]); a successful one writes Rt's value picked by the
+//! comparison (pick data dependencies on its read and on Rs) and leaves
+//! Rs picked by it, a failing one gives Rs the read's value (data). W and X views of a register are
 //! one register (`X3` in states), values are at most the `--width`.
 //!
 //! Instruction semantics: Arm Architecture Reference Manual for A-profile
@@ -114,6 +117,11 @@ fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
         if let Some(i) = p.text.strip_prefix('#') {
             match parse_int(i) {
                 Some(0) => {}
+                // A byte offset into an array of the init block (elements
+                // are at their byte addresses; docs/litmus.md).
+                Some(k) if !cx.vars.arrays.is_empty() && k > 0 && k % 4 == 0 => {
+                    addr = Expr::bin(BinOp::Add, addr, cx.int(k, p.span)?);
+                }
                 _ => {
                     return Err(refuse(
                         cx,
@@ -685,12 +693,38 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 addr: addr.clone(),
             },
         );
+        // On success the write takes Rt's value through the comparison (a
+        // pick data dependency on the read and on Rs), and Rs keeps its
+        // value, now picked by the comparison: later accesses depend on the
+        // read by pick dependencies only (herd's aarch64-cas tests).
+        let same = bin(BinOp::Eq, Expr::Var(tmp), sv.clone());
+        let picked = cx.reg("#cas");
         let mut ok = vec![Command::Atomic(vec![
             load.clone(),
-            Command::Guard(bin(BinOp::Eq, Expr::Var(tmp), sv.clone())),
-            ann(wa, Command::Store { addr, value: t }),
+            Command::Guard(same.clone()),
+            Command::Select {
+                reg: picked,
+                cond: same,
+                then: t.clone(),
+                else_: t,
+            },
+            ann(
+                wa,
+                Command::Store {
+                    addr,
+                    value: Expr::Var(picked),
+                },
+            ),
         ])];
-        ok.extend(assign(s, Expr::Var(tmp)));
+        if let Some(s) = s {
+            ok.push(Command::Ann(
+                Ann(Ann::PICK),
+                Box::new(Command::Assign {
+                    reg: s,
+                    value: Expr::Var(tmp),
+                }),
+            ));
+        }
         let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, Expr::Var(tmp), sv))];
         fail.extend(assign(s, Expr::Var(tmp)));
         return Ok(Low::Choice(vec![ok, fail]));

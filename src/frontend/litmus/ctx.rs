@@ -9,6 +9,21 @@ use crate::litmus::Arch;
 use crate::program::{Expr, Instr, RegId, StateId, Thread, Width};
 use std::collections::BTreeMap;
 
+/// `v[k]` or `v{k}` → (`v`, k).
+pub(crate) fn array_element(name: &str) -> Option<(&str, usize)> {
+    let (open, close) = if name.ends_with(']') {
+        ('[', ']')
+    } else if name.ends_with('}') {
+        ('{', '}')
+    } else {
+        return None;
+    };
+    let i = name.find(open)?;
+    let k = name[i + 1..name.len() - 1].trim().parse().ok()?;
+    let _ = close;
+    Some((&name[..i], k))
+}
+
 /// Variable table shared by the two lowering passes: pass 1 records names
 /// and constants, pass 2 uses the final addresses.
 pub(crate) struct Vars {
@@ -23,15 +38,35 @@ pub(crate) struct Vars {
     /// The width the test needs at least (64 once a 32-bit load of a
     /// 64-bit PPC register extends a value that may be negative).
     pub min_width: u32,
+    /// The arrays of the init block: name → (elements, bytes per
+    /// element). Element k of `v` is at `v`'s address + k × bytes (herd's
+    /// byte offsets); every access to it has the element's size.
+    pub arrays: BTreeMap<String, (usize, u32)>,
 }
 
 impl Vars {
-    /// The address of variable `name` (0 during pass 1).
+    /// The address of variable `name` (0 during pass 1); an array
+    /// element `v[k]` (or `v{k}`, an element of a whole-array location) is
+    /// at `v`'s address + k × the element's bytes.
     pub fn addr(&mut self, name: &str, span: Span) -> i64 {
+        if let Some((base, k)) = array_element(name) {
+            if let Some(&(_, bytes)) = self.arrays.get(base) {
+                let a = self.addr(base, span);
+                return a + k as i64 * i64::from(bytes);
+            }
+        }
         self.seen.entry(name.to_string()).or_insert(span);
         match &self.fixed {
             Some(m) => m.get(name).copied().unwrap_or(0),
             None => 0,
+        }
+    }
+    /// The number of address units variable `name` occupies: its bytes
+    /// for an array, else 1.
+    pub fn size(&self, name: &str) -> i64 {
+        match self.arrays.get(name) {
+            Some(&(n, b)) => (n as i64 * i64::from(b)).max(1),
+            None => 1,
         }
     }
     /// Records an integer constant.

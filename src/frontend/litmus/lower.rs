@@ -53,19 +53,30 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         max_const: 0,
         negative: false,
         min_width: 0,
+        arrays: surf
+            .init
+            .iter()
+            .filter_map(|it| match (&it.lhs, &it.array) {
+                (InitLhs::Mem(m), Some((n, b, _))) => Some((m.clone(), (*n, *b))),
+                _ => None,
+            })
+            .collect(),
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
-    // constant.
+    // constant; an array takes one address per byte (herd's offsets).
     let base = (vars.max_const / 16 + 1).saturating_mul(16);
     let mut fixed = BTreeMap::new();
-    for (i, (name, span)) in vars.seen.iter().enumerate() {
-        let a = base.saturating_add(i as i64);
-        if width.0 < 64 && !width.fits(a) {
+    let mut next = base;
+    for (name, span) in vars.seen.iter() {
+        let a = next;
+        next = next.saturating_add(vars.size(name));
+        let last = next.saturating_sub(1);
+        if width.0 < 64 && !width.fits(last) {
             return Err(src.error_help(
                 *span,
                 format!(
-                    "the address of `{name}` ({a}) does not fit in {} bits",
+                    "the address of `{name}` ({last}) does not fit in {} bits",
                     width.0
                 ),
                 width.raise_hint(),
@@ -107,6 +118,7 @@ fn lower(
     }
     // Init: registers and memory.
     let mut mem_init: BTreeMap<String, (i64, Span)> = BTreeMap::new();
+    let mut array_init: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     let mut sym_init: BTreeMap<String, (i64, Span)> = BTreeMap::new();
     let mut ptr_regs: BTreeSet<(usize, String)> = BTreeSet::new();
     let mut ptr_mem: BTreeSet<String> = BTreeSet::new();
@@ -136,6 +148,17 @@ fn lower(
             }
             Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
         };
+        if let (InitLhs::Mem(m), Some((_, _, vals))) = (&it.lhs, &it.array) {
+            for v in vals {
+                check_fits(src, width, *v, it.span)?;
+                vars.constant(width.wrap(*v));
+            }
+            vars.addr(m, it.span);
+            let vals: Vec<i64> = vals.iter().map(|v| width.wrap(*v)).collect();
+            mem_init.insert(m.clone(), (vals[0], it.span));
+            array_init.insert(m.clone(), vals);
+            continue;
+        }
         match &it.lhs {
             InitLhs::Reg { thread, reg } => {
                 if *thread >= nthreads {
@@ -215,11 +238,23 @@ fn lower(
     };
     let mut star_locs = Vec::new();
     for (l, sp, star) in &surf.locations {
-        let i = rs.loc(&mut p, vars, l, *sp)?;
-        if *star {
-            star_locs.push(i);
+        // A whole array: its elements, printed together (`v={1,2}`).
+        let elems = match l {
+            RawLoc::Mem(m) => vars.arrays.get(m).map(|&(n, _)| (m.clone(), n)),
+            RawLoc::Reg { .. } => None,
+        };
+        let parts = match elems {
+            Some((m, n)) => (0..n).map(|k| RawLoc::Mem(format!("{m}{{{k}}}"))).collect(),
+            None => vec![l.clone()],
+        };
+        for l in &parts {
+            let i = rs.loc(&mut p, vars, l, *sp)?;
+            if *star {
+                star_locs.push(i);
+            }
         }
     }
+    let n_listed = rs.locs.len();
     let raw_prop = rs.prop(&mut p, vars, &surf.prop)?;
     let raw_filter = match &surf.filter {
         Some(f) => Some(rs.prop(&mut p, vars, f)?),
@@ -241,6 +276,12 @@ fn lower(
             });
             if init != 0 {
                 p.init.insert(*addr, init);
+            }
+            let bytes = vars.arrays.get(name).map_or(1, |a| i64::from(a.1));
+            for (k, v) in array_init.get(name).into_iter().flatten().enumerate() {
+                if k > 0 && *v != 0 {
+                    p.init.insert(addr + k as i64 * bytes, *v);
+                }
             }
         }
     }
@@ -271,7 +312,7 @@ fn lower(
     collect_locs(&raw_prop, &mut main_locs);
     let shown: Vec<bool> = order
         .iter()
-        .map(|i| *i < surf.locations.len() || main_locs.contains(i))
+        .map(|i| *i < n_listed || main_locs.contains(i))
         .collect();
     let prop = remap_prop(raw_prop, &remap);
     let filter = raw_filter.map(|f| remap_prop(f, &remap));
@@ -350,8 +391,29 @@ impl Resolver<'_> {
                 )
             }
             RawLoc::Mem(m) => {
+                if let Some((base, k)) = super::ctx::array_element(m) {
+                    match vars.arrays.get(base) {
+                        Some(&(n, _)) if k < n => {}
+                        Some(&(n, _)) => {
+                            return Err(self.src.error(
+                                sp,
+                                format!("`{base}[{k}]` is outside the array ({n} elements)"),
+                            ))
+                        }
+                        None => {
+                            return Err(self
+                                .src
+                                .error(sp, format!("`{base}` is not an array of the init block")))
+                        }
+                    }
+                }
                 let a = vars.addr(m, sp);
-                let name = format!("[{m}]");
+                // herd prints array elements without brackets.
+                let name = if m.contains(['[', '{']) {
+                    m.clone()
+                } else {
+                    format!("[{m}]")
+                };
                 (
                     Location {
                         kind: LocKind::Mem { addr: a },

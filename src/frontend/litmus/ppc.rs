@@ -172,6 +172,44 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             }
             Ok(Low::Cmds(cmds))
         }
+        "rlwinm" => {
+            // Rotate the low word left by SH, keep the mask of bits MB..ME
+            // (big-endian numbering of the word), zero-extended (Power ISA
+            // 3.3.14, "Rotate and Shift"). `rlwimi` (insert under the mask)
+            // stays unsupported: herd's A014 keeps only 32-bit register
+            // values there, which 64-bit cells do not reproduce.
+            arity(cx, mn0, &ops, 5, sp)?;
+            let d = ppc_reg(cx, &ops[0])?;
+            let src_reg = ppc_reg(cx, &ops[1])?;
+            let mut f = [0u32; 3];
+            for (k, o) in ops[2..5].iter().enumerate() {
+                f[k] = parse_int(o.text.trim())
+                    .filter(|v| (0..32).contains(v))
+                    .ok_or_else(|| cx.src.error(o.span, format!("`{mn0}`: expected 0..31")))?
+                    as u32;
+            }
+            let [sh, mb, me] = f;
+            if mb > me {
+                return Err(cx.src.error(
+                    ops[3].span,
+                    format!("unsupported `{mn0}` with MB > ME (a wrapping mask)"),
+                ));
+            }
+            // The rotation computes with the word zero-extended: 64 bits.
+            cx.vars.min_width = cx.vars.min_width.max(64);
+            let low = cx.int(0xffff_ffff, sp)?;
+            let x = bin(BinOp::BitAnd, var(src_reg), low.clone());
+            let rot = if sh == 0 {
+                x
+            } else {
+                let up = bin(BinOp::Mul, x.clone(), cx.int(1i64 << sh, sp)?);
+                let down = bin(BinOp::Div, x, cx.int(1i64 << (32 - sh), sp)?);
+                bin(BinOp::BitAnd, bin(BinOp::BitOr, up, down), low)
+            };
+            let mask: i64 = (mb..=me).map(|i| 1i64 << (31 - i)).sum();
+            let kept = bin(BinOp::BitAnd, rot, cx.int(mask, sp)?);
+            Ok(assign(d, kept))
+        }
         "add" | "sub" | "subf" | "xor" | "and" | "or" | "mullw" | "mulld" => {
             arity(cx, mn0, &ops, 3, sp)?;
             let d = ppc_reg(cx, &ops[0])?;

@@ -89,6 +89,21 @@ fn x86_operand(cx: &mut Ctx, op: &Op, att: bool) -> Result<XOp, Error> {
         if !(disp.is_empty() || parse_int(disp) == Some(0)) {
             return Err(bad(cx));
         }
+        // `(%base,%index,scale)` into an array of the init block (its
+        // elements are at their byte addresses; docs/litmus.md).
+        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+        if parts.len() == 3 && !cx.vars.arrays.is_empty() {
+            let reg = |cx: &mut Ctx, x: &str| -> Option<RegId> {
+                let c = x64_reg(x.strip_prefix('%')?)?;
+                (c != "rip").then(|| cx.reg(c))
+            };
+            let scale = parse_int(parts[2]).filter(|s| [1, 2, 4, 8].contains(s));
+            if let (Some(b), Some(i), Some(k)) = (reg(cx, parts[0]), reg(cx, parts[1]), scale) {
+                let off = Expr::bin(BinOp::Mul, var(i), Expr::Const(k));
+                return Ok(XOp::Mem(Expr::bin(BinOp::Add, var(b), off)));
+            }
+            return Err(bad(cx));
+        }
         if let Some(r) = inner.strip_prefix('%') {
             return match x64_reg(r) {
                 Some(c) if c != "rip" => Ok(XOp::Mem(var(cx.reg(c)))),

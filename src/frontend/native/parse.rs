@@ -1003,6 +1003,9 @@ impl<'a> Parser<'a> {
                 | Command::Store { .. }
                 | Command::LoadReserve { .. }
                 | Command::StoreCond { .. }) => Command::Ann(Ann(bits), Box::new(c)),
+                c @ Command::Assign { .. } if bits == Ann::PICK => {
+                    Command::Ann(Ann(bits), Box::new(c))
+                }
                 _ => return Err(self.not_annotatable(csp)),
             };
             return Ok((vec![c], start.join(self.prev_span())));
@@ -1013,8 +1016,8 @@ impl<'a> Parser<'a> {
     fn not_annotatable(&self, sp: Span) -> Error {
         self.src.error_help(
             sp,
-            "an annotation `[acq]`, `[acqpc]`, `[rel]` applies to one access",
-            "annotate a load, a store, `lwarx` or `stwcx`",
+            "an annotation `[acq]`, `[acqpc]`, `[rel]`, `[noret]` applies to one access, `[pick]` alone to one assignment",
+            "annotate a load, a store, `lwarx` or `stwcx`, or write `[pick] r = e`",
         )
     }
 
@@ -1164,6 +1167,7 @@ impl<'a> Parser<'a> {
                                     | Command::Assign { .. }
                                     | Command::Assume(_)
                                     | Command::Guard(_)
+                                    | Command::Select { .. }
                                     | Command::Nop
                             )
                             || matches!(&cs[0], Command::Ann(_, c)
@@ -1172,7 +1176,7 @@ impl<'a> Parser<'a> {
                             return Err(self.src.error_help(
                                 csp,
                                 "not allowed inside `atomic`",
-                                "an atomic block holds (annotated) loads and stores, assignments, assumes, guards and nops",
+                                "an atomic block holds (annotated) loads and stores, assignments, selects, assumes, guards and nops",
                             ));
                         }
                         body.append(&mut cs);

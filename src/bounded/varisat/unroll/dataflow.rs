@@ -5,7 +5,7 @@
 //! step are the selected candidate's (a multiplexer over the sel
 //! literals).
 
-use super::deps::{union_taint, Taint};
+use super::deps::{as_pick, union_taint, AccessTaint, Taint, Via};
 use super::events::{address, push_slot, SlotContrib, SlotKind, SlotLayout};
 use super::micro::{vars_of, AddrSrc, Micro, ThreadCode};
 use super::UnrollOpts;
@@ -61,6 +61,8 @@ pub(super) fn initial_regs(cnf: &Cnf, th: &Thread, w: u32) -> Vec<Bv> {
 pub(super) struct StepRun {
     /// Per slot: the contributions of the candidates with an event there.
     pub(super) slots: Vec<Vec<SlotContrib>>,
+    /// Per slot and contribution (as `slots`): the taint of its operands.
+    pub(super) taints: Vec<Vec<AccessTaint>>,
     /// Per register: (sel, value after the step) of each candidate that
     /// writes it.
     pub(super) new_regs: Vec<Vec<(Lit, Bv)>>,
@@ -92,6 +94,7 @@ pub(super) fn execute_step(
     let mut ctx = Ctx { cnf, w: opts.width };
     let mut run = StepRun {
         slots: Vec::new(),
+        taints: Vec::new(),
         new_regs: vec![Vec::new(); taint.len()],
         new_taint: vec![Vec::new(); taint.len()],
         assume_taint: Vec::new(),
@@ -147,10 +150,20 @@ impl Candidate {
         SlotContrib::new(self.sel, self.instr, kind, self.atomic)
     }
 
-    /// Puts `c` in the next ordinary slot.
-    fn push(&mut self, run: &mut StepRun, c: SlotContrib) {
-        push_slot(&mut run.slots, self.slot, c);
+    /// Puts `c` (operand taint `t`) in the next ordinary slot.
+    fn push(&mut self, run: &mut StepRun, c: SlotContrib, t: AccessTaint) {
+        push_at(run, self.slot, c, t);
         self.slot += 1;
+    }
+
+    /// The taint of an operand computed from `regs` (empty without
+    /// dependencies).
+    fn taint_of(&self, cnf: &mut Cnf, deps: bool, regs: &BTreeSet<RegId>) -> Taint {
+        if deps {
+            union_taint(cnf, &self.taint, regs)
+        } else {
+            Taint::new()
+        }
     }
 
     /// Runs micro-op `m`.
@@ -169,15 +182,18 @@ impl Candidate {
                     value: Some(v),
                     ..self.contrib(SlotKind::Issue)
                 };
-                self.push(run, c);
+                self.push(run, c, AccessTaint::default());
             }
-            Micro::Barrier => self.push(run, self.contrib(SlotKind::Barrier)),
-            Micro::PopA(e) => self.pop(ctx, e, false, layout, run),
-            Micro::PopB(e) => self.pop(ctx, e, true, layout, run),
-            Micro::Assign { reg, value } => {
+            Micro::Barrier => {
+                self.push(run, self.contrib(SlotKind::Barrier), AccessTaint::default())
+            }
+            Micro::PopA(e) => self.pop(ctx, e, false, layout, deps, run),
+            Micro::PopB(e) => self.pop(ctx, e, true, layout, deps, run),
+            Micro::Assign { reg, value, pick } => {
                 let v = ctx.eval(value, &self.regs);
                 if deps {
-                    self.taint[reg.0 as usize] = union_taint(ctx.cnf, &self.taint, &vars_of(value));
+                    let t = union_taint(ctx.cnf, &self.taint, &vars_of(value));
+                    self.taint[reg.0 as usize] = if *pick { as_pick(ctx.cnf, t) } else { t };
                 }
                 self.regs[reg.0 as usize] = v;
                 self.written.insert(*reg);
@@ -208,11 +224,13 @@ impl Candidate {
                 let b = ctx.eval(else_, &self.regs);
                 let v = ctx.cnf.bv_ite(nz, &a, &b);
                 if deps {
-                    // cond's taint, and the selected operand's.
+                    // The condition's reads by pick paths, the selected
+                    // operand's as they are (Arm ARM B2.3.2).
                     let tc = union_taint(ctx.cnf, &self.taint, &vars_of(cond));
+                    let tc = as_pick(ctx.cnf, tc);
                     let ta = union_taint(ctx.cnf, &self.taint, &vars_of(then));
                     let tb = union_taint(ctx.cnf, &self.taint, &vars_of(else_));
-                    let mut all: std::collections::BTreeMap<usize, Vec<Lit>> =
+                    let mut all: std::collections::BTreeMap<(usize, Via), Vec<Lit>> =
                         std::collections::BTreeMap::new();
                     for (s, l) in tc {
                         all.entry(s).or_default().push(l);
@@ -233,7 +251,11 @@ impl Candidate {
                 self.regs[reg.0 as usize] = v;
                 self.written.insert(*reg);
             }
-            Micro::Fence(f) => self.push(run, self.contrib(SlotKind::Fence(*f))),
+            Micro::Fence(f) => self.push(
+                run,
+                self.contrib(SlotKind::Fence(*f)),
+                AccessTaint::default(),
+            ),
             Micro::Load {
                 reg,
                 addr,
@@ -242,6 +264,10 @@ impl Candidate {
                 ann,
             } => {
                 let a = ctx.addr(addr, &self.regs);
+                let at = AccessTaint {
+                    addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
+                    value: Taint::new(),
+                };
                 let v = layout.read_vals[self.slot].clone();
                 if let Some(x) = expect {
                     let c = ctx.cnf.bv_const(*x, ctx.w);
@@ -254,7 +280,7 @@ impl Candidate {
                     self.written.insert(*r);
                     if deps {
                         let mut t = Taint::new();
-                        t.insert(id, ctx.cnf.tt());
+                        t.insert((id, Via::Data), ctx.cnf.tt());
                         self.taint[r.0 as usize] = t;
                     }
                 }
@@ -264,12 +290,11 @@ impl Candidate {
                 let c = SlotContrib {
                     addr: Some(a),
                     value: Some(v),
-                    addr_regs: addr.regs(),
                     ann: *ann,
                     excl: *reserve,
                     ..self.contrib(SlotKind::Read)
                 };
-                self.push(run, c);
+                self.push(run, c, at);
             }
             Micro::Store {
                 addr,
@@ -279,6 +304,10 @@ impl Candidate {
             } => {
                 let a = ctx.addr(addr, &self.regs);
                 let v = ctx.eval(value, &self.regs);
+                let at = AccessTaint {
+                    addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
+                    value: self.taint_of(ctx.cnf, deps, &vars_of(value)),
+                };
                 let kind = if let Some(f) = cond_flag {
                     self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
                     self.written.insert(*f);
@@ -292,13 +321,11 @@ impl Candidate {
                 let c = SlotContrib {
                     addr: Some(a),
                     value: Some(v),
-                    addr_regs: addr.regs(),
-                    value_regs: vars_of(value),
                     ann: *ann,
                     excl: cond_flag.is_some(),
                     ..self.contrib(kind)
                 };
-                self.push(run, c);
+                self.push(run, c, at);
             }
         }
     }
@@ -312,6 +339,7 @@ impl Candidate {
         e: &LExpr,
         is_b: bool,
         layout: &SlotLayout,
+        deps: bool,
         run: &mut StepRun,
     ) {
         let ps = layout.pop_base + usize::from(is_b);
@@ -326,11 +354,23 @@ impl Candidate {
         let c = SlotContrib {
             addr: Some(a),
             value,
-            addr_regs: vars_of(e),
             ..SlotContrib::new(self.sel, self.instr, kind, false)
         };
-        push_slot(&mut run.slots, ps, c);
+        let at = AccessTaint {
+            addr: self.taint_of(ctx.cnf, deps, &vars_of(e)),
+            value: Taint::new(),
+        };
+        push_at(run, ps, c, at);
     }
+}
+
+/// Puts contribution `c` with operand taint `t` in slot `slot` of `run`.
+fn push_at(run: &mut StepRun, slot: usize, c: SlotContrib, t: AccessTaint) {
+    push_slot(&mut run.slots, slot, c);
+    while run.taints.len() <= slot {
+        run.taints.push(Vec::new());
+    }
+    run.taints[slot].push(t);
 }
 
 /// Register phase of a step: each register after the step is the value

@@ -11,8 +11,8 @@ use super::Event;
 use crate::bounded::varisat::bv::Bv;
 use crate::bounded::varisat::cnf::Cnf;
 use crate::cat::base::{fence_sets, BaseSet};
-use crate::program::{Fence, RegId, ThreadId};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::program::{Fence, ThreadId};
+use std::collections::BTreeMap;
 use varisat::Lit;
 
 /// What a contribution to a slot is.
@@ -40,10 +40,6 @@ pub(super) struct SlotContrib {
     pub(super) addr: Option<Bv>,
     /// The value read or written (a read's is its slot's fresh value).
     pub(super) value: Option<Bv>,
-    /// The registers the address is computed from.
-    pub(super) addr_regs: BTreeSet<RegId>,
-    /// The registers the value written is computed from.
-    pub(super) value_regs: BTreeSet<RegId>,
     /// The candidate is locked/atomic.
     pub(super) atomic: bool,
     /// The access's ordering annotations ([`crate::program::Ann`] bits).
@@ -61,8 +57,6 @@ impl SlotContrib {
             kind,
             addr: None,
             value: None,
-            addr_regs: BTreeSet::new(),
-            value_regs: BTreeSet::new(),
             atomic,
             ann: 0,
             excl: false,

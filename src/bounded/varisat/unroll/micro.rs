@@ -3,7 +3,7 @@
 //! assumes, fences, PGAS issue/pop/barrier), and which instructions are
 //! locked/atomic. Pure: creates no literals.
 
-use crate::program::{BinOp, Command, Expr, Fence, LExpr, PgasCmd, RegId, Thread};
+use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, PgasCmd, RegId, Thread};
 use std::collections::BTreeSet;
 
 /// Where a micro-operation's address comes from.
@@ -41,8 +41,8 @@ pub(super) enum Micro {
         /// Ordering annotations ([`crate::program::Ann`] bits).
         ann: u8,
     },
-    /// `reg := cond ? then : else_` (taint: cond's and the selected
-    /// operand's).
+    /// `reg := cond ? then : else_` (taint: cond's, as pick paths, and
+    /// the selected operand's).
     Select {
         reg: RegId,
         cond: LExpr,
@@ -51,9 +51,12 @@ pub(super) enum Micro {
     },
     /// An assume without control dependency.
     Guard(LExpr),
+    /// `reg := value`; `pick`: under [`crate::program::Ann::PICK`], every
+    /// path from a read to `reg` becomes a pick path.
     Assign {
         reg: RegId,
         value: LExpr,
+        pick: bool,
     },
     Assume(LExpr),
     Fence(Fence),
@@ -168,6 +171,7 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u8, out: &mut Vec<Micro>) {
         Command::Assign { reg, value } => out.push(Micro::Assign {
             reg: *reg,
             value: value.clone(),
+            pick: ann & Ann::PICK != 0,
         }),
         Command::Assume(e) => out.push(Micro::Assume(e.clone())),
         Command::Fence(f) => out.push(Micro::Fence(*f)),

@@ -20,7 +20,9 @@
 //! dataflow syntactically: a register is tainted by the reads whose value
 //! flowed into it through loads and assignments (`xor r,r,r` keeps the
 //! taint); `ctrl` goes from a read to every event po-after an `assume`
-//! whose condition is tainted by it.
+//! whose condition is tainted by it. A path through a select's condition
+//! is a second kind of taint, giving `pick-addr`/`pick-data`/`pick-ctrl`
+//! instead (Arm ARM B2.3.2; `deps`).
 //!
 //! The phases of a step run in this order (the order in which they create
 //! variables and clauses is part of the encoding):
@@ -121,6 +123,12 @@ pub struct Unrolled {
     pub data_dep: Vec<DepEdge>,
     /// ctrl dependencies.
     pub ctrl_dep: Vec<DepEdge>,
+    /// pick-addr dependencies (through a select's condition, Arm ARM B2.3.2).
+    pub pick_addr_dep: Vec<DepEdge>,
+    /// pick-data dependencies.
+    pub pick_data_dep: Vec<DepEdge>,
+    /// pick-ctrl dependencies.
+    pub pick_ctrl_dep: Vec<DepEdge>,
     /// The value width W.
     pub width: u32,
     /// The bound K.
@@ -155,6 +163,9 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
         addr_dep: Vec::new(),
         data_dep: Vec::new(),
         ctrl_dep: Vec::new(),
+        pick_addr_dep: Vec::new(),
+        pick_data_dep: Vec::new(),
+        pick_ctrl_dep: Vec::new(),
         width: opts.width,
         bound: opts.bound,
         aborted: None,
@@ -200,7 +211,7 @@ fn unroll_thread(
             let ev = events::build_event(cnf, &layout, tid, step, si, contribs, opts.width);
             debug_assert_eq!(ev.id, un.events.len());
             if opts.deps {
-                deps.event_deps(cnf, &ev, contribs, un);
+                deps.event_deps(cnf, &ev, contribs, &run.taints[si], un);
             }
             un.events.push(ev);
         }
