@@ -161,7 +161,9 @@ pub enum Engine {
 /// (`--hb-query`, docs/models.md "hb-cycle query").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum HbQuery {
-    /// Race (two threads) for a single input, plain for a batch.
+    /// Race (two threads) with `--solver cdclt` and a single input;
+    /// otherwise plain (docs/performance.md: under load the varisat race
+    /// was up to 2.7× slower on some rows, cdclt's at most 1.7×).
     Auto,
     /// Any hb cycle.
     Plain,
@@ -450,8 +452,9 @@ pub struct CheckArgs {
     /// `robust` with the sat engine (varisat, cdclt): the hb-cycle query,
     /// plain, narrowed to shortest cycles (same answer, faster on some
     /// programs and slower on others), or both raced on two threads
-    /// (first answer wins); `auto` races for a single input and is plain
-    /// for a batch (which already uses the cores).
+    /// (first answer wins); `auto` races with `--solver cdclt` for a
+    /// single input and is plain otherwise (a batch already uses the
+    /// cores).
     #[arg(long, value_enum, default_value_t = HbQuery::Auto)]
     pub hb_query: HbQuery,
     /// `robust` only: state-robustness (thesis §2.6) instead of trace

@@ -191,8 +191,9 @@ fn present(
 }
 
 /// Runs the bounded checks of one input with the hb-cycle query
-/// `--hb-query` asks for (`auto`: raced when the input is the only one,
-/// `single`).
+/// `--hb-query` asks for (`auto`: raced with `--solver cdclt` when the
+/// input is the only one, `single`; otherwise as `BMC_SHORTEST_CYCLES`
+/// says, plain unless set).
 ///
 /// Errors: those of [`bmc_rmm::bounded::check`].
 fn check_with_query(
@@ -208,7 +209,7 @@ fn check_with_query(
     // None: as BMC_SHORTEST_CYCLES says (plain unless set).
     let shortest = match a.hb_query {
         HbQuery::Race => return queries::check_race(a.solver, p, model, lim, a.eager, kinds),
-        HbQuery::Auto if single => {
+        HbQuery::Auto if single && a.solver == bmc_rmm::bounded::SolverKind::Cdclt => {
             return queries::check_race(a.solver, p, model, lim, a.eager, kinds)
         }
         HbQuery::Auto => None,
