@@ -290,3 +290,38 @@ fn components_and_cyclic_parts() {
     path.set(n - 1, 0);
     assert!(cyclic_components(&path).iter().all(|c| *c == Some(0)));
 }
+
+#[test]
+fn escape_edges_within_threads_only_when_the_axiom_holds_all_communication() {
+    use bmc_rmm::bounded::varisat::eager::covers_ext_com;
+    let axioms = |m: &Model| -> Vec<(String, bool)> {
+        (m.stmts.iter())
+            .filter_map(|s| match s {
+                Stmt::Check { expr, name, .. } => Some((name.clone(), covers_ext_com(m, expr))),
+                _ => None,
+            })
+            .collect()
+    };
+    let get = |m: &str, ax: &str| {
+        let m = bmc_rmm::cat::builtin(m).unwrap();
+        axioms(&m).into_iter().find(|x| x.0 == ax).unwrap().1
+    };
+    assert!(get("tso", "tso"));
+    assert!(get("pso", "pso"));
+    assert!(get("tso", "sc-per-location"));
+    assert!(!get("power", "propagation"));
+    assert!(!get("power", "no-thin-air"));
+    let src = bmc_rmm::diag::SourceFile::new(
+        "own.cat",
+        "\"own\"\nlet a = po | rf | co\nacyclic a as no-fr\nacyclic po | (rf & ext) | co | fr as all\n",
+    );
+    let m = bmc_rmm::cat::parse::parse_model(&src).unwrap();
+    let v: Vec<(String, bool)> = axioms(&m)
+        .into_iter()
+        .filter(|x| x.0 == "no-fr" || x.0 == "all")
+        .collect();
+    assert_eq!(
+        v,
+        vec![("no-fr".to_string(), false), ("all".to_string(), true)]
+    );
+}

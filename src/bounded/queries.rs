@@ -346,7 +346,12 @@ pub fn replay(
     let mut out = Ok(());
     backend(solver, false)?.session(&q, &mut |s| {
         out = match s.pin(x) {
-            Err(why) => Err(why),
+            // An encoding cut short by the deadline has no steps to pin:
+            // that is an unknown, not a rejected witness.
+            Err(why) => {
+                lim.deadline.check()?;
+                Err(why)
+            }
             Ok(pins) if s.solve(&pins, lim.deadline)? => Ok(()),
             Ok(_) => Err("not an execution consistent with the model".into()),
         };

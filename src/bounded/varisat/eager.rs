@@ -294,7 +294,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
     let n = enc.un.events.len();
     let mut done = Vec::new();
     let bits = (usize::BITS - n.max(2).leading_zeros()) as usize;
-    for_each_acyclic(enc, model, |sym, r, name| {
+    for_each_acyclic(enc, model, |sym, r, name, _| {
         let clocks: Vec<Vec<Lit>> = (0..n)
             .map(|_| (0..bits).map(|_| sym.enc.cnf.fresh()).collect())
             .collect();
@@ -315,9 +315,16 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
 
 /// Evaluates the model's statements symbolically, in order (each within a
 /// gate budget), and calls `f` with the relation of every `acyclic` axiom
-/// that evaluates (`acyclic r+` as `acyclic r`) and the axiom's name;
-/// shared by [`encode_acyclic`] and [`encode_escape`].
-fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym, SRel, &String)) {
+/// that evaluates (`acyclic r+` as `acyclic r`), the axiom's name and
+/// expression; shared by [`encode_acyclic`] and [`encode_escape`]. The
+/// relation keeps only the pairs inside a cyclic component of its
+/// may-relation ([`analysis::bounds`], [`analysis::cyclic_part`]): no
+/// other pair can lie on a cycle.
+fn for_each_acyclic(
+    enc: &mut Encoder,
+    model: &Model,
+    mut f: impl FnMut(&mut Sym, SRel, &String, &Node),
+) {
     let n = enc.un.events.len();
     let bounds = analysis::bounds(model, enc);
     let mut sym = Sym {
@@ -363,7 +370,7 @@ fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym
                             row.retain(|&b, _| cyc.get(a, b));
                         }
                     }
-                    f(&mut sym, r, name);
+                    f(&mut sym, r, name, e);
                 }
             }
             Stmt::Check { .. } => {}
@@ -383,24 +390,32 @@ fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym
 /// that contains the most candidate edges is used, one clause only (the
 /// main order of the shipped models, e.g. TSO's `ghb`; adding the
 /// coherence axiom's escape too made the search slower,
-/// docs/performance.md). Returns the name of the axiom used.
+/// docs/performance.md). When `X` contains rf, co and fr between threads
+/// as union members ([`covers_ext_com`]; TSO's `ghb` has `rfe | co |
+/// fr`), an hb edge between threads is always in `X`, so only the
+/// edges within a thread are escape candidates (a shorter clause).
+/// Returns the name of the axiom used.
 pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<String> {
     let succ = enc.robust_succ.clone();
     if succ.is_empty() {
         return None;
     }
-    let mut best: Option<(usize, SRel, String)> = None;
-    for_each_acyclic(enc, model, |_, r, name| {
+    let mut best: Option<(usize, SRel, String, bool)> = None;
+    for_each_acyclic(enc, model, |_, r, name, expr| {
         let size = (succ.iter())
             .filter(|&&(a, b, _)| r.0[a].contains_key(&b))
             .count();
         if best.as_ref().is_none_or(|x| size > x.0) {
-            best = Some((size, r, name.clone()));
+            best = Some((size, r, name.clone(), covers_ext_com(model, expr)));
         }
     });
-    let (_, r, name) = best?;
+    let (_, r, name, po_only) = best?;
     let mut clause = vec![!act];
     for &(a, b, s) in &succ {
+        // Between threads every hb edge is in X: no escape there.
+        if po_only && enc.un.events[a].thread != enc.un.events[b].thread {
+            continue;
+        }
         match r.0[a].get(&b) {
             None => clause.push(s),
             Some(&x) => {
@@ -496,5 +511,67 @@ impl BaseBounds for Encoder<'_> {
             }
         }
         (may, must)
+    }
+}
+
+/// True when `expr` contains, as members of a union (through non-recursive
+/// `let` names), each of rf, co and fr either whole or restricted to
+/// `ext` (`rfe`, `coe`, `fre`): then every hb edge between two threads is
+/// in the relation. Depth-limited like the model's other walks.
+pub fn covers_ext_com(model: &Model, expr: &Node) -> bool {
+    let defs: HashMap<&str, &Node> = (model.stmts.iter())
+        .filter_map(|s| match s {
+            Stmt::Let { rec: false, binds } => Some(binds),
+            _ => None,
+        })
+        .flatten()
+        .map(|(n, e)| (n.as_str(), e))
+        .collect();
+    let mut found = Vec::new();
+    ext_members(expr, &defs, &mut found, 0);
+    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
+        .iter()
+        .all(|r| found.contains(r))
+}
+
+/// The base relations `r` that `n` contains as union members, whole or as
+/// `r & ext`.
+fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let resolve = |n: &Node| -> Option<BaseRel> {
+        let mut n = n;
+        for _ in 0..64 {
+            match &n.kind {
+                ExprKind::Base(Builtin::Rel(r)) => return Some(*r),
+                ExprKind::Name(s) => n = defs.get(s.as_str())?,
+                _ => return None,
+            }
+        }
+        None
+    };
+    match &n.kind {
+        ExprKind::Union(a, b) => {
+            ext_members(a, defs, out, depth + 1);
+            ext_members(b, defs, out, depth + 1);
+        }
+        ExprKind::Plus(a) => ext_members(a, defs, out, depth + 1),
+        ExprKind::Name(s) => {
+            if let Some(d) = defs.get(s.as_str()) {
+                ext_members(d, defs, out, depth + 1)
+            }
+        }
+        ExprKind::Base(Builtin::Rel(r)) => out.push(*r),
+        ExprKind::Inter(a, b) => {
+            if let (Some(x), Some(y)) = (resolve(a), resolve(b)) {
+                if y == BaseRel::Ext {
+                    out.push(x);
+                } else if x == BaseRel::Ext {
+                    out.push(y);
+                }
+            }
+        }
+        _ => {}
     }
 }
