@@ -153,7 +153,21 @@ impl Analysis {
 /// Iterative Tarjan (no recursion on the input's size).
 pub fn cyclic_components(m: &Mat) -> Vec<Option<usize>> {
     let n = m.n();
-    let succ: Vec<Vec<usize>> = (0..n).map(|a| m.0[a].iter().collect()).collect();
+    // The successor of `v` at or after position `i` (rows are scanned in
+    // place: no edge lists, whose size is the square of the events).
+    let succ_from = |v: usize, i: usize| -> Option<usize> {
+        let words = &m.0[v].0;
+        let mut w = i / 64;
+        let mut bits = words.get(w)? & (!0u64).checked_shl((i % 64) as u32).unwrap_or(0);
+        loop {
+            if bits != 0 {
+                let j = w * 64 + bits.trailing_zeros() as usize;
+                return (j < n).then_some(j);
+            }
+            w += 1;
+            bits = *words.get(w)?;
+        }
+    };
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0; n];
     let mut on = vec![false; n];
@@ -164,7 +178,7 @@ pub fn cyclic_components(m: &Mat) -> Vec<Option<usize>> {
         if index[root] != usize::MAX {
             continue;
         }
-        // (node, next successor position)
+        // (node, position of its next successor to visit)
         let mut work = vec![(root, 0usize)];
         index[root] = next;
         low[root] = next;
@@ -172,8 +186,8 @@ pub fn cyclic_components(m: &Mat) -> Vec<Option<usize>> {
         stack.push(root);
         on[root] = true;
         while let Some(&mut (v, ref mut i)) = work.last_mut() {
-            if let Some(&w) = succ[v].get(*i) {
-                *i += 1;
+            if let Some(w) = succ_from(v, *i) {
+                *i = w + 1;
                 if index[w] == usize::MAX {
                     index[w] = next;
                     low[w] = next;
