@@ -200,3 +200,55 @@ fn narrowed_hb_cycle_query_keeps_the_answer() {
         "{cycles} of {runs} have a cycle"
     );
 }
+
+/// The raced hb-cycle queries (`queries::check_race`, `--hb-query race`)
+/// answer like one query, for both backends; a cancelled query
+/// (`bounded::with_cancel`) answers unknown.
+#[test]
+fn raced_queries_answer_like_one_and_cancel() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let kinds = [CheckKind::Reach, CheckKind::Robust];
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "rmm") {
+            continue;
+        }
+        let p =
+            bmc_rmm::frontend::load_program(path.to_str().unwrap(), None, Width::DEFAULT).unwrap();
+        if p.nodes.is_some() {
+            continue;
+        }
+        for model in ["tso", "pso"] {
+            let m = bmc_rmm::cat::builtin(model).unwrap();
+            let one = bounded::check(SolverKind::Varisat, &p, &m, lim(8), false, &kinds).unwrap();
+            for s in [SolverKind::Varisat, SolverKind::Cdclt] {
+                let raced = bounded::queries::check_race(s, &p, &m, lim(8), false, &kinds).unwrap();
+                let v =
+                    |r: &[bounded::CheckResult]| r.iter().map(|x| x.verdict).collect::<Vec<_>>();
+                assert_eq!(v(&one), v(&raced), "{path:?} {model} {s:?}");
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 8, "{n} examples");
+    let f = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/peterson.rmm");
+    let p = bmc_rmm::frontend::load_program(f, None, Width::DEFAULT).unwrap();
+    let m = bmc_rmm::cat::builtin("tso").unwrap();
+    let r = bounded::with_cancel(Arc::new(AtomicBool::new(true)), || {
+        bounded::check(
+            SolverKind::Cdclt,
+            &p,
+            &m,
+            lim(8),
+            false,
+            &[CheckKind::Robust],
+        )
+    });
+    match r {
+        Ok(v) => assert_eq!(v[0].verdict, Verdict::Unknown),
+        Err(e) => assert!(e.to_string().contains("cancelled"), "{e}"),
+    }
+}

@@ -74,6 +74,11 @@ impl Deadline {
     ///
     /// Errors: [`Error::Unknown`] naming the limit that was reached.
     pub fn check(&self) -> Result<(), Error> {
+        if cancelled() {
+            return Err(Error::Unknown(
+                "cancelled (another query answered first)".into(),
+            ));
+        }
         if self.passed() {
             return Err(Error::Unknown("time limit reached".into()));
         }
@@ -85,6 +90,33 @@ impl Deadline {
         }
         Ok(())
     }
+}
+
+thread_local! {
+    /// The cancel flag of the current thread's query ([`with_cancel`]).
+    static CANCEL: std::cell::RefCell<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with `flag` as this thread's cancel flag: once `flag` is set
+/// (by another thread), every [`Deadline::check`] in `f` fails with
+/// [`Error::Unknown`], so the query stops at its next resource check
+/// (the racing of hb-cycle queries, [`queries::check_race`]).
+pub fn with_cancel<R>(
+    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    f: impl FnOnce() -> R,
+) -> R {
+    let old = CANCEL.with(|c| c.replace(Some(flag)));
+    let r = f();
+    CANCEL.with(|c| *c.borrow_mut() = old);
+    r
+}
+
+/// True when this thread's query was cancelled ([`with_cancel`]).
+fn cancelled() -> bool {
+    CANCEL.with(|c| {
+        (c.borrow().as_ref()).is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    })
 }
 
 /// The bound (steps per thread), value width (bits) and deadline of a
@@ -367,9 +399,22 @@ pub trait Backend {
 ///
 /// Errors: [`Error::Usage`] when this build lacks the backend.
 pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error> {
+    backend_with(kind, eager, None)
+}
+
+/// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
+/// cycles (`Some(true)`, docs/models.md), plain (`Some(false)`), or as the
+/// environment says (`None`: `BMC_SHORTEST_CYCLES`); z3 has one query.
+///
+/// Errors: [`Error::Usage`] when this build lacks the backend.
+pub fn backend_with(
+    kind: SolverKind,
+    eager: bool,
+    shortest: Option<bool>,
+) -> Result<Box<dyn Backend>, Error> {
     match kind {
-        SolverKind::Varisat => Ok(Box::new(varisat::Varisat { eager })),
-        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt)),
+        SolverKind::Varisat => Ok(Box::new(varisat::Varisat { eager, shortest })),
+        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt { shortest })),
         #[cfg(feature = "z3")]
         SolverKind::Z3 => Ok(Box::new(z3::Z3)),
         #[cfg(not(feature = "z3"))]

@@ -157,6 +157,23 @@ pub enum Engine {
     Lazy,
 }
 
+/// How `robust` poses its hb-cycle query to the bounded engine
+/// (`--hb-query`, docs/models.md "hb-cycle query").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HbQuery {
+    /// Race (two threads) with `--solver cdclt` and a single input;
+    /// otherwise plain (docs/performance.md: under load the varisat race
+    /// was up to 2.7× slower on some rows, cdclt's at most 1.7×).
+    Auto,
+    /// Any hb cycle.
+    Plain,
+    /// Shortest cycles only: at most two events per thread and an edge
+    /// outside the model's main `acyclic` relation (same answer).
+    Shortest,
+    /// Both queries on two threads; the first answer wins.
+    Race,
+}
+
 /// `bmc-rmm translate` options.
 #[derive(Args, Debug, Clone)]
 pub struct TranslateArgs {
@@ -432,6 +449,14 @@ pub struct CheckArgs {
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
     pub eager: bool,
+    /// `robust` with the sat engine (varisat, cdclt): the hb-cycle query,
+    /// plain, narrowed to shortest cycles (same answer, faster on some
+    /// programs and slower on others), or both raced on two threads
+    /// (first answer wins); `auto` races with `--solver cdclt` for a
+    /// single input and is plain otherwise (a batch already uses the
+    /// cores).
+    #[arg(long, value_enum, default_value_t = HbQuery::Auto)]
+    pub hb_query: HbQuery,
     /// `robust` only: state-robustness (thesis §2.6) instead of trace
     /// robustness: list every (thread, control state) reachable under the
     /// model but not under SC within the bound, with a witness each.

@@ -190,6 +190,40 @@ fn present(
     rec
 }
 
+/// Runs the bounded checks of one input with the hb-cycle query
+/// `--hb-query` asks for (`auto`: raced with `--solver cdclt` when the
+/// input is the only one, `single`; otherwise as `BMC_SHORTEST_CYCLES`
+/// says, plain unless set).
+///
+/// Errors: those of [`bmc_rmm::bounded::check`].
+fn check_with_query(
+    a: &CheckArgs,
+    p: &bmc_rmm::program::Program,
+    model: &bmc_rmm::cat::Model,
+    lim: bmc_rmm::bounded::Limits,
+    kinds: &[CheckKind],
+    single: bool,
+) -> Result<Vec<bmc_rmm::bounded::CheckResult>, Error> {
+    use crate::cli::args::HbQuery;
+    use bmc_rmm::bounded::{backend_with, queries};
+    // None: as BMC_SHORTEST_CYCLES says (plain unless set).
+    let shortest = match a.hb_query {
+        HbQuery::Race => return queries::check_race(a.solver, p, model, lim, a.eager, kinds),
+        HbQuery::Auto if single && a.solver == bmc_rmm::bounded::SolverKind::Cdclt => {
+            return queries::check_race(a.solver, p, model, lim, a.eager, kinds)
+        }
+        HbQuery::Auto => None,
+        HbQuery::Shortest => Some(true),
+        HbQuery::Plain => Some(false),
+    };
+    let q = bmc_rmm::bounded::Query {
+        program: p,
+        model,
+        limits: lim,
+    };
+    queries::check_on(&*backend_with(a.solver, a.eager, shortest)?, &q, kinds)
+}
+
 /// Runs `reach` and/or `robust` on every input (files, directories of
 /// `.rmm`/`.txt` files, `@list`s) with the bounded engine, in parallel
 /// (`-j`), each input with its own `--timeout`; prints the results in
@@ -272,6 +306,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         }
         progs.push((f.clone(), p));
     }
+    let single = progs.len() == 1;
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
     let mut summary = crate::cli::batch::Summary::new("results", &[]);
     let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
@@ -281,7 +316,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
         };
-        let rs = bmc_rmm::bounded::check(a.solver, p, &model, lim, a.eager, kinds)?;
+        let rs = check_with_query(a, p, &model, lim, kinds, single)?;
         shard.record(present(f, p, &rs, a, &model_name))?;
         Ok(rs)
     })?

@@ -36,7 +36,11 @@ use theory::{ModelTheory, Tables};
 
 /// The CDCL(T) backend.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Cdclt;
+pub struct Cdclt {
+    /// Narrow the hb-cycle query to shortest cycles
+    /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
+    pub shortest: Option<bool>,
+}
 
 impl Backend for Cdclt {
     fn validate(&self, _model: &Model) -> Result<(), Error> {
@@ -56,6 +60,9 @@ impl Backend for Cdclt {
             q.limits.width,
             Some(q.limits.deadline),
         );
+        if let Some(s) = self.shortest {
+            enc.shortest_cycles = s;
+        }
         if enc.aborted.is_none() {
             let tab = tables(&mut enc, q.model);
             enc.external = Some(Box::new(TheorySolver::new(q.model, tab)));

@@ -9,8 +9,10 @@
 //! axioms are checked twice (a cheap cross-check of this module).
 //! docs/models.md records the measurements behind the choice.
 
+use super::analysis::{self, BaseBounds};
 use super::Encoder;
-use crate::cat::base::{BaseRel, Builtin};
+use crate::cat::base::{BaseRel, BaseSet, Builtin};
+use crate::cat::eval::{Bits, Mat};
 use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
 use std::collections::BTreeMap;
@@ -298,7 +300,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
     let n = enc.un.events.len();
     let mut done = Vec::new();
     let bits = (usize::BITS - n.max(2).leading_zeros()) as usize;
-    for_each_acyclic(enc, model, |sym, r, name| {
+    for_each_acyclic(enc, model, |sym, r, name, _| {
         let clocks: Vec<Vec<Lit>> = (0..n)
             .map(|_| (0..bits).map(|_| sym.enc.cnf.fresh()).collect())
             .collect();
@@ -319,10 +321,18 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
 
 /// Evaluates the model's statements symbolically, in order (each within a
 /// gate budget), and calls `f` with the relation of every `acyclic` axiom
-/// that evaluates (`acyclic r+` as `acyclic r`) and the axiom's name;
-/// shared by [`encode_acyclic`] and [`encode_escape`].
-fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym, SRel, &String)) {
+/// that evaluates (`acyclic r+` as `acyclic r`), the axiom's name and
+/// expression; shared by [`encode_acyclic`] and [`encode_escape`]. The
+/// relation keeps only the pairs inside a cyclic component of its
+/// may-relation ([`analysis::bounds`], [`analysis::cyclic_part`]): no
+/// other pair can lie on a cycle.
+fn for_each_acyclic(
+    enc: &mut Encoder,
+    model: &Model,
+    mut f: impl FnMut(&mut Sym, SRel, &String, &Node),
+) {
     let n = enc.un.events.len();
+    let bounds = analysis::bounds(model, enc);
     let mut sym = Sym {
         enc,
         n,
@@ -331,7 +341,7 @@ fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym
         rec: Default::default(),
         budget: 0,
     };
-    for st in &model.stmts {
+    for (i, st) in model.stmts.iter().enumerate() {
         sym.budget = 200 * n.max(8) + 10_000;
         match st {
             Stmt::Let { rec: false, binds } => {
@@ -357,8 +367,16 @@ fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym
                 while let ExprKind::Plus(x) = &e.kind {
                     e = x;
                 }
-                if let Some(SVal::Rel(r)) = sym.eval(e) {
-                    f(&mut sym, r, name);
+                if let Some(SVal::Rel(mut r)) = sym.eval(e) {
+                    // Only the pairs that can lie on a cycle of the
+                    // relation matter for its acyclicity.
+                    if let Some(may) = bounds.acyclic_may(i) {
+                        let cyc = analysis::cyclic_part(may);
+                        for (a, row) in r.0.iter_mut().enumerate() {
+                            row.retain(|&b, _| cyc.get(a, b));
+                        }
+                    }
+                    f(&mut sym, r, name, e);
                 }
             }
             Stmt::Check { .. } => {}
@@ -378,24 +396,32 @@ fn for_each_acyclic(enc: &mut Encoder, model: &Model, mut f: impl FnMut(&mut Sym
 /// that contains the most candidate edges is used, one clause only (the
 /// main order of the shipped models, e.g. TSO's `ghb`; adding the
 /// coherence axiom's escape too made the search slower,
-/// docs/performance.md). Returns the name of the axiom used.
+/// docs/performance.md). When `X` contains rf, co and fr between threads
+/// as union members ([`covers_ext_com`]; TSO's `ghb` has `rfe | co |
+/// fr`), an hb edge between threads is always in `X`, so only the
+/// edges within a thread are escape candidates (a shorter clause).
+/// Returns the name of the axiom used.
 pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<String> {
     let succ = enc.robust_succ.clone();
     if succ.is_empty() {
         return None;
     }
-    let mut best: Option<(usize, SRel, String)> = None;
-    for_each_acyclic(enc, model, |_, r, name| {
+    let mut best: Option<(usize, SRel, String, bool)> = None;
+    for_each_acyclic(enc, model, |_, r, name, expr| {
         let size = (succ.iter())
             .filter(|&&(a, b, _)| r.0[a].contains_key(&b))
             .count();
         if best.as_ref().is_none_or(|x| size > x.0) {
-            best = Some((size, r, name.clone()));
+            best = Some((size, r, name.clone(), covers_ext_com(model, expr)));
         }
     });
-    let (_, r, name) = best?;
+    let (_, r, name, po_only) = best?;
     let mut clause = vec![!act];
     for &(a, b, s) in &succ {
+        // Between threads every hb edge is in X: no escape there.
+        if po_only && enc.un.events[a].thread != enc.un.events[b].thread {
+            continue;
+        }
         match r.0[a].get(&b) {
             None => clause.push(s),
             Some(&x) => {
@@ -406,4 +432,152 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Strin
     }
     enc.cnf.clause(&clause);
     Some(name)
+}
+
+/// The bounds of the encoding's base relations for the model-level
+/// analysis ([`analysis::bounds`]): the pairs that have literals; po and
+/// the static relations are must-pairs (they hold whenever both events
+/// are executed).
+impl BaseBounds for Encoder<'_> {
+    fn n(&self) -> usize {
+        self.un.events.len()
+    }
+
+    fn may_set(&mut self, s: BaseSet) -> Bits {
+        let n = self.un.events.len();
+        let mut b = Bits::new(n);
+        for e in 0..n {
+            let may = match s {
+                // M is a gate: read or write.
+                BaseSet::M => self.analysis.may_access(e),
+                _ => self.set_lit(s, e).is_some_and(|l| !self.cnf.is_false(l)),
+            };
+            if may {
+                b.set(e);
+            }
+        }
+        b
+    }
+
+    fn rel_bounds(&mut self, r: BaseRel) -> (Mat, Mat) {
+        let n = self.un.events.len();
+        let (mut may, mut must) = (Mat::new(n), Mat::new(n));
+        let an = &self.analysis;
+        match r {
+            BaseRel::Po => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if an.po(a, b) {
+                            may.set(a, b);
+                            must.set(a, b);
+                        }
+                    }
+                }
+            }
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
+                let ev = &self.un.events;
+                for a in 0..n {
+                    for b in 0..n {
+                        if r.static_pair(a == b, ev[a].thread == ev[b].thread) == Some(true) {
+                            may.set(a, b);
+                            must.set(a, b);
+                        }
+                    }
+                }
+            }
+            BaseRel::Rf => self.rf.keys().for_each(|&(a, b)| may.set(a, b)),
+            BaseRel::Co => self.co_var.keys().for_each(|&(a, b)| {
+                may.set(a, b);
+                may.set(b, a);
+            }),
+            BaseRel::Fr | BaseRel::Loc => {
+                for a in 0..n {
+                    for b in 0..n {
+                        let m = if r == BaseRel::Fr {
+                            an.may_fr(a, b)
+                        } else {
+                            an.may_loc(a, b)
+                        };
+                        if m {
+                            may.set(a, b);
+                        }
+                    }
+                }
+            }
+            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+                let k = super::encoder::dep_kind(r);
+                (self.deps.keys())
+                    .filter(|x| x.0 == k)
+                    .for_each(|x| may.set(x.1, x.2));
+            }
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
+                if let Some(p) = &self.pgas {
+                    p.pairs(r).into_iter().for_each(|(a, b)| may.set(a, b));
+                }
+            }
+        }
+        (may, must)
+    }
+}
+
+/// True when `expr` contains, as members of a union (through non-recursive
+/// `let` names), each of rf, co and fr either whole or restricted to
+/// `ext` (`rfe`, `coe`, `fre`): then every hb edge between two threads is
+/// in the relation. Depth-limited like the model's other walks.
+pub fn covers_ext_com(model: &Model, expr: &Node) -> bool {
+    let defs: HashMap<&str, &Node> = (model.stmts.iter())
+        .filter_map(|s| match s {
+            Stmt::Let { rec: false, binds } => Some(binds),
+            _ => None,
+        })
+        .flatten()
+        .map(|(n, e)| (n.as_str(), e))
+        .collect();
+    let mut found = Vec::new();
+    ext_members(expr, &defs, &mut found, 0);
+    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
+        .iter()
+        .all(|r| found.contains(r))
+}
+
+/// The base relations `r` that `n` contains as union members, whole or as
+/// `r & ext`.
+fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let resolve = |n: &Node| -> Option<BaseRel> {
+        let mut n = n;
+        for _ in 0..64 {
+            match &n.kind {
+                ExprKind::Base(Builtin::Rel(r)) => return Some(*r),
+                ExprKind::Name(s) => n = defs.get(s.as_str())?,
+                _ => return None,
+            }
+        }
+        None
+    };
+    match &n.kind {
+        ExprKind::Union(a, b) => {
+            ext_members(a, defs, out, depth + 1);
+            ext_members(b, defs, out, depth + 1);
+        }
+        ExprKind::Plus(a) => ext_members(a, defs, out, depth + 1),
+        ExprKind::Name(s) => {
+            if let Some(d) = defs.get(s.as_str()) {
+                ext_members(d, defs, out, depth + 1)
+            }
+        }
+        ExprKind::Base(Builtin::Rel(r)) => out.push(*r),
+        ExprKind::Inter(a, b) => {
+            if let (Some(x), Some(y)) = (resolve(a), resolve(b)) {
+                if y == BaseRel::Ext {
+                    out.push(x);
+                } else if x == BaseRel::Ext {
+                    out.push(y);
+                }
+            }
+        }
+        _ => {}
+    }
 }

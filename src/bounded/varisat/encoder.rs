@@ -16,6 +16,7 @@
 //! read never reads from a po-later write of its own thread, and `co`
 //! agrees with `po` on writes of one thread.
 
+use super::analysis::Analysis;
 use super::bv::Bv;
 use super::cnf::Cnf;
 use super::unroll::{self, unroll, UnrollOpts, Unrolled};
@@ -61,6 +62,9 @@ pub struct Encoder<'a> {
     pub cnf: Cnf,
     /// The unrolling.
     pub un: Unrolled,
+    /// The static relation analysis of the unrolling: literals exist only
+    /// for its may-pairs.
+    pub analysis: Analysis,
     /// rf literal by (write, read).
     pub rf: HashMap<(usize, usize), Lit>,
     /// Per read: its rf sources (write, literal), built on first use
@@ -187,11 +191,13 @@ impl<'a> Encoder<'a> {
         };
         let mut un = unroll(prog, &mut cnf, opts);
         let aborted = un.aborted.take();
+        let analysis = Analysis::new(&un);
         let mut enc = Encoder {
             prog,
             model,
             cnf,
             un,
+            analysis,
             rf: HashMap::default(),
             rf_by_read: None,
             rf_init: Vec::new(),
@@ -282,7 +288,7 @@ impl<'a> Encoder<'a> {
             }
             let mut srcs = Vec::new();
             for &wr in &writes {
-                if wr == r || same_po(&self.un, r, wr) {
+                if !self.analysis.may_rf(wr, r) {
                     continue;
                 }
                 let eq = self.eqaddr(wr, r);
@@ -343,6 +349,9 @@ impl<'a> Encoder<'a> {
                 return;
             }
             for &b in &writes[i + 1..] {
+                if !self.analysis.may_alias(a, b) {
+                    continue;
+                }
                 let eq = self.eqaddr(a, b);
                 if self.cnf.is_false(eq) {
                     continue;
@@ -380,7 +389,7 @@ impl<'a> Encoder<'a> {
 
     /// `fr(r, w)` literal.
     pub fn fr_lit(&mut self, r: usize, w: usize) -> Option<Lit> {
-        if !self.un.events[r].may_read || !self.un.events[w].may_write || r == w {
+        if !self.analysis.may_fr(r, w) {
             return None;
         }
         let key = (G_FR, r, w);
@@ -435,7 +444,7 @@ impl<'a> Encoder<'a> {
                 self.cnf.and(x, y)
             }
             G_LOC => {
-                if !(ea.may_read || ea.may_write) || !(eb.may_read || eb.may_write) {
+                if !self.analysis.may_loc(a, b) {
                     return None;
                 }
                 let (ra, wa, rb, wb) = (ea.read, ea.write, eb.read, eb.write);
@@ -684,8 +693,11 @@ impl<'a> Encoder<'a> {
             return act;
         }
         let act = self.cnf.fresh();
+        // Only events on a cycle of the may-graph of hb, and only edges
+        // inside one of its components (static relation analysis).
+        let comp = self.analysis.hb_components();
         let mem: Vec<usize> = (0..self.un.events.len())
-            .filter(|&i| self.un.events[i].may_read || self.un.events[i].may_write)
+            .filter(|&i| comp[i].is_some())
             .collect();
         let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
         let all: Vec<Lit> = mem.iter().map(|e| ins[e]).collect();
@@ -718,7 +730,7 @@ impl<'a> Encoder<'a> {
             }
             let mut succ = vec![!ins[&a]];
             for &b in &mem {
-                if a == b {
+                if a == b || comp[a] != comp[b] {
                     continue;
                 }
                 let Some(hb) = self.gate2(G_HB, a, b) else {

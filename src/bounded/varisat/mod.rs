@@ -1,6 +1,8 @@
 //! The varisat backend (`--solver varisat`, the default): the embedded
 //! pure-Rust SAT solver.
 //!
+//! * [`analysis`]: static relation analysis (may/must pairs) of the
+//!   unrolled events and of the model's relations, before encoding;
 //! * [`cnf`], [`bv`]: clauses, Tseitin gates and bit-blasted arithmetic;
 //! * [`unroll`]: each thread unrolled to the bound with one-hot selection
 //!   literals per step and functional bit-vector dataflow;
@@ -15,6 +17,7 @@
 //! [`Varisat`] implements [`Backend`]; [`VarisatSession`] implements
 //! [`Session`].
 
+pub mod analysis;
 pub mod bv;
 pub mod cnf;
 pub mod eager;
@@ -69,6 +72,9 @@ impl<'a> Encoder<'a> {
 pub struct Varisat {
     /// `--eager`.
     pub eager: bool,
+    /// Narrow the hb-cycle query to shortest cycles
+    /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
+    pub shortest: Option<bool>,
 }
 
 impl Backend for Varisat {
@@ -81,7 +87,7 @@ impl Backend for Varisat {
         q: &Query,
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let enc = Encoder::limited(
+        let mut enc = Encoder::limited(
             q.program,
             q.model,
             q.limits.bound,
@@ -89,6 +95,9 @@ impl Backend for Varisat {
             self.eager,
             Some(q.limits.deadline),
         );
+        if let Some(s) = self.shortest {
+            enc.shortest_cycles = s;
+        }
         f(&mut VarisatSession::new(enc))
     }
 }

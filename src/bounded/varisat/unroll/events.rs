@@ -140,6 +140,7 @@ pub(super) fn build_event(
     let mut addr: Option<Bv> = None;
     let mut value: Option<Bv> = None;
     let mut cond_write = false;
+    let mut addr_set: Option<Vec<u128>> = Some(Vec::new());
     for c in contribs {
         match c.kind {
             SlotKind::Read => reads.push(c.sel),
@@ -187,7 +188,23 @@ pub(super) fn build_event(
                 fences.entry(BaseSet::X.name()).or_default().push(lit);
             }
         }
+        let access = matches!(
+            c.kind,
+            SlotKind::Read
+                | SlotKind::Write
+                | SlotKind::CondWrite
+                | SlotKind::PopA
+                | SlotKind::PopB
+        );
+        if access && c.addr.is_none() {
+            addr_set = None;
+        }
         if let Some(a) = &c.addr {
+            let k = const_value(cnf, a);
+            match (&mut addr_set, k) {
+                (Some(set), Some(k)) => set.push(k),
+                _ => addr_set = None,
+            }
             mux(cnf, &mut addr, c.sel, a);
         }
         if let Some(v) = &c.value {
@@ -224,7 +241,27 @@ pub(super) fn build_event(
             .any(|c| matches!(c.kind, SlotKind::PopA | SlotKind::PopB)),
         may_read: !reads.is_empty(),
         may_write: !writes.is_empty(),
+        addr_set: addr_set.map(|mut v| {
+            v.sort_unstable();
+            v.dedup();
+            v
+        }),
     }
+}
+
+/// The value of `v` (unsigned, at most 128 bits) when every bit is a
+/// constant of `cnf`, else `None`.
+fn const_value(cnf: &Cnf, v: &Bv) -> Option<u128> {
+    let mut k = 0u128;
+    for (i, &b) in v.iter().enumerate() {
+        if !cnf.is_const(b) || i >= 128 {
+            return None;
+        }
+        if cnf.is_true(b) {
+            k |= 1 << i;
+        }
+    }
+    Some(k)
 }
 
 /// `acc := v` for the first contribution, else `ite(sel, v, acc)`: the

@@ -88,6 +88,12 @@ pub struct Event {
     pub may_read: bool,
     /// See `may_read`.
     pub may_write: bool,
+    /// The addresses (W+1 bits, as in [`Event::addr`]) it may access when
+    /// it is a read or a write, sorted: the constant addresses of the
+    /// contributing candidates; `None` when some candidate's address is
+    /// not a constant of the encoding (static relation analysis,
+    /// `varisat::analysis`).
+    pub addr_set: Option<Vec<u128>>,
 }
 
 /// The unrolling of one thread.
