@@ -504,7 +504,13 @@ impl BaseBounds for Encoder<'_> {
                     }
                 }
             }
-            BaseRel::Addr | BaseRel::Data | BaseRel::Ctrl | BaseRel::Rmw => {
+            BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl => {
                 let k = super::encoder::dep_kind(r);
                 (self.deps.keys())
                     .filter(|x| x.0 == k)
