@@ -24,5 +24,6 @@ pub mod litmus;
 pub mod program;
 pub mod reach;
 pub mod resources;
+pub mod smc;
 pub mod state_robust;
 pub mod synth;
