@@ -241,3 +241,29 @@ pub fn record(f: &str, p: &Program, o: &SmcOptions, r: &SmcResult) -> crate::cli
     rec.text = text;
     rec
 }
+
+/// The SMC engine's answer for a cross-check: `check` under `model`
+/// within `bound` instructions per thread, `--timeout` seconds.
+///
+/// Errors: the program uses what the engine does not model.
+pub fn crosscheck_answer(
+    p: &Program,
+    model: Model,
+    check: SmcCheck,
+    bound: u32,
+    width: u32,
+    timeout: Option<f64>,
+) -> Result<SmcResult, Error> {
+    smc::check(
+        p,
+        &SmcOptions {
+            model,
+            width: Width(width),
+            bound,
+            check,
+            reduction: Reduction::Dpor,
+            deadline: timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)),
+            collect: false,
+        },
+    )
+}

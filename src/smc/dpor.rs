@@ -150,10 +150,23 @@ impl Explorer<'_, '_> {
             }
         }
         let node = &mut self.nodes[k];
-        if inits.iter().any(|a| node.backtrack.contains(a)) {
+        // Initials asleep at the node (inherited sleep set) are covered
+        // by the exploration that put them to sleep; scheduling one would
+        // explore nothing.
+        let asleep = |a: &u32| {
+            let mut steps = node.enabled.iter().filter(|x| x.0 == *a).peekable();
+            steps.peek().is_some() && steps.all(|x| node.sleep.iter().any(|q| q.step == x.1))
+        };
+        inits.retain(|a| !asleep(a));
+        if inits.is_empty() || inits.iter().any(|a| node.backtrack.contains(a)) {
             return;
         }
-        let en: Vec<u32> = node.enabled.iter().map(|x| x.0).collect();
+        let en: Vec<u32> = node
+            .enabled
+            .iter()
+            .map(|x| x.0)
+            .filter(|a| !asleep(a))
+            .collect();
         match inits.iter().find(|a| en.contains(a)) {
             Some(&q) => node.schedule(q),
             None => {
@@ -183,6 +196,12 @@ impl Explorer<'_, '_> {
             .map_err(|b| format!("internal: step {i} is not possible on replay ({b:?})"))?;
         let a = self.actors.id(step.actor());
         let races = self.chrono.push(a, step, &eff, true);
+        if std::env::var("SMC_DEBUG").is_ok() {
+            eprintln!(
+                "  exec {i} {step:?} actor {a} {eff:?} races {races:?} clock {:?}",
+                self.chrono.events.last().map(|e| e.clock.clone())
+            );
+        }
         self.ss.push(step, &eff);
         self.nodes[i].cur = access(a, step, &eff);
         let n = self.chrono.events.len();
@@ -249,7 +268,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
         chrono: Chrono::new(n),
         ss: SsTrace::new(n),
     };
-    if sink.at(sem, &x.state, &[]) {
+    if sink.at(sem, &x.state, &Vec::new) {
         return Ok(());
     }
     let placeholder = Access {
@@ -279,6 +298,15 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
                     .collect(),
             };
             if en.is_empty() {
+                if std::env::var("SMC_DEBUG").is_ok() {
+                    eprintln!(
+                        "END {:?}",
+                        x.nodes
+                            .iter()
+                            .map(|n| (n.cur.step, n.backtrack.clone(), n.done.len()))
+                            .collect::<Vec<_>>()
+                    );
+                }
                 x.waiting();
                 let path = x.path();
                 if sink.end(sem, &x.state, &x.ss, &path) {
@@ -309,7 +337,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
             });
             let i = x.nodes.len() - 1;
             x.exec(i, p)?;
-            if sink.at(sem, &x.state, &x.path()) {
+            if sink.at(sem, &x.state, &|| x.path()) {
                 return Ok(());
             }
         }
@@ -335,7 +363,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
                 Some(s) => {
                     x.replay(i)?;
                     x.exec(i, s)?;
-                    if sink.at(sem, &x.state, &x.path()) {
+                    if sink.at(sem, &x.state, &|| x.path()) {
                         return Ok(());
                     }
                     break;

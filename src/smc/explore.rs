@@ -24,7 +24,7 @@ struct Frame {
 /// Errors: a limit (time, memory), as the reason of an "unknown" answer.
 pub(super) fn explore(sem: &Semantics, sink: &mut Sink, memo: bool) -> Result<(), String> {
     let s0 = sem.initial();
-    if sink.at(sem, &s0, &[]) {
+    if sink.at(sem, &s0, &Vec::new) {
         return Ok(());
     }
     let mut seen: HashSet<State> = HashSet::default();
@@ -63,7 +63,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink, memo: bool) -> Result<()
         ss.push(step, &eff);
         path.truncate(stack.len() - 1);
         path.push(step);
-        if sink.at(sem, &s, &path) {
+        if sink.at(sem, &s, &|| path.clone()) {
             return Ok(());
         }
         if memo {

@@ -124,8 +124,9 @@ pub struct SmcResult {
     pub verdict: SmcVerdict,
     /// The numbers.
     pub stats: SmcStats,
-    /// With `collect`: the keys of the traces of ended executions.
-    pub keys: BTreeSet<u128>,
+    /// With `collect`: the keys of the traces of ended executions, each
+    /// with the first execution that had it.
+    pub keys: std::collections::BTreeMap<u128, Vec<Step>>,
     /// With `collect`: the final configurations of ended executions
     /// (control states, registers, memory), as printable words.
     pub finals: BTreeSet<String>,
@@ -138,7 +139,7 @@ pub(crate) struct Sink {
     collect: bool,
     deadline: Option<Instant>,
     keys: HashSet<u128>,
-    all_keys: BTreeSet<u128>,
+    all_keys: std::collections::BTreeMap<u128, Vec<Step>>,
     finals: BTreeSet<String>,
     verdict: Option<SmcVerdict>,
     executions: u64,
@@ -167,12 +168,12 @@ impl Sink {
     }
 
     /// Called at every configuration reached; true to stop.
-    fn at(&mut self, sem: &Semantics, s: &State, path: &[Step]) -> bool {
-        if self.check == SmcCheck::Reach {
+    fn at(&mut self, sem: &Semantics, s: &State, path: &dyn Fn() -> Vec<Step>) -> bool {
+        if self.check == SmcCheck::Reach && !sem.prog.goals.is_empty() {
             if let Some(g) = sem.goal(s) {
                 self.verdict = Some(SmcVerdict::Reachable {
                     goal: g,
-                    steps: path.to_vec(),
+                    steps: path(),
                 });
                 return true;
             }
@@ -186,7 +187,7 @@ impl Sink {
         let key = ss.key();
         self.keys.insert(key);
         if self.collect {
-            self.all_keys.insert(key);
+            self.all_keys.entry(key).or_insert_with(|| path.to_vec());
             self.finals
                 .insert(format!("{:?} {:?} {:?}", s.pc, s.regs, s.mem));
         }
@@ -290,7 +291,7 @@ pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Erro
         collect: o.collect,
         deadline: o.deadline,
         keys: HashSet::default(),
-        all_keys: BTreeSet::new(),
+        all_keys: Default::default(),
         finals: BTreeSet::new(),
         verdict: None,
         executions: 0,

@@ -463,6 +463,35 @@ impl<'p> Semantics<'p> {
                         }
                     }
                     Command::Store { .. } if self.model != Model::Sc => return Ok(()),
+                    Command::Store { .. } | Command::Lock => {
+                        return if s.lock.is_some_and(|h| h as usize != t)
+                            || (matches!(plain(&ins.cmd), Command::Lock) && s.lock.is_some())
+                        {
+                            Err(Blocked::Wait)
+                        } else {
+                            Ok(())
+                        }
+                    }
+                    Command::Load { addr, .. } => {
+                        let free = s.lock.is_none_or(|h| h as usize == t);
+                        if free || self.model == Model::Sc {
+                            return if free { Ok(()) } else { Err(Blocked::Wait) };
+                        }
+                        let a = eval(self.width, &s.regs[t], addr);
+                        return if s.buf[t].iter().any(|e| e.addr == a) {
+                            Ok(())
+                        } else {
+                            Err(Blocked::Wait)
+                        };
+                    }
+                    Command::Fence(_) => {
+                        let drains = self.model != Model::Sc && drains_buffer(&ins.cmd);
+                        return if drains && !s.buf[t].is_empty() {
+                            Err(Blocked::Wait)
+                        } else {
+                            Ok(())
+                        };
+                    }
                     _ => {}
                 }
             }
