@@ -1,5 +1,5 @@
-//! Source-DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014, Algorithm
-//! 1) over the happens-before of chronological traces (seed `001_…` §3,
+//! Source-DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014, Algorithm 1)
+//! over the happens-before of chronological traces (seed `001_…` §3,
 //! Theorem 3.2): explores at least one execution per Shasha–Snir trace.
 //!
 //! The exploration is a stack of nodes, one per step of the current
@@ -196,12 +196,6 @@ impl Explorer<'_, '_> {
             .map_err(|b| format!("internal: step {i} is not possible on replay ({b:?})"))?;
         let a = self.actors.id(step.actor());
         let races = self.chrono.push(a, step, &eff, true);
-        if std::env::var("SMC_DEBUG").is_ok() {
-            eprintln!(
-                "  exec {i} {step:?} actor {a} {eff:?} races {races:?} clock {:?}",
-                self.chrono.events.last().map(|e| e.clock.clone())
-            );
-        }
         self.ss.push(step, &eff);
         self.nodes[i].cur = access(a, step, &eff);
         let n = self.chrono.events.len();
@@ -298,15 +292,6 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
                     .collect(),
             };
             if en.is_empty() {
-                if std::env::var("SMC_DEBUG").is_ok() {
-                    eprintln!(
-                        "END {:?}",
-                        x.nodes
-                            .iter()
-                            .map(|n| (n.cur.step, n.backtrack.clone(), n.done.len()))
-                            .collect::<Vec<_>>()
-                    );
-                }
                 x.waiting();
                 let path = x.path();
                 if sink.end(sem, &x.state, &x.ss, &path) {

@@ -153,7 +153,7 @@ impl Sink {
     /// Called every step: the limits.
     fn tick(&mut self) -> Result<(), String> {
         self.ticks += 1;
-        if self.ticks % 512 == 0 {
+        if self.ticks.is_multiple_of(512) {
             if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err("time limit reached".into());
             }

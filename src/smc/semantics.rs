@@ -453,6 +453,10 @@ impl<'p> Semantics<'p> {
                 if ins.from.0 != s.pc[t] || s.steps[t] >= self.bound {
                     return Err(Blocked::Dead);
                 }
+                if self.model != Model::Sc && drains_buffer(plain(&ins.cmd)) && !s.buf[t].is_empty()
+                {
+                    return Err(Blocked::Wait);
+                }
                 match plain(&ins.cmd) {
                     Command::Assign { .. } | Command::Nop | Command::Select { .. } => return Ok(()),
                     Command::Assume(e) | Command::Guard(e) => {
