@@ -223,6 +223,17 @@ fn every_batch_command_merges_to_its_single_process_output() {
             "examples/lazy/lamport2.rmm",
         ],
         &[
+            "reach",
+            "--engine",
+            "smc",
+            "-m",
+            "pso",
+            "examples/sb.rmm",
+            "examples/mp.rmm",
+            "examples/lb.rmm",
+            "examples/dekker.rmm",
+        ],
+        &[
             "crosscheck",
             "--reach",
             "--bound",

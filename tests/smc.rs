@@ -47,7 +47,11 @@ fn generate(rnd: &mut impl FnMut(u64) -> u64) -> String {
         for _ in 0..1 + rnd(if threads == 2 { 4 } else { 2 }) {
             let v = ["x", "y"][rnd(2) as usize];
             let r = ["a", "b"][rnd(2) as usize];
-            let s = match rnd(20) {
+            let s = match rnd(if threads == 2 { 22 } else { 20 }) {
+                20 | 21 => format!(
+                    "atomic {{ {r} = y; assume({r} == 0); y = 1; }}; x = {}; atomic {{ y = 0; }};",
+                    1 + rnd(2)
+                ),
                 0..=5 => format!("{v} = {};", 1 + rnd(2)),
                 6..=11 => format!("{r} = {v};"),
                 12 => "mfence;".into(),

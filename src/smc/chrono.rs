@@ -96,6 +96,8 @@ pub struct Chrono {
     epochs: Vec<BTreeMapClock>,
     /// Per thread: its last `lock` event.
     locked: Vec<Option<usize>>,
+    /// Every write event per address (for steps that may wait).
+    writes: HashMap<i64, Vec<usize>>,
 }
 
 type BTreeMapClock = std::collections::BTreeMap<u32, Clock>;
@@ -164,7 +166,20 @@ impl Chrono {
     /// Adds the step `step` (actor number `actor`) with effect `eff`;
     /// returns the positions of the earlier events it races with (empty
     /// when `races` is false: replays).
-    pub fn push(&mut self, actor: u32, step: Step, eff: &Effect, races: bool) -> Vec<usize> {
+    ///
+    /// A step that may wait for other actors (`waits`: an atomic with a
+    /// condition, `lock`) also races with every earlier write of another
+    /// thread to an address it reads, immediate or not: one of them may be
+    /// the write that let it run, and running it before that write is
+    /// another execution.
+    pub fn push(
+        &mut self,
+        actor: u32,
+        step: Step,
+        eff: &Effect,
+        races: bool,
+        waits: bool,
+    ) -> Vec<usize> {
         let t = step.thread();
         let tu = t as usize;
         let id = self.events.len();
@@ -239,10 +254,30 @@ impl Chrono {
                 }
             }
         }
+        if races && waits {
+            let reads: Vec<i64> = match eff {
+                Effect::Direct(acc) => acc.iter().filter(|x| !x.2).map(|x| x.0).collect(),
+                Effect::Lock => vec![LOCK_ADDR],
+                _ => Vec::new(),
+            };
+            self.weak_races(&reads, t, &mut found);
+        }
         let mut clock = pre;
         for &c in &cands {
             let cc = self.events[c].clock.clone();
             join(&mut clock, &cc);
+        }
+        match eff {
+            Effect::Update { addr, .. } => self.writes.entry(*addr).or_default().push(id),
+            Effect::Direct(acc) => {
+                for &(a, _, w) in acc {
+                    if w {
+                        self.writes.entry(a).or_default().push(id);
+                    }
+                }
+            }
+            Effect::Lock | Effect::Unlock => self.writes.entry(LOCK_ADDR).or_default().push(id),
+            _ => {}
         }
         // Bookkeeping after the step.
         match eff {
@@ -329,10 +364,22 @@ impl Chrono {
                 found.push(c);
             }
         }
+        self.weak_races(addrs, t, &mut found);
         let mut clock = pre;
         for &c in &cands {
             join(&mut clock, &self.events[c].clock);
         }
         (Pending { actor, idx, clock }, found)
+    }
+
+    /// Adds every earlier write of another thread to `addrs` to `found`.
+    fn weak_races(&self, addrs: &[i64], t: u32, found: &mut Vec<usize>) {
+        for a in addrs {
+            for &w in self.writes.get(a).into_iter().flatten() {
+                if self.events[w].thread != t && !found.contains(&w) {
+                    found.push(w);
+                }
+            }
+        }
     }
 }

@@ -17,7 +17,11 @@
 //! automaton offers several enabled instructions (local nondeterminism)
 //! has all of them explored wherever it is scheduled; when no initial of
 //! `v` is enabled at the node (the later event waited for a lock or an
-//! atomic's condition), every enabled actor is added; a race with an
+//! atomic's condition), every enabled actor is added and the later
+//! event's actor is scheduled at the latest earlier node where it can run
+//! (unless it sleeps there); a step that may wait (`lock`, an atomic with
+//! a condition) races with every earlier write of another thread to what
+//! it reads, not only the immediate one; a race with an
 //! `unlock` is also reversed at the `lock` before it; a thread still
 //! waiting at the end of an execution has its pending read's races
 //! reversed as if it ran last.
@@ -167,13 +171,26 @@ impl Explorer<'_, '_> {
             .map(|x| x.0)
             .filter(|a| !asleep(a))
             .collect();
-        match inits.iter().find(|a| en.contains(a)) {
-            Some(&q) => node.schedule(q),
-            None => {
-                for q in en {
-                    node.schedule(q);
-                }
+        if let Some(&q) = inits.iter().find(|a| en.contains(a)) {
+            node.schedule(q);
+            return;
+        }
+        // No initial can run here (the later event waited for a lock or
+        // an atomic's condition): schedule its actor at the latest node
+        // before where it can run and is awake, and every actor here.
+        for q in en {
+            node.schedule(q);
+        }
+        for j in (0..k).rev() {
+            let n = &mut self.nodes[j];
+            let mut steps = n.enabled.iter().filter(|x| x.0 == last.actor).peekable();
+            if steps.peek().is_none() {
+                continue;
             }
+            if !steps.all(|x| n.sleep.iter().any(|q| q.step == x.1)) {
+                n.schedule(last.actor);
+            }
+            break;
         }
     }
 
@@ -195,7 +212,9 @@ impl Explorer<'_, '_> {
             .apply(&mut self.state, step)
             .map_err(|b| format!("internal: step {i} is not possible on replay ({b:?})"))?;
         let a = self.actors.id(step.actor());
-        let races = self.chrono.push(a, step, &eff, true);
+        let races = self
+            .chrono
+            .push(a, step, &eff, true, self.sem.may_wait(step));
         self.ss.push(step, &eff);
         self.nodes[i].cur = access(a, step, &eff);
         let n = self.chrono.events.len();
@@ -221,7 +240,7 @@ impl Explorer<'_, '_> {
                 .sem
                 .apply(&mut self.state, step)
                 .map_err(|b| format!("internal: replay of step {j} failed ({b:?})"))?;
-            self.chrono.push(a, step, &eff, false);
+            self.chrono.push(a, step, &eff, false, false);
             self.ss.push(step, &eff);
         }
         Ok(())

@@ -804,6 +804,29 @@ impl Semantics<'_> {
         v
     }
 
+    /// Whether `step` may wait for another actor's step: `lock`, or an
+    /// atomic with a condition (a mutex written as a compare-and-swap).
+    pub fn may_wait(&self, step: Step) -> bool {
+        let Step::Instr { thread, instr } = step else {
+            return false;
+        };
+        let Some(ins) = self
+            .prog
+            .threads
+            .get(thread as usize)
+            .and_then(|t| t.instrs.get(instr as usize))
+        else {
+            return false;
+        };
+        match plain(&ins.cmd) {
+            Command::Lock => true,
+            Command::Atomic(cs) => cs
+                .iter()
+                .any(|c| matches!(plain(c), Command::Assume(_) | Command::Guard(_))),
+            _ => false,
+        }
+    }
+
     /// Whether thread `t`'s buffered stores wait for the lock (another
     /// thread holds it).
     pub fn flush_waits(&self, s: &State, t: usize) -> bool {
