@@ -186,7 +186,7 @@ fn shards(dir: &Path, args: &[&str]) -> Vec<String> {
 #[test]
 fn every_batch_command_merges_to_its_single_process_output() {
     let d = tempfile::tempdir().unwrap();
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 8] = [
         &["litmus", "-m", "tso", "tests/litmus"],
         &["reach", "examples"],
         &[
