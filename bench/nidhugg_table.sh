@@ -2,14 +2,19 @@
 # Table 1 of seed 001 ("Stateless model checking for TSO and PSO") on the
 # Nidhugg benchmarks of ../shared/corpus/nidhugg: per row (file, fences,
 # loop bound) and model (sc, tso, pso), the wall time of
-#   reach --model M --unwind B [-D ENABLE_{TSO,PSO}_FENCES]   (SAT engine)
-# with its answer (bug/safe; `!` marks a disagreement with EXPECTED.tsv,
-# `?` unknown or timeout), next to the paper's Nidhugg and CBMC times and
-# the ratios ours/paper. The paper's machine: 3 GHz Intel i7, 6 GB RAM,
-# 2015 (slower than this one, so a ratio < 1 understates nothing; the
-# ratio is a rough comparison, not a speed-up measurement). `*` in the
-# paper's columns: time to the first error; t/o: timeout.
-# Usage: bench/nidhugg_table.sh [TIMEOUT_S=60]
+#   reach --model M --unwind B [-D ENABLE_{TSO,PSO}_FENCES]                (SAT engine)
+#   reach --engine smc --model M --unwind B [-D ENABLE_{TSO,PSO}_FENCES]   (SMC engine)
+# with their answers (bug/safe; `!` marks a disagreement with
+# EXPECTED.tsv, `?` unknown or timeout), the executions and distinct
+# Shasha–Snir traces SMC explored, next to the paper's Nidhugg and CBMC
+# times and the ratios ours/paper. The paper's machine: 3 GHz Intel i7,
+# 6 GB RAM, 2015 (slower than this one, so a ratio is a rough comparison,
+# not a speed-up measurement). `*` in the paper's columns: time to the
+# first error; t/o: timeout. A second table lists SMC's executions per
+# row under sc, tso and pso side by side (for a robust program the paper
+# expects tso and pso to explore as many as sc).
+# Usage: bench/nidhugg_table.sh [TIMEOUT_S=60]   (ENGINES="sat smc" by default;
+#        ENGINES=smc runs the SMC engine only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TIMEOUT=${1:-60}
@@ -18,9 +23,10 @@ if [ ! -f "$CORPUS/EXPECTED.tsv" ]; then
   echo "skipped: $CORPUS/EXPECTED.tsv is absent"; exit 0
 fi
 cargo build --release --quiet
-python3 - "$TIMEOUT" "$CORPUS" <<'PY'
-import subprocess, sys, time
+ENGINES=${ENGINES:-"sat smc"} python3 - "$TIMEOUT" "$CORPUS" <<'PY'
+import json, os, subprocess, sys, time
 timeout, corpus = float(sys.argv[1]), sys.argv[2]
+engines = os.environ["ENGINES"].split()
 BIN = "./target/release/bmc-rmm"
 rows = [l.rstrip("\n").split("\t") for l in open(f"{corpus}/EXPECTED.tsv")][1:]
 
@@ -34,7 +40,18 @@ def ratio(ours, paper):
     p = secs(paper)
     return f"{ours / p:.2f}" if p and ours is not None else "-"
 
-print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} {'ours':>9} {'nidhugg':>8} {'cbmc':>8} {'/nidhugg':>8} {'/cbmc':>7}")
+def run(cmd):
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 10)
+        code, out = r.returncode, r.stdout
+    except subprocess.TimeoutExpired:
+        code, out = 3, ""
+    return code, out, time.monotonic() - t0
+
+print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} {'sat':>9} {'smc':>9} {'execs':>8} {'traces':>8} "
+      f"{'nidhugg':>8} {'cbmc':>8} {'sat/cbmc':>8} {'smc/nid':>8}")
+execs = {}
 for r in rows:
     f, fences, lb = r[0], r[1], r[2]
     if f.startswith("apr_"):
@@ -44,15 +61,31 @@ for r in rows:
     for k, m in enumerate(["sc", "tso", "pso"]):
         exp = r[3 + k]
         nid, cbmc = r[6 + k], r[9 + k]
-        cmd = [BIN, "reach", "-q", "--model", m, "--unwind", unwind, "--timeout", str(timeout), *d, f"{corpus}/{f}"]
-        t0 = time.monotonic()
-        try:
-            code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  timeout=timeout + 10).returncode
-        except subprocess.TimeoutExpired:
-            code = 3
-        t = time.monotonic() - t0
-        got = {0: "safe", 1: "bug"}.get(code, "?")
-        mark = "" if got == exp else ("?" if got == "?" else "!")
-        print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} {t:8.2f}{mark or ' '} {nid:>8} {cbmc:>8} {ratio(t, nid):>8} {ratio(t, cbmc):>7}", flush=True)
+        base = ["reach", "-q", "--model", m, "--unwind", unwind, "--timeout", str(timeout), *d]
+        cells, times = {}, {}
+        n_exec, n_tr = "-", "-"
+        for e in ["sat", "smc"]:
+            if e not in engines:
+                cells[e], times[e] = f"{'-':>9}", None
+                continue
+            extra = ["--engine", "smc", "--json"] if e == "smc" else []
+            code, out, t = run([BIN, *base, *extra, f"{corpus}/{f}"])
+            got = {0: "safe", 1: "bug"}.get(code, "?")
+            mark = "" if got == exp else ("?" if got == "?" else "!")
+            cells[e], times[e] = f"{t:8.2f}{mark or ' '}", t
+            if e == "smc" and out.strip():
+                try:
+                    st = json.loads(out.splitlines()[0])["stats"]
+                    n_exec, n_tr = st["executions"], st["traces"]
+                except (ValueError, KeyError):
+                    pass
+        execs.setdefault((f, fences), {})[m] = (n_exec, exp)
+        print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} {cells['sat']} {cells['smc']} {n_exec:>8} {n_tr:>8} "
+              f"{nid:>8} {cbmc:>8} {ratio(times['sat'], cbmc):>8} {ratio(times['smc'], nid):>8}", flush=True)
+if "smc" in engines:
+    print()
+    print(f"{'file':24} {'fence':5} {'execs sc':>9} {'execs tso':>9} {'execs pso':>9}  expected (sc/tso/pso)")
+    for (f, fences), v in execs.items():
+        c = [v.get(m, ("-", "-")) for m in ["sc", "tso", "pso"]]
+        print(f"{f:24} {fences:5} {c[0][0]:>9} {c[1][0]:>9} {c[2][0]:>9}  {'/'.join(x[1] for x in c)}")
 PY

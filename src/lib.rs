@@ -25,5 +25,6 @@ pub mod parameterized;
 pub mod program;
 pub mod reach;
 pub mod resources;
+pub mod smc;
 pub mod state_robust;
 pub mod synth;

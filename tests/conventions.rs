@@ -31,6 +31,8 @@ fn commands() -> Vec<Vec<&'static str>> {
         vec!["reach", "examples/sb.rmm"],
         vec!["robust", "examples/sb.rmm"],
         vec!["robust", "--engine", "explicit", "examples/sb.rmm"],
+        vec!["reach", "--engine", "smc", "-m", "pso", "examples/sb.rmm"],
+        vec!["robust", "--engine", "smc", "examples/sb.rmm"],
         vec!["examples/sb.rmm"],
         vec![
             "litmus",

@@ -186,7 +186,7 @@ fn shards(dir: &Path, args: &[&str]) -> Vec<String> {
 #[test]
 fn every_batch_command_merges_to_its_single_process_output() {
     let d = tempfile::tempdir().unwrap();
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 8] = [
         &["litmus", "-m", "tso", "tests/litmus"],
         &["reach", "examples"],
         &[
@@ -221,6 +221,17 @@ fn every_batch_command_merges_to_its_single_process_output() {
             "examples/lazy/loop4.rmm",
             "examples/lazy/dekker_diamond2.rmm",
             "examples/lazy/lamport2.rmm",
+        ],
+        &[
+            "reach",
+            "--engine",
+            "smc",
+            "-m",
+            "pso",
+            "examples/sb.rmm",
+            "examples/mp.rmm",
+            "examples/lb.rmm",
+            "examples/dekker.rmm",
         ],
         &[
             "crosscheck",

@@ -155,6 +155,9 @@ pub enum Engine {
     /// robustness oracle + refinement; a semi-decision: --rounds caps the
     /// refinements, --timeout the time; "unknown" when hit).
     Lazy,
+    /// Stateless model checking (`reach`, `robust`) under sc, tso or pso
+    /// within --bound: Source-DPOR over chronological traces.
+    Smc,
 }
 
 /// How `robust` poses its hb-cycle query to the bounded engine
@@ -433,7 +436,8 @@ pub struct CheckArgs {
     pub timeout: Option<f64>,
     /// Engine: the bounded SAT engine; the explicit-state engine (`robust`
     /// only, unbounded, TSO); kround (`reach` only, TSO within --rounds);
-    /// lazy (`reach` only, TSO, unbounded). docs/engines.md.
+    /// lazy (`reach` only, TSO, unbounded); smc (`reach`, `robust`: sc,
+    /// tso, pso within --bound). docs/engines.md.
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
     /// Rounds per thread of `--engine kround` (1..=64, default 2); most

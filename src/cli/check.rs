@@ -254,6 +254,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
                 "--engine kround/lazy answer `reach` only (use the `reach` command)".into(),
             ))
         }
+        Engine::Smc => return Err(Error::Usage("--engine smc: use `reach` or `robust`".into())),
         Engine::Bounded => {}
     }
     let (model, model_name, aliases, exp, files) = setup(

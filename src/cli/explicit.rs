@@ -261,10 +261,11 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
     let head = format!(
-        "{:<44} {:<22} {:<26} agree\n",
+        "{:<44} {:<22} {:<26} {:<26} agree\n",
         "file",
         "explicit (unbounded)",
-        format!("sat (bound {})", bound)
+        format!("sat (bound {})", bound),
+        format!("smc (bound {})", bound)
     );
     let describe = crate::cli::shard::Describe {
         command: "crosscheck",
@@ -304,7 +305,20 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             &[CheckKind::Robust],
         )?
         .remove(0);
-        let agree = match (ve, rs.verdict) {
+        let sm = super::smc::crosscheck_answer(
+            p,
+            bmc_rmm::smc::semantics::Model::Tso,
+            bmc_rmm::smc::SmcCheck::Robust,
+            bound,
+            a.input.width,
+            a.timeout,
+        )?;
+        let vs = match sm.verdict {
+            bmc_rmm::smc::SmcVerdict::NotRobust { .. } => Verdict::Violation,
+            bmc_rmm::smc::SmcVerdict::Robust => Verdict::NoViolation,
+            _ => Verdict::Unknown,
+        };
+        let mut agree = match (ve, rs.verdict) {
             (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
             (x, y) if x == y => "yes",
             // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
@@ -313,6 +327,17 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
             }
             _ => "NO",
         };
+        // SMC and SAT decide the same bounded question; SMC without a
+        // path cut by the bound decides the unbounded one.
+        let smc_disagrees =
+            (vs != Verdict::Unknown && rs.verdict != Verdict::Unknown && vs != rs.verdict)
+                || (vs == Verdict::Violation && ve == Verdict::NoViolation)
+                || (vs == Verdict::NoViolation && !sm.stats.bound_cut && ve == Verdict::Violation);
+        if smc_disagrees {
+            agree = "NO";
+        } else if vs == Verdict::Unknown && agree != "NO" {
+            agree = "unknown";
+        }
         unknowns += usize::from(agree == "unknown");
         disagreements += usize::from(agree == "NO");
         let witness = match (&re.verdict, &rs.witness, &rs.cycle) {
@@ -331,15 +356,24 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         rec.summary = vec![agree.into()];
         rec.json = vec![serde_json::json!({
             "file": f, "model": "tso", "bound": bound,
-            "explicit": ve, "bounded": rs.verdict, "agree": agree,
+            "explicit": ve, "bounded": rs.verdict, "smc": vs, "agree": agree,
             "witness": (agree == "NO").then_some(witness).flatten(),
         })];
         let mut text = format!(
-            "{:<44} {:<22} {:<26} {agree}\n",
+            "{:<44} {:<22} {:<26} {:<26} {agree}\n",
             f,
             robustness_phrase(ve),
-            robustness_phrase(rs.verdict)
+            robustness_phrase(rs.verdict),
+            robustness_phrase(vs)
         );
+        if smc_disagrees {
+            text.push_str(&format!(
+                "  smc: {} ({} executions, {} traces)\n",
+                robustness_phrase(vs),
+                sm.stats.executions,
+                sm.stats.traces
+            ));
+        }
         if agree == "NO" {
             match (&re.verdict, &rs.witness) {
                 (Robustness::NotRobust(w), _) => {

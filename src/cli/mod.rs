@@ -23,6 +23,7 @@ pub mod parameterized;
 pub mod render;
 pub mod report;
 pub mod shard;
+pub mod smc;
 pub mod state;
 pub mod tso_reach;
 
@@ -187,11 +188,17 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Reach(a)) if a.parameterized => Err(Error::Usage(
             "--parameterized applies to `robust` (robustness for every number of copies)".into(),
         )),
+        Some(Command::Reach(a)) if a.engine == Engine::Smc => {
+            smc::run(&a, bmc_rmm::smc::SmcCheck::Reach)
+        }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
         Some(Command::Translate(a)) => tso_reach::run_translate(&a),
         Some(Command::Robust(a)) if parameterized::wanted(&a)? => parameterized::run(&a),
         Some(Command::Robust(a)) if a.state => state::run(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
+        Some(Command::Robust(a)) if a.engine == Engine::Smc && !a.state => {
+            smc::run(&a, bmc_rmm::smc::SmcCheck::Robust)
+        }
         Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(
             bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),
         ),

@@ -309,13 +309,14 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         })
     };
     let head = format!(
-        "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
+        "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
         "file",
         format!("sat (bound {bound})"),
         "lazy",
         format!("kround {k}"),
         format!("P' sat-sc ({bound})"),
-        "simulator"
+        "simulator",
+        format!("smc ({bound})")
     );
     let describe = crate::cli::shard::Describe {
         command: "crosscheck",
@@ -377,7 +378,23 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
             bmc_rmm::reach::tso::SimVerdict::Unreachable => Said::Unreachable,
             bmc_rmm::reach::tso::SimVerdict::Unknown(_) => Said::Unknown,
         };
-        let all = [s_sat, s_lazy, s_kr, s_psc, s_sim];
+        let sm = super::smc::crosscheck_answer(
+            &p,
+            bmc_rmm::smc::semantics::Model::Tso,
+            bmc_rmm::smc::SmcCheck::Reach,
+            bound,
+            w,
+            a.timeout,
+        )?;
+        let s_smc = match sm.verdict {
+            bmc_rmm::smc::SmcVerdict::Reachable { .. } => Said::Reachable,
+            bmc_rmm::smc::SmcVerdict::Unreachable if sm.stats.bound_cut || !p.notes.is_empty() => {
+                Said::NotWithin
+            }
+            bmc_rmm::smc::SmcVerdict::Unreachable => Said::Unreachable,
+            _ => Said::Unknown,
+        };
+        let all = [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc];
         let mut why = Vec::new();
         if all.contains(&Said::Reachable) && all.contains(&Said::Unreachable) {
             why.push(
@@ -387,6 +404,16 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         if s_lazy == Said::Reachable && s_sat == Said::NotWithin && lazy_len <= bound as usize {
             why.push(format!(
                 "lazy's witness has {lazy_len} steps per thread at most, but SAT finds nothing within bound {bound}"
+            ));
+        }
+        // SMC and SAT answer the same bounded question.
+        if (s_smc == Said::Reachable && s_sat == Said::NotWithin)
+            || (s_sat == Said::Reachable && matches!(s_smc, Said::NotWithin | Said::Unreachable))
+        {
+            why.push(format!(
+                "SMC and SAT disagree within bound {bound} ({} / {})",
+                s_smc.word(),
+                s_sat.word()
             ));
         }
         if s_kr == Said::NotWithin && s_psc == Said::Reachable {
@@ -404,13 +431,14 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
             "yes"
         };
         let mut text = format!(
-            "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {agree}\n",
+            "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} {agree}\n",
             f,
             s_sat.word(),
             s_lazy.word(),
             s_kr.word(),
             s_psc.word(),
-            s_sim.word()
+            s_sim.word(),
+            s_smc.word()
         );
         for x in &why {
             text.push_str(&format!("  disagreement: {x}\n"));
@@ -425,7 +453,7 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         rec.json = vec![serde_json::json!({
             "file": f, "model": "tso", "bound": bound, "rounds": k,
             "sat": s_sat.word(), "lazy": s_lazy.word(), "kround": s_kr.word(),
-            "translated_sat_sc": s_psc.word(), "simulator": s_sim.word(),
+            "translated_sat_sc": s_psc.word(), "simulator": s_sim.word(), "smc": s_smc.word(),
             "agree": agree, "disagreements": why,
         })];
         rec.text = text;

@@ -1,0 +1,269 @@
+//! `reach --engine smc` and `robust --engine smc`: stateless model
+//! checking under sc, tso and pso with Source-DPOR over chronological
+//! traces (`bmc_rmm::smc`, docs/engines.md), on files, directories and
+//! `@lists`, in parallel, with `--shard`/`--jsonl` like every batch.
+
+use super::args::CheckArgs;
+use bmc_rmm::diag::Error;
+use bmc_rmm::program::{Program, Width};
+use bmc_rmm::smc::semantics::Model;
+use bmc_rmm::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
+use std::time::{Duration, Instant};
+
+/// The engine's model for `--model` (`sc`, `tso`, `pso` and their
+/// aliases; robustness: `tso`, `pso`).
+///
+/// Errors: a model file or another model.
+pub fn model_of(a: &CheckArgs, check: SmcCheck) -> Result<Model, Error> {
+    let name = bmc_rmm::cat::builtin_name(&a.model.model);
+    let m =
+        match (&a.model.model_file, name.and_then(Model::from_name)) {
+            (None, Some(m)) => m,
+            _ => return Err(Error::Usage(
+                "--engine smc runs the operational sc, tso and pso semantics (--model sc|tso|pso)"
+                    .into(),
+            )),
+        };
+    if check == SmcCheck::Robust && m == Model::Sc {
+        return Err(Error::Usage(
+            "robust --engine smc compares tso or pso traces with sc (--model tso|pso)".into(),
+        ));
+    }
+    Ok(m)
+}
+
+/// The options of one input's check: `--bound` (default: the longest
+/// path of a program the front-end made acyclic, else the SAT engine's
+/// default), `--width`, `--timeout`.
+pub fn options(a: &CheckArgs, p: &Program, model: Model, check: SmcCheck) -> SmcOptions {
+    SmcOptions {
+        model,
+        width: Width(a.input.width),
+        bound: super::check::effective_bound(a.bound, p),
+        check,
+        reduction: Reduction::Dpor,
+        deadline: a
+            .timeout
+            .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+        collect: false,
+    }
+}
+
+/// Runs `reach|robust --engine smc` on every input; prints the answers
+/// in input order (a summary on stderr for several inputs). Exit status:
+/// 1 if a goal is reachable (an execution is not robust) in some input,
+/// else 3 if some answer is unknown, else 0.
+///
+/// Errors: a model other than sc/tso/pso (tso/pso for robust);
+/// `--expect`, `--write-expect`, `--dot`, `--rounds`, `--state`;
+/// unreadable, malformed or unsupported inputs (exit 2).
+pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
+    a.validate()?;
+    let model = model_of(a, check)?;
+    if a.expectations.expect.is_some()
+        || a.expectations.write_expect.is_some()
+        || a.dot.is_some()
+        || a.state
+        || a.eager
+    {
+        return Err(Error::Usage(
+            "--expect, --write-expect, --dot, --state and --eager apply to the SAT engine, not --engine smc"
+                .into(),
+        ));
+    }
+    let cmd = match check {
+        SmcCheck::Reach => "reach",
+        SmcCheck::Robust => "robust",
+    };
+    let aliases = super::expect::model_aliases(model.name(), None);
+    let describe = crate::cli::shard::Describe {
+        command: cmd,
+        what: "results",
+        words: &[],
+        model: model.name(),
+        aliases: &aliases,
+        meta: serde_json::Value::Null,
+    };
+    let (shard, progs) = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.input.c.options(),
+        &a.batch.shard,
+        describe,
+    )?;
+    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
+    let mut summary = crate::cli::batch::Summary::new("results", &[]);
+    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
+    let recs = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
+        let o = options(a, p, model, check);
+        let r = smc::check(p, &o)?;
+        let rec = record(f, p, &o, &r);
+        shard.record(rec.clone())?;
+        Ok(rec)
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
+    let (mut status, mut out) = (0, String::new());
+    for rec in &recs {
+        summary.add(&rec.summary[0]);
+        status = crate::cli::shard::worst(status, rec.status);
+        if a.input.json {
+            out.push_str(&format!("{}\n", rec.json[0]));
+        } else {
+            out.push_str(&rec.text);
+        }
+    }
+    print!("{out}");
+    if recs.len() > 1 && !crate::cli::quiet() {
+        eprintln!("{}", summary.render());
+    }
+    Ok(status)
+}
+
+/// The verdict word and exit status of an answer.
+pub fn word(v: &SmcVerdict) -> (&'static str, i32) {
+    match v {
+        SmcVerdict::Reachable { .. } => ("reachable", 1),
+        SmcVerdict::Unreachable => ("unreachable", 0),
+        SmcVerdict::NotRobust { .. } => ("not robust", 1),
+        SmcVerdict::Robust => ("robust", 0),
+        SmcVerdict::Unknown(_) => ("unknown", 3),
+    }
+}
+
+/// Which limits cut a path, as notes: the bound (instructions per
+/// thread) and what the front-end cut (C: `--unwind`).
+fn limit_notes(p: &Program, o: &SmcOptions, r: &SmcResult) -> Vec<String> {
+    let mut v = Vec::new();
+    if r.stats.bound_cut {
+        v.push(format!(
+            "--bound {} (instructions per thread) cut some paths; the answer holds up to that bound only",
+            o.bound
+        ));
+    }
+    v.extend(p.notes.iter().cloned());
+    if r.stats.reduction == "states" {
+        v.push(
+            "a goal is not determined by the trace (it reads memory or several threads' running states): explored every configuration instead of one execution per trace"
+                .into(),
+        );
+    }
+    v
+}
+
+/// One input's answer as a batch record (text, JSON, word, status).
+pub fn record(f: &str, p: &Program, o: &SmcOptions, r: &SmcResult) -> crate::cli::shard::Record {
+    let (w, status) = word(&r.verdict);
+    let check = match o.check {
+        SmcCheck::Reach => "reach",
+        SmcCheck::Robust => "robust",
+    };
+    let m = o.model.name();
+    let secs = r.stats.time_us as f64 / 1e6;
+    let gname = |g: usize| {
+        p.goals
+            .get(g)
+            .and_then(|x| x.name.clone())
+            .unwrap_or_else(|| format!("#{}", g + 1))
+    };
+    let numbers = format!(
+        "{} executions, {} Shasha–Snir traces, {} sleep-set blocked, {secs:.3} s",
+        r.stats.executions, r.stats.traces, r.stats.sleep_blocked
+    );
+    let notes = limit_notes(p, o, r);
+    let mut text = String::new();
+    let steps: Option<&Vec<bmc_rmm::smc::semantics::Step>> = match &r.verdict {
+        SmcVerdict::Reachable { goal, steps } => {
+            text.push_str(&format!(
+                "{f}: reach [{m}, smc]: REACHABLE: goal `{}` is reachable ({numbers})\n",
+                gname(*goal)
+            ));
+            Some(steps)
+        }
+        SmcVerdict::Unreachable => {
+            text.push_str(&format!(
+                "{f}: reach [{m}, smc]: unreachable: no goal is reachable within bound {} ({numbers})\n",
+                o.bound
+            ));
+            None
+        }
+        SmcVerdict::NotRobust { steps, cycle } => {
+            text.push_str(&format!(
+                "{f}: robust [{m}, smc]: NOT ROBUST: an execution whose trace has a cyclic happens-before (po ∪ rf ∪ co ∪ fr) ({numbers})\n"
+            ));
+            text.push_str(&format!("  cycle: {}\n", cycle.join("  ->  ")));
+            Some(steps)
+        }
+        SmcVerdict::Robust => {
+            text.push_str(&format!(
+                "{f}: robust [{m}, smc]: robust: every trace is an SC trace within bound {} ({numbers})\n",
+                o.bound
+            ));
+            None
+        }
+        SmcVerdict::Unknown(why) => {
+            text.push_str(&format!(
+                "{f}: {check} [{m}, smc]: unknown: {why} ({numbers})\n"
+            ));
+            None
+        }
+    };
+    if status != 1 {
+        for n in &notes {
+            text.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    let texts: Option<Vec<String>> = steps.map(|s| s.iter().map(|x| x.describe(p)).collect());
+    if let Some(t) = &texts {
+        text.push_str(&format!(
+            "  execution ({} steps; `flush` = a buffered store reaches memory):\n",
+            t.len()
+        ));
+        for (i, s) in t.iter().enumerate() {
+            text.push_str(&format!("    #{:<4} {s}\n", i + 1));
+        }
+    }
+    let mut rec = crate::cli::shard::record(f, status);
+    rec.checks = vec![(check.into(), w.into())];
+    rec.summary = vec![w.into()];
+    let (goal, cycle, reason) = match &r.verdict {
+        SmcVerdict::Reachable { goal, .. } => (Some(gname(*goal)), None, None),
+        SmcVerdict::NotRobust { cycle, .. } => (None, Some(cycle.clone()), None),
+        SmcVerdict::Unknown(why) => (None, None, Some(why.clone())),
+        _ => (None, None, None),
+    };
+    rec.json = vec![serde_json::json!({
+        "file": f, "check": check, "model": m, "engine": "smc", "bound": o.bound,
+        "verdict": w, "goal": goal, "cycle": cycle, "reason": reason, "witness": texts,
+        "notes": notes, "stats": r.stats, "time": secs,
+    })];
+    rec.text = text;
+    rec
+}
+
+/// The SMC engine's answer for a cross-check: `check` under `model`
+/// within `bound` instructions per thread, `--timeout` seconds.
+///
+/// Errors: the program uses what the engine does not model.
+pub fn crosscheck_answer(
+    p: &Program,
+    model: Model,
+    check: SmcCheck,
+    bound: u32,
+    width: u32,
+    timeout: Option<f64>,
+) -> Result<SmcResult, Error> {
+    smc::check(
+        p,
+        &SmcOptions {
+            model,
+            width: Width(width),
+            bound,
+            check,
+            reduction: Reduction::Dpor,
+            deadline: timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)),
+            collect: false,
+        },
+    )
+}

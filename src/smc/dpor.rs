@@ -1,0 +1,378 @@
+//! Source-DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014, Algorithm 1)
+//! over the happens-before of chronological traces (seed `001_…` §3,
+//! Theorem 3.2): explores at least one execution per Shasha–Snir trace.
+//!
+//! The exploration is a stack of nodes, one per step of the current
+//! execution; each node keeps the steps enabled there, its backtrack set
+//! (actors), the steps still to explore, the steps explored (added to the
+//! sleep set) and the sleep set it inherited. An execution is run to its
+//! end; each new event's races (from [`super::chrono`]) are reversed at
+//! the node of the earlier event: with `v` = the events after it that do
+//! not happen after it, followed by the later event, some initial of `v`
+//! joins the node's backtrack set unless one is there already. Then the
+//! deepest node with a step left is re-entered by replaying the prefix
+//! from the initial configuration (stateless). Iterative throughout.
+//!
+//! Deviations from the paper's setting, all conservative: a thread whose
+//! automaton offers several enabled instructions (local nondeterminism)
+//! has all of them explored wherever it is scheduled; when no initial of
+//! `v` is enabled at the node (the later event waited for a lock or an
+//! atomic's condition), every enabled actor is added and the later
+//! event's actor is scheduled at the latest earlier node where it can run
+//! (unless it sleeps there); a step that may wait (`lock`, an atomic with
+//! a condition) races with every earlier write of another thread to what
+//! it reads, not only the immediate one; a race with an
+//! `unlock` is also reversed at the `lock` before it; a thread still
+//! waiting at the end of an execution has its pending read's races
+//! reversed as if it ran last.
+
+use super::chrono::{Actors, Chrono, Pending};
+use super::semantics::{Effect, Semantics, Step, LOCK_ADDR};
+use super::trace::SsTrace;
+use super::Sink;
+use crate::collections::HashMap;
+
+/// A step with its shared accesses (sleep-set entries and independence).
+#[derive(Clone, Debug)]
+struct Access {
+    actor: u32,
+    step: Step,
+    reads: Vec<i64>,
+    writes: Vec<i64>,
+}
+
+fn access(actor: u32, step: Step, eff: &Effect) -> Access {
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    match eff {
+        Effect::LoadMem { addr, .. } => reads.extend([*addr, LOCK_ADDR]),
+        Effect::LoadFwd { addr, .. } => reads.push(*addr),
+        Effect::Update { addr, .. } => {
+            writes.push(*addr);
+            reads.push(LOCK_ADDR);
+        }
+        Effect::Direct(acc) => {
+            for &(a, _, w) in acc {
+                if w {
+                    writes.push(a)
+                } else {
+                    reads.push(a)
+                }
+            }
+            reads.push(LOCK_ADDR);
+        }
+        Effect::Lock | Effect::Unlock => writes.push(LOCK_ADDR),
+        Effect::Local | Effect::Fence | Effect::Buffered { .. } => {}
+    }
+    Access {
+        actor,
+        step,
+        reads,
+        writes,
+    }
+}
+
+fn independent(a: &Access, b: &Access) -> bool {
+    let hit = |x: &[i64], y: &[i64]| x.iter().any(|v| y.contains(v));
+    a.actor != b.actor
+        && !hit(&a.writes, &b.writes)
+        && !hit(&a.writes, &b.reads)
+        && !hit(&a.reads, &b.writes)
+}
+
+struct Node {
+    /// Steps enabled at the node, with their actors.
+    enabled: Vec<(u32, Step)>,
+    /// Actors scheduled here.
+    backtrack: Vec<u32>,
+    /// Steps still to explore here.
+    todo: Vec<Step>,
+    /// Steps explored here (sleeping for later siblings).
+    done: Vec<Access>,
+    /// The inherited sleep set.
+    sleep: Vec<Access>,
+    /// The step being explored.
+    cur: Access,
+}
+
+impl Node {
+    fn asleep(&self, s: Step) -> bool {
+        self.sleep.iter().chain(&self.done).any(|q| q.step == s)
+    }
+
+    fn schedule(&mut self, q: u32) {
+        if self.backtrack.contains(&q) {
+            return;
+        }
+        self.backtrack.push(q);
+        let steps: Vec<Step> = self
+            .enabled
+            .iter()
+            .filter(|(a, _)| *a == q)
+            .map(|(_, s)| *s)
+            .collect();
+        self.todo.extend(steps);
+    }
+}
+
+struct Explorer<'a, 'p> {
+    sem: &'a Semantics<'p>,
+    actors: Actors,
+    nodes: Vec<Node>,
+    state: super::semantics::State,
+    chrono: Chrono,
+    ss: SsTrace,
+}
+
+impl Explorer<'_, '_> {
+    /// The later event of a race: an event of the execution, or a
+    /// pending read.
+    fn reverse(&mut self, k: usize, last: &Pending, upto: usize) {
+        let ev = &self.chrono.events;
+        let ek = &ev[k];
+        let mut v: Vec<(u32, u32, &[u32])> = Vec::new();
+        for e in &ev[k + 1..upto] {
+            if !ek.before(&e.clock) {
+                v.push((e.actor, e.idx, &e.clock));
+            }
+        }
+        v.push((last.actor, last.idx, &last.clock));
+        let mut min: HashMap<u32, u32> = HashMap::default();
+        for &(a, i, _) in &v {
+            let m = min.entry(a).or_insert(i);
+            *m = (*m).min(i);
+        }
+        let mut inits: Vec<u32> = Vec::new();
+        for &(a, i, c) in &v {
+            if inits.contains(&a) || min.get(&a) != Some(&i) {
+                continue;
+            }
+            let first = min
+                .iter()
+                .all(|(&b, &m)| b == a || c.get(b as usize).is_none_or(|&x| x < m));
+            if first {
+                inits.push(a);
+            }
+        }
+        let node = &mut self.nodes[k];
+        // Initials asleep at the node (inherited sleep set) are covered
+        // by the exploration that put them to sleep; scheduling one would
+        // explore nothing.
+        let asleep = |a: &u32| {
+            let mut steps = node.enabled.iter().filter(|x| x.0 == *a).peekable();
+            steps.peek().is_some() && steps.all(|x| node.sleep.iter().any(|q| q.step == x.1))
+        };
+        inits.retain(|a| !asleep(a));
+        if inits.is_empty() || inits.iter().any(|a| node.backtrack.contains(a)) {
+            return;
+        }
+        let en: Vec<u32> = node
+            .enabled
+            .iter()
+            .map(|x| x.0)
+            .filter(|a| !asleep(a))
+            .collect();
+        if let Some(&q) = inits.iter().find(|a| en.contains(a)) {
+            node.schedule(q);
+            return;
+        }
+        // No initial can run here (the later event waited for a lock or
+        // an atomic's condition): schedule its actor at the latest node
+        // before where it can run and is awake, and every actor here.
+        for q in en {
+            node.schedule(q);
+        }
+        for j in (0..k).rev() {
+            let n = &mut self.nodes[j];
+            let mut steps = n.enabled.iter().filter(|x| x.0 == last.actor).peekable();
+            if steps.peek().is_none() {
+                continue;
+            }
+            if !steps.all(|x| n.sleep.iter().any(|q| q.step == x.1)) {
+                n.schedule(last.actor);
+            }
+            break;
+        }
+    }
+
+    fn reverse_all(&mut self, races: &[usize], last: &Pending, upto: usize) {
+        for &r in races {
+            self.reverse(r, last, upto);
+            if let Some(l) = self.chrono.events[r].lock_of {
+                self.reverse(l, last, upto);
+            }
+        }
+    }
+
+    /// Runs `step` as the step of node `i` (the last node).
+    ///
+    /// Errors: the step is not possible (an internal inconsistency).
+    fn exec(&mut self, i: usize, step: Step) -> Result<(), String> {
+        let eff = self
+            .sem
+            .apply(&mut self.state, step)
+            .map_err(|b| format!("internal: step {i} is not possible on replay ({b:?})"))?;
+        let a = self.actors.id(step.actor());
+        let races = self
+            .chrono
+            .push(a, step, &eff, true, self.sem.may_wait(step));
+        self.ss.push(step, &eff);
+        self.nodes[i].cur = access(a, step, &eff);
+        let n = self.chrono.events.len();
+        let e = &self.chrono.events[n - 1];
+        let last = Pending {
+            actor: e.actor,
+            idx: e.idx,
+            clock: e.clock.clone(),
+        };
+        self.reverse_all(&races, &last, n - 1);
+        Ok(())
+    }
+
+    /// Rebuilds the configuration after the steps of nodes `0..i`.
+    fn replay(&mut self, i: usize) -> Result<(), String> {
+        let n = self.sem.prog.threads.len();
+        self.state = self.sem.initial();
+        self.chrono = Chrono::new(n);
+        self.ss = SsTrace::new(n);
+        for j in 0..i {
+            let (a, step) = (self.nodes[j].cur.actor, self.nodes[j].cur.step);
+            let eff = self
+                .sem
+                .apply(&mut self.state, step)
+                .map_err(|b| format!("internal: replay of step {j} failed ({b:?})"))?;
+            self.chrono.push(a, step, &eff, false, false);
+            self.ss.push(step, &eff);
+        }
+        Ok(())
+    }
+
+    /// Races of the reads that waiting threads would do next.
+    fn waiting(&mut self) {
+        for t in 0..self.sem.prog.threads.len() {
+            let addrs = self.sem.waiting_reads(&self.state, t);
+            if addrs.is_empty() {
+                continue;
+            }
+            let a = self.actors.id(super::semantics::Actor::Thread(t as u32));
+            let (pend, races) = self.chrono.pending_read(a, t as u32, &addrs);
+            let n = self.chrono.events.len();
+            self.reverse_all(&races, &pend, n);
+        }
+    }
+
+    fn path(&self) -> Vec<Step> {
+        self.nodes.iter().map(|n| n.cur.step).collect()
+    }
+}
+
+/// Explores the executions of `sem` with Source-DPOR, reporting each
+/// ended execution and each step's configuration to `sink` (which
+/// decides when to stop).
+///
+/// Errors: a limit (time, memory) or an internal inconsistency, as the
+/// reason of an "unknown" answer.
+pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
+    let n = sem.prog.threads.len();
+    let mut x = Explorer {
+        sem,
+        actors: Actors::default(),
+        nodes: Vec::new(),
+        state: sem.initial(),
+        chrono: Chrono::new(n),
+        ss: SsTrace::new(n),
+    };
+    if sink.at(sem, &x.state, &Vec::new) {
+        return Ok(());
+    }
+    let placeholder = Access {
+        actor: 0,
+        step: Step::Flush {
+            thread: 0,
+            addr: None,
+        },
+        reads: Vec::new(),
+        writes: Vec::new(),
+    };
+    loop {
+        // Run the current execution to its end.
+        loop {
+            sink.tick()?;
+            let mut cut = false;
+            let en = sem.enabled(&x.state, &mut cut);
+            sink.cut |= cut;
+            let sleep: Vec<Access> = match x.nodes.last() {
+                None => Vec::new(),
+                Some(p) => p
+                    .sleep
+                    .iter()
+                    .chain(&p.done)
+                    .filter(|q| independent(q, &p.cur))
+                    .cloned()
+                    .collect(),
+            };
+            if en.is_empty() {
+                x.waiting();
+                let path = x.path();
+                if sink.end(sem, &x.state, &x.ss, &path) {
+                    return Ok(());
+                }
+                break;
+            }
+            let Some(&p) = en.iter().find(|s| !sleep.iter().any(|q| q.step == **s)) else {
+                x.waiting();
+                sink.blocked += 1;
+                break;
+            };
+            let enabled: Vec<(u32, Step)> =
+                en.iter().map(|s| (x.actors.id(s.actor()), *s)).collect();
+            let a = x.actors.id(p.actor());
+            let todo = en
+                .iter()
+                .filter(|s| s.actor() == p.actor() && **s != p)
+                .copied()
+                .collect();
+            x.nodes.push(Node {
+                enabled,
+                backtrack: vec![a],
+                todo,
+                done: Vec::new(),
+                sleep,
+                cur: placeholder.clone(),
+            });
+            let i = x.nodes.len() - 1;
+            x.exec(i, p)?;
+            if sink.at(sem, &x.state, &|| x.path()) {
+                return Ok(());
+            }
+        }
+        // Backtrack to the deepest node with a step left.
+        loop {
+            let Some(i) = x.nodes.len().checked_sub(1) else {
+                return Ok(());
+            };
+            let node = &mut x.nodes[i];
+            let cur = node.cur.clone();
+            node.done.push(cur);
+            let mut next = None;
+            while let Some(s) = node.todo.pop() {
+                if !node.asleep(s) {
+                    next = Some(s);
+                    break;
+                }
+            }
+            match next {
+                None => {
+                    x.nodes.pop();
+                }
+                Some(s) => {
+                    x.replay(i)?;
+                    x.exec(i, s)?;
+                    if sink.at(sem, &x.state, &|| x.path()) {
+                        return Ok(());
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The Shasha–Snir trace of an execution (seed `001_…` §3, "Shasha-Snir
+//! Traces", after Bouajjani et al.): its events are the threads' steps
+//! (updates excluded); its edges program order (po), store order (co:
+//! the order in which stores reach memory, per address), source (rf: the
+//! store a load read, through memory or by buffer forwarding) and
+//! conflict (fr: the load before the next store of its address in co).
+//!
+//! [`SsTrace`] is built on the fly from the steps' effects; [`SsTrace::key`]
+//! is a canonical 128-bit key (two executions have the same key iff they
+//! have the same trace, up to hash collisions), used to count distinct
+//! traces; [`SsTrace::hb_cycle`] finds a cycle of po ∪ rf ∪ co ∪ fr (a
+//! trace no SC execution has: the robustness question of seed 001 and
+//! thesis `003_…` §2.8).
+//!
+//! The global lock is the pseudo-address [`super::semantics::LOCK_ADDR`]:
+//! `lock` is a read-modify-write of it, `unlock` a write.
+
+use super::semantics::{Effect, Step, LOCK_ADDR};
+use crate::collections::HashMap;
+use crate::program::Program;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+/// A store of the trace: `(thread, index of the step in the thread)`.
+pub type StoreId = (u32, u32);
+
+/// One event of the trace: a thread's step with its shared accesses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsEvent {
+    /// The step (always [`Step::Instr`]).
+    pub step: Step,
+    /// Reads: `(address, source store or None for the initial value)`.
+    pub reads: Vec<(i64, Option<StoreId>)>,
+    /// Addresses written (stores: when they reach memory).
+    pub writes: Vec<i64>,
+}
+
+/// The Shasha–Snir trace of an execution, built step by step.
+#[derive(Clone, Debug, Default)]
+pub struct SsTrace {
+    /// Events per thread, in program order.
+    pub threads: Vec<Vec<SsEvent>>,
+    /// Per address, the stores in the order they reached memory (co).
+    pub co: BTreeMap<i64, Vec<StoreId>>,
+    /// The store whose value memory holds, per address.
+    src: HashMap<i64, StoreId>,
+    /// Per thread, the stores in its buffer(s), oldest first.
+    buf: Vec<Vec<StoreId>>,
+}
+
+impl SsTrace {
+    /// The empty trace of a program with `threads` threads.
+    pub fn new(threads: usize) -> SsTrace {
+        SsTrace {
+            threads: vec![Vec::new(); threads],
+            buf: vec![Vec::new(); threads],
+            ..SsTrace::default()
+        }
+    }
+
+    fn write(&mut self, a: i64, id: StoreId) {
+        self.co.entry(a).or_default().push(id);
+        self.src.insert(a, id);
+    }
+
+    /// Adds the step `step` with effect `eff`.
+    pub fn push(&mut self, step: Step, eff: &Effect) {
+        let t = step.thread() as usize;
+        if let Step::Flush { .. } = step {
+            if let Effect::Update { addr, pos, .. } = *eff {
+                if pos < self.buf[t].len() {
+                    let id = self.buf[t].remove(pos);
+                    self.write(addr, id);
+                }
+            }
+            return;
+        }
+        let id: StoreId = (t as u32, self.threads[t].len() as u32);
+        let mut ev = SsEvent {
+            step,
+            reads: Vec::new(),
+            writes: Vec::new(),
+        };
+        match eff {
+            Effect::Local | Effect::Fence | Effect::Update { .. } => {}
+            Effect::Buffered { addr, .. } => {
+                ev.writes.push(*addr);
+                self.buf[t].push(id);
+            }
+            Effect::LoadMem { addr, .. } => ev.reads.push((*addr, self.src.get(addr).copied())),
+            Effect::LoadFwd { addr, pos, .. } => {
+                ev.reads.push((*addr, self.buf[t].get(*pos).copied()))
+            }
+            Effect::Direct(acc) => {
+                for &(a, _, w) in acc {
+                    if w {
+                        ev.writes.push(a);
+                        self.write(a, id);
+                    } else {
+                        ev.reads.push((a, self.src.get(&a).copied()));
+                    }
+                }
+            }
+            Effect::Lock => {
+                ev.reads
+                    .push((LOCK_ADDR, self.src.get(&LOCK_ADDR).copied()));
+                ev.writes.push(LOCK_ADDR);
+                self.write(LOCK_ADDR, id);
+            }
+            Effect::Unlock => {
+                ev.writes.push(LOCK_ADDR);
+                self.write(LOCK_ADDR, id);
+            }
+        }
+        self.threads[t].push(ev);
+    }
+
+    /// The canonical key of the trace: a 128-bit hash of each thread's
+    /// instructions, each read's source and each address's store order.
+    pub fn key(&self) -> u128 {
+        let mut words: Vec<i64> = Vec::new();
+        for (t, evs) in self.threads.iter().enumerate() {
+            words.extend([-1, t as i64, evs.len() as i64]);
+            for e in evs {
+                if let Step::Instr { instr, .. } = e.step {
+                    words.push(instr as i64);
+                }
+                for (a, s) in &e.reads {
+                    words.push(*a);
+                    match s {
+                        Some((st, i)) => words.extend([*st as i64, *i as i64]),
+                        None => words.push(-2),
+                    }
+                }
+            }
+        }
+        for (a, l) in &self.co {
+            words.extend([-3, *a, l.len() as i64]);
+            for (t, i) in l {
+                words.extend([*t as i64, *i as i64]);
+            }
+        }
+        let h = |salt: u64| {
+            let mut s = std::collections::hash_map::DefaultHasher::new();
+            salt.hash(&mut s);
+            words.hash(&mut s);
+            s.finish()
+        };
+        ((h(1) as u128) << 64) | h(2) as u128
+    }
+
+    /// A cycle of po ∪ rf ∪ co ∪ fr (thesis `003_…` §2.8's hb) on the
+    /// events that access memory, as a list of `(thread, index)` events in
+    /// cycle order; `None` when the relation is acyclic (the trace is an
+    /// SC trace). Stores still buffered (no co position) take no part in
+    /// co and fr. Iterative (no recursion on the trace's size).
+    pub fn hb_cycle(&self) -> Option<Vec<StoreId>> {
+        // Nodes: (thread, index) of events with accesses.
+        let mut ids: HashMap<StoreId, usize> = HashMap::default();
+        let mut nodes: Vec<StoreId> = Vec::new();
+        for (t, evs) in self.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate() {
+                if !e.reads.is_empty() || !e.writes.is_empty() {
+                    ids.insert((t as u32, i as u32), nodes.len());
+                    nodes.push((t as u32, i as u32));
+                }
+            }
+        }
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        // po
+        for w in nodes.windows(2) {
+            if w[0].0 == w[1].0 {
+                succ[ids[&w[0]]].push(ids[&w[1]]);
+            }
+        }
+        // co, and each store's co successor
+        let mut next: HashMap<(i64, StoreId), StoreId> = HashMap::default();
+        for (a, l) in &self.co {
+            for w in l.windows(2) {
+                if let (Some(&x), Some(&y)) = (ids.get(&w[0]), ids.get(&w[1])) {
+                    succ[x].push(y);
+                }
+                next.insert((*a, w[0]), w[1]);
+            }
+        }
+        // rf, fr
+        for (t, evs) in self.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate() {
+                let Some(&me) = ids.get(&(t as u32, i as u32)) else {
+                    continue;
+                };
+                for (a, s) in &e.reads {
+                    let after = match s {
+                        Some(s) => {
+                            if let Some(&x) = ids.get(s) {
+                                if x != me {
+                                    succ[x].push(me);
+                                }
+                            }
+                            next.get(&(*a, *s)).copied()
+                        }
+                        None => self.co.get(a).and_then(|l| l.first().copied()),
+                    };
+                    if let Some(&y) = after.as_ref().and_then(|n| ids.get(n)) {
+                        if y != me {
+                            succ[me].push(y);
+                        }
+                    }
+                }
+            }
+        }
+        find_cycle(&succ).map(|c| c.into_iter().map(|k| nodes[k]).collect())
+    }
+
+    /// The text of event `(thread, index)`: `t0: q0 -> q1  x = 1`.
+    pub fn describe(&self, p: &Program, e: StoreId) -> String {
+        self.threads
+            .get(e.0 as usize)
+            .and_then(|v| v.get(e.1 as usize))
+            .map_or_else(String::new, |ev| ev.step.describe(p))
+    }
+}
+
+/// A cycle of the graph `succ` (node lists), found by an iterative
+/// depth-first search; `None` if the graph is acyclic.
+pub fn find_cycle(succ: &[Vec<usize>]) -> Option<Vec<usize>> {
+    let n = succ.len();
+    // 0 = new, 1 = on the stack, 2 = done
+    let mut color = vec![0u8; n];
+    for root in 0..n {
+        if color[root] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        color[root] = 1;
+        while let Some(&mut (v, ref mut k)) = stack.last_mut() {
+            if let Some(&w) = succ[v].get(*k) {
+                *k += 1;
+                match color[w] {
+                    0 => {
+                        color[w] = 1;
+                        stack.push((w, 0));
+                    }
+                    1 => {
+                        let from = stack.iter().position(|x| x.0 == w).unwrap_or(0);
+                        return Some(stack[from..].iter().map(|x| x.0).collect());
+                    }
+                    _ => {}
+                }
+            } else {
+                color[v] = 2;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_are_found_and_dags_pass() {
+        assert_eq!(find_cycle(&[vec![1], vec![2], vec![]]), None);
+        let c = find_cycle(&[vec![1], vec![2], vec![0]]).unwrap();
+        assert_eq!(c.len(), 3);
+        assert!(find_cycle(&[vec![0]]).is_some());
+    }
+}

@@ -1,0 +1,353 @@
+//! The SMC engine (`bmc_rmm::smc`, `--engine smc`): Source-DPOR against
+//! exhaustive exploration on generated programs (same final states, same
+//! Shasha–Snir traces, no more executions); its reach and robust answers
+//! against the SAT engine's on the own examples (native and C: SB, MP,
+//! Dekker, Peterson with and without fences, sc/tso/pso); its TSO
+//! witnesses replayed on `reach::tso`; unsupported input and bad options.
+
+use bmc_rmm::bounded::{check, CheckKind, Deadline, Limits, SolverKind, Verdict};
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::frontend::{self, Format};
+use bmc_rmm::program::{Program, Width};
+use bmc_rmm::smc::semantics::{Model, Step};
+use bmc_rmm::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
+use std::process::Command;
+
+const W: Width = Width(8);
+
+fn opts(model: Model, check: SmcCheck, reduction: Reduction, bound: u32) -> SmcOptions {
+    SmcOptions {
+        model,
+        width: W,
+        bound,
+        check,
+        reduction,
+        deadline: None,
+        collect: true,
+    }
+}
+
+fn run(p: &Program, o: &SmcOptions) -> SmcResult {
+    smc::check(p, o).expect("supported program")
+}
+
+fn native(text: &str) -> Program {
+    frontend::parse_program(&SourceFile::new("t.rmm", text), Some(Format::Native), W)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// A small random program: 2–3 threads of 1–4 statements over x, y
+/// (stores, loads, fences, #StoreStore membars, atomic increments,
+/// choices, lock/unlock around a store, conditional stores).
+fn generate(rnd: &mut impl FnMut(u64) -> u64) -> String {
+    let mut text = String::from("shared x, y;\n");
+    let threads = 2 + rnd(2);
+    for t in 0..threads {
+        text.push_str(&format!("thread t{t} {{\n  reg a;\n  reg b;\n"));
+        for _ in 0..1 + rnd(if threads == 2 { 4 } else { 2 }) {
+            let v = ["x", "y"][rnd(2) as usize];
+            let r = ["a", "b"][rnd(2) as usize];
+            let s = match rnd(if threads == 2 { 22 } else { 20 }) {
+                20 | 21 => format!(
+                    "atomic {{ {r} = y; assume({r} == 0); y = 1; }}; x = {}; atomic {{ y = 0; }};",
+                    1 + rnd(2)
+                ),
+                0..=5 => format!("{v} = {};", 1 + rnd(2)),
+                6..=11 => format!("{r} = {v};"),
+                12 => "mfence;".into(),
+                13 => "membar #StoreStore;".into(),
+                14 => format!("atomic {{ {r} = {v}; {v} = {r} + 1; }};"),
+                15 => format!("choose {{ {v} = 1; }} or {{ {r} = {v}; }}"),
+                16 => format!("lock; {v} = 2; unlock;"),
+                17 => format!("if ({r} == 1) {{ {v} = 2; }}"),
+                _ => format!("{r} = {v}; {v} = {r} + 1;"),
+            };
+            text.push_str(&format!("  {s}\n"));
+        }
+        text.push_str("}\n");
+    }
+    text
+}
+
+#[test]
+fn dpor_finds_the_final_states_and_traces_of_exhaustive_exploration() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    // Per model (sc, tso, pso): DPOR executions, exhaustive executions,
+    // distinct traces.
+    let mut sums = [[0u64; 3]; 3];
+    for case in 0..100 {
+        let text = generate(&mut rnd);
+        let p = native(&text);
+        for (k, m) in [Model::Sc, Model::Tso, Model::Pso].into_iter().enumerate() {
+            let a = run(&p, &opts(m, SmcCheck::Reach, Reduction::Dpor, 30));
+            let b = run(&p, &opts(m, SmcCheck::Reach, Reduction::None, 30));
+            assert_eq!(
+                a.verdict,
+                SmcVerdict::Unreachable,
+                "case {case} {m:?}\n{text}"
+            );
+            assert_eq!(
+                a.finals, b.finals,
+                "case {case}, {m:?}: final states differ\n{text}"
+            );
+            let missing: Vec<String> = b
+                .keys
+                .iter()
+                .filter(|(k, _)| !a.keys.contains_key(k))
+                .map(|(_, path)| {
+                    path.iter()
+                        .map(|s| s.describe(&p))
+                        .collect::<Vec<_>>()
+                        .join("\n  ")
+                })
+                .collect();
+            assert!(
+                missing.is_empty() && a.keys.len() == b.keys.len(),
+                "case {case}, {m:?}: Shasha–Snir traces differ\n{text}\nmissing:\n  {}",
+                missing.join("\n----\n  ")
+            );
+            assert!(
+                a.stats.executions <= b.stats.executions,
+                "case {case}, {m:?}: DPOR ran more executions\n{text}"
+            );
+            assert_eq!(b.stats.traces, b.keys.len() as u64);
+            sums[k][0] += a.stats.executions;
+            sums[k][1] += b.stats.executions;
+            sums[k][2] += a.stats.traces;
+        }
+    }
+    for (k, m) in ["sc", "tso", "pso"].iter().enumerate() {
+        eprintln!(
+            "{m}: DPOR {} executions, exhaustive {} executions, {} traces",
+            sums[k][0], sums[k][1], sums[k][2]
+        );
+        assert!(sums[k][0] < sums[k][1]);
+    }
+}
+
+/// The SAT engine's verdict on `p` under `model` within `bound`.
+fn sat(p: &Program, model: &str, kind: CheckKind, bound: u32) -> Verdict {
+    let m = bmc_rmm::cat::load_model(model, None).unwrap();
+    let lim = Limits {
+        bound,
+        width: W.0,
+        deadline: Deadline(None),
+    };
+    check(SolverKind::Varisat, p, &m, lim, false, &[kind]).unwrap()[0].verdict
+}
+
+fn replays_on_reach_tso(p: &Program, steps: &[Step], goal: usize) {
+    use bmc_rmm::reach::tso::{check_witness, TsoStep};
+    let w: Vec<TsoStep> = steps
+        .iter()
+        .map(|s| match *s {
+            Step::Instr { thread, instr } => TsoStep::Instr {
+                thread: bmc_rmm::program::ThreadId(thread),
+                instr: instr as usize,
+            },
+            Step::Flush { thread, .. } => TsoStep::Flush {
+                thread: bmc_rmm::program::ThreadId(thread),
+            },
+        })
+        .collect();
+    check_witness(p, W, &w, goal).expect("the SMC witness replays on reach::tso");
+}
+
+fn agree_with_sat(name: &str, p: &Program, bound: u32) {
+    for (m, mname) in [(Model::Sc, "sc"), (Model::Tso, "tso"), (Model::Pso, "pso")] {
+        let r = run(p, &opts(m, SmcCheck::Reach, Reduction::Dpor, bound));
+        let s = sat(p, mname, CheckKind::Reach, bound);
+        match &r.verdict {
+            SmcVerdict::Reachable { goal, steps } => {
+                assert_eq!(
+                    s,
+                    Verdict::Violation,
+                    "{name} {mname}: smc reachable, sat not"
+                );
+                if m == Model::Tso {
+                    replays_on_reach_tso(p, steps, *goal);
+                }
+            }
+            SmcVerdict::Unreachable => {
+                assert_eq!(
+                    s,
+                    Verdict::NoViolation,
+                    "{name} {mname}: sat reachable, smc not"
+                )
+            }
+            v => panic!("{name} {mname}: {v:?}"),
+        }
+        if m != Model::Sc {
+            let r = run(p, &opts(m, SmcCheck::Robust, Reduction::Dpor, bound));
+            let s = sat(p, mname, CheckKind::Robust, bound);
+            let ours = matches!(r.verdict, SmcVerdict::NotRobust { .. });
+            assert_eq!(
+                ours,
+                s == Verdict::Violation,
+                "{name} {mname}: robust smc {:?} vs sat {s:?}",
+                r.verdict
+            );
+        }
+    }
+}
+
+#[test]
+fn native_examples_agree_with_the_sat_engine() {
+    for f in ["sb", "sb-fenced", "mp", "lb", "iriw", "dekker", "peterson"] {
+        let p = frontend::load_program(&format!("examples/{f}.rmm"), None, W).unwrap();
+        agree_with_sat(f, &p, 12);
+    }
+}
+
+#[test]
+fn c_examples_agree_with_the_sat_engine() {
+    if bmc_rmm::frontend::c::preprocess::find().is_none() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    for (f, d) in [
+        ("sb", vec![]),
+        ("sb", vec!["FENCE"]),
+        ("mp", vec![]),
+        ("mp", vec!["FENCE"]),
+        ("dekker", vec![]),
+        ("dekker", vec!["FENCE"]),
+        ("peterson", vec![]),
+        ("peterson", vec!["TSO_FENCE"]),
+        ("peterson", vec!["TSO_FENCE", "PSO_FENCE"]),
+    ] {
+        let o = bmc_rmm::frontend::c::Options {
+            defines: d.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let p = frontend::load_program_with(&format!("examples/c/{f}.c"), None, W, &o).unwrap();
+        let bound = p.max_path.unwrap();
+        agree_with_sat(&format!("{f}.c {d:?}"), &p, bound);
+    }
+}
+
+#[test]
+fn robust_programs_have_as_many_traces_under_tso_and_pso_as_under_sc() {
+    let p = frontend::load_program("examples/sb-fenced.rmm", None, W).unwrap();
+    let n: Vec<u64> = [Model::Sc, Model::Tso, Model::Pso]
+        .iter()
+        .map(|m| {
+            run(&p, &opts(*m, SmcCheck::Reach, Reduction::Dpor, 12))
+                .stats
+                .traces
+        })
+        .collect();
+    assert_eq!(n[0], n[1]);
+    assert_eq!(n[0], n[2]);
+    // SB without fences has more TSO traces than SC traces.
+    let p = frontend::load_program("examples/sb.rmm", None, W).unwrap();
+    let mut p = p;
+    p.goals.clear();
+    let sc = run(&p, &opts(Model::Sc, SmcCheck::Reach, Reduction::Dpor, 12));
+    let tso = run(&p, &opts(Model::Tso, SmcCheck::Reach, Reduction::Dpor, 12));
+    assert!(tso.stats.traces > sc.stats.traces);
+}
+
+fn bin(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn cli_answers_errors_and_limits() {
+    let (c, out) = bin(&["reach", "--engine", "smc", "-m", "tso", "examples/sb.rmm"]);
+    assert_eq!(c, 1, "{out}");
+    assert!(out.contains("REACHABLE") && out.contains("flush"), "{out}");
+    let (c, out) = bin(&["robust", "--engine", "smc", "-m", "tso", "examples/sb.rmm"]);
+    assert_eq!(c, 1, "{out}");
+    assert!(
+        out.contains("NOT ROBUST") && out.contains("cycle:"),
+        "{out}"
+    );
+    let (c, out) = bin(&[
+        "robust",
+        "--engine",
+        "smc",
+        "-m",
+        "tso",
+        "examples/sb-fenced.rmm",
+    ]);
+    assert_eq!(c, 0, "{out}");
+    let (c, out) = bin(&[
+        "reach",
+        "--engine",
+        "smc",
+        "-m",
+        "sc",
+        "--json",
+        "examples/sb.rmm",
+    ]);
+    assert_eq!(c, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(j["verdict"], "unreachable");
+    assert!(j["stats"]["executions"].as_u64().unwrap() >= 1);
+    // A loop cut by the bound is said.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("loop.rmm");
+    std::fs::write(&f, "shared x;\nthread t { while (1) { x = 1; } }\n").unwrap();
+    let (c, out) = bin(&["reach", "--engine", "smc", "-k", "5", f.to_str().unwrap()]);
+    assert_eq!(c, 0, "{out}");
+    assert!(
+        out.contains("--bound 5 (instructions per thread) cut"),
+        "{out}"
+    );
+    // Unsupported commands: a located error, exit 2.
+    let g = dir.path().join("ll.rmm");
+    std::fs::write(&g, "shared x;\nthread t {\n  r = lwarx(x);\n}\n").unwrap();
+    let (c, out) = bin(&["reach", "--engine", "smc", g.to_str().unwrap()]);
+    assert_eq!(c, 2, "{out}");
+    assert!(
+        out.contains("ll.rmm:3:") && out.contains("not supported"),
+        "{out}"
+    );
+    // Models the engine does not run.
+    let (c, out) = bin(&["reach", "--engine", "smc", "-m", "power", "examples/sb.rmm"]);
+    assert_eq!(c, 2, "{out}");
+    let (c, _) = bin(&["robust", "--engine", "smc", "-m", "sc", "examples/sb.rmm"]);
+    assert_eq!(c, 2);
+    // A timeout is "unknown", exit 3.
+    let h = dir.path().join("big.rmm");
+    let mut t = String::from("shared x, y, z;\n");
+    for i in 0..5 {
+        t.push_str(&format!(
+            "thread t{i} {{ while (1) {{ x = {i}; a = y; z = a; b = x; y = b; }} }}\n"
+        ));
+    }
+    std::fs::write(&h, t).unwrap();
+    let (c, out) = bin(&[
+        "reach",
+        "--engine",
+        "smc",
+        "-m",
+        "tso",
+        "-k",
+        "40",
+        "--timeout",
+        "0.5",
+        h.to_str().unwrap(),
+    ]);
+    assert_eq!(c, 3, "{out}");
+    assert!(out.contains("unknown"), "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+}
