@@ -73,7 +73,8 @@ fn answer(p: &Program, templates: &[ThreadId], w: Width) -> Option<Vec<Vec<u32>>
 #[test]
 fn examples_answers_and_instance_sizes() {
     // (file, minimal instances; None = robust for every number of copies)
-    let cases: [(&str, Option<Vec<Vec<u32>>>); 7] = [
+    let cases: [(&str, Option<Vec<Vec<u32>>>); 8] = [
+        ("chain4.rmm", Some(vec![vec![4]])),
         ("sb.rmm", Some(vec![vec![1, 1]])),
         ("sb_template.rmm", Some(vec![vec![2]])),
         ("ticket3.rmm", Some(vec![vec![3]])),

@@ -158,6 +158,22 @@ impl Ctx<'_> {
         shadow: &[(i64, i64)],
         mv: &MemValues,
     ) -> Vec<Out> {
+        self.step_tracked(l, cmd, mode, shadow, mv, &mut Vec::new())
+    }
+
+    /// [`Ctx::step`], also listing in `accessed` every address a branch
+    /// reads or writes — including branches that block later (an
+    /// `assume` after a load inside an atomic sequence), whose outcome
+    /// may change when the cell gains a value.
+    fn step_tracked(
+        &self,
+        l: &Local,
+        cmd: &Command,
+        mode: Mode,
+        shadow: &[(i64, i64)],
+        mv: &MemValues,
+        accessed: &mut Vec<i64>,
+    ) -> Vec<Out> {
         let mut flat: Vec<&Command> = Vec::new();
         let mut todo: Vec<&Command> = vec![cmd];
         while let Some(c) = todo.pop() {
@@ -181,6 +197,9 @@ impl Ctx<'_> {
         for c in flat {
             let mut next = Vec::new();
             for o in outs {
+                if let Command::Load { addr, .. } | Command::Store { addr, .. } = c {
+                    accessed.push(self.eval(&o.regs, addr));
+                }
                 self.apply(c, o, mode, mv, &mut next);
             }
             outs = next;
@@ -451,11 +470,16 @@ impl Ctx<'_> {
                 continue;
             };
             let mut grown: Vec<i64> = Vec::new();
+            let mut accessed: Vec<i64> = Vec::new();
             for &i in out {
                 let ins = &self.p.threads[t].instrs[i];
-                for o in self.step(&l, &ins.cmd, Mode::Plain, &[], &mv) {
+                accessed.clear();
+                let outs = self.step_tracked(&l, &ins.cmd, Mode::Plain, &[], &mv, &mut accessed);
+                for &a in &accessed {
+                    readers.entry(a).or_default().insert((t, l.clone()));
+                }
+                for o in outs {
                     for &(a, _, v) in &o.mem {
-                        readers.entry(a).or_default().insert((t, l.clone()));
                         let cell = mv
                             .entry(a)
                             .or_insert_with(|| std::iter::once(self.init_val(a)).collect());
