@@ -158,6 +158,22 @@ impl Ctx<'_> {
         shadow: &[(i64, i64)],
         mv: &MemValues,
     ) -> Vec<Out> {
+        self.step_tracked(l, cmd, mode, shadow, mv, &mut Vec::new())
+    }
+
+    /// [`Ctx::step`], also listing in `accessed` every address a branch
+    /// reads or writes — including branches that block later (an
+    /// `assume` after a load inside an atomic sequence), whose outcome
+    /// may change when the cell gains a value.
+    fn step_tracked(
+        &self,
+        l: &Local,
+        cmd: &Command,
+        mode: Mode,
+        shadow: &[(i64, i64)],
+        mv: &MemValues,
+        accessed: &mut Vec<i64>,
+    ) -> Vec<Out> {
         let mut flat: Vec<&Command> = Vec::new();
         let mut todo: Vec<&Command> = vec![cmd];
         while let Some(c) = todo.pop() {
@@ -181,6 +197,9 @@ impl Ctx<'_> {
         for c in flat {
             let mut next = Vec::new();
             for o in outs {
+                if let Command::Load { addr, .. } | Command::Store { addr, .. } = c {
+                    accessed.push(self.eval(&o.regs, addr));
+                }
                 self.apply(c, o, mode, mv, &mut next);
             }
             outs = next;
@@ -432,53 +451,68 @@ impl Ctx<'_> {
             mv.entry(self.w.wrap(a)).or_default().insert(self.w.wrap(v));
         }
         let n = self.p.threads.len();
-        let mut locals: Vec<BTreeSet<Local>> = (0..n)
+        let mut locals: Vec<std::collections::HashSet<Local>> = (0..n)
             .map(|t| std::iter::once(self.initial(t)).collect())
             .collect();
         let outs: Vec<Vec<Vec<usize>>> = self.p.threads.iter().map(|t| t.outgoing()).collect();
+        // Semi-naive: a local state is explored again only when a cell its
+        // steps access gains a value.
+        let mut work: VecDeque<(usize, Local)> = (0..n).map(|t| (t, self.initial(t))).collect();
+        let mut readers: HashMap<i64, std::collections::HashSet<(usize, Local)>> = HashMap::new();
         let mut total = n;
-        loop {
-            let mut changed = false;
-            for t in 0..n {
-                let mut work: VecDeque<Local> = locals[t].iter().cloned().collect();
-                while let Some(l) = work.pop_front() {
-                    let Some(out) = outs[t].get(l.q as usize) else {
-                        continue;
-                    };
-                    for &i in out {
-                        let ins = &self.p.threads[t].instrs[i];
-                        for o in self.step(&l, &ins.cmd, Mode::Plain, &[], &mv) {
-                            for &(a, _, v) in &o.mem {
-                                let cell = mv
-                                    .entry(a)
-                                    .or_insert_with(|| std::iter::once(self.init_val(a)).collect());
-                                if cell.insert(v) {
-                                    changed = true;
-                                    total += 1;
-                                    if cell.len() > MAX_CELL_VALUES {
-                                        return Err(LimitHit(format!(
-                                            "{} takes more than {MAX_CELL_VALUES} values: the data \
-                                             domain is too large for the Petri net (try a smaller \
-                                             --width)",
-                                            self.p.addr_name(a)
-                                        )));
-                                    }
-                                }
-                            }
-                            let nl = self.after(t, ins.to.0, &o);
-                            if locals[t].insert(nl.clone()) {
-                                total += 1;
-                                self.check(total)?;
-                                work.push_back(nl);
+        let mut steps = 0u64;
+        while let Some((t, l)) = work.pop_front() {
+            steps += 1;
+            if steps.is_multiple_of(64) {
+                self.check(total)?;
+            }
+            let Some(out) = outs[t].get(l.q as usize) else {
+                continue;
+            };
+            let mut grown: Vec<i64> = Vec::new();
+            let mut accessed: Vec<i64> = Vec::new();
+            for &i in out {
+                let ins = &self.p.threads[t].instrs[i];
+                accessed.clear();
+                let outs = self.step_tracked(&l, &ins.cmd, Mode::Plain, &[], &mv, &mut accessed);
+                for &a in &accessed {
+                    readers.entry(a).or_default().insert((t, l.clone()));
+                }
+                for o in outs {
+                    for &(a, _, v) in &o.mem {
+                        let cell = mv
+                            .entry(a)
+                            .or_insert_with(|| std::iter::once(self.init_val(a)).collect());
+                        if cell.insert(v) {
+                            total += 1;
+                            grown.push(a);
+                            if cell.len() > MAX_CELL_VALUES {
+                                return Err(LimitHit(format!(
+                                    "{} takes more than {MAX_CELL_VALUES} values: the data \
+                                     domain is too large for the Petri net (try a smaller \
+                                     --width)",
+                                    self.p.addr_name(a)
+                                )));
                             }
                         }
                     }
+                    let nl = self.after(t, ins.to.0, &o);
+                    if locals[t].insert(nl.clone()) {
+                        total += 1;
+                        self.check(total)?;
+                        work.push_back((t, nl));
+                    }
                 }
             }
-            if !changed {
-                return Ok(mv);
+            grown.sort_unstable();
+            grown.dedup();
+            for a in grown {
+                if let Some(rs) = readers.get(&a) {
+                    work.extend(rs.iter().cloned());
+                }
             }
         }
+        Ok(mv)
     }
 }
 
@@ -670,6 +704,7 @@ pub(crate) fn build(
         start.push(b.place(Key::Thread(t, cx.initial(t), false))?);
     }
     while let Some(pl) = b.work.pop_front() {
+        cx.check(b.keys.len())?;
         let key = b.keys[pl as usize].clone();
         match key {
             Key::Thread(t, l, hat) => {
