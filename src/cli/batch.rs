@@ -259,3 +259,64 @@ mod tests {
         );
     }
 }
+
+/// A batch of `reach`/`robust` inputs whose engine gives one record per
+/// input (`--engine smc|lazy|kround`): loads `a`'s inputs (sharded,
+/// `--jsonl`), runs `answer` on each (heaviest first, `-j` workers),
+/// prints the texts (or JSON lines) in input order and, for several
+/// inputs, the summary on stderr. `command` and `model` name the records'
+/// check and model (`cli::shard::Describe`).
+///
+/// Returns the worst exit status. Errors: loading the inputs; those of
+/// `answer`; writing the record file.
+pub fn run_records(
+    a: &super::args::CheckArgs,
+    command: &'static str,
+    model: &str,
+    answer: impl Fn(&str, &bmc_rmm::program::Program) -> Result<super::shard::Record, Error>
+        + Sync
+        + Send,
+) -> Result<i32, Error> {
+    let aliases = super::expect::model_aliases(model, None);
+    let describe = super::shard::Describe {
+        command,
+        what: "results",
+        words: &[],
+        model,
+        aliases: &aliases,
+        meta: serde_json::Value::Null,
+    };
+    let (shard, progs) = super::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.input.c.options(),
+        &a.batch.shard,
+        describe,
+    )?;
+    let opts = BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
+    let mut summary = Summary::new("results", &[]);
+    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
+    let recs = run_heaviest_first(&progs, size, &opts, |(f, p)| {
+        let rec = answer(f, p)?;
+        shard.record(rec.clone())?;
+        Ok(rec)
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
+    let (mut status, mut out) = (0, String::new());
+    for rec in &recs {
+        summary.add(&rec.summary[0]);
+        status = super::shard::worst(status, rec.status);
+        if a.input.json {
+            out.push_str(&format!("{}\n", rec.json[0]));
+        } else {
+            out.push_str(&rec.text);
+        }
+    }
+    print!("{out}");
+    if recs.len() > 1 && !super::quiet() {
+        eprintln!("{}", summary.render());
+    }
+    Ok(status)
+}

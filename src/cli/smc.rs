@@ -75,50 +75,11 @@ pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
         SmcCheck::Reach => "reach",
         SmcCheck::Robust => "robust",
     };
-    let aliases = super::expect::model_aliases(model.name(), None);
-    let describe = crate::cli::shard::Describe {
-        command: cmd,
-        what: "results",
-        words: &[],
-        model: model.name(),
-        aliases: &aliases,
-        meta: serde_json::Value::Null,
-    };
-    let (shard, progs) = crate::cli::inputs::load_sharded(
-        &a.input.files,
-        a.input.format,
-        a.input.width,
-        &a.input.c.options(),
-        &a.batch.shard,
-        describe,
-    )?;
-    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
-    let mut summary = crate::cli::batch::Summary::new("results", &[]);
-    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
-    let recs = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
+    crate::cli::batch::run_records(a, cmd, model.name(), |f, p| {
         let o = options(a, p, model, check);
         let r = smc::check(p, &o)?;
-        let rec = record(f, p, &o, &r);
-        shard.record(rec.clone())?;
-        Ok(rec)
-    })?
-    .into_iter()
-    .collect::<Result<Vec<_>, Error>>()?;
-    let (mut status, mut out) = (0, String::new());
-    for rec in &recs {
-        summary.add(&rec.summary[0]);
-        status = crate::cli::shard::worst(status, rec.status);
-        if a.input.json {
-            out.push_str(&format!("{}\n", rec.json[0]));
-        } else {
-            out.push_str(&rec.text);
-        }
-    }
-    print!("{out}");
-    if recs.len() > 1 && !crate::cli::quiet() {
-        eprintln!("{}", summary.render());
-    }
-    Ok(status)
+        Ok(record(f, p, &o, &r))
+    })
 }
 
 /// The verdict word and exit status of an answer.

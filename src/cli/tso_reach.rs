@@ -56,48 +56,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
             "--rounds of --engine kround must be 1..=64".into(),
         ));
     }
-    let aliases = super::expect::model_aliases("tso", None);
-    let describe = crate::cli::shard::Describe {
-        command: "reach",
-        what: "results",
-        words: &[],
-        model: "tso",
-        aliases: &aliases,
-        meta: serde_json::Value::Null,
-    };
-    let (shard, progs) = crate::cli::inputs::load_sharded(
-        &a.input.files,
-        a.input.format,
-        a.input.width,
-        &a.input.c.options(),
-        &a.batch.shard,
-        describe,
-    )?;
-    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
-    let mut summary = crate::cli::batch::Summary::new("results", &[]);
-    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
-    let recs = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
-        let rec = answer(f, p, a, k)?;
-        shard.record(rec.clone())?;
-        Ok(rec)
-    })?
-    .into_iter()
-    .collect::<Result<Vec<_>, Error>>()?;
-    let (mut status, mut out) = (0, String::new());
-    for rec in &recs {
-        summary.add(&rec.summary[0]);
-        status = crate::cli::shard::worst(status, rec.status);
-        if a.input.json {
-            out.push_str(&format!("{}\n", rec.json[0]));
-        } else {
-            out.push_str(&rec.text);
-        }
-    }
-    print!("{out}");
-    if recs.len() > 1 && !crate::cli::quiet() {
-        eprintln!("{}", summary.render());
-    }
-    Ok(status)
+    crate::cli::batch::run_records(a, "reach", "tso", |f, p| answer(f, p, a, k))
 }
 
 /// One input's `reach --engine kround|lazy` answer as a record (text,
