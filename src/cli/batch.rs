@@ -218,48 +218,6 @@ impl Summary {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keeps_input_order_with_any_thread_count() {
-        let items: Vec<u64> = (0..200).collect();
-        for j in [1, 2, 4] {
-            let opts = BatchOptions {
-                jobs: Some(j),
-                progress: false,
-            };
-            let out = run(&items, &opts, |x| {
-                // Uneven work so that completion order differs from input order.
-                std::thread::sleep(Duration::from_micros((200 - x) % 7 * 50));
-                x * 2
-            })
-            .unwrap();
-            assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
-        }
-        let bad = BatchOptions {
-            jobs: Some(0),
-            progress: false,
-        };
-        assert!(run(&items, &bad, |x| *x).is_err());
-    }
-
-    #[test]
-    fn summary_counts_in_order() {
-        let mut s = Summary::new("tests", &["allowed", "forbidden"]);
-        s.add("forbidden");
-        s.add("unknown");
-        s.add("forbidden");
-        assert_eq!(s.count("forbidden"), 2);
-        let r = s.render();
-        assert!(
-            r.starts_with("summary: 3 tests: 0 allowed, 2 forbidden, 1 unknown in "),
-            "{r}"
-        );
-    }
-}
-
 /// A batch of `reach`/`robust` inputs whose engine gives one record per
 /// input (`--engine smc|lazy|kround`): loads `a`'s inputs (sharded,
 /// `--jsonl`), runs `answer` on each (heaviest first, `-j` workers),
@@ -319,4 +277,46 @@ pub fn run_records(
         eprintln!("{}", summary.render());
     }
     Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_input_order_with_any_thread_count() {
+        let items: Vec<u64> = (0..200).collect();
+        for j in [1, 2, 4] {
+            let opts = BatchOptions {
+                jobs: Some(j),
+                progress: false,
+            };
+            let out = run(&items, &opts, |x| {
+                // Uneven work so that completion order differs from input order.
+                std::thread::sleep(Duration::from_micros((200 - x) % 7 * 50));
+                x * 2
+            })
+            .unwrap();
+            assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        }
+        let bad = BatchOptions {
+            jobs: Some(0),
+            progress: false,
+        };
+        assert!(run(&items, &bad, |x| *x).is_err());
+    }
+
+    #[test]
+    fn summary_counts_in_order() {
+        let mut s = Summary::new("tests", &["allowed", "forbidden"]);
+        s.add("forbidden");
+        s.add("unknown");
+        s.add("forbidden");
+        assert_eq!(s.count("forbidden"), 2);
+        let r = s.render();
+        assert!(
+            r.starts_with("summary: 3 tests: 0 allowed, 2 forbidden, 1 unknown in "),
+            "{r}"
+        );
+    }
 }
