@@ -280,6 +280,30 @@ fn cli_answers_errors_and_limits() {
         out.contains("NOT ROBUST") && out.contains("cycle:"),
         "{out}"
     );
+    // The cycle names its edges as the thesis does (§2.8): SB is
+    // po; fr; po; fr. MP under PSO is po; rf; po; fr.
+    let cycle = out.lines().find(|l| l.contains("cycle:")).unwrap_or("");
+    let edges: Vec<&str> = cycle
+        .split_whitespace()
+        .filter(|w| w.len() > 2 && w.starts_with('-'))
+        .collect();
+    assert_eq!(edges, ["-po->", "-fr->", "-po->", "-fr->"], "{out}");
+    let (c, out) = bin(&[
+        "robust",
+        "--engine",
+        "smc",
+        "-m",
+        "pso",
+        "--json",
+        "examples/mp.rmm",
+    ]);
+    assert_eq!(c, 1, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON record");
+    assert_eq!(
+        j["edges"],
+        serde_json::json!(["po", "rf", "po", "fr"]),
+        "{out}"
+    );
     let (c, out) = bin(&[
         "robust",
         "--engine",

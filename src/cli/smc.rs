@@ -149,11 +149,20 @@ pub fn record(f: &str, p: &Program, o: &SmcOptions, r: &SmcResult) -> crate::cli
             ));
             None
         }
-        SmcVerdict::NotRobust { steps, cycle } => {
+        SmcVerdict::NotRobust {
+            steps,
+            cycle,
+            edges,
+        } => {
             text.push_str(&format!(
                 "{f}: robust [{m}, smc]: NOT ROBUST: an execution whose trace has a cyclic happens-before (po ∪ rf ∪ co ∪ fr) ({numbers})\n"
             ));
-            text.push_str(&format!("  cycle: {}\n", cycle.join("  ->  ")));
+            let mut line = String::new();
+            for (e, l) in cycle.iter().zip(edges) {
+                line.push_str(&format!("{e}  -{l}->  "));
+            }
+            line.push_str(cycle.first().map_or("", String::as_str));
+            text.push_str(&format!("  cycle: {line}\n"));
             Some(steps)
         }
         SmcVerdict::Robust => {
@@ -188,15 +197,17 @@ pub fn record(f: &str, p: &Program, o: &SmcOptions, r: &SmcResult) -> crate::cli
     let mut rec = crate::cli::shard::record(f, status);
     rec.checks = vec![(check.into(), w.into())];
     rec.summary = vec![w.into()];
-    let (goal, cycle, reason) = match &r.verdict {
-        SmcVerdict::Reachable { goal, .. } => (Some(gname(*goal)), None, None),
-        SmcVerdict::NotRobust { cycle, .. } => (None, Some(cycle.clone()), None),
-        SmcVerdict::Unknown(why) => (None, None, Some(why.clone())),
-        _ => (None, None, None),
+    let (goal, cycle, edges, reason) = match &r.verdict {
+        SmcVerdict::Reachable { goal, .. } => (Some(gname(*goal)), None, None, None),
+        SmcVerdict::NotRobust { cycle, edges, .. } => {
+            (None, Some(cycle.clone()), Some(edges.clone()), None)
+        }
+        SmcVerdict::Unknown(why) => (None, None, None, Some(why.clone())),
+        _ => (None, None, None, None),
     };
     rec.json = vec![serde_json::json!({
         "file": f, "check": check, "model": m, "engine": "smc", "bound": o.bound,
-        "verdict": w, "goal": goal, "cycle": cycle, "reason": reason, "witness": texts,
+        "verdict": w, "goal": goal, "cycle": cycle, "edges": edges, "reason": reason, "witness": texts,
         "notes": notes, "stats": r.stats, "time": secs,
     })];
     rec.text = text;

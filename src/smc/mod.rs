@@ -89,6 +89,9 @@ pub enum SmcVerdict {
         steps: Vec<Step>,
         /// The cycle, one text per event (`t0: q0 -> q1  x = 1`).
         cycle: Vec<String>,
+        /// `edges[i]`: the hb edge (`po`, `rf`, `co`, `fr`) from event
+        /// `cycle[i]` to the next one (the last to the first).
+        edges: Vec<&'static str>,
     },
     /// Every trace within the bound is an SC trace.
     Robust,
@@ -196,6 +199,9 @@ impl Sink {
                 self.verdict = Some(SmcVerdict::NotRobust {
                     steps: path.to_vec(),
                     cycle: c.iter().map(|e| ss.describe(sem.prog, *e)).collect(),
+                    edges: (0..c.len())
+                        .map(|i| ss.edge(c[i], c[(i + 1) % c.len()]))
+                        .collect(),
                 });
                 return true;
             }

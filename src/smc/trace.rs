@@ -212,6 +212,29 @@ impl SsTrace {
         find_cycle(&succ).map(|c| c.into_iter().map(|k| nodes[k]).collect())
     }
 
+    /// The hb edge from event `a` to event `b` of a cycle found by
+    /// [`SsTrace::hb_cycle`], named as the thesis names them (§2.8): `po`
+    /// (same thread, `a` first), `rf` (`b` reads `a`'s store), `co` (both
+    /// stores, `a` first in memory order of one address), otherwise `fr`.
+    pub fn edge(&self, a: StoreId, b: StoreId) -> &'static str {
+        if a.0 == b.0 && a.1 < b.1 {
+            return "po";
+        }
+        let ev = |e: StoreId| self.threads.get(e.0 as usize)?.get(e.1 as usize);
+        if ev(b).is_some_and(|e| e.reads.iter().any(|&(_, s)| s == Some(a))) {
+            return "rf";
+        }
+        let co_before = self.co.values().any(|l| {
+            let pos = |x| l.iter().position(|&y| y == x);
+            matches!((pos(a), pos(b)), (Some(i), Some(j)) if i < j)
+        });
+        if co_before {
+            "co"
+        } else {
+            "fr"
+        }
+    }
+
     /// The text of event `(thread, index)`: `t0: q0 -> q1  x = 1`.
     pub fn describe(&self, p: &Program, e: StoreId) -> String {
         self.threads
