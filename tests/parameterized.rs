@@ -300,6 +300,66 @@ fn cli_answers_text_and_json() {
 }
 
 #[test]
+fn batches_shard_jsonl_and_merge_like_every_batch() {
+    // A directory in two shards, each written as --jsonl records, merged
+    // back: the same answers, in input order, as one unsharded run.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, whole, err) = bmc(&[
+        "robust",
+        "--engine",
+        "explicit",
+        "-q",
+        "examples/parameterized",
+    ]);
+    assert_eq!(code, 1, "{whole}{err}");
+    let mut files = Vec::new();
+    for i in 1..=2 {
+        let j = dir.path().join(format!("s{i}.jsonl"));
+        let j = j.to_string_lossy().into_owned();
+        let shard = format!("{i}/2");
+        let (code, _, err) = bmc(&[
+            "robust",
+            "--engine",
+            "explicit",
+            "-q",
+            "--shard",
+            &shard,
+            "--jsonl",
+            &j,
+            "examples/parameterized",
+        ]);
+        assert!(code == 0 || code == 1, "{err}");
+        files.push(j);
+    }
+    let (code, merged, err) = bmc(&["merge", &files[0], &files[1]]);
+    assert_eq!(code, 1, "{err}");
+    let heads = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.to_string())
+            .collect()
+    };
+    assert_eq!(heads(&merged), heads(&whole));
+    assert!(
+        heads(&whole)
+            .iter()
+            .any(|l| l.contains("ticket3.rmm") && l.contains("NOT ROBUST with t=3")),
+        "{whole}"
+    );
+    // --expect compares bounded verdicts: refused, not ignored.
+    let (code, _, err) = bmc(&[
+        "robust",
+        "--engine",
+        "explicit",
+        "--expect",
+        "x.tsv",
+        "examples/parameterized/ticket3.rmm",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--expect"), "{err}");
+}
+
+#[test]
 fn bad_input_is_located_and_limits_are_unknown() {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: &str| {

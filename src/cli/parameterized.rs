@@ -56,9 +56,15 @@ fn instance_json(p: &Program, r: &Report, copies: &[u32]) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
-/// Runs the parameterized check on every input. Exit: 0 robust for every
-/// number of copies, 1 some instance not robust, 3 unknown (a limit, or a
-/// witness that failed to replay — an internal error, reported).
+/// Runs the parameterized check on every input (files, directories,
+/// `@lists`; `-j`, `--shard`, `--jsonl` as every batch: the answers in
+/// input order). Exit: 0 robust for every number of copies, 1 some
+/// instance not robust, 3 unknown (a limit, or a witness that failed to
+/// replay — an internal error, reported).
+///
+/// Errors (exit 2): `--state`, `--dot`, `--expect`/`--write-expect`, a
+/// model other than tso, an unreadable or malformed input, a template
+/// the instrumentation does not support.
 pub fn run(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
     if a.state {
@@ -83,50 +89,40 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             "parameterized robustness is decided against TSO only (--model tso)".into(),
         ));
     }
-    let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
-    let mut progs = Vec::new();
-    for f in &files {
-        let p = bmc_rmm::frontend::load_program_with(
-            f,
-            a.input.format,
-            Width(a.input.width),
-            &a.input.c.options(),
-        )?;
-        parameterized::validate(&p, Width(a.input.width))?;
-        progs.push((f, p));
+    if a.expectations.expect.is_some() || a.expectations.write_expect.is_some() {
+        return Err(Error::Usage(
+            "--expect and --write-expect compare bounded verdicts; the parameterized answer is unbounded"
+                .into(),
+        ));
     }
-    let mut code = 0;
-    for (f, p) in &progs {
+    let width = Width(a.input.width);
+    crate::cli::batch::run_records(a, "robust", "tso", |f, p| {
+        parameterized::validate(p, width)?;
         let templates: Vec<ThreadId> = if a.parameterized {
             p.thread_ids().collect()
         } else {
             p.templates.clone()
         };
         let opts = Options {
-            width: Width(a.input.width),
+            width,
             timeout: Some(Duration::from_secs_f64(
                 a.timeout.unwrap_or(super::args::DEFAULT_TIMEOUT),
             )),
             ..Options::default()
         };
         let r = parameterized::check(p, &templates, &opts)?;
-        let status = match &r.verdict {
-            Verdict::Robust => 0,
-            Verdict::NotRobust(v) if v.witness.is_ok() => 1,
-            Verdict::NotRobust(_) | Verdict::Unknown(_) => 3,
+        let (word, status) = match &r.verdict {
+            Verdict::Robust => ("robust", 0),
+            Verdict::NotRobust(v) if v.witness.is_ok() => ("not robust", 1),
+            Verdict::NotRobust(_) | Verdict::Unknown(_) => ("unknown", 3),
         };
-        code = match (code, status) {
-            (1, _) | (_, 1) => 1,
-            (3, _) | (_, 3) => 3,
-            _ => 0,
-        };
-        if a.input.json {
-            println!("{}", json(f, p, &r));
-        } else {
-            print!("{}", text(f, p, &r));
-        }
-    }
-    Ok(code)
+        let mut rec = crate::cli::shard::record(f, status);
+        rec.checks = vec![("robust".into(), word.into())];
+        rec.summary = vec![word.into()];
+        rec.json = vec![json(f, p, &r)];
+        rec.text = text(f, p, &r);
+        Ok(rec)
+    })
 }
 
 fn names(p: &Program, r: &Report) -> String {
