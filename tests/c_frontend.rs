@@ -80,6 +80,95 @@ fn litmus_shapes_in_c_under_sc_tso_pso() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+#[test]
+fn c11_atomics_follow_their_memory_orders() {
+    if !cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    // (file, -D flags, expected under sc, tso, pso), with <stdatomic.h>:
+    // relaxed and release stores are plain (x86/SPARC mappings), a
+    // release store follows `membar #LoadStore|#StoreStore`, a seq_cst
+    // store is locked, a seq_cst fence is full and an acq_rel one is not.
+    let cases: &[(&str, &[&str], [&str; 3])] = &[
+        (
+            "c11_sb.c",
+            &["-D", "ORDER=memory_order_relaxed"],
+            ["safe", "bug", "bug"],
+        ),
+        (
+            "c11_sb.c",
+            &[
+                "-D",
+                "ORDER=memory_order_release",
+                "-D",
+                "LOAD_ORDER=memory_order_acquire",
+            ],
+            ["safe", "bug", "bug"],
+        ),
+        ("c11_sb.c", &[], ["safe", "safe", "safe"]),
+        (
+            "c11_sb.c",
+            &[
+                "-D",
+                "ORDER=memory_order_relaxed",
+                "-D",
+                "FENCE=memory_order_seq_cst",
+            ],
+            ["safe", "safe", "safe"],
+        ),
+        (
+            "c11_sb.c",
+            &[
+                "-D",
+                "ORDER=memory_order_relaxed",
+                "-D",
+                "FENCE=memory_order_acq_rel",
+            ],
+            ["safe", "bug", "bug"],
+        ),
+        (
+            "c11_mp.c",
+            &["-D", "ORDER=memory_order_relaxed"],
+            ["safe", "safe", "bug"],
+        ),
+        ("c11_mp.c", &[], ["safe", "safe", "safe"]),
+        (
+            "c11_mp.c",
+            &["-D", "ORDER=memory_order_relaxed", "-D", "GENERIC"],
+            ["safe", "safe", "bug"],
+        ),
+        ("c11_mp.c", &["-D", "GENERIC"], ["safe", "safe", "safe"]),
+    ];
+    let mut bad = Vec::new();
+    for (f, d, exp) in cases {
+        let path = format!("examples/c/{f}");
+        for (m, e) in ["sc", "tso", "pso"].iter().zip(exp) {
+            for engine in [&[][..], &["--engine", "smc"][..]] {
+                let args: Vec<&str> = engine.iter().chain(d.iter()).copied().collect();
+                let (code, text) = reach(m, &path, &args);
+                if word(code) != *e {
+                    bad.push(format!(
+                        "{f} {args:?} {m}: expected {e}, got {} ({text})",
+                        word(code)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Too few arguments: a located error naming the built-in.
+    let (code, out, _) = reach_text(
+        "#include <stdatomic.h>\natomic_int x;\nint main(void) {\n  atomic_store_explicit(&x);\n  return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("t.c:4:") && out.contains("atomic_store_explicit"),
+        "{out}"
+    );
+}
+
 /// Writes `text` to a temporary `.c` file and runs `reach` on it.
 fn reach_text(text: &str, args: &[&str]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();

@@ -488,7 +488,7 @@ pub fn ignored_constructs(model: &super::Model, prog: &crate::program::Program) 
                 .any(|s| model.uses(s));
         if !read {
             out.push(format!(
-                "`{}` (the model reads none of the sets F, {}): it orders nothing",
+                "`{}` (the model reads none of the sets F, {}): it orders nothing beyond what the model orders without it",
                 f.keyword(),
                 sets.join(", ")
             ));

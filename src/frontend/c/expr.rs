@@ -13,7 +13,7 @@ use super::ctx::{Ctx, Local, ThreadArg};
 use super::stmt::convert;
 use super::types::CType;
 use crate::diag::Error;
-use crate::program::{BinOp, Command, Expr, Fence, LExpr, UnOp};
+use crate::program::{BinOp, Command, Expr, Fence, LExpr, MembarMask, UnOp};
 use lang_c::ast::{
     BinaryOperator as B, CallExpression, Expression, MemberOperator, UnaryOperator as U,
 };
@@ -774,8 +774,14 @@ impl<'a> Ctx<'a> {
                 self.emit(Command::Unlock, s)?;
                 zero
             }
-            "__sync_synchronize" | "atomic_thread_fence" | "__atomic_thread_fence" => {
+            "__sync_synchronize" => {
                 self.emit(Command::Fence(Fence::MFence), s)?;
+                zero
+            }
+            "atomic_thread_fence" | "__atomic_thread_fence" => {
+                if let Some(f) = self.order(c.arguments.first()).fence() {
+                    self.emit(Command::Fence(f), s)?;
+                }
                 zero
             }
             "atomic_signal_fence" | "__atomic_signal_fence" => zero,
@@ -1170,31 +1176,35 @@ impl<'a> Ctx<'a> {
             })
         };
         // (operation, returns the new value)
-        let (rmw, new): (Option<Rmw>, bool) =
-            if let Some(x) = base.strip_prefix("__sync_fetch_and_") {
-                (op(x), false)
-            } else if let Some(x) = base
-                .strip_prefix("__sync_")
-                .and_then(|x| x.strip_suffix("_and_fetch"))
-            {
-                (op(x), true)
-            } else if let Some(x) = base.strip_prefix("__atomic_fetch_") {
-                (op(x), false)
-            } else if let Some(x) = base
-                .strip_prefix("__atomic_")
-                .and_then(|x| x.strip_suffix("_fetch"))
-            {
-                (op(x), true)
-            } else if let Some(x) = base.strip_prefix("atomic_fetch_") {
-                (op(x), false)
-            } else if matches!(
-                base,
-                "__sync_lock_test_and_set" | "__atomic_exchange" | "atomic_exchange"
-            ) {
-                (Some(Rmw::Xchg), false)
-            } else {
-                (None, false)
-            };
+        // GCC's generic `__atomic_load/store/exchange/compare_exchange`
+        // pass values through pointers (`__atomic_store(p, &v, mo)`).
+        let generic = n == base && n.starts_with("__atomic_");
+        let (rmw, new): (Option<Rmw>, bool) = if generic && base == "__atomic_exchange" {
+            (None, false)
+        } else if let Some(x) = base.strip_prefix("__sync_fetch_and_") {
+            (op(x), false)
+        } else if let Some(x) = base
+            .strip_prefix("__sync_")
+            .and_then(|x| x.strip_suffix("_and_fetch"))
+        {
+            (op(x), true)
+        } else if let Some(x) = base.strip_prefix("__atomic_fetch_") {
+            (op(x), false)
+        } else if let Some(x) = base
+            .strip_prefix("__atomic_")
+            .and_then(|x| x.strip_suffix("_fetch"))
+        {
+            (op(x), true)
+        } else if let Some(x) = base.strip_prefix("atomic_fetch_") {
+            (op(x), false)
+        } else if matches!(
+            base,
+            "__sync_lock_test_and_set" | "__atomic_exchange" | "atomic_exchange"
+        ) {
+            (Some(Rmw::Xchg), false)
+        } else {
+            (None, false)
+        };
         let need = |cx: &Ctx<'a>, k: usize| -> Result<(), Error> {
             if args.len() < k {
                 Err(cx.err(s, format!("`{n}` needs {k} arguments")))
@@ -1246,21 +1256,76 @@ impl<'a> Ctx<'a> {
                 Ok(Some(Val::int(Expr::Const(0))))
             }
             "__atomic_load" | "atomic_load" => {
-                need(self, 1)?;
+                // Every order is a plain load (docs/c.md, "C11 atomics").
+                need(self, if generic { 2 } else { 1 })?;
                 let p = self.rvalue(&args[0])?;
                 let ty = p.ty.pointee().cloned().unwrap_or(CType::Int);
-                let v = self.read(LVal::Mem(p.e, ty, false), s)?;
+                let v = self.read(LVal::Mem(p.e, ty.clone(), false), s)?;
+                if generic {
+                    let out = self.rvalue(&args[1])?;
+                    self.emit(
+                        Command::Store {
+                            addr: out.e,
+                            value: v.e,
+                        },
+                        s,
+                    )?;
+                    return Ok(Some(Val::int(Expr::Const(0))));
+                }
                 Ok(Some(v))
             }
             "__atomic_store" | "atomic_store" => {
                 need(self, 2)?;
                 let p = self.rvalue(&args[0])?;
                 let v = self.rvalue(&args[1])?;
+                let v = if generic {
+                    let ty = v.ty.pointee().cloned().unwrap_or(CType::Int);
+                    self.read(LVal::Mem(v.e, ty, false), s)?
+                } else {
+                    v
+                };
+                let store = Command::Store {
+                    addr: p.e,
+                    value: v.e,
+                };
+                match self.order(args.get(2)) {
+                    Order::SeqCst => self.emit(Command::Atomic(vec![store]), s)?,
+                    mo => {
+                        if let Some(f) = mo.release_fence() {
+                            self.emit(Command::Fence(f), s)?;
+                        }
+                        self.emit(store, s)?;
+                    }
+                }
+                Ok(Some(Val::int(Expr::Const(0))))
+            }
+            "__atomic_exchange" => {
+                // Generic: (ptr, &value, &old, mo); a locked exchange.
+                need(self, 3)?;
+                let p = self.rvalue(&args[0])?;
+                let vp = self.rvalue(&args[1])?;
+                let ty = vp.ty.pointee().cloned().unwrap_or(CType::Int);
+                let v = self.read(LVal::Mem(vp.e, ty, false), s)?;
+                let out = self.rvalue(&args[2])?;
+                let old = self.b.temp();
                 self.emit(
-                    Command::Atomic(vec![Command::Store {
-                        addr: p.e,
-                        value: v.e,
-                    }]),
+                    Command::Atomic(vec![
+                        Command::Load {
+                            reg: old,
+                            addr: p.e.clone(),
+                        },
+                        Command::Store {
+                            addr: p.e,
+                            value: v.e,
+                        },
+                    ]),
+                    s,
+                )?;
+                self.emit(
+                    Command::Store {
+                        addr: out.e,
+                        value: Expr::Var(old),
+                    },
                     s,
                 )?;
                 Ok(Some(Val::int(Expr::Const(0))))
@@ -1282,6 +1347,12 @@ impl<'a> Ctx<'a> {
                 let ep = self.rvalue(&args[1])?;
                 let expected = self.read(LVal::Mem(ep.e.clone(), CType::Int, false), s)?;
                 let nv = self.rvalue(&args[2])?;
+                let nv = if generic {
+                    let ty = nv.ty.pointee().cloned().unwrap_or(CType::Int);
+                    self.read(LVal::Mem(nv.e, ty, false), s)?
+                } else {
+                    nv
+                };
                 let (_, ok) = self.cas(p.e, expected.e, nv.e, Some(ep.e), s)?;
                 Ok(Some(Val::int(ok)))
             }
@@ -1343,6 +1414,70 @@ impl<'a> Ctx<'a> {
         }
         self.b.place(join);
         Ok((Expr::Var(old), self.known_or(ok)))
+    }
+}
+
+/// A C11 memory order (`memory_order_*`; GCC's `__ATOMIC_*` have the same
+/// values 0..=5). docs/c.md, "C11 atomics", gives each one's lowering:
+/// the x86 and SPARC mappings (plain loads; relaxed stores plain, release
+/// stores after `membar #LoadStore|#StoreStore`, seq_cst stores locked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `memory_order_relaxed` (0).
+    Relaxed,
+    /// `memory_order_consume` (1).
+    Consume,
+    /// `memory_order_acquire` (2).
+    Acquire,
+    /// `memory_order_release` (3).
+    Release,
+    /// `memory_order_acq_rel` (4).
+    AcqRel,
+    /// `memory_order_seq_cst` (5), and any order that is not a constant.
+    SeqCst,
+}
+
+impl Order {
+    /// The order of a constant `memory_order` value; others are `SeqCst`.
+    pub fn of(v: i64) -> Order {
+        match v {
+            0 => Order::Relaxed,
+            1 => Order::Consume,
+            2 => Order::Acquire,
+            3 => Order::Release,
+            4 => Order::AcqRel,
+            _ => Order::SeqCst,
+        }
+    }
+
+    /// The fence a store of this order needs before it (release:
+    /// `membar #LoadStore|#StoreStore`, SPARC's release mapping).
+    fn release_fence(self) -> Option<Fence> {
+        matches!(self, Order::Release | Order::AcqRel)
+            .then_some(Fence::Membar(MembarMask(MembarMask::LS | MembarMask::SS)))
+    }
+
+    /// `atomic_thread_fence(order)`: seq_cst a full fence, the others
+    /// the SPARC masks of their order (acquire `#LoadLoad|#LoadStore`,
+    /// release `#LoadStore|#StoreStore`, acq_rel the three), relaxed none.
+    fn fence(self) -> Option<Fence> {
+        let m = |bits| Some(Fence::Membar(MembarMask(bits)));
+        match self {
+            Order::Relaxed => None,
+            Order::Consume | Order::Acquire => m(MembarMask::LL | MembarMask::LS),
+            Order::Release => m(MembarMask::LS | MembarMask::SS),
+            Order::AcqRel => m(MembarMask::LL | MembarMask::LS | MembarMask::SS),
+            Order::SeqCst => Some(Fence::MFence),
+        }
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// The memory order of an optional order argument (absent or not a
+    /// constant: seq_cst).
+    fn order(&mut self, arg: Option<&'a Node<Expression>>) -> Order {
+        arg.and_then(|e| self.const_value(e).ok())
+            .map_or(Order::SeqCst, Order::of)
     }
 }
 

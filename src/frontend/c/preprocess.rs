@@ -36,8 +36,36 @@ pub fn find() -> Option<Vec<String>> {
     None
 }
 
+/// The headers bmc-rmm ships (`stdatomic.h`: the C11 atomics as calls
+/// the front-end lowers, docs/c.md), as (file name, text).
+const BUNDLED: [(&str, &str); 1] = [("stdatomic.h", include_str!("stdatomic.h"))];
+
+/// A directory holding the [`BUNDLED`] headers: `bmc-rmm-VERSION-include`
+/// in the system's temporary directory, written on first use (each file
+/// through a temporary sibling and a rename, so concurrent runs never see
+/// a partial header). `None` when it cannot be written: the system's
+/// headers are used then.
+fn bundled_include_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("bmc-rmm-{}-include", env!("CARGO_PKG_VERSION")));
+    std::fs::create_dir_all(&dir).ok()?;
+    for (name, text) in BUNDLED {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {
+            continue;
+        }
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, text).ok()?;
+        if std::fs::rename(&tmp, &path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+            return None;
+        }
+    }
+    Some(dir)
+}
+
 /// Runs the preprocessor on `src`'s text (standard input; the file's
-/// directory is on the include path), with `-D` for each of
+/// directory, then the [`BUNDLED`] headers' directory are on the include
+/// path, before the system's), with `-D` for each of
 /// `opts.defines` and `__BMC_RMM__` defined.
 ///
 /// Errors: no preprocessor ([`Error::Usage`]); the preprocessor failed
@@ -63,6 +91,11 @@ pub fn run(src: &SourceFile, opts: &Options) -> Result<String, Error> {
         .arg("-D__BMC_RMM__")
         .arg("-I")
         .arg(&dir)
+        .args(
+            bundled_include_dir()
+                .map(|d| vec!["-I".to_string(), d.to_string_lossy().into_owned()])
+                .unwrap_or_default(),
+        )
         .args(opts.defines.iter().map(|d| format!("-D{d}")))
         .args(["-x", "c", "-"])
         .stdin(Stdio::piped())
