@@ -64,20 +64,30 @@ fn litmus_shapes_in_c_under_sc_tso_pso() {
             ["safe", "safe", "safe"],
         ),
     ];
+    let bad = table_mismatches(cases, &[&[]]);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Runs each (file of examples/c, -D flags, expected under sc, tso, pso)
+/// with each engine's arguments; returns the rows that answer otherwise.
+fn table_mismatches(cases: &[(&str, &[&str], [&str; 3])], engines: &[&[&str]]) -> Vec<String> {
     let mut bad = Vec::new();
     for (f, d, exp) in cases {
         let path = format!("examples/c/{f}");
         for (m, e) in ["sc", "tso", "pso"].iter().zip(exp) {
-            let (code, text) = reach(m, &path, d);
-            if word(code) != *e {
-                bad.push(format!(
-                    "{f} {d:?} {m}: expected {e}, got {} ({text})",
-                    word(code)
-                ));
+            for engine in engines {
+                let args: Vec<&str> = engine.iter().chain(d.iter()).copied().collect();
+                let (code, text) = reach(m, &path, &args);
+                if word(code) != *e {
+                    bad.push(format!(
+                        "{f} {args:?} {m}: expected {e}, got {} ({text})",
+                        word(code)
+                    ));
+                }
             }
         }
     }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    bad
 }
 
 #[test]
@@ -140,22 +150,7 @@ fn c11_atomics_follow_their_memory_orders() {
         ),
         ("c11_mp.c", &["-D", "GENERIC"], ["safe", "safe", "safe"]),
     ];
-    let mut bad = Vec::new();
-    for (f, d, exp) in cases {
-        let path = format!("examples/c/{f}");
-        for (m, e) in ["sc", "tso", "pso"].iter().zip(exp) {
-            for engine in [&[][..], &["--engine", "smc"][..]] {
-                let args: Vec<&str> = engine.iter().chain(d.iter()).copied().collect();
-                let (code, text) = reach(m, &path, &args);
-                if word(code) != *e {
-                    bad.push(format!(
-                        "{f} {args:?} {m}: expected {e}, got {} ({text})",
-                        word(code)
-                    ));
-                }
-            }
-        }
-    }
+    let bad = table_mismatches(cases, &[&[], &["--engine", "smc"]]);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // Too few arguments: a located error naming the built-in.
     let (code, out, _) = reach_text(

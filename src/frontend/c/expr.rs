@@ -1175,10 +1175,10 @@ impl<'a> Ctx<'a> {
                 _ => return None,
             })
         };
-        // (operation, returns the new value)
         // GCC's generic `__atomic_load/store/exchange/compare_exchange`
         // pass values through pointers (`__atomic_store(p, &v, mo)`).
         let generic = n == base && n.starts_with("__atomic_");
+        // (operation, returns the new value)
         let (rmw, new): (Option<Rmw>, bool) = if generic && base == "__atomic_exchange" {
             (None, false)
         } else if let Some(x) = base.strip_prefix("__sync_fetch_and_") {
