@@ -303,22 +303,208 @@ pub struct Violation<F> {
 
 type Env = Option<(usize, usize)>;
 
+/// What a `Name` node refers to: (statement, binding, in a `let rec`).
+type NameRef = (usize, usize, bool);
+
+/// The static tables of one model that the evaluator needs by node id
+/// (built once per model and thread, kept in [`Memo`]).
+#[derive(Default)]
+struct Plan {
+    /// Per `Name` node: its definition.
+    name_ref: Vec<Option<NameRef>>,
+    /// Per node: inside the body of a `let rec` group and mentioning a
+    /// name of that group (its value differs from one fixed-point
+    /// iteration to the next).
+    env_dep: Vec<bool>,
+}
+
+impl Plan {
+    fn new(model: &Model) -> Plan {
+        fn walk(
+            n: &Node,
+            model: &Model,
+            group: Option<usize>,
+            plan: &mut Plan,
+            depth: usize,
+        ) -> bool {
+            use ExprKind::*;
+            if n.id >= plan.env_dep.len() {
+                plan.env_dep.resize(n.id + 1, false);
+                plan.name_ref.resize(n.id + 1, None);
+            }
+            // The parser bounds the depth of expressions (`check_eval_depth`).
+            debug_assert!(depth < 100_000);
+            let dep = match &n.kind {
+                Name(s) => {
+                    let r = model.defs.get(s).map(|&(si, bi)| {
+                        let rec = matches!(model.stmts[si], Stmt::Let { rec: true, .. });
+                        (si, bi, rec)
+                    });
+                    plan.name_ref[n.id] = r;
+                    r.is_some_and(|(si, _, rec)| rec && Some(si) == group)
+                }
+                Base(_) | Empty => false,
+                Union(x, y) | Inter(x, y) | Seq(x, y) | Diff(x, y) | Cart(x, y) => {
+                    let a = walk(x, model, group, plan, depth + 1);
+                    let b = walk(y, model, group, plan, depth + 1);
+                    a || b
+                }
+                Compl(x) | Plus(x) | Star(x) | Opt(x) | Inv(x) | Bracket(x) | Domain(x)
+                | Range(x) | FenceRel(x) => walk(x, model, group, plan, depth + 1),
+            };
+            plan.env_dep[n.id] = dep;
+            dep
+        }
+        let mut plan = Plan {
+            name_ref: vec![None; model.nodes],
+            env_dep: vec![false; model.nodes],
+        };
+        for (si, st) in model.stmts.iter().enumerate() {
+            match st {
+                Stmt::Let { rec, binds } => {
+                    let group = rec.then_some(si);
+                    for (_, e) in binds {
+                        walk(e, model, group, &mut plan, 0);
+                    }
+                }
+                Stmt::Check { expr, .. } => {
+                    walk(expr, model, None, &mut plan, 0);
+                }
+            }
+        }
+        plan
+    }
+}
+
+/// A value kept between candidates: the revision it was last checked
+/// at and the revision it last changed at.
+#[derive(Clone)]
+struct Slot<V> {
+    val: Option<V>,
+    changed: u64,
+    verified: u64,
+}
+
+impl<V> Default for Slot<V> {
+    fn default() -> Self {
+        Slot {
+            val: None,
+            changed: 0,
+            verified: 0,
+        }
+    }
+}
+
+impl<V: PartialEq> Slot<V> {
+    /// Stores the value computed at revision `rev`; keeps the old one
+    /// (and its change revision) when equal.
+    fn store(&mut self, v: V, rev: u64) {
+        self.verified = rev;
+        if self.val.as_ref() != Some(&v) {
+            self.val = Some(v);
+            self.changed = rev;
+        }
+    }
+}
+
+/// A `let rec` group's fixed point, kept between candidates.
+#[derive(Default)]
+struct Group {
+    verified: u64,
+    /// Per binding: revision its fixed point last changed at.
+    changed: Vec<u64>,
+    /// Per binding: the Kleene iterates (index 0 = empty).
+    iters: Vec<Vec<Rc<Val>>>,
+    /// (node id, iteration) → value of an iteration-dependent node.
+    at: HashMap<(usize, usize), Rc<Val>>,
+}
+
+/// The evaluator's values, kept from one candidate to the next on the
+/// same thread (one [`Evaluator`] is made per candidate). Every value
+/// is a function of the model and of the candidate's base sets and
+/// relations; at each candidate (a new revision) the base values are
+/// computed again and compared, and a derived value is recomputed only
+/// when one of its operands changed since it was last checked (the
+/// change/verification revisions of incremental build systems). Sound
+/// for any [`Base`]: nothing but the base values is trusted, and the
+/// tables are keyed by the model's uid and the number of events.
+#[derive(Default)]
+struct Memo {
+    uid: u64,
+    n: usize,
+    rev: u64,
+    plan: Plan,
+    nodes: Vec<Slot<Rc<Val>>>,
+    bases: HashMap<Builtin, Slot<Rc<Val>>>,
+    universe: Slot<Bits>,
+    groups: HashMap<usize, Group>,
+}
+
+impl Memo {
+    /// The memo for `model` over `n` events, reusing `self` when it is
+    /// for the same model and size.
+    fn renew(mut self, model: &Model, n: usize) -> Memo {
+        if self.uid != model.uid || self.plan.env_dep.len() < model.nodes {
+            self = Memo {
+                uid: model.uid,
+                plan: Plan::new(model),
+                rev: self.rev,
+                ..Memo::default()
+            };
+        }
+        if self.n != n || self.nodes.len() != self.plan.env_dep.len() {
+            self.n = n;
+            self.nodes = vec![Slot::default(); self.plan.env_dep.len()];
+            self.bases.clear();
+            self.universe = Slot::default();
+            self.groups.clear();
+        }
+        self.rev += 1;
+        self
+    }
+}
+
+impl PartialEq for Val {
+    fn eq(&self, o: &Val) -> bool {
+        match (self, o) {
+            (Val::Set(a), Val::Set(b)) => a == b,
+            (Val::Rel(a), Val::Rel(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+thread_local! {
+    /// The [`Memo`] of the last evaluator dropped on this thread.
+    static MEMO: std::cell::RefCell<Option<Memo>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Evaluator of one model on one candidate.
+///
+/// Values of the previous candidate evaluated on the same thread with
+/// the same model are reused where their operands are unchanged (see
+/// [`Memo`]); the answers are those of a fresh evaluation.
 pub struct Evaluator<'m, B: Base> {
     model: &'m Model,
     base: B,
     n: usize,
     /// name key → (stmt index, bind index)
     defs: &'m HashMap<String, (usize, usize)>,
-    /// rec name key → values per iteration (index 0 = empty).
-    iters: HashMap<String, Vec<Rc<Val>>>,
-    fix: HashMap<String, Rc<Val>>,
-    cache: HashMap<(usize, Env), Rc<Val>>,
-    basecache: HashMap<Builtin, Rc<Val>>,
-    universe: Option<Bits>,
+    memo: Memo,
     /// Explain `acyclic` violations with shortest cycles
     /// ([`Mat::shortest_cycle`]) instead of the first one found.
     pub shortest_cycles: bool,
+}
+
+impl<B: Base> Drop for Evaluator<'_, B> {
+    fn drop(&mut self) {
+        let memo = std::mem::take(&mut self.memo);
+        let _ = MEMO.try_with(|m| {
+            if let Ok(mut m) = m.try_borrow_mut() {
+                *m = Some(memo);
+            }
+        });
+    }
 }
 
 impl<'m, B: Base> Evaluator<'m, B> {
@@ -326,16 +512,18 @@ impl<'m, B: Base> Evaluator<'m, B> {
     pub fn new(model: &'m Model, base: B) -> Self {
         let n = base.n();
         let defs = &model.defs;
+        let memo = MEMO
+            .try_with(|m| m.try_borrow_mut().ok().and_then(|mut m| m.take()))
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .renew(model, n);
         Evaluator {
             model,
             base,
             n,
             defs,
-            iters: HashMap::default(),
-            fix: HashMap::default(),
-            cache: HashMap::default(),
-            basecache: HashMap::default(),
-            universe: None,
+            memo,
             shortest_cycles: false,
         }
     }
@@ -345,76 +533,221 @@ impl<'m, B: Base> Evaluator<'m, B> {
         &mut self.base
     }
 
-    fn group_of(&self, name: &str) -> Option<usize> {
-        let (si, _) = self.defs.get(name)?;
-        match &self.model.stmts[*si] {
-            Stmt::Let { rec: true, .. } => Some(*si),
-            _ => None,
+    fn name_ref(&self, node: &Node) -> NameRef {
+        match self.memo.plan.name_ref.get(node.id).copied().flatten() {
+            Some(r) => r,
+            None => unreachable!("`{:?}` is not a `let` binding (the parser resolves names)", node.kind),
         }
     }
 
-    fn lookup(&mut self, name: &str, env: Env) -> Rc<Val> {
+    fn bind(&self, si: usize, bi: usize) -> &'m Node {
+        let model = self.model;
+        match &model.stmts[si] {
+            Stmt::Let { binds, .. } => &binds[bi].1,
+            Stmt::Check { .. } => unreachable!("a name refers to a `let`"),
+        }
+    }
+
+    /// The value of a `Name` node.
+    fn lookup(&mut self, node: &Node, env: Env) -> Rc<Val> {
+        let (si, bi, rec) = self.name_ref(node);
+        if !rec {
+            return self.eval(self.bind(si, bi), None);
+        }
         if let Some((g, i)) = env {
-            if self.group_of(name) == Some(g) {
-                return self.iters[name][i].clone();
+            if g == si {
+                return self.memo.groups[&si].iters[bi][i].clone();
             }
         }
-        if let Some(v) = self.fix.get(name) {
-            return v.clone();
-        }
-        // `let` definitions are evaluated on first use (lazily).
-        if let Some(&(si, bi)) = self.defs.get(name) {
-            let model = self.model;
-            match &model.stmts[si] {
-                Stmt::Let { rec: false, binds } => {
-                    let v = self.eval(&binds[bi].1, None);
-                    self.fix.insert(name.to_string(), v.clone());
-                    return v;
-                }
-                Stmt::Let { rec: true, binds } => {
-                    self.fixpoint(si, binds);
-                    return self.fix[name].clone();
-                }
-                Stmt::Check { .. } => {}
-            }
-        }
-        unreachable!("`{name}` is not a `let` binding (the parser resolves names)")
+        self.ensure_group(si);
+        self.memo.groups[&si].iters[bi]
+            .last()
+            .expect("a fixed point has iterates")
+            .clone()
     }
 
-    /// The value of a base set or relation (cached).
+    /// The revision at which the value of `node` (evaluated outside
+    /// any fixed-point iteration) last changed; evaluates it.
+    fn changed_at(&mut self, node: &Node) -> u64 {
+        match &node.kind {
+            ExprKind::Name(_) => {
+                let (si, bi, rec) = self.name_ref(node);
+                if rec {
+                    self.ensure_group(si);
+                    self.memo.groups[&si].changed[bi]
+                } else {
+                    self.changed_at(self.bind(si, bi))
+                }
+            }
+            ExprKind::Base(b) => {
+                self.base_val(*b);
+                self.memo.bases[b].changed
+            }
+            _ => {
+                self.eval_memo(node);
+                self.memo.nodes[node.id].changed
+            }
+        }
+    }
+
+    /// Did an operand of `node` change after revision `since`? (Its
+    /// children, and what the operation itself reads: the executed
+    /// events, po.)
+    fn operands_changed(&mut self, node: &Node, since: u64) -> bool {
+        use ExprKind::*;
+        match &node.kind {
+            Name(_) | Base(_) => self.changed_at(node) > since,
+            Empty => false,
+            Union(x, y) | Inter(x, y) | Seq(x, y) | Diff(x, y) | Cart(x, y) => {
+                self.changed_at(x) > since || self.changed_at(y) > since
+            }
+            Compl(x) | Star(x) | Opt(x) => {
+                self.universe();
+                self.memo.universe.changed > since || self.changed_at(x) > since
+            }
+            FenceRel(x) => {
+                self.base_val(Builtin::Rel(BaseRel::Po));
+                self.memo.bases[&Builtin::Rel(BaseRel::Po)].changed > since
+                    || self.changed_at(x) > since
+            }
+            Plus(x) | Inv(x) | Bracket(x) | Domain(x) | Range(x) => self.changed_at(x) > since,
+        }
+    }
+
+    /// Did an input of the `let rec` group at statement `si` (a value
+    /// its bodies read that does not depend on the group) change after
+    /// revision `since`?
+    fn group_inputs_changed(&mut self, si: usize, since: u64) -> bool {
+        fn walk<B: Base>(ev: &mut Evaluator<'_, B>, n: &Node, since: u64) -> bool {
+            use ExprKind::*;
+            if !ev.memo.plan.env_dep[n.id] {
+                return ev.changed_at(n) > since;
+            }
+            match &n.kind {
+                Name(_) | Base(_) | Empty => false,
+                Union(x, y) | Inter(x, y) | Seq(x, y) | Diff(x, y) | Cart(x, y) => {
+                    walk(ev, x, since) || walk(ev, y, since)
+                }
+                Compl(x) | Star(x) | Opt(x) => {
+                    ev.universe();
+                    ev.memo.universe.changed > since || walk(ev, x, since)
+                }
+                FenceRel(x) => {
+                    ev.base_val(Builtin::Rel(BaseRel::Po));
+                    ev.memo.bases[&Builtin::Rel(BaseRel::Po)].changed > since
+                        || walk(ev, x, since)
+                }
+                Plus(x) | Inv(x) | Bracket(x) | Domain(x) | Range(x) => walk(ev, x, since),
+            }
+        }
+        let model = self.model;
+        let Stmt::Let { binds, .. } = &model.stmts[si] else {
+            return true;
+        };
+        binds.iter().any(|(_, e)| walk(self, e, since))
+    }
+
+    /// Makes the fixed point of the `let rec` group at statement `si`
+    /// current (recomputing it only when an input changed).
+    fn ensure_group(&mut self, si: usize) {
+        let rev = self.memo.rev;
+        let since = match self.memo.groups.get(&si) {
+            Some(g) if g.verified == rev => return,
+            Some(g) => Some(g.verified),
+            None => None,
+        };
+        if let Some(since) = since {
+            if !self.group_inputs_changed(si, since) {
+                if let Some(g) = self.memo.groups.get_mut(&si) {
+                    g.verified = rev;
+                }
+                return;
+            }
+        }
+        let model = self.model;
+        if let Stmt::Let { binds, .. } = &model.stmts[si] {
+            self.fixpoint(si, binds);
+        }
+    }
+
+    /// The value of a base set or relation (computed once per
+    /// candidate).
     fn base_val(&mut self, b: Builtin) -> Rc<Val> {
-        if let Some(v) = self.basecache.get(&b) {
-            return v.clone();
+        let rev = self.memo.rev;
+        if let Some(s) = self.memo.bases.get(&b) {
+            if s.verified == rev {
+                if let Some(v) = &s.val {
+                    return v.clone();
+                }
+            }
         }
         let v = Rc::new(match b {
             Builtin::Set(s) => Val::Set(self.base.set(s)),
             Builtin::Rel(r) => Val::Rel(self.base.rel(r)),
         });
-        self.basecache.insert(b, v.clone());
-        v
+        let slot = self.memo.bases.entry(b).or_default();
+        slot.store(v, rev);
+        slot.val.clone().expect("stored")
     }
 
-    /// The executed events (cached).
+    /// The executed events (computed once per candidate).
     fn universe(&mut self) -> Bits {
-        match &self.universe {
-            Some(u) => u.clone(),
-            None => {
-                let u = self.base.executed();
-                self.universe = Some(u.clone());
-                u
-            }
+        let rev = self.memo.rev;
+        if self.memo.universe.verified != rev || self.memo.universe.val.is_none() {
+            let u = self.base.executed();
+            self.memo.universe.store(u, rev);
         }
+        self.memo.universe.val.clone().expect("stored")
     }
 
     fn eval(&mut self, node: &Node, env: Env) -> Rc<Val> {
-        let key = (node.id, env);
-        if let Some(v) = self.cache.get(&key) {
-            return v.clone();
+        match &node.kind {
+            ExprKind::Name(_) => return self.lookup(node, env),
+            ExprKind::Base(b) => return self.base_val(*b),
+            _ => {}
         }
+        if let Some((g, i)) = env {
+            if self.memo.plan.env_dep[node.id] {
+                if let Some(v) = self.memo.groups.get(&g).and_then(|gr| gr.at.get(&(node.id, i))) {
+                    return v.clone();
+                }
+                let v = Rc::new(self.compute(node, env));
+                if let Some(gr) = self.memo.groups.get_mut(&g) {
+                    gr.at.insert((node.id, i), v.clone());
+                }
+                return v;
+            }
+        }
+        self.eval_memo(node)
+    }
+
+    /// The value of `node` outside any fixed-point iteration: the
+    /// previous candidate's when its operands did not change.
+    fn eval_memo(&mut self, node: &Node) -> Rc<Val> {
+        let rev = self.memo.rev;
+        let slot = &self.memo.nodes[node.id];
+        if let Some(old) = &slot.val {
+            if slot.verified == rev {
+                return old.clone();
+            }
+            let (old, since) = (old.clone(), slot.verified);
+            if !self.operands_changed(node, since) {
+                self.memo.nodes[node.id].verified = rev;
+                return old;
+            }
+        }
+        let v = Rc::new(self.compute(node, None));
+        let slot = &mut self.memo.nodes[node.id];
+        slot.store(v, rev);
+        slot.val.clone().expect("stored")
+    }
+
+    /// Computes the value of an operation node from its operands.
+    fn compute(&mut self, node: &Node, env: Env) -> Val {
         use ExprKind::*;
-        let v = match &node.kind {
-            Name(s) => return self.lookup(s, env),
-            Base(b) => return self.base_val(*b),
+        match &node.kind {
+            Name(_) => (*self.lookup(node, env)).clone(),
+            Base(b) => (*self.base_val(*b)).clone(),
             Empty => Val::Rel(Mat::new(self.n)),
             Union(a, b) | Inter(a, b) | Diff(a, b) => {
                 let x = self.eval(a, env);
@@ -501,44 +834,56 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 }
                 Val::Rel(po.seq(&mid).seq(&po))
             }
-        };
-        let v = Rc::new(v);
-        self.cache.insert(key, v.clone());
-        v
+        }
     }
 
     /// Computes the least fixed point of the `let rec` group at statement
     /// `si` by Kleene iteration from the empty relations, keeping every
     /// iterate (explanations use the iteration a pair first appears in).
     fn fixpoint(&mut self, si: usize, binds: &'m [(String, Node)]) {
-        for (name, _) in binds {
-            self.iters
-                .insert(name.clone(), vec![Rc::new(Val::Rel(Mat::new(self.n)))]);
-        }
+        let rev = self.memo.rev;
+        let old = self.memo.groups.remove(&si);
+        self.memo.groups.insert(
+            si,
+            Group {
+                verified: rev,
+                changed: vec![rev; binds.len()],
+                iters: binds
+                    .iter()
+                    .map(|_| vec![Rc::new(Val::Rel(Mat::new(self.n)))])
+                    .collect(),
+                at: HashMap::default(),
+            },
+        );
         let mut i = 0;
         loop {
             let mut changed = false;
-            let mut next = Vec::new();
-            for (name, e) in binds {
+            let mut next = Vec::with_capacity(binds.len());
+            for (bi, (_, e)) in binds.iter().enumerate() {
                 let v = self.eval(e, Some((si, i)));
-                if v.rel() != self.iters[name][i].rel() {
+                if v.rel() != self.memo.groups[&si].iters[bi][i].rel() {
                     changed = true;
                 }
-                next.push((name.clone(), v));
+                next.push(v);
             }
-            for (name, v) in next {
-                if let Some(vs) = self.iters.get_mut(&name) {
-                    vs.push(v);
-                }
+            let g = self.memo.groups.get_mut(&si).expect("inserted above");
+            for (bi, v) in next.into_iter().enumerate() {
+                g.iters[bi].push(v);
             }
             i += 1;
             if !changed {
                 break;
             }
         }
-        for (name, _) in binds {
-            let v = self.iters[name][i].clone();
-            self.fix.insert(name.clone(), v);
+        // A binding whose fixed point equals the previous candidate's
+        // keeps its change revision.
+        if let Some(old) = old {
+            let g = self.memo.groups.get_mut(&si).expect("inserted above");
+            for bi in 0..binds.len() {
+                if old.iters[bi].last() == g.iters[bi].last() {
+                    g.changed[bi] = old.changed[bi];
+                }
+            }
         }
     }
 
@@ -672,8 +1017,18 @@ impl<'m, B: Base> Evaluator<'m, B> {
                     .and_then(|x| x.parse::<usize>().ok())
                     .unwrap_or(0)
             });
-        let v = match key.cloned() {
-            Some(key) => self.lookup(&key, None),
+        let v = match key.and_then(|k| self.defs.get(k)).copied() {
+            Some((si, bi)) => {
+                if matches!(self.model.stmts[si], Stmt::Let { rec: true, .. }) {
+                    self.ensure_group(si);
+                    self.memo.groups[&si].iters[bi]
+                        .last()
+                        .expect("a fixed point has iterates")
+                        .clone()
+                } else {
+                    self.eval(self.bind(si, bi), None)
+                }
+            }
             None => self.base_val(Builtin::from_name(user_name)?),
         };
         match &*v {
@@ -688,14 +1043,6 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
-    fn def_node(&self, name: &str) -> Option<&'m Node> {
-        let (si, bi) = *self.defs.get(name)?;
-        match &self.model.stmts[si] {
-            Stmt::Let { binds, .. } => Some(&binds[bi].1),
-            _ => None,
-        }
-    }
-
     fn exec_fact(&mut self, a: usize, facts: &mut Vec<B::Fact>) {
         let present = self.universe().get(a);
         let l = self.base.exec_fact(a);
@@ -706,21 +1053,22 @@ impl<'m, B: Base> Evaluator<'m, B> {
     fn pres(&mut self, node: &Node, env: Env, a: usize, b: usize, facts: &mut Vec<B::Fact>) {
         use ExprKind::*;
         match &node.kind {
-            Name(s) => {
-                if let Some(def) = self.def_node(s) {
-                    match (self.group_of(s), env) {
-                        (Some(g), e) => {
-                            let upto = match e {
-                                Some((g2, i)) if g2 == g => i,
-                                _ => self.iters[s].len() - 1,
-                            };
-                            let j = (1..=upto)
-                                .find(|&j| self.iters[s][j].rel().get(a, b))
-                                .unwrap_or(upto);
-                            self.pres(def, Some((g, j - 1)), a, b, facts);
-                        }
-                        (None, _) => self.pres(def, None, a, b, facts),
-                    }
+            Name(_) => {
+                let (g, bi, rec) = self.name_ref(node);
+                let def = self.bind(g, bi);
+                if rec {
+                    self.ensure_group(g);
+                    let iters = &self.memo.groups[&g].iters[bi];
+                    let upto = match env {
+                        Some((g2, i)) if g2 == g => i,
+                        _ => iters.len() - 1,
+                    };
+                    let j = (1..=upto)
+                        .find(|&j| iters[j].rel().get(a, b))
+                        .unwrap_or(upto);
+                    self.pres(def, Some((g, j - 1)), a, b, facts);
+                } else {
+                    self.pres(def, None, a, b, facts)
                 }
             }
             Base(Builtin::Rel(r)) => {
@@ -806,25 +1154,25 @@ impl<'m, B: Base> Evaluator<'m, B> {
         a: usize,
         b: usize,
         facts: &mut Vec<B::Fact>,
-        seen: &mut HashSet<(String, usize, usize, Env)>,
+        seen: &mut HashSet<(usize, usize, usize, usize)>,
     ) {
         use ExprKind::*;
         match &node.kind {
-            Name(s) => {
-                if let Some(def) = self.def_node(s) {
-                    match (self.group_of(s), env) {
-                        (Some(g), Some((g2, i))) if g2 == g => {
-                            if i > 0 {
-                                self.abs(def, Some((g, i - 1)), a, b, facts, seen);
-                            }
+            Name(_) => {
+                let (g, bi, rec) = self.name_ref(node);
+                let def = self.bind(g, bi);
+                match env {
+                    Some((g2, i)) if rec && g2 == g => {
+                        if i > 0 {
+                            self.abs(def, Some((g, i - 1)), a, b, facts, seen);
                         }
-                        (Some(_), _) => {
-                            if seen.insert((s.clone(), a, b, None)) {
-                                self.abs(def, None, a, b, facts, seen);
-                            }
-                        }
-                        (None, _) => self.abs(def, None, a, b, facts, seen),
                     }
+                    _ if rec => {
+                        if seen.insert((g, bi, a, b)) {
+                            self.abs(def, None, a, b, facts, seen);
+                        }
+                    }
+                    _ => self.abs(def, None, a, b, facts, seen),
                 }
             }
             Base(Builtin::Rel(r)) => {
@@ -940,10 +1288,9 @@ impl<'m, B: Base> Evaluator<'m, B> {
     fn pres_set(&mut self, node: &Node, env: Env, e: usize, facts: &mut Vec<B::Fact>) {
         use ExprKind::*;
         match &node.kind {
-            Name(s) => {
-                if let Some(def) = self.def_node(s) {
-                    self.pres_set(def, None, e, facts)
-                }
+            Name(_) => {
+                let (si, bi, _) = self.name_ref(node);
+                self.pres_set(self.bind(si, bi), None, e, facts)
             }
             Base(Builtin::Set(s)) => {
                 let l = self.base.set_fact(*s, e);
@@ -992,14 +1339,13 @@ impl<'m, B: Base> Evaluator<'m, B> {
         env: Env,
         e: usize,
         facts: &mut Vec<B::Fact>,
-        seen: &mut HashSet<(String, usize, usize, Env)>,
+        seen: &mut HashSet<(usize, usize, usize, usize)>,
     ) {
         use ExprKind::*;
         match &node.kind {
-            Name(s) => {
-                if let Some(def) = self.def_node(s) {
-                    self.abs_set(def, None, e, facts, seen)
-                }
+            Name(_) => {
+                let (si, bi, _) = self.name_ref(node);
+                self.abs_set(self.bind(si, bi), None, e, facts, seen)
             }
             Base(Builtin::Set(s)) => {
                 let l = self.base.set_fact(*s, e);
