@@ -72,6 +72,18 @@ impl Bits {
             })
         })
     }
+    /// The least member ≥ i.
+    pub fn next_from(&self, i: usize) -> Option<usize> {
+        let mut w = i / 64;
+        let mut x = *self.0.get(w)? & (u64::MAX << (i % 64));
+        loop {
+            if x != 0 {
+                return Some(w * 64 + x.trailing_zeros() as usize);
+            }
+            w += 1;
+            x = *self.0.get(w)?;
+        }
+    }
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
@@ -190,41 +202,46 @@ impl Mat {
         best
     }
 
-    /// A cycle (list of events, first ≠ repeated) if the relation has one.
+    /// A cycle (list of events, first ≠ repeated) if the relation has one:
+    /// a depth-first search from each event in increasing order, taking
+    /// successors in increasing order; the first back edge closes the cycle.
     pub fn find_cycle(&self) -> Option<Vec<usize>> {
         let n = self.n();
         let mut color = vec![0u8; n];
         let mut parent = vec![usize::MAX; n];
+        // (event, next successor to look at)
+        let mut stack: Vec<(usize, usize)> = Vec::new();
         for s in 0..n {
             if color[s] != 0 {
                 continue;
             }
-            let mut stack: Vec<(usize, Vec<usize>, usize)> =
-                vec![(s, self.0[s].iter().collect(), 0)];
+            stack.push((s, 0));
             color[s] = 1;
             while let Some(top) = stack.last_mut() {
-                let (u, ref succ, ref mut i) = *top;
-                if *i < succ.len() {
-                    let v = succ[*i];
-                    *i += 1;
-                    if color[v] == 1 {
-                        let mut cyc = vec![u];
-                        let mut x = u;
-                        while x != v {
-                            x = parent[x];
-                            cyc.push(x);
+                let (u, from) = *top;
+                match self.0[u].next_from(from) {
+                    Some(v) => {
+                        top.1 = v + 1;
+                        if color[v] == 1 {
+                            let mut cyc = vec![u];
+                            let mut x = u;
+                            while x != v {
+                                x = parent[x];
+                                cyc.push(x);
+                            }
+                            cyc.reverse();
+                            return Some(cyc);
                         }
-                        cyc.reverse();
-                        return Some(cyc);
+                        if color[v] == 0 {
+                            color[v] = 1;
+                            parent[v] = u;
+                            stack.push((v, 0));
+                        }
                     }
-                    if color[v] == 0 {
-                        color[v] = 1;
-                        parent[v] = u;
-                        stack.push((v, self.0[v].iter().collect(), 0));
+                    None => {
+                        color[u] = 2;
+                        stack.pop();
                     }
-                } else {
-                    color[u] = 2;
-                    stack.pop();
                 }
             }
         }
@@ -912,20 +929,31 @@ impl<'m, B: Base> Evaluator<'m, B> {
             let v = self.eval(expr, None);
             let mut found: Vec<Vec<(usize, usize)>> = Vec::new();
             match (kind, &*v) {
-                (AxiomKind::Acyclic, Val::Rel(m)) => {
+                (AxiomKind::Acyclic, Val::Rel(m)) if per_axiom > 0 => {
+                    let first = if self.shortest_cycles {
+                        m.shortest_cycle()
+                    } else {
+                        m.find_cycle()
+                    };
+                    // Most candidates satisfy the axiom: copy the
+                    // relation only to look for further cycles.
+                    let Some(c) = first else { continue };
                     let mut m = m.clone();
-                    while found.len() < per_axiom {
-                        let c = if self.shortest_cycles {
-                            m.shortest_cycle()
-                        } else {
-                            m.find_cycle()
-                        };
-                        let Some(c) = c else { break };
+                    let mut next = Some(c);
+                    while let Some(c) = next.take() {
                         let pairs: Vec<(usize, usize)> =
                             (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect();
                         let (a, b) = pairs[pairs.len() - 1];
                         m.0[a].clear(b);
                         found.push(pairs);
+                        if found.len() >= per_axiom {
+                            break;
+                        }
+                        next = if self.shortest_cycles {
+                            m.shortest_cycle()
+                        } else {
+                            m.find_cycle()
+                        };
                     }
                 }
                 (AxiomKind::Irreflexive, Val::Rel(m)) => {
