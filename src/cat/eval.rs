@@ -786,11 +786,11 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 Val::Rel(x.rel().seq(y.rel()))
             }
             Cart(a, b) => {
-                let x = self.eval(a, env).set().clone();
-                let y = self.eval(b, env).set().clone();
+                let x = self.eval(a, env);
+                let y = self.eval(b, env);
                 let mut m = Mat::new(self.n);
-                for i in x.iter() {
-                    m.0[i] = y.clone();
+                for i in x.set().iter() {
+                    m.0[i] = y.set().clone();
                 }
                 Val::Rel(m)
             }
@@ -820,36 +820,39 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             Inv(a) => Val::Rel(self.eval(a, env).rel().inv()),
             Bracket(a) => {
-                let s = self.eval(a, env).set().clone();
+                let s = self.eval(a, env);
                 let mut m = Mat::new(self.n);
-                for i in s.iter() {
+                for i in s.set().iter() {
                     m.set(i, i);
                 }
                 Val::Rel(m)
             }
             Domain(a) | Range(a) => {
-                let r = self.eval(a, env).rel().clone();
-                let r = if matches!(node.kind, Range(_)) {
-                    r.inv()
-                } else {
-                    r
-                };
+                let r = self.eval(a, env);
+                let r = r.rel();
                 let mut s = Bits::new(self.n);
-                for i in 0..self.n {
-                    if !r.0[i].is_empty() {
-                        s.set(i);
+                if matches!(node.kind, Range(_)) {
+                    for row in &r.0 {
+                        s.union_with(row);
+                    }
+                } else {
+                    for i in 0..self.n {
+                        if !r.0[i].is_empty() {
+                            s.set(i);
+                        }
                     }
                 }
                 Val::Set(s)
             }
             FenceRel(a) => {
-                let s = self.eval(a, env).set().clone();
-                let po = self.base_val(Builtin::Rel(BaseRel::Po)).rel().clone();
+                let s = self.eval(a, env);
+                let po = self.base_val(Builtin::Rel(BaseRel::Po));
+                let po = po.rel();
                 let mut mid = Mat::new(self.n);
-                for i in s.iter() {
+                for i in s.set().iter() {
                     mid.set(i, i);
                 }
-                Val::Rel(po.seq(&mid).seq(&po))
+                Val::Rel(po.seq(&mid).seq(po))
             }
         }
     }
@@ -1122,9 +1125,9 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 self.abs(y, env, a, b, facts, &mut seen);
             }
             Seq(x, y) => {
-                let rx = self.eval(x, env).rel().clone();
-                let ry = self.eval(y, env).rel().clone();
-                let mid = rx.0[a].iter().find(|&c| ry.get(c, b));
+                let rx = self.eval(x, env);
+                let ry = self.eval(y, env);
+                let mid = rx.rel().0[a].iter().find(|&c| ry.rel().get(c, b));
                 if let Some(c) = mid {
                     self.pres(x, env, a, c, facts);
                     self.pres(y, env, c, b, facts);
@@ -1145,13 +1148,12 @@ impl<'m, B: Base> Evaluator<'m, B> {
                     self.exec_fact(a, facts);
                     return;
                 }
-                let r = self.eval(x, env).rel().clone();
                 if matches!(node.kind, Opt(_)) {
                     self.pres(x, env, a, b, facts);
                     return;
                 }
                 // Shortest path a → b in r.
-                let path = bfs_path(&r, a, b);
+                let path = bfs_path(self.eval(x, env).rel(), a, b);
                 for w in path.windows(2) {
                     self.pres(x, env, w[0], w[1], facts);
                 }
@@ -1160,8 +1162,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
             Bracket(x) => self.pres_set(x, env, a, facts),
             Domain(_) | Range(_) => unreachable!("set in relation position"),
             FenceRel(x) => {
-                let s = self.eval(x, env).set().clone();
-                let po = self.base_val(Builtin::Rel(BaseRel::Po)).rel().clone();
+                let s = self.eval(x, env);
+                let s = s.set();
+                let po = self.base_val(Builtin::Rel(BaseRel::Po));
+                let po = po.rel();
                 let mid = s.iter().find(|&c| po.get(a, c) && po.get(c, b));
                 if let Some(c) = mid {
                     let l = self.base.rel_fact(BaseRel::Po, a, c);
@@ -1228,9 +1232,9 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 }
             }
             Seq(x, y) => {
-                let rx = self.eval(x, env).rel().clone();
+                let rx = self.eval(x, env);
                 for c in 0..self.n {
-                    if !rx.get(a, c) {
+                    if !rx.rel().get(a, c) {
                         self.abs(x, env, a, c, facts, seen);
                     } else {
                         self.abs(y, env, c, b, facts, seen);
@@ -1265,7 +1269,8 @@ impl<'m, B: Base> Evaluator<'m, B> {
                     self.abs(x, env, a, b, facts, seen);
                     return;
                 }
-                let r = self.eval(x, env).rel().clone();
+                let r = self.eval(x, env);
+                let r = r.rel();
                 let mut reach = Bits::new(self.n);
                 let mut stack = vec![a];
                 let mut inset = Bits::new(self.n);
@@ -1296,8 +1301,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             Domain(_) | Range(_) => unreachable!("set in relation position"),
             FenceRel(x) => {
-                let s = self.eval(x, env).set().clone();
-                let po = self.base_val(Builtin::Rel(BaseRel::Po)).rel().clone();
+                let s = self.eval(x, env);
+                let s = s.set();
+                let po = self.base_val(Builtin::Rel(BaseRel::Po));
+                let po = po.rel();
                 for c in 0..self.n {
                     if !po.get(a, c) {
                         let l = self.base.rel_fact(BaseRel::Po, a, c);
@@ -1346,7 +1353,8 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 self.abs_set(x, env, e, facts, &mut seen);
             }
             Domain(r) | Range(r) => {
-                let m = self.eval(r, env).rel().clone();
+                let m = self.eval(r, env);
+                let m = m.rel();
                 let dom = matches!(node.kind, Domain(_));
                 let other = (0..self.n).find(|&o| if dom { m.get(e, o) } else { m.get(o, e) });
                 if let Some(o) = other {
