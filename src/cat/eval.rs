@@ -27,8 +27,16 @@ use std::rc::Rc;
 
 /// A set of events as a bit vector (shape: n bits; inline, without heap
 /// allocation, up to 128 events).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Bits(pub smallvec::SmallVec<[u64; 2]>);
+
+impl Clone for Bits {
+    /// A copy of the words (`SmallVec`'s own `clone` goes through an
+    /// iterator; the matrices of the evaluator copy rows constantly).
+    fn clone(&self) -> Bits {
+        Bits(smallvec::SmallVec::from_slice(&self.0))
+    }
+}
 
 impl Bits {
     /// The empty set over n events.
@@ -89,7 +97,11 @@ impl Bits {
         self.0.iter().all(|w| *w == 0)
     }
     fn zip(&self, o: &Bits, f: impl Fn(u64, u64) -> u64) -> Bits {
-        Bits(self.0.iter().zip(&o.0).map(|(a, b)| f(*a, *b)).collect())
+        let mut out = self.clone();
+        for (a, b) in out.0.iter_mut().zip(o.0.iter()) {
+            *a = f(*a, *b);
+        }
+        out
     }
 }
 
