@@ -27,8 +27,16 @@ use std::rc::Rc;
 
 /// A set of events as a bit vector (shape: n bits; inline, without heap
 /// allocation, up to 128 events).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Eq)]
 pub struct Bits(pub smallvec::SmallVec<[u64; 2]>);
+
+impl PartialEq for Bits {
+    /// Word by word (rows are one or two words: a loop beats a call to
+    /// `memcmp`).
+    fn eq(&self, o: &Bits) -> bool {
+        self.0.len() == o.0.len() && self.0.iter().zip(o.0.iter()).all(|(a, b)| a == b)
+    }
+}
 
 impl Clone for Bits {
     /// A copy of the words (`SmallVec`'s own `clone` goes through an
