@@ -573,7 +573,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
     fn name_ref(&self, node: &Node) -> NameRef {
         match self.memo.plan.name_ref.get(node.id).copied().flatten() {
             Some(r) => r,
-            None => unreachable!("`{:?}` is not a `let` binding (the parser resolves names)", node.kind),
+            None => unreachable!(
+                "`{:?}` is not a `let` binding (the parser resolves names)",
+                node.kind
+            ),
         }
     }
 
@@ -671,8 +674,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 }
                 FenceRel(x) => {
                     ev.base_val(Builtin::Rel(BaseRel::Po));
-                    ev.memo.bases[&Builtin::Rel(BaseRel::Po)].changed > since
-                        || walk(ev, x, since)
+                    ev.memo.bases[&Builtin::Rel(BaseRel::Po)].changed > since || walk(ev, x, since)
                 }
                 Plus(x) | Inv(x) | Bracket(x) | Domain(x) | Range(x) => walk(ev, x, since),
             }
@@ -745,7 +747,12 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
         if let Some((g, i)) = env {
             if self.memo.plan.env_dep[node.id] {
-                if let Some(v) = self.memo.groups.get(&g).and_then(|gr| gr.at.get(&(node.id, i))) {
+                if let Some(v) = self
+                    .memo
+                    .groups
+                    .get(&g)
+                    .and_then(|gr| gr.at.get(&(node.id, i)))
+                {
                     return v.clone();
                 }
                 let v = Rc::new(self.compute(node, env));
@@ -1556,7 +1563,9 @@ mod tests {
     fn mutate(rng: &mut Rng, c: &Cand) -> Cand {
         let mut c = c.clone();
         for r in [BaseRel::Rf, BaseRel::Co, BaseRel::Fr, BaseRel::Data] {
-            let ri = BaseRel::all().position(|x| x == r).expect("a base relation");
+            let ri = BaseRel::all()
+                .position(|x| x == r)
+                .expect("a base relation");
             if rng.chance(50) {
                 let (a, b) = (rng.next() as usize % c.n, rng.next() as usize % c.n);
                 if c.rels[ri].get(a, b) {
@@ -1583,7 +1592,10 @@ mod tests {
             self.0.sets[BaseSet::all().position(|x| x == s).expect("a base set")].clone()
         }
         fn rel(&mut self, r: BaseRel) -> Mat {
-            self.0.rels[BaseRel::all().position(|x| x == r).expect("a base relation")].clone()
+            self.0.rels[BaseRel::all()
+                .position(|x| x == r)
+                .expect("a base relation")]
+            .clone()
         }
         fn exec_fact(&mut self, e: usize) -> Option<i64> {
             Some(1 + e as i64)
@@ -1593,7 +1605,9 @@ mod tests {
             Some(1_000 * (1 + si as i64) + e as i64)
         }
         fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<i64> {
-            let ri = BaseRel::all().position(|x| x == r).expect("a base relation");
+            let ri = BaseRel::all()
+                .position(|x| x == r)
+                .expect("a base relation");
             Some(1_000_000 * (1 + ri as i64) + 100 * a as i64 + b as i64)
         }
     }
