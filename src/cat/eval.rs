@@ -535,6 +535,10 @@ pub struct Evaluator<'m, B: Base> {
 
 impl<B: Base> Drop for Evaluator<'_, B> {
     fn drop(&mut self) {
+        // A panic may have left a fixed point half computed: forget it.
+        if std::thread::panicking() {
+            return;
+        }
         let memo = std::mem::take(&mut self.memo);
         let _ = MEMO.try_with(|m| {
             if let Ok(mut m) = m.try_borrow_mut() {
