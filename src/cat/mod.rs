@@ -157,6 +157,16 @@ pub struct Model {
     pub files: Vec<SourceFile>,
     /// Definition index: binding key (`name#k`) → (statement, binding).
     pub defs: crate::collections::HashMap<String, (usize, usize)>,
+    /// Unique per loaded model (clones share it): the key of the
+    /// evaluator's values kept between candidates ([`eval`]).
+    uid: u64,
+}
+
+/// A fresh [`Model`] uid (never 0).
+fn next_model_uid() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The stdlib (herd's usual abbreviations: `po-loc`, `rfe`, `com`, …),

@@ -905,6 +905,7 @@ pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error
         source: src.clone(),
         files,
         defs,
+        uid: super::next_model_uid(),
     })
 }
 

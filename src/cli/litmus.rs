@@ -34,16 +34,28 @@ pub fn run_one(
     Ok((t, r))
 }
 
+/// Which parts of a test's record the run prints or writes
+/// ([`present`]).
+#[derive(Clone, Copy)]
+pub struct Parts {
+    /// The JSON record (`--json`, record files).
+    pub json: bool,
+    /// The herd block of the text output.
+    pub text: bool,
+    /// The herd-log block (`--herd-log`, record files).
+    pub herd_log: bool,
+}
+
 /// The record of one test's outcome ([`crate::cli::shard::Record`]):
 /// its verdict word, JSON record, herd block (text output), herd-log
-/// block (with `Hash=`; only when `herd_log`: `--herd-log` or a record
-/// file), or its error.
+/// block (with `Hash=`), each only when `parts` asks for it, or its
+/// error.
 pub fn present(
     f: &str,
     r: &Result<(LitmusTest, LitmusResult), Error>,
     model_name: &str,
     solver: bmc_rmm::bounded::SolverKind,
-    herd_log: bool,
+    parts: Parts,
 ) -> crate::cli::shard::Record {
     let mut rec = crate::cli::shard::record(f, 0);
     match r {
@@ -52,14 +64,16 @@ pub fn present(
             rec.checks = vec![("litmus".into(), word.into())];
             rec.summary = vec![word.to_ascii_lowercase()];
             rec.meta = serde_json::json!({ "arch": t.arch.keyword() });
-            rec.json = vec![serde_json::json!({
-                "file": f, "test": t.name, "model": model_name, "solver": solver,
-                "verdict": res.observation.map(|o| o.verdict().as_str()),
-                "observation": res.observation.map(|o| o.as_str()),
-                "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
-                "condition": t.condition_text(), "time": res.time, "width": res.width,
-                "unknown": res.unknown, "stats": res.stats,
-            })];
+            if parts.json {
+                rec.json = vec![serde_json::json!({
+                    "file": f, "test": t.name, "model": model_name, "solver": solver,
+                    "verdict": res.observation.map(|o| o.verdict().as_str()),
+                    "observation": res.observation.map(|o| o.as_str()),
+                    "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
+                    "condition": t.condition_text(), "time": res.time, "width": res.width,
+                    "unknown": res.unknown, "stats": res.stats,
+                })];
+            }
             if let Some(why) = &res.unknown {
                 rec.status = 3;
                 rec.text = format!(
@@ -67,10 +81,10 @@ pub fn present(
                     t.name,
                     why.trim_start_matches("unknown: ")
                 );
-            } else {
+            } else if parts.text {
                 rec.text = format!("{}\n", herd::render(t, &res.states, None, res.time));
             }
-            if res.unknown.is_none() && herd_log {
+            if res.unknown.is_none() && parts.herd_log {
                 let hash = SourceFile::read(f)
                     .and_then(|src| bmc_rmm::frontend::litmus::herd_hash(&src))
                     .unwrap_or_default();
@@ -117,11 +131,21 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
     let summary = crate::cli::batch::Summary::new("tests", &WORDS);
+    // Build only what is printed or written (a record file keeps all).
+    let parts = Parts {
+        json: a.json || shard.records(),
+        text: !(a.json || a.herd_log) || shard.records(),
+        herd_log: a.herd_log || shard.records(),
+    };
     let size = |f: &String| std::fs::metadata(f).map_or(0, |m| m.len());
     let results = crate::cli::batch::run_heaviest_first(&files, size, &opts, |f| {
         let r = run_one(f, &model, a.bound, a.width, a.timeout, a.solver);
-        let rec = present(f, &r, &model_name, a.solver, a.herd_log || shard.records());
-        let written = shard.record(rec.clone());
+        let rec = present(f, &r, &model_name, a.solver, parts);
+        let written = if shard.records() || crate::cli::verbose() {
+            shard.record(rec.clone())
+        } else {
+            Ok(())
+        };
         (rec, written)
     })?;
     let mut recs = Vec::new();

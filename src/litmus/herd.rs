@@ -160,22 +160,29 @@ impl LitmusTest {
     /// location integers come before addresses, integers by value,
     /// addresses by variable name.
     pub fn compare_states(&self, a: &[i64], b: &[i64]) -> Ordering {
-        for i in 0..self.observed.len() {
+        for (i, loc) in self.observed.iter().enumerate() {
             let (x, y) = (
                 a.get(i).copied().unwrap_or(0),
                 b.get(i).copied().unwrap_or(0),
             );
-            let key = |v: i64| -> (u8, i64, String) {
-                if self.observed[i].holds_address {
-                    if let Some(n) = self.var_name(v) {
-                        return (1, 0, n.to_string());
-                    }
+            if x == y {
+                continue;
+            }
+            let name = |v: i64| {
+                if loc.holds_address {
+                    self.var_name(v)
+                } else {
+                    None
                 }
-                (0, v, String::new())
             };
-            match key(x).cmp(&key(y)) {
-                Ordering::Equal => continue,
-                o => return o,
+            let o = match (name(x), name(y)) {
+                (None, None) => x.cmp(&y),
+                (None, Some(_)) => Ordering::Less,
+                (Some(_), None) => Ordering::Greater,
+                (Some(p), Some(q)) => p.cmp(q),
+            };
+            if o != Ordering::Equal {
+                return o;
             }
         }
         Ordering::Equal

@@ -115,14 +115,18 @@ impl Cnf {
         if lits.iter().any(|l| self.is_true(*l)) {
             return;
         }
-        let c: Vec<Lit> = lits
+        let c: smallvec::SmallVec<[Lit; 8]> = lits
             .iter()
             .copied()
             .filter(|l| !self.is_false(*l))
             .collect();
         self.nclauses += 1;
         if let Some(log) = &mut self.log {
-            log.push(if c.is_empty() { vec![!self.tt] } else { c });
+            log.push(if c.is_empty() {
+                vec![!self.tt]
+            } else {
+                c.into_vec()
+            });
         } else if c.is_empty() {
             self.solver.add_clause(&[!self.tt]);
         } else {
@@ -337,7 +341,8 @@ impl Cnf {
         let r = self.solver.solve().map_err(|e| e.to_string())?;
         if r {
             let m = self.solver.model().unwrap_or_default();
-            self.model = vec![false; self.nvars + 1];
+            self.model.clear();
+            self.model.resize(self.nvars + 1, false);
             for l in m {
                 let i = l.index();
                 if i >= self.model.len() {

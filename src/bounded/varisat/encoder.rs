@@ -1160,18 +1160,19 @@ impl Base for CandBase<'_, '_> {
             return m.clone();
         }
         let n = self.n();
+        let rf_co = (rel == BaseRel::Fr).then(|| (self.rel(BaseRel::Rf), self.rel(BaseRel::Co)));
         let enc = &*self.enc;
         let ev = &enc.un.events;
         let v = |l: Lit| enc.cnf.value(l);
         let mut m = Mat::new(n);
-        let exec: Vec<bool> = ev.iter().map(|e| v(e.exec)).collect();
-        let isw: Vec<bool> = ev.iter().map(|e| v(e.write)).collect();
-        let isr: Vec<bool> = ev.iter().map(|e| v(e.read)).collect();
+        let exec = |e: usize| v(ev[e].exec);
+        let isw = |e: usize| v(ev[e].write);
+        let isr = |e: usize| v(ev[e].read);
         match rel {
             BaseRel::Po => {
                 for a in 0..n {
                     for b in 0..n {
-                        if exec[a] && exec[b] && same_po(&enc.un, a, b) {
+                        if same_po(&enc.un, a, b) && exec(a) && exec(b) {
                             m.set(a, b);
                         }
                     }
@@ -1186,7 +1187,7 @@ impl Base for CandBase<'_, '_> {
             }
             BaseRel::Co => {
                 for (&(a, b), &l) in &enc.co_var {
-                    if isw[a] && isw[b] && self.addrs[a] == self.addrs[b] {
+                    if isw(a) && isw(b) && self.addrs[a] == self.addrs[b] {
                         if v(l) {
                             m.set(a, b);
                         } else {
@@ -1196,14 +1197,13 @@ impl Base for CandBase<'_, '_> {
                 }
             }
             BaseRel::Fr => {
-                let rf = self.rel(BaseRel::Rf);
-                let co = self.rel(BaseRel::Co);
-                for r in (0..n).filter(|&r| isr[r]) {
+                let (rf, co) = rf_co.expect("computed for fr");
+                for r in (0..n).filter(|&r| isr(r)) {
                     let src = (0..n).find(|&w| rf.get(w, r));
-                    for (w, &is_w) in isw.iter().enumerate() {
+                    for w in 0..n {
                         let hit = match src {
                             Some(s) => co.get(s, w),
-                            None => is_w && self.addrs[w] == self.addrs[r],
+                            None => isw(w) && self.addrs[w] == self.addrs[r],
                         };
                         if hit {
                             m.set(r, w);
@@ -1214,9 +1214,9 @@ impl Base for CandBase<'_, '_> {
             BaseRel::Loc => {
                 for a in 0..n {
                     for b in 0..n {
-                        if (isr[a] || isw[a])
-                            && (isr[b] || isw[b])
-                            && self.addrs[a] == self.addrs[b]
+                        if self.addrs[a] == self.addrs[b]
+                            && (isr(a) || isw(a))
+                            && (isr(b) || isw(b))
                         {
                             m.set(a, b);
                         }
@@ -1227,7 +1227,7 @@ impl Base for CandBase<'_, '_> {
                 for a in 0..n {
                     for b in 0..n {
                         let ok = rel.static_pair(a == b, ev[a].thread == ev[b].thread);
-                        if ok == Some(true) && exec[a] && exec[b] {
+                        if ok == Some(true) && exec(a) && exec(b) {
                             m.set(a, b);
                         }
                     }
@@ -1257,7 +1257,10 @@ impl Base for CandBase<'_, '_> {
                 }
             }
         }
-        self.cache.insert(rel, m.clone());
+        // Only fr reads other base relations (rf, co) back.
+        if matches!(rel, BaseRel::Rf | BaseRel::Co) {
+            self.cache.insert(rel, m.clone());
+        }
         m
     }
 
