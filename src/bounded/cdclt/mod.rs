@@ -40,6 +40,8 @@ pub struct Cdclt {
     /// Narrow the hb-cycle query to shortest cycles
     /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
     pub shortest: Option<bool>,
+    /// See [`crate::bounded::varisat::Varisat::escape_yield`].
+    pub escape_yield: Option<usize>,
 }
 
 impl Backend for Cdclt {
@@ -63,6 +65,7 @@ impl Backend for Cdclt {
         if let Some(s) = self.shortest {
             enc.shortest_cycles = s;
         }
+        enc.escape_yield = self.escape_yield;
         if enc.aborted.is_none() {
             let tab = tables(&mut enc, q.model);
             enc.external = Some(Box::new(TheorySolver::new(q.model, tab)));

@@ -16,6 +16,7 @@ use crate::cat::base::{BaseRel, BaseSet, Builtin};
 use crate::cat::eval::{Bits, Mat};
 use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
+use crate::diag::Error;
 use std::collections::BTreeMap;
 use std::time::Instant;
 use varisat::Lit;
@@ -459,6 +460,13 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
         }
     }
     let keep = feasible_escapes(enc, &cands, enc.escape_probe);
+    let kept = keep.iter().filter(|k| **k).count();
+    if let Some(limit) = enc.escape_yield.filter(|&l| kept > l) {
+        enc.aborted = Some(Error::Unknown(format!(
+            "narrowed hb-cycle query: {kept} escape edges may happen (over {limit}); \
+             left to the plain query"
+        )));
+    }
     let mut clause = vec![!act];
     for (&(s, out), k) in cands.iter().zip(keep) {
         if k {
@@ -520,11 +528,12 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
     } else {
         harvest(enc, cands, all, deadline, rounds, true)
     };
+    let over = enc.escape_yield.is_some_and(|l| maybe.len() > l);
     stats[0] = maybe.len();
     stats[1] = r1;
     // Phase 2: consistent executions only, a few rounds (each is a search
     // for a consistent execution, as costly as the query's own).
-    let (keep_idx, r2) = if rounds == 0 || maybe.is_empty() {
+    let (keep_idx, r2) = if rounds == 0 || maybe.is_empty() || over {
         (maybe, 0)
     } else {
         harvest(enc, cands, maybe, deadline, consistent_rounds(), false)
@@ -563,6 +572,8 @@ fn consistent_rounds() -> usize {
 /// `boolean`, else by a consistent execution); returns the candidates
 /// that may be realized (those seen in an answer, and all still unknown
 /// when the rounds or the deadline ran out) and the number of rounds.
+/// Stops early once more than [`Encoder::escape_yield`] were seen (the
+/// narrowed query then gives up anyway).
 fn harvest(
     enc: &mut Encoder,
     cands: &[(Lit, Lit)],
@@ -573,7 +584,8 @@ fn harvest(
 ) -> (Vec<usize>, usize) {
     let mut seen = Vec::new();
     let mut n = 0;
-    while !unknown.is_empty() && n < rounds && !deadline.passed() {
+    let enough = enc.escape_yield.unwrap_or(usize::MAX);
+    while !unknown.is_empty() && n < rounds && !deadline.passed() && seen.len() <= enough {
         n += 1;
         let probe = enc.cnf.fresh();
         let mut clause = vec![!probe];

@@ -93,6 +93,12 @@ pub struct Encoder<'a> {
     /// clauses alone (`eager::encode_escape`; 0 = no probe): from
     /// `BMC_ESCAPE_PROBE`, default 32.
     pub escape_probe: usize,
+    /// Give up the narrowed query (the encoding answers unknown,
+    /// [`Encoder::aborted`]) when more escape edges than this may be
+    /// realized (found by the probe's first phase, or left when it
+    /// stops): the raced narrowed query leaves such programs to the
+    /// plain one (`queries::check_race`). `None`: never.
+    pub escape_yield: Option<usize>,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -228,6 +234,7 @@ impl<'a> Encoder<'a> {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(32),
+            escape_yield: None,
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
