@@ -2,7 +2,8 @@
 //! (`bounded::cdclt`): incremental cycle detection per edge added (and
 //! undone, as on backtracking), per conflict (an edge closing a long
 //! cycle, its explanation returned), and whole checks on the cdclt
-//! backend against the lazy varisat loop. Run with
+//! backend against the lazy varisat loop, and the narrowed hb-cycle
+//! query with and without its escape probe. Run with
 //! `cargo bench --bench propagator`; docs/performance.md.
 
 use bmc_rmm::bounded::cdclt::graph::Graph;
@@ -92,5 +93,31 @@ fn checks(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, cycle_detection, checks);
+/// The narrowed hb-cycle query on examples/sb-fenced.rmm (tso, k=12,
+/// lazy loop) with and without the escape probe
+/// (`eager::encode_escape`, `Encoder::escape_probe`): encoding, probe
+/// and solve.
+fn escape_probe(c: &mut Criterion) {
+    use bmc_rmm::bounded::varisat::{eager, Encoder};
+    let tso = bmc_rmm::cat::builtin("tso").unwrap();
+    let path = format!("{}/examples/sb-fenced.rmm", env!("CARGO_MANIFEST_DIR"));
+    let p = bmc_rmm::frontend::load_program(&path, None, Width::DEFAULT).unwrap();
+    for probe in [0, 32] {
+        c.bench_function(
+            &format!("narrowed robust tso sb-fenced.rmm k=12 probe={probe}"),
+            |b| {
+                b.iter(|| {
+                    let mut enc = Encoder::lazy(&p, &tso, 12, 16, None);
+                    enc.shortest_cycles = true;
+                    enc.escape_probe = probe;
+                    let act = enc.robust_act();
+                    eager::encode_escape(&mut enc, &tso, act);
+                    enc.solve(&[act], bmc_rmm::bounded::Deadline(None)).unwrap()
+                })
+            },
+        );
+    }
+}
+
+criterion_group!(benches, cycle_detection, checks, escape_probe);
 criterion_main!(benches);

@@ -180,9 +180,11 @@ fn narrowed_hb_cycle_query_keeps_the_answer() {
         for model in ["tso", "pso", "power"] {
             let m = bmc_rmm::cat::builtin(model).unwrap();
             let mut verdicts = Vec::new();
-            for narrow in [false, true] {
+            // Plain; narrowed without the escape probe; narrowed with it.
+            for (narrow, probe) in [(false, 0), (true, 0), (true, 32)] {
                 let mut enc = Encoder::lazy(&p, &m, 7, 16, None);
                 enc.shortest_cycles = narrow;
+                enc.escape_probe = probe;
                 let act = enc.robust_act();
                 if narrow {
                     eager::encode_escape(&mut enc, &m, act);
@@ -190,6 +192,10 @@ fn narrowed_hb_cycle_query_keeps_the_answer() {
                 verdicts.push(enc.solve(&[act], Deadline(None)).unwrap());
             }
             assert_eq!(verdicts[0], verdicts[1], "{f} {model}: plain vs narrowed");
+            assert_eq!(
+                verdicts[0], verdicts[2],
+                "{f} {model}: plain vs narrowed with the escape probe"
+            );
             runs += 1;
             cycles += verdicts[0] as usize;
         }
@@ -199,6 +205,70 @@ fn narrowed_hb_cycle_query_keeps_the_answer() {
         cycles > 0 && cycles < runs,
         "{cycles} of {runs} have a cycle"
     );
+}
+
+/// A looping store-buffering thread pair in Trencher's format; `sep` is
+/// what lies between each thread's write and its read.
+fn sb_loop(sep: &str) -> Program {
+    let mut t = String::new();
+    for (i, (w, r)) in [(0, 1), (1, 0)].into_iter().enumerate() {
+        t += &format!("thread t{i}\ninitial q0\ntransition q0 q1 write 1 {w}\n");
+        match sep {
+            "mfence" => t += "transition q1 q2 mfence\n",
+            "lock" => {
+                t += "transition q1 qa lock\ntransition qa qb write 1 2\n";
+                t += "transition qb q2 unlock\n";
+            }
+            _ => t += "transition q1 q2 check == 0 0\n",
+        }
+        t += &format!("transition q2 q3 read r {r}\ntransition q3 q0 write 0 {w}\nend\n");
+    }
+    let src = bmc_rmm::diag::SourceFile::new("sb_loop.txt", t);
+    bmc_rmm::frontend::parse_program(&src, None, Width::DEFAULT).unwrap()
+}
+
+/// The escape probe of the narrowed query (`eager::encode_escape`):
+/// under TSO, a looping SB with an mfence, or a locked write, between
+/// each write and the following read (on every path, across the loop's
+/// iterations) has escape candidates but none that an execution realizes
+/// (the write → unlock → read pairs are in `ghb;ghb`), so the clause is
+/// empty and no hb cycle is found; without the separation some are kept
+/// and the cycle is found; without the probe all candidates are kept.
+#[test]
+fn escape_probe_drops_fenced_pairs_only() {
+    use bmc_rmm::bounded::varisat::{eager, Encoder};
+    let m = bmc_rmm::cat::builtin("tso").unwrap();
+    for (sep, robust) in [("mfence", true), ("lock", true), ("none", false)] {
+        let p = sb_loop(sep);
+        for probe in [0, 32] {
+            let mut enc = Encoder::lazy(&p, &m, 10, 16, None);
+            enc.shortest_cycles = true;
+            enc.escape_probe = probe;
+            let act = enc.robust_act();
+            let esc = eager::encode_escape(&mut enc, &m, act).unwrap();
+            assert_eq!(esc.axiom, "tso");
+            assert!(esc.candidates > 0, "{sep}: {esc:?}");
+            if probe == 0 {
+                assert_eq!(esc.kept, esc.candidates, "{sep}: {esc:?}");
+            } else if robust {
+                assert_eq!(esc.kept, 0, "{sep}: {esc:?}");
+            } else {
+                assert!(esc.kept > 0 && esc.kept < esc.candidates, "{sep}: {esc:?}");
+            }
+            let cycle = enc.solve(&[act], Deadline(None)).unwrap();
+            assert_eq!(cycle, !robust, "{sep} probe {probe}");
+        }
+        let kinds = [CheckKind::Robust];
+        for s in [SolverKind::Varisat, SolverKind::Cdclt] {
+            let r = bounded::queries::check_race(s, &p, &m, lim(10), false, &kinds).unwrap();
+            let want = if robust {
+                Verdict::NoViolation
+            } else {
+                Verdict::Violation
+            };
+            assert_eq!(r[0].verdict, want, "{sep} {s:?}");
+        }
+    }
 }
 
 /// The raced hb-cycle queries (`queries::check_race`, `--hb-query race`)

@@ -399,7 +399,7 @@ pub trait Backend {
 ///
 /// Errors: [`Error::Usage`] when this build lacks the backend.
 pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error> {
-    backend_with(kind, eager, None)
+    backend_with(kind, eager, None, None)
 }
 
 /// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
@@ -411,10 +411,18 @@ pub fn backend_with(
     kind: SolverKind,
     eager: bool,
     shortest: Option<bool>,
+    escape_yield: Option<usize>,
 ) -> Result<Box<dyn Backend>, Error> {
     match kind {
-        SolverKind::Varisat => Ok(Box::new(varisat::Varisat { eager, shortest })),
-        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt { shortest })),
+        SolverKind::Varisat => Ok(Box::new(varisat::Varisat {
+            eager,
+            shortest,
+            escape_yield,
+        })),
+        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
+            shortest,
+            escape_yield,
+        })),
         #[cfg(feature = "z3")]
         SolverKind::Z3 => Ok(Box::new(z3::Z3)),
         #[cfg(not(feature = "z3"))]

@@ -221,7 +221,11 @@ fn check_with_query(
         model,
         limits: lim,
     };
-    queries::check_on(&*backend_with(a.solver, a.eager, shortest)?, &q, kinds)
+    queries::check_on(
+        &*backend_with(a.solver, a.eager, shortest, None)?,
+        &q,
+        kinds,
+    )
 }
 
 /// Runs `reach` and/or `robust` on every input (files, directories of

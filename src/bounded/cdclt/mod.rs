@@ -40,6 +40,8 @@ pub struct Cdclt {
     /// Narrow the hb-cycle query to shortest cycles
     /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
     pub shortest: Option<bool>,
+    /// See [`crate::bounded::varisat::Varisat::escape_yield`].
+    pub escape_yield: Option<usize>,
 }
 
 impl Backend for Cdclt {
@@ -63,6 +65,7 @@ impl Backend for Cdclt {
         if let Some(s) = self.shortest {
             enc.shortest_cycles = s;
         }
+        enc.escape_yield = self.escape_yield;
         if enc.aborted.is_none() {
             let tab = tables(&mut enc, q.model);
             enc.external = Some(Box::new(TheorySolver::new(q.model, tab)));
@@ -165,7 +168,52 @@ impl<'m> TheorySolver<'m> {
     }
 }
 
+impl TheorySolver<'_> {
+    /// The values of all variables while batsat holds a model (between
+    /// the solve and `pop_model`).
+    fn model_values(&self) -> Vec<bool> {
+        let nv = self.sat.num_vars() as usize;
+        (0..nv)
+            .map(|i| {
+                self.sat
+                    .raw_value_lit(Lit::new(Var::unsafe_from_idx(i as u32), true))
+                    == lbool::TRUE
+            })
+            .collect()
+    }
+}
+
 impl ExternalSolve for TheorySolver<'_> {
+    fn solve_boolean(
+        &mut self,
+        enc: &mut Encoder<'_>,
+        assumptions: &[varisat::Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error> {
+        deadline.check()?;
+        self.sync(&enc.cnf);
+        self.sat
+            .cb_mut()
+            .set_stop(move || deadline.check().is_err());
+        let assumps: Vec<Lit> = assumptions.iter().map(|l| to_bat(*l)).collect();
+        let mut none = batsat::theory::EmptyTheory::new();
+        let r = self
+            .sat
+            .solve_limited_preserving_trail_th(&mut none, &assumps);
+        if r == lbool::TRUE {
+            enc.cnf.set_model(self.model_values());
+        }
+        self.sat.pop_model(&mut none);
+        if r == lbool::TRUE {
+            Ok(true)
+        } else if r == lbool::FALSE {
+            Ok(false)
+        } else {
+            deadline.check()?;
+            Err(Error::Unknown("the SAT solver gave up".into()))
+        }
+    }
+
     fn solve(
         &mut self,
         enc: &mut Encoder<'_>,
@@ -201,15 +249,7 @@ impl ExternalSolve for TheorySolver<'_> {
             }
         };
         let sat = if r == lbool::TRUE {
-            let nv = self.sat.num_vars() as usize;
-            let model: Vec<bool> = (0..nv)
-                .map(|i| {
-                    self.sat
-                        .raw_value_lit(Lit::new(Var::unsafe_from_idx(i as u32), true))
-                        == lbool::TRUE
-                })
-                .collect();
-            enc.cnf.set_model(model);
+            enc.cnf.set_model(self.model_values());
             Some(true)
         } else if r == lbool::FALSE {
             Some(false)

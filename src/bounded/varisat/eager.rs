@@ -11,11 +11,14 @@
 
 use super::analysis::{self, BaseBounds};
 use super::Encoder;
+use crate::bounded::Deadline;
 use crate::cat::base::{BaseRel, BaseSet, Builtin};
 use crate::cat::eval::{Bits, Mat};
 use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
+use crate::diag::Error;
 use std::collections::BTreeMap;
+use std::time::Instant;
 use varisat::Lit;
 
 /// A sparse symbolic relation: row a → (b → literal), no false entries.
@@ -400,8 +403,13 @@ fn for_each_acyclic(
 /// as union members ([`covers_ext_com`]; TSO's `ghb` has `rfe | co |
 /// fr`), an hb edge between threads is always in `X`, so only the
 /// edges within a thread are escape candidates (a shorter clause).
-/// Returns the name of the axiom used.
-pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<String> {
+/// Edges in `X;X` through an event of the same thread are in `X+` and
+/// are no escape either (TSO's write → unlock → read). The candidates no
+/// execution consistent with the model realizes are dropped
+/// ([`feasible_escapes`], at most [`Encoder::escape_probe`] solves).
+/// Returns the axiom used and the clause's size, `None` when there is no
+/// candidate edge or no axiom evaluates symbolically.
+pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escape> {
     let succ = enc.robust_succ.clone();
     if succ.is_empty() {
         return None;
@@ -416,22 +424,202 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Strin
         }
     });
     let (_, r, name, po_only) = best?;
-    let mut clause = vec![!act];
+    // The candidates: (successor literal, "a →hb b and (a, b) ∉ X").
+    let mut cands: Vec<(Lit, Lit)> = Vec::new();
     for &(a, b, s) in &succ {
         // Between threads every hb edge is in X: no escape there.
-        if po_only && enc.un.events[a].thread != enc.un.events[b].thread {
+        let same_thread = enc.un.events[a].thread == enc.un.events[b].thread;
+        if po_only && !same_thread {
             continue;
         }
-        match r.0[a].get(&b) {
-            None => clause.push(s),
-            Some(&x) => {
-                let esc = enc.cnf.and(s, !x);
-                clause.push(esc);
+        let Some(hb) = enc.hb_lit(a, b) else {
+            continue;
+        };
+        // In X, or in X;X through an event of the same thread (e.g. a
+        // write → unlock → read under TSO's `implied`): such an edge is in
+        // X+, so a cycle of them alone is a cycle of X.
+        let mut inside: Vec<Lit> = r.0[a].get(&b).copied().into_iter().collect();
+        if same_thread {
+            for (&c, &xac) in &r.0[a] {
+                if c == a || c == b || enc.un.events[c].thread != enc.un.events[a].thread {
+                    continue;
+                }
+                if let Some(&xcb) = r.0[c].get(&b) {
+                    inside.push(enc.cnf.and(xac, xcb));
+                }
             }
+        }
+        let out = if inside.is_empty() {
+            hb
+        } else {
+            let x = enc.cnf.or_all(&inside);
+            enc.cnf.and(hb, !x)
+        };
+        if !enc.cnf.is_false(out) {
+            cands.push((s, out));
+        }
+    }
+    let keep = feasible_escapes(enc, &cands, enc.escape_probe);
+    let kept = keep.iter().filter(|k| **k).count();
+    if let Some(limit) = enc.escape_yield.filter(|&l| kept > l) {
+        enc.aborted = Some(Error::Unknown(format!(
+            "narrowed hb-cycle query: {kept} escape edges may happen (over {limit}); \
+             left to the plain query"
+        )));
+    }
+    let mut clause = vec![!act];
+    for (&(s, out), k) in cands.iter().zip(keep) {
+        if k {
+            let esc = enc.cnf.and(s, out);
+            clause.push(esc);
         }
     }
     enc.cnf.clause(&clause);
-    Some(name)
+    Some(Escape {
+        axiom: name,
+        candidates: cands.len(),
+        kept: clause.len() - 1,
+    })
+}
+
+/// What [`encode_escape`] built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Escape {
+    /// The name of the `acyclic` axiom whose relation `X` the escape
+    /// edge leaves.
+    pub axiom: String,
+    /// Candidate escape edges (hb edges that may lie outside `X`).
+    pub candidates: usize,
+    /// Those left after the probe ([`Encoder::escape_probe`]): the
+    /// clause's length without its activation literal; 0 = no hb cycle.
+    pub kept: usize,
+}
+
+/// Which candidate escape edges (`cands`: the successor literal and the
+/// literal "a →hb b and (a, b) is outside the axiom's relation") some
+/// execution realizes, within the bound; one flag per candidate, `true`
+/// = keep it.
+///
+/// Two phases, each a loop of solves of the encoder's own solver under a
+/// fresh activation literal for "one of the still unknown candidates is
+/// realized": every candidate true in the answer may be realized, and
+/// the question is asked again for the rest, until the solver answers no
+/// (no execution realizes the rest: they are dropped) or the rounds run
+/// out (the rest are kept). First over the clauses alone
+/// ([`Encoder::solve_boolean`], any candidate execution, consistent or
+/// not; at most `rounds` solves, cheap), then once with the model
+/// checked ([`Encoder::solve`]) for what the first phase kept. Dropping
+/// an edge no consistent execution realizes keeps the query's answer: a
+/// shortest hb cycle of a consistent execution has an escape edge, which
+/// that execution realizes. On the fenced loops of the Trencher corpus
+/// every program-order write → read pair has a fence (or a locked
+/// instruction) between it on every path, so the clause becomes empty
+/// and `robust` answers after the probe (docs/models.md, issue 14).
+/// `rounds == 0`: no probe, everything kept. The encoder's deadline
+/// stops a phase (the rest kept).
+fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> Vec<bool> {
+    let start = Instant::now();
+    let deadline = enc.limit.unwrap_or(Deadline(None));
+    let all: Vec<usize> = (0..cands.len()).collect();
+    let mut stats = [0usize; 4];
+    // Phase 1: the clauses alone (cheap solves, no model checks).
+    let (maybe, r1) = if rounds == 0 {
+        (all, 0)
+    } else {
+        harvest(enc, cands, all, deadline, rounds, true)
+    };
+    let over = enc.escape_yield.is_some_and(|l| maybe.len() > l);
+    stats[0] = maybe.len();
+    stats[1] = r1;
+    // Phase 2: consistent executions only, a few rounds (each is a search
+    // for a consistent execution, as costly as the query's own).
+    let (keep_idx, r2) = if rounds == 0 || maybe.is_empty() || over {
+        (maybe, 0)
+    } else {
+        harvest(enc, cands, maybe, deadline, consistent_rounds(), false)
+    };
+    stats[2] = keep_idx.len();
+    stats[3] = r2;
+    let mut keep = vec![false; cands.len()];
+    for i in keep_idx {
+        keep[i] = true;
+    }
+    if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+        eprintln!(
+            "escape probe: {} candidates, {} after {} boolean rounds, {} kept after {} consistent rounds, {:.3} s",
+            cands.len(),
+            stats[0],
+            stats[1],
+            stats[2],
+            stats[3],
+            start.elapsed().as_secs_f64()
+        );
+    }
+    keep
+}
+
+/// The rounds of [`feasible_escapes`]' second phase (`BMC_ESCAPE_ROUNDS`,
+/// default 1).
+fn consistent_rounds() -> usize {
+    std::env::var("BMC_ESCAPE_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
+/// One phase of [`feasible_escapes`]: asks at most `rounds` times whether
+/// one of `unknown` is realized (by any assignment of the clauses when
+/// `boolean`, else by a consistent execution); returns the candidates
+/// that may be realized (those seen in an answer, and all still unknown
+/// when the rounds or the deadline ran out) and the number of rounds.
+/// Stops early once more than [`Encoder::escape_yield`] were seen (the
+/// narrowed query then gives up anyway).
+fn harvest(
+    enc: &mut Encoder,
+    cands: &[(Lit, Lit)],
+    mut unknown: Vec<usize>,
+    deadline: Deadline,
+    rounds: usize,
+    boolean: bool,
+) -> (Vec<usize>, usize) {
+    let mut seen = Vec::new();
+    let mut n = 0;
+    let enough = enc.escape_yield.unwrap_or(usize::MAX);
+    while !unknown.is_empty() && n < rounds && !deadline.passed() && seen.len() <= enough {
+        n += 1;
+        let probe = enc.cnf.fresh();
+        let mut clause = vec![!probe];
+        clause.extend(unknown.iter().map(|&i| cands[i].1));
+        enc.cnf.clause(&clause);
+        let r = if boolean {
+            enc.solve_boolean(&[probe], deadline)
+        } else {
+            enc.solve(&[probe], deadline)
+        };
+        enc.cnf.assert(!probe);
+        match r {
+            Ok(true) => {
+                let before = unknown.len();
+                unknown.retain(|&i| {
+                    let hit = enc.cnf.value(cands[i].1);
+                    if hit {
+                        seen.push(i);
+                    }
+                    !hit
+                });
+                if unknown.len() == before {
+                    // The model names none (cannot happen with an exact
+                    // model): stop rather than loop.
+                    break;
+                }
+            }
+            Ok(false) => unknown.clear(),
+            Err(_) => break,
+        }
+    }
+    seen.extend(unknown);
+    seen.sort_unstable();
+    (seen, n)
 }
 
 /// The bounds of the encoding's base relations for the model-level

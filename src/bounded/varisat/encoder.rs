@@ -89,6 +89,16 @@ pub struct Encoder<'a> {
     /// `BMC_SHORTEST_CYCLES=1` or by setting it before
     /// [`Encoder::robust_act`].
     pub shortest_cycles: bool,
+    /// Solves the escape-edge probe of the narrowed query may spend on the
+    /// clauses alone (`eager::encode_escape`; 0 = no probe): from
+    /// `BMC_ESCAPE_PROBE`, default 32.
+    pub escape_probe: usize,
+    /// Give up the narrowed query (the encoding answers unknown,
+    /// [`Encoder::aborted`]) when more escape edges than this may be
+    /// realized (found by the probe's first phase, or left when it
+    /// stops): the raced narrowed query leaves such programs to the
+    /// plain one (`queries::check_race`). `None`: never.
+    pub escape_yield: Option<usize>,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -114,6 +124,19 @@ pub trait ExternalSolve {
     ///
     /// Errors: [`Error::Unknown`] when the deadline passes.
     fn solve(
+        &mut self,
+        enc: &mut Encoder<'_>,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error>;
+
+    /// Is there an assignment of the encoding's clauses alone (the model's
+    /// axioms not checked) under `assumptions`? On `Ok(true)` the
+    /// assignment is installed as in [`ExternalSolve::solve`]. Clauses the
+    /// solver learns are consequences of the encoding and stay.
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    fn solve_boolean(
         &mut self,
         enc: &mut Encoder<'_>,
         assumptions: &[Lit],
@@ -207,6 +230,11 @@ impl<'a> Encoder<'a> {
             robust_act: None,
             robust_succ: Vec::new(),
             shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
+            escape_probe: std::env::var("BMC_ESCAPE_PROBE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(32),
+            escape_yield: None,
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
@@ -428,6 +456,12 @@ impl<'a> Encoder<'a> {
         } else {
             Some(l)
         }
+    }
+
+    /// The literal of "a →hb b" (po, rf, co or fr between two executed
+    /// memory events), `None` when the pair can never be related.
+    pub(super) fn hb_lit(&mut self, a: usize, b: usize) -> Option<Lit> {
+        self.gate2(G_HB, a, b)
     }
 
     fn gate2(&mut self, kind: u8, a: usize, b: usize) -> Option<Lit> {
@@ -802,6 +836,30 @@ impl<'a> Encoder<'a> {
                 }
             }
         }
+    }
+
+    /// Does an assignment of the encoding's clauses alone satisfy
+    /// `assumptions`, the model's axioms not checked (a candidate
+    /// execution, consistent or not)? `Ok(false)` means that no execution
+    /// at all, consistent or not, satisfies them. On `true` the values are
+    /// read with [`Cnf::value`].
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn solve_boolean(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error> {
+        if let Some(e) = &self.aborted {
+            return Err(e.clone());
+        }
+        deadline.check()?;
+        if let Some(mut x) = self.external.take() {
+            let r = x.solve_boolean(self, assumptions, deadline);
+            self.external = Some(x);
+            return r;
+        }
+        self.cnf.solve(assumptions).map_err(Error::Unknown)
     }
 
     /// [`Encoder::solve`], returning the execution found. Ok(None) = none

@@ -75,6 +75,10 @@ pub struct Varisat {
     /// Narrow the hb-cycle query to shortest cycles
     /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
     pub shortest: Option<bool>,
+    /// In a race ([`crate::bounded::queries::check_race`]): the narrowed
+    /// query gives up (unknown) when more escape edges than this survive
+    /// its probe ([`Encoder::escape_yield`]).
+    pub escape_yield: Option<usize>,
 }
 
 impl Backend for Varisat {
@@ -98,6 +102,7 @@ impl Backend for Varisat {
         if let Some(s) = self.shortest {
             enc.shortest_cycles = s;
         }
+        enc.escape_yield = self.escape_yield;
         f(&mut VarisatSession::new(enc))
     }
 }
