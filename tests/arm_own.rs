@@ -68,6 +68,66 @@ fn unsigned_conditions_treat_negative_values_as_large() {
 }
 
 #[test]
+fn add_and_subtract_flags_are_exact() {
+    // At 32 bits (the constant 0x7fffffff): -1 + 1 = 0 with a carry, no
+    // overflow (CS, EQ, not VS); 0x7fffffff + 0x7fffffff = 0xfffffffe
+    // (-2 as herd's `int`) overflows without a carry (VS, N = V so GE,
+    // MI, not HI); 0 - 1 borrows (CC) and is negative without overflow
+    // (LT); CMN 0x7fffffff, #1 overflows (VS) and is still greater than
+    // zero (N = V: not LE); adding 0 never carries.
+    let s = states(
+        "AArch64 T\n{ 0:X0=-1; 0:X1=1; 0:X4=0x7fffffff; 0:X12=0; }\n P0 ;\n\
+         ADDS W2,W0,W1 ;\n CSET W5,CS ;\n CSET W6,EQ ;\n CSET W7,VS ;\n\
+         ADDS W3,W4,W4 ;\n CSET W8,VS ;\n CSET W9,GE ;\n CSET W10,MI ;\n CSET W11,HI ;\n\
+         SUBS W13,W12,W1 ;\n CSET W14,CC ;\n CSET W15,LT ;\n CSET W16,VC ;\n\
+         CMN W4,#1 ;\n CSET W17,VS ;\n CSET W18,LE ;\n\
+         ADDS W19,W0,WZR ;\n CSET W20,CS ;\n CSET W21,PL ;\n\
+         locations [0:X2;0:X3;0:X5;0:X6;0:X7;0:X8;0:X9;0:X10;0:X11;0:X13;0:X14;0:X15;\
+         0:X16;0:X17;0:X18;0:X20;0:X21;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(
+        s,
+        [
+            "0:X2=0; 0:X3=-2; 0:X5=1; 0:X6=1; 0:X7=0; 0:X8=1; 0:X9=1; 0:X10=1; 0:X11=0; \
+          0:X13=-1; 0:X14=1; 0:X15=1; 0:X16=1; 0:X17=1; 0:X18=0; 0:X20=0; 0:X21=0;"
+        ]
+    );
+}
+
+#[test]
+fn untyped_registers_print_and_compare_as_herd_int() {
+    // herd's locations are `int` (32 bits) unless typed: 2^32 + 5 in an
+    // untyped register prints as 5; an `int64_t` one keeps it; -1 equals
+    // the condition's 0xffffffff on an `int` register.
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X3; }\n P0 ;\n MOVZ X2,#1,LSL #32 ;\n ADD X2,X2,#5 ;\n\
+         MOVZ X3,#1,LSL #32 ;\n EON X1,X0,X0 ;\n\
+         locations [0:X1;0:X2;0:X3;]\nforall (0:X1=0xffffffff)\n",
+    );
+    assert_eq!(s, ["0:X1=-1; 0:X2=5; 0:X3=4294967296;"]);
+    let t = bmc_rmm::frontend::litmus::parse(
+        &SourceFile::new(
+            "t.litmus",
+            "AArch64 T\n{ }\n P0 ;\n MOVZ X2,#1,LSL #32 ;\n EON X1,X0,X0 ;\n\
+             forall (0:X1=0xffffffff /\\ 0:X2=0)\n",
+        ),
+        Width(64),
+    )
+    .unwrap();
+    let m = cat::builtin("arm").unwrap();
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        SolverKind::Varisat,
+    )
+    .unwrap();
+    assert_eq!(r.observation.unwrap().verdict().as_str(), "Allowed");
+}
+
+#[test]
 fn post_index_store_updates_the_base() {
     let s = states(
         "AArch64 T\n{ 0:X0=x; 0:X1=5; }\n P0 ;\n STR W1,[X0],#4 ;\n\

@@ -147,6 +147,17 @@ pub fn run(
     };
     let e = enumerate_final(solver, &q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
+    // Values in the locations' types (herd's `int` registers: 32 bits);
+    // addresses stay addresses.
+    for s in &mut states {
+        for (i, l) in t.observed.iter().enumerate() {
+            if let Some(v) = s.get_mut(i) {
+                if !(l.holds_address && t.var_name(*v).is_some()) {
+                    *v = l.typed(*v);
+                }
+            }
+        }
+    }
     states.sort_by(|a, b| t.compare_states(a, b));
     // States that differ only in filter-only locations print alike.
     let mut seen = std::collections::HashSet::new();

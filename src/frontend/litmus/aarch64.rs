@@ -155,65 +155,71 @@ fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
     Ok(addr)
 }
 
-/// The flags pseudo-registers (the two operands of the last compare).
-fn flags(cx: &mut Ctx) -> (RegId, RegId) {
-    (cx.reg("#nzcv.a"), cx.reg("#nzcv.b"))
+/// The flags pseudo-registers: `#nzcv.a` and `#nzcv.b` hold two values
+/// whose difference is the result of the last flag-setting instruction
+/// (its N and Z), `#nzcv.c` and `#nzcv.v` its carry and overflow (0/1).
+fn flags(cx: &mut Ctx) -> [RegId; 4] {
+    [
+        cx.reg("#nzcv.a"),
+        cx.reg("#nzcv.b"),
+        cx.reg("#nzcv.c"),
+        cx.reg("#nzcv.v"),
+    ]
+}
+
+/// Unsigned `x < y` at any width: when the signs differ, the negative one
+/// (top bit set) is the larger; otherwise the signed order.
+fn ult(x: &LExpr, y: &LExpr) -> LExpr {
+    let z = Expr::Const(0);
+    let differ = bin(
+        BinOp::Lt,
+        bin(BinOp::BitXor, x.clone(), y.clone()),
+        z.clone(),
+    );
+    bin(
+        BinOp::Or,
+        bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
+        bin(
+            BinOp::And,
+            Expr::un(UnOp::Not, differ),
+            bin(BinOp::Lt, x.clone(), y.clone()),
+        ),
+    )
+}
+
+/// `e < 0` (the sign bit of `e`), 0 or 1.
+fn neg(e: LExpr) -> LExpr {
+    bin(BinOp::Lt, e, Expr::Const(0))
 }
 
 /// The condition `cond` (EQ, NE, …) on the flags, as an expression that
-/// is ≠ 0 when it holds.
+/// is ≠ 0 when it holds (Arm ARM C1.2.4, "Condition code": N, Z, C, V).
 fn condition(cx: &mut Ctx, cond: &str, span: Span) -> Result<LExpr, Error> {
-    let (fa, fb) = flags(cx);
-    let a = Expr::Var(fa);
-    let b = Expr::Var(fb);
-    // Unsigned x < y at any width: when the signs differ, the negative one
-    // (top bit set) is the larger; otherwise the signed order.
-    let ult = |x: &LExpr, y: &LExpr| {
-        let z = Expr::Const(0);
-        let differ = bin(
-            BinOp::Lt,
-            bin(BinOp::BitXor, x.clone(), y.clone()),
-            z.clone(),
-        );
-        bin(
-            BinOp::Or,
-            bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
-            bin(
-                BinOp::And,
-                Expr::un(UnOp::Not, differ),
-                bin(BinOp::Lt, x.clone(), y.clone()),
-            ),
-        )
-    };
-    let (lo, hi) = (ult(&a, &b), ult(&b, &a));
-    let diff = bin(BinOp::Sub, a.clone(), b.clone());
-    // Signed overflow of a - b: a and b differ in sign and the result's
-    // sign differs from a's.
-    let ovf = bin(
-        BinOp::Lt,
-        bin(
-            BinOp::BitAnd,
-            bin(BinOp::BitXor, a.clone(), b.clone()),
-            bin(BinOp::BitXor, a.clone(), diff.clone()),
-        ),
-        Expr::Const(0),
-    );
+    let [fa, fb, fc, fv] = flags(cx);
+    let (a, b) = (Expr::Var(fa), Expr::Var(fb));
+    let n = || neg(bin(BinOp::Sub, Expr::Var(fa), Expr::Var(fb)));
+    let z = || bin(BinOp::Eq, Expr::Var(fa), Expr::Var(fb));
+    let c = || bin(BinOp::Ne, Expr::Var(fc), Expr::Const(0));
+    let v = || bin(BinOp::Ne, Expr::Var(fv), Expr::Const(0));
+    let not = |e| Expr::un(UnOp::Not, e);
+    // N = V (signed ≥ of the last compare, overflow included).
+    let ge = || bin(BinOp::Eq, n(), v());
     Ok(match cond.to_ascii_uppercase().as_str() {
         "EQ" => bin(BinOp::Eq, a, b),
         "NE" => bin(BinOp::Ne, a, b),
-        "LT" => bin(BinOp::Lt, a, b),
-        "LE" => bin(BinOp::Le, a, b),
-        "GT" => bin(BinOp::Gt, a, b),
-        "GE" => bin(BinOp::Ge, a, b),
-        "HI" => hi,
-        "LS" => Expr::un(UnOp::Not, hi),
-        "CS" | "HS" => Expr::un(UnOp::Not, lo),
-        "CC" | "LO" => lo,
-        "MI" => bin(BinOp::Lt, diff, Expr::Const(0)),
-        "PL" => bin(BinOp::Ge, diff, Expr::Const(0)),
-        "VS" => ovf,
-        "VC" => Expr::un(UnOp::Not, ovf),
-        "AL" => Expr::Const(1),
+        "GE" => ge(),
+        "LT" => not(ge()),
+        "GT" => bin(BinOp::And, not(z()), ge()),
+        "LE" => bin(BinOp::Or, z(), not(ge())),
+        "HI" => bin(BinOp::And, c(), not(z())),
+        "LS" => bin(BinOp::Or, not(c()), z()),
+        "CS" | "HS" => c(),
+        "CC" | "LO" => not(c()),
+        "MI" => n(),
+        "PL" => not(n()),
+        "VS" => v(),
+        "VC" => not(v()),
+        "AL" | "NV" => Expr::Const(1),
         other => {
             return Err(cx
                 .src
@@ -222,11 +228,59 @@ fn condition(cx: &mut Ctx, cond: &str, span: Span) -> Result<LExpr, Error> {
     })
 }
 
-fn set_flags(cx: &mut Ctx, a: LExpr, b: LExpr) -> Vec<Command> {
-    let (fa, fb) = flags(cx);
+/// What a flag-setting instruction computes (Arm ARM C6, `ADDS`, `SUBS`,
+/// `ANDS`; the pseudocode `AddWithCarry`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FlagOp {
+    /// `a + b` (ADDS, CMN).
+    Add,
+    /// `a - b` (SUBS, CMP): `a + ~b + 1`.
+    Sub,
+    /// `a & b` (ANDS, TST): C = V = 0.
+    And,
+}
+
+/// Sets the four flags from `a op b`, at the width the test runs at: N
+/// and Z from the result; for `Add` C is the unsigned carry (result
+/// unsigned-below `a`) and V the signed overflow (operands of one sign, the
+/// result of the other); for `Sub` C is "no borrow" (`a ≥ b` unsigned)
+/// and V the overflow of the subtraction; `And` clears C and V.
+fn set_flags(cx: &mut Ctx, op: FlagOp, a: LExpr, b: LExpr) -> Vec<Command> {
+    let [fa, fb, fc, fv] = flags(cx);
+    let (x, y, c, v) = match op {
+        FlagOp::Sub => {
+            let r = bin(BinOp::Sub, a.clone(), b.clone());
+            let c = Expr::un(UnOp::Not, ult(&a, &b));
+            let v = neg(bin(
+                BinOp::BitAnd,
+                bin(BinOp::BitXor, a.clone(), b.clone()),
+                bin(BinOp::BitXor, a.clone(), r),
+            ));
+            (a, b, c, v)
+        }
+        FlagOp::Add => {
+            let r = bin(BinOp::Add, a.clone(), b.clone());
+            let c = ult(&r, &a);
+            let v = neg(bin(
+                BinOp::BitAnd,
+                bin(BinOp::BitXor, a.clone(), r.clone()),
+                bin(BinOp::BitXor, b.clone(), r),
+            ));
+            // a - (-b) = a + b at every width (negation wraps).
+            (a, Expr::un(UnOp::Neg, b), c, v)
+        }
+        FlagOp::And => (
+            bin(BinOp::BitAnd, a, b),
+            Expr::Const(0),
+            Expr::Const(0),
+            Expr::Const(0),
+        ),
+    };
     vec![
-        Command::Assign { reg: fa, value: a },
-        Command::Assign { reg: fb, value: b },
+        Command::Assign { reg: fc, value: c },
+        Command::Assign { reg: fv, value: v },
+        Command::Assign { reg: fa, value: x },
+        Command::Assign { reg: fb, value: y },
     ]
 }
 
@@ -470,25 +524,25 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             if let Some(sh) = ops.get(3) {
                 b = shifted(cx, b, sh)?;
             }
-            let flagged = mn.len() == 4 && mn.ends_with('S');
             let fl = match mn.as_str() {
-                "SUBS" => Some((a.clone(), b.clone())),
-                "ADDS" => Some((a.clone(), Expr::un(UnOp::Neg, b.clone()))),
+                "SUBS" => Some(FlagOp::Sub),
+                "ADDS" => Some(FlagOp::Add),
+                "ANDS" => Some(FlagOp::And),
                 _ => None,
             };
+            let (x, y) = (a.clone(), b.clone());
             let v = match mn.trim_end_matches('S') {
-                "ADD" => bin(BinOp::Add, a, b),
-                "SUB" => bin(BinOp::Sub, a, b),
-                "EOR" => bin(BinOp::BitXor, a, b),
-                "EON" => bin(BinOp::BitXor, a, not(b)),
-                "AND" => bin(BinOp::BitAnd, a, b),
-                _ => bin(BinOp::BitOr, a, b),
+                "ADD" => bin(BinOp::Add, x, y),
+                "SUB" => bin(BinOp::Sub, x, y),
+                "EOR" => bin(BinOp::BitXor, x, y),
+                "EON" => bin(BinOp::BitXor, x, not(y)),
+                "AND" => bin(BinOp::BitAnd, x, y),
+                _ => bin(BinOp::BitOr, x, y),
             };
             // Flags first (the destination may be an operand).
             let mut cmds = Vec::new();
-            if flagged {
-                let (x, y) = fl.unwrap_or((v.clone(), Expr::Const(0)));
-                cmds.extend(set_flags(cx, x, y));
+            if let Some(op) = fl {
+                cmds.extend(set_flags(cx, op, a, b));
             }
             cmds.extend(assign(d, v));
             Ok(Low::Cmds(cmds))
@@ -502,12 +556,12 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             if let Some(sh) = ops.get(2) {
                 b = shifted(cx, b, sh)?;
             }
-            let (x, y) = match mn.as_str() {
-                "CMP" => (a, b),
-                "CMN" => (a, Expr::un(UnOp::Neg, b)),
-                _ => (bin(BinOp::BitAnd, a, b), Expr::Const(0)),
+            let op = match mn.as_str() {
+                "CMP" => FlagOp::Sub,
+                "CMN" => FlagOp::Add,
+                _ => FlagOp::And,
             };
-            Ok(Low::Cmds(set_flags(cx, x, y)))
+            Ok(Low::Cmds(set_flags(cx, op, a, b)))
         }
         "CSEL" | "CSINC" | "CSINV" | "CSNEG" => {
             arity(cx, mn0, &ops, 4, sp)?;

@@ -125,7 +125,23 @@ fn lower(
     let mut ptr_syms: BTreeSet<String> = BTreeSet::new();
     // Locations typed unsigned (by herd name: `0:X1`, `[x]`).
     let mut unsigned_locs: BTreeMap<String, u32> = BTreeMap::new();
+    // Locations with a declared integer type (its bits); arrays by name.
+    let mut typed_locs: BTreeMap<String, u32> = BTreeMap::new();
     for it in &surf.init {
+        if let Some(bits) = it.bits {
+            match &it.lhs {
+                InitLhs::Reg { thread, reg } => {
+                    typed_locs.insert(format!("{thread}:{}", norm_reg(arch, reg)), bits);
+                }
+                InitLhs::Mem(m) if it.array.is_some() => {
+                    typed_locs.insert(m.clone(), bits);
+                }
+                InitLhs::Mem(m) => {
+                    typed_locs.insert(format!("[{m}]"), bits);
+                }
+                InitLhs::SymReg(_) => {}
+            }
+        }
         if let Some(bits) = it.unsigned {
             match &it.lhs {
                 InitLhs::Reg { thread, reg } => {
@@ -299,6 +315,14 @@ fn lower(
         };
         loc.holds_address = by_flow || ptr_locs.contains(&i);
         loc.unsigned = unsigned_locs.get(&loc.name).copied();
+        // herd's locations are of type `int` unless the init block types
+        // them; an array element has its array's type.
+        let base = loc.name.split(['[', '{']).next().unwrap_or("");
+        loc.bits = typed_locs
+            .get(&loc.name)
+            .or_else(|| typed_locs.get(base))
+            .copied()
+            .unwrap_or(32);
     }
     // herd's order.
     let mut order: Vec<usize> = (0..rs.locs.len()).collect();
@@ -314,10 +338,13 @@ fn lower(
         .iter()
         .map(|i| *i < n_listed || main_locs.contains(i))
         .collect();
-    let prop = remap_prop(raw_prop, &remap);
-    let filter = raw_filter.map(|f| remap_prop(f, &remap));
-    let cond = prop_expr(&prop, &observed);
-    let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed));
+    let prop = typed_prop(remap_prop(raw_prop, &remap), &observed);
+    let filter = raw_filter.map(|f| typed_prop(remap_prop(f, &remap), &observed));
+    // A test that runs at 64 bits compares a location of a narrower type
+    // in that type (herd's `int` registers compare in 32 bits).
+    let wide = vars.max_const > u32::MAX as i64 || vars.min_width >= 64;
+    let cond = prop_expr(&prop, &observed, wide);
+    let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed, wide));
     let goal_cond = match &filter_expr {
         Some(f) => Expr::bin(BinOp::And, f.clone(), cond.clone()),
         None => cond.clone(),
@@ -386,6 +413,7 @@ impl Resolver<'_> {
                         name: name.clone(),
                         holds_address: false,
                         unsigned: None,
+                        bits: 32,
                     },
                     (0, *thread, reg_rank(self.arch, &rn), name),
                 )
@@ -420,6 +448,7 @@ impl Resolver<'_> {
                         name: name.clone(),
                         holds_address: false,
                         unsigned: None,
+                        bits: 32,
                     },
                     (1, 0, (0, String::new()), m.clone()),
                 )
@@ -543,36 +572,82 @@ fn remap_prop(p: Prop, m: &[usize]) -> Prop {
 }
 
 /// The goal expression of a proposition (1 when it holds).
-pub fn prop_expr(p: &Prop, observed: &[Location]) -> GExpr {
+pub fn prop_expr(p: &Prop, observed: &[Location], wide: bool) -> GExpr {
     match p {
         Prop::True => Expr::Const(1),
         Prop::False => Expr::Const(0),
-        Prop::Eq { loc, value, .. } => Expr::bin(
-            BinOp::Eq,
-            Expr::Var(observed[*loc].gvar()),
-            Expr::Const(*value),
-        ),
-        Prop::Not(a) => Expr::un(UnOp::Not, prop_expr(a, observed)),
-        Prop::And(v) => fold(v, BinOp::And, 1, observed),
-        Prop::Or(v) => fold(v, BinOp::Or, 0, observed),
+        Prop::Eq {
+            loc,
+            value,
+            symbolic,
+        } => {
+            let l = &observed[*loc];
+            let mut v = Expr::Var(l.gvar());
+            if wide && !symbolic && l.bits < 64 {
+                // Sign extension from `bits`: ((v + 2^(b-1)) & (2^b - 1)) - 2^(b-1).
+                let half = 1i64 << (l.bits - 1);
+                v = Expr::bin(
+                    BinOp::Sub,
+                    Expr::bin(
+                        BinOp::BitAnd,
+                        Expr::bin(BinOp::Add, v, Expr::Const(half)),
+                        Expr::Const((half << 1) - 1),
+                    ),
+                    Expr::Const(half),
+                );
+            }
+            Expr::bin(BinOp::Eq, v, Expr::Const(*value))
+        }
+        Prop::Not(a) => Expr::un(UnOp::Not, prop_expr(a, observed, wide)),
+        Prop::And(v) => fold(v, BinOp::And, 1, observed, wide),
+        Prop::Or(v) => fold(v, BinOp::Or, 0, observed, wide),
         Prop::Implies(a, b) => Expr::bin(
             BinOp::Or,
-            Expr::un(UnOp::Not, prop_expr(a, observed)),
-            prop_expr(b, observed),
+            Expr::un(UnOp::Not, prop_expr(a, observed, wide)),
+            prop_expr(b, observed, wide),
         ),
+    }
+}
+
+/// `p` with each constant compared to a location converted to the
+/// location's type ([`Location::typed`]: `0:X1=0xffffffff` on an `int`
+/// register is `0:X1=-1`), as herd compares.
+fn typed_prop(p: Prop, observed: &[Location]) -> Prop {
+    match p {
+        Prop::Eq {
+            loc,
+            value,
+            symbolic: false,
+        } => Prop::Eq {
+            loc,
+            value: observed[loc].typed(value),
+            symbolic: false,
+        },
+        Prop::Not(a) => Prop::Not(Box::new(typed_prop(*a, observed))),
+        Prop::And(v) => Prop::And(v.into_iter().map(|x| typed_prop(x, observed)).collect()),
+        Prop::Or(v) => Prop::Or(v.into_iter().map(|x| typed_prop(x, observed)).collect()),
+        Prop::Implies(a, b) => Prop::Implies(
+            Box::new(typed_prop(*a, observed)),
+            Box::new(typed_prop(*b, observed)),
+        ),
+        other => other,
     }
 }
 
 /// `op` over `v` (`unit` when empty): folded from the left for short
 /// lists, as a balanced tree for long ones (so that a condition with
 /// thousands of disjuncts gives an expression of logarithmic depth).
-fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location]) -> GExpr {
+fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location], wide: bool) -> GExpr {
     const LEFT_FOLD_MAX: usize = 64;
     if v.len() > LEFT_FOLD_MAX {
         let (a, b) = v.split_at(v.len() / 2);
-        return Expr::bin(op, fold(a, op, unit, observed), fold(b, op, unit, observed));
+        return Expr::bin(
+            op,
+            fold(a, op, unit, observed, wide),
+            fold(b, op, unit, observed, wide),
+        );
     }
-    let mut it = v.iter().map(|x| prop_expr(x, observed));
+    let mut it = v.iter().map(|x| prop_expr(x, observed, wide));
     match it.next() {
         None => Expr::Const(unit),
         Some(first) => it.fold(first, |acc, e| Expr::bin(op, acc, e)),

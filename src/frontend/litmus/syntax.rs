@@ -49,6 +49,9 @@ pub(crate) struct InitItem {
     /// The bits of an unsigned type prefix (`uint32_t 0:X1` → 32,
     /// `uint64_t x` → 64), if any.
     pub unsigned: Option<u32>,
+    /// The bits of the declared type (`int64_t 0:X1` → 64, `int x` → 32),
+    /// if the item has a known integer type.
+    pub bits: Option<u32>,
     pub rhs: Option<(RawVal, Span)>,
     /// An array declaration `int v[N] = {…}`: (N, bytes per element,
     /// initial values, missing ones 0); `lhs` is then `Mem(v)`.
@@ -753,6 +756,7 @@ fn parse_init(
         items.push(InitItem {
             lhs,
             unsigned,
+            bits: type_bits(&ty),
             rhs,
             array: None,
             span,
@@ -830,9 +834,29 @@ fn parse_array(
     Ok(InitItem {
         lhs: InitLhs::Mem(name.to_string()),
         unsigned: unsigned_bits(ty),
+        bits: Some(bytes * 8),
         rhs: None,
         array: Some((n, bytes, vals)),
         span,
+    })
+}
+
+/// The bits of a C integer type as herd sizes them (`int8_t`/`char` 8,
+/// `int16_t`/`short` 16, `int`/`int32_t`/`unsigned` 32, `int64_t`/`long`/
+/// `intptr_t` 64, signed or unsigned); None for no type or another one.
+fn type_bits(ty: &str) -> Option<u32> {
+    let t = ty.trim();
+    let t = t.strip_prefix("unsigned ").unwrap_or(t).trim();
+    let t = t
+        .strip_prefix('u')
+        .filter(|r| r.starts_with("int"))
+        .unwrap_or(t);
+    Some(match t {
+        "int8_t" | "char" => 8,
+        "int16_t" | "short" => 16,
+        "int" | "int32_t" | "unsigned" => 32,
+        "int64_t" | "long" | "intptr_t" | "long long" => 64,
+        _ => return None,
     })
 }
 
