@@ -46,7 +46,6 @@ const KNOWN_AARCH64_ARM: &[&str] = &[
     "DIC1.MP.FF+dmb.st+po",
     "L022",
     "L024",
-    "L028",
     "L062",
     "L082",
     "M001",
@@ -67,7 +66,6 @@ const KNOWN_AARCH64_SC: &[&str] = &[
     "DIC1.MP.FF+dmb.st+po",
     "L022",
     "L024",
-    "L028",
     "L062",
     "L082",
     "M001",
@@ -164,6 +162,9 @@ fn compare(arch: &str, model: &str, herd_model: &str) -> Option<(usize, usize, V
                 block.states.iter().map(|s| s.trim().to_string()).collect();
             ours.sort();
             theirs.sort();
+            if t.has_loop != block.has_loop {
+                errs.push(format!("Loop {} (herd {})", t.has_loop, block.has_loop));
+            }
             if ours != theirs {
                 let extra: Vec<_> = ours.iter().filter(|s| !theirs.contains(s)).collect();
                 let missing: Vec<_> = theirs.iter().filter(|s| !ours.contains(s)).collect();

@@ -128,6 +128,26 @@ fn untyped_registers_print_and_compare_as_herd_int() {
 }
 
 #[test]
+fn loops_on_concrete_values_run_to_the_end() {
+    // 20 iterations (62 instructions) whatever the bound, as herd runs a
+    // branch on constants; no `Loop` then. A loop on a loaded value is
+    // still a loop.
+    let text = "AArch64 T\n{ }\n P0 ;\n MOV W0,#20 ;\n MOV W1,#0 ;\n L0: ;\n\
+                ADD W1,W1,#2 ;\n SUB W0,W0,#1 ;\n CBNZ W0,L0 ;\nforall 0:X1=40\n";
+    assert_eq!(states(text), ["0:X1=40;"]);
+    let t =
+        bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64)).unwrap();
+    assert!(!t.has_loop);
+    assert_eq!(run::effective_bound(&t, 12), 62);
+    let spin = "AArch64 T\n{ 0:X2=x; }\n P0 ;\n L0: ;\n LDR W0,[X2] ;\n CBZ W0,L0 ;\n\
+                exists 0:X0=1\n";
+    let t =
+        bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", spin), Width(64)).unwrap();
+    assert!(t.has_loop);
+    assert_eq!(run::effective_bound(&t, 12), 12);
+}
+
+#[test]
 fn post_index_store_updates_the_base() {
     let s = states(
         "AArch64 T\n{ 0:X0=x; 0:X1=5; }\n P0 ;\n STR W1,[X0],#4 ;\n\

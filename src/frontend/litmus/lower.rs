@@ -208,7 +208,7 @@ fn lower(
         }
     }
     // Code.
-    let mut has_loop = false;
+    let mut cyclic = Vec::new();
     for (ti, cells) in surf.threads.iter().enumerate() {
         let mut names = std::mem::take(&mut p.names);
         let mut thread = std::mem::replace(
@@ -243,7 +243,7 @@ fn lower(
             }
         }
         p.threads[ti] = thread;
-        has_loop |= r?;
+        cyclic.push(r?);
     }
     // Locations of the condition, `locations` and the filter.
     let mut rs = Resolver {
@@ -355,6 +355,15 @@ fn lower(
         at: GoalAt::Final,
         cond: Some(goal_cond),
         span: Span::default(),
+    });
+    // herd prints `Loop` when a loop was unrolled: not for loops that run
+    // on concrete values to their end (`run::concrete_prefix`).
+    let has_loop = p.threads.iter().zip(&cyclic).any(|(th, &c)| {
+        c && crate::litmus::run::concrete_prefix(th, width).is_none_or(|(_, q)| {
+            th.outgoing()
+                .get(q.0 as usize)
+                .is_some_and(|o| !o.is_empty())
+        })
     });
     let quantifier = match surf.quant {
         RawQuant::Exists => Quantifier::Exists,
