@@ -72,7 +72,7 @@ const KNOWN_AARCH64_SC: &[&str] = &[
     "MP+STILP+dmb.ld",
     "MP+dmb.st+LDIAPP",
 ];
-const KNOWN_RISCV_RISCV: &[&str] = &["ISA-MP-DEP-ADDR-LR-FAIL", "ISA-MP-DEP-SUCCESS-SWAP"];
+const KNOWN_RISCV_RISCV: &[&str] = &[];
 const KNOWN_RISCV_SC: &[&str] = &[];
 
 fn corpus() -> Option<PathBuf> {

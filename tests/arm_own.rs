@@ -179,9 +179,14 @@ fn bad_shift_is_located() {
 /// arm`, checked to be the same on every available solver (varisat, cdclt,
 /// z3 when built in).
 fn arm_verdict(text: &str) -> String {
+    verdict("arm", text)
+}
+
+/// [`arm_verdict`] under `model`.
+fn verdict(model: &str, text: &str) -> String {
     let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
         .unwrap_or_else(|e| panic!("{e}"));
-    let m = cat::builtin("arm").unwrap();
+    let m = cat::builtin(model).unwrap();
     let mut out: Option<String> = None;
     for s in [SolverKind::Varisat, SolverKind::Cdclt, SolverKind::Z3] {
         if s.available().is_err() {
@@ -354,4 +359,23 @@ fn bad_arrays_are_located() {
             .to_string();
         assert!(e.contains("bad.litmus:") && e.contains(want), "{text}: {e}");
     }
+}
+
+#[test]
+fn riscv_store_conditional_result_carries_a_dependency() {
+    // MP where the reader's second access depends on the result register
+    // of a successful sc.w whose data came from the first read (RVWMO
+    // rules 9/10 with the SC as source): ordered, so Forbidden; without
+    // the sc's data dependency (x0 stored) the SC itself is not ordered
+    // after the first read, and the outcome is Allowed.
+    let mp = |data: &str| {
+        format!(
+            "RISCV T\n{{ 0:x6=x; 0:x8=y; 1:x6=x; 1:x8=y; 1:x10=z; }}\n\
+             P0 | P1 ;\n ori x5,x0,2 | lw x2,0(x8) ;\n sw x5,0(x6) | lr.w x3,0(x10) ;\n\
+             fence w,w | sc.w x4,{data},0(x10) ;\n ori x7,x0,1 | amoswap.w x5,x4,0(x6) ;\n\
+             sw x7,0(x8) | ;\nexists (1:x2=1 /\\ 1:x4=0 /\\ 1:x5=0)\n"
+        )
+    };
+    assert_eq!(verdict("riscv", &mp("x2")), "Forbidden");
+    assert_eq!(verdict("riscv", &mp("x0")), "Allowed");
 }

@@ -189,6 +189,9 @@ struct Builder<'p> {
     step: u32,
     /// Read events of the current thread so far.
     thread_reads: Vec<usize>,
+    /// Store-conditionals of the current thread whose flag depends on
+    /// them ([`Ann::SCDEP`]): taint sources besides the reads.
+    thread_scs: Vec<usize>,
 }
 
 impl Builder<'_> {
@@ -712,7 +715,16 @@ impl Builder<'_> {
                 }
                 l.regs[flag.0 as usize] = succ.ite(&self.c(1), &self.c(0));
                 if self.deps {
-                    l.taint[flag.0 as usize] = Taint::new();
+                    // Under `scdep` the flag depends on the write when it
+                    // is performed (RVWMO syntactic dependencies).
+                    let mut t = Taint::new();
+                    if l.ann & Ann::SCDEP != 0 {
+                        t.insert(e, succ.clone());
+                        if !self.thread_scs.contains(&e) {
+                            self.thread_scs.push(e);
+                        }
+                    }
+                    l.taint[flag.0 as usize] = t;
                     l.pick[flag.0 as usize] = Taint::new();
                 }
             }
@@ -775,10 +787,12 @@ pub fn unroll(
         thread: ThreadId(0),
         step: 0,
         thread_reads: Vec::new(),
+        thread_scs: Vec::new(),
     };
     for (ti, th) in b.prog.threads.iter().enumerate() {
         b.thread = ThreadId(ti as u32);
         b.thread_reads.clear();
+        b.thread_scs.clear();
         let out = th.outgoing();
         let has_resv = th.instrs.iter().any(|i| {
             matches!(
@@ -887,6 +901,7 @@ pub fn unroll(
                     .map(|_| {
                         b.thread_reads
                             .iter()
+                            .chain(&b.thread_scs)
                             .map(|&r| (r, Bool::fresh_const(ctx, name)))
                             .collect()
                     })
