@@ -379,3 +379,36 @@ fn riscv_store_conditional_result_carries_a_dependency() {
     assert_eq!(verdict("riscv", &mp("x2")), "Forbidden");
     assert_eq!(verdict("riscv", &mp("x0")), "Allowed");
 }
+
+#[test]
+fn bitfield_moves_and_their_aliases() {
+    // UBFX 0x1234 bits 15..8 = 0x12; SBFX bits 7..4 of 0x1234 = 3; SBFX
+    // of 0xf (4 bits) = -1; UBFIZ puts 0x1234's low nibble 4 at bit 4 =
+    // 0x40; SXTB 0x80 = -128; UXTH -1 = 65535; UBFM W, #4, #31 of
+    // 0x55667788 = 0x5566778 and UBFM W, #24, #7 = 0x8800 (herd's A228).
+    let s = states(
+        "AArch64 T\n{ 0:X0=0x1234; 0:X5=0xf; 0:X7=0x80; 0:X9=-1; 0:X19=0x55667788; }\n P0 ;\n\
+         UBFX X1,X0,#8,#8 ;\n SBFX X2,X0,#4,#4 ;\n SBFX X3,X5,#0,#4 ;\n UBFIZ W4,W0,#4,#4 ;\n\
+         SXTB W6,W7 ;\n UXTH W8,W9 ;\n UBFM W20,W19,#4,#31 ;\n UBFM W21,W19,#24,#7 ;\n\
+         locations [0:X1;0:X2;0:X3;0:X4;0:X6;0:X8;0:X20;0:X21;]\nexists (0:X1=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X1=18; 0:X2=3; 0:X3=-1; 0:X4=64; 0:X6=-128; 0:X8=65535; 0:X20=89548664; 0:X21=34816;"]
+    );
+    for bad in [
+        "UBFX X1,X0,#60,#8",
+        "UBFM W1,W0,#4,#32",
+        "SBFIZ X1,X0,#1,#0",
+    ] {
+        let r = bmc_rmm::frontend::litmus::parse(
+            &SourceFile::new(
+                "t.litmus",
+                &format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
+            ),
+            Width(64),
+        );
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("t.litmus:4:"), "{bad}: {e}");
+    }
+}

@@ -6,7 +6,9 @@
 //! `LDEOR`, `LDSET` (and `STADD`, …) with their `A`/`L`/`AL` variants,
 //! `MOV`/`MOVZ`/`MOVK`/`MVN`, `ADD`/`SUB`/`EOR`/`EON`/`AND`/`ORR` (and
 //! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
-//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`,
+//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`, the
+//! bitfield moves `UBFM`/`SBFM` and their aliases `UBFX`/`SBFX`/`UBFIZ`/
+//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`,
 //! post-indexed `LDR`/`STR`, the conditional
 //! selects `CSEL`/`CSINC`/`CSINV`/`CSNEG`/`CSET`, branches `B`,
 //! `B.cond`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, `RET`, and the barriers `DMB`,
@@ -348,6 +350,72 @@ fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
     }
 }
 
+/// `#n` (or `n`) with 0 ≤ n < `limit`.
+fn imm_below(cx: &Ctx, op: &Op, limit: u32) -> Result<u32, Error> {
+    let t = op.text.trim();
+    parse_int(t.strip_prefix('#').unwrap_or(t))
+        .filter(|k| (0..i64::from(limit)).contains(k))
+        .map(|k| k as u32)
+        .ok_or_else(|| {
+            cx.src.error(
+                op.span,
+                format!("expected an immediate `#n` with 0 ≤ n < {limit}, found `{t}`"),
+            )
+        })
+}
+
+/// The bitfield move `UBFM`/`SBFM Rd, Rn, #immr, #imms` at `ds` bits (32
+/// for W registers, 64 for X) on the value `v` of Rn (Arm ARM C6.2,
+/// "UBFM", "SBFM"): when imms ≥ immr, bits imms..immr of Rn go to the
+/// bottom of Rd (`UBFX`, `LSR`); otherwise bits imms..0 go to bit
+/// ds − immr upwards (`UBFIZ`, `LSL`); the rest of Rd is zero (UBFM) or
+/// copies of the field's top bit (SBFM). A W result is zero-extended.
+fn bitfield(
+    cx: &mut Ctx,
+    signed: bool,
+    v: LExpr,
+    immr: u32,
+    imms: u32,
+    ds: u32,
+    span: Span,
+) -> Result<LExpr, Error> {
+    // The field: `f` bits taken from bit `lo` of Rn, put at bit `at`.
+    let (lo, f, at) = if imms >= immr {
+        (immr, imms - immr + 1, 0)
+    } else {
+        (0, imms + 1, ds - immr)
+    };
+    let x = shr(cx, v, lo, span)?;
+    let field = if f >= 64 {
+        x
+    } else {
+        let m = cx.int((1i64 << f) - 1, span)?;
+        let low = bin(BinOp::BitAnd, x, m);
+        if signed {
+            // Sign extension from bit f-1: (low ^ top) - top.
+            let top = cx.int(1i64 << (f - 1), span)?;
+            bin(BinOp::Sub, bin(BinOp::BitXor, low, top.clone()), top)
+        } else {
+            low
+        }
+    };
+    let r = shl(cx, field, at, span)?;
+    Ok(if ds == 32 {
+        super::ops::ext32(cx, r, false)
+    } else {
+        r
+    })
+}
+
+/// The data size of a register operand: 32 for `Wn`/`WZR`, else 64.
+fn size_of(op: &Op) -> u32 {
+    if op.text.starts_with(['W', 'w']) {
+        32
+    } else {
+        64
+    }
+}
+
 /// The post-index update `[Xn], #imm` of a load or store: `Xn += imm`.
 fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
     let inner = mem.text.trim_start_matches('[').trim_end_matches(']');
@@ -495,6 +563,46 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 shr(cx, a, k, ops[2].span)?
             };
             Ok(Low::Cmds(assign(d, v)))
+        }
+        "UBFM" | "SBFM" | "UBFX" | "SBFX" | "UBFIZ" | "SBFIZ" => {
+            arity(cx, mn0, &ops, 4, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let ds = size_of(&ops[0]);
+            let v = rval(cx, &ops[1])?;
+            let a = imm_below(cx, &ops[2], ds)?;
+            let b = imm_below(cx, &ops[3], ds + 1)?;
+            // The aliases (Arm ARM C6.2): UBFX/SBFX #lsb, #width; UBFIZ/SBFIZ
+            // #lsb, #width.
+            let (immr, imms) = match &mn[1..] {
+                "BFM" => (a, b),
+                "BFX" => (a, a + b.max(1) - 1),
+                _ => ((ds - a) % ds, b.max(1) - 1),
+            };
+            let ok = match &mn[1..] {
+                "BFM" => b < ds,
+                _ => b >= 1 && a + b <= ds,
+            };
+            if !ok {
+                return Err(cx.src.error(
+                    ops[3].span,
+                    format!("bitfield beyond the {ds}-bit register"),
+                ));
+            }
+            let r = bitfield(cx, mn.starts_with('S'), v, immr, imms, ds, sp)?;
+            Ok(Low::Cmds(assign(d, r)))
+        }
+        "UXTB" | "UXTH" | "SXTB" | "SXTH" | "SXTW" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let ds = size_of(&ops[0]);
+            let v = rval(cx, &ops[1])?;
+            let imms = match &mn[3..] {
+                "B" => 7,
+                "H" => 15,
+                _ => 31,
+            };
+            let r = bitfield(cx, mn.starts_with('S'), v, 0, imms, ds, sp)?;
+            Ok(Low::Cmds(assign(d, r)))
         }
         "MADD" | "MSUB" => {
             arity(cx, mn0, &ops, 4, sp)?;
@@ -829,7 +937,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         }
     }
     match mn {
-        "BL" | "BLR" | "BR" | "ADR" | "UBFM" | "SBFM" => Err(refuse(
+        "BL" | "BLR" | "BR" | "ADR" => Err(refuse(
             cx,
             &format!("instruction `{mn0}`"),
             "not modelled",
