@@ -237,3 +237,33 @@ fn rlwinm_rotates_the_low_word_and_masks() {
     let lines: Vec<String> = r.states.iter().map(|s| lt.state_line(s)).collect();
     assert_eq!(lines, ["0:r3=3; 0:r6=3; 0:r8=4294901760;"]);
 }
+
+#[test]
+fn rlwimi_inserts_the_rotated_word_under_the_mask() {
+    // r3 = 0xaaaaaaaaaaaaaaaa; inserting the rotated -1 under MB..ME = 30..31
+    // sets the two low bits: low word 0xaaaaaaab, printed as herd's 32-bit
+    // `int` (-1431655765); SH 16 under 0..15 sets the high half-word:
+    // 0xffffaaaa = -21846. A `uint64_t` register keeps its high word.
+    let src = SourceFile::new(
+        "t.litmus",
+        "PPC T\n{ 0:r3=0xaaaaaaaaaaaaaaaa; 0:r6=0xaaaaaaaaaaaaaaaa; uint64_t 0:r7; \
+         0:r7=0xaaaaaaaaaaaaaaaa; }\n P0 ;\n li r4,-1 ;\n rlwimi r3,r4,4,30,31 ;\n\
+         rlwimi r6,r4,16,0,15 ;\n rlwimi r7,r4,0,31,31 ;\nlocations [0:r3; 0:r6; 0:r7;]\n",
+    );
+    let t = bmc_rmm::frontend::litmus::parse(&src, Width(64)).unwrap();
+    let m = cat::builtin("power").unwrap();
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        bmc_rmm::bounded::SolverKind::Varisat,
+    )
+    .unwrap();
+    let lines: Vec<String> = r.states.iter().map(|s| t.state_line(s)).collect();
+    assert_eq!(
+        lines,
+        ["0:r3=-1431655765; 0:r6=-21846; 0:r7=12297829382473034411;"]
+    );
+}
