@@ -216,8 +216,9 @@ fn store_conditional_in_both_arms_of_a_branch_needs_its_reservation() {
 fn rlwinm_rotates_the_low_word_and_masks() {
     // Power ISA 3.3.14: rotl32(0xffffffff, 4) & MASK(30,31) = 3;
     // rotl32(0x80000001, 1) = 0x00000003, & MASK(0,31) = 3;
-    // rotl32(0x0000ffff, 16) & MASK(0,15) = 0xffff0000 (zero-extended).
-    let t = "PPC T\n{ 0:r4=-1; 0:r7=0x80000001; 0:r9=0xffff; }\n P0 ;\n\
+    // rotl32(0x0000ffff, 16) & MASK(0,15) = 0xffff0000 (zero-extended:
+    // r8 is typed 64-bit, an untyped one would print as herd's `int`).
+    let t = "PPC T\n{ 0:r4=-1; 0:r7=0x80000001; 0:r9=0xffff; uint64_t 0:r8; }\n P0 ;\n\
              rlwinm r3,r4,4,30,31 ;\n rlwinm r6,r7,1,0,31 ;\n rlwinm r8,r9,16,0,15 ;\n\
              locations [0:r3; 0:r6; 0:r8;]\nexists (0:r3=0)\n";
     let src = bmc_rmm::diag::SourceFile::new("t.litmus", t);
