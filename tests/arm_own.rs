@@ -412,3 +412,47 @@ fn bitfield_moves_and_their_aliases() {
         assert!(e.contains("t.litmus:4:"), "{bad}: {e}");
     }
 }
+
+#[test]
+fn calls_returns_and_labels_as_values() {
+    // BL/RET twice (4 + 1 + 1), ADR + BLR into a subroutine (3 - 1), a
+    // branch into the other thread's code through an init value
+    // `P1:Ldbl` (the code runs on P0's registers: 5 * 2), and a label
+    // printed as herd prints it.
+    let s = states(
+        "AArch64 T\n{ 0:X5=P1:Ldbl; }\n P0 | P1 ;\n\
+         MOV W0,#4 | ADR X1,Ldec ;\n BL Linc | MOV W0,#3 ;\n BL Linc | BLR X1 ;\n\
+         MOV W6,#5 | ADR X2,Lend ;\n BLR X5 | B Lend ;\n B Lz | Ldec: ;\n\
+         Linc: | SUB W0,W0,#1 ;\n ADD W0,W0,#1 | RET ;\n RET | Ldbl: ;\n\
+         Lz: | ADD W6,W6,W6 ;\n NOP | RET ;\n | Lend: ;\n\
+         locations [0:X0;0:X6;1:X0;1:X2;]\nexists (1:X2=label:\"1:Lend\")\n",
+    );
+    assert_eq!(s, ["0:X0=6; 0:X6=10; 1:X0=2; 1:X2=label:\"P1:Lend\";"]);
+    for (bad, what) in [
+        ("BL Lnone", "undefined label `Lnone`"),
+        ("ADR X0,Lnone", "undefined label `Lnone`"),
+        ("BLR X0,X1", "expects 1 operand"),
+    ] {
+        let r = bmc_rmm::frontend::litmus::parse(
+            &SourceFile::new(
+                "t.litmus",
+                &format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
+            ),
+            Width(64),
+        );
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("t.litmus:4:") && e.contains(what), "{bad}: {e}");
+    }
+    let r = bmc_rmm::frontend::litmus::parse(
+        &SourceFile::new(
+            "t.litmus",
+            "AArch64 T\n{ 0:X1=P0:Lnone; }\n P0 ;\n BLR X1 ;\nexists (0:X1=0)\n",
+        ),
+        Width(64),
+    );
+    let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        e.contains("t.litmus:2:") && e.contains("no label `Lnone`"),
+        "{e}"
+    );
+}

@@ -11,7 +11,9 @@
 //! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`,
 //! post-indexed `LDR`/`STR`, the conditional
 //! selects `CSEL`/`CSINC`/`CSINV`/`CSNEG`/`CSET`, branches `B`,
-//! `B.cond`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, `RET`, and the barriers `DMB`,
+//! `B.cond`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, calls and returns `BL`, `BLR`,
+//! `BR`, `RET` with code addresses (`ADR`, labels as values), and the
+//! barriers `DMB`,
 //! `DSB`, `ISB`.
 //!
 //! Data flows through registers as written (`EOR W2,W0,W0` keeps W0's
@@ -34,7 +36,7 @@
 //! documentation, <http://diy.inria.fr/doc/litmus.html>).
 
 use super::ctx::Ctx;
-use super::ops::{arity, bin, is_name, mnemonic, refuse, shl, shr, split_ops, Low, Op};
+use super::ops::{arity, bin, is_name, mnemonic, refuse, shl, shr, split_ops, CallTarget, Low, Op};
 use crate::diag::{Error, Span};
 use crate::litmus::parse_int;
 use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, RegId, UnOp};
@@ -488,7 +490,46 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(vec![Command::Fence(Fence::Isb)]))
         }
         "NOP" => Ok(Low::Cmds(vec![Command::Nop])),
-        "RET" => Ok(Low::Ret),
+        "RET" => {
+            // `RET` returns through X30, `RET Xn` through Xn.
+            let r = match ops.first() {
+                Some(o) => reg_opt(cx, o)?,
+                None => Some(cx.reg("X30")),
+            };
+            Ok(match r {
+                Some(r) => Low::RetVia(r),
+                None => Low::Ret,
+            })
+        }
+        "BL" => {
+            arity(cx, mn0, &ops, 1, sp)?;
+            let lr = cx.reg("X30");
+            Ok(Low::Call(
+                lr,
+                CallTarget::Label(ops[0].text.to_string(), ops[0].span),
+            ))
+        }
+        "BLR" | "BR" => {
+            arity(cx, mn0, &ops, 1, sp)?;
+            let t = rval(cx, &ops[0])?;
+            Ok(if mn == "BLR" {
+                Low::Call(cx.reg("X30"), CallTarget::Reg(t))
+            } else {
+                Low::JumpReg(t)
+            })
+        }
+        "ADR" => {
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let l = ops[1].text;
+            let a = cx
+                .vars
+                .code
+                .label_addr(cx.seg, l)
+                .ok_or_else(|| cx.src.error(ops[1].span, format!("undefined label `{l}`")))?;
+            let v = cx.int(a, ops[1].span)?;
+            Ok(Low::Cmds(assign(d, v)))
+        }
         "B" => {
             arity(cx, mn0, &ops, 1, sp)?;
             Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
@@ -937,12 +978,6 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         }
     }
     match mn {
-        "BL" | "BLR" | "BR" | "ADR" => Err(refuse(
-            cx,
-            &format!("instruction `{mn0}`"),
-            "not modelled",
-            sp,
-        )),
         _ => Err(super::ops::unsupported(cx, mn0, sp)),
     }
 }

@@ -3,7 +3,7 @@
 //! each thread column (through [`super::thread`]), `locations`, `filter`
 //! and the final condition, and herd's order of the observed locations.
 
-use super::ctx::{check_fits, Ctx, Vars};
+use super::ctx::{check_fits, CodeMap, Ctx, Vars};
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
 use crate::diag::{Error, SourceFile, Span};
@@ -61,6 +61,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
                 _ => None,
             })
             .collect(),
+        code: code_map(&surf),
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -85,7 +86,60 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         fixed.insert(name.clone(), a);
     }
     vars.fixed = Some(fixed);
+    // Code addresses after the variables'.
+    vars.code.base = (next / 16 + 1).saturating_mul(16);
     lower(src, &surf, arch, width, &mut vars)
+}
+
+/// The code addresses of the test's threads ([`CodeMap`]), enabled when
+/// an instruction is `BL`, `BLR`, `BR` or `ADR`, or a value is a label.
+fn code_map(surf: &super::syntax::Surface) -> CodeMap {
+    let mut m = CodeMap::default();
+    let mut off = 0i64;
+    for cells in &surf.threads {
+        let mut labels = BTreeMap::new();
+        let mut n = 0usize;
+        for c in cells {
+            for (l, _) in &c.labels {
+                labels.entry(l.clone()).or_insert(n);
+            }
+            if let Some((t, _)) = &c.instr {
+                n += 1;
+                let mn = super::ops::mnemonic(t).0.to_ascii_uppercase();
+                m.enabled |=
+                    surf.arch == "AArch64" && matches!(mn.as_str(), "BL" | "BLR" | "BR" | "ADR");
+            }
+        }
+        m.offsets.push(off);
+        m.counts.push(n);
+        m.labels.push(labels);
+        off += n as i64 + 1;
+    }
+    let label = |v: &RawVal| matches!(v, RawVal::Label(..));
+    m.enabled |= surf
+        .init
+        .iter()
+        .any(|it| it.rhs.as_ref().is_some_and(|(v, _)| label(v)));
+    m.enabled |= raw_has_label(&surf.prop) || surf.filter.as_ref().is_some_and(raw_has_label);
+    m
+}
+
+/// True when a condition compares with a code label.
+fn raw_has_label(p: &RawProp) -> bool {
+    match p {
+        RawProp::Atom { val, .. } => matches!(val, RawVal::Label(..)),
+        RawProp::Not(a) => raw_has_label(a),
+        RawProp::And(v) | RawProp::Or(v) => v.iter().any(raw_has_label),
+        RawProp::Implies(a, b) => raw_has_label(a) || raw_has_label(b),
+        _ => false,
+    }
+}
+
+/// The code address of label `l` of thread `t`, or a located error.
+fn label_value(src: &SourceFile, vars: &Vars, t: usize, l: &str, sp: Span) -> Result<i64, Error> {
+    vars.code
+        .label_addr(t, l)
+        .ok_or_else(|| src.error(sp, format!("no label `{l}` in thread {t}")))
 }
 
 /// herd's sort key of a location: (register 0 / memory 1, thread,
@@ -163,6 +217,7 @@ fn lower(
                 (width.wrap(*v), false)
             }
             Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
+            Some((RawVal::Label(t, l), sp)) => (label_value(src, vars, *t, l, *sp)?, false),
         };
         if let (InitLhs::Mem(m), Some((_, _, vals))) = (&it.lhs, &it.array) {
             for v in vals {
@@ -209,7 +264,7 @@ fn lower(
     }
     // Code.
     let mut cyclic = Vec::new();
-    for (ti, cells) in surf.threads.iter().enumerate() {
+    for ti in 0..surf.threads.len() {
         let mut names = std::mem::take(&mut p.names);
         let mut thread = std::mem::replace(
             &mut p.threads[ti],
@@ -227,8 +282,9 @@ fn lower(
                 thread: &mut thread,
                 vars,
                 arch,
+                seg: ti,
             };
-            super::thread::lower_thread(&mut cx, cells)
+            super::thread::lower_thread(&mut cx, &surf.threads, ti)
         };
         p.names = names;
         // Symbolic registers used by this thread get their init values.
@@ -386,6 +442,23 @@ fn lower(
         has_loop,
         width,
         min_width: Width(vars.min_width.max(1)),
+        code_labels: if vars.code.enabled {
+            vars.code
+                .labels
+                .iter()
+                .enumerate()
+                .flat_map(|(t, ls)| {
+                    ls.keys()
+                        .filter_map(move |l| Some((t, l)))
+                        .collect::<Vec<_>>()
+                })
+                .filter_map(|(t, l)| {
+                    Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        },
     })
 }
 
@@ -489,6 +562,7 @@ impl Resolver<'_> {
                         (self.width.wrap(*v), false)
                     }
                     RawVal::Sym(s) => (vars.addr(s, *span), true),
+                    RawVal::Label(t, l) => (label_value(self.src, vars, *t, l, *span)?, true),
                 };
                 let a = Prop::Eq {
                     loc: i,

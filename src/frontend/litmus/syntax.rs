@@ -20,6 +20,21 @@ pub(crate) enum RawLoc {
 pub(crate) enum RawVal {
     Int(i64),
     Sym(String),
+    /// A code label as a value: `P1:L1` (init), `label:"P0:L0"` or
+    /// `label:"0:L0"` (condition): (thread, label).
+    Label(usize, String),
+}
+
+/// `P1:L1` or `1:L1` → (1, `L1`); also inside `label:"…"`.
+fn code_label(t: &str) -> Option<(usize, String)> {
+    let t = t
+        .strip_prefix("label:\"")
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(t);
+    let (th, l) = t.split_once(':')?;
+    let th = th.strip_prefix('P').unwrap_or(th);
+    let n: usize = th.parse().ok()?;
+    (is_ident(l) && !th.is_empty()).then(|| (n, l.to_string()))
 }
 
 /// A raw proposition.
@@ -742,6 +757,8 @@ fn parse_init(
                     Some((RawVal::Int(v), rspan))
                 } else if is_ident(r2) {
                     Some((RawVal::Sym(r2.to_string()), rspan))
+                } else if let Some((t, l)) = code_label(r2) {
+                    Some((RawVal::Label(t, l), rspan))
                 } else {
                     return Err(src.error(
                         rspan,
@@ -1151,6 +1168,8 @@ fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
         RawVal::Int(i)
     } else if is_ident(vt) {
         RawVal::Sym(vt.to_string())
+    } else if let Some((t, l)) = vt.starts_with("label:").then(|| code_label(vt)).flatten() {
+        RawVal::Label(t, l)
     } else {
         let vs = span.start + a.len() - v.trim_start().len();
         return Err(src.error(
