@@ -42,10 +42,7 @@ const KNOWN_AARCH64_ARM: &[&str] = &[
     "A27",
     "DIC1.MP.FF+dmb.st+po",
     "L062",
-    "L082",
     "M001",
-    "MP+STILP+dmb.ld",
-    "MP+dmb.st+LDIAPP",
     "MP+rel+CAS-ok-bothRs-addr",
 ];
 const KNOWN_AARCH64_SC: &[&str] = &[
@@ -57,10 +54,7 @@ const KNOWN_AARCH64_SC: &[&str] = &[
     "A27",
     "DIC1.MP.FF+dmb.st+po",
     "L062",
-    "L082",
     "M001",
-    "MP+STILP+dmb.ld",
-    "MP+dmb.st+LDIAPP",
 ];
 const KNOWN_RISCV_RISCV: &[&str] = &[];
 const KNOWN_RISCV_SC: &[&str] = &[];

@@ -456,3 +456,37 @@ fn calls_returns_and_labels_as_values() {
         "{e}"
     );
 }
+
+#[test]
+fn ordered_pairs_stilp_and_ldiapp() {
+    // STILP writes x[0] then x[1] (release, ordered under arm; one
+    // instruction, so unordered under herd's sc); LDIAPP reads them in
+    // order (acquirePC).
+    let stilp = "AArch64 T\n{ int x[2]={0,0}; 0:X0=1; 0:X1=1; 0:X2=x; 1:X2=x; }\n\
+                 P0 | P1 ;\n STILP W0,W1,[X2] | LDR W0,[X2,#4] ;\n | DMB LD ;\n\
+                 | LDR W1,[X2] ;\nexists (1:X0=1 /\\ 1:X1=0)\n";
+    assert_eq!(verdict("arm", stilp), "Forbidden");
+    assert_eq!(verdict("sc", stilp), "Allowed");
+    let ldiapp = "AArch64 T\n{ int x[2]={0,0}; 0:X2=x; 1:X2=x; }\n P0 | P1 ;\n\
+                  MOV W1,#1 | LDIAPP W0,W1,[X2] ;\n STR W1,[X2,#4] | ;\n DMB ST | ;\n\
+                  MOV W0,#1 | ;\n STLR W0,[X2] | ;\nexists (1:X0=1 /\\ 1:X1=0)\n";
+    assert_eq!(verdict("arm", ldiapp), "Forbidden");
+    assert_eq!(verdict("sc", ldiapp), "Allowed");
+    for (init, ins) in [
+        ("0:X2=x;", "STILP W0,W1,[X2]"),
+        ("int x[2];", "STILP W0,W1,[X2,#8]"),
+    ] {
+        let r = bmc_rmm::frontend::litmus::parse(
+            &SourceFile::new(
+                "t.litmus",
+                &format!("AArch64 T\n{{ {init} }}\n P0 ;\n {ins} ;\nexists (0:X1=0)\n"),
+            ),
+            Width(64),
+        );
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("t.litmus:4:") && e.contains("ldp/stp"),
+            "{ins}: {e}"
+        );
+    }
+}

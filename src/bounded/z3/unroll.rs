@@ -156,6 +156,8 @@ struct Local {
     resv: Option<(ZBool, ZBv, Int<'static>)>,
     /// Reads of this instruction so far (for rmw of atomic instructions).
     reads: Vec<usize>,
+    /// Writes of this instruction so far (pairs of writes: Arm `STILP`).
+    writes: Vec<usize>,
     atomic: bool,
     /// Ordering annotations of the enclosing `Command::Ann` (bits).
     ann: u8,
@@ -453,6 +455,13 @@ impl Builder<'_> {
         }
         let sel = l.sel.clone();
         self.tag_access(l, &sel, false);
+        // Two reads of an atomic block without a write (Arm `LDIAPP`): in
+        // rmw, in order (as the varisat unroller's `atomic_pairs`).
+        if l.atomic && l.writes.is_empty() {
+            for &r in &l.reads {
+                self.out.rmw.push((r, e, sel.clone()));
+            }
+        }
         l.reads.push(e);
         if !self.thread_reads.contains(&e) {
             self.thread_reads.push(e);
@@ -494,10 +503,18 @@ impl Builder<'_> {
             }
         }
         if l.atomic {
-            for &r in &l.reads {
+            // After the block's reads, or its earlier writes when it has
+            // none (Arm `STILP`).
+            let from = if l.reads.is_empty() {
+                &l.writes
+            } else {
+                &l.reads
+            };
+            for &r in from {
                 self.out.rmw.push((r, e, cond.clone()));
             }
         }
+        l.writes.push(e);
         self.tag_access(l, &cond, ok.is_some());
         e
     }
@@ -874,6 +891,7 @@ pub fn unroll(
                     pick: pick.clone(),
                     resv: resv.clone(),
                     reads: Vec::new(),
+                    writes: Vec::new(),
                     atomic: false,
                     ann: 0,
                     ord: 0,

@@ -9,7 +9,8 @@
 //! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`, the
 //! bitfield moves `UBFM`/`SBFM` and their aliases `UBFX`/`SBFX`/`UBFIZ`/
 //! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`,
-//! post-indexed `LDR`/`STR`, the conditional
+//! post-indexed `LDR`/`STR`, the ordered pairs `STILP`/`LDIAPP` (on
+//! arrays), the conditional
 //! selects `CSEL`/`CSINC`/`CSINV`/`CSNEG`/`CSET`, branches `B`,
 //! `B.cond`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, calls and returns `BL`, `BLR`,
 //! `BR`, `RET` with code addresses (`ADR`, labels as values), and the
@@ -814,7 +815,54 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             "byte/half-access",
             sp,
         )),
-        "LDP" | "STP" | "LDXP" | "STXP" | "LDAXP" | "STLXP" | "LDIAPP" | "STILP" => {
+        "STILP" | "LDIAPP" => {
+            // Release / acquirePC ordered pairs (Arm ARM C6.2, FEAT_LRCPC3):
+            // Rt at [Xn], Rt2 at the next element (+4 or +8 bytes), both
+            // in one instruction (one atomic block: herd's sc orders
+            // neither before the other) with the first element's access
+            // ordered before the second's by the release / acquirePC of
+            // each.
+            arity(cx, mn0, &ops, 3, sp)?;
+            if cx.vars.arrays.is_empty() || ops[2].text.contains(',') {
+                return Err(refuse(
+                    cx,
+                    &format!("`{mn0}` outside an array of the init block, or with an offset"),
+                    "ldp/stp",
+                    sp,
+                ));
+            }
+            let bytes = if size_of(&ops[0]) == 32 { 4 } else { 8 };
+            let a0 = mem_addr(cx, &ops[2])?;
+            let a1 = bin(BinOp::Add, a0.clone(), cx.int(bytes, sp)?);
+            let body = if mn == "STILP" {
+                let (v0, v1) = (rval(cx, &ops[0])?, rval(cx, &ops[1])?);
+                vec![
+                    ann(
+                        Ann::REL,
+                        Command::Store {
+                            addr: a0,
+                            value: v0,
+                        },
+                    ),
+                    ann(
+                        Ann::REL,
+                        Command::Store {
+                            addr: a1,
+                            value: v1,
+                        },
+                    ),
+                ]
+            } else {
+                let r0 = reg_opt(cx, &ops[0])?.unwrap_or_else(|| tmp(cx));
+                let r1 = reg_opt(cx, &ops[1])?.unwrap_or_else(|| tmp(cx));
+                vec![
+                    ann(Ann::ACQPC, Command::Load { reg: r0, addr: a0 }),
+                    ann(Ann::ACQPC, Command::Load { reg: r1, addr: a1 }),
+                ]
+            };
+            Ok(Low::Cmds(vec![Command::Atomic(body)]))
+        }
+        "LDP" | "STP" | "LDXP" | "STXP" | "LDAXP" | "STLXP" => {
             Err(refuse(cx, &format!("instruction `{mn0}`"), "ldp/stp", sp))
         }
         "DC" | "IC" | "TLBI" => Err(refuse(cx, &format!("instruction `{mn0}`"), "cache/tlb", sp)),
