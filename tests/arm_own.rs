@@ -404,7 +404,7 @@ fn bitfield_moves_and_their_aliases() {
         let r = bmc_rmm::frontend::litmus::parse(
             &SourceFile::new(
                 "t.litmus",
-                &format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
+                format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
             ),
             Width(64),
         );
@@ -436,7 +436,7 @@ fn calls_returns_and_labels_as_values() {
         let r = bmc_rmm::frontend::litmus::parse(
             &SourceFile::new(
                 "t.litmus",
-                &format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
+                format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
             ),
             Width(64),
         );
@@ -479,7 +479,7 @@ fn ordered_pairs_stilp_and_ldiapp() {
         let r = bmc_rmm::frontend::litmus::parse(
             &SourceFile::new(
                 "t.litmus",
-                &format!("AArch64 T\n{{ {init} }}\n P0 ;\n {ins} ;\nexists (0:X1=0)\n"),
+                format!("AArch64 T\n{{ {init} }}\n P0 ;\n {ins} ;\nexists (0:X1=0)\n"),
             ),
             Width(64),
         );

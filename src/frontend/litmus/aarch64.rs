@@ -1025,7 +1025,5 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
             return Ok(Low::Cmds(vec![Command::Atomic(body)]));
         }
     }
-    match mn {
-        _ => Err(super::ops::unsupported(cx, mn0, sp)),
-    }
+    Err(super::ops::unsupported(cx, mn0, sp))
 }

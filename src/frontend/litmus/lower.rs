@@ -447,11 +447,7 @@ fn lower(
                 .labels
                 .iter()
                 .enumerate()
-                .flat_map(|(t, ls)| {
-                    ls.keys()
-                        .filter_map(move |l| Some((t, l)))
-                        .collect::<Vec<_>>()
-                })
+                .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
                 .filter_map(|(t, l)| {
                     Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
                 })

@@ -86,11 +86,11 @@ pub(super) fn lower_thread(cx: &mut Ctx, all: &[Vec<Cell>], me: usize) -> Result
             }
         }
     }
-    for si in 0..segs.len() {
-        let (j, first, n) = (segs[si].thread, segs[si].first, segs[si].instrs.len());
+    for seg in &segs {
+        let (j, first, n) = (seg.thread, seg.first, seg.instrs.len());
         cx.seg = j;
         for k in 0..n {
-            let (text, span) = segs[si].instrs[k];
+            let (text, span) = seg.instrs[k];
             let low = match cx.arch {
                 Arch::X86 => x86::lower_instr(cx, text, span.start, false)?,
                 Arch::X86_64 => x86::lower_instr(cx, text, span.start, true)?,
@@ -127,7 +127,7 @@ pub(super) fn lower_thread(cx: &mut Ctx, all: &[Vec<Cell>], me: usize) -> Result
                 }
             };
             let label = |cx: &Ctx, label: &str, lspan: Span| -> Result<StateId, Error> {
-                match segs[si].labels.get(label) {
+                match seg.labels.get(label) {
                     Some(&tk) => Ok(StateId(first + tk as u32)),
                     None => Err(cx.src.error(lspan, format!("undefined label `{label}`"))),
                 }
