@@ -68,6 +68,86 @@ fn unsigned_conditions_treat_negative_values_as_large() {
 }
 
 #[test]
+fn add_and_subtract_flags_are_exact() {
+    // At 32 bits (the constant 0x7fffffff): -1 + 1 = 0 with a carry, no
+    // overflow (CS, EQ, not VS); 0x7fffffff + 0x7fffffff = 0xfffffffe
+    // (-2 as herd's `int`) overflows without a carry (VS, N = V so GE,
+    // MI, not HI); 0 - 1 borrows (CC) and is negative without overflow
+    // (LT); CMN 0x7fffffff, #1 overflows (VS) and is still greater than
+    // zero (N = V: not LE); adding 0 never carries.
+    let s = states(
+        "AArch64 T\n{ 0:X0=-1; 0:X1=1; 0:X4=0x7fffffff; 0:X12=0; }\n P0 ;\n\
+         ADDS W2,W0,W1 ;\n CSET W5,CS ;\n CSET W6,EQ ;\n CSET W7,VS ;\n\
+         ADDS W3,W4,W4 ;\n CSET W8,VS ;\n CSET W9,GE ;\n CSET W10,MI ;\n CSET W11,HI ;\n\
+         SUBS W13,W12,W1 ;\n CSET W14,CC ;\n CSET W15,LT ;\n CSET W16,VC ;\n\
+         CMN W4,#1 ;\n CSET W17,VS ;\n CSET W18,LE ;\n\
+         ADDS W19,W0,WZR ;\n CSET W20,CS ;\n CSET W21,PL ;\n\
+         locations [0:X2;0:X3;0:X5;0:X6;0:X7;0:X8;0:X9;0:X10;0:X11;0:X13;0:X14;0:X15;\
+         0:X16;0:X17;0:X18;0:X20;0:X21;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(
+        s,
+        [
+            "0:X2=0; 0:X3=-2; 0:X5=1; 0:X6=1; 0:X7=0; 0:X8=1; 0:X9=1; 0:X10=1; 0:X11=0; \
+          0:X13=-1; 0:X14=1; 0:X15=1; 0:X16=1; 0:X17=1; 0:X18=0; 0:X20=0; 0:X21=0;"
+        ]
+    );
+}
+
+#[test]
+fn untyped_registers_print_and_compare_as_herd_int() {
+    // herd's locations are `int` (32 bits) unless typed: 2^32 + 5 in an
+    // untyped register prints as 5; an `int64_t` one keeps it; -1 equals
+    // the condition's 0xffffffff on an `int` register.
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X3; }\n P0 ;\n MOVZ X2,#1,LSL #32 ;\n ADD X2,X2,#5 ;\n\
+         MOVZ X3,#1,LSL #32 ;\n EON X1,X0,X0 ;\n\
+         locations [0:X1;0:X2;0:X3;]\nforall (0:X1=0xffffffff)\n",
+    );
+    assert_eq!(s, ["0:X1=-1; 0:X2=5; 0:X3=4294967296;"]);
+    let t = bmc_rmm::frontend::litmus::parse(
+        &SourceFile::new(
+            "t.litmus",
+            "AArch64 T\n{ }\n P0 ;\n MOVZ X2,#1,LSL #32 ;\n EON X1,X0,X0 ;\n\
+             forall (0:X1=0xffffffff /\\ 0:X2=0)\n",
+        ),
+        Width(64),
+    )
+    .unwrap();
+    let m = cat::builtin("arm").unwrap();
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        SolverKind::Varisat,
+    )
+    .unwrap();
+    assert_eq!(r.observation.unwrap().verdict().as_str(), "Allowed");
+}
+
+#[test]
+fn loops_on_concrete_values_run_to_the_end() {
+    // 20 iterations (62 instructions) whatever the bound, as herd runs a
+    // branch on constants; no `Loop` then. A loop on a loaded value is
+    // still a loop.
+    let text = "AArch64 T\n{ }\n P0 ;\n MOV W0,#20 ;\n MOV W1,#0 ;\n L0: ;\n\
+                ADD W1,W1,#2 ;\n SUB W0,W0,#1 ;\n CBNZ W0,L0 ;\nforall 0:X1=40\n";
+    assert_eq!(states(text), ["0:X1=40;"]);
+    let t =
+        bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64)).unwrap();
+    assert!(!t.has_loop);
+    assert_eq!(run::effective_bound(&t, 12), 62);
+    let spin = "AArch64 T\n{ 0:X2=x; }\n P0 ;\n L0: ;\n LDR W0,[X2] ;\n CBZ W0,L0 ;\n\
+                exists 0:X0=1\n";
+    let t =
+        bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", spin), Width(64)).unwrap();
+    assert!(t.has_loop);
+    assert_eq!(run::effective_bound(&t, 12), 12);
+}
+
+#[test]
 fn post_index_store_updates_the_base() {
     let s = states(
         "AArch64 T\n{ 0:X0=x; 0:X1=5; }\n P0 ;\n STR W1,[X0],#4 ;\n\
@@ -99,9 +179,14 @@ fn bad_shift_is_located() {
 /// arm`, checked to be the same on every available solver (varisat, cdclt,
 /// z3 when built in).
 fn arm_verdict(text: &str) -> String {
+    verdict("arm", text)
+}
+
+/// [`arm_verdict`] under `model`.
+fn verdict(model: &str, text: &str) -> String {
     let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
         .unwrap_or_else(|e| panic!("{e}"));
-    let m = cat::builtin("arm").unwrap();
+    let m = cat::builtin(model).unwrap();
     let mut out: Option<String> = None;
     for s in [SolverKind::Varisat, SolverKind::Cdclt, SolverKind::Z3] {
         if s.available().is_err() {
@@ -273,5 +358,135 @@ fn bad_arrays_are_located() {
             .unwrap_or_else(|| panic!("accepted: {text}"))
             .to_string();
         assert!(e.contains("bad.litmus:") && e.contains(want), "{text}: {e}");
+    }
+}
+
+#[test]
+fn riscv_store_conditional_result_carries_a_dependency() {
+    // MP where the reader's second access depends on the result register
+    // of a successful sc.w whose data came from the first read (RVWMO
+    // rules 9/10 with the SC as source): ordered, so Forbidden; without
+    // the sc's data dependency (x0 stored) the SC itself is not ordered
+    // after the first read, and the outcome is Allowed.
+    let mp = |data: &str| {
+        format!(
+            "RISCV T\n{{ 0:x6=x; 0:x8=y; 1:x6=x; 1:x8=y; 1:x10=z; }}\n\
+             P0 | P1 ;\n ori x5,x0,2 | lw x2,0(x8) ;\n sw x5,0(x6) | lr.w x3,0(x10) ;\n\
+             fence w,w | sc.w x4,{data},0(x10) ;\n ori x7,x0,1 | amoswap.w x5,x4,0(x6) ;\n\
+             sw x7,0(x8) | ;\nexists (1:x2=1 /\\ 1:x4=0 /\\ 1:x5=0)\n"
+        )
+    };
+    assert_eq!(verdict("riscv", &mp("x2")), "Forbidden");
+    assert_eq!(verdict("riscv", &mp("x0")), "Allowed");
+}
+
+#[test]
+fn bitfield_moves_and_their_aliases() {
+    // UBFX 0x1234 bits 15..8 = 0x12; SBFX bits 7..4 of 0x1234 = 3; SBFX
+    // of 0xf (4 bits) = -1; UBFIZ puts 0x1234's low nibble 4 at bit 4 =
+    // 0x40; SXTB 0x80 = -128; UXTH -1 = 65535; UBFM W, #4, #31 of
+    // 0x55667788 = 0x5566778 and UBFM W, #24, #7 = 0x8800 (herd's A228).
+    let s = states(
+        "AArch64 T\n{ 0:X0=0x1234; 0:X5=0xf; 0:X7=0x80; 0:X9=-1; 0:X19=0x55667788; }\n P0 ;\n\
+         UBFX X1,X0,#8,#8 ;\n SBFX X2,X0,#4,#4 ;\n SBFX X3,X5,#0,#4 ;\n UBFIZ W4,W0,#4,#4 ;\n\
+         SXTB W6,W7 ;\n UXTH W8,W9 ;\n UBFM W20,W19,#4,#31 ;\n UBFM W21,W19,#24,#7 ;\n\
+         locations [0:X1;0:X2;0:X3;0:X4;0:X6;0:X8;0:X20;0:X21;]\nexists (0:X1=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X1=18; 0:X2=3; 0:X3=-1; 0:X4=64; 0:X6=-128; 0:X8=65535; 0:X20=89548664; 0:X21=34816;"]
+    );
+    for bad in [
+        "UBFX X1,X0,#60,#8",
+        "UBFM W1,W0,#4,#32",
+        "SBFIZ X1,X0,#1,#0",
+    ] {
+        let r = bmc_rmm::frontend::litmus::parse(
+            &SourceFile::new(
+                "t.litmus",
+                format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
+            ),
+            Width(64),
+        );
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("t.litmus:4:"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn calls_returns_and_labels_as_values() {
+    // BL/RET twice (4 + 1 + 1), ADR + BLR into a subroutine (3 - 1), a
+    // branch into the other thread's code through an init value
+    // `P1:Ldbl` (the code runs on P0's registers: 5 * 2), and a label
+    // printed as herd prints it.
+    let s = states(
+        "AArch64 T\n{ 0:X5=P1:Ldbl; }\n P0 | P1 ;\n\
+         MOV W0,#4 | ADR X1,Ldec ;\n BL Linc | MOV W0,#3 ;\n BL Linc | BLR X1 ;\n\
+         MOV W6,#5 | ADR X2,Lend ;\n BLR X5 | B Lend ;\n B Lz | Ldec: ;\n\
+         Linc: | SUB W0,W0,#1 ;\n ADD W0,W0,#1 | RET ;\n RET | Ldbl: ;\n\
+         Lz: | ADD W6,W6,W6 ;\n NOP | RET ;\n | Lend: ;\n\
+         locations [0:X0;0:X6;1:X0;1:X2;]\nexists (1:X2=label:\"1:Lend\")\n",
+    );
+    assert_eq!(s, ["0:X0=6; 0:X6=10; 1:X0=2; 1:X2=label:\"P1:Lend\";"]);
+    for (bad, what) in [
+        ("BL Lnone", "undefined label `Lnone`"),
+        ("ADR X0,Lnone", "undefined label `Lnone`"),
+        ("BLR X0,X1", "expects 1 operand"),
+    ] {
+        let r = bmc_rmm::frontend::litmus::parse(
+            &SourceFile::new(
+                "t.litmus",
+                format!("AArch64 T\n{{ }}\n P0 ;\n {bad} ;\nexists (0:X1=0)\n"),
+            ),
+            Width(64),
+        );
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("t.litmus:4:") && e.contains(what), "{bad}: {e}");
+    }
+    let r = bmc_rmm::frontend::litmus::parse(
+        &SourceFile::new(
+            "t.litmus",
+            "AArch64 T\n{ 0:X1=P0:Lnone; }\n P0 ;\n BLR X1 ;\nexists (0:X1=0)\n",
+        ),
+        Width(64),
+    );
+    let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        e.contains("t.litmus:2:") && e.contains("no label `Lnone`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ordered_pairs_stilp_and_ldiapp() {
+    // STILP writes x[0] then x[1] (release, ordered under arm; one
+    // instruction, so unordered under herd's sc); LDIAPP reads them in
+    // order (acquirePC).
+    let stilp = "AArch64 T\n{ int x[2]={0,0}; 0:X0=1; 0:X1=1; 0:X2=x; 1:X2=x; }\n\
+                 P0 | P1 ;\n STILP W0,W1,[X2] | LDR W0,[X2,#4] ;\n | DMB LD ;\n\
+                 | LDR W1,[X2] ;\nexists (1:X0=1 /\\ 1:X1=0)\n";
+    assert_eq!(verdict("arm", stilp), "Forbidden");
+    assert_eq!(verdict("sc", stilp), "Allowed");
+    let ldiapp = "AArch64 T\n{ int x[2]={0,0}; 0:X2=x; 1:X2=x; }\n P0 | P1 ;\n\
+                  MOV W1,#1 | LDIAPP W0,W1,[X2] ;\n STR W1,[X2,#4] | ;\n DMB ST | ;\n\
+                  MOV W0,#1 | ;\n STLR W0,[X2] | ;\nexists (1:X0=1 /\\ 1:X1=0)\n";
+    assert_eq!(verdict("arm", ldiapp), "Forbidden");
+    assert_eq!(verdict("sc", ldiapp), "Allowed");
+    for (init, ins) in [
+        ("0:X2=x;", "STILP W0,W1,[X2]"),
+        ("int x[2];", "STILP W0,W1,[X2,#8]"),
+    ] {
+        let r = bmc_rmm::frontend::litmus::parse(
+            &SourceFile::new(
+                "t.litmus",
+                format!("AArch64 T\n{{ {init} }}\n P0 ;\n {ins} ;\nexists (0:X1=0)\n"),
+            ),
+            Width(64),
+        );
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("t.litmus:4:") && e.contains("ldp/stp"),
+            "{ins}: {e}"
+        );
     }
 }

@@ -323,9 +323,9 @@ fn unknown_instruction_is_located() {
     assert_eq!(loc, "t.litmus:4:2");
     assert!(msg.contains("unsupported X86 instruction `FOO`"), "{msg}");
     let (loc, msg) =
-        err_of("PPC T\n{ }\n P0 | P1 ;\n li r1,1 | rlwimi r3,r4,5,0,31 ;\nexists (0:r1=1)\n");
+        err_of("PPC T\n{ }\n P0 | P1 ;\n li r1,1 | rlwnm r3,r4,r5,0,31 ;\nexists (0:r1=1)\n");
     assert_eq!(loc, "t.litmus:4:12");
-    assert!(msg.contains("`rlwimi`"), "{msg}");
+    assert!(msg.contains("`rlwnm`"), "{msg}");
 }
 
 #[test]

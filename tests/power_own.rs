@@ -216,8 +216,9 @@ fn store_conditional_in_both_arms_of_a_branch_needs_its_reservation() {
 fn rlwinm_rotates_the_low_word_and_masks() {
     // Power ISA 3.3.14: rotl32(0xffffffff, 4) & MASK(30,31) = 3;
     // rotl32(0x80000001, 1) = 0x00000003, & MASK(0,31) = 3;
-    // rotl32(0x0000ffff, 16) & MASK(0,15) = 0xffff0000 (zero-extended).
-    let t = "PPC T\n{ 0:r4=-1; 0:r7=0x80000001; 0:r9=0xffff; }\n P0 ;\n\
+    // rotl32(0x0000ffff, 16) & MASK(0,15) = 0xffff0000 (zero-extended:
+    // r8 is typed 64-bit, an untyped one would print as herd's `int`).
+    let t = "PPC T\n{ 0:r4=-1; 0:r7=0x80000001; 0:r9=0xffff; uint64_t 0:r8; }\n P0 ;\n\
              rlwinm r3,r4,4,30,31 ;\n rlwinm r6,r7,1,0,31 ;\n rlwinm r8,r9,16,0,15 ;\n\
              locations [0:r3; 0:r6; 0:r8;]\nexists (0:r3=0)\n";
     let src = bmc_rmm::diag::SourceFile::new("t.litmus", t);
@@ -236,4 +237,34 @@ fn rlwinm_rotates_the_low_word_and_masks() {
     .unwrap();
     let lines: Vec<String> = r.states.iter().map(|s| lt.state_line(s)).collect();
     assert_eq!(lines, ["0:r3=3; 0:r6=3; 0:r8=4294901760;"]);
+}
+
+#[test]
+fn rlwimi_inserts_the_rotated_word_under_the_mask() {
+    // r3 = 0xaaaaaaaaaaaaaaaa; inserting the rotated -1 under MB..ME = 30..31
+    // sets the two low bits: low word 0xaaaaaaab, printed as herd's 32-bit
+    // `int` (-1431655765); SH 16 under 0..15 sets the high half-word:
+    // 0xffffaaaa = -21846. A `uint64_t` register keeps its high word.
+    let src = SourceFile::new(
+        "t.litmus",
+        "PPC T\n{ 0:r3=0xaaaaaaaaaaaaaaaa; 0:r6=0xaaaaaaaaaaaaaaaa; uint64_t 0:r7; \
+         0:r7=0xaaaaaaaaaaaaaaaa; }\n P0 ;\n li r4,-1 ;\n rlwimi r3,r4,4,30,31 ;\n\
+         rlwimi r6,r4,16,0,15 ;\n rlwimi r7,r4,0,31,31 ;\nlocations [0:r3; 0:r6; 0:r7;]\n",
+    );
+    let t = bmc_rmm::frontend::litmus::parse(&src, Width(64)).unwrap();
+    let m = cat::builtin("power").unwrap();
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        bmc_rmm::bounded::SolverKind::Varisat,
+    )
+    .unwrap();
+    let lines: Vec<String> = r.states.iter().map(|s| t.state_line(s)).collect();
+    assert_eq!(
+        lines,
+        ["0:r3=-1431655765; 0:r6=-21846; 0:r7=12297829382473034411;"]
+    );
 }

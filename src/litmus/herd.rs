@@ -103,6 +103,9 @@ impl LitmusTest {
     /// when the location may hold an address and `v` is one, else decimal.
     pub fn value_text(&self, loc: usize, v: i64) -> String {
         let l = self.observed.get(loc);
+        if let Some(n) = self.code_labels.get(&v) {
+            return n.clone();
+        }
         if l.is_some_and(|l| l.holds_address) {
             if let Some(n) = self.var_name(v) {
                 return n.to_string();

@@ -98,9 +98,25 @@ pub struct Location {
     /// (`uint32_t 0:X1` → 32): herd prints its values as unsigned numbers
     /// of that size (`4294967295`, not `-1`).
     pub unsigned: Option<u32>,
+    /// The bits of the location's type: the init block's type (`int64_t
+    /// 0:X1` → 64, `int8_t x` → 8), else herd's default `int` (32). herd
+    /// prints and compares a location's values in its type (an untyped
+    /// AArch64 register holding −1 in 64 bits equals `0xffffffff`).
+    pub bits: u32,
 }
 
 impl Location {
+    /// Value `v` converted to the location's type: sign-extended from
+    /// [`Location::bits`] (read back unsigned by the printer when the type
+    /// is unsigned).
+    pub fn typed(&self, v: i64) -> i64 {
+        if self.bits >= 64 || self.bits == 0 {
+            v
+        } else {
+            crate::program::Width(self.bits).wrap(v)
+        }
+    }
+
     /// The goal variable for this location.
     pub fn gvar(&self) -> GVar {
         match self.kind {
@@ -178,6 +194,10 @@ pub struct LitmusTest {
     pub has_loop: bool,
     /// The width the test was lowered with.
     pub width: Width,
+    /// Code addresses that are labels, as herd prints them
+    /// (`label:"P0:L0"`), when the test uses labels as values (AArch64
+    /// `ADR`, `BL`, `BLR`, init values `P1:L1`).
+    pub code_labels: std::collections::BTreeMap<i64, String>,
     /// The least width its semantics needs (64 when 32-bit PPC loads
     /// extend possibly negative values; else 1): `run::auto_width` is at
     /// least this.

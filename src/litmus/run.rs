@@ -11,7 +11,7 @@ use super::{Arch, LitmusTest};
 use crate::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
-use crate::program::{Expr, GExpr, Width};
+use crate::program::{Command, Expr, GExpr, LExpr, RegId, Spmd, StateId, Thread, Width};
 use std::time::Instant;
 
 /// The result of one litmus test.
@@ -71,14 +71,20 @@ pub fn auto_width(t: &LitmusTest) -> Width {
 /// graph once the back edges of a depth-first search from the initial
 /// state are removed (for a loop-free thread: its longest path; for a
 /// thread with loops: the longest path that enters each loop body once).
-pub fn loop_free_depth(th: &crate::program::Thread) -> u32 {
+pub fn loop_free_depth(th: &Thread) -> u32 {
+    loop_free_depth_from(th, th.initial)
+}
+
+/// [`loop_free_depth`] from control state `from` instead of the initial
+/// one.
+pub fn loop_free_depth_from(th: &Thread, from: StateId) -> u32 {
     let out = th.outgoing();
     let n = th.states.len();
     // Iterative DFS: colour 1 = on stack, 2 = done; depth[q] = longest
     // path from q in the DAG without back edges.
     let mut colour = vec![0u8; n];
     let mut depth = vec![0u32; n];
-    let s0 = th.initial.0 as usize;
+    let s0 = from.0 as usize;
     if s0 >= n {
         return 0;
     }
@@ -108,14 +114,132 @@ pub fn loop_free_depth(th: &crate::program::Thread) -> u32 {
     depth[s0]
 }
 
+/// The longest run [`concrete_prefix`] follows (instructions): a thread
+/// whose concrete control flow goes further (`L: B L`) keeps the plain
+/// bound.
+pub const CONCRETE_MAX: u32 = 256;
+
+/// How far `th` runs before its control flow depends on memory: starting
+/// from its initial registers, the instructions are executed with concrete
+/// values while exactly one outgoing instruction of the current state is
+/// enabled and that is decided by known values (a branch on a register
+/// computed from constants; a loaded value is unknown). Returns (steps,
+/// state reached), or None when the run exceeds [`CONCRETE_MAX`] steps.
+/// herd evaluates such branches during its symbolic execution, so loops
+/// on concrete values run to their end whatever its `-unroll` (herd's
+/// test `L028`: a 10-iteration loop).
+pub fn concrete_prefix(th: &Thread, w: Width) -> Option<(u32, StateId)> {
+    let out = th.outgoing();
+    let mut regs: Vec<Option<i64>> = th.reg_init.iter().map(|v| Some(w.wrap(*v))).collect();
+    let mut q = th.initial;
+    for steps in 0..=CONCRETE_MAX {
+        let outs = out.get(q.0 as usize).map(Vec::as_slice).unwrap_or(&[]);
+        let mut taken = None;
+        for &i in outs {
+            let mut r = regs.clone();
+            match exec(&th.instrs[i].cmd, &mut r, w) {
+                Some(true) if taken.is_none() => taken = Some((i, r)),
+                Some(false) => {}
+                // Unknown, or a second enabled instruction: stop here.
+                _ => return Some((steps, q)),
+            }
+        }
+        match taken {
+            Some((i, r)) => {
+                regs = r;
+                q = th.instrs[i].to;
+            }
+            None => return Some((steps, q)),
+        }
+    }
+    None
+}
+
+/// Executes `c` on concrete registers (None = unknown): Some(enabled), or
+/// None when whether it is enabled depends on an unknown value.
+fn exec(c: &Command, regs: &mut [Option<i64>], w: Width) -> Option<bool> {
+    let val = |e: &LExpr, regs: &[Option<i64>]| -> Option<i64> {
+        let mut known = true;
+        let v = e.eval(w, Spmd::default(), &mut |r: RegId| {
+            regs.get(r.0 as usize)
+                .copied()
+                .flatten()
+                .unwrap_or_else(|| {
+                    known = false;
+                    0
+                })
+        });
+        known.then_some(v)
+    };
+    let set = |regs: &mut [Option<i64>], r: RegId, v: Option<i64>| {
+        if let Some(x) = regs.get_mut(r.0 as usize) {
+            *x = v;
+        }
+    };
+    match c {
+        Command::Assume(e) | Command::Guard(e) => val(e, regs).map(|v| v != 0),
+        Command::Assign { reg, value } => {
+            let v = val(value, regs);
+            set(regs, *reg, v);
+            Some(true)
+        }
+        Command::Select {
+            reg,
+            cond,
+            then,
+            else_,
+        } => {
+            let v = match val(cond, regs) {
+                Some(0) => val(else_, regs),
+                Some(_) => val(then, regs),
+                None => None,
+            };
+            set(regs, *reg, v);
+            Some(true)
+        }
+        Command::Load { reg, .. } | Command::LoadReserve { reg, .. } => {
+            set(regs, *reg, None);
+            Some(true)
+        }
+        Command::StoreCond { flag, .. } => {
+            set(regs, *flag, None);
+            Some(true)
+        }
+        Command::Ann(_, c) => exec(c, regs, w),
+        Command::Atomic(cs) => {
+            for c in cs {
+                if !exec(c, regs, w)? {
+                    return Some(false);
+                }
+            }
+            Some(true)
+        }
+        Command::Pgas(_) => None,
+        _ => Some(true),
+    }
+}
+
+/// The number of instructions a thread may need: its concrete prefix
+/// ([`concrete_prefix`]) followed by the longest loop-free path from
+/// where that prefix stops (0 when the prefix is too long).
+pub fn concrete_depth(th: &Thread, w: Width) -> u32 {
+    match concrete_prefix(th, w) {
+        Some((steps, q)) => steps + loop_free_depth_from(th, q),
+        None => 0,
+    }
+}
+
 /// The unrolling bound used for `t`: `bound`, raised to the longest
 /// loop-free path of a thread (herd executes loop-free code completely;
-/// the bound only limits how often loops are unrolled).
+/// the bound only limits how often loops are unrolled) and to the length
+/// of a thread's run on concrete values ([`concrete_depth`]: herd runs
+/// loops on constants to their end).
 pub fn effective_bound(t: &LitmusTest, bound: u32) -> u32 {
+    let w = auto_width(t);
     t.program
         .threads
         .iter()
-        .map(loop_free_depth)
+        .map(|th| loop_free_depth(th).max(concrete_depth(th, w)))
         .fold(bound, u32::max)
 }
 
@@ -147,6 +271,17 @@ pub fn run(
     };
     let e = enumerate_final(solver, &q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
+    // Values in the locations' types (herd's `int` registers: 32 bits);
+    // addresses stay addresses.
+    for s in &mut states {
+        for (i, l) in t.observed.iter().enumerate() {
+            if let Some(v) = s.get_mut(i) {
+                if !(l.holds_address && t.var_name(*v).is_some()) {
+                    *v = l.typed(*v);
+                }
+            }
+        }
+    }
     states.sort_by(|a, b| t.compare_states(a, b));
     // States that differ only in filter-only locations print alike.
     let mut seen = std::collections::HashSet::new();

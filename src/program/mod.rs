@@ -189,13 +189,19 @@ impl Ann {
     /// B2.3.2: the register written by a successful compare-and-swap
     /// depends on its read only through the comparison).
     pub const PICK: u8 = 16;
+    /// On a store-conditional: its flag register depends on its write
+    /// when it succeeds (RISC-V RVWMO, "syntactic dependencies": an SC's
+    /// destination register is a dependency source, so rules 9–13 order
+    /// later accesses after the SC; herd's RISC-V `sc.w`).
+    pub const SCDEP: u8 = 32;
     /// The native keyword of each bit, in bit order.
-    pub const NAMES: [(&'static str, u8); 5] = [
+    pub const NAMES: [(&'static str, u8); 6] = [
         ("acq", Self::ACQ),
         ("acqpc", Self::ACQPC),
         ("rel", Self::REL),
         ("noret", Self::NORET),
         ("pick", Self::PICK),
+        ("scdep", Self::SCDEP),
     ];
 
     /// Whether bit `b` is set.

@@ -156,6 +156,8 @@ struct Local {
     resv: Option<(ZBool, ZBv, Int<'static>)>,
     /// Reads of this instruction so far (for rmw of atomic instructions).
     reads: Vec<usize>,
+    /// Writes of this instruction so far (pairs of writes: Arm `STILP`).
+    writes: Vec<usize>,
     atomic: bool,
     /// Ordering annotations of the enclosing `Command::Ann` (bits).
     ann: u8,
@@ -189,6 +191,9 @@ struct Builder<'p> {
     step: u32,
     /// Read events of the current thread so far.
     thread_reads: Vec<usize>,
+    /// Store-conditionals of the current thread whose flag depends on
+    /// them ([`Ann::SCDEP`]): taint sources besides the reads.
+    thread_scs: Vec<usize>,
 }
 
 impl Builder<'_> {
@@ -450,6 +455,13 @@ impl Builder<'_> {
         }
         let sel = l.sel.clone();
         self.tag_access(l, &sel, false);
+        // Two reads of an atomic block without a write (Arm `LDIAPP`): in
+        // rmw, in order (as the varisat unroller's `atomic_pairs`).
+        if l.atomic && l.writes.is_empty() {
+            for &r in &l.reads {
+                self.out.rmw.push((r, e, sel.clone()));
+            }
+        }
         l.reads.push(e);
         if !self.thread_reads.contains(&e) {
             self.thread_reads.push(e);
@@ -491,10 +503,18 @@ impl Builder<'_> {
             }
         }
         if l.atomic {
-            for &r in &l.reads {
+            // After the block's reads, or its earlier writes when it has
+            // none (Arm `STILP`).
+            let from = if l.reads.is_empty() {
+                &l.writes
+            } else {
+                &l.reads
+            };
+            for &r in from {
                 self.out.rmw.push((r, e, cond.clone()));
             }
         }
+        l.writes.push(e);
         self.tag_access(l, &cond, ok.is_some());
         e
     }
@@ -712,7 +732,16 @@ impl Builder<'_> {
                 }
                 l.regs[flag.0 as usize] = succ.ite(&self.c(1), &self.c(0));
                 if self.deps {
-                    l.taint[flag.0 as usize] = Taint::new();
+                    // Under `scdep` the flag depends on the write when it
+                    // is performed (RVWMO syntactic dependencies).
+                    let mut t = Taint::new();
+                    if l.ann & Ann::SCDEP != 0 {
+                        t.insert(e, succ.clone());
+                        if !self.thread_scs.contains(&e) {
+                            self.thread_scs.push(e);
+                        }
+                    }
+                    l.taint[flag.0 as usize] = t;
                     l.pick[flag.0 as usize] = Taint::new();
                 }
             }
@@ -775,10 +804,12 @@ pub fn unroll(
         thread: ThreadId(0),
         step: 0,
         thread_reads: Vec::new(),
+        thread_scs: Vec::new(),
     };
     for (ti, th) in b.prog.threads.iter().enumerate() {
         b.thread = ThreadId(ti as u32);
         b.thread_reads.clear();
+        b.thread_scs.clear();
         let out = th.outgoing();
         let has_resv = th.instrs.iter().any(|i| {
             matches!(
@@ -860,6 +891,7 @@ pub fn unroll(
                     pick: pick.clone(),
                     resv: resv.clone(),
                     reads: Vec::new(),
+                    writes: Vec::new(),
                     atomic: false,
                     ann: 0,
                     ord: 0,
@@ -887,6 +919,7 @@ pub fn unroll(
                     .map(|_| {
                         b.thread_reads
                             .iter()
+                            .chain(&b.thread_scs)
                             .map(|&r| (r, Bool::fresh_const(ctx, name)))
                             .collect()
                     })

@@ -42,6 +42,53 @@ pub(crate) struct Vars {
     /// element). Element k of `v` is at `v`'s address + k × bytes (herd's
     /// byte offsets); every access to it has the element's size.
     pub arrays: BTreeMap<String, (usize, u32)>,
+    /// Code addresses (labels as values, return addresses).
+    pub code: CodeMap,
+}
+
+/// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
+/// `ADR`, a label as a value `P1:L1` or `label:"P0:L0"`), every position of
+/// every thread's code (before instruction k, k = 0..=n) has one, above
+/// the variables' addresses (so no value, address or code address
+/// collide): `base + offsets[thread] + k`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CodeMap {
+    /// True when the test uses code addresses.
+    pub enabled: bool,
+    /// The first code address (0 in the first lowering pass).
+    pub base: i64,
+    /// Per thread: its first position's offset from `base`.
+    pub offsets: Vec<i64>,
+    /// Per thread: its labels → positions.
+    pub labels: Vec<BTreeMap<String, usize>>,
+    /// Per thread: its number of instructions (positions 0..=n).
+    pub counts: Vec<usize>,
+}
+
+impl CodeMap {
+    /// The code address of position `pos` of thread `t`'s code.
+    pub fn pos_addr(&self, t: usize, pos: usize) -> i64 {
+        self.base + self.offsets.get(t).copied().unwrap_or(0) + pos as i64
+    }
+    /// The code address of label `l` of thread `t`.
+    pub fn label_addr(&self, t: usize, l: &str) -> Option<i64> {
+        let pos = *self.labels.get(t)?.get(l)?;
+        Some(self.pos_addr(t, pos))
+    }
+    /// The (thread, position) of code address `a`.
+    pub fn position(&self, a: i64) -> Option<(usize, usize)> {
+        if !self.enabled || a < self.base {
+            return None;
+        }
+        let off = a - self.base;
+        let t = self.offsets.iter().rposition(|&o| o <= off)?;
+        let end = self.offsets.get(t + 1).copied().unwrap_or(self.size());
+        (off < end).then(|| (t, (off - self.offsets[t]) as usize))
+    }
+    /// The number of code addresses.
+    pub fn size(&self) -> i64 {
+        self.counts.iter().map(|n| *n as i64 + 1).sum()
+    }
 }
 
 impl Vars {
@@ -86,6 +133,9 @@ pub(crate) struct Ctx<'a> {
     pub thread: &'a mut Thread,
     pub vars: &'a mut Vars,
     pub arch: Arch,
+    /// Whose code is being lowered (another thread's, inside this one,
+    /// when the test uses code addresses: [`CodeMap`]).
+    pub seg: usize,
 }
 
 impl Ctx<'_> {

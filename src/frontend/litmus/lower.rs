@@ -3,7 +3,7 @@
 //! each thread column (through [`super::thread`]), `locations`, `filter`
 //! and the final condition, and herd's order of the observed locations.
 
-use super::ctx::{check_fits, Ctx, Vars};
+use super::ctx::{check_fits, CodeMap, Ctx, Vars};
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
 use crate::diag::{Error, SourceFile, Span};
@@ -61,6 +61,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
                 _ => None,
             })
             .collect(),
+        code: code_map(&surf),
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -85,7 +86,60 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         fixed.insert(name.clone(), a);
     }
     vars.fixed = Some(fixed);
+    // Code addresses after the variables'.
+    vars.code.base = (next / 16 + 1).saturating_mul(16);
     lower(src, &surf, arch, width, &mut vars)
+}
+
+/// The code addresses of the test's threads ([`CodeMap`]), enabled when
+/// an instruction is `BL`, `BLR`, `BR` or `ADR`, or a value is a label.
+fn code_map(surf: &super::syntax::Surface) -> CodeMap {
+    let mut m = CodeMap::default();
+    let mut off = 0i64;
+    for cells in &surf.threads {
+        let mut labels = BTreeMap::new();
+        let mut n = 0usize;
+        for c in cells {
+            for (l, _) in &c.labels {
+                labels.entry(l.clone()).or_insert(n);
+            }
+            if let Some((t, _)) = &c.instr {
+                n += 1;
+                let mn = super::ops::mnemonic(t).0.to_ascii_uppercase();
+                m.enabled |=
+                    surf.arch == "AArch64" && matches!(mn.as_str(), "BL" | "BLR" | "BR" | "ADR");
+            }
+        }
+        m.offsets.push(off);
+        m.counts.push(n);
+        m.labels.push(labels);
+        off += n as i64 + 1;
+    }
+    let label = |v: &RawVal| matches!(v, RawVal::Label(..));
+    m.enabled |= surf
+        .init
+        .iter()
+        .any(|it| it.rhs.as_ref().is_some_and(|(v, _)| label(v)));
+    m.enabled |= raw_has_label(&surf.prop) || surf.filter.as_ref().is_some_and(raw_has_label);
+    m
+}
+
+/// True when a condition compares with a code label.
+fn raw_has_label(p: &RawProp) -> bool {
+    match p {
+        RawProp::Atom { val, .. } => matches!(val, RawVal::Label(..)),
+        RawProp::Not(a) => raw_has_label(a),
+        RawProp::And(v) | RawProp::Or(v) => v.iter().any(raw_has_label),
+        RawProp::Implies(a, b) => raw_has_label(a) || raw_has_label(b),
+        _ => false,
+    }
+}
+
+/// The code address of label `l` of thread `t`, or a located error.
+fn label_value(src: &SourceFile, vars: &Vars, t: usize, l: &str, sp: Span) -> Result<i64, Error> {
+    vars.code
+        .label_addr(t, l)
+        .ok_or_else(|| src.error(sp, format!("no label `{l}` in thread {t}")))
 }
 
 /// herd's sort key of a location: (register 0 / memory 1, thread,
@@ -125,7 +179,23 @@ fn lower(
     let mut ptr_syms: BTreeSet<String> = BTreeSet::new();
     // Locations typed unsigned (by herd name: `0:X1`, `[x]`).
     let mut unsigned_locs: BTreeMap<String, u32> = BTreeMap::new();
+    // Locations with a declared integer type (its bits); arrays by name.
+    let mut typed_locs: BTreeMap<String, u32> = BTreeMap::new();
     for it in &surf.init {
+        if let Some(bits) = it.bits {
+            match &it.lhs {
+                InitLhs::Reg { thread, reg } => {
+                    typed_locs.insert(format!("{thread}:{}", norm_reg(arch, reg)), bits);
+                }
+                InitLhs::Mem(m) if it.array.is_some() => {
+                    typed_locs.insert(m.clone(), bits);
+                }
+                InitLhs::Mem(m) => {
+                    typed_locs.insert(format!("[{m}]"), bits);
+                }
+                InitLhs::SymReg(_) => {}
+            }
+        }
         if let Some(bits) = it.unsigned {
             match &it.lhs {
                 InitLhs::Reg { thread, reg } => {
@@ -147,6 +217,7 @@ fn lower(
                 (width.wrap(*v), false)
             }
             Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
+            Some((RawVal::Label(t, l), sp)) => (label_value(src, vars, *t, l, *sp)?, false),
         };
         if let (InitLhs::Mem(m), Some((_, _, vals))) = (&it.lhs, &it.array) {
             for v in vals {
@@ -192,8 +263,8 @@ fn lower(
         }
     }
     // Code.
-    let mut has_loop = false;
-    for (ti, cells) in surf.threads.iter().enumerate() {
+    let mut cyclic = Vec::new();
+    for ti in 0..surf.threads.len() {
         let mut names = std::mem::take(&mut p.names);
         let mut thread = std::mem::replace(
             &mut p.threads[ti],
@@ -211,8 +282,9 @@ fn lower(
                 thread: &mut thread,
                 vars,
                 arch,
+                seg: ti,
             };
-            super::thread::lower_thread(&mut cx, cells)
+            super::thread::lower_thread(&mut cx, &surf.threads, ti)
         };
         p.names = names;
         // Symbolic registers used by this thread get their init values.
@@ -227,7 +299,7 @@ fn lower(
             }
         }
         p.threads[ti] = thread;
-        has_loop |= r?;
+        cyclic.push(r?);
     }
     // Locations of the condition, `locations` and the filter.
     let mut rs = Resolver {
@@ -299,6 +371,14 @@ fn lower(
         };
         loc.holds_address = by_flow || ptr_locs.contains(&i);
         loc.unsigned = unsigned_locs.get(&loc.name).copied();
+        // herd's locations are of type `int` unless the init block types
+        // them; an array element has its array's type.
+        let base = loc.name.split(['[', '{']).next().unwrap_or("");
+        loc.bits = typed_locs
+            .get(&loc.name)
+            .or_else(|| typed_locs.get(base))
+            .copied()
+            .unwrap_or(32);
     }
     // herd's order.
     let mut order: Vec<usize> = (0..rs.locs.len()).collect();
@@ -314,10 +394,13 @@ fn lower(
         .iter()
         .map(|i| *i < n_listed || main_locs.contains(i))
         .collect();
-    let prop = remap_prop(raw_prop, &remap);
-    let filter = raw_filter.map(|f| remap_prop(f, &remap));
-    let cond = prop_expr(&prop, &observed);
-    let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed));
+    let prop = typed_prop(remap_prop(raw_prop, &remap), &observed);
+    let filter = raw_filter.map(|f| typed_prop(remap_prop(f, &remap), &observed));
+    // A test that runs at 64 bits compares a location of a narrower type
+    // in that type (herd's `int` registers compare in 32 bits).
+    let wide = vars.max_const > u32::MAX as i64 || vars.min_width >= 64;
+    let cond = prop_expr(&prop, &observed, wide);
+    let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed, wide));
     let goal_cond = match &filter_expr {
         Some(f) => Expr::bin(BinOp::And, f.clone(), cond.clone()),
         None => cond.clone(),
@@ -328,6 +411,15 @@ fn lower(
         at: GoalAt::Final,
         cond: Some(goal_cond),
         span: Span::default(),
+    });
+    // herd prints `Loop` when a loop was unrolled: not for loops that run
+    // on concrete values to their end (`run::concrete_prefix`).
+    let has_loop = p.threads.iter().zip(&cyclic).any(|(th, &c)| {
+        c && crate::litmus::run::concrete_prefix(th, width).is_none_or(|(_, q)| {
+            th.outgoing()
+                .get(q.0 as usize)
+                .is_some_and(|o| !o.is_empty())
+        })
     });
     let quantifier = match surf.quant {
         RawQuant::Exists => Quantifier::Exists,
@@ -350,6 +442,19 @@ fn lower(
         has_loop,
         width,
         min_width: Width(vars.min_width.max(1)),
+        code_labels: if vars.code.enabled {
+            vars.code
+                .labels
+                .iter()
+                .enumerate()
+                .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
+                .filter_map(|(t, l)| {
+                    Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        },
     })
 }
 
@@ -386,6 +491,7 @@ impl Resolver<'_> {
                         name: name.clone(),
                         holds_address: false,
                         unsigned: None,
+                        bits: 32,
                     },
                     (0, *thread, reg_rank(self.arch, &rn), name),
                 )
@@ -420,6 +526,7 @@ impl Resolver<'_> {
                         name: name.clone(),
                         holds_address: false,
                         unsigned: None,
+                        bits: 32,
                     },
                     (1, 0, (0, String::new()), m.clone()),
                 )
@@ -451,6 +558,7 @@ impl Resolver<'_> {
                         (self.width.wrap(*v), false)
                     }
                     RawVal::Sym(s) => (vars.addr(s, *span), true),
+                    RawVal::Label(t, l) => (label_value(self.src, vars, *t, l, *span)?, true),
                 };
                 let a = Prop::Eq {
                     loc: i,
@@ -543,36 +651,82 @@ fn remap_prop(p: Prop, m: &[usize]) -> Prop {
 }
 
 /// The goal expression of a proposition (1 when it holds).
-pub fn prop_expr(p: &Prop, observed: &[Location]) -> GExpr {
+pub fn prop_expr(p: &Prop, observed: &[Location], wide: bool) -> GExpr {
     match p {
         Prop::True => Expr::Const(1),
         Prop::False => Expr::Const(0),
-        Prop::Eq { loc, value, .. } => Expr::bin(
-            BinOp::Eq,
-            Expr::Var(observed[*loc].gvar()),
-            Expr::Const(*value),
-        ),
-        Prop::Not(a) => Expr::un(UnOp::Not, prop_expr(a, observed)),
-        Prop::And(v) => fold(v, BinOp::And, 1, observed),
-        Prop::Or(v) => fold(v, BinOp::Or, 0, observed),
+        Prop::Eq {
+            loc,
+            value,
+            symbolic,
+        } => {
+            let l = &observed[*loc];
+            let mut v = Expr::Var(l.gvar());
+            if wide && !symbolic && l.bits < 64 {
+                // Sign extension from `bits`: ((v + 2^(b-1)) & (2^b - 1)) - 2^(b-1).
+                let half = 1i64 << (l.bits - 1);
+                v = Expr::bin(
+                    BinOp::Sub,
+                    Expr::bin(
+                        BinOp::BitAnd,
+                        Expr::bin(BinOp::Add, v, Expr::Const(half)),
+                        Expr::Const((half << 1) - 1),
+                    ),
+                    Expr::Const(half),
+                );
+            }
+            Expr::bin(BinOp::Eq, v, Expr::Const(*value))
+        }
+        Prop::Not(a) => Expr::un(UnOp::Not, prop_expr(a, observed, wide)),
+        Prop::And(v) => fold(v, BinOp::And, 1, observed, wide),
+        Prop::Or(v) => fold(v, BinOp::Or, 0, observed, wide),
         Prop::Implies(a, b) => Expr::bin(
             BinOp::Or,
-            Expr::un(UnOp::Not, prop_expr(a, observed)),
-            prop_expr(b, observed),
+            Expr::un(UnOp::Not, prop_expr(a, observed, wide)),
+            prop_expr(b, observed, wide),
         ),
+    }
+}
+
+/// `p` with each constant compared to a location converted to the
+/// location's type ([`Location::typed`]: `0:X1=0xffffffff` on an `int`
+/// register is `0:X1=-1`), as herd compares.
+fn typed_prop(p: Prop, observed: &[Location]) -> Prop {
+    match p {
+        Prop::Eq {
+            loc,
+            value,
+            symbolic: false,
+        } => Prop::Eq {
+            loc,
+            value: observed[loc].typed(value),
+            symbolic: false,
+        },
+        Prop::Not(a) => Prop::Not(Box::new(typed_prop(*a, observed))),
+        Prop::And(v) => Prop::And(v.into_iter().map(|x| typed_prop(x, observed)).collect()),
+        Prop::Or(v) => Prop::Or(v.into_iter().map(|x| typed_prop(x, observed)).collect()),
+        Prop::Implies(a, b) => Prop::Implies(
+            Box::new(typed_prop(*a, observed)),
+            Box::new(typed_prop(*b, observed)),
+        ),
+        other => other,
     }
 }
 
 /// `op` over `v` (`unit` when empty): folded from the left for short
 /// lists, as a balanced tree for long ones (so that a condition with
 /// thousands of disjuncts gives an expression of logarithmic depth).
-fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location]) -> GExpr {
+fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location], wide: bool) -> GExpr {
     const LEFT_FOLD_MAX: usize = 64;
     if v.len() > LEFT_FOLD_MAX {
         let (a, b) = v.split_at(v.len() / 2);
-        return Expr::bin(op, fold(a, op, unit, observed), fold(b, op, unit, observed));
+        return Expr::bin(
+            op,
+            fold(a, op, unit, observed, wide),
+            fold(b, op, unit, observed, wide),
+        );
     }
-    let mut it = v.iter().map(|x| prop_expr(x, observed));
+    let mut it = v.iter().map(|x| prop_expr(x, observed, wide));
     match it.next() {
         None => Expr::Const(unit),
         Some(first) => it.fold(first, |acc, e| Expr::bin(op, acc, e)),

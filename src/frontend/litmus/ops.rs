@@ -24,6 +24,22 @@ pub(super) enum Low {
     /// Alternatives from the same state (e.g. `CMPXCHG` success/failure),
     /// each a chain of commands, all continuing at the next instruction.
     Choice(Vec<Vec<Command>>),
+    /// A return through a link register (AArch64 `RET`): to the code
+    /// address it holds when the test uses code addresses, else to the end.
+    RetVia(RegId),
+    /// A call (AArch64 `BL`, `BLR`): the link register gets the code
+    /// address of the next instruction, then a jump to the target.
+    Call(RegId, CallTarget),
+    /// An indirect jump to the code address a value holds (`BR`).
+    JumpReg(LExpr),
+}
+
+/// The target of a call ([`Low::Call`]).
+pub(super) enum CallTarget {
+    /// `BL label`.
+    Label(String, Span),
+    /// `BLR Xn`: the code address in a register.
+    Reg(LExpr),
 }
 
 /// One operand: its text (trimmed) and its span in the source.

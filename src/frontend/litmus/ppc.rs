@@ -172,12 +172,12 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             }
             Ok(Low::Cmds(cmds))
         }
-        "rlwinm" => {
+        "rlwinm" | "rlwimi" => {
             // Rotate the low word left by SH, keep the mask of bits MB..ME
             // (big-endian numbering of the word), zero-extended (Power ISA
-            // 3.3.14, "Rotate and Shift"). `rlwimi` (insert under the mask)
-            // stays unsupported: herd's A014 keeps only 32-bit register
-            // values there, which 64-bit cells do not reproduce.
+            // 3.3.14, "Rotate and Shift"); `rlwimi` inserts the kept bits
+            // into rA under the mask, rA's other bits (its high word
+            // included) unchanged.
             arity(cx, mn0, &ops, 5, sp)?;
             let d = ppc_reg(cx, &ops[0])?;
             let src_reg = ppc_reg(cx, &ops[1])?;
@@ -208,6 +208,10 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             };
             let mask: i64 = (mb..=me).map(|i| 1i64 << (31 - i)).sum();
             let kept = bin(BinOp::BitAnd, rot, cx.int(mask, sp)?);
+            if mn == "rlwimi" {
+                let rest = bin(BinOp::BitAnd, var(d), cx.int(!mask, sp)?);
+                return Ok(assign(d, bin(BinOp::BitOr, kept, rest)));
+            }
             Ok(assign(d, kept))
         }
         "add" | "sub" | "subf" | "xor" | "and" | "or" | "mullw" | "mulld" => {

@@ -323,8 +323,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let v = rval(cx, &ops[1])?;
             let addr = mem_addr(cx, &ops[2])?;
             let flag = cx.reg("#sc");
+            // rd depends on the SC's write (RVWMO syntactic dependencies).
             let mut cmds = vec![ann(
-                bits,
+                bits | Ann::SCDEP,
                 Command::StoreCond {
                     addr,
                     value: v,

@@ -20,6 +20,21 @@ pub(crate) enum RawLoc {
 pub(crate) enum RawVal {
     Int(i64),
     Sym(String),
+    /// A code label as a value: `P1:L1` (init), `label:"P0:L0"` or
+    /// `label:"0:L0"` (condition): (thread, label).
+    Label(usize, String),
+}
+
+/// `P1:L1` or `1:L1` → (1, `L1`); also inside `label:"…"`.
+fn code_label(t: &str) -> Option<(usize, String)> {
+    let t = t
+        .strip_prefix("label:\"")
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(t);
+    let (th, l) = t.split_once(':')?;
+    let th = th.strip_prefix('P').unwrap_or(th);
+    let n: usize = th.parse().ok()?;
+    (is_ident(l) && !th.is_empty()).then(|| (n, l.to_string()))
 }
 
 /// A raw proposition.
@@ -49,6 +64,9 @@ pub(crate) struct InitItem {
     /// The bits of an unsigned type prefix (`uint32_t 0:X1` → 32,
     /// `uint64_t x` → 64), if any.
     pub unsigned: Option<u32>,
+    /// The bits of the declared type (`int64_t 0:X1` → 64, `int x` → 32),
+    /// if the item has a known integer type.
+    pub bits: Option<u32>,
     pub rhs: Option<(RawVal, Span)>,
     /// An array declaration `int v[N] = {…}`: (N, bytes per element,
     /// initial values, missing ones 0); `lhs` is then `Mem(v)`.
@@ -739,6 +757,8 @@ fn parse_init(
                     Some((RawVal::Int(v), rspan))
                 } else if is_ident(r2) {
                     Some((RawVal::Sym(r2.to_string()), rspan))
+                } else if let Some((t, l)) = code_label(r2) {
+                    Some((RawVal::Label(t, l), rspan))
                 } else {
                     return Err(src.error(
                         rspan,
@@ -753,6 +773,7 @@ fn parse_init(
         items.push(InitItem {
             lhs,
             unsigned,
+            bits: type_bits(&ty),
             rhs,
             array: None,
             span,
@@ -830,9 +851,29 @@ fn parse_array(
     Ok(InitItem {
         lhs: InitLhs::Mem(name.to_string()),
         unsigned: unsigned_bits(ty),
+        bits: Some(bytes * 8),
         rhs: None,
         array: Some((n, bytes, vals)),
         span,
+    })
+}
+
+/// The bits of a C integer type as herd sizes them (`int8_t`/`char` 8,
+/// `int16_t`/`short` 16, `int`/`int32_t`/`unsigned` 32, `int64_t`/`long`/
+/// `intptr_t` 64, signed or unsigned); None for no type or another one.
+fn type_bits(ty: &str) -> Option<u32> {
+    let t = ty.trim();
+    let t = t.strip_prefix("unsigned ").unwrap_or(t).trim();
+    let t = t
+        .strip_prefix('u')
+        .filter(|r| r.starts_with("int"))
+        .unwrap_or(t);
+    Some(match t {
+        "int8_t" | "char" => 8,
+        "int16_t" | "short" => 16,
+        "int" | "int32_t" | "unsigned" => 32,
+        "int64_t" | "long" | "intptr_t" | "long long" => 64,
+        _ => return None,
     })
 }
 
@@ -1127,6 +1168,8 @@ fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
         RawVal::Int(i)
     } else if is_ident(vt) {
         RawVal::Sym(vt.to_string())
+    } else if let Some((t, l)) = vt.starts_with("label:").then(|| code_label(vt)).flatten() {
+        RawVal::Label(t, l)
     } else {
         let vs = span.start + a.len() - v.trim_start().len();
         return Err(src.error(

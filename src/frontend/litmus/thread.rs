@@ -6,99 +6,214 @@
 //! herdtools7's herd documentation, <http://diy.inria.fr/doc/herd.html>).
 
 use super::ctx::{push_instr, Ctx};
-use super::ops::Low;
+use super::ops::{CallTarget, Low};
 use super::syntax::Cell;
 use super::{aarch64, ppc, riscv, x86};
 use crate::diag::{Error, Span};
 use crate::litmus::Arch;
-use crate::program::{Command, Expr, StateId, UnOp};
+use crate::program::{BinOp, Command, Expr, LExpr, StateId, UnOp};
 use std::collections::BTreeMap;
 
-/// Lowers the cells of one thread; returns true when its control graph
-/// has a cycle.
-pub(super) fn lower_thread(cx: &mut Ctx, cells: &[Cell]) -> Result<bool, Error> {
-    // Positions and labels.
-    let mut labels: BTreeMap<String, usize> = BTreeMap::new();
-    let mut instrs: Vec<(&str, Span)> = Vec::new();
-    for c in cells {
-        for (l, sp) in &c.labels {
-            if labels.insert(l.clone(), instrs.len()).is_some() {
-                return Err(cx.src.error(*sp, format!("label `{l}` defined twice")));
-            }
-        }
-        if let Some((t, sp)) = &c.instr {
-            instrs.push((t.as_str(), *sp));
-        }
-    }
-    let n = instrs.len();
-    let mut state_names: Vec<String> = (0..=n).map(|k| format!("q{k}")).collect();
-    for (l, k) in &labels {
-        if state_names[*k].starts_with('q') && !labels.contains_key(&state_names[*k]) {
-            state_names[*k] = l.clone();
-        }
-    }
-    cx.thread.states = state_names.iter().map(|s| cx.names.intern(s)).collect();
-    cx.thread.initial = StateId(0);
-    for (k, (text, span)) in instrs.iter().enumerate() {
-        let low = match cx.arch {
-            Arch::X86 => x86::lower_instr(cx, text, span.start, false)?,
-            Arch::X86_64 => x86::lower_instr(cx, text, span.start, true)?,
-            Arch::Ppc => ppc::lower_instr(cx, text, span.start)?,
-            Arch::AArch64 => aarch64::lower_instr(cx, text, span.start)?,
-            Arch::RiscV => riscv::lower_instr(cx, text, span.start)?,
-        };
-        let from = StateId(k as u32);
-        let next = StateId(k as u32 + 1);
-        let chain = |cx: &mut Ctx, cmds: Vec<Command>, tag: &str| {
-            let cmds = if cmds.is_empty() {
-                vec![Command::Nop]
-            } else {
-                cmds
-            };
-            let m = cmds.len();
-            let mut cur = from;
-            for (j, c) in cmds.into_iter().enumerate() {
-                let to = if j + 1 == m {
-                    next
-                } else {
-                    let s = cx.names.intern(&format!("q{k}{tag}.{}", j + 1));
-                    cx.thread.states.push(s);
-                    StateId(cx.thread.states.len() as u32 - 1)
-                };
-                push_instr(cx.thread, cur, to, c, *span);
-                cur = to;
-            }
-        };
-        match low {
-            Low::Cmds(cmds) => chain(cx, cmds, ""),
-            Low::Choice(alts) => {
-                for (a, cmds) in alts.into_iter().enumerate() {
-                    chain(cx, cmds, &format!("{}", (b'a' + a as u8) as char));
+/// Lowers the cells of thread `me` (`all[me]`); returns true when its
+/// control graph has a cycle. When the test uses code addresses
+/// ([`super::ctx::CodeMap`]: `BL`, `BLR`, `BR`, `ADR`, labels as values)
+/// the thread also holds a copy of every other thread's code (herd lets a
+/// thread branch into another's code, `BLR X1` with `X1=P1:L1`), each
+/// copy's end a final state like the thread's own end.
+pub(super) fn lower_thread(cx: &mut Ctx, all: &[Vec<Cell>], me: usize) -> Result<bool, Error> {
+    let code = cx.vars.code.enabled;
+    let order: Vec<usize> = std::iter::once(me)
+        .chain((0..all.len()).filter(|&j| code && j != me))
+        .collect();
+    // Per segment (thread j's code): its instructions and labels, and the
+    // state of its position 0.
+    let mut segs: Vec<Segment> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for &j in &order {
+        let mut labels: BTreeMap<String, usize> = BTreeMap::new();
+        let mut instrs: Vec<(&str, Span)> = Vec::new();
+        for c in &all[j] {
+            for (l, sp) in &c.labels {
+                if labels.insert(l.clone(), instrs.len()).is_some() {
+                    return Err(cx.src.error(*sp, format!("label `{l}` defined twice")));
                 }
             }
-            Low::Ret => push_instr(cx.thread, from, StateId(n as u32), Command::Nop, *span),
-            Low::Jump(cond, label, lspan) => {
-                let Some(&tk) = labels.get(&label) else {
-                    return Err(cx.src.error(lspan, format!("undefined label `{label}`")));
+            if let Some((t, sp)) = &c.instr {
+                instrs.push((t.as_str(), *sp));
+            }
+        }
+        let n = instrs.len();
+        let prefix = if j == me {
+            String::new()
+        } else {
+            format!("P{j}:")
+        };
+        let mut st: Vec<String> = (0..=n).map(|k| format!("{prefix}q{k}")).collect();
+        for (l, k) in &labels {
+            if st[*k].starts_with(&format!("{prefix}q"))
+                && !labels.contains_key(&st[*k][prefix.len()..])
+            {
+                st[*k] = format!("{prefix}{l}");
+            }
+        }
+        segs.push(Segment {
+            thread: j,
+            first: names.len() as u32,
+            labels,
+            instrs,
+        });
+        names.extend(st);
+    }
+    cx.thread.states = names.iter().map(|s| cx.names.intern(s)).collect();
+    cx.thread.initial = StateId(0);
+    // Where a code address leads in this thread, and the return sites
+    // (positions after a call, in any segment).
+    let state_of = |cx: &Ctx, addr: i64| -> Option<StateId> {
+        let (j, pos) = cx.vars.code.position(addr)?;
+        let s = segs.iter().find(|s| s.thread == j)?;
+        Some(StateId(s.first + pos as u32))
+    };
+    let mut label_addrs: Vec<i64> = Vec::new();
+    let mut ret_addrs: Vec<i64> = Vec::new();
+    for s in &segs {
+        for l in s.labels.keys() {
+            label_addrs.extend(cx.vars.code.label_addr(s.thread, l));
+        }
+        for (k, (t, _)) in s.instrs.iter().enumerate() {
+            let m = super::ops::mnemonic(t).0.to_ascii_uppercase();
+            if m == "BL" || m == "BLR" {
+                ret_addrs.push(cx.vars.code.pos_addr(s.thread, k + 1));
+            }
+        }
+    }
+    for seg in &segs {
+        let (j, first, n) = (seg.thread, seg.first, seg.instrs.len());
+        cx.seg = j;
+        for k in 0..n {
+            let (text, span) = seg.instrs[k];
+            let low = match cx.arch {
+                Arch::X86 => x86::lower_instr(cx, text, span.start, false)?,
+                Arch::X86_64 => x86::lower_instr(cx, text, span.start, true)?,
+                Arch::Ppc => ppc::lower_instr(cx, text, span.start)?,
+                Arch::AArch64 => aarch64::lower_instr(cx, text, span.start)?,
+                Arch::RiscV => riscv::lower_instr(cx, text, span.start)?,
+            };
+            let from = StateId(first + k as u32);
+            let next = StateId(first + k as u32 + 1);
+            let end = StateId(first + n as u32);
+            let tag0 = if j == me {
+                String::new()
+            } else {
+                format!("P{j}:")
+            };
+            let chain = |cx: &mut Ctx, cmds: Vec<Command>, tag: &str, to_last: StateId| {
+                let cmds = if cmds.is_empty() {
+                    vec![Command::Nop]
+                } else {
+                    cmds
                 };
-                let target = StateId(tk as u32);
-                match cond {
-                    None => push_instr(cx.thread, from, target, Command::Nop, *span),
-                    Some(c) => {
-                        push_instr(cx.thread, from, target, Command::Assume(c.clone()), *span);
-                        push_instr(
-                            cx.thread,
-                            from,
-                            next,
-                            Command::Assume(Expr::un(UnOp::Not, c)),
-                            *span,
-                        );
+                let m = cmds.len();
+                let mut cur = from;
+                for (i, c) in cmds.into_iter().enumerate() {
+                    let to = if i + 1 == m {
+                        to_last
+                    } else {
+                        let s = cx.names.intern(&format!("{tag0}q{k}{tag}.{}", i + 1));
+                        cx.thread.states.push(s);
+                        StateId(cx.thread.states.len() as u32 - 1)
+                    };
+                    push_instr(cx.thread, cur, to, c, span);
+                    cur = to;
+                }
+            };
+            let label = |cx: &Ctx, label: &str, lspan: Span| -> Result<StateId, Error> {
+                match seg.labels.get(label) {
+                    Some(&tk) => Ok(StateId(first + tk as u32)),
+                    None => Err(cx.src.error(lspan, format!("undefined label `{label}`"))),
+                }
+            };
+            // An indirect jump on `target`: one alternative per code
+            // address it may hold.
+            let indirect =
+                |cx: &mut Ctx, pre: Vec<Command>, target: LExpr, addrs: &[i64], tag: &str| {
+                    for (a, &v) in addrs.iter().enumerate() {
+                        if let Some(to) = state_of(cx, v) {
+                            // The target is read first (`BLR X30`).
+                            let mut cmds = vec![Command::Assume(Expr::bin(
+                                BinOp::Eq,
+                                target.clone(),
+                                Expr::Const(v),
+                            ))];
+                            cmds.extend(pre.iter().cloned());
+                            chain(cx, cmds, &format!("{tag}{a}"), to);
+                        }
+                    }
+                };
+            match low {
+                Low::Cmds(cmds) => chain(cx, cmds, "", next),
+                Low::Choice(alts) => {
+                    for (a, cmds) in alts.into_iter().enumerate() {
+                        chain(cx, cmds, &format!("{}", (b'a' + a as u8) as char), next);
+                    }
+                }
+                Low::Ret => push_instr(cx.thread, from, end, Command::Nop, span),
+                Low::RetVia(r) if code => {
+                    // Back to a return site, or the end when the link
+                    // register holds none (0, its initial value).
+                    let t = Expr::Var(r);
+                    indirect(cx, Vec::new(), t.clone(), &ret_addrs, "r");
+                    let stop = Command::Assume(Expr::bin(BinOp::Eq, t, Expr::Const(0)));
+                    chain(cx, vec![stop], "r", end);
+                }
+                Low::RetVia(_) => push_instr(cx.thread, from, end, Command::Nop, span),
+                Low::Call(link, target) => {
+                    let ret = cx.vars.code.pos_addr(j, k + 1);
+                    let set = Command::Assign {
+                        reg: link,
+                        value: Expr::Const(ret),
+                    };
+                    match target {
+                        CallTarget::Label(l, lspan) => {
+                            let to = label(cx, &l, lspan)?;
+                            chain(cx, vec![set], "", to);
+                        }
+                        CallTarget::Reg(e) => indirect(cx, vec![set], e, &label_addrs, "c"),
+                    }
+                }
+                Low::JumpReg(e) => indirect(cx, Vec::new(), e, &label_addrs, "b"),
+                Low::Jump(cond, l, lspan) => {
+                    let target = label(cx, &l, lspan)?;
+                    match cond {
+                        None => push_instr(cx.thread, from, target, Command::Nop, span),
+                        Some(c) => {
+                            push_instr(cx.thread, from, target, Command::Assume(c.clone()), span);
+                            push_instr(
+                                cx.thread,
+                                from,
+                                next,
+                                Command::Assume(Expr::un(UnOp::Not, c)),
+                                span,
+                            );
+                        }
                     }
                 }
             }
         }
     }
+    cx.seg = me;
     Ok(has_cycle(cx.thread))
+}
+
+/// One thread's code inside the thread being lowered.
+struct Segment<'c> {
+    /// Whose code.
+    thread: usize,
+    /// The state of its position 0.
+    first: u32,
+    /// Its labels → positions.
+    labels: BTreeMap<String, usize>,
+    /// Its instructions (text, span).
+    instrs: Vec<(&'c str, Span)>,
 }
 
 /// True when the thread's control graph has a cycle (herd prints `Loop`).

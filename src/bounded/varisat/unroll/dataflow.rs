@@ -312,7 +312,13 @@ impl Candidate {
                     self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
                     self.written.insert(*f);
                     if deps {
-                        self.taint[f.0 as usize] = Taint::new();
+                        // Under `scdep` the flag depends on the write
+                        // (when it is performed), else on nothing.
+                        let mut t = Taint::new();
+                        if *ann & crate::program::Ann::SCDEP != 0 {
+                            t.insert((layout.base_id + self.slot, Via::Data), layout.sc_success);
+                        }
+                        self.taint[f.0 as usize] = t;
                     }
                     SlotKind::CondWrite
                 } else {

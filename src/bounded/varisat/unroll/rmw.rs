@@ -13,17 +13,29 @@ use varisat::Lit;
 /// of its read slots to each later plain write slot, under its sel
 /// literal (`slots`: the step's contributions; `base_id`: the id of its
 /// first event). Appends to `rmw`; creates no literal.
+/// A block without a read (two writes: Arm `STILP`) or without a write
+/// (two reads: `LDIAPP`) relates its accesses in order instead: the
+/// accesses of one instruction, which herd's program order does not
+/// relate (`sc-instr.cat`'s `po \ amo`) and `aarch64.cat` orders (`aob`).
 pub(super) fn atomic_pairs(slots: &[Vec<SlotContrib>], base_id: usize, rmw: &mut Vec<DepEdge>) {
-    for (si, contribs) in slots.iter().enumerate() {
-        for c in contribs
+    let kind_in = |sel: Lit, k: fn(&SlotKind) -> bool| {
+        slots
             .iter()
-            .filter(|c| c.atomic && matches!(c.kind, SlotKind::Write))
-        {
+            .any(|cs| cs.iter().any(|x| x.sel == sel && x.atomic && k(&x.kind)))
+    };
+    let is_read = |k: &SlotKind| matches!(k, SlotKind::Read);
+    let is_write = |k: &SlotKind| matches!(k, SlotKind::Write);
+    for (si, contribs) in slots.iter().enumerate() {
+        for c in contribs.iter().filter(|c| c.atomic) {
+            // The earlier accesses this one pairs with.
+            let from: fn(&SlotKind) -> bool = match c.kind {
+                SlotKind::Write if kind_in(c.sel, is_read) => is_read,
+                SlotKind::Write => is_write,
+                SlotKind::Read if !kind_in(c.sel, is_write) => is_read,
+                _ => continue,
+            };
             for (ri, rc) in slots.iter().enumerate().take(si) {
-                if rc
-                    .iter()
-                    .any(|x| x.sel == c.sel && matches!(x.kind, SlotKind::Read))
-                {
+                if rc.iter().any(|x| x.sel == c.sel && from(&x.kind)) {
                     rmw.push((base_id + ri, base_id + si, c.sel));
                 }
             }
