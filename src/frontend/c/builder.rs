@@ -536,6 +536,17 @@ impl Builder {
             th.reg_init.push(0);
         }
         th.instrs = instrs;
+        // IR simplification (program::simplify) before levelling: states
+        // without outgoing instructions (ends, the error state) are kept.
+        let out = th.outgoing();
+        let ends: Vec<StateId> = (0..th.states.len() as u32)
+            .map(StateId)
+            .filter(|q| out[q.0 as usize].is_empty())
+            .collect();
+        let smap = crate::program::simplify::simplify_thread(&mut th, self.width, &ends, &[]);
+        for slot in full_map.iter_mut() {
+            *slot = smap[*slot as usize].map_or(0, |q| q.0);
+        }
         level(&mut th, names);
         let longest = longest_path(&th);
         Finished {
