@@ -469,10 +469,7 @@ impl Session for Z3Session<'_, '_> {
 
     fn any_of(&mut self, conds: &[Cond]) -> Cond {
         let ctx = self.enc.ctx;
-        let alts: Vec<ZBool> = conds
-            .iter()
-            .map(|c| and(ctx, &self.conds[c.0]))
-            .collect();
+        let alts: Vec<ZBool> = conds.iter().map(|c| and(ctx, &self.conds[c.0])).collect();
         let t = or(ctx, &alts);
         self.all_of(vec![t])
     }
