@@ -401,14 +401,15 @@ pub fn contract_nops(t: &mut Thread, keep: &[StateId]) {
             }
         }
     }
-    let mut target: Vec<usize> = (0..n).collect();
-    for q in 0..n {
-        let mut cur = q;
-        while let Some(nx) = fwd[cur] {
-            cur = nx;
-        }
-        target[q] = cur;
-    }
+    let target: Vec<usize> = (0..n)
+        .map(|q| {
+            let mut cur = q;
+            while let Some(nx) = fwd[cur] {
+                cur = nx;
+            }
+            cur
+        })
+        .collect();
     let gone: BTreeSet<usize> = (0..n)
         .filter(|&q| fwd[q].is_some())
         .map(|q| out[q][0])
