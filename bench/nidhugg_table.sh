@@ -14,7 +14,11 @@
 # row under sc, tso and pso side by side (for a robust program the paper
 # expects tso and pso to explore as many as sc).
 # Usage: bench/nidhugg_table.sh [TIMEOUT_S=60]   (ENGINES="sat smc" by default;
-#        ENGINES=smc runs the SMC engine only)
+#        ENGINES=smc runs the SMC engine only; OLD=path/to/bmc-rmm adds a
+#        column `old` with that binary's SAT engine time on the same row,
+#        run right before ours, for before/after tables in one run;
+#        SAT_ARGS="--solver varisat" passes extra options to the SAT engine
+#        of both binaries)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TIMEOUT=${1:-60}
@@ -23,11 +27,15 @@ if [ ! -f "$CORPUS/EXPECTED.tsv" ]; then
   echo "skipped: $CORPUS/EXPECTED.tsv is absent"; exit 0
 fi
 cargo build --release --quiet
-ENGINES=${ENGINES:-"sat smc"} python3 - "$TIMEOUT" "$CORPUS" <<'PY'
+ENGINES=${ENGINES:-"sat smc"} OLD=${OLD:-} SAT_ARGS=${SAT_ARGS:-} python3 - "$TIMEOUT" "$CORPUS" <<'PY'
 import json, os, subprocess, sys, time
 timeout, corpus = float(sys.argv[1]), sys.argv[2]
 engines = os.environ["ENGINES"].split()
 BIN = "./target/release/bmc-rmm"
+OLD = os.environ["OLD"]
+SAT_ARGS = os.environ["SAT_ARGS"].split()
+if OLD:
+    engines = ["old", *engines]
 rows = [l.rstrip("\n").split("\t") for l in open(f"{corpus}/EXPECTED.tsv")][1:]
 
 def secs(x):
@@ -49,7 +57,7 @@ def run(cmd):
         code, out = 3, ""
     return code, out, time.monotonic() - t0
 
-print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} {'sat':>9} {'smc':>9} {'execs':>8} {'traces':>8} "
+print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} " + (f"{'old':>9} " if OLD else "") + f"{'sat':>9} {'smc':>9} {'execs':>8} {'traces':>8} "
       f"{'nidhugg':>8} {'cbmc':>8} {'sat/cbmc':>8} {'smc/nid':>8}")
 execs = {}
 for r in rows:
@@ -64,12 +72,12 @@ for r in rows:
         base = ["reach", "-q", "--model", m, "--unwind", unwind, "--timeout", str(timeout), *d]
         cells, times = {}, {}
         n_exec, n_tr = "-", "-"
-        for e in ["sat", "smc"]:
+        for e in ["old", "sat", "smc"]:
             if e not in engines:
                 cells[e], times[e] = f"{'-':>9}", None
                 continue
-            extra = ["--engine", "smc", "--json"] if e == "smc" else []
-            code, out, t = run([BIN, *base, *extra, f"{corpus}/{f}"])
+            extra = ["--engine", "smc", "--json"] if e == "smc" else SAT_ARGS
+            code, out, t = run([OLD if e == "old" else BIN, *base, *extra, f"{corpus}/{f}"])
             got = {0: "safe", 1: "bug"}.get(code, "?")
             mark = "" if got == exp else ("?" if got == "?" else "!")
             cells[e], times[e] = f"{t:8.2f}{mark or ' '}", t
@@ -80,7 +88,7 @@ for r in rows:
                 except (ValueError, KeyError):
                     pass
         execs.setdefault((f, fences), {})[m] = (n_exec, exp)
-        print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} {cells['sat']} {cells['smc']} {n_exec:>8} {n_tr:>8} "
+        print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} " + (f"{cells['old']} " if OLD else "") + f"{cells['sat']} {cells['smc']} {n_exec:>8} {n_tr:>8} "
               f"{nid:>8} {cbmc:>8} {ratio(times['sat'], cbmc):>8} {ratio(times['smc'], nid):>8}", flush=True)
 if "smc" in engines:
     print()

@@ -346,6 +346,11 @@ pub trait Session {
     fn final_state(&mut self, filter: Option<&GExpr>) -> Cond;
     /// Every thread stops before step `m` (for iterative deepening).
     fn stop_before(&mut self, m: usize) -> Cond;
+    /// At least one of `conds` holds (false for none).
+    fn any_of(&mut self, conds: &[Cond]) -> Cond;
+    /// Whether `c` holds in the execution found by the last successful
+    /// [`Session::solve`].
+    fn holds(&self, c: Cond) -> bool;
     /// The unrolling depth (steps of the longest unrolled thread).
     fn depth(&self) -> usize;
     /// Sets the expressions (over final registers and memory) whose values

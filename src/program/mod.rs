@@ -20,6 +20,7 @@
 pub mod expr;
 pub mod intern;
 pub mod pgas;
+pub mod simplify;
 
 pub use expr::{BinOp, Expr, Spmd, UnOp, Width};
 

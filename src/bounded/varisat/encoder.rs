@@ -673,11 +673,13 @@ impl<'a> Encoder<'a> {
         let mut per = Vec::new();
         for (ti, t) in self.prog.threads.iter().enumerate() {
             let out = t.outgoing();
-            let ls: Vec<Lit> = self.un.threads[ti]
-                .at_end
-                .iter()
-                .filter(|(q, _)| out[q.0 as usize].is_empty())
-                .map(|(_, l)| *l)
+            let finals: Vec<crate::program::StateId> = (0..t.states.len() as u32)
+                .map(crate::program::StateId)
+                .filter(|q| out[q.0 as usize].is_empty())
+                .collect();
+            let ls: Vec<Lit> = finals
+                .into_iter()
+                .map(|q| self.un.threads[ti].end_lit(&mut self.cnf, q))
                 .collect();
             let l = self.cnf.or_all(&ls);
             per.push(l);
@@ -694,12 +696,7 @@ impl<'a> Encoder<'a> {
             GoalAt::States(v) => {
                 let mut ls = Vec::new();
                 for (t, q) in v {
-                    let l = self.un.threads[t.0 as usize]
-                        .at_end
-                        .iter()
-                        .find(|(s, _)| s == q)
-                        .map(|x| x.1)
-                        .unwrap_or(self.cnf.ff());
+                    let l = self.un.threads[t.0 as usize].end_lit(&mut self.cnf, *q);
                     ls.push(l);
                 }
                 self.cnf.and_all(&ls)

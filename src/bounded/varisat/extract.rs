@@ -126,20 +126,7 @@ pub fn extract(enc: &Encoder) -> Execution {
         .iter()
         .map(|t| t.regs_end.iter().map(|b| cnf.bv_value(b)).collect())
         .collect();
-    let states = enc
-        .un
-        .threads
-        .iter()
-        .enumerate()
-        .map(|(ti, t)| {
-            t.at_end
-                .iter()
-                .find(|(_, l)| cnf.value(*l))
-                .map(|x| x.0 .0)
-                .unwrap_or(p.threads[ti].initial.0)
-        })
-        .collect();
-    let path = enc
+    let path: Vec<Vec<usize>> = enc
         .un
         .threads
         .iter()
@@ -148,6 +135,15 @@ pub fn extract(enc: &Encoder) -> Execution {
                 .iter()
                 .filter_map(|cands| cands.iter().find(|(_, l)| cnf.value(*l)).map(|x| x.0))
                 .collect()
+        })
+        .collect();
+    // The state at the end: the target of the last selected instruction.
+    let states = path
+        .iter()
+        .enumerate()
+        .map(|(ti, steps)| {
+            let th = &p.threads[ti];
+            steps.last().map_or(th.initial.0, |&i| th.instrs[i].to.0)
         })
         .collect();
     Execution::new(events, rf, rf_init, co, regs, states, path)

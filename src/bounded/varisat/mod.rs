@@ -180,6 +180,22 @@ impl Session for VarisatSession<'_> {
         self.enc.un.bound as usize
     }
 
+    fn any_of(&mut self, conds: &[Cond]) -> Cond {
+        let alts: Vec<Lit> = conds
+            .iter()
+            .map(|&c| {
+                let ls = self.lits(c).to_vec();
+                self.enc.cnf.and_all(&ls)
+            })
+            .collect();
+        let l = self.enc.cnf.or_all(&alts);
+        self.cond(l)
+    }
+
+    fn holds(&self, c: Cond) -> bool {
+        self.lits(c).iter().all(|&l| self.enc.cnf.value(l))
+    }
+
     fn observe(&mut self, exprs: &[GExpr]) {
         self.obs = exprs.iter().map(|e| self.enc.gexpr(e)).collect();
     }

@@ -467,6 +467,17 @@ impl Session for Z3Session<'_, '_> {
         threads.map(|t| t.ins.len()).max().unwrap_or(0)
     }
 
+    fn any_of(&mut self, conds: &[Cond]) -> Cond {
+        let ctx = self.enc.ctx;
+        let alts: Vec<ZBool> = conds.iter().map(|c| and(ctx, &self.conds[c.0])).collect();
+        let t = or(ctx, &alts);
+        self.all_of(vec![t])
+    }
+
+    fn holds(&self, c: Cond) -> bool {
+        self.conds[c.0].iter().all(|t| self.eval_bool(t))
+    }
+
     fn observe(&mut self, exprs: &[GExpr]) {
         self.obs = exprs.iter().map(|e| self.enc.gexpr(e)).collect();
     }

@@ -536,6 +536,17 @@ impl Builder {
             th.reg_init.push(0);
         }
         th.instrs = instrs;
+        // IR simplification (program::simplify) before levelling: states
+        // without outgoing instructions (ends, the error state) are kept.
+        let out = th.outgoing();
+        let ends: Vec<StateId> = (0..th.states.len() as u32)
+            .map(StateId)
+            .filter(|q| out[q.0 as usize].is_empty())
+            .collect();
+        let smap = crate::program::simplify::simplify_thread(&mut th, self.width, &ends, &[]);
+        for slot in full_map.iter_mut() {
+            *slot = smap[*slot as usize].map_or(0, |q| q.0);
+        }
         level(&mut th, names);
         let longest = longest_path(&th);
         Finished {
@@ -815,9 +826,14 @@ mod tests {
         assert_eq!(b.known(r), Some(1));
         let mut names = Interner::default();
         let f = b.finish(&mut names, "t", Span::default());
-        assert_eq!(f.longest, Some(3));
-        // start, after load, two branch states, one join state.
-        assert_eq!(f.thread.states.len(), 5);
+        // `finish` simplifies (program::simplify): both assignments are
+        // dead, so each branch is its `assume` straight to the join.
+        assert_eq!(f.longest, Some(2));
+        // start, after load, one join state.
+        assert_eq!(f.thread.states.len(), 3);
+        let ends: Vec<_> = f.thread.instrs[1..].iter().map(|i| i.to).collect();
+        assert_eq!(ends.len(), 2);
+        assert_eq!(ends[0], ends[1], "both branches end at the join");
     }
 
     #[test]

@@ -24,8 +24,9 @@ pub(super) struct Control<'t> {
     th: &'t Thread,
     /// Per control state: the instructions leaving it.
     out: Vec<Vec<usize>>,
-    /// Control state after min(i, executed steps) steps (for goals).
-    at: BTreeMap<StateId, Lit>,
+    /// Per i ≤ steps so far: the control states after exactly i executed
+    /// steps, each with its literal (for the states at the end).
+    levels: Vec<Vec<(StateId, Lit)>>,
     /// Control state after exactly i executed steps (candidates).
     cur: BTreeMap<StateId, Lit>,
     /// The exec literal of the previous step (true before step 0).
@@ -44,8 +45,8 @@ impl<'t> Control<'t> {
         Control {
             th,
             out: th.outgoing(),
-            cur: at.clone(),
-            at,
+            levels: vec![vec![(th.initial, cnf.tt())]],
+            cur: at,
             prev_exec: cnf.tt(),
             sel: Vec::new(),
             exec: Vec::new(),
@@ -80,25 +81,19 @@ impl<'t> Control<'t> {
     }
 
     /// Control-state phase, last of a step: the states after exactly
-    /// one more executed step (the targets of the selected candidates) and
-    /// the states after min(i+1, executed steps) steps (a thread that does
-    /// not execute this step stays where it is); records the step's
-    /// selection.
+    /// one more executed step (the targets of the selected candidates);
+    /// records the step's selection. (The state at the end of the
+    /// execution is built on demand, [`ThreadUnroll::end_lit`], only for
+    /// the states a goal names: a literal per state and step for every
+    /// state would be quadratic in the bound on long unwound C threads.)
     pub(super) fn advance(&mut self, cnf: &mut Cnf, step: Selection) {
         let mut next: BTreeMap<StateId, Vec<Lit>> = BTreeMap::new();
         for &(i, s) in &step.sels {
             next.entry(self.th.instrs[i].to).or_default().push(s);
         }
         self.cur = next.iter().map(|(q, ls)| (*q, cnf.or_all(ls))).collect();
-        for (&q, &l) in &self.at {
-            let stay = cnf.and(l, !step.exec);
-            next.entry(q).or_default().push(stay);
-        }
-        self.at = next
-            .into_iter()
-            .map(|(q, ls)| (q, cnf.or_all(&ls)))
-            .collect();
-        self.at.retain(|_, l| !cnf.is_false(*l));
+        self.levels
+            .push(self.cur.iter().map(|(q, l)| (*q, *l)).collect());
         self.sel.push(step.sels);
         self.exec.push(step.exec);
         self.prev_exec = step.exec;
@@ -113,7 +108,7 @@ impl<'t> Control<'t> {
         ThreadUnroll {
             sel: self.sel,
             exec: self.exec,
-            at_end: self.at.into_iter().collect(),
+            levels: self.levels,
             regs_end,
             truncated,
         }

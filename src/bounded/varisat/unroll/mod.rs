@@ -103,13 +103,35 @@ pub struct ThreadUnroll {
     pub sel: Vec<Vec<(usize, Lit)>>,
     /// Per step: the step executes.
     pub exec: Vec<Lit>,
-    /// Control state after the last executed step: (state, literal).
-    pub at_end: Vec<(StateId, Lit)>,
+    /// Per i = 0 ..= steps unrolled: the control states after exactly i
+    /// executed steps, with their literals (`levels[0]` is the initial
+    /// state, true). The state at the end: [`ThreadUnroll::end_lit`].
+    pub levels: Vec<Vec<(StateId, Lit)>>,
     /// Register values after the last executed step.
     pub regs_end: Vec<Bv>,
     /// True when some path is longer than the bound (a state reachable in
     /// exactly K steps still has outgoing instructions).
     pub truncated: bool,
+}
+
+impl ThreadUnroll {
+    /// The literal "the thread is at state `q` after its last executed
+    /// step": for some i, it reached `q` in exactly i steps and did not
+    /// execute step i (steps are prefix-closed, so it executed no later
+    /// one either). False when `q` is reachable in no unrolled step.
+    pub fn end_lit(&self, cnf: &mut Cnf, q: StateId) -> Lit {
+        let mut ends = Vec::new();
+        for (i, level) in self.levels.iter().enumerate() {
+            if let Some(&(_, l)) = level.iter().find(|(s, _)| *s == q) {
+                let e = match self.exec.get(i) {
+                    Some(&x) => cnf.and(l, !x),
+                    None => l,
+                };
+                ends.push(e);
+            }
+        }
+        cnf.or_all(&ends)
+    }
 }
 
 /// A dependency edge from a read to a later event of the same thread.
