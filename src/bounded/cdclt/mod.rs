@@ -181,6 +181,20 @@ impl TheorySolver<'_> {
             })
             .collect()
     }
+
+    /// A solve's result `r` as satisfiable (`Some(true)`, the model handed
+    /// to `enc`'s CNF), unsatisfiable (`Some(false)`) or stopped (`None`);
+    /// call before `pop_model`.
+    fn take_model(&self, enc: &mut Encoder<'_>, r: lbool) -> Option<bool> {
+        if r == lbool::TRUE {
+            enc.cnf.set_model(self.model_values());
+            Some(true)
+        } else if r == lbool::FALSE {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 impl ExternalSolve for TheorySolver<'_> {
@@ -200,18 +214,9 @@ impl ExternalSolve for TheorySolver<'_> {
         let r = self
             .sat
             .solve_limited_preserving_trail_th(&mut none, &assumps);
-        if r == lbool::TRUE {
-            enc.cnf.set_model(self.model_values());
-        }
+        let sat = self.take_model(enc, r);
         self.sat.pop_model(&mut none);
-        if r == lbool::TRUE {
-            Ok(true)
-        } else if r == lbool::FALSE {
-            Ok(false)
-        } else {
-            deadline.check()?;
-            Err(Error::Unknown("the SAT solver gave up".into()))
-        }
+        answer(sat, deadline)
     }
 
     fn solve(
@@ -248,14 +253,7 @@ impl ExternalSolve for TheorySolver<'_> {
                 self.sat.add_clause_reuse(&mut buf);
             }
         };
-        let sat = if r == lbool::TRUE {
-            enc.cnf.set_model(self.model_values());
-            Some(true)
-        } else if r == lbool::FALSE {
-            Some(false)
-        } else {
-            None
-        };
+        let sat = self.take_model(enc, r);
         self.sat.pop_model(&mut self.theory);
         let after = self.theory.stats;
         if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
@@ -274,12 +272,18 @@ impl ExternalSolve for TheorySolver<'_> {
         let (v, c) = enc.cnf.stats();
         enc.stats.vars = v;
         enc.stats.clauses = c;
-        match sat {
-            Some(s) => Ok(s),
-            None => {
-                deadline.check()?;
-                Err(Error::Unknown("the SAT solver gave up".into()))
-            }
+        answer(sat, deadline)
+    }
+}
+
+/// A solve's answer: satisfiable or not; `None` (the solver stopped) is
+/// the deadline's error when it has passed, else "unknown".
+fn answer(sat: Option<bool>, deadline: Deadline) -> Result<bool, Error> {
+    match sat {
+        Some(s) => Ok(s),
+        None => {
+            deadline.check()?;
+            Err(Error::Unknown("the SAT solver gave up".into()))
         }
     }
 }
