@@ -490,3 +490,67 @@ fn ordered_pairs_stilp_and_ldiapp() {
         );
     }
 }
+
+#[test]
+fn byte_and_half_word_loads_extend_and_stores_truncate() {
+    // Arm ARM C6.2: LDRB zero-extends 200; LDRSB X sign-extends it to
+    // 200 - 256 = -56; LDRSH W of -2 is 0xfffffffe, zero-extended to 64
+    // bits (4294967294 in an int64_t register); STRH keeps the low 16 bits
+    // of 0x12345 (0x2345 = 9029); STLRB the low 8 bits of 300 (44).
+    let s = states(
+        "AArch64 T\n{ uint8_t x = 200; int16_t y = -2; uint16_t z; 0:X1=x; 0:X2=y; 0:X3=z;\n\
+         int64_t 0:X5; int64_t 0:X6; }\n P0 ;\n\
+         LDRB W4,[X1] ;\n LDRSB X5,[X1] ;\n LDRSH W6,[X2] ;\n MOV W7,#0x12345 ;\n\
+         STRH W7,[X3] ;\n LDRH W8,[X3,XZR] ;\n MOV W9,#300 ;\n STLRB W9,[X1] ;\n\
+         locations [0:X4;0:X5;0:X6;0:X8;z;]\nexists ([x]=44)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X4=200; 0:X5=-56; 0:X6=4294967294; 0:X8=9029; [x]=44; [z]=9029;"]
+    );
+}
+
+#[test]
+fn byte_message_passing_is_ordered_by_barriers_only() {
+    let t = |fence: &str| {
+        format!(
+            "AArch64 T\n{{ uint8_t x; uint8_t y; 0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x; }}\n\
+             P0 | P1 ;\n MOV W0,#1 | LDRB W0,[X1] ;\n STRB W0,[X1] | {fence} ;\n\
+             {fence} | LDRB W2,[X3] ;\n STRB W0,[X3] | ;\nexists (1:X0=1 /\\ 1:X2=0)\n"
+        )
+    };
+    assert_eq!(arm_verdict(&t("DMB SY")), "Forbidden");
+    assert_eq!(arm_verdict(&t("NOP")), "Allowed");
+}
+
+#[test]
+fn mixed_size_accesses_are_refused_located() {
+    for (text, want) in [
+        (
+            "{ int x; 0:X1=x; }\n P0 ;\n LDRB W0,[X1] ;",
+            "8-bit access to `x`, a 32-bit location (byte/half-access",
+        ),
+        (
+            "{ uint8_t x; 0:X1=x; }\n P0 ;\n STR W0,[X1] ;",
+            "32-bit access to `x`, a 8-bit location (byte/half-access",
+        ),
+        (
+            "{ uint16_t x; 0:X1=x; }\n P0 ;\n LDRB W0,[X1] ;",
+            "8-bit access to `x`, a 16-bit location",
+        ),
+        (
+            "{ uint8_t x; 0:X1=x; }\n P0 ;\n LDR X1,[X1] ;",
+            "not known statically",
+        ),
+    ] {
+        let full = format!("AArch64 T\n{text}\nexists (0:X0=0)\n");
+        let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", full), Width(64))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string();
+        assert!(
+            e.contains("bad.litmus:4:2") && e.contains("unsupported") && e.contains(want),
+            "{text}: {e}"
+        );
+    }
+}

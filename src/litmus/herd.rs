@@ -222,7 +222,11 @@ impl LitmusTest {
                         .map(str::to_string)
                         .unwrap_or_else(|| value.to_string())
                 } else {
-                    value.to_string()
+                    // herd prints a constant in the location's type.
+                    match l.unsigned {
+                        Some(bits) => crate::program::Width(bits).unsigned(*value).to_string(),
+                        None => value.to_string(),
+                    }
                 };
                 (format!("{}={}", l.name, v), 4)
             }

@@ -44,6 +44,19 @@ pub(crate) struct Vars {
     pub arrays: BTreeMap<String, (usize, u32)>,
     /// Code addresses (labels as values, return addresses).
     pub code: CodeMap,
+    /// The memory accesses of the thread being lowered with their sizes
+    /// (second pass, AArch64), checked against the sizes of the locations
+    /// they address once the thread is lowered (`lower::check_sizes`).
+    pub accesses: Vec<SizedAccess>,
+}
+
+/// A memory access of `bits` bits (8, 16, 32, 64) at the address `addr`,
+/// written at `span`.
+#[derive(Clone, Debug)]
+pub(crate) struct SizedAccess {
+    pub addr: Expr<RegId>,
+    pub bits: u32,
+    pub span: Span,
 }
 
 /// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
@@ -114,6 +127,16 @@ impl Vars {
         match self.arrays.get(name) {
             Some(&(n, b)) => (n as i64 * i64::from(b)).max(1),
             None => 1,
+        }
+    }
+    /// Records an access of `bits` bits at `addr` (second pass only).
+    pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
+        if self.fixed.is_some() {
+            self.accesses.push(SizedAccess {
+                addr: addr.clone(),
+                bits,
+                span,
+            });
         }
     }
     /// Records an integer constant.

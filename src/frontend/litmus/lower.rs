@@ -62,6 +62,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             })
             .collect(),
         code: code_map(&surf),
+        accesses: Vec::new(),
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -287,6 +288,9 @@ fn lower(
             super::thread::lower_thread(&mut cx, &surf.threads, ti)
         };
         p.names = names;
+        if r.is_ok() {
+            check_sizes(src, &thread, vars, &typed_locs)?;
+        }
         // Symbolic registers used by this thread get their init values.
         for (sname, (v, _)) in &sym_init {
             if let Some(s) = p.names.get(sname) {
@@ -735,6 +739,126 @@ fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location], wide: bool) -> 
 
 /// Flow-insensitive "may hold an address" analysis: returns the pointer
 /// registers `(thread, reg)` and pointer memory cells.
+/// The registers some instruction of `t` writes (their value is then not
+/// the initial one).
+fn written_regs(t: &Thread) -> BTreeSet<u32> {
+    use crate::program::Command;
+    fn writes(c: &Command, out: &mut BTreeSet<u32>) {
+        match c {
+            Command::Load { reg, .. }
+            | Command::Assign { reg, .. }
+            | Command::Select { reg, .. }
+            | Command::LoadReserve { reg, .. } => {
+                out.insert(reg.0);
+            }
+            Command::StoreCond { flag, .. } => {
+                out.insert(flag.0);
+            }
+            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
+            Command::Ann(_, c) => writes(c, out),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for i in &t.instrs {
+        writes(&i.cmd, &mut out);
+    }
+    out
+}
+
+/// Checks the sizes of thread `t`'s memory accesses ([`Vars::accesses`],
+/// recorded by the AArch64 lowering) against the locations they address:
+/// each location is one cell of its type's size (herd's locations; `int`,
+/// 32 bits, when untyped; an array element its array's type), and a byte
+/// or half-word access (`LDRB`, `STRH`, …) must address a location of its
+/// own size, and a location of 8 or 16 bits must be accessed at its size:
+/// then a cell holds exactly the bytes of herd's byte-addressed memory
+/// (a narrow store writes all of the location, a narrow load reads all of
+/// it). The location an access addresses is the value of its address when
+/// that is known statically: registers no instruction of the thread writes
+/// hold their initial value; `base + offset` with a known base address and
+/// an unknown offset (a dependency's zero, an array index) is taken to stay
+/// inside the base's location. Otherwise — sizes that mix, or an address
+/// not known while the test has narrow accesses or locations — a located
+/// "unsupported … (byte/half-access)" error: mixed-size accesses need
+/// herd's byte-addressed memory (`Variant=mixed`), which is not modelled.
+fn check_sizes(
+    src: &SourceFile,
+    t: &Thread,
+    vars: &mut Vars,
+    typed: &BTreeMap<String, u32>,
+) -> Result<(), Error> {
+    let accesses = std::mem::take(&mut vars.accesses);
+    let Some(fixed) = &vars.fixed else {
+        return Ok(());
+    };
+    let decl = |name: &str| -> u32 {
+        typed
+            .get(&format!("[{name}]"))
+            .or_else(|| typed.get(name))
+            .copied()
+            .unwrap_or(32)
+    };
+    let narrow_mem = fixed.keys().any(|n| decl(n) < 32);
+    if !narrow_mem && accesses.iter().all(|a| a.bits >= 32) {
+        return Ok(());
+    }
+    let written = written_regs(t);
+    let is_var = |a: i64| fixed.values().any(|&v| v == a);
+    fn eval(
+        e: &Expr<RegId>,
+        t: &Thread,
+        written: &BTreeSet<u32>,
+        is_var: &dyn Fn(i64) -> bool,
+    ) -> Option<i64> {
+        match e {
+            Expr::Const(c) => Some(*c),
+            Expr::Var(r) if !written.contains(&r.0) => t.reg_init.get(r.0 as usize).copied(),
+            Expr::Bin(BinOp::Add, a, b) => {
+                match (eval(a, t, written, is_var), eval(b, t, written, is_var)) {
+                    (Some(x), Some(y)) => Some(x.wrapping_add(y)),
+                    (Some(x), None) | (None, Some(x)) if is_var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    for a in &accesses {
+        let target = eval(&a.addr, t, &written, &is_var).and_then(|x| {
+            fixed
+                .iter()
+                .find(|(n, &v)| v <= x && x < v + vars.size(n))
+                .map(|(n, _)| n.clone())
+        });
+        let bits = a.bits;
+        match target {
+            Some(name) => {
+                let d = decl(&name);
+                if (bits < 32 || d < 32) && bits != d {
+                    return Err(src.error_help(
+                        a.span,
+                        format!(
+                            "unsupported {bits}-bit access to `{name}`, a {d}-bit location (byte/half-access: mixed-size accesses)"
+                        ),
+                        "mixed-size accesses need byte-addressed memory, which is not modelled; see docs/litmus.md",
+                    ));
+                }
+            }
+            None => {
+                return Err(src.error_help(
+                    a.span,
+                    format!(
+                        "unsupported {bits}-bit access to an address not known statically in a test with byte or half-word accesses (byte/half-access: mixed-size accesses)"
+                    ),
+                    "a byte or half-word location must be accessed at its size through a register set in the init block; see docs/litmus.md",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn pointer_flow(
     p: &Program,
     ptr_regs: &BTreeSet<(usize, String)>,
@@ -757,26 +881,7 @@ fn pointer_flow(
     }
     // Registers that are written by some instruction (their static value is
     // then unknown).
-    let mut written: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); p.threads.len()];
-    fn writes(c: &Command, out: &mut BTreeSet<u32>) {
-        match c {
-            Command::Load { reg, .. }
-            | Command::Assign { reg, .. }
-            | Command::LoadReserve { reg, .. } => {
-                out.insert(reg.0);
-            }
-            Command::StoreCond { flag, .. } => {
-                out.insert(flag.0);
-            }
-            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
-            _ => {}
-        }
-    }
-    for (ti, t) in p.threads.iter().enumerate() {
-        for i in &t.instrs {
-            writes(&i.cmd, &mut written[ti]);
-        }
-    }
+    let written: Vec<BTreeSet<u32>> = p.threads.iter().map(written_regs).collect();
     let all_addrs: Vec<i64> = p.vars.iter().map(|v| v.addr).collect();
     let w = Width(64);
     loop {
