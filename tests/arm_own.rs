@@ -554,3 +554,47 @@ fn mixed_size_accesses_are_refused_located() {
         );
     }
 }
+
+#[test]
+fn code_holds_its_instructions_as_values() {
+    // herd's L062 shape: a load from a code address reads the instruction
+    // there; a branch to a label is PC-relative (`B .+4` one instruction
+    // ahead); instruction values compare equal when their texts are.
+    let s = states(
+        "AArch64 T\n{ ins_t 0:X1=instr:\"B .+4\"; ins_t 0:X2; ins_t 0:X4; 0:X5=P0:L1; }\n P0 ;\n\
+         ADR X0,L0 ;\n LDR W2,[X0] ;\n L0: B L1 ;\n L1: CMP W2,W1 ;\n CSINC W3,WZR,WZR,EQ ;\n\
+         LDR W4,[X5] ;\n\
+         locations [0:X2;0:X4;]\nforall (0:X3=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X2=instr:\"B .+4\"; 0:X3=0; 0:X4=instr:\"CMP W2,W1\";"]
+    );
+}
+
+#[test]
+fn bad_instruction_values_and_ifetch_are_located() {
+    for (text, at, want) in [
+        (
+            "AArch64 T\n{ ins_t 0:X1=instr:\"B .+4; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+            "bad.litmus:2:",
+            "",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\n{ ins_t 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+            "bad.litmus:2:1",
+            "unsupported variant `ifetch`",
+        ),
+        (
+            "AArch64 T\n{ 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X1=instr:\"NOP)\n",
+            "bad.litmus:5:",
+            "",
+        ),
+    ] {
+        let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", text), Width(64))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string();
+        assert!(e.contains(at) && e.contains(want), "{text}: {e}");
+    }
+}

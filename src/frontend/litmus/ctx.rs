@@ -48,6 +48,13 @@ pub(crate) struct Vars {
     /// (second pass, AArch64), checked against the sizes of the locations
     /// they address once the thread is lowered (`lower::check_sizes`).
     pub accesses: Vec<SizedAccess>,
+    /// Instruction values (`ins_t`: `instr:"B .+4"`, `NOP`, and, when the
+    /// test has them and code addresses, the instructions of its code) by
+    /// their text ([`super::syntax::instr_text`]); each is an opaque value
+    /// `instr_base + rank` above every address and code address.
+    pub instrs: std::collections::BTreeSet<String>,
+    /// The first instruction value (0 in the first pass).
+    pub instr_base: i64,
 }
 
 /// A memory access of `bits` bits (8, 16, 32, 64) at the address `addr`,
@@ -128,6 +135,14 @@ impl Vars {
             Some(&(n, b)) => (n as i64 * i64::from(b)).max(1),
             None => 1,
         }
+    }
+    /// The value of the instruction `text` (0 in the first pass).
+    pub fn instr(&mut self, text: &str) -> i64 {
+        self.instrs.insert(text.to_string());
+        if self.fixed.is_none() {
+            return 0;
+        }
+        self.instr_base + self.instrs.iter().take_while(|x| x.as_str() < text).count() as i64
     }
     /// Records an access of `bits` bits at `addr` (second pass only).
     pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {

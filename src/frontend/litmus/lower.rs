@@ -63,6 +63,8 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             .collect(),
         code: code_map(&surf),
         accesses: Vec::new(),
+        instrs: BTreeSet::new(),
+        instr_base: 0,
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -89,6 +91,8 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     vars.fixed = Some(fixed);
     // Code addresses after the variables'.
     vars.code.base = (next / 16 + 1).saturating_mul(16);
+    // Instruction values after the code addresses.
+    vars.instr_base = ((vars.code.base + vars.code.size()) / 16 + 1).saturating_mul(16);
     lower(src, &surf, arch, width, &mut vars)
 }
 
@@ -127,13 +131,64 @@ fn code_map(surf: &super::syntax::Surface) -> CodeMap {
 
 /// True when a condition compares with a code label.
 fn raw_has_label(p: &RawProp) -> bool {
+    raw_has(p, &|v| matches!(v, RawVal::Label(..)))
+}
+
+/// True when a condition compares with a value `pred` holds of.
+fn raw_has(p: &RawProp, pred: &dyn Fn(&RawVal) -> bool) -> bool {
     match p {
-        RawProp::Atom { val, .. } => matches!(val, RawVal::Label(..)),
-        RawProp::Not(a) => raw_has_label(a),
-        RawProp::And(v) | RawProp::Or(v) => v.iter().any(raw_has_label),
-        RawProp::Implies(a, b) => raw_has_label(a) || raw_has_label(b),
+        RawProp::Atom { val, .. } => pred(val),
+        RawProp::Not(a) => raw_has(a, pred),
+        RawProp::And(v) | RawProp::Or(v) => v.iter().any(|x| raw_has(x, pred)),
+        RawProp::Implies(a, b) => raw_has(a, pred) || raw_has(b, pred),
         _ => false,
     }
+}
+
+/// The instruction values as herd prints them: `NOP`, `instr:"B .+4"`.
+fn instr_names(vars: &Vars) -> BTreeMap<i64, String> {
+    vars.instrs
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let name = if t == "NOP" {
+                t.clone()
+            } else {
+                format!("instr:\"{t}\"")
+            };
+            (vars.instr_base + k as i64, name)
+        })
+        .collect()
+}
+
+/// True when the test has instruction values (`ins_t`).
+fn uses_instrs(surf: &super::syntax::Surface) -> bool {
+    let instr = |v: &RawVal| matches!(v, RawVal::Instr(..));
+    surf.init
+        .iter()
+        .any(|it| it.rhs.as_ref().is_some_and(|(v, _)| instr(v)))
+        || raw_has(&surf.prop, &instr)
+        || surf.filter.as_ref().is_some_and(|f| raw_has(f, &instr))
+}
+
+/// The text of instruction `k` of thread `t` as an instruction value
+/// (herd's `instr:"…"`): a branch to a label `B L` is PC-relative, `B .+4`
+/// per instruction ahead (`.-4` back), as herd prints it; any other
+/// instruction is its text ([`super::syntax::instr_text`]).
+fn code_instr_text(vars: &Vars, t: usize, k: usize, text: &str) -> String {
+    let (mn, rest, _) = super::ops::mnemonic(text);
+    let target = rest.trim();
+    if mn.eq_ignore_ascii_case("B") {
+        if let Some(&to) = vars.code.labels.get(t).and_then(|ls| ls.get(target)) {
+            let off = 4 * (to as i64 - k as i64);
+            return if off >= 0 {
+                format!("{mn} .+{off}")
+            } else {
+                format!("{mn} .-{}", -off)
+            };
+        }
+    }
+    super::syntax::instr_text(text)
 }
 
 /// The code address of label `l` of thread `t`, or a located error.
@@ -219,6 +274,7 @@ fn lower(
             }
             Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
             Some((RawVal::Label(t, l), sp)) => (label_value(src, vars, *t, l, *sp)?, false),
+            Some((RawVal::Instr(i), _)) => (vars.instr(i), false),
         };
         if let (InitLhs::Mem(m), Some((_, _, vals))) = (&it.lhs, &it.array) {
             for v in vals {
@@ -361,6 +417,22 @@ fn lower(
             }
         }
     }
+    // With instruction values and code addresses, each code address holds
+    // its instruction (a load from `ADR X0,L0` reads `instr:"…"`).
+    if vars.code.enabled && uses_instrs(surf) {
+        for (t, cells) in surf.threads.iter().enumerate() {
+            let texts: Vec<&str> = cells
+                .iter()
+                .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
+                .collect();
+            for (k, text) in texts.into_iter().enumerate() {
+                let v = vars.instr(&code_instr_text(vars, t, k, text));
+                if vars.fixed.is_some() {
+                    p.init.insert(vars.code.pos_addr(t, k), v);
+                }
+            }
+        }
+    }
     // Which locations may hold addresses.
     let mut ptr_locs: BTreeSet<usize> = star_locs.into_iter().collect();
     collect_symbolic(&raw_prop, &mut ptr_locs);
@@ -446,19 +518,22 @@ fn lower(
         has_loop,
         width,
         min_width: Width(vars.min_width.max(1)),
-        code_labels: if vars.code.enabled {
-            vars.code
-                .labels
-                .iter()
-                .enumerate()
-                .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
-                .filter_map(|(t, l)| {
-                    Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
-                })
-                .collect()
-        } else {
-            BTreeMap::new()
-        },
+        code_labels: instr_names(vars)
+            .into_iter()
+            .chain(if vars.code.enabled {
+                vars.code
+                    .labels
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
+                    .filter_map(|(t, l)| {
+                        Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
+                    })
+                    .collect()
+            } else {
+                BTreeMap::new()
+            })
+            .collect(),
     })
 }
 
@@ -563,6 +638,7 @@ impl Resolver<'_> {
                     }
                     RawVal::Sym(s) => (vars.addr(s, *span), true),
                     RawVal::Label(t, l) => (label_value(self.src, vars, *t, l, *span)?, true),
+                    RawVal::Instr(i) => (vars.instr(i), true),
                 };
                 let a = Prop::Eq {
                     loc: i,
