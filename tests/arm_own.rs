@@ -524,6 +524,21 @@ fn byte_message_passing_is_ordered_by_barriers_only() {
 }
 
 #[test]
+fn narrow_accesses_to_wider_cells_outside_variant_mixed_are_herd_cells() {
+    // herd's memory is one cell per location outside `Variant=mixed`
+    // (its RISC-V A014: `sh` of -1 into an `int` gives 65535): a narrow
+    // store writes its low bits to the whole cell, a narrow load reads
+    // the cell's low bits; a W store into an int64_t cell zero-extends.
+    let s = states(
+        "AArch64 T\n{ 0:X1=x; 0:X2=-1; 0:X3=y; int64_t z; 0:X5=z; }\n P0 ;\n\
+         STRH W2,[X1] ;\n LDRSB W4,[X1] ;\n STR W2,[X5] ;\n MOV X6,#0x1ff ;\n\
+         STRB W6,[X3] ;\n\
+         locations [0:X4;x;y;z;]\nexists (0:X0=0)\n",
+    );
+    assert_eq!(s, ["0:X0=0; 0:X4=-1; [x]=65535; [y]=255; [z]=4294967295;"]);
+}
+
+#[test]
 fn mixed_size_accesses_are_refused_located() {
     for (text, want) in [
         (
@@ -543,13 +558,13 @@ fn mixed_size_accesses_are_refused_located() {
             "not known statically",
         ),
     ] {
-        let full = format!("AArch64 T\n{text}\nexists (0:X0=0)\n");
+        let full = format!("AArch64 T\nVariant=mixed\n{text}\nexists (0:X0=0)\n");
         let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", full), Width(64))
             .err()
             .unwrap_or_else(|| panic!("accepted: {text}"))
             .to_string();
         assert!(
-            e.contains("bad.litmus:4:2") && e.contains("unsupported") && e.contains(want),
+            e.contains("bad.litmus:5:2") && e.contains("unsupported") && e.contains(want),
             "{text}: {e}"
         );
     }
@@ -597,4 +612,20 @@ fn bad_instruction_values_and_ifetch_are_located() {
             .to_string();
         assert!(e.contains(at) && e.contains(want), "{text}: {e}");
     }
+}
+
+#[test]
+fn riscv_byte_and_half_word_loads_and_stores() {
+    // lb sign-extends the low byte of 0x1a5 (0xa5 → -91), lbu zero-extends
+    // it (165), lh of the cell; sh keeps the low 16 bits of -1 (65535 in
+    // an int location); sw of -1 into a uint64_t location is 4294967295.
+    let s = states(
+        "RISCV T\n{ int x=0x1a5; 0:x1=x; 0:x2=-1; 0:x6=y; uint64_t z; 0:x7=z; }\n P0 ;\n\
+         lb x3,0(x1) ;\n lbu x4,0(x1) ;\n lh x5,0(x1) ;\n sh x2,0(x6) ;\n sw x2,0(x7) ;\n\
+         locations [0:x3;0:x4;0:x5;y;z;]\nexists (0:x3=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:x3=-91; 0:x4=165; 0:x5=421; [y]=65535; [z]=4294967295;"]
+    );
 }

@@ -55,6 +55,10 @@ pub(crate) struct Vars {
     pub instrs: std::collections::BTreeSet<String>,
     /// The first instruction value (0 in the first pass).
     pub instr_base: i64,
+    /// True when a memory location is typed wider than 32 bits: a 32-bit
+    /// store then writes its low word zero-extended, which shows only at
+    /// 64 bits ([`Vars::store32`]).
+    pub mem64: bool,
 }
 
 /// A memory access of `bits` bits (8, 16, 32, 64) at the address `addr`,
@@ -143,6 +147,15 @@ impl Vars {
             return 0;
         }
         self.instr_base + self.instrs.iter().take_while(|x| x.as_str() < text).count() as i64
+    }
+    /// Notes a 32-bit store (RISC-V `sw`, AArch64 `STR Wn`): in a test
+    /// with a location typed wider than 32 bits it runs at 64 bits, where
+    /// the store's zero-extension shows (`sw` of −1 into a `uint64_t`
+    /// location gives 4294967295, as herd).
+    pub fn store32(&mut self) {
+        if self.mem64 {
+            self.min_width = self.min_width.max(64);
+        }
     }
     /// Records an access of `bits` bits at `addr` (second pass only).
     pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {

@@ -65,6 +65,10 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         accesses: Vec::new(),
         instrs: BTreeSet::new(),
         instr_base: 0,
+        mem64: surf
+            .init
+            .iter()
+            .any(|it| matches!(it.lhs, InitLhs::Mem(_)) && it.bits.is_some_and(|b| b > 32)),
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -319,6 +323,11 @@ fn lower(
             }
         }
     }
+    // herd's mixed-size variant (byte-addressed memory): sizes are checked.
+    let mixed = surf
+        .metadata
+        .iter()
+        .any(|(k, v)| k == "Variant" && v.split(',').any(|x| x.trim() == "mixed"));
     // Code.
     let mut cyclic = Vec::new();
     for ti in 0..surf.threads.len() {
@@ -344,9 +353,10 @@ fn lower(
             super::thread::lower_thread(&mut cx, &surf.threads, ti)
         };
         p.names = names;
-        if r.is_ok() {
+        if r.is_ok() && mixed {
             check_sizes(src, &thread, vars, &typed_locs)?;
         }
+        vars.accesses.clear();
         // Symbolic registers used by this thread get their init values.
         for (sname, (v, _)) in &sym_init {
             if let Some(s) = p.names.get(sname) {
@@ -843,21 +853,20 @@ fn written_regs(t: &Thread) -> BTreeSet<u32> {
 }
 
 /// Checks the sizes of thread `t`'s memory accesses ([`Vars::accesses`],
-/// recorded by the AArch64 lowering) against the locations they address:
-/// each location is one cell of its type's size (herd's locations; `int`,
-/// 32 bits, when untyped; an array element its array's type), and a byte
-/// or half-word access (`LDRB`, `STRH`, …) must address a location of its
-/// own size, and a location of 8 or 16 bits must be accessed at its size:
-/// then a cell holds exactly the bytes of herd's byte-addressed memory
-/// (a narrow store writes all of the location, a narrow load reads all of
-/// it). The location an access addresses is the value of its address when
-/// that is known statically: registers no instruction of the thread writes
-/// hold their initial value; `base + offset` with a known base address and
-/// an unknown offset (a dependency's zero, an array index) is taken to stay
-/// inside the base's location. Otherwise — sizes that mix, or an address
-/// not known while the test has narrow accesses or locations — a located
-/// "unsupported … (byte/half-access)" error: mixed-size accesses need
-/// herd's byte-addressed memory (`Variant=mixed`), which is not modelled.
+/// recorded by the AArch64 lowering) against the locations they address,
+/// in a test of herd's mixed-size variant (`Variant=mixed`), where memory
+/// is byte-addressed and an access a set of byte accesses. Our memory is
+/// one cell per location, which is that exactly when a byte or half-word
+/// access addresses a location of its own size and an 8- or 16-bit
+/// location is accessed at its size only. The location an access
+/// addresses is the value of its address when that is known statically:
+/// registers no instruction of the thread writes hold their initial value;
+/// `base + offset` with a known base address and an unknown offset (a
+/// dependency's zero, an array index) is taken to stay inside the base's
+/// location. Otherwise — sizes that mix, or an address not known while
+/// the test has narrow accesses or locations — a located "unsupported …
+/// (byte/half-access: mixed-size accesses)" error. (Outside the variant
+/// herd's memory is one cell per location too, and no check is needed.)
 fn check_sizes(
     src: &SourceFile,
     t: &Thread,
