@@ -490,3 +490,142 @@ fn ordered_pairs_stilp_and_ldiapp() {
         );
     }
 }
+
+#[test]
+fn byte_and_half_word_loads_extend_and_stores_truncate() {
+    // Arm ARM C6.2: LDRB zero-extends 200; LDRSB X sign-extends it to
+    // 200 - 256 = -56; LDRSH W of -2 is 0xfffffffe, zero-extended to 64
+    // bits (4294967294 in an int64_t register); STRH keeps the low 16 bits
+    // of 0x12345 (0x2345 = 9029); STLRB the low 8 bits of 300 (44).
+    let s = states(
+        "AArch64 T\n{ uint8_t x = 200; int16_t y = -2; uint16_t z; 0:X1=x; 0:X2=y; 0:X3=z;\n\
+         int64_t 0:X5; int64_t 0:X6; }\n P0 ;\n\
+         LDRB W4,[X1] ;\n LDRSB X5,[X1] ;\n LDRSH W6,[X2] ;\n MOV W7,#0x12345 ;\n\
+         STRH W7,[X3] ;\n LDRH W8,[X3,XZR] ;\n MOV W9,#300 ;\n STLRB W9,[X1] ;\n\
+         locations [0:X4;0:X5;0:X6;0:X8;z;]\nexists ([x]=44)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X4=200; 0:X5=-56; 0:X6=4294967294; 0:X8=9029; [x]=44; [z]=9029;"]
+    );
+}
+
+#[test]
+fn byte_message_passing_is_ordered_by_barriers_only() {
+    let t = |fence: &str| {
+        format!(
+            "AArch64 T\n{{ uint8_t x; uint8_t y; 0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x; }}\n\
+             P0 | P1 ;\n MOV W0,#1 | LDRB W0,[X1] ;\n STRB W0,[X1] | {fence} ;\n\
+             {fence} | LDRB W2,[X3] ;\n STRB W0,[X3] | ;\nexists (1:X0=1 /\\ 1:X2=0)\n"
+        )
+    };
+    assert_eq!(arm_verdict(&t("DMB SY")), "Forbidden");
+    assert_eq!(arm_verdict(&t("NOP")), "Allowed");
+}
+
+#[test]
+fn narrow_accesses_to_wider_cells_outside_variant_mixed_are_herd_cells() {
+    // herd's memory is one cell per location outside `Variant=mixed`
+    // (its RISC-V A014: `sh` of -1 into an `int` gives 65535): a narrow
+    // store writes its low bits to the whole cell, a narrow load reads
+    // the cell's low bits; a W store into an int64_t cell zero-extends.
+    let s = states(
+        "AArch64 T\n{ 0:X1=x; 0:X2=-1; 0:X3=y; int64_t z; 0:X5=z; }\n P0 ;\n\
+         STRH W2,[X1] ;\n LDRSB W4,[X1] ;\n STR W2,[X5] ;\n MOV X6,#0x1ff ;\n\
+         STRB W6,[X3] ;\n\
+         locations [0:X4;x;y;z;]\nexists (0:X0=0)\n",
+    );
+    assert_eq!(s, ["0:X0=0; 0:X4=-1; [x]=65535; [y]=255; [z]=4294967295;"]);
+}
+
+#[test]
+fn mixed_size_accesses_are_refused_located() {
+    for (text, want) in [
+        (
+            "{ int x; 0:X1=x; }\n P0 ;\n LDRB W0,[X1] ;",
+            "8-bit access to `x`, a 32-bit location (byte/half-access",
+        ),
+        (
+            "{ uint8_t x; 0:X1=x; }\n P0 ;\n STR W0,[X1] ;",
+            "32-bit access to `x`, a 8-bit location (byte/half-access",
+        ),
+        (
+            "{ uint16_t x; 0:X1=x; }\n P0 ;\n LDRB W0,[X1] ;",
+            "8-bit access to `x`, a 16-bit location",
+        ),
+        (
+            "{ uint8_t x; 0:X1=x; }\n P0 ;\n LDR X1,[X1] ;",
+            "not known statically",
+        ),
+    ] {
+        let full = format!("AArch64 T\nVariant=mixed\n{text}\nexists (0:X0=0)\n");
+        let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", full), Width(64))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string();
+        assert!(
+            e.contains("bad.litmus:5:2") && e.contains("unsupported") && e.contains(want),
+            "{text}: {e}"
+        );
+    }
+}
+
+#[test]
+fn code_holds_its_instructions_as_values() {
+    // herd's L062 shape: a load from a code address reads the instruction
+    // there; a branch to a label is PC-relative (`B .+4` one instruction
+    // ahead); instruction values compare equal when their texts are.
+    let s = states(
+        "AArch64 T\n{ ins_t 0:X1=instr:\"B .+4\"; ins_t 0:X2; ins_t 0:X4; 0:X5=P0:L1; }\n P0 ;\n\
+         ADR X0,L0 ;\n LDR W2,[X0] ;\n L0: B L1 ;\n L1: CMP W2,W1 ;\n CSINC W3,WZR,WZR,EQ ;\n\
+         LDR W4,[X5] ;\n\
+         locations [0:X2;0:X4;]\nforall (0:X3=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X2=instr:\"B .+4\"; 0:X3=0; 0:X4=instr:\"CMP W2,W1\";"]
+    );
+}
+
+#[test]
+fn bad_instruction_values_and_ifetch_are_located() {
+    for (text, at, want) in [
+        (
+            "AArch64 T\n{ ins_t 0:X1=instr:\"B .+4; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+            "bad.litmus:2:",
+            "",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\n{ ins_t 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+            "bad.litmus:2:1",
+            "unsupported variant `ifetch`",
+        ),
+        (
+            "AArch64 T\n{ 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X1=instr:\"NOP)\n",
+            "bad.litmus:5:",
+            "",
+        ),
+    ] {
+        let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", text), Width(64))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string();
+        assert!(e.contains(at) && e.contains(want), "{text}: {e}");
+    }
+}
+
+#[test]
+fn riscv_byte_and_half_word_loads_and_stores() {
+    // lb sign-extends the low byte of 0x1a5 (0xa5 → -91), lbu zero-extends
+    // it (165), lh of the cell; sh keeps the low 16 bits of -1 (65535 in
+    // an int location); sw of -1 into a uint64_t location is 4294967295.
+    let s = states(
+        "RISCV T\n{ int x=0x1a5; 0:x1=x; 0:x2=-1; 0:x6=y; uint64_t z; 0:x7=z; }\n P0 ;\n\
+         lb x3,0(x1) ;\n lbu x4,0(x1) ;\n lh x5,0(x1) ;\n sh x2,0(x6) ;\n sw x2,0(x7) ;\n\
+         locations [0:x3;0:x4;0:x5;y;z;]\nexists (0:x3=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:x3=-91; 0:x4=165; 0:x5=421; [y]=65535; [z]=4294967295;"]
+    );
+}

@@ -401,7 +401,7 @@ fn bad_inputs_are_located_errors() {
             "unexpected",
         ),
         (
-            "X86 T\n{ }\n P0 ;\n MOV EAX,$1 ;\nexists (0:EAX=instr:\"x\")\n",
+            "X86 T\n{ }\n P0 ;\n MOV EAX,$1 ;\nexists (0:EAX=pte:\"x\")\n",
             "unsupported value",
         ),
     ];

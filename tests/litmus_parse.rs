@@ -22,7 +22,7 @@ fn corpus() -> Option<PathBuf> {
 
 /// Corpus tests we knowingly do not support, with a word of the expected
 /// error message.
-const UNSUPPORTED: [(&str, &str); 1] = [("PPC/A017.litmus", "ins_t")];
+const UNSUPPORTED: [(&str, &str); 0] = [];
 
 /// Width the corpus is read with: 64 bits, as `bmc-rmm litmus` (runs use
 /// `run::auto_width`).

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// PPC corpus files the litmus front-end does not support (each gives a
 /// located error; checked below).
-const UNSUPPORTED: &[&str] = &["A017"];
+const UNSUPPORTED: &[&str] = &[];
 
 fn corpus() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");

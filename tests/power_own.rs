@@ -268,3 +268,29 @@ fn rlwimi_inserts_the_rotated_word_under_the_mask() {
         ["0:r3=-1431655765; 0:r6=-21846; 0:r7=12297829382473034411;"]
     );
 }
+
+#[test]
+fn instruction_values_are_opaque_values_printed_as_herd() {
+    // herd's `ins_t`: an instruction is a value that can be stored, loaded
+    // and compared, printed `NOP` or `instr:"…"`; two of them are equal
+    // when their texts are (blanks after commas do not count).
+    let t = "PPC T\n{ ins_t x=NOP; 0:r1=instr:\"add r1, r1,r1\"; 0:r2=x; 1:r2=x; }\n\
+             P0 | P1 ;\n stw r1,0(r2) | lwz r1,0(r2) ;\n\
+             exists (1:r1=instr:\"add r1,r1,r1\")\n";
+    let src = bmc_rmm::diag::SourceFile::new("t.litmus", t);
+    let lt = bmc_rmm::frontend::litmus::parse(&src, bmc_rmm::program::Width(64)).unwrap();
+    let m = bmc_rmm::cat::builtin("power").unwrap();
+    let r = bmc_rmm::litmus::run::run(
+        &lt,
+        &m,
+        12,
+        bmc_rmm::litmus::run::auto_width(&lt),
+        bmc_rmm::bounded::Deadline(None),
+        bmc_rmm::bounded::SolverKind::Varisat,
+    )
+    .unwrap();
+    let mut lines: Vec<String> = r.states.iter().map(|s| lt.state_line(s)).collect();
+    lines.sort();
+    assert_eq!(lines, ["1:r1=NOP;", "1:r1=instr:\"add r1,r1,r1\";"]);
+    assert_eq!(lt.condition_text(), "exists (1:r1=instr:\"add r1,r1,r1\")");
+}

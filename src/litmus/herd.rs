@@ -217,12 +217,18 @@ impl LitmusTest {
                 symbolic,
             } => {
                 let l = &self.observed[*loc];
-                let v = if *symbolic {
+                let v = if let Some(n) = self.code_labels.get(value).filter(|_| *symbolic) {
+                    n.clone()
+                } else if *symbolic {
                     self.var_name(*value)
                         .map(str::to_string)
                         .unwrap_or_else(|| value.to_string())
                 } else {
-                    value.to_string()
+                    // herd prints a constant in the location's type.
+                    match l.unsigned {
+                        Some(bits) => crate::program::Width(bits).unsigned(*value).to_string(),
+                        None => value.to_string(),
+                    }
                 };
                 (format!("{}={}", l.name, v), 4)
             }
@@ -356,11 +362,16 @@ pub fn observe(test: &LitmusTest, states: &[Vec<i64>]) -> Observation {
 }
 
 /// Parses one herd state value as printed for observed location `loc`:
-/// an integer, or a variable name (its address). `None` otherwise.
+/// an integer, a code label or instruction value as printed
+/// (`label:"P0:L0"`, `instr:"B .+4"`, `NOP`), or a variable name (its
+/// address). `None` otherwise.
 pub fn parse_value(test: &LitmusTest, loc: usize, text: &str) -> Option<i64> {
     let _ = loc;
     if let Some(v) = super::parse_int(text) {
         return Some(test.width.wrap(v));
+    }
+    if let Some((v, _)) = test.code_labels.iter().find(|(_, n)| n.as_str() == text) {
+        return Some(*v);
     }
     test.var_addr(text)
 }

@@ -194,9 +194,10 @@ pub struct LitmusTest {
     pub has_loop: bool,
     /// The width the test was lowered with.
     pub width: Width,
-    /// Code addresses that are labels, as herd prints them
-    /// (`label:"P0:L0"`), when the test uses labels as values (AArch64
-    /// `ADR`, `BL`, `BLR`, init values `P1:L1`).
+    /// Values printed by name, as herd prints them: code addresses that
+    /// are labels (`label:"P0:L0"`), when the test uses labels as values
+    /// (AArch64 `ADR`, `BL`, `BLR`, init values `P1:L1`), and instruction
+    /// values (`ins_t`: `NOP`, `instr:"B .+4"`).
     pub code_labels: std::collections::BTreeMap<i64, String>,
     /// The least width its semantics needs (64 when 32-bit PPC loads
     /// extend possibly negative values; else 1): `run::auto_width` is at

@@ -8,7 +8,9 @@
 //! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
 //! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`, the
 //! bitfield moves `UBFM`/`SBFM` and their aliases `UBFX`/`SBFX`/`UBFIZ`/
-//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`,
+//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`, the byte and half-word
+//! loads and stores (`LDRB`, `LDRSH`, `STRH`, `LDARB`, `STLXRH`, …: the
+//! low bits of the location's cell; sizes checked in `Variant=mixed`),
 //! post-indexed `LDR`/`STR`, the ordered pairs `STILP`/`LDIAPP` (on
 //! arrays), the conditional
 //! selects `CSEL`/`CSINC`/`CSINV`/`CSNEG`/`CSET`, branches `B`,
@@ -141,7 +143,10 @@ fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
             if let Some(ext) = parts.get(2) {
                 let e = ext.text.to_ascii_uppercase();
                 let ok = matches!(e.as_str(), "SXTW" | "UXTW" | "SXTX" | "UXTX")
-                    || e.split_whitespace().collect::<Vec<_>>() == ["LSL", "#0"];
+                    || matches!(
+                        e.split_whitespace().collect::<Vec<_>>()[..],
+                        ["LSL", "#0" | "0"]
+                    );
                 if !ok {
                     return Err(refuse(
                         cx,
@@ -419,6 +424,70 @@ fn size_of(op: &Op) -> u32 {
     }
 }
 
+/// The byte (`B`), half-word (`H`) and sign-extending (`LDRSB`, `LDRSH`,
+/// `LDRSW`) forms of the loads and stores (Arm ARM C6.2, "LDRB", "LDRSH",
+/// "STRH", "LDARB", "LDXRH", …): (the mnemonic of the register-sized
+/// form, the bits accessed, whether a load sign-extends).
+fn sized_form(mn: &str) -> Option<(&str, u32, bool)> {
+    if let Some(k) = mn.strip_prefix("LDRS") {
+        let bits = match k {
+            "B" => 8,
+            "H" => 16,
+            "W" => 32,
+            _ => return None,
+        };
+        return Some(("LDR", bits, true));
+    }
+    let (base, bits) = match mn.as_bytes().last() {
+        Some(b'B') => (&mn[..mn.len() - 1], 8),
+        Some(b'H') => (&mn[..mn.len() - 1], 16),
+        _ => return None,
+    };
+    matches!(
+        base,
+        "LDR" | "LDAR" | "LDAPR" | "LDXR" | "LDAXR" | "STR" | "STLR" | "STXR" | "STLXR"
+    )
+    .then_some((base, bits, false))
+}
+
+/// The value a load of `bits` bits puts in a `ds`-bit register from the
+/// value `v` read: its low `bits` bits zero- or sign-extended (`signed`) to
+/// the register, a W register then zero-extended to 64 bits (Arm ARM C6.2,
+/// "LDRB": `ZeroExtend(data, regsize)`, "LDRSH": `SignExtend(data,
+/// regsize)`). A sign-extending load into a W register makes the test
+/// run at 64 bits, where the zero-extension shows (`0:X4=4294967295`).
+fn extend(
+    cx: &mut Ctx,
+    v: LExpr,
+    bits: u32,
+    signed: bool,
+    ds: u32,
+    sp: Span,
+) -> Result<LExpr, Error> {
+    if signed && ds == 32 {
+        cx.vars.min_width = cx.vars.min_width.max(64);
+    }
+    if bits >= ds {
+        return Ok(v);
+    }
+    bitfield(cx, signed, v, 0, bits - 1, ds, sp)
+}
+
+/// The value a store of `bits` bits (None: the register's size, `ds`)
+/// writes: the low `bits` bits of `v` (Arm ARM C6.2, "STRB": `data =
+/// X[t]<7:0>`; a W register's low 32 bits in a test that runs at 64
+/// bits), as herd writes it into the location's cell.
+fn truncate(cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32, sp: Span) -> Result<LExpr, Error> {
+    match bits.unwrap_or(ds) {
+        b if b < 32 => super::ops::low_bits(cx, v, b, false, sp),
+        32 => {
+            cx.vars.store32();
+            Ok(super::ops::ext32(cx, v, false))
+        }
+        _ => Ok(v),
+    }
+}
+
 /// The post-index update `[Xn], #imm` of a load or store: `Xn += imm`.
 fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
     let inner = mem.text.trim_start_matches('[').trim_end_matches(']');
@@ -485,6 +554,11 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         let cond = condition(cx, c, sp)?;
         return Ok(Low::Jump(Some(cond), ops[0].text.to_string(), ops[0].span));
     }
+    // Byte, half-word and sign-extending forms of the loads and stores.
+    let (mn, size, signed) = match sized_form(&mn) {
+        Some((base, bits, signed)) => (base.to_string(), Some(bits), signed),
+        None => (mn, None, false),
+    };
     match mn.as_str() {
         "ISB" => {
             arity(cx, mn0, &ops, 0, sp)?;
@@ -756,6 +830,8 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             }
             let d = reg_opt(cx, &ops[0])?;
             let addr = mem_addr(cx, &ops[1])?;
+            let ds = size_of(&ops[0]);
+            cx.vars.access(&addr, size.unwrap_or(ds), sp);
             let reg = d.unwrap_or_else(|| tmp(cx));
             let a = match mn.as_str() {
                 "LDAR" | "LDAXR" => Ann::ACQ,
@@ -768,6 +844,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 Command::Load { reg, addr }
             };
             let mut cmds = vec![ann(a, c)];
+            if let (Some(bits), Some(r)) = (size, d) {
+                cmds.extend(assign(d, extend(cx, Expr::Var(r), bits, signed, ds, sp)?));
+            }
             if let Some(imm) = ops.get(2) {
                 cmds.extend(post_index(cx, &ops[1], imm)?);
             }
@@ -778,7 +857,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 arity(cx, mn0, &ops, 2, sp)?;
             }
             let v = rval(cx, &ops[0])?;
+            let v = truncate(cx, v, size, size_of(&ops[0]), sp)?;
             let addr = mem_addr(cx, &ops[1])?;
+            cx.vars.access(&addr, size.unwrap_or(size_of(&ops[0])), sp);
             let a = if mn == "STLR" { Ann::REL } else { 0 };
             let mut cmds = vec![ann(a, Command::Store { addr, value: v })];
             if let Some(imm) = ops.get(2) {
@@ -790,7 +871,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             arity(cx, mn0, &ops, 3, sp)?;
             let status = reg_opt(cx, &ops[0])?;
             let v = rval(cx, &ops[1])?;
+            let v = truncate(cx, v, size, size_of(&ops[1]), sp)?;
             let addr = mem_addr(cx, &ops[2])?;
+            cx.vars.access(&addr, size.unwrap_or(size_of(&ops[1])), sp);
             let flag = cx.reg("#stxr");
             let a = if mn == "STLXR" { Ann::REL } else { 0 };
             let mut cmds = vec![ann(
@@ -808,13 +891,6 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             ));
             Ok(Low::Cmds(cmds))
         }
-        "LDRB" | "LDRH" | "STRB" | "STRH" | "LDRSB" | "LDRSH" | "LDRSW" | "LDARB" | "LDARH"
-        | "STLRB" | "STLRH" => Err(refuse(
-            cx,
-            &format!("instruction `{mn0}`"),
-            "byte/half-access",
-            sp,
-        )),
         "STILP" | "LDIAPP" => {
             // Release / acquirePC ordered pairs (Arm ARM C6.2, FEAT_LRCPC3):
             // Rt at [Xn], Rt2 at the next element (+4 or +8 bytes), both
@@ -834,6 +910,8 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let bytes = if size_of(&ops[0]) == 32 { 4 } else { 8 };
             let a0 = mem_addr(cx, &ops[2])?;
             let a1 = bin(BinOp::Add, a0.clone(), cx.int(bytes, sp)?);
+            cx.vars.access(&a0, bytes as u32 * 8, sp);
+            cx.vars.access(&a1, bytes as u32 * 8, sp);
             let body = if mn == "STILP" {
                 let (v0, v1) = (rval(cx, &ops[0])?, rval(cx, &ops[1])?);
                 vec![
@@ -906,6 +984,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         let s = rval(cx, &ops[0])?;
         let t = reg_opt(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
+        cx.vars.access(&addr, size_of(&ops[1]), sp);
         // No acquire when the destination is the zero register (as herd),
         // and the read is a no-return one.
         let ra = if t.is_none() { Ann::NORET } else { ra };
@@ -937,6 +1016,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         let ra = if s.is_none() { Ann::NORET } else { ra };
         let t = rval(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
+        cx.vars.access(&addr, size_of(&ops[1]), sp);
         let load = ann(
             ra,
             Command::Load {
@@ -1007,6 +1087,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 ra = Ann::NORET;
             }
             let addr = mem_addr(cx, m)?;
+            cx.vars.access(&addr, size_of(&ops[0]), sp);
             let value = match op {
                 Some(o) => bin(*o, Expr::Var(tmp), s),
                 None => bin(BinOp::BitAnd, Expr::Var(tmp), not(s)),

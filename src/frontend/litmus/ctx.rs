@@ -44,6 +44,30 @@ pub(crate) struct Vars {
     pub arrays: BTreeMap<String, (usize, u32)>,
     /// Code addresses (labels as values, return addresses).
     pub code: CodeMap,
+    /// The memory accesses of the thread being lowered with their sizes
+    /// (second pass, AArch64), checked against the sizes of the locations
+    /// they address once the thread is lowered (`lower::check_sizes`).
+    pub accesses: Vec<SizedAccess>,
+    /// Instruction values (`ins_t`: `instr:"B .+4"`, `NOP`, and, when the
+    /// test has them and code addresses, the instructions of its code) by
+    /// their text ([`super::syntax::instr_text`]); each is an opaque value
+    /// `instr_base + rank` above every address and code address.
+    pub instrs: std::collections::BTreeSet<String>,
+    /// The first instruction value (0 in the first pass).
+    pub instr_base: i64,
+    /// True when a memory location is typed wider than 32 bits: a 32-bit
+    /// store then writes its low word zero-extended, which shows only at
+    /// 64 bits ([`Vars::store32`]).
+    pub mem64: bool,
+}
+
+/// A memory access of `bits` bits (8, 16, 32, 64) at the address `addr`,
+/// written at `span`.
+#[derive(Clone, Debug)]
+pub(crate) struct SizedAccess {
+    pub addr: Expr<RegId>,
+    pub bits: u32,
+    pub span: Span,
 }
 
 /// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
@@ -114,6 +138,33 @@ impl Vars {
         match self.arrays.get(name) {
             Some(&(n, b)) => (n as i64 * i64::from(b)).max(1),
             None => 1,
+        }
+    }
+    /// The value of the instruction `text` (0 in the first pass).
+    pub fn instr(&mut self, text: &str) -> i64 {
+        self.instrs.insert(text.to_string());
+        if self.fixed.is_none() {
+            return 0;
+        }
+        self.instr_base + self.instrs.iter().take_while(|x| x.as_str() < text).count() as i64
+    }
+    /// Notes a 32-bit store (RISC-V `sw`, AArch64 `STR Wn`): in a test
+    /// with a location typed wider than 32 bits it runs at 64 bits, where
+    /// the store's zero-extension shows (`sw` of −1 into a `uint64_t`
+    /// location gives 4294967295, as herd).
+    pub fn store32(&mut self) {
+        if self.mem64 {
+            self.min_width = self.min_width.max(64);
+        }
+    }
+    /// Records an access of `bits` bits at `addr` (second pass only).
+    pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
+        if self.fixed.is_some() {
+            self.accesses.push(SizedAccess {
+                addr: addr.clone(),
+                bits,
+                span,
+            });
         }
     }
     /// Records an integer constant.

@@ -10,7 +10,8 @@
 //! * init: the init items sorted by location (registers by thread then
 //!   name, before memory by name), duplicates dropped, each printed
 //!   `loc=value` (`TYPE loc=value` when typed, `TYPE *loc=value` for a
-//!   pointer), joined by `"; "`;
+//!   pointer; an untyped item whose value is an instruction is typed
+//!   `ins_t`), joined by `"; "`;
 //! * code: the thread columns as herd prints a program — per line, each
 //!   column's entry padded to the column's width as `" %-*s "`, columns
 //!   joined by `|`, each line ending in `";\n"`; an entry is an
@@ -92,7 +93,11 @@ fn init_text(src: &SourceFile, s: &Surface) -> String {
         };
         let words: Vec<&str> = lhs.split_whitespace().collect();
         let Some(last) = words.last() else { continue };
-        let ty = words[..words.len() - 1].join(" ");
+        let mut ty = words[..words.len() - 1].join(" ");
+        // An instruction value types its location `ins_t`.
+        if ty.is_empty() && matches!(it.rhs, Some((syntax::RawVal::Instr(_), _))) {
+            ty = "ins_t".to_string();
+        }
         let pointer = last.starts_with('*');
         let key = match &it.lhs {
             syntax::InitLhs::Reg { thread, reg } => Key::Reg(*thread, reg.clone()),

@@ -62,6 +62,13 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             })
             .collect(),
         code: code_map(&surf),
+        accesses: Vec::new(),
+        instrs: BTreeSet::new(),
+        instr_base: 0,
+        mem64: surf
+            .init
+            .iter()
+            .any(|it| matches!(it.lhs, InitLhs::Mem(_)) && it.bits.is_some_and(|b| b > 32)),
     };
     lower(src, &surf, arch, width, &mut vars)?;
     // Addresses: alphabetical, from the first multiple of 16 above every
@@ -88,6 +95,8 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     vars.fixed = Some(fixed);
     // Code addresses after the variables'.
     vars.code.base = (next / 16 + 1).saturating_mul(16);
+    // Instruction values after the code addresses.
+    vars.instr_base = ((vars.code.base + vars.code.size()) / 16 + 1).saturating_mul(16);
     lower(src, &surf, arch, width, &mut vars)
 }
 
@@ -126,13 +135,64 @@ fn code_map(surf: &super::syntax::Surface) -> CodeMap {
 
 /// True when a condition compares with a code label.
 fn raw_has_label(p: &RawProp) -> bool {
+    raw_has(p, &|v| matches!(v, RawVal::Label(..)))
+}
+
+/// True when a condition compares with a value `pred` holds of.
+fn raw_has(p: &RawProp, pred: &dyn Fn(&RawVal) -> bool) -> bool {
     match p {
-        RawProp::Atom { val, .. } => matches!(val, RawVal::Label(..)),
-        RawProp::Not(a) => raw_has_label(a),
-        RawProp::And(v) | RawProp::Or(v) => v.iter().any(raw_has_label),
-        RawProp::Implies(a, b) => raw_has_label(a) || raw_has_label(b),
+        RawProp::Atom { val, .. } => pred(val),
+        RawProp::Not(a) => raw_has(a, pred),
+        RawProp::And(v) | RawProp::Or(v) => v.iter().any(|x| raw_has(x, pred)),
+        RawProp::Implies(a, b) => raw_has(a, pred) || raw_has(b, pred),
         _ => false,
     }
+}
+
+/// The instruction values as herd prints them: `NOP`, `instr:"B .+4"`.
+fn instr_names(vars: &Vars) -> BTreeMap<i64, String> {
+    vars.instrs
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let name = if t == "NOP" {
+                t.clone()
+            } else {
+                format!("instr:\"{t}\"")
+            };
+            (vars.instr_base + k as i64, name)
+        })
+        .collect()
+}
+
+/// True when the test has instruction values (`ins_t`).
+fn uses_instrs(surf: &super::syntax::Surface) -> bool {
+    let instr = |v: &RawVal| matches!(v, RawVal::Instr(..));
+    surf.init
+        .iter()
+        .any(|it| it.rhs.as_ref().is_some_and(|(v, _)| instr(v)))
+        || raw_has(&surf.prop, &instr)
+        || surf.filter.as_ref().is_some_and(|f| raw_has(f, &instr))
+}
+
+/// The text of instruction `k` of thread `t` as an instruction value
+/// (herd's `instr:"…"`): a branch to a label `B L` is PC-relative, `B .+4`
+/// per instruction ahead (`.-4` back), as herd prints it; any other
+/// instruction is its text ([`super::syntax::instr_text`]).
+fn code_instr_text(vars: &Vars, t: usize, k: usize, text: &str) -> String {
+    let (mn, rest, _) = super::ops::mnemonic(text);
+    let target = rest.trim();
+    if mn.eq_ignore_ascii_case("B") {
+        if let Some(&to) = vars.code.labels.get(t).and_then(|ls| ls.get(target)) {
+            let off = 4 * (to as i64 - k as i64);
+            return if off >= 0 {
+                format!("{mn} .+{off}")
+            } else {
+                format!("{mn} .-{}", -off)
+            };
+        }
+    }
+    super::syntax::instr_text(text)
 }
 
 /// The code address of label `l` of thread `t`, or a located error.
@@ -218,6 +278,7 @@ fn lower(
             }
             Some((RawVal::Sym(s), sp)) => (vars.addr(s, *sp), true),
             Some((RawVal::Label(t, l), sp)) => (label_value(src, vars, *t, l, *sp)?, false),
+            Some((RawVal::Instr(i), _)) => (vars.instr(i), false),
         };
         if let (InitLhs::Mem(m), Some((_, _, vals))) = (&it.lhs, &it.array) {
             for v in vals {
@@ -262,6 +323,11 @@ fn lower(
             }
         }
     }
+    // herd's mixed-size variant (byte-addressed memory): sizes are checked.
+    let mixed = surf
+        .metadata
+        .iter()
+        .any(|(k, v)| k == "Variant" && v.split(',').any(|x| x.trim() == "mixed"));
     // Code.
     let mut cyclic = Vec::new();
     for ti in 0..surf.threads.len() {
@@ -287,6 +353,10 @@ fn lower(
             super::thread::lower_thread(&mut cx, &surf.threads, ti)
         };
         p.names = names;
+        if r.is_ok() && mixed {
+            check_sizes(src, &thread, vars, &typed_locs)?;
+        }
+        vars.accesses.clear();
         // Symbolic registers used by this thread get their init values.
         for (sname, (v, _)) in &sym_init {
             if let Some(s) = p.names.get(sname) {
@@ -353,6 +423,22 @@ fn lower(
             for (k, v) in array_init.get(name).into_iter().flatten().enumerate() {
                 if k > 0 && *v != 0 {
                     p.init.insert(addr + k as i64 * bytes, *v);
+                }
+            }
+        }
+    }
+    // With instruction values and code addresses, each code address holds
+    // its instruction (a load from `ADR X0,L0` reads `instr:"…"`).
+    if vars.code.enabled && uses_instrs(surf) {
+        for (t, cells) in surf.threads.iter().enumerate() {
+            let texts: Vec<&str> = cells
+                .iter()
+                .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
+                .collect();
+            for (k, text) in texts.into_iter().enumerate() {
+                let v = vars.instr(&code_instr_text(vars, t, k, text));
+                if vars.fixed.is_some() {
+                    p.init.insert(vars.code.pos_addr(t, k), v);
                 }
             }
         }
@@ -442,19 +528,22 @@ fn lower(
         has_loop,
         width,
         min_width: Width(vars.min_width.max(1)),
-        code_labels: if vars.code.enabled {
-            vars.code
-                .labels
-                .iter()
-                .enumerate()
-                .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
-                .filter_map(|(t, l)| {
-                    Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
-                })
-                .collect()
-        } else {
-            BTreeMap::new()
-        },
+        code_labels: instr_names(vars)
+            .into_iter()
+            .chain(if vars.code.enabled {
+                vars.code
+                    .labels
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
+                    .filter_map(|(t, l)| {
+                        Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
+                    })
+                    .collect()
+            } else {
+                BTreeMap::new()
+            })
+            .collect(),
     })
 }
 
@@ -559,6 +648,7 @@ impl Resolver<'_> {
                     }
                     RawVal::Sym(s) => (vars.addr(s, *span), true),
                     RawVal::Label(t, l) => (label_value(self.src, vars, *t, l, *span)?, true),
+                    RawVal::Instr(i) => (vars.instr(i), true),
                 };
                 let a = Prop::Eq {
                     loc: i,
@@ -735,6 +825,125 @@ fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location], wide: bool) -> 
 
 /// Flow-insensitive "may hold an address" analysis: returns the pointer
 /// registers `(thread, reg)` and pointer memory cells.
+/// The registers some instruction of `t` writes (their value is then not
+/// the initial one).
+fn written_regs(t: &Thread) -> BTreeSet<u32> {
+    use crate::program::Command;
+    fn writes(c: &Command, out: &mut BTreeSet<u32>) {
+        match c {
+            Command::Load { reg, .. }
+            | Command::Assign { reg, .. }
+            | Command::Select { reg, .. }
+            | Command::LoadReserve { reg, .. } => {
+                out.insert(reg.0);
+            }
+            Command::StoreCond { flag, .. } => {
+                out.insert(flag.0);
+            }
+            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
+            Command::Ann(_, c) => writes(c, out),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for i in &t.instrs {
+        writes(&i.cmd, &mut out);
+    }
+    out
+}
+
+/// Checks the sizes of thread `t`'s memory accesses ([`Vars::accesses`],
+/// recorded by the AArch64 lowering) against the locations they address,
+/// in a test of herd's mixed-size variant (`Variant=mixed`), where memory
+/// is byte-addressed and an access a set of byte accesses. Our memory is
+/// one cell per location, which is that exactly when a byte or half-word
+/// access addresses a location of its own size and an 8- or 16-bit
+/// location is accessed at its size only. The location an access
+/// addresses is the value of its address when that is known statically:
+/// registers no instruction of the thread writes hold their initial value;
+/// `base + offset` with a known base address and an unknown offset (a
+/// dependency's zero, an array index) is taken to stay inside the base's
+/// location. Otherwise — sizes that mix, or an address not known while
+/// the test has narrow accesses or locations — a located "unsupported …
+/// (byte/half-access: mixed-size accesses)" error. (Outside the variant
+/// herd's memory is one cell per location too, and no check is needed.)
+fn check_sizes(
+    src: &SourceFile,
+    t: &Thread,
+    vars: &mut Vars,
+    typed: &BTreeMap<String, u32>,
+) -> Result<(), Error> {
+    let accesses = std::mem::take(&mut vars.accesses);
+    let Some(fixed) = &vars.fixed else {
+        return Ok(());
+    };
+    let decl = |name: &str| -> u32 {
+        typed
+            .get(&format!("[{name}]"))
+            .or_else(|| typed.get(name))
+            .copied()
+            .unwrap_or(32)
+    };
+    let narrow_mem = fixed.keys().any(|n| decl(n) < 32);
+    if !narrow_mem && accesses.iter().all(|a| a.bits >= 32) {
+        return Ok(());
+    }
+    let written = written_regs(t);
+    let is_var = |a: i64| fixed.values().any(|&v| v == a);
+    fn eval(
+        e: &Expr<RegId>,
+        t: &Thread,
+        written: &BTreeSet<u32>,
+        is_var: &dyn Fn(i64) -> bool,
+    ) -> Option<i64> {
+        match e {
+            Expr::Const(c) => Some(*c),
+            Expr::Var(r) if !written.contains(&r.0) => t.reg_init.get(r.0 as usize).copied(),
+            Expr::Bin(BinOp::Add, a, b) => {
+                match (eval(a, t, written, is_var), eval(b, t, written, is_var)) {
+                    (Some(x), Some(y)) => Some(x.wrapping_add(y)),
+                    (Some(x), None) | (None, Some(x)) if is_var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    for a in &accesses {
+        let target = eval(&a.addr, t, &written, &is_var).and_then(|x| {
+            fixed
+                .iter()
+                .find(|(n, &v)| v <= x && x < v + vars.size(n))
+                .map(|(n, _)| n.clone())
+        });
+        let bits = a.bits;
+        match target {
+            Some(name) => {
+                let d = decl(&name);
+                if (bits < 32 || d < 32) && bits != d {
+                    return Err(src.error_help(
+                        a.span,
+                        format!(
+                            "unsupported {bits}-bit access to `{name}`, a {d}-bit location (byte/half-access: mixed-size accesses)"
+                        ),
+                        "mixed-size accesses need byte-addressed memory, which is not modelled; see docs/litmus.md",
+                    ));
+                }
+            }
+            None => {
+                return Err(src.error_help(
+                    a.span,
+                    format!(
+                        "unsupported {bits}-bit access to an address not known statically in a test with byte or half-word accesses (byte/half-access: mixed-size accesses)"
+                    ),
+                    "a byte or half-word location must be accessed at its size through a register set in the init block; see docs/litmus.md",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn pointer_flow(
     p: &Program,
     ptr_regs: &BTreeSet<(usize, String)>,
@@ -757,26 +966,7 @@ fn pointer_flow(
     }
     // Registers that are written by some instruction (their static value is
     // then unknown).
-    let mut written: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); p.threads.len()];
-    fn writes(c: &Command, out: &mut BTreeSet<u32>) {
-        match c {
-            Command::Load { reg, .. }
-            | Command::Assign { reg, .. }
-            | Command::LoadReserve { reg, .. } => {
-                out.insert(reg.0);
-            }
-            Command::StoreCond { flag, .. } => {
-                out.insert(flag.0);
-            }
-            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
-            _ => {}
-        }
-    }
-    for (ti, t) in p.threads.iter().enumerate() {
-        for i in &t.instrs {
-            writes(&i.cmd, &mut written[ti]);
-        }
-    }
+    let written: Vec<BTreeSet<u32>> = p.threads.iter().map(written_regs).collect();
     let all_addrs: Vec<i64> = p.vars.iter().map(|v| v.addr).collect();
     let w = Width(64);
     loop {

@@ -169,6 +169,25 @@ pub(super) fn shr(cx: &mut Ctx, v: LExpr, k: u32, span: Span) -> Result<LExpr, E
     Ok(bin(BinOp::Div, v, m))
 }
 
+/// The low `bits` bits of `v` (`bits` < 32: a byte or half-word load or
+/// store) sign-extended (`signed`) or zero-extended at the width the test
+/// runs at: `(v & mask) ^ top) - top` for the sign extension.
+pub(super) fn low_bits(
+    cx: &mut Ctx,
+    v: LExpr,
+    bits: u32,
+    signed: bool,
+    span: Span,
+) -> Result<LExpr, Error> {
+    let m = cx.int((1i64 << bits) - 1, span)?;
+    let low = bin(BinOp::BitAnd, v, m);
+    if !signed {
+        return Ok(low);
+    }
+    let top = cx.int(1i64 << (bits - 1), span)?;
+    Ok(bin(BinOp::Sub, bin(BinOp::BitXor, low, top.clone()), top))
+}
+
 /// The low 32 bits of `v` sign-extended (`signed`) or zero-extended: the
 /// result of a 32-bit operation on a 64-bit register (RISC-V `lw`,
 /// `addw`, `lwu`). The identity unless the test has values beyond 32 bits

@@ -1,4 +1,5 @@
-//! RISC-V instructions → IR commands: loads and stores `lw`/`ld`/`lwu`/
+//! RISC-V instructions → IR commands: loads and stores `lb`/`lbu`/`lh`/
+//! `lhu`/`sb`/`sh` (on the location's cell), `lw`/`ld`/`lwu`/
 //! `sw`/`sd` with `.aq`/`.rl` annotations, `lr`/`sc` (load-reserve /
 //! store-conditional; `rd` is 0 on success, 1 on failure), the AMOs
 //! `amoswap`, `amoadd`, `amoand`, `amoor`, `amoxor` (`.w`/`.d`, `.aq`,
@@ -294,19 +295,46 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         }
         "sw" | "sd" => {
             arity(cx, mn0, &ops, 2, sp)?;
-            let v = rval(cx, &ops[0])?;
+            let mut v = rval(cx, &ops[0])?;
+            if mn == "sw" {
+                // The low 32 bits (zero-extended in the location's cell).
+                cx.vars.store32();
+                v = ext32(cx, v, false);
+            }
             let addr = mem_addr(cx, &ops[1])?;
             Ok(Low::Cmds(vec![ann(
                 bits,
                 Command::Store { addr, value: v },
             )]))
         }
-        "lb" | "lbu" | "lh" | "lhu" | "sb" | "sh" => Err(refuse(
-            cx,
-            &format!("instruction `{mn0}`"),
-            "byte/half-access",
-            sp,
-        )),
+        "lb" | "lbu" | "lh" | "lhu" => {
+            // The low byte / half-word of the location's cell, sign- or
+            // zero-extended (RISC-V unprivileged ISA 2.6 "Load and Store
+            // Instructions"; herd's memory is one cell per location).
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let addr = mem_addr(cx, &ops[1])?;
+            let reg = d.unwrap_or_else(|| cx.reg("#tmp"));
+            let b = if mn.starts_with("lb") { 8 } else { 16 };
+            let v = super::ops::low_bits(cx, Expr::Var(reg), b, !mn.ends_with('u'), sp)?;
+            let mut cmds = vec![ann(bits, Command::Load { reg, addr })];
+            if d.is_some() {
+                cmds.push(Command::Assign { reg, value: v });
+            }
+            Ok(Low::Cmds(cmds))
+        }
+        "sb" | "sh" => {
+            // The low byte / half-word of rs2 (zero-extended in the cell).
+            arity(cx, mn0, &ops, 2, sp)?;
+            let v = rval(cx, &ops[0])?;
+            let b = if mn == "sb" { 8 } else { 16 };
+            let v = super::ops::low_bits(cx, v, b, false, sp)?;
+            let addr = mem_addr(cx, &ops[1])?;
+            Ok(Low::Cmds(vec![ann(
+                bits,
+                Command::Store { addr, value: v },
+            )]))
+        }
         "lr.w" | "lr.d" => {
             arity(cx, mn0, &ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;

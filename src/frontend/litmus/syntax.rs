@@ -23,6 +23,34 @@ pub(crate) enum RawVal {
     /// A code label as a value: `P1:L1` (init), `label:"P0:L0"` or
     /// `label:"0:L0"` (condition): (thread, label).
     Label(usize, String),
+    /// An instruction value (`instr:"B .+4"`, `NOP` in an `ins_t` init
+    /// item): its text as herd prints it ([`instr_text`]).
+    Instr(String),
+}
+
+/// An instruction's text as herd prints instruction values: the mnemonic,
+/// one blank, the operands separated by `,` without blanks (`B .+4`,
+/// `add r1,r1,r1`, `NOP`).
+pub(crate) fn instr_text(t: &str) -> String {
+    let t = t.trim();
+    let (mn, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let ops: Vec<String> = rest
+        .split(',')
+        .map(|o| o.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|o| !o.is_empty())
+        .collect();
+    if ops.is_empty() {
+        mn.to_string()
+    } else {
+        format!("{mn} {}", ops.join(","))
+    }
+}
+
+/// `instr:"…"` → the instruction's text.
+fn instr_value(t: &str) -> Option<String> {
+    t.strip_prefix("instr:\"")
+        .and_then(|x| x.strip_suffix('"'))
+        .map(instr_text)
 }
 
 /// `P1:L1` or `1:L1` → (1, `L1`); also inside `label:"…"`.
@@ -359,6 +387,14 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         let line = &r[..le];
         if let Some((k, v)) = line.split_once('=') {
             if is_ident(k.trim()) {
+                if k.trim() == "Variant" && v.split(',').any(|x| x.trim() == "ifetch") {
+                    // herd's instruction-fetch model: instructions fetched
+                    // from memory that other threads write.
+                    return Err(c.err(
+                        Span::new(c.pos, c.pos + line.trim_end().len()),
+                        "unsupported variant `ifetch` (instruction fetch: self-modifying code)",
+                    ));
+                }
                 metadata.push((k.trim().to_string(), v.trim().to_string()));
                 c.pos += le;
                 continue;
@@ -698,12 +734,6 @@ fn parse_init(
             return Err(src.error(span, "bad init item: missing location before `=`"));
         };
         let ty = words[..words.len() - 1].join(" ");
-        if ty.contains("ins_t") {
-            return Err(src.error(
-                span,
-                "unsupported init item: instruction values (`ins_t`) are not supported",
-            ));
-        }
         let mut lname = last.trim_start_matches('*');
         if lname.contains('[') && !lname.starts_with('[') {
             items.push(parse_array(src, t, lname, &ty, rhs, span)?);
@@ -755,6 +785,10 @@ fn parse_init(
                 }
                 if let Some(v) = parse_int(r2) {
                     Some((RawVal::Int(v), rspan))
+                } else if let Some(i) = instr_value(r2) {
+                    Some((RawVal::Instr(i), rspan))
+                } else if ty.contains("ins_t") && r2 == "NOP" {
+                    Some((RawVal::Instr(r2.to_string()), rspan))
                 } else if is_ident(r2) {
                     Some((RawVal::Sym(r2.to_string()), rspan))
                 } else if let Some((t, l)) = code_label(r2) {
@@ -1170,6 +1204,8 @@ fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
         RawVal::Sym(vt.to_string())
     } else if let Some((t, l)) = vt.starts_with("label:").then(|| code_label(vt)).flatten() {
         RawVal::Label(t, l)
+    } else if let Some(i) = instr_value(vt) {
+        RawVal::Instr(i)
     } else {
         let vs = span.start + a.len() - v.trim_start().len();
         return Err(src.error(
