@@ -56,6 +56,10 @@ pub struct Stats {
     pub solve_time: f64,
     /// Seconds checking candidates against the model.
     pub check_time: f64,
+    /// The backend that answered when several were raced
+    /// ([`queries::check_race_solvers`]); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<SolverKind>,
 }
 
 /// A deadline for a query (`None`: no limit).
@@ -427,6 +431,7 @@ pub fn backend_with(
         SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
             shortest,
             escape_yield,
+            clause_yield: None,
         })),
         #[cfg(feature = "z3")]
         SolverKind::Z3 => Ok(Box::new(z3::Z3)),
