@@ -361,8 +361,7 @@ fn raced_backends_answer_like_one() {
         .output()
         .unwrap();
     let rec: serde_json::Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap())
-            .unwrap();
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
     let s = rec["solver"].as_str().unwrap();
     assert!(s == "varisat" || s == "cdclt", "{rec}");
     assert_eq!(rec["stats"]["solver"].as_str(), Some(s), "{rec}");
