@@ -325,7 +325,8 @@ fn raced_queries_answer_like_one_and_cancel() {
 
 /// `reach --solver auto` (`queries::check_race_solvers`) answers like
 /// varisat alone and names the backend that answered; `--eager` falls
-/// back to varisat (no race); the CLI's JSON record names the winner.
+/// back to varisat (no race); the CLI's JSON record names the backend
+/// that answered.
 #[test]
 fn raced_backends_answer_like_one() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
@@ -364,5 +365,9 @@ fn raced_backends_answer_like_one() {
         serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
     let s = rec["solver"].as_str().unwrap();
     assert!(s == "varisat" || s == "cdclt", "{rec}");
-    assert_eq!(rec["stats"]["solver"].as_str(), Some(s), "{rec}");
+    // Raced only with an idle core (the machine's load decides): the
+    // winner is then in the stats too.
+    if let Some(w) = rec["stats"]["solver"].as_str() {
+        assert_eq!(w, s, "{rec}");
+    }
 }

@@ -447,8 +447,10 @@ pub struct CheckArgs {
     /// Solver backend: the embedded SAT solver (varisat), the same CNF
     /// with the model as a theory (cdclt), z3 (an independent SMT
     /// encoding; builds with `--features z3`), or auto: `reach` of a
-    /// single input races varisat and cdclt on two threads (first answer
-    /// wins), everything else uses varisat (docs/solvers.md).
+    /// single input on a machine with an idle core (load average + 1 ≤
+    /// cores) races varisat and cdclt on two threads (first answer wins;
+    /// cdclt starts 0.5 s later), everything else uses varisat
+    /// (docs/solvers.md).
     #[arg(long, value_parser = auto_solver_parser(), default_value = "auto")]
     pub solver: SolverArg,
     /// Encode the model's `acyclic` axioms eagerly with clocks instead of
@@ -612,7 +614,8 @@ fn solver_parser() -> impl TypedValueParser<Value = SolverKind> {
 }
 
 /// `--solver` of `reach` and `robust`: a backend, or `None` for `auto`
-/// (`reach` of a single input races varisat and cdclt,
+/// (`reach` of a single input on a machine with an idle core races
+/// varisat and cdclt,
 /// `bmc_rmm::bounded::queries::check_race_solvers`; otherwise varisat).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SolverArg(pub Option<SolverKind>);
@@ -628,7 +631,7 @@ impl SolverArg {
 fn auto_solver_parser() -> impl TypedValueParser<Value = SolverArg> {
     PossibleValuesParser::new([
         PossibleValue::new("auto").help(
-            "reach of a single input: varisat and cdclt raced (first answer wins); otherwise varisat",
+            "reach of a single input on a machine with an idle core: varisat and cdclt raced (first answer wins); otherwise varisat",
         ),
         PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
         PossibleValue::new("cdclt").help(

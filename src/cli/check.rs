@@ -190,8 +190,20 @@ fn present(
     rec
 }
 
+/// True when the machine has a core to spare for a race of backends:
+/// the 1-minute load average (`/proc/loadavg`) plus this process is at
+/// most the number of cores. Where the load is unknown (not Linux), true.
+fn idle_core() -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    cores >= 2 && load.is_none_or(|l| l + 1.0 <= cores as f64)
+}
+
 /// Runs the bounded checks of one input: `reach` alone of a single input
-/// with `--solver auto` races varisat and cdclt
+/// with `--solver auto` on a machine with a core to spare ([`idle_core`])
+/// races varisat and cdclt
 /// ([`bmc_rmm::bounded::queries::check_race_solvers`]); otherwise the
 /// backend `--solver` names (varisat for `auto`) with the hb-cycle query
 /// `--hb-query` asks for (`auto`: raced with `--solver cdclt` when the
@@ -211,7 +223,7 @@ fn check_with_query(
     use bmc_rmm::bounded::{backend_with, queries};
     // None: as BMC_SHORTEST_CYCLES says (plain unless set).
     let solver = a.solver.kind();
-    if a.solver.0.is_none() && single && kinds == [CheckKind::Reach] {
+    if a.solver.0.is_none() && single && kinds == [CheckKind::Reach] && idle_core() {
         return queries::check_race_solvers(p, model, lim, a.eager, kinds);
     }
     let shortest = match a.hb_query {
