@@ -411,6 +411,21 @@ pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error>
     backend_with(kind, eager, None, None)
 }
 
+/// [`backend`] for a race of backends: cdclt answers unknown at once on
+/// an encoding of more than `clause_yield` clauses
+/// ([`cdclt::Cdclt::clause_yield`]); other backends as [`backend`].
+///
+/// Errors: [`Error::Usage`] when this build lacks the backend.
+pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn Backend>, Error> {
+    match kind {
+        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
+            clause_yield: Some(clause_yield),
+            ..Default::default()
+        })),
+        _ => backend(kind, false),
+    }
+}
+
 /// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
 /// cycles (`Some(true)`, docs/models.md), plain (`Some(false)`), or as the
 /// environment says (`None`: `BMC_SHORTEST_CYCLES`); z3 has one query.

@@ -97,7 +97,7 @@ pub fn check_race(
 
 /// In [`check_race_solvers`], cdclt answers unknown (and leaves the race
 /// to varisat) when its encoding has more clauses than this before its
-/// propagator's tables are built ([`super::cdclt::Cdclt::clause_yield`]).
+/// propagator's tables are built ([`super::backend_yielding`]).
 pub const RACE_CLAUSE_YIELD: usize = 500_000;
 
 /// In [`check_race_solvers`], cdclt starts this long after varisat (a
@@ -141,10 +141,7 @@ pub fn check_race_solvers(
                         lim.deadline.check()?;
                         std::thread::sleep(std::time::Duration::from_millis(5));
                     }
-                    Ok(Box::new(super::cdclt::Cdclt {
-                        clause_yield: Some(RACE_CLAUSE_YIELD),
-                        ..Default::default()
-                    }))
+                    super::backend_yielding(k, RACE_CLAUSE_YIELD)
                 }
                 _ => backend(k, false),
             }
