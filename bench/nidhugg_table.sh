@@ -12,7 +12,10 @@
 # not a speed-up measurement). `*` in the paper's columns: time to the
 # first error; t/o: timeout. A second table lists SMC's executions per
 # row under sc, tso and pso side by side (for a robust program the paper
-# expects tso and pso to explore as many as sc).
+# expects tso and pso to explore as many as sc). The `cpu` columns are
+# each run's CPU time (user + system, all its threads: `--solver auto`
+# races two backends); the load average is printed at the start and end
+# (the machine may be shared).
 # Usage: bench/nidhugg_table.sh [TIMEOUT_S=60]   (ENGINES="sat smc" by default;
 #        ENGINES=smc runs the SMC engine only; OLD=path/to/bmc-rmm adds a
 #        column `old` with that binary's SAT engine time on the same row,
@@ -49,17 +52,26 @@ def ratio(ours, paper):
     return f"{ours / p:.2f}" if p and ours is not None else "-"
 
 def run(cmd):
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), os.times()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 10)
         code, out = r.returncode, r.stdout
     except subprocess.TimeoutExpired:
         code, out = 3, ""
-    return code, out, time.monotonic() - t0
+    c1 = os.times()
+    cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+    return code, out, time.monotonic() - t0, cpu
 
-print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} " + (f"{'old':>9} " if OLD else "") + f"{'sat':>9} {'smc':>9} {'execs':>8} {'traces':>8} "
+def load():
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+cpus = {}
+print(f"# start: {load()}; wall seconds, CPU seconds (user+sys of the process, all threads) in the cpu columns")
+
+print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} " + (f"{'old':>9} " if OLD else "") + f"{'sat':>9} {'smc':>9} " + (f"{'old cpu':>8} " if OLD else "") + f"{'sat cpu':>8} {'smc cpu':>8} {'execs':>8} {'traces':>8} "
       f"{'nidhugg':>8} {'cbmc':>8} {'sat/cbmc':>8} {'smc/nid':>8}")
 execs = {}
+totals = {}
 for r in rows:
     f, fences, lb = r[0], r[1], r[2]
     if f.startswith("apr_"):
@@ -71,13 +83,18 @@ for r in rows:
         nid, cbmc = r[6 + k], r[9 + k]
         base = ["reach", "-q", "--model", m, "--unwind", unwind, "--timeout", str(timeout), *d]
         cells, times = {}, {}
+        cpus = {e: f"{'-':>8}" for e in ["old", "sat", "smc"]}
         n_exec, n_tr = "-", "-"
         for e in ["old", "sat", "smc"]:
             if e not in engines:
                 cells[e], times[e] = f"{'-':>9}", None
                 continue
             extra = ["--engine", "smc", "--json"] if e == "smc" else SAT_ARGS
-            code, out, t = run([OLD if e == "old" else BIN, *base, *extra, f"{corpus}/{f}"])
+            code, out, t, cpu = run([OLD if e == "old" else BIN, *base, *extra, f"{corpus}/{f}"])
+            cpus[e] = f"{cpu:8.2f}"
+            tot = totals.setdefault(e, [0.0, 0.0])
+            tot[0] += t
+            tot[1] += cpu
             got = {0: "safe", 1: "bug"}.get(code, "?")
             mark = "" if got == exp else ("?" if got == "?" else "!")
             cells[e], times[e] = f"{t:8.2f}{mark or ' '}", t
@@ -88,8 +105,9 @@ for r in rows:
                 except (ValueError, KeyError):
                     pass
         execs.setdefault((f, fences), {})[m] = (n_exec, exp)
-        print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} " + (f"{cells['old']} " if OLD else "") + f"{cells['sat']} {cells['smc']} {n_exec:>8} {n_tr:>8} "
+        print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} " + (f"{cells['old']} " if OLD else "") + f"{cells['sat']} {cells['smc']} " + (f"{cpus['old']} " if OLD else "") + f"{cpus['sat']} {cpus['smc']} {n_exec:>8} {n_tr:>8} "
               f"{nid:>8} {cbmc:>8} {ratio(times['sat'], cbmc):>8} {ratio(times['smc'], nid):>8}", flush=True)
+print(f"# end: {load()}; sums (wall / cpu s): " + ", ".join(f"{e} {w:.1f} / {c:.1f}" for e, (w, c) in totals.items()))
 if "smc" in engines:
     print()
     print(f"{'file':24} {'fence':5} {'execs sc':>9} {'execs tso':>9} {'execs pso':>9}  expected (sc/tso/pso)")

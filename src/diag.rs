@@ -148,9 +148,13 @@ impl InputError {
         let (line, col) = self.file.line_col(start);
         let mut out = format!("{}: error: {}\n", self.location(), self.message);
         let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[line_start..]
+        let mut line_end = text[line_start..]
             .find('\n')
             .map_or(text.len(), |i| line_start + i);
+        // A CRLF file: the `\r` is not shown (as `?`).
+        if line_end > start && text[..line_end].ends_with('\r') {
+            line_end -= 1;
+        }
         let chars: Vec<char> = text[line_start..line_end]
             .chars()
             .map(|c| match c {
@@ -259,5 +263,16 @@ mod tests {
         );
         assert!(s.contains("here"), "{s}");
         assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn crlf_lines_show_no_carriage_return() {
+        let f = SourceFile::new("p.c", "int x;\r\nfoo *p;\r\n");
+        let Error::Input(e) = f.error(Span::new(8, 11), "m") else {
+            unreachable!()
+        };
+        let r = e.render();
+        assert!(r.contains("| foo *p;\n"), "{r}");
+        assert!(!r.contains('?'), "{r}");
     }
 }

@@ -56,6 +56,10 @@ pub struct Stats {
     pub solve_time: f64,
     /// Seconds checking candidates against the model.
     pub check_time: f64,
+    /// The backend that answered when several were raced
+    /// ([`queries::check_race_solvers`]); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<SolverKind>,
 }
 
 /// A deadline for a query (`None`: no limit).
@@ -407,6 +411,21 @@ pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error>
     backend_with(kind, eager, None, None)
 }
 
+/// [`backend`] for a race of backends: cdclt answers unknown at once on
+/// an encoding of more than `clause_yield` clauses
+/// ([`cdclt::Cdclt::clause_yield`]); other backends as [`backend`].
+///
+/// Errors: [`Error::Usage`] when this build lacks the backend.
+pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn Backend>, Error> {
+    match kind {
+        SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
+            clause_yield: Some(clause_yield),
+            ..Default::default()
+        })),
+        _ => backend(kind, false),
+    }
+}
+
 /// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
 /// cycles (`Some(true)`, docs/models.md), plain (`Some(false)`), or as the
 /// environment says (`None`: `BMC_SHORTEST_CYCLES`); z3 has one query.
@@ -427,6 +446,7 @@ pub fn backend_with(
         SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
             shortest,
             escape_yield,
+            clause_yield: None,
         })),
         #[cfg(feature = "z3")]
         SolverKind::Z3 => Ok(Box::new(z3::Z3)),

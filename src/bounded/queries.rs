@@ -78,8 +78,6 @@ pub fn check_race(
     eager: bool,
     kinds: &[CheckKind],
 ) -> Result<Vec<CheckResult>, Error> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{mpsc, Arc};
     let pointless = !kinds.contains(&CheckKind::Robust)
         || solver == SolverKind::Z3
         || prog.nodes.is_some()
@@ -87,11 +85,105 @@ pub fn check_race(
     if pointless {
         return check(solver, prog, model, lim, eager, kinds);
     }
+    let jobs = [false, true].map(|shortest| {
+        // The narrowed side leaves programs with many possible escape
+        // edges (violations, mostly) to the plain one instead of sharing
+        // the CPU with it.
+        let give_up = shortest.then_some(RACE_ESCAPE_YIELD);
+        move || backend_with(solver, eager, Some(shortest), give_up)
+    });
+    race(prog, model, lim, kinds, "hb-query", jobs).map(|(_, r)| r)
+}
+
+/// In [`check_race_solvers`], cdclt answers unknown (and leaves the race
+/// to varisat) when its encoding has more clauses than this before its
+/// propagator's tables are built ([`super::backend_yielding`]).
+pub const RACE_CLAUSE_YIELD: usize = 500_000;
+
+/// In [`check_race_solvers`], cdclt starts this long after varisat (a
+/// head start: on a shared machine the race costs a second core only
+/// for the queries that are not answered at once).
+pub const RACE_CDCLT_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// `reach` with the two backends of the same CNF, varisat (lazy
+/// refinement between solves) and cdclt (the model as a theory inside
+/// the search), raced on two threads like [`check_race`]: the first
+/// answer that is not `unknown` wins, the other is cancelled. Neither
+/// wins everywhere on the Nidhugg benchmarks (cdclt 2–30× faster on
+/// `lamport`, varisat 5× faster on `indexer`, docs/performance.md) and no
+/// rule on the program's shape separated them, so `--solver auto` (the
+/// default for a single input) races them, cdclt starting
+/// [`RACE_CDCLT_DELAY`] after varisat. The winner is named in
+/// `Stats::solver` of each result. cdclt leaves encodings of more than
+/// [`RACE_CLAUSE_YIELD`] clauses to varisat. Falls back to [`check`] with varisat
+/// when `eager` (varisat only) or the program has PGAS nodes.
+///
+/// Errors: those of [`check`] (of the first backend to answer when both
+/// fail).
+pub fn check_race_solvers(
+    prog: &Program,
+    model: &Model,
+    lim: Limits,
+    eager: bool,
+    kinds: &[CheckKind],
+) -> Result<Vec<CheckResult>, Error> {
+    if eager || prog.nodes.is_some() {
+        return check(SolverKind::Varisat, prog, model, lim, eager, kinds);
+    }
+    let jobs = [SolverKind::Varisat, SolverKind::Cdclt].map(|k| {
+        move || -> Result<Box<dyn Backend>, Error> {
+            match k {
+                SolverKind::Cdclt => {
+                    // varisat's head start: quick answers never pay for
+                    // a second encoding and a second core.
+                    let start = Instant::now();
+                    while start.elapsed() < RACE_CDCLT_DELAY {
+                        lim.deadline.check()?;
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    super::backend_yielding(k, RACE_CLAUSE_YIELD)
+                }
+                _ => backend(k, false),
+            }
+        }
+    });
+    let (winner, mut rs) = race(prog, model, lim, kinds, "reach-solver", jobs)?;
+    let kind = [SolverKind::Varisat, SolverKind::Cdclt][winner];
+    rs.iter_mut().for_each(|r| r.stats.solver = Some(kind));
+    Ok(rs)
+}
+
+/// Runs [`check_on`] with each backend `jobs` builds, each on its own
+/// thread (named `{name}-{i}`) with a cancel flag ([`super::with_cancel`]):
+/// returns the index and results of the first that answers every check
+/// (no `unknown`) and cancels the others (they stop at their next
+/// resource check; a thread inside one long SAT call finishes it
+/// detached). When none answers, the last one's results (its reason).
+/// Without a second thread, the first backend on this one.
+///
+/// Errors: those of the backend's encoding (of the first to finish
+/// when all fail).
+fn race<F>(
+    prog: &Program,
+    model: &Model,
+    lim: Limits,
+    kinds: &[CheckKind],
+    name: &str,
+    jobs: [F; 2],
+) -> Result<(usize, Vec<CheckResult>), Error>
+where
+    F: FnOnce() -> Result<Box<dyn Backend>, Error> + Send + 'static,
+{
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
     let (prog, model) = (Arc::new(prog.clone()), Arc::new(model.clone()));
     let kinds = kinds.to_vec();
     let (tx, rx) = mpsc::channel();
-    let flags: Vec<Arc<AtomicBool>> = (0..2).map(|_| Arc::new(AtomicBool::new(false))).collect();
-    for (i, shortest) in [false, true].into_iter().enumerate() {
+    let flags: Vec<Arc<AtomicBool>> = (0..jobs.len())
+        .map(|_| Arc::new(AtomicBool::new(false)))
+        .collect();
+    let mut spawned = 0;
+    for (i, make) in jobs.into_iter().enumerate() {
         let (p, m, ks, tx, flag) = (
             prog.clone(),
             model.clone(),
@@ -99,48 +191,50 @@ pub fn check_race(
             tx.clone(),
             flags[i].clone(),
         );
-        let spawned = std::thread::Builder::new()
-            .name(format!("hb-query-{i}"))
+        let run = move || {
+            super::with_cancel(flag, || {
+                let q = Query {
+                    program: &p,
+                    model: &m,
+                    limits: lim,
+                };
+                check_on(&*make()?, &q, &ks)
+            })
+        };
+        if spawned < i {
+            break;
+        }
+        let ok = std::thread::Builder::new()
+            .name(format!("{name}-{i}"))
             .spawn(move || {
-                let r = super::with_cancel(flag, || {
-                    let q = Query {
-                        program: &p,
-                        model: &m,
-                        limits: lim,
-                    };
-                    // The narrowed side leaves programs with many
-                    // possible escape edges (violations, mostly) to the
-                    // plain one instead of sharing the CPU with it.
-                    let give_up = shortest.then_some(RACE_ESCAPE_YIELD);
-                    check_on(
-                        &*backend_with(solver, eager, Some(shortest), give_up)?,
-                        &q,
-                        &ks,
-                    )
-                });
-                let _ = tx.send(r);
+                let _ = tx.send((i, run()));
             });
-        if spawned.is_err() {
-            // No second thread: answer on this one.
-            flags[0].store(true, Ordering::Relaxed);
-            return check(solver, &prog, &model, lim, eager, &kinds);
+        if ok.is_ok() {
+            spawned += 1;
         }
     }
     drop(tx);
+    if spawned == 0 {
+        return Err(Error::Unknown("no thread for the query".into()));
+    }
     let known = |r: &Result<Vec<CheckResult>, Error>| {
         r.as_ref()
             .is_ok_and(|v| v.iter().all(|x| x.verdict != Verdict::Unknown))
     };
-    let first = rx
-        .recv()
-        .map_err(|_| Error::Unknown("the racing queries stopped".into()))?;
-    if known(&first) {
-        flags.iter().for_each(|f| f.store(true, Ordering::Relaxed));
-        return first;
+    let mut last = None;
+    for (i, r) in rx.iter() {
+        if known(&r) {
+            flags.iter().for_each(|f| f.store(true, Ordering::Relaxed));
+            return r.map(|v| (i, v));
+        }
+        // Not known: the later one's reason (the narrowed query may have
+        // given up early, leaving the race to the other).
+        last = Some((i, r));
     }
-    // Both unknown: the later one's reason (the narrowed query may have
-    // given up early, leaving the race to the other).
-    rx.recv().unwrap_or(first)
+    match last {
+        Some((i, r)) => r.map(|v| (i, v)),
+        None => Err(Error::Unknown("the racing queries stopped".into())),
+    }
 }
 
 /// [`check`] on a given backend.

@@ -445,10 +445,14 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub rounds: Option<u32>,
     /// Solver backend: the embedded SAT solver (varisat), the same CNF
-    /// with the model as a theory (cdclt), or z3 (an independent SMT
-    /// encoding; builds with `--features z3`, docs/solvers.md).
-    #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
-    pub solver: SolverKind,
+    /// with the model as a theory (cdclt), z3 (an independent SMT
+    /// encoding; builds with `--features z3`), or auto: `reach` of a
+    /// single input on a machine with an idle core (load average + 1 ≤
+    /// cores) races varisat and cdclt on two threads (first answer wins;
+    /// cdclt starts 0.5 s later), everything else uses varisat
+    /// (docs/solvers.md).
+    #[arg(long, value_parser = auto_solver_parser(), default_value = "auto")]
+    pub solver: SolverArg,
     /// Encode the model's `acyclic` axioms eagerly with clocks instead of
     /// lazily (solve, check the candidate, block the cycle, re-solve).
     #[arg(long)]
@@ -506,12 +510,13 @@ impl CheckArgs {
                 "--rounds applies to --engine kround and lazy".into(),
             ));
         }
-        if self.solver != SolverKind::Varisat && self.eager {
+        if !matches!(self.solver.0, None | Some(SolverKind::Varisat)) && self.eager {
             return Err(Error::Usage(
                 "--eager applies to --solver varisat (z3 encodes every axiom eagerly)".into(),
             ));
         }
-        if self.solver != SolverKind::Varisat && self.engine != Engine::Bounded {
+        if self.solver.0.is_some_and(|k| k != SolverKind::Varisat) && self.engine != Engine::Bounded
+        {
             return Err(Error::Usage(
                 "--solver chooses the backend of the bounded engine; --engine explicit/kround use none"
                     .into(),
@@ -606,6 +611,38 @@ fn solver_parser() -> impl TypedValueParser<Value = SolverKind> {
         PossibleValue::new("z3").help("z3 through libz3 (builds with `--features z3`)"),
     ])
     .try_map(|s| s.parse::<SolverKind>())
+}
+
+/// `--solver` of `reach` and `robust`: a backend, or `None` for `auto`
+/// (`reach` of a single input on a machine with an idle core races
+/// varisat and cdclt,
+/// `bmc_rmm::bounded::queries::check_race_solvers`; otherwise varisat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolverArg(pub Option<SolverKind>);
+
+impl SolverArg {
+    /// The one backend used where nothing is raced (varisat for `auto`).
+    pub fn kind(self) -> SolverKind {
+        self.0.unwrap_or(SolverKind::Varisat)
+    }
+}
+
+/// `--solver` with `auto` (checking commands).
+fn auto_solver_parser() -> impl TypedValueParser<Value = SolverArg> {
+    PossibleValuesParser::new([
+        PossibleValue::new("auto").help(
+            "reach of a single input on a machine with an idle core: varisat and cdclt raced (first answer wins); otherwise varisat",
+        ),
+        PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
+        PossibleValue::new("cdclt").help(
+            "The same CNF solved by batsat with the model as a theory during search (CDCL(T); pure Rust)",
+        ),
+        PossibleValue::new("z3").help("z3 through libz3 (builds with `--features z3`)"),
+    ])
+    .try_map(|s| match s.as_str() {
+        "auto" => Ok(SolverArg(None)),
+        _ => s.parse::<SolverKind>().map(|k| SolverArg(Some(k))),
+    })
 }
 
 /// `--format`: the library's [`Format`] names, with their help.

@@ -145,7 +145,7 @@ fn json_record(
     model_name: &str,
 ) -> serde_json::Value {
     serde_json::json!({
-        "file": f, "model": model_name, "solver": a.solver, "bound": effective_bound(a.bound, p), "notes": p.notes, "width": a.input.width,
+        "file": f, "model": model_name, "solver": r.stats.solver.unwrap_or(a.solver.kind()), "bound": effective_bound(a.bound, p), "notes": p.notes, "width": a.input.width,
         "check": r.check, "verdict": r.verdict, "time": r.time,
         "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
         "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
@@ -190,7 +190,22 @@ fn present(
     rec
 }
 
-/// Runs the bounded checks of one input with the hb-cycle query
+/// True when the machine has a core to spare for a race of backends:
+/// the 1-minute load average (`/proc/loadavg`) plus this process is at
+/// most the number of cores. Where the load is unknown (not Linux), true.
+fn idle_core() -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    cores >= 2 && load.is_none_or(|l| l + 1.0 <= cores as f64)
+}
+
+/// Runs the bounded checks of one input: `reach` alone of a single input
+/// with `--solver auto` on a machine with a core to spare ([`idle_core`])
+/// races varisat and cdclt
+/// ([`bmc_rmm::bounded::queries::check_race_solvers`]); otherwise the
+/// backend `--solver` names (varisat for `auto`) with the hb-cycle query
 /// `--hb-query` asks for (`auto`: raced with `--solver cdclt` when the
 /// input is the only one, `single`; otherwise as `BMC_SHORTEST_CYCLES`
 /// says, plain unless set).
@@ -207,10 +222,14 @@ fn check_with_query(
     use crate::cli::args::HbQuery;
     use bmc_rmm::bounded::{backend_with, queries};
     // None: as BMC_SHORTEST_CYCLES says (plain unless set).
+    let solver = a.solver.kind();
+    if a.solver.0.is_none() && single && kinds == [CheckKind::Reach] && idle_core() {
+        return queries::check_race_solvers(p, model, lim, a.eager, kinds);
+    }
     let shortest = match a.hb_query {
-        HbQuery::Race => return queries::check_race(a.solver, p, model, lim, a.eager, kinds),
-        HbQuery::Auto if single && a.solver == bmc_rmm::bounded::SolverKind::Cdclt => {
-            return queries::check_race(a.solver, p, model, lim, a.eager, kinds)
+        HbQuery::Race => return queries::check_race(solver, p, model, lim, a.eager, kinds),
+        HbQuery::Auto if single && solver == bmc_rmm::bounded::SolverKind::Cdclt => {
+            return queries::check_race(solver, p, model, lim, a.eager, kinds)
         }
         HbQuery::Auto => None,
         HbQuery::Shortest => Some(true),
@@ -221,11 +240,7 @@ fn check_with_query(
         model,
         limits: lim,
     };
-    queries::check_on(
-        &*backend_with(a.solver, a.eager, shortest, None)?,
-        &q,
-        kinds,
-    )
+    queries::check_on(&*backend_with(solver, a.eager, shortest, None)?, &q, kinds)
 }
 
 /// Runs `reach` and/or `robust` on every input (files, directories of
@@ -263,7 +278,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     }
     let (model, model_name, aliases, exp, files) = setup(
         &a.model,
-        a.solver,
+        a.solver.kind(),
         &a.expectations,
         &a.input.files,
         &["rmm", "txt"],

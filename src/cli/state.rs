@@ -24,7 +24,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             "--dot is not supported with --state (witnesses are printed)".into(),
         ));
     }
-    let model = a.model.load_for(a.solver)?;
+    let model = a.model.load_for(a.solver.kind())?;
     let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
     let mut progs = Vec::new();
     for f in &files {
@@ -48,7 +48,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
         };
-        let r = state_robustness(a.solver, p, &model.model, lim)?;
+        let r = state_robustness(a.solver.kind(), p, &model.model, lim)?;
         let status = if !r.violations.is_empty() {
             1
         } else if !r.unknown.is_empty() {

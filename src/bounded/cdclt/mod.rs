@@ -42,6 +42,13 @@ pub struct Cdclt {
     pub shortest: Option<bool>,
     /// See [`crate::bounded::varisat::Varisat::escape_yield`].
     pub escape_yield: Option<usize>,
+    /// In a race of backends ([`crate::bounded::queries::check_race_solvers`]):
+    /// answer unknown at once, leaving the race to varisat, when the
+    /// encoding has more than this many clauses before the propagator's
+    /// tables are built (the tables hold every base-relation pair and
+    /// grow with it: `indexer.c` of the Nidhugg benchmarks, 1.1M clauses,
+    /// times out with cdclt and takes 2 s with varisat). `None`: never.
+    pub clause_yield: Option<usize>,
 }
 
 impl Backend for Cdclt {
@@ -66,6 +73,14 @@ impl Backend for Cdclt {
             enc.shortest_cycles = s;
         }
         enc.escape_yield = self.escape_yield;
+        if let Some(m) = self.clause_yield {
+            let clauses = enc.cnf.stats().1;
+            if enc.aborted.is_none() && clauses > m {
+                enc.aborted = Some(Error::Unknown(format!(
+                    "cdclt leaves an encoding of {clauses} clauses (over {m}) to varisat"
+                )));
+            }
+        }
         if enc.aborted.is_none() {
             let tab = tables(&mut enc, q.model);
             enc.external = Some(Box::new(TheorySolver::new(q.model, tab)));

@@ -189,6 +189,12 @@ pub struct Sources {
     files: Vec<String>,
     /// Other files (headers) read on demand for messages.
     others: std::sync::Mutex<HashMap<String, SourceFile>>,
+    /// (marker file, line) → 1-based line of the input file, for the
+    /// lines that the input's *own* line markers attribute to other files
+    /// (an input that is itself a preprocessor's output, such as the
+    /// Nidhugg `apr_*.c`): errors there point into the input, where the
+    /// text really is, not into a file that may not exist.
+    input_lines: HashMap<(String, u32), u32>,
 }
 
 impl Sources {
@@ -216,13 +222,27 @@ impl Sources {
                 cur.1 = cur.1.saturating_add(1);
             }
         }
+        let input_lines = own_markers(&main.text);
         Sources {
             main,
             line_starts,
             origin,
             files,
             others: std::sync::Mutex::new(HashMap::new()),
+            input_lines,
         }
+    }
+
+    /// (1-based line, 1-based column) in the input file of a
+    /// preprocessed offset: directly, or through the input's own line
+    /// markers (`input_lines`); `None` when it lies in a header.
+    fn in_main(&self, offset: usize) -> Option<(usize, usize)> {
+        let (f, l, c) = self.locate(offset);
+        if f == "<stdin>" {
+            return Some((l, c));
+        }
+        let p = *self.input_lines.get(&(f.to_string(), l as u32))?;
+        Some((p as usize, c))
     }
 
     /// (file name, 1-based line, 1-based column) of a preprocessed offset.
@@ -245,16 +265,13 @@ impl Sources {
         if s.is_none() {
             return Span::default();
         }
-        let (f, l, c) = self.locate(s.start);
-        if f != "<stdin>" {
+        let Some((l, c)) = self.in_main(s.start) else {
             return Span::default();
-        }
+        };
         let start = offset_of(&self.main.text, l, c);
-        let (f2, l2, c2) = self.locate(s.end.max(s.start));
-        let end = if f2 == "<stdin>" && l2 == l {
-            offset_of(&self.main.text, l2, c2).max(start + 1)
-        } else {
-            start + 1
+        let end = match self.in_main(s.end.max(s.start)) {
+            Some((l2, c2)) if l2 == l => offset_of(&self.main.text, l2, c2).max(start + 1),
+            _ => start + 1,
         };
         Span::new(start, end.min(self.main.text.len().max(start + 1)))
     }
@@ -266,10 +283,10 @@ impl Sources {
         if s.is_none() {
             return self.main.error(Span::default(), msg);
         }
-        let (f, l, c) = self.locate(s.start);
-        if f == "<stdin>" {
+        if self.in_main(s.start).is_some() {
             return self.main.error(self.span(s), msg);
         }
+        let (f, l, c) = self.locate(s.start);
         let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
         let file = others
             .entry(f.to_string())
@@ -287,11 +304,28 @@ impl Sources {
         if s.is_none() {
             return 0;
         }
-        match self.locate(s.start) {
-            ("<stdin>", l, _) => l,
-            _ => 0,
+        self.in_main(s.start).map_or(0, |(l, _)| l)
+    }
+}
+
+/// The map `Sources::input_lines` of a source text: for each line after
+/// one of its own line markers, (the marker's file, the line number the
+/// markers give it) → its 1-based line in `text` (the first such line
+/// when several share a number).
+fn own_markers(text: &str) -> HashMap<(String, u32), u32> {
+    let mut map = HashMap::new();
+    let mut cur: Option<(String, u32)> = None;
+    for (i, line) in text.lines().enumerate() {
+        if let Some((l, f)) = marker(line) {
+            cur = Some((f, l));
+            continue;
+        }
+        if let Some((f, l)) = &mut cur {
+            map.entry((f.clone(), *l)).or_insert(i as u32 + 1);
+            *l = l.saturating_add(1);
         }
     }
+    map
 }
 
 /// A line marker `# LINE "FILE" [FLAGS]`: the line number of the next
@@ -384,6 +418,23 @@ mod tests {
         let h = pp.find("int h").unwrap();
         assert_eq!(s.locate(h).0, "/usr/include/h.h");
         assert_eq!(offset_of("ab\ncd\n", 2, 2), 4);
+    }
+
+    #[test]
+    fn own_markers_map_into_the_input() {
+        // An input that is itself preprocessed: its markers name a file
+        // that does not exist; errors point at the input's own line.
+        let text = "# 1 \"a.c\"\n# 1 \"b.h\" 1\nint y;\n# 3 \"a.c\" 2\nfoo *p;\n";
+        let main = SourceFile::new("in.c", text);
+        let pp = "# 1 \"<stdin>\"\n# 1 \"a.c\"\n# 1 \"b.h\" 1\nint y;\n# 3 \"a.c\" 2\nfoo *p;\n";
+        let s = Sources::new(main, pp);
+        let foo = pp.find("foo").unwrap();
+        let e = s.error(lang_c::span::Span::span(foo, foo + 3), "m");
+        let Error::Input(e) = e else { panic!("{e}") };
+        assert_eq!(e.location(), "in.c:5:1");
+        assert_eq!(s.line(lang_c::span::Span::span(foo, foo + 3)), 5);
+        let y = pp.find("int y").unwrap();
+        assert_eq!(s.in_main(y), Some((3, 1)));
     }
 
     #[test]
