@@ -93,6 +93,10 @@ pub struct Encoder<'a> {
     /// clauses alone (`eager::encode_escape`; 0 = no probe): from
     /// `BMC_ESCAPE_PROBE`, default 32.
     pub escape_probe: usize,
+    /// Drop the escape candidates the model orders on every control path
+    /// before the probe (`escape_cfg`, the CFG pre-filter): on unless
+    /// `BMC_ESCAPE_CFG=0`.
+    pub escape_cfg: bool,
     /// Give up the narrowed query (the encoding answers unknown,
     /// [`Encoder::aborted`]) when more escape edges than this may be
     /// realized (found by the probe's first phase, or left when it
@@ -234,6 +238,7 @@ impl<'a> Encoder<'a> {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(32),
+            escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
             escape_yield: None,
             final_mem: HashMap::default(),
             stats: Stats::default(),

@@ -11,6 +11,8 @@
 //!   the lazy loop (solve → check the candidate against the model with
 //!   [`crate::cat::eval`] → add the explanation → solve again);
 //! * [`eager`]: `--eager`, `acyclic` axioms encoded up front with clocks;
+//! * [`escape_cfg`]: the CFG pre-filter of the narrowed query's escape
+//!   candidates (pairs ordered by the model on every control path);
 //! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
 //! * [`extract`]: the witness [`Execution`] of a solver model.
 //!
@@ -22,6 +24,7 @@ pub mod bv;
 pub mod cnf;
 pub mod eager;
 pub mod encoder;
+pub mod escape_cfg;
 pub mod extract;
 pub mod pgas;
 pub mod unroll;
