@@ -76,7 +76,11 @@ pub struct Encoder<'a> {
     pub(super) co_var: HashMap<(usize, usize), Lit>,
     gates: HashMap<(u8, usize, usize), Lit>,
     pub(super) deps: HashMap<(u8, usize, usize), Lit>,
-    robust_act: Option<Lit>,
+    pub(super) robust_act: Option<Lit>,
+    /// The axiom by which `escape_cfg::statically_acyclic` showed, before
+    /// solving, that no consistent execution has an hb cycle (the hb-cycle
+    /// query is then the constant false).
+    pub static_robust: Option<String>,
     /// The hb-cycle constraints' successor literals (a, b, "b is a's
     /// successor on the cycle"), once [`Encoder::robust_act`] built them
     /// (empty for PGAS).
@@ -232,6 +236,7 @@ impl<'a> Encoder<'a> {
             gates: HashMap::default(),
             deps: HashMap::default(),
             robust_act: None,
+            static_robust: None,
             robust_succ: Vec::new(),
             shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
             escape_probe: std::env::var("BMC_ESCAPE_PROBE")

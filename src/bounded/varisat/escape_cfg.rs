@@ -144,6 +144,47 @@ pub fn always_ordered(
         .collect()
 }
 
+/// A proof without solving that no execution consistent with `model` has
+/// a cyclic hb (po ∪ rf ∪ co ∪ fr over memory events) within the
+/// unrolling: some `acyclic` axiom's relation X is [`monotone`],
+/// contains rf, co and fr between threads ([`super::eager::covers_ext_com`]:
+/// every hb edge between threads is in X) and every pair of events of one
+/// thread that may lie on an hb cycle together (one component of the
+/// may-hb graph, `Analysis::hb_components`) is [`always_ordered`]: in X+
+/// when po-forward, no consistent edge when backward. Then every hb cycle
+/// of a consistent execution would be a cycle of X+. Returns the axiom's
+/// name; `None` = not shown (solve). Not for PGAS programs (their hb is
+/// taken on the trace).
+pub fn statically_acyclic(enc: &Encoder, model: &Model) -> Option<String> {
+    if enc.prog.nodes.is_some() || enc.pgas.is_some() {
+        return None;
+    }
+    let comp = enc.analysis.hb_components();
+    let ev = &enc.un.events;
+    let mut pairs = Vec::new();
+    for a in 0..ev.len() {
+        for b in 0..ev.len() {
+            if a != b && ev[a].thread == ev[b].thread && comp[a].is_some() && comp[a] == comp[b] {
+                pairs.push((a, b));
+            }
+        }
+    }
+    model.stmts.iter().enumerate().find_map(|(i, st)| match st {
+        Stmt::Check {
+            kind: crate::cat::AxiomKind::Acyclic,
+            expr,
+            name,
+            ..
+        } if super::eager::covers_ext_com(model, expr)
+            && monotone(model, expr)
+            && always_ordered(enc, model, i, &pairs).iter().all(|x| *x) =>
+        {
+            Some(name.clone())
+        }
+        _ => None,
+    })
+}
+
 /// One thread's control-flow graph with its ordering instructions.
 struct ThreadPaths {
     /// Per instruction: (from, to) states.

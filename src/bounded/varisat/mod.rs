@@ -154,6 +154,17 @@ impl Session for VarisatSession<'_> {
 
     fn hb_cycle(&mut self) -> Cond {
         let fresh = self.enc.robust_succ.is_empty();
+        if fresh && self.enc.escape_cfg && self.enc.robust_act.is_none() {
+            let model = self.enc.model;
+            if let Some(ax) = escape_cfg::statically_acyclic(&self.enc, model) {
+                // No hb cycle in any consistent execution: the query is
+                // false without solving (docs/models.md).
+                self.enc.static_robust = Some(ax);
+                let ff = self.enc.cnf.ff();
+                self.enc.robust_act = Some(ff);
+                return self.cond(ff);
+            }
+        }
         let l = self.enc.robust_act();
         if fresh && self.enc.shortest_cycles {
             let model = self.enc.model;
