@@ -10,6 +10,7 @@
 //! docs/models.md records the measurements behind the choice.
 
 use super::analysis::{self, BaseBounds};
+pub use super::escape_cfg::covers_ext_com;
 use super::{escape_cfg, Encoder};
 use crate::bounded::Deadline;
 use crate::cat::base::{BaseRel, BaseSet, Builtin};
@@ -732,67 +733,5 @@ impl BaseBounds for Encoder<'_> {
             }
         }
         (may, must)
-    }
-}
-
-/// True when `expr` contains, as members of a union (through non-recursive
-/// `let` names), each of rf, co and fr either whole or restricted to
-/// `ext` (`rfe`, `coe`, `fre`): then every hb edge between two threads is
-/// in the relation. Depth-limited like the model's other walks.
-pub fn covers_ext_com(model: &Model, expr: &Node) -> bool {
-    let defs: HashMap<&str, &Node> = (model.stmts.iter())
-        .filter_map(|s| match s {
-            Stmt::Let { rec: false, binds } => Some(binds),
-            _ => None,
-        })
-        .flatten()
-        .map(|(n, e)| (n.as_str(), e))
-        .collect();
-    let mut found = Vec::new();
-    ext_members(expr, &defs, &mut found, 0);
-    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
-        .iter()
-        .all(|r| found.contains(r))
-}
-
-/// The base relations `r` that `n` contains as union members, whole or as
-/// `r & ext`.
-fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    let resolve = |n: &Node| -> Option<BaseRel> {
-        let mut n = n;
-        for _ in 0..64 {
-            match &n.kind {
-                ExprKind::Base(Builtin::Rel(r)) => return Some(*r),
-                ExprKind::Name(s) => n = defs.get(s.as_str())?,
-                _ => return None,
-            }
-        }
-        None
-    };
-    match &n.kind {
-        ExprKind::Union(a, b) => {
-            ext_members(a, defs, out, depth + 1);
-            ext_members(b, defs, out, depth + 1);
-        }
-        ExprKind::Plus(a) => ext_members(a, defs, out, depth + 1),
-        ExprKind::Name(s) => {
-            if let Some(d) = defs.get(s.as_str()) {
-                ext_members(d, defs, out, depth + 1)
-            }
-        }
-        ExprKind::Base(Builtin::Rel(r)) => out.push(*r),
-        ExprKind::Inter(a, b) => {
-            if let (Some(x), Some(y)) = (resolve(a), resolve(b)) {
-                if y == BaseRel::Ext {
-                    out.push(x);
-                } else if x == BaseRel::Ext {
-                    out.push(y);
-                }
-            }
-        }
-        _ => {}
     }
 }

@@ -147,7 +147,7 @@ pub fn always_ordered(
 /// A proof without solving that no execution consistent with `model` has
 /// a cyclic hb (po ∪ rf ∪ co ∪ fr over memory events) within the
 /// unrolling: some `acyclic` axiom's relation X is [`monotone`],
-/// contains rf, co and fr between threads ([`super::eager::covers_ext_com`]:
+/// contains rf, co and fr between threads ([`covers_ext_com`]:
 /// every hb edge between threads is in X) and every pair of events of one
 /// thread that may lie on an hb cycle together (one component of the
 /// may-hb graph, `Analysis::hb_components`) is [`always_ordered`]: in X+
@@ -175,7 +175,7 @@ pub fn statically_acyclic(enc: &Encoder, model: &Model) -> Option<String> {
             expr,
             name,
             ..
-        } if super::eager::covers_ext_com(model, expr)
+        } if covers_ext_com(model, expr)
             && monotone(model, expr)
             && always_ordered(enc, model, i, &pairs).iter().all(|x| *x) =>
         {
@@ -555,6 +555,68 @@ fn mono(
         Plus(x) | Star(x) | Domain(x) | Range(x) | FenceRel(x) => {
             pos && mono(model, x, pos, seen, d)
         }
+    }
+}
+
+/// True when `expr` contains, as members of a union (through non-recursive
+/// `let` names), each of rf, co and fr either whole or restricted to
+/// `ext` (`rfe`, `coe`, `fre`): then every hb edge between two threads is
+/// in the relation. Depth-limited like the model's other walks.
+pub fn covers_ext_com(model: &Model, expr: &Node) -> bool {
+    let defs: HashMap<&str, &Node> = (model.stmts.iter())
+        .filter_map(|s| match s {
+            Stmt::Let { rec: false, binds } => Some(binds),
+            _ => None,
+        })
+        .flatten()
+        .map(|(n, e)| (n.as_str(), e))
+        .collect();
+    let mut found = Vec::new();
+    ext_members(expr, &defs, &mut found, 0);
+    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
+        .iter()
+        .all(|r| found.contains(r))
+}
+
+/// The base relations `r` that `n` contains as union members, whole or as
+/// `r & ext`.
+fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let resolve = |n: &Node| -> Option<BaseRel> {
+        let mut n = n;
+        for _ in 0..64 {
+            match &n.kind {
+                ExprKind::Base(Builtin::Rel(r)) => return Some(*r),
+                ExprKind::Name(s) => n = defs.get(s.as_str())?,
+                _ => return None,
+            }
+        }
+        None
+    };
+    match &n.kind {
+        ExprKind::Union(a, b) => {
+            ext_members(a, defs, out, depth + 1);
+            ext_members(b, defs, out, depth + 1);
+        }
+        ExprKind::Plus(a) => ext_members(a, defs, out, depth + 1),
+        ExprKind::Name(s) => {
+            if let Some(d) = defs.get(s.as_str()) {
+                ext_members(d, defs, out, depth + 1)
+            }
+        }
+        ExprKind::Base(Builtin::Rel(r)) => out.push(*r),
+        ExprKind::Inter(a, b) => {
+            if let (Some(x), Some(y)) = (resolve(a), resolve(b)) {
+                if y == BaseRel::Ext {
+                    out.push(x);
+                } else if x == BaseRel::Ext {
+                    out.push(y);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
