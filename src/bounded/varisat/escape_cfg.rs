@@ -25,7 +25,7 @@
 //! one copy of each ordering instruction's events, q's events, program
 //! order p → intermediates → q (the intermediates unordered among
 //! themselves), loc only where it must hold (same event, both on the lock
-//! cell), no rf, co, fr or dependencies; the model's relation of the
+//! cell, or the same constant address), no rf, co, fr or dependencies; the model's relation of the
 //! axiom is evaluated on it with [`crate::cat::eval`] and (a, b) must be
 //! in its transitive closure. Data guards are ignored (every control
 //! path counts), so this over-approximates the paths.
@@ -363,7 +363,9 @@ impl ThreadPaths {
                     po.set(x, y);
                 }
                 let access = |s: &SlotShape| s.read || s.write;
-                if access(sx) && access(sy) && (x == y || (sx.lock && sy.lock)) {
+                let same =
+                    x == y || (sx.lock && sy.lock) || (sx.addr.is_some() && sx.addr == sy.addr);
+                if access(sx) && access(sy) && same {
                     loc.set(x, y);
                 }
             }

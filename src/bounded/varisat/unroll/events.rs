@@ -297,6 +297,9 @@ pub struct SlotShape {
     pub atomic: bool,
     /// Accesses the reserved lock cell (`lock`, `unlock`).
     pub lock: bool,
+    /// The address when it is a constant of the program (not the lock
+    /// cell).
+    pub addr: Option<i64>,
     /// The other base sets it is in, by name (`F`, the fence sets of
     /// [`fence_sets`], `ISSUE`, `BAR`, the annotation sets, `X`), as in
     /// [`Event::fences`].
@@ -330,7 +333,12 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
             cond: false,
             atomic,
             lock: false,
+            addr: None,
             sets: Vec::new(),
+        };
+        let konst = |a: &AddrSrc| match a {
+            AddrSrc::Expr(crate::program::Expr::Const(k)) => Some(*k),
+            _ => None,
         };
         out.push(match m {
             Micro::Load {
@@ -338,6 +346,7 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
             } => SlotShape {
                 read: true,
                 lock: matches!(addr, AddrSrc::Lock),
+                addr: konst(addr),
                 sets: ann_sets(*ann, *reserve),
                 ..blank
             },
@@ -350,6 +359,7 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
                 write: true,
                 cond: cond_flag.is_some(),
                 lock: matches!(addr, AddrSrc::Lock),
+                addr: konst(addr),
                 sets: ann_sets(*ann, cond_flag.is_some()),
                 ..blank
             },
