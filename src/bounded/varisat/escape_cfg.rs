@@ -185,6 +185,14 @@ pub fn statically_acyclic(enc: &Encoder, model: &Model) -> Option<String> {
     })
 }
 
+/// Per number of instructions d: the (control state, class mask) pairs
+/// reachable in exactly d instructions.
+type Layers = Vec<HashSet<(u32, u32)>>;
+
+/// A small execution: (p, slot of a, the mask and q when not the same
+/// instruction, slot of b).
+type TinyKey = (usize, usize, Option<(u32, usize)>, usize);
+
 /// One thread's control-flow graph with its ordering instructions.
 struct ThreadPaths {
     /// Per instruction: (from, to) states.
@@ -199,9 +207,9 @@ struct ThreadPaths {
     rep: Vec<usize>,
     /// Per start instruction p: per number of instructions d, the
     /// (state, class mask) pairs reachable from p.to.
-    layers: std::cell::RefCell<HashMap<usize, Vec<HashSet<(u32, u32)>>>>,
+    layers: std::cell::RefCell<HashMap<usize, Layers>>,
     /// Tiny-execution answers by (p, slot a, q and mask, slot b).
-    memo: std::cell::RefCell<HashMap<(usize, usize, Option<(u32, usize)>, usize), bool>>,
+    memo: std::cell::RefCell<HashMap<TinyKey, bool>>,
     bound: usize,
 }
 
@@ -255,8 +263,7 @@ impl ThreadPaths {
     fn masks(&self, p: usize, d: usize, q: usize) -> Vec<u32> {
         let mut layers = self.layers.borrow_mut();
         let ls = layers.entry(p).or_insert_with(|| {
-            let mut ls: Vec<HashSet<(u32, u32)>> =
-                vec![[(self.edges[p].1, 0)].into_iter().collect()];
+            let mut ls: Layers = vec![[(self.edges[p].1, 0)].into_iter().collect()];
             for _ in 0..self.bound {
                 let mut next = HashSet::default();
                 for &(s, m) in ls.last().unwrap() {
