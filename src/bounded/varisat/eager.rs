@@ -10,7 +10,8 @@
 //! docs/models.md records the measurements behind the choice.
 
 use super::analysis::{self, BaseBounds};
-use super::Encoder;
+pub use super::escape_cfg::covers_ext_com;
+use super::{escape_cfg, Encoder};
 use crate::bounded::Deadline;
 use crate::cat::base::{BaseRel, BaseSet, Builtin};
 use crate::cat::eval::{Bits, Mat};
@@ -303,7 +304,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
     let n = enc.un.events.len();
     let mut done = Vec::new();
     let bits = (usize::BITS - n.max(2).leading_zeros()) as usize;
-    for_each_acyclic(enc, model, |sym, r, name, _| {
+    for_each_acyclic(enc, model, |sym, r, name, _, _| {
         let clocks: Vec<Vec<Lit>> = (0..n)
             .map(|_| (0..bits).map(|_| sym.enc.cnf.fresh()).collect())
             .collect();
@@ -332,7 +333,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
 fn for_each_acyclic(
     enc: &mut Encoder,
     model: &Model,
-    mut f: impl FnMut(&mut Sym, SRel, &String, &Node),
+    mut f: impl FnMut(&mut Sym, SRel, &String, &Node, usize),
 ) {
     let n = enc.un.events.len();
     let bounds = analysis::bounds(model, enc);
@@ -379,7 +380,7 @@ fn for_each_acyclic(
                             row.retain(|&b, _| cyc.get(a, b));
                         }
                     }
-                    f(&mut sym, r, name, e);
+                    f(&mut sym, r, name, e, i);
                 }
             }
             Stmt::Check { .. } => {}
@@ -414,18 +415,19 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
     if succ.is_empty() {
         return None;
     }
-    let mut best: Option<(usize, SRel, String, bool)> = None;
-    for_each_acyclic(enc, model, |_, r, name, expr| {
+    let mut best: Option<(usize, SRel, String, bool, usize)> = None;
+    for_each_acyclic(enc, model, |_, r, name, expr, stmt| {
         let size = (succ.iter())
             .filter(|&&(a, b, _)| r.0[a].contains_key(&b))
             .count();
         if best.as_ref().is_none_or(|x| size > x.0) {
-            best = Some((size, r, name.clone(), covers_ext_com(model, expr)));
+            best = Some((size, r, name.clone(), covers_ext_com(model, expr), stmt));
         }
     });
-    let (_, r, name, po_only) = best?;
+    let (_, r, name, po_only, stmt) = best?;
     // The candidates: (successor literal, "a →hb b and (a, b) ∉ X").
     let mut cands: Vec<(Lit, Lit)> = Vec::new();
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
     for &(a, b, s) in &succ {
         // Between threads every hb edge is in X: no escape there.
         let same_thread = enc.un.events[a].thread == enc.un.events[b].thread;
@@ -457,7 +459,23 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
         };
         if !enc.cnf.is_false(out) {
             cands.push((s, out));
+            pairs.push((a, b));
         }
+    }
+    let found = cands.len();
+    // The CFG pre-filter: pairs the model orders on every control path.
+    let cfg_start = Instant::now();
+    if enc.escape_cfg {
+        let ordered = escape_cfg::always_ordered(enc, model, stmt, &pairs);
+        let mut it = ordered.iter();
+        cands.retain(|_| !*it.next().unwrap_or(&false));
+    }
+    if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+        eprintln!(
+            "escape cfg pre-filter: {found} candidates, {} left, {:.3} s",
+            cands.len(),
+            cfg_start.elapsed().as_secs_f64()
+        );
     }
     let keep = feasible_escapes(enc, &cands, enc.escape_probe);
     let kept = keep.iter().filter(|k| **k).count();
@@ -477,7 +495,8 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
     enc.cnf.clause(&clause);
     Some(Escape {
         axiom: name,
-        candidates: cands.len(),
+        candidates: found,
+        static_ordered: found - cands.len(),
         kept: clause.len() - 1,
     })
 }
@@ -490,6 +509,9 @@ pub struct Escape {
     pub axiom: String,
     /// Candidate escape edges (hb edges that may lie outside `X`).
     pub candidates: usize,
+    /// Candidates the CFG pre-filter dropped ([`escape_cfg`]: ordered by
+    /// the axiom's relation on every control path; no solver call).
+    pub static_ordered: usize,
     /// Those left after the probe ([`Encoder::escape_probe`]): the
     /// clause's length without its activation literal; 0 = no hb cycle.
     pub kept: usize,
@@ -711,67 +733,5 @@ impl BaseBounds for Encoder<'_> {
             }
         }
         (may, must)
-    }
-}
-
-/// True when `expr` contains, as members of a union (through non-recursive
-/// `let` names), each of rf, co and fr either whole or restricted to
-/// `ext` (`rfe`, `coe`, `fre`): then every hb edge between two threads is
-/// in the relation. Depth-limited like the model's other walks.
-pub fn covers_ext_com(model: &Model, expr: &Node) -> bool {
-    let defs: HashMap<&str, &Node> = (model.stmts.iter())
-        .filter_map(|s| match s {
-            Stmt::Let { rec: false, binds } => Some(binds),
-            _ => None,
-        })
-        .flatten()
-        .map(|(n, e)| (n.as_str(), e))
-        .collect();
-    let mut found = Vec::new();
-    ext_members(expr, &defs, &mut found, 0);
-    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
-        .iter()
-        .all(|r| found.contains(r))
-}
-
-/// The base relations `r` that `n` contains as union members, whole or as
-/// `r & ext`.
-fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    let resolve = |n: &Node| -> Option<BaseRel> {
-        let mut n = n;
-        for _ in 0..64 {
-            match &n.kind {
-                ExprKind::Base(Builtin::Rel(r)) => return Some(*r),
-                ExprKind::Name(s) => n = defs.get(s.as_str())?,
-                _ => return None,
-            }
-        }
-        None
-    };
-    match &n.kind {
-        ExprKind::Union(a, b) => {
-            ext_members(a, defs, out, depth + 1);
-            ext_members(b, defs, out, depth + 1);
-        }
-        ExprKind::Plus(a) => ext_members(a, defs, out, depth + 1),
-        ExprKind::Name(s) => {
-            if let Some(d) = defs.get(s.as_str()) {
-                ext_members(d, defs, out, depth + 1)
-            }
-        }
-        ExprKind::Base(Builtin::Rel(r)) => out.push(*r),
-        ExprKind::Inter(a, b) => {
-            if let (Some(x), Some(y)) = (resolve(a), resolve(b)) {
-                if y == BaseRel::Ext {
-                    out.push(x);
-                } else if x == BaseRel::Ext {
-                    out.push(y);
-                }
-            }
-        }
-        _ => {}
     }
 }

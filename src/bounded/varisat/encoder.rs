@@ -76,7 +76,11 @@ pub struct Encoder<'a> {
     pub(super) co_var: HashMap<(usize, usize), Lit>,
     gates: HashMap<(u8, usize, usize), Lit>,
     pub(super) deps: HashMap<(u8, usize, usize), Lit>,
-    robust_act: Option<Lit>,
+    pub(super) robust_act: Option<Lit>,
+    /// The axiom by which `escape_cfg::statically_acyclic` showed, before
+    /// solving, that no consistent execution has an hb cycle (the hb-cycle
+    /// query is then the constant false).
+    pub static_robust: Option<String>,
     /// The hb-cycle constraints' successor literals (a, b, "b is a's
     /// successor on the cycle"), once [`Encoder::robust_act`] built them
     /// (empty for PGAS).
@@ -93,6 +97,10 @@ pub struct Encoder<'a> {
     /// clauses alone (`eager::encode_escape`; 0 = no probe): from
     /// `BMC_ESCAPE_PROBE`, default 32.
     pub escape_probe: usize,
+    /// Drop the escape candidates the model orders on every control path
+    /// before the probe (`escape_cfg`, the CFG pre-filter): on unless
+    /// `BMC_ESCAPE_CFG=0`.
+    pub escape_cfg: bool,
     /// Give up the narrowed query (the encoding answers unknown,
     /// [`Encoder::aborted`]) when more escape edges than this may be
     /// realized (found by the probe's first phase, or left when it
@@ -232,12 +240,14 @@ impl<'a> Encoder<'a> {
             gates: HashMap::default(),
             deps: HashMap::default(),
             robust_act: None,
+            static_robust: None,
             robust_succ: Vec::new(),
             shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
             escape_probe: std::env::var("BMC_ESCAPE_PROBE")
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(32),
+            escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
             escape_yield: None,
             final_mem: HashMap::default(),
             stats: Stats::default(),

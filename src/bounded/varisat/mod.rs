@@ -11,6 +11,8 @@
 //!   the lazy loop (solve → check the candidate against the model with
 //!   [`crate::cat::eval`] → add the explanation → solve again);
 //! * [`eager`]: `--eager`, `acyclic` axioms encoded up front with clocks;
+//! * [`escape_cfg`]: the CFG pre-filter of the narrowed query's escape
+//!   candidates (pairs ordered by the model on every control path);
 //! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
 //! * [`extract`]: the witness [`Execution`] of a solver model.
 //!
@@ -22,6 +24,7 @@ pub mod bv;
 pub mod cnf;
 pub mod eager;
 pub mod encoder;
+pub mod escape_cfg;
 pub mod extract;
 pub mod pgas;
 pub mod unroll;
@@ -151,6 +154,17 @@ impl Session for VarisatSession<'_> {
 
     fn hb_cycle(&mut self) -> Cond {
         let fresh = self.enc.robust_succ.is_empty();
+        if fresh && self.enc.escape_cfg && self.enc.robust_act.is_none() {
+            let model = self.enc.model;
+            if let Some(ax) = escape_cfg::statically_acyclic(&self.enc, model) {
+                // No hb cycle in any consistent execution: the query is
+                // false without solving (docs/models.md).
+                self.enc.static_robust = Some(ax);
+                let ff = self.enc.cnf.ff();
+                self.enc.robust_act = Some(ff);
+                return self.cond(ff);
+            }
+        }
         let l = self.enc.robust_act();
         if fresh && self.enc.shortest_cycles {
             let model = self.enc.model;

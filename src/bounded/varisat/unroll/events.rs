@@ -279,3 +279,105 @@ pub(super) fn address(cnf: &Cnf, mut v: Bv, lock: bool) -> Bv {
     v.push(cnf.constant(lock));
     v
 }
+
+/// The static kind of one ordinary slot of one instruction: what
+/// [`build_event`] makes of that instruction's contribution to the slot
+/// (for [`super::slot_shapes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SlotShape {
+    /// A read (set R).
+    pub read: bool,
+    /// A write (set W); for a store-conditional only when it succeeds
+    /// (`cond`).
+    pub write: bool,
+    /// A store-conditional: the slot is a write only when it succeeds
+    /// (and, alone in its slot, no event otherwise).
+    pub cond: bool,
+    /// Of a locked/atomic instruction (set A).
+    pub atomic: bool,
+    /// Accesses the reserved lock cell (`lock`, `unlock`).
+    pub lock: bool,
+    /// The address when it is a constant of the program (not the lock
+    /// cell).
+    pub addr: Option<i64>,
+    /// The other base sets it is in, by name (`F`, the fence sets of
+    /// [`fence_sets`], `ISSUE`, `BAR`, the annotation sets, `X`), as in
+    /// [`Event::fences`].
+    pub sets: Vec<&'static str>,
+}
+
+/// The shapes of instruction `i`'s ordinary slots, in slot order; `None`
+/// when it has PGAS pop slots (outside program order).
+pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>> {
+    use super::micro::{AddrSrc, Micro};
+    if code.has_pops(i) {
+        return None;
+    }
+    let atomic = code.atomic[i];
+    let ann_sets = |ann: u8, excl: bool| {
+        let mut v: Vec<&'static str> = [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet]
+            .into_iter()
+            .filter(|s| s.ann_bit().is_some_and(|b| ann & b != 0))
+            .map(BaseSet::name)
+            .collect();
+        if excl {
+            v.push(BaseSet::X.name());
+        }
+        v
+    };
+    let mut out = Vec::new();
+    for m in code.micro[i].iter().filter(|m| m.takes_slot()) {
+        let blank = SlotShape {
+            read: false,
+            write: false,
+            cond: false,
+            atomic,
+            lock: false,
+            addr: None,
+            sets: Vec::new(),
+        };
+        let konst = |a: &AddrSrc| match a {
+            AddrSrc::Expr(crate::program::Expr::Const(k)) => Some(*k),
+            _ => None,
+        };
+        out.push(match m {
+            Micro::Load {
+                addr, reserve, ann, ..
+            } => SlotShape {
+                read: true,
+                lock: matches!(addr, AddrSrc::Lock),
+                addr: konst(addr),
+                sets: ann_sets(*ann, *reserve),
+                ..blank
+            },
+            Micro::Store {
+                addr,
+                cond_flag,
+                ann,
+                ..
+            } => SlotShape {
+                write: true,
+                cond: cond_flag.is_some(),
+                lock: matches!(addr, AddrSrc::Lock),
+                addr: konst(addr),
+                sets: ann_sets(*ann, cond_flag.is_some()),
+                ..blank
+            },
+            Micro::Fence(f) => {
+                let mut sets = vec!["F"];
+                sets.extend(fence_sets(*f));
+                SlotShape { sets, ..blank }
+            }
+            Micro::Issue(_) => SlotShape {
+                sets: vec!["ISSUE"],
+                ..blank
+            },
+            Micro::Barrier => SlotShape {
+                sets: vec!["BAR"],
+                ..blank
+            },
+            _ => return None,
+        });
+    }
+    Some(out)
+}

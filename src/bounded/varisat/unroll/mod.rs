@@ -54,6 +54,8 @@ use crate::diag::Error;
 use crate::program::{Program, StateId, Thread, ThreadId};
 use varisat::Lit;
 
+pub use events::SlotShape;
+
 /// Kind-specific literals of an event. Each implies [`Event::exec`].
 #[derive(Clone, Debug)]
 pub struct Event {
@@ -255,4 +257,16 @@ fn unroll_thread(
         control.advance(cnf, sel);
     }
     control.finish(opts.bound, regs)
+}
+
+/// Per instruction of `th` (index in `Thread::instrs`): the static shapes
+/// of its ordinary slots in slot order, as the unrolling builds its
+/// events (set membership when that instruction fills the slot; the
+/// escape pre-filter of `varisat::escape_cfg` reads them). `None` when
+/// some instruction has PGAS pop slots. `nodes`: `Program::nodes`.
+pub fn slot_shapes(th: &Thread, nodes: Option<u32>) -> Option<Vec<Vec<SlotShape>>> {
+    let code = micro::ThreadCode::new(th, nodes);
+    (0..th.instrs.len())
+        .map(|i| events::instr_shapes(&code, i))
+        .collect()
 }
