@@ -160,6 +160,31 @@ pub enum Engine {
     Smc,
 }
 
+/// How `litmus` finds a test's final states (`--enumerate`,
+/// docs/litmus.md "Two ways to the final states").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Enumerate {
+    /// Visit the candidate executions directly when a test has at most
+    /// 96 of them, else solve.
+    #[default]
+    Auto,
+    /// Always visit every candidate execution (herd's way).
+    Always,
+    /// Always one SAT solve per final state (and per refinement).
+    Never,
+}
+
+impl Enumerate {
+    /// The candidate budget of [`bmc_rmm::litmus::run::run_with`].
+    pub fn budget(self) -> Option<usize> {
+        match self {
+            Enumerate::Auto => Some(bmc_rmm::litmus::run::DEFAULT_BUDGET),
+            Enumerate::Always => Some(usize::MAX),
+            Enumerate::Never => None,
+        }
+    }
+}
+
 /// How `robust` poses its hb-cycle query to the bounded engine
 /// (`--hb-query`, docs/models.md "hb-cycle query").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -279,6 +304,12 @@ pub struct LitmusArgs {
     /// z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
     pub solver: SolverKind,
+    /// varisat: find the final states by visiting the candidate executions
+    /// (paths × rf × co) and checking the model on each, instead of one
+    /// SAT solve per state: `auto` when a test has at most 96 candidates.
+    /// Same states either way (docs/litmus.md).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub enumerate: Enumerate,
     /// Loop unrolling bound (steps per thread) for tests with retry loops.
     #[arg(long, short = 'k', default_value_t = DEFAULT_LITMUS_BOUND)]
     pub bound: u32,
