@@ -50,7 +50,10 @@ fn own_tests_same_states_both_ways() {
 }
 
 fn corpus_dir(arch: &str) -> Option<String> {
-    let d = format!("{}/../shared/corpus/litmus/{arch}", env!("CARGO_MANIFEST_DIR"));
+    let d = format!(
+        "{}/../shared/corpus/litmus/{arch}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::path::Path::new(&d).exists().then_some(d)
 }
 
@@ -72,8 +75,7 @@ fn corpus(arch: &str, model: &str, budget: usize) {
             let t = bmc_rmm::frontend::litmus::parse(&src, Width::MAX).ok()?;
             let solved = answer(&t, model, None);
             let visited = answer(&t, model, Some(budget));
-            let same = solved.states == visited.states
-                && solved.observation == visited.observation;
+            let same = solved.states == visited.states && solved.observation == visited.observation;
             Some((
                 format!("{}: {same}", p.display()),
                 visited.stats.candidates > 0,

@@ -194,9 +194,10 @@ fn parse_enumerate(s: &str) -> Result<Enumerate, String> {
         "auto" => Ok(Enumerate::Auto),
         "always" => Ok(Enumerate::Always),
         "never" => Ok(Enumerate::Never),
-        n => n.parse().map(Enumerate::Budget).map_err(|_| {
-            format!("`{s}` is not auto, always, never or a number of candidates")
-        }),
+        n => n
+            .parse()
+            .map(Enumerate::Budget)
+            .map_err(|_| format!("`{s}` is not auto, always, never or a number of candidates")),
     }
 }
 
