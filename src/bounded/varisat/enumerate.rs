@@ -528,7 +528,7 @@ impl Encoder<'_> {
                     self.stats.candidates += visits;
                     return Ok(Enumerated::OverBudget);
                 }
-                if candidates % 64 == 0 {
+                if candidates.is_multiple_of(64) {
                     deadline.check()?;
                 }
                 let m = self.cnf.model_mut();
