@@ -7,6 +7,11 @@
 # and the solver statistics (solves, refinements, variables, clauses).
 # Prints one line per suite and the total; exits 1 on any difference.
 # Usage: bench/litmus_diff.sh OLD_BIN NEW_BIN [CORPUS_ROOT=../shared/corpus]
+# Environment: ANSWERS_ONLY=1 drops the solver statistics too (engines that
+# reach the same states with different work, e.g. `--enumerate`);
+# OLD_ARGS / NEW_ARGS: extra `litmus` options for each side, e.g.
+#   ANSWERS_ONLY=1 OLD_ARGS="--enumerate never" NEW_ARGS="--enumerate always" \
+#     bench/litmus_diff.sh BIN BIN
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OLD=$1; NEW=$2; ROOT=${3:-../shared/corpus}
@@ -17,12 +22,13 @@ fi
 python3 - "$OLD" "$NEW" "$ROOT" <<'PY'
 import json, os, re, subprocess, sys
 old, new, root = sys.argv[1:4]
+answers_only = os.environ.get("ANSWERS_ONLY") == "1"
 rows = [("litmus/X86", "tso"), ("litmus/X86", "sc"), ("litmus/X86_64", "sc"),
         ("litmus/X86_64", "tso"), ("litmus/PPC", "power"),
         ("litmus-arm/AArch64", "arm"), ("litmus-arm/RISCV", "riscv")]
 
-def answers(b, model, d):
-    p = subprocess.run([b, "litmus", "--json", "--model", model, d],
+def answers(b, model, d, args):
+    p = subprocess.run([b, "litmus", "--json", "--model", model, *args, d],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = []
     for line in p.stdout.splitlines():
@@ -34,7 +40,9 @@ def answers(b, model, d):
             out.append(re.sub(r" in [0-9.]+s$", "", line))
             continue
         r.pop("time", None)
-        if isinstance(r.get("stats"), dict):
+        if answers_only:
+            r.pop("stats", None)
+        elif isinstance(r.get("stats"), dict):
             for k in ("check_time", "solve_time"):
                 r["stats"].pop(k, None)
         out.append(json.dumps(r, sort_keys=True))
@@ -45,7 +53,8 @@ for sub, model in rows:
     d = os.path.join(root, sub)
     if not os.path.isdir(d):
         continue
-    a, b = answers(old, model, d), answers(new, model, d)
+    a = answers(old, model, d, os.environ.get("OLD_ARGS", "").split())
+    b = answers(new, model, d, os.environ.get("NEW_ARGS", "").split())
     diff = len(set(a) ^ set(b)) + abs(len(a) - len(b))
     total += diff
     print(f"{sub} {model}: {len(b)} lines, {diff} differing")

@@ -26,7 +26,7 @@ pub mod varisat;
 pub mod z3;
 
 pub use execution::{Cycle, EventInfo, Execution};
-pub use queries::{check, enumerate_final, replay, validate};
+pub use queries::{check, enumerate_final, enumerate_final_with, replay, validate};
 
 use crate::cat::Model;
 use crate::diag::Error;
@@ -60,6 +60,9 @@ pub struct Stats {
     /// ([`queries::check_race_solvers`]); `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solver: Option<SolverKind>,
+    /// Candidate executions visited by the enumeration engine
+    /// (`varisat::enumerate`; 0 when the SAT path answered).
+    pub candidates: usize,
 }
 
 /// A deadline for a query (`None`: no limit).
@@ -384,6 +387,20 @@ pub trait Session {
     fn stats(&self) -> Stats;
     /// Threads whose paths the bound cut.
     fn truncated(&self) -> Vec<ThreadId>;
+    /// Every final state under `under` (the observed values of each
+    /// consistent execution, distinct, in the order found) by visiting the
+    /// candidate executions directly, when this session was made for it
+    /// and they are few; `None` when it was not, or when there are more
+    /// than its budget (then [`Session::solve`] answers as usual).
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    fn enumerate_observed(
+        &mut self,
+        _under: Cond,
+        _deadline: Deadline,
+    ) -> Option<Result<Vec<Vec<i64>>, Error>> {
+        None
+    }
 }
 
 /// A solver backend: turns a [`Query`] into a [`Session`].
@@ -426,6 +443,25 @@ pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn
     }
 }
 
+/// [`backend`] (lazy) whose sessions enumerate final states directly
+/// when a test has at most `budget` candidate executions
+/// ([`Session::enumerate_observed`]; the varisat backend only, others
+/// ignore it); `None`: always by solving.
+///
+/// Errors: [`Error::Usage`] when this build lacks the backend.
+pub fn backend_enumerating(
+    kind: SolverKind,
+    budget: Option<usize>,
+) -> Result<Box<dyn Backend>, Error> {
+    match (kind, budget) {
+        (SolverKind::Varisat, Some(_)) => Ok(Box::new(varisat::Varisat {
+            enumerate: budget,
+            ..varisat::Varisat::default()
+        })),
+        _ => backend(kind, false),
+    }
+}
+
 /// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
 /// cycles (`Some(true)`, docs/models.md), plain (`Some(false)`), or as the
 /// environment says (`None`: `BMC_SHORTEST_CYCLES`); z3 has one query.
@@ -442,6 +478,7 @@ pub fn backend_with(
             eager,
             shortest,
             escape_yield,
+            enumerate: None,
         })),
         SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
             shortest,

@@ -14,8 +14,8 @@
 //! Witnesses are searched shortest first ([`solve_shortest`]).
 
 use super::{
-    backend, backend_with, Backend, CheckKind, CheckResult, Cond, Deadline, Execution, FinalStates,
-    Limits, Query, Session, SolverKind, Verdict,
+    backend, backend_enumerating, backend_with, Backend, CheckKind, CheckResult, Cond, Deadline,
+    Execution, FinalStates, Limits, Query, Session, SolverKind, Verdict,
 };
 use crate::cat::Model;
 use crate::diag::Error;
@@ -400,12 +400,48 @@ pub fn enumerate_final(
     filter: Option<&GExpr>,
     exprs: &[GExpr],
 ) -> Result<FinalStates, Error> {
+    enumerate_final_with(solver, None, q, filter, exprs)
+}
+
+/// [`enumerate_final`] where the backend may visit the candidate
+/// executions directly when there are at most `budget` of them
+/// ([`Session::enumerate_observed`], [`backend_enumerating`]; same
+/// states, in another order); `None`: one solve per state.
+///
+/// Errors: see [`enumerate_final`].
+pub fn enumerate_final_with(
+    solver: SolverKind,
+    budget: Option<usize>,
+    q: &Query,
+    filter: Option<&GExpr>,
+    exprs: &[GExpr],
+) -> Result<FinalStates, Error> {
     let mut out = None;
-    backend(solver, false)?.session(q, &mut |s| {
+    backend_enumerating(solver, budget)?.session(q, &mut |s| {
         let goal = s.final_state(filter);
         s.observe(exprs);
         let mut states = Vec::new();
         let mut unknown = None;
+        match s.enumerate_observed(goal, q.limits.deadline) {
+            Some(Ok(found)) => {
+                out = Some(FinalStates {
+                    states: found,
+                    unknown,
+                    stats: s.stats(),
+                });
+                return Ok(());
+            }
+            Some(Err(e @ Error::Unknown(_))) => {
+                out = Some(FinalStates {
+                    states,
+                    unknown: Some(e.to_string()),
+                    stats: s.stats(),
+                });
+                return Ok(());
+            }
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
         loop {
             match s.solve(&[goal], q.limits.deadline) {
                 Ok(true) => {

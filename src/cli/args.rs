@@ -160,6 +160,47 @@ pub enum Engine {
     Smc,
 }
 
+/// How `litmus` finds a test's final states (`--enumerate`,
+/// docs/litmus.md "Two ways to the final states").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Enumerate {
+    /// Visit the candidate executions directly when a test has at most
+    /// [`bmc_rmm::litmus::run::DEFAULT_BUDGET`] of them, else solve.
+    #[default]
+    Auto,
+    /// Always visit every candidate execution (herd's way).
+    Always,
+    /// Always one SAT solve per final state (and per refinement).
+    Never,
+    /// Visit them when there are at most this many.
+    Budget(usize),
+}
+
+impl Enumerate {
+    /// The candidate budget of [`bmc_rmm::litmus::run::run_with`].
+    pub fn budget(self) -> Option<usize> {
+        match self {
+            Enumerate::Auto => Some(bmc_rmm::litmus::run::DEFAULT_BUDGET),
+            Enumerate::Always => Some(usize::MAX),
+            Enumerate::Never => None,
+            Enumerate::Budget(n) => Some(n),
+        }
+    }
+}
+
+/// `--enumerate`: `auto`, `always`, `never` or a number of candidates.
+fn parse_enumerate(s: &str) -> Result<Enumerate, String> {
+    match s.trim() {
+        "auto" => Ok(Enumerate::Auto),
+        "always" => Ok(Enumerate::Always),
+        "never" => Ok(Enumerate::Never),
+        n => n
+            .parse()
+            .map(Enumerate::Budget)
+            .map_err(|_| format!("`{s}` is not auto, always, never or a number of candidates")),
+    }
+}
+
 /// How `robust` poses its hb-cycle query to the bounded engine
 /// (`--hb-query`, docs/models.md "hb-cycle query").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -279,6 +320,13 @@ pub struct LitmusArgs {
     /// z3`, docs/solvers.md).
     #[arg(long, value_parser = solver_parser(), default_value = "varisat")]
     pub solver: SolverKind,
+    /// varisat: find the final states by visiting the candidate executions
+    /// (paths × rf × co) and checking the model on each, instead of one
+    /// SAT solve per state: `auto` (when a test has at most 30000
+    /// candidates and the search needs at most 4096), `always`, `never`,
+    /// or a number of candidates. Same states either way (docs/litmus.md).
+    #[arg(long, value_name = "WHEN", value_parser = parse_enumerate, default_value = "auto")]
+    pub enumerate: Enumerate,
     /// Loop unrolling bound (steps per thread) for tests with retry loops.
     #[arg(long, short = 'k', default_value_t = DEFAULT_LITMUS_BOUND)]
     pub bound: u32,

@@ -95,6 +95,7 @@ fn answer(
             a.width,
             a.timeout,
             side.solver,
+            Some(bmc_rmm::litmus::run::DEFAULT_BUDGET),
         )?;
         return Ok(Answer::Litmus {
             verdict: litmus_verdict_word(&r).to_string(),

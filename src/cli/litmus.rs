@@ -13,7 +13,8 @@ use bmc_rmm::program::Width;
 
 /// Parses and runs one test: `width` (default: automatic per test),
 /// `bound` steps per thread, `timeout` seconds from the start of the run,
-/// on the `solver` backend.
+/// on the `solver` backend, enumerating candidates within `budget`
+/// ([`litmus::run::run_with`]).
 ///
 /// Errors: the file cannot be read or parsed; the backend cannot encode it.
 pub fn run_one(
@@ -23,6 +24,7 @@ pub fn run_one(
     width: Option<u32>,
     timeout: f64,
     solver: bmc_rmm::bounded::SolverKind,
+    budget: Option<usize>,
 ) -> Result<(LitmusTest, LitmusResult), Error> {
     let src = SourceFile::read(file)?;
     let t = bmc_rmm::frontend::litmus::parse(&src, Width(width.unwrap_or(Width::MAX.0)))?;
@@ -30,7 +32,7 @@ pub fn run_one(
         .map(Width)
         .unwrap_or_else(|| litmus::run::auto_width(&t));
     let deadline = crate::cli::batch::deadline(Some(timeout));
-    let r = litmus::run::run(&t, model, bound, w, deadline, solver)?;
+    let r = litmus::run::run_with(&t, model, bound, w, deadline, solver, budget)?;
     Ok((t, r))
 }
 
@@ -139,7 +141,15 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     };
     let size = |f: &String| std::fs::metadata(f).map_or(0, |m| m.len());
     let results = crate::cli::batch::run_heaviest_first(&files, size, &opts, |f| {
-        let r = run_one(f, &model, a.bound, a.width, a.timeout, a.solver);
+        let r = run_one(
+            f,
+            &model,
+            a.bound,
+            a.width,
+            a.timeout,
+            a.solver,
+            a.enumerate.budget(),
+        );
         let rec = present(f, &r, &model_name, a.solver, parts);
         let written = if shard.records() || crate::cli::verbose() {
             shard.record(rec.clone())

@@ -8,7 +8,8 @@
 
 use super::herd::{self, Observation};
 use super::{Arch, LitmusTest};
-use crate::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind, Stats};
+pub use crate::bounded::varisat::enumerate::DEFAULT_BUDGET;
+use crate::bounded::{enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
 use crate::program::{Command, Expr, GExpr, LExpr, RegId, Spmd, StateId, Thread, Width};
@@ -245,7 +246,9 @@ pub fn effective_bound(t: &LitmusTest, bound: u32) -> u32 {
 
 /// Enumerates the final states of `t` under `model` with `solver`,
 /// unrolling loops to `bound` steps per thread (at least the longest
-/// loop-free path of each thread, [`effective_bound`]).
+/// loop-free path of each thread, [`effective_bound`]); tests with at
+/// most [`DEFAULT_BUDGET`] candidate executions are answered by visiting
+/// them ([`run_with`]).
 ///
 /// Errors: the backend is not built in or cannot encode the model
 /// ([`crate::bounded::validate`]).
@@ -256,6 +259,33 @@ pub fn run(
     width: Width,
     deadline: Deadline,
     solver: SolverKind,
+) -> Result<LitmusResult, Error> {
+    run_with(
+        t,
+        model,
+        bound,
+        width,
+        deadline,
+        solver,
+        Some(DEFAULT_BUDGET),
+    )
+}
+
+/// [`run`] with the enumeration engine's budget: the varisat backend
+/// visits the candidate executions directly when there are at most
+/// `budget` of them and otherwise solves once per final state
+/// (`crate::bounded::varisat::enumerate`); `None`: always solve. Same
+/// states either way.
+///
+/// Errors: see [`run`].
+pub fn run_with(
+    t: &LitmusTest,
+    model: &Model,
+    bound: u32,
+    width: Width,
+    deadline: Deadline,
+    solver: SolverKind,
+    budget: Option<usize>,
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let model = herd_model(t, model)?;
@@ -269,7 +299,7 @@ pub fn run(
             deadline,
         },
     };
-    let e = enumerate_final(solver, &q, t.filter_expr.as_ref(), &obs)?;
+    let e = enumerate_final_with(solver, budget, &q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
     // Values in the locations' types (herd's `int` registers: 32 bits);
     // addresses stay addresses.

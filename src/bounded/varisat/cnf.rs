@@ -64,6 +64,34 @@ impl Cnf {
         self.log.as_deref().map_or(&[], |l| &l[from.min(l.len())..])
     }
 
+    /// Whether clauses are being recorded ([`Cnf::recording`]).
+    pub fn is_recording(&self) -> bool {
+        self.log.is_some()
+    }
+
+    /// Ends recording mode: every recorded clause is added to varisat's
+    /// solver, and later clauses go straight to it, so that
+    /// [`Cnf::solve`] answers for the whole CNF (the enumeration engine's
+    /// fallback, `varisat::enumerate`). No-op when not recording.
+    pub fn stop_recording(&mut self) {
+        if let Some(log) = self.log.take() {
+            for c in &log {
+                self.solver.add_clause(c);
+            }
+        }
+    }
+
+    /// The model vector that [`Cnf::value`] reads (by variable index), to
+    /// be overwritten in place by a solver other than varisat.
+    pub fn model_mut(&mut self) -> &mut Vec<bool> {
+        &mut self.model
+    }
+
+    /// The number of variables (literal indices are below it).
+    pub fn num_vars(&self) -> usize {
+        self.nvars
+    }
+
     /// Installs a model found by another solver: `value(v)` of variable
     /// index `v` (index 0 unused by varisat's numbering is allowed).
     pub fn set_model(&mut self, values: Vec<bool>) {

@@ -817,6 +817,9 @@ impl<'a> Encoder<'a> {
             self.external = Some(x);
             return r;
         }
+        // An encoding recorded for the enumeration engine: varisat takes
+        // over (no-op otherwise).
+        self.cnf.stop_recording();
         loop {
             deadline.check()?;
             self.stats.solves += 1;
@@ -870,6 +873,7 @@ impl<'a> Encoder<'a> {
             self.external = Some(x);
             return r;
         }
+        self.cnf.stop_recording();
         self.cnf.solve(assumptions).map_err(Error::Unknown)
     }
 
@@ -1123,7 +1127,7 @@ impl<'a> Encoder<'a> {
 
     /// Checks the current candidate: co must be acyclic, then the model's
     /// axioms. Returns blocking clauses (several lemmas per axiom) if the candidate is inconsistent.
-    fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
+    pub(super) fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
         let addrs = self.concrete_addrs();
         let model = self.model;
         let mut base = CandBase {

@@ -14,7 +14,9 @@
 //! * [`escape_cfg`]: the CFG pre-filter of the narrowed query's escape
 //!   candidates (pairs ordered by the model on every control path);
 //! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
-//! * [`extract`]: the witness [`Execution`] of a solver model.
+//! * [`extract`]: the witness [`Execution`] of a solver model;
+//! * [`enumerate`]: the enumeration engine (every candidate of a small
+//!   encoding visited directly, the model checked on each).
 //!
 //! [`Varisat`] implements [`Backend`]; [`VarisatSession`] implements
 //! [`Session`].
@@ -24,6 +26,7 @@ pub mod bv;
 pub mod cnf;
 pub mod eager;
 pub mod encoder;
+pub mod enumerate;
 pub mod escape_cfg;
 pub mod extract;
 pub mod pgas;
@@ -82,6 +85,11 @@ pub struct Varisat {
     /// query gives up (unknown) when more escape edges than this survive
     /// its probe ([`Encoder::escape_yield`]).
     pub escape_yield: Option<usize>,
+    /// Sessions enumerate final states directly when there are at most
+    /// this many candidate executions ([`enumerate`]; the encoding is then
+    /// recorded first and handed to varisat only when that fails); `None`:
+    /// solve.
+    pub enumerate: Option<usize>,
 }
 
 impl Backend for Varisat {
@@ -94,19 +102,32 @@ impl Backend for Varisat {
         q: &Query,
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut enc = Encoder::limited(
-            q.program,
-            q.model,
-            q.limits.bound,
-            q.limits.width,
-            self.eager,
-            Some(q.limits.deadline),
-        );
+        let mut enc = if self.enumerate.is_some() && !self.eager {
+            Encoder::lazy_in(
+                cnf::Cnf::recording(),
+                q.program,
+                q.model,
+                q.limits.bound,
+                q.limits.width,
+                Some(q.limits.deadline),
+            )
+        } else {
+            Encoder::limited(
+                q.program,
+                q.model,
+                q.limits.bound,
+                q.limits.width,
+                self.eager,
+                Some(q.limits.deadline),
+            )
+        };
         if let Some(s) = self.shortest {
             enc.shortest_cycles = s;
         }
         enc.escape_yield = self.escape_yield;
-        f(&mut VarisatSession::new(enc))
+        let mut s = VarisatSession::new(enc);
+        s.enumerate = self.enumerate;
+        f(&mut s)
     }
 }
 
@@ -117,6 +138,8 @@ pub struct VarisatSession<'a> {
     pub enc: Encoder<'a>,
     conds: Vec<Vec<Lit>>,
     obs: Vec<Bv>,
+    /// The enumeration budget ([`Varisat::enumerate`]).
+    pub enumerate: Option<usize>,
 }
 
 impl<'a> VarisatSession<'a> {
@@ -126,6 +149,7 @@ impl<'a> VarisatSession<'a> {
             enc,
             conds: Vec::new(),
             obs: Vec::new(),
+            enumerate: None,
         }
     }
 
@@ -250,5 +274,28 @@ impl Session for VarisatSession<'_> {
 
     fn truncated(&self) -> Vec<ThreadId> {
         self.enc.truncated()
+    }
+
+    fn enumerate_observed(
+        &mut self,
+        under: Cond,
+        deadline: Deadline,
+    ) -> Option<Result<Vec<Vec<i64>>, Error>> {
+        let budget = self.enumerate?;
+        if !self.enc.cnf.is_recording() || self.enc.external.is_some() {
+            return None;
+        }
+        let goal = self.lits(under).to_vec();
+        let obs = std::mem::take(&mut self.obs);
+        let r = self.enc.enumerate_observed(&goal, &obs, budget, deadline);
+        self.obs = obs;
+        match r {
+            Ok(enumerate::Enumerated::States(s)) => Some(Ok(s)),
+            Ok(enumerate::Enumerated::OverBudget) => {
+                self.enc.cnf.stop_recording();
+                None
+            }
+            Err(e) => Some(Err(e)),
+        }
     }
 }
