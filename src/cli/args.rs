@@ -495,10 +495,11 @@ pub struct CheckArgs {
     /// Solver backend: the embedded SAT solver (varisat), the same CNF
     /// with the model as a theory (cdclt), z3 (an independent SMT
     /// encoding; builds with `--features z3`), or auto: `reach` of a
-    /// single input on a machine with an idle core (load average + 1 ≤
-    /// cores) races varisat and cdclt on two threads (first answer wins;
-    /// cdclt starts 0.5 s later), everything else uses varisat
-    /// (docs/solvers.md).
+    /// single input on a machine with an idle core (load average <
+    /// cores − 0.5) races varisat and cdclt on two threads (first answer wins;
+    /// cdclt starts 0.5 s later), `robust` of a single input on such a
+    /// machine uses cdclt (its two hb-cycle queries raced), everything
+    /// else uses varisat (docs/solvers.md).
     #[arg(long, value_parser = auto_solver_parser(), default_value = "auto")]
     pub solver: SolverArg,
     /// Encode the model's `acyclic` axioms eagerly with clocks instead of
@@ -679,7 +680,7 @@ impl SolverArg {
 fn auto_solver_parser() -> impl TypedValueParser<Value = SolverArg> {
     PossibleValuesParser::new([
         PossibleValue::new("auto").help(
-            "reach of a single input on a machine with an idle core: varisat and cdclt raced (first answer wins); otherwise varisat",
+            "single input, idle core: reach races varisat and cdclt (first answer wins), robust uses cdclt (two hb-cycle queries raced); otherwise varisat",
         ),
         PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
         PossibleValue::new("cdclt").help(
