@@ -205,13 +205,10 @@ impl Model {
 }
 
 impl Model {
-    /// The name of an `acyclic` axiom whose relation contains
-    /// hb = po ∪ rf ∪ co ∪ fr as a union of its top-level terms (following
-    /// `let` names). Such a model makes every consistent execution robust
-    /// by construction (SC, thesis 003 Lemma 2.16).
-    pub fn acyclic_contains_hb(&self) -> Option<&str> {
-        let defs: crate::collections::HashMap<&str, &Node> = self
-            .stmts
+    /// The non-recursive `let` definitions by name (a later binding of a
+    /// name replaces an earlier one).
+    pub fn let_defs(&self) -> crate::collections::HashMap<&str, &Node> {
+        self.stmts
             .iter()
             .filter_map(|s| match s {
                 Stmt::Let { rec: false, binds } => Some(binds),
@@ -219,31 +216,15 @@ impl Model {
             })
             .flatten()
             .map(|(n, e)| (n.as_str(), e))
-            .collect();
-        fn leaves(
-            n: &Node,
-            defs: &crate::collections::HashMap<&str, &Node>,
-            out: &mut Vec<Builtin>,
-            depth: usize,
-        ) {
-            if depth > 64 {
-                return;
-            }
-            match &n.kind {
-                ExprKind::Union(a, b) => {
-                    leaves(a, defs, out, depth + 1);
-                    leaves(b, defs, out, depth + 1);
-                }
-                ExprKind::Plus(a) => leaves(a, defs, out, depth + 1),
-                ExprKind::Name(s) => {
-                    if let Some(d) = defs.get(s.as_str()) {
-                        leaves(d, defs, out, depth + 1)
-                    }
-                }
-                ExprKind::Base(b) => out.push(*b),
-                _ => {}
-            }
-        }
+            .collect()
+    }
+
+    /// The name of an `acyclic` axiom whose relation contains
+    /// hb = po ∪ rf ∪ co ∪ fr as a union of its top-level terms (following
+    /// `let` names). Such a model makes every consistent execution robust
+    /// by construction (SC, thesis 003 Lemma 2.16).
+    pub fn acyclic_contains_hb(&self) -> Option<&str> {
+        let defs = self.let_defs();
         self.stmts.iter().find_map(|s| match s {
             Stmt::Check {
                 kind: AxiomKind::Acyclic,
@@ -252,7 +233,11 @@ impl Model {
                 ..
             } => {
                 let mut out = Vec::new();
-                leaves(expr, &defs, &mut out, 0);
+                union_members(expr, &defs, &mut |m| {
+                    if let ExprKind::Base(b) = &m.kind {
+                        out.push(*b)
+                    }
+                });
                 [BaseRel::Po, BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
                     .iter()
                     .all(|r| out.contains(&Builtin::Rel(*r)))
@@ -261,6 +246,42 @@ impl Model {
             _ => None,
         })
     }
+}
+
+/// Calls `f` on each member of `expr` read as a union: through `|`, `+`
+/// (a closure contains the members of its operand) and the names of
+/// `defs` ([`Model::let_defs`]); every other node is a member, a name
+/// not in `defs` is skipped. Depth-limited (64 nested terms), like the
+/// model's other walks of user input.
+pub fn union_members<'a>(
+    expr: &'a Node,
+    defs: &crate::collections::HashMap<&str, &'a Node>,
+    f: &mut dyn FnMut(&'a Node),
+) {
+    fn walk<'a>(
+        n: &'a Node,
+        defs: &crate::collections::HashMap<&str, &'a Node>,
+        f: &mut dyn FnMut(&'a Node),
+        depth: usize,
+    ) {
+        if depth > 64 {
+            return;
+        }
+        match &n.kind {
+            ExprKind::Union(a, b) => {
+                walk(a, defs, f, depth + 1);
+                walk(b, defs, f, depth + 1);
+            }
+            ExprKind::Plus(a) => walk(a, defs, f, depth + 1),
+            ExprKind::Name(s) => {
+                if let Some(d) = defs.get(s.as_str()) {
+                    walk(d, defs, f, depth + 1)
+                }
+            }
+            _ => f(n),
+        }
+    }
+    walk(expr, defs, f, 0)
 }
 
 /// The built-in model files (compiled in): (name, file text).

@@ -572,27 +572,8 @@ fn mono(
 /// `ext` (`rfe`, `coe`, `fre`): then every hb edge between two threads is
 /// in the relation. Depth-limited like the model's other walks.
 pub fn covers_ext_com(model: &Model, expr: &Node) -> bool {
-    let defs: HashMap<&str, &Node> = (model.stmts.iter())
-        .filter_map(|s| match s {
-            Stmt::Let { rec: false, binds } => Some(binds),
-            _ => None,
-        })
-        .flatten()
-        .map(|(n, e)| (n.as_str(), e))
-        .collect();
-    let mut found = Vec::new();
-    ext_members(expr, &defs, &mut found, 0);
-    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
-        .iter()
-        .all(|r| found.contains(r))
-}
-
-/// The base relations `r` that `n` contains as union members, whole or as
-/// `r & ext`.
-fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, depth: usize) {
-    if depth > 64 {
-        return;
-    }
+    let defs = model.let_defs();
+    // A name or base relation as a base relation (through `let` names).
     let resolve = |n: &Node| -> Option<BaseRel> {
         let mut n = n;
         for _ in 0..64 {
@@ -604,29 +585,25 @@ fn ext_members(n: &Node, defs: &HashMap<&str, &Node>, out: &mut Vec<BaseRel>, de
         }
         None
     };
-    match &n.kind {
-        ExprKind::Union(a, b) => {
-            ext_members(a, defs, out, depth + 1);
-            ext_members(b, defs, out, depth + 1);
-        }
-        ExprKind::Plus(a) => ext_members(a, defs, out, depth + 1),
-        ExprKind::Name(s) => {
-            if let Some(d) = defs.get(s.as_str()) {
-                ext_members(d, defs, out, depth + 1)
-            }
-        }
-        ExprKind::Base(Builtin::Rel(r)) => out.push(*r),
+    // The base relations `r` that `expr` contains as union members, whole
+    // or as `r & ext`.
+    let mut found = Vec::new();
+    crate::cat::union_members(expr, &defs, &mut |m| match &m.kind {
+        ExprKind::Base(Builtin::Rel(r)) => found.push(*r),
         ExprKind::Inter(a, b) => {
             if let (Some(x), Some(y)) = (resolve(a), resolve(b)) {
                 if y == BaseRel::Ext {
-                    out.push(x);
+                    found.push(x);
                 } else if x == BaseRel::Ext {
-                    out.push(y);
+                    found.push(y);
                 }
             }
         }
         _ => {}
-    }
+    });
+    [BaseRel::Rf, BaseRel::Co, BaseRel::Fr]
+        .iter()
+        .all(|r| found.contains(r))
 }
 
 #[cfg(test)]
