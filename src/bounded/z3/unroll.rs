@@ -811,12 +811,7 @@ pub fn unroll(
         b.thread_reads.clear();
         b.thread_scs.clear();
         let out = th.outgoing();
-        let has_resv = th.instrs.iter().any(|i| {
-            matches!(
-                i.cmd,
-                Command::LoadReserve { .. } | Command::StoreCond { .. }
-            )
-        });
+        let has_resv = th.instrs.iter().any(|i| is_reservation(&i.cmd));
         let int = |v: i64| Int::from_i64(ctx, v);
         let mut pc = int(th.initial.0 as i64);
         let mut regs: Vec<ZBv> = th.reg_init.iter().map(|v| b.c(*v)).collect();
@@ -999,4 +994,16 @@ pub fn unroll(
         });
     }
     Ok(b.out)
+}
+
+/// True for a load-reserve or store-conditional, also under ordering
+/// annotations (`lr.w.aq`, and every RISC-V `sc.*`, which carries the
+/// `scdep` annotation, are `Command::Ann` around one): the thread then
+/// tracks a reservation.
+fn is_reservation(cmd: &Command) -> bool {
+    match cmd {
+        Command::LoadReserve { .. } | Command::StoreCond { .. } => true,
+        Command::Ann(_, c) => is_reservation(c),
+        _ => false,
+    }
 }
