@@ -46,6 +46,22 @@ pub struct SsTrace {
     src: HashMap<i64, StoreId>,
     /// Per thread, the stores in its buffer(s), oldest first.
     buf: Vec<Vec<StoreId>>,
+    /// How to undo each change, newest last ([`SsTrace::mark`],
+    /// [`SsTrace::undo_to`]).
+    undo: Vec<SsUndo>,
+}
+
+/// One change of [`SsTrace::push`], as what restores it.
+#[derive(Clone, Debug)]
+enum SsUndo {
+    /// An event was pushed on the thread's list.
+    Event(u32),
+    /// A store was appended to the address' co; memory held this store.
+    Co(i64, Option<StoreId>),
+    /// A store was pushed on the thread's buffer.
+    BufPush(u32),
+    /// This store was removed from the thread's buffer at the position.
+    BufRemove(u32, usize, StoreId),
 }
 
 impl SsTrace {
@@ -60,7 +76,42 @@ impl SsTrace {
 
     fn write(&mut self, a: i64, id: StoreId) {
         self.co.entry(a).or_default().push(id);
-        self.src.insert(a, id);
+        let old = self.src.insert(a, id);
+        self.undo.push(SsUndo::Co(a, old));
+    }
+
+    /// A mark of the current trace for [`SsTrace::undo_to`].
+    pub fn mark(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Restores the trace at `mark` (a value of [`SsTrace::mark`] taken
+    /// earlier; the steps since are forgotten).
+    pub fn undo_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let Some(u) = self.undo.pop() else { break };
+            match u {
+                SsUndo::Event(t) => {
+                    self.threads[t as usize].pop();
+                }
+                SsUndo::Co(a, old) => {
+                    if let Some(l) = self.co.get_mut(&a) {
+                        l.pop();
+                        if l.is_empty() {
+                            self.co.remove(&a);
+                        }
+                    }
+                    match old {
+                        Some(s) => self.src.insert(a, s),
+                        None => self.src.remove(&a),
+                    };
+                }
+                SsUndo::BufPush(t) => {
+                    self.buf[t as usize].pop();
+                }
+                SsUndo::BufRemove(t, pos, id) => self.buf[t as usize].insert(pos, id),
+            }
+        }
     }
 
     /// Adds the step `step` with effect `eff`.
@@ -70,6 +121,7 @@ impl SsTrace {
             if let Effect::Update { addr, pos, .. } = *eff {
                 if pos < self.buf[t].len() {
                     let id = self.buf[t].remove(pos);
+                    self.undo.push(SsUndo::BufRemove(t as u32, pos, id));
                     self.write(addr, id);
                 }
             }
@@ -86,6 +138,7 @@ impl SsTrace {
             Effect::Buffered { addr, .. } => {
                 ev.writes.push(*addr);
                 self.buf[t].push(id);
+                self.undo.push(SsUndo::BufPush(t as u32));
             }
             Effect::LoadMem { addr, .. } => ev.reads.push((*addr, self.src.get(addr).copied())),
             Effect::LoadFwd { addr, pos, .. } => {
@@ -113,6 +166,7 @@ impl SsTrace {
             }
         }
         self.threads[t].push(ev);
+        self.undo.push(SsUndo::Event(t as u32));
     }
 
     /// The canonical key of the trace: a 128-bit hash of each thread's
