@@ -38,6 +38,8 @@ fn join(a: &mut Clock, b: &[u32]) {
 #[derive(Clone, Debug, Default)]
 pub struct Actors {
     ids: HashMap<Actor, u32>,
+    /// The numbers of `Thread(t)` and `Upd(t)` by `t` (a cache of `ids`).
+    fast: Vec<[Option<u32>; 2]>,
     /// The actors, by number.
     pub list: Vec<Actor>,
 }
@@ -45,12 +47,31 @@ pub struct Actors {
 impl Actors {
     /// The number of `a`, assigned on first use.
     pub fn id(&mut self, a: Actor) -> u32 {
-        if let Some(&i) = self.ids.get(&a) {
-            return i;
+        let slot = match a {
+            Actor::Thread(t) => Some((t as usize, 0)),
+            Actor::Upd(t) => Some((t as usize, 1)),
+            Actor::UpdVar(..) => None,
+        };
+        if let Some((t, k)) = slot {
+            if let Some(i) = self.fast.get(t).and_then(|f| f[k]) {
+                return i;
+            }
         }
-        let i = self.list.len() as u32;
-        self.ids.insert(a, i);
-        self.list.push(a);
+        let i = match self.ids.get(&a) {
+            Some(&i) => i,
+            None => {
+                let i = self.list.len() as u32;
+                self.ids.insert(a, i);
+                self.list.push(a);
+                i
+            }
+        };
+        if let Some((t, k)) = slot {
+            if self.fast.len() <= t {
+                self.fast.resize(t + 1, [None; 2]);
+            }
+            self.fast[t][k] = Some(i);
+        }
         i
     }
 }

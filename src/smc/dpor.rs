@@ -30,7 +30,6 @@ use super::chrono::{Actors, Chrono, Pending};
 use super::semantics::{Effect, Semantics, Step, LOCK_ADDR};
 use super::trace::SsTrace;
 use super::Sink;
-use crate::collections::HashMap;
 
 /// A step with its shared accesses (sleep-set entries and independence).
 #[derive(Clone, Debug)]
@@ -147,19 +146,22 @@ impl Explorer<'_, '_> {
             }
         }
         v.push((last.actor, last.idx, &last.clock));
-        let mut min: HashMap<u32, u32> = HashMap::default();
+        // Per actor, the index of its first event in `v`.
+        let mut min: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
         for &(a, i, _) in &v {
-            let m = min.entry(a).or_insert(i);
-            *m = (*m).min(i);
+            match min.iter_mut().find(|m| m.0 == a) {
+                Some(m) => m.1 = m.1.min(i),
+                None => min.push((a, i)),
+            }
         }
-        let mut inits: Vec<u32> = Vec::new();
+        let mut inits: smallvec::SmallVec<[u32; 4]> = smallvec::SmallVec::new();
         for &(a, i, c) in &v {
-            if inits.contains(&a) || min.get(&a) != Some(&i) {
+            if inits.contains(&a) || !min.contains(&(a, i)) {
                 continue;
             }
             let first = min
                 .iter()
-                .all(|(&b, &m)| b == a || c.get(b as usize).is_none_or(|&x| x < m));
+                .all(|&(b, m)| b == a || c.get(b as usize).is_none_or(|&x| x < m));
             if first {
                 inits.push(a);
             }
