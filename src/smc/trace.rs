@@ -370,6 +370,46 @@ pub fn find_cycle(succ: &[Vec<usize>]) -> Option<Vec<usize>> {
 mod tests {
     use super::*;
 
+    fn st(thread: u32, instr: u32) -> Step {
+        Step::Instr { thread, instr }
+    }
+
+    #[test]
+    fn keys_ignore_the_order_of_independent_steps_and_undo_restores_them() {
+        let flush = |thread| Step::Flush { thread, addr: None };
+        let store = |addr, val| Effect::Buffered {
+            addr,
+            val,
+            epoch: 0,
+        };
+        let upd = |addr, val| Effect::Update { addr, val, pos: 0 };
+        // t0: x = 1 (flushed); t1: r = y (initial value).
+        let mut a = SsTrace::new(2);
+        a.push(st(0, 0), &store(1, 1));
+        a.push(flush(0), &upd(1, 1));
+        a.push(st(1, 0), &Effect::LoadMem { addr: 2, val: 0 });
+        let mut b = SsTrace::new(2);
+        b.push(st(1, 0), &Effect::LoadMem { addr: 2, val: 0 });
+        b.push(st(0, 0), &store(1, 1));
+        let m = b.mark();
+        let k = b.key();
+        b.push(flush(0), &upd(1, 1));
+        assert_eq!(a.key(), b.key());
+        // The load reading x after the update is another trace.
+        let mut c = SsTrace::new(2);
+        c.push(st(0, 0), &store(1, 1));
+        c.push(flush(0), &upd(1, 1));
+        c.push(st(1, 0), &Effect::LoadMem { addr: 1, val: 1 });
+        assert_ne!(a.key(), c.key());
+        b.undo_to(m);
+        assert_eq!(b.key(), k);
+        assert!(b.co.is_empty());
+        assert_eq!(b.threads[0].len(), 1);
+        b.push(flush(0), &upd(1, 1));
+        assert_eq!(a.key(), b.key());
+        assert_eq!(a.co, b.co);
+    }
+
     #[test]
     fn cycles_are_found_and_dags_pass() {
         assert_eq!(find_cycle(&[vec![1], vec![2], vec![]]), None);
