@@ -125,7 +125,8 @@ impl Node {
 struct Explorer<'a, 'p> {
     sem: &'a Semantics<'p>,
     actors: Actors,
-    nodes: Vec<Node>,
+    /// Boxed: a node is large, and moving a box costs a pointer.
+    nodes: Vec<Box<Node>>,
     state: super::semantics::State,
     chrono: Chrono,
     ss: SsTrace,
@@ -296,7 +297,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
         return Ok(());
     }
     // Nodes popped, kept for their storage.
-    let mut pool: Vec<Node> = Vec::new();
+    let mut pool: Vec<Box<Node>> = Vec::new();
     let mut en: Vec<Step> = Vec::new();
     loop {
         // Run the current execution to its end.
@@ -306,24 +307,26 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
             en.clear();
             sem.enabled_into(&x.state, &mut cut, &mut en);
             sink.cut |= cut;
-            let mut node = pool.pop().unwrap_or_else(|| Node {
-                enabled: Vec::new(),
-                backtrack: Vec::new(),
-                todo: Vec::new(),
-                done: Vec::new(),
-                sleep: Vec::new(),
-                cur: Access {
-                    actor: 0,
-                    step: Step::Flush {
-                        thread: 0,
-                        addr: None,
+            let mut node = pool.pop().unwrap_or_else(|| {
+                Box::new(Node {
+                    enabled: Vec::new(),
+                    backtrack: Vec::new(),
+                    todo: Vec::new(),
+                    done: Vec::new(),
+                    sleep: Vec::new(),
+                    cur: Access {
+                        actor: 0,
+                        step: Step::Flush {
+                            thread: 0,
+                            addr: None,
+                        },
+                        reads: Addrs::new(),
+                        writes: Addrs::new(),
                     },
-                    reads: Addrs::new(),
-                    writes: Addrs::new(),
-                },
-                state: x.state.clone(),
-                cmark: 0,
-                smark: 0,
+                    state: x.state.clone(),
+                    cmark: 0,
+                    smark: 0,
+                })
             });
             node.sleep.clear();
             if let Some(p) = x.nodes.last() {

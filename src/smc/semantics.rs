@@ -195,12 +195,16 @@ pub enum Effect {
     },
     /// A store straight to memory (SC) or an atomic's accesses, in order:
     /// `(address, value, is_write)`.
-    Direct(Vec<(i64, i64, bool)>),
+    Direct(Accesses),
     /// The global lock was taken.
     Lock,
     /// The global lock was released.
     Unlock,
 }
+
+/// A direct step's accesses, in order: `(address, value, is_write)`
+/// (inline: an atomic makes few).
+pub type Accesses = smallvec::SmallVec<[(i64, i64, bool); 3]>;
 
 /// One buffered store.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -640,7 +644,7 @@ impl<'p> Semantics<'p> {
                         return Err(Blocked::Wait);
                     }
                     Self::set_mem(s, a, v);
-                    Ok(Effect::Direct(vec![(a, v, true)]))
+                    Ok(Effect::Direct(smallvec::smallvec![(a, v, true)]))
                 } else {
                     let epoch = s.epoch[t];
                     s.buf[t].push(Entry {
@@ -711,7 +715,7 @@ impl<'p> Semantics<'p> {
                 if !Self::free_for(s, t) {
                     return Err(Blocked::Wait);
                 }
-                let mut acc = Vec::new();
+                let mut acc = Accesses::new();
                 let mut regs = s.regs[t].clone();
                 let mut writes: Vec<(i64, i64)> = Vec::new();
                 let read = |s: &State, writes: &[(i64, i64)], a: i64| {
