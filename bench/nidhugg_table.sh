@@ -23,7 +23,8 @@
 #        SAT_ARGS="--solver varisat" passes extra options to the SAT engine
 #        of both binaries; OLD_ENGINE=smc makes the `old` column that
 #        binary's SMC engine instead, for before/after tables of SMC: its
-#        executions are then checked against ours, `≠` marks a difference;
+#        executions are then checked against ours, `≠` marks a difference
+#        (none is checked when either run was cut by the timeout);
 #        SMC_ARGS passes extra options to our SMC engine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -115,7 +116,7 @@ for r in rows:
                         old_exec = st["executions"]
                 except (ValueError, KeyError):
                     pass
-        if OLD_SMC and "smc" in engines and n_exec != "-" and old_exec != n_exec:
+        if OLD_SMC and "smc" in engines and "-" not in (n_exec, old_exec) and old_exec != n_exec:
             n_exec = f"≠{n_exec}"
         execs.setdefault((f, fences), {})[m] = (n_exec, exp)
         print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} " + (f"{cells['old']} " if OLD else "") + f"{cells['sat']} {cells['smc']} " + (f"{cpus['old']} " if OLD else "") + f"{cpus['sat']} {cpus['smc']} {n_exec:>8} {n_tr:>8} "

@@ -125,7 +125,9 @@ impl Node {
 struct Explorer<'a, 'p> {
     sem: &'a Semantics<'p>,
     actors: Actors,
-    /// Boxed: a node is large, and moving a box costs a pointer.
+    /// Boxed: a node is large, and nodes move between this stack and the
+    /// pool of spare nodes at every step; moving a box moves a pointer.
+    #[allow(clippy::vec_box)]
     nodes: Vec<Box<Node>>,
     state: super::semantics::State,
     chrono: Chrono,
