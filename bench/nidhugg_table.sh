@@ -21,7 +21,11 @@
 #        column `old` with that binary's SAT engine time on the same row,
 #        run right before ours, for before/after tables in one run;
 #        SAT_ARGS="--solver varisat" passes extra options to the SAT engine
-#        of both binaries)
+#        of both binaries; OLD_ENGINE=smc makes the `old` column that
+#        binary's SMC engine instead, for before/after tables of SMC: its
+#        executions are then checked against ours, `≠` marks a difference
+#        (none is checked when either run was cut by the timeout);
+#        SMC_ARGS passes extra options to our SMC engine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TIMEOUT=${1:-60}
@@ -30,13 +34,15 @@ if [ ! -f "$CORPUS/EXPECTED.tsv" ]; then
   echo "skipped: $CORPUS/EXPECTED.tsv is absent"; exit 0
 fi
 cargo build --release --quiet
-ENGINES=${ENGINES:-"sat smc"} OLD=${OLD:-} SAT_ARGS=${SAT_ARGS:-} python3 - "$TIMEOUT" "$CORPUS" <<'PY'
+ENGINES=${ENGINES:-"sat smc"} OLD=${OLD:-} OLD_ENGINE=${OLD_ENGINE:-sat} SAT_ARGS=${SAT_ARGS:-} SMC_ARGS=${SMC_ARGS:-} python3 - "$TIMEOUT" "$CORPUS" <<'PY'
 import json, os, subprocess, sys, time
 timeout, corpus = float(sys.argv[1]), sys.argv[2]
 engines = os.environ["ENGINES"].split()
 BIN = "./target/release/bmc-rmm"
 OLD = os.environ["OLD"]
 SAT_ARGS = os.environ["SAT_ARGS"].split()
+SMC_ARGS = os.environ["SMC_ARGS"].split()
+OLD_SMC = os.environ["OLD_ENGINE"] == "smc"
 if OLD:
     engines = ["old", *engines]
 rows = [l.rstrip("\n").split("\t") for l in open(f"{corpus}/EXPECTED.tsv")][1:]
@@ -66,6 +72,8 @@ def load():
     return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 cpus = {}
+if OLD:
+    print(f"# old: {OLD}, its {'SMC' if OLD_SMC else 'SAT'} engine")
 print(f"# start: {load()}; wall seconds, CPU seconds (user+sys of the process, all threads) in the cpu columns")
 
 print(f"{'file':24} {'fence':5} {'LB':4} {'M':3} {'exp':4} " + (f"{'old':>9} " if OLD else "") + f"{'sat':>9} {'smc':>9} " + (f"{'old cpu':>8} " if OLD else "") + f"{'sat cpu':>8} {'smc cpu':>8} {'execs':>8} {'traces':>8} "
@@ -84,12 +92,13 @@ for r in rows:
         base = ["reach", "-q", "--model", m, "--unwind", unwind, "--timeout", str(timeout), *d]
         cells, times = {}, {}
         cpus = {e: f"{'-':>8}" for e in ["old", "sat", "smc"]}
-        n_exec, n_tr = "-", "-"
+        n_exec, n_tr, old_exec = "-", "-", "-"
         for e in ["old", "sat", "smc"]:
             if e not in engines:
                 cells[e], times[e] = f"{'-':>9}", None
                 continue
-            extra = ["--engine", "smc", "--json"] if e == "smc" else SAT_ARGS
+            smc = e == "smc" or (e == "old" and OLD_SMC)
+            extra = ["--engine", "smc", "--json", *(SMC_ARGS if e == "smc" else [])] if smc else SAT_ARGS
             code, out, t, cpu = run([OLD if e == "old" else BIN, *base, *extra, f"{corpus}/{f}"])
             cpus[e] = f"{cpu:8.2f}"
             tot = totals.setdefault(e, [0.0, 0.0])
@@ -98,12 +107,17 @@ for r in rows:
             got = {0: "safe", 1: "bug"}.get(code, "?")
             mark = "" if got == exp else ("?" if got == "?" else "!")
             cells[e], times[e] = f"{t:8.2f}{mark or ' '}", t
-            if e == "smc" and out.strip():
+            if smc and out.strip():
                 try:
                     st = json.loads(out.splitlines()[0])["stats"]
-                    n_exec, n_tr = st["executions"], st["traces"]
+                    if e == "smc":
+                        n_exec, n_tr = st["executions"], st["traces"]
+                    else:
+                        old_exec = st["executions"]
                 except (ValueError, KeyError):
                     pass
+        if OLD_SMC and "smc" in engines and "-" not in (n_exec, old_exec) and old_exec != n_exec:
+            n_exec = f"≠{n_exec}"
         execs.setdefault((f, fences), {})[m] = (n_exec, exp)
         print(f"{f:24} {fences:5} {lb:4} {m:3} {exp:4} " + (f"{cells['old']} " if OLD else "") + f"{cells['sat']} {cells['smc']} " + (f"{cpus['old']} " if OLD else "") + f"{cpus['sat']} {cpus['smc']} {n_exec:>8} {n_tr:>8} "
               f"{nid:>8} {cbmc:>8} {ratio(times['sat'], cbmc):>8} {ratio(times['smc'], nid):>8}", flush=True)

@@ -22,8 +22,8 @@ use super::semantics::{Actor, Effect, Step, LOCK_ADDR};
 use crate::collections::HashMap;
 
 /// A vector clock: entry `a` counts the events of actor `a` observed
-/// (missing entries are 0).
-pub type Clock = Vec<u32>;
+/// (missing entries are 0). Inline up to 8 actors (no allocation).
+pub type Clock = smallvec::SmallVec<[u32; 8]>;
 
 fn join(a: &mut Clock, b: &[u32]) {
     if a.len() < b.len() {
@@ -38,6 +38,8 @@ fn join(a: &mut Clock, b: &[u32]) {
 #[derive(Clone, Debug, Default)]
 pub struct Actors {
     ids: HashMap<Actor, u32>,
+    /// The numbers of `Thread(t)` and `Upd(t)` by `t` (a cache of `ids`).
+    fast: Vec<[Option<u32>; 2]>,
     /// The actors, by number.
     pub list: Vec<Actor>,
 }
@@ -45,12 +47,31 @@ pub struct Actors {
 impl Actors {
     /// The number of `a`, assigned on first use.
     pub fn id(&mut self, a: Actor) -> u32 {
-        if let Some(&i) = self.ids.get(&a) {
-            return i;
+        let slot = match a {
+            Actor::Thread(t) => Some((t as usize, 0)),
+            Actor::Upd(t) => Some((t as usize, 1)),
+            Actor::UpdVar(..) => None,
+        };
+        if let Some((t, k)) = slot {
+            if let Some(i) = self.fast.get(t).and_then(|f| f[k]) {
+                return i;
+            }
         }
-        let i = self.list.len() as u32;
-        self.ids.insert(a, i);
-        self.list.push(a);
+        let i = match self.ids.get(&a) {
+            Some(&i) => i,
+            None => {
+                let i = self.list.len() as u32;
+                self.ids.insert(a, i);
+                self.list.push(a);
+                i
+            }
+        };
+        if let Some((t, k)) = slot {
+            if self.fast.len() <= t {
+                self.fast.resize(t + 1, [None; 2]);
+            }
+            self.fast[t][k] = Some(i);
+        }
         i
     }
 }
@@ -84,7 +105,8 @@ impl Event {
 pub struct Chrono {
     /// The events, in execution order.
     pub events: Vec<Event>,
-    clock: Vec<Clock>,
+    /// Per actor: its last event.
+    actor_last: Vec<Option<usize>>,
     last: HashMap<i64, usize>,
     readers: HashMap<i64, Vec<(u32, usize)>>,
     /// Per thread: `(store event, latest forwarded load, epoch)` of each
@@ -98,6 +120,38 @@ pub struct Chrono {
     locked: Vec<Option<usize>>,
     /// Every write event per address (for steps that may wait).
     writes: HashMap<i64, Vec<usize>>,
+    /// How to undo the changes of each step, newest last ([`Chrono::mark`],
+    /// [`Chrono::undo_to`]).
+    undo: Vec<Undo>,
+}
+
+/// One change of [`Chrono::push`], as what restores it.
+#[derive(Clone, Debug)]
+enum Undo {
+    /// An event was pushed.
+    Event,
+    /// The actor's last event was this.
+    ActorLast(u32, Option<usize>),
+    /// The address' last write was this.
+    Last(i64, Option<usize>),
+    /// The address' readers were these.
+    Readers(i64, Vec<(u32, usize)>),
+    /// A reader entry of the actor was this event (`None`: pushed).
+    Reader(i64, u32, Option<usize>),
+    /// A buffer entry was pushed on the thread's buffer.
+    BufPush(u32),
+    /// The buffer entry at the position had this forwarded load.
+    BufFwd(u32, usize, Option<usize>),
+    /// This buffer entry was removed from the position.
+    BufRemove(u32, usize, (usize, Option<usize>, u32)),
+    /// The thread's epoch clock was this (`None`: absent).
+    Epoch(u32, u32, Option<Clock>),
+    /// The thread's flushed clock was this.
+    Flushed(u32, Clock),
+    /// The thread's last lock was this.
+    Locked(u32, Option<usize>),
+    /// A write event was pushed on the address' list.
+    Write(i64),
 }
 
 type BTreeMapClock = std::collections::BTreeMap<u32, Clock>;
@@ -126,20 +180,102 @@ impl Chrono {
         }
     }
 
-    fn actor_clock(&mut self, a: u32) -> &mut Clock {
-        let a = a as usize;
-        if self.clock.len() <= a {
-            self.clock.resize(a + 1, Clock::new());
+    /// A mark of the current configuration for [`Chrono::undo_to`].
+    pub fn mark(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Restores the configuration at `mark` (a value of [`Chrono::mark`]
+    /// taken earlier; the steps since are forgotten).
+    pub fn undo_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let Some(u) = self.undo.pop() else { break };
+            match u {
+                Undo::Event => {
+                    self.events.pop();
+                }
+                Undo::ActorLast(a, e) => self.actor_last[a as usize] = e,
+                Undo::Last(x, None) => {
+                    self.last.remove(&x);
+                }
+                Undo::Last(x, Some(e)) => {
+                    self.last.insert(x, e);
+                }
+                Undo::Readers(x, v) => {
+                    self.readers.insert(x, v);
+                }
+                Undo::Reader(x, a, old) => {
+                    if let Some(r) = self.readers.get_mut(&x) {
+                        match (old, r.iter().position(|p| p.0 == a)) {
+                            (Some(e), Some(i)) => r[i].1 = e,
+                            (None, Some(i)) => {
+                                r.remove(i);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Undo::BufPush(t) => {
+                    self.buf[t as usize].pop();
+                }
+                Undo::BufFwd(t, pos, old) => {
+                    if let Some(e) = self.buf[t as usize].get_mut(pos) {
+                        e.1 = old;
+                    }
+                }
+                Undo::BufRemove(t, pos, e) => self.buf[t as usize].insert(pos, e),
+                Undo::Epoch(t, ep, None) => {
+                    self.epochs[t as usize].remove(&ep);
+                }
+                Undo::Epoch(t, ep, Some(c)) => {
+                    self.epochs[t as usize].insert(ep, c);
+                }
+                Undo::Flushed(t, c) => self.flushed[t as usize] = c,
+                Undo::Locked(t, e) => self.locked[t as usize] = e,
+                Undo::Write(x) => {
+                    if let Some(w) = self.writes.get_mut(&x) {
+                        w.pop();
+                    }
+                }
+            }
         }
-        &mut self.clock[a]
+    }
+
+    /// The clock of actor `a`'s last event (empty before its first).
+    fn actor_clock(&self, a: u32) -> Clock {
+        match self.actor_last.get(a as usize).copied().flatten() {
+            Some(e) => self.events[e].clock.clone(),
+            None => Clock::new(),
+        }
     }
 
     fn reader(&mut self, x: i64, actor: u32, ev: usize) {
         let r = self.readers.entry(x).or_default();
         match r.iter_mut().find(|p| p.0 == actor) {
-            Some(p) => p.1 = ev,
-            None => r.push((actor, ev)),
+            Some(p) => {
+                self.undo.push(Undo::Reader(x, actor, Some(p.1)));
+                p.1 = ev
+            }
+            None => {
+                self.undo.push(Undo::Reader(x, actor, None));
+                r.push((actor, ev))
+            }
         }
+    }
+
+    fn set_last(&mut self, x: i64, ev: usize) {
+        let old = self.last.insert(x, ev);
+        self.undo.push(Undo::Last(x, old));
+    }
+
+    fn clear_readers(&mut self, x: i64) {
+        let old = std::mem::take(self.readers.entry(x).or_default());
+        self.undo.push(Undo::Readers(x, old));
+    }
+
+    fn add_write(&mut self, x: i64, ev: usize) {
+        self.writes.entry(x).or_default().push(ev);
+        self.undo.push(Undo::Write(x));
     }
 
     /// Candidates for a read of `x` by thread `t`: the last write, if
@@ -163,9 +299,25 @@ impl Chrono {
         }
     }
 
+    /// The candidates that are races: those not already ordered before
+    /// the new event (clock `pre` without them) or before another
+    /// candidate.
+    fn immediate(&self, cands: &[usize], pre: &[u32], found: &mut Vec<usize>) {
+        for &c in cands {
+            let e = &self.events[c];
+            let covered = e.before(pre)
+                || cands
+                    .iter()
+                    .any(|&d| d != c && e.before(&self.events[d].clock));
+            if !covered {
+                found.push(c);
+            }
+        }
+    }
+
     /// Adds the step `step` (actor number `actor`) with effect `eff`;
-    /// returns the positions of the earlier events it races with (empty
-    /// when `races` is false: replays).
+    /// appends to `found` the positions of the earlier events it races
+    /// with (none when `races` is false).
     ///
     /// A step that may wait for other actors (`waits`: an atomic with a
     /// condition, `lock`) also races with every earlier write of another
@@ -179,104 +331,98 @@ impl Chrono {
         eff: &Effect,
         races: bool,
         waits: bool,
-    ) -> Vec<usize> {
+        found: &mut Vec<usize>,
+    ) {
         let t = step.thread();
         let tu = t as usize;
         let id = self.events.len();
-        let mut pre = self.actor_clock(actor).clone();
+        let mut pre = self.actor_clock(actor);
         if pre.len() <= actor as usize {
             pre.resize(actor as usize + 1, 0);
         }
         pre[actor as usize] += 1;
         let idx = pre[actor as usize];
-        let mut cands: Vec<usize> = Vec::new();
+        let mut cands: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
+        let mut cv: Vec<usize> = Vec::new();
         let mut lock_of = None;
-        let is_update = matches!(step, Step::Flush { .. });
         match eff {
             Effect::Local => {}
             Effect::Fence => join(&mut pre, &self.flushed[tu]),
-            Effect::Buffered { epoch, .. } => self.buf[tu].push((id, None, *epoch)),
+            Effect::Buffered { epoch, .. } => {
+                self.buf[tu].push((id, None, *epoch));
+                self.undo.push(Undo::BufPush(t));
+            }
             Effect::LoadFwd { pos, .. } => {
                 if let Some(e) = self.buf[tu].get_mut(*pos) {
+                    self.undo.push(Undo::BufFwd(t, *pos, e.1));
                     e.1 = Some(id);
                 }
             }
             Effect::LoadMem { addr, .. } => {
-                self.read_cands(*addr, t, &mut cands);
-                self.read_cands(LOCK_ADDR, t, &mut cands);
+                self.read_cands(*addr, t, &mut cv);
+                self.read_cands(LOCK_ADDR, t, &mut cv);
             }
             Effect::Update { addr, pos, .. } => {
                 if *pos < self.buf[tu].len() {
                     let (st, _, ep) = self.buf[tu][*pos];
-                    join(&mut pre, &self.events[st].clock.clone());
-                    let earlier: Vec<Clock> = self.epochs[tu]
-                        .range(..ep)
-                        .map(|(_, c)| c.clone())
-                        .collect();
-                    for c in earlier {
-                        join(&mut pre, &c);
+                    join(&mut pre, &self.events[st].clock);
+                    for c in self.epochs[tu].range(..ep).map(|(_, c)| c) {
+                        join(&mut pre, c);
                     }
                 }
-                self.write_cands(*addr, t, &mut cands);
-                self.read_cands(LOCK_ADDR, t, &mut cands);
+                self.write_cands(*addr, t, &mut cv);
+                self.read_cands(LOCK_ADDR, t, &mut cv);
             }
             Effect::Direct(acc) => {
                 join(&mut pre, &self.flushed[tu]);
                 for &(a, _, w) in acc {
                     if w {
-                        self.write_cands(a, t, &mut cands);
+                        self.write_cands(a, t, &mut cv);
                     } else {
-                        self.read_cands(a, t, &mut cands);
+                        self.read_cands(a, t, &mut cv);
                     }
                 }
-                self.read_cands(LOCK_ADDR, t, &mut cands);
+                self.read_cands(LOCK_ADDR, t, &mut cv);
             }
             Effect::Lock | Effect::Unlock => {
                 join(&mut pre, &self.flushed[tu]);
-                self.write_cands(LOCK_ADDR, t, &mut cands);
+                self.write_cands(LOCK_ADDR, t, &mut cv);
                 if matches!(eff, Effect::Unlock) {
                     lock_of = self.locked[tu];
                 }
             }
         }
-        cands.sort_unstable();
-        cands.dedup();
-        let mut found = Vec::new();
+        cv.sort_unstable();
+        cv.dedup();
+        cands.extend(cv);
         if races {
-            for &c in &cands {
-                let e = &self.events[c];
-                let covered = e.before(&pre)
-                    || cands
-                        .iter()
-                        .any(|&d| d != c && e.before(&self.events[d].clock));
-                if !covered {
-                    found.push(c);
-                }
-            }
+            self.immediate(&cands, &pre, found);
         }
         if races && waits {
-            let reads: Vec<i64> = match eff {
-                Effect::Direct(acc) => acc.iter().filter(|x| !x.2).map(|x| x.0).collect(),
-                Effect::Lock => vec![LOCK_ADDR],
-                _ => Vec::new(),
-            };
-            self.weak_races(&reads, t, &mut found);
+            match eff {
+                Effect::Direct(acc) => {
+                    for x in acc.iter().filter(|x| !x.2) {
+                        self.weak_races(&[x.0], t, found);
+                    }
+                }
+                Effect::Lock => self.weak_races(&[LOCK_ADDR], t, found),
+                _ => {}
+            }
         }
         let mut clock = pre;
         for &c in &cands {
-            let cc = self.events[c].clock.clone();
-            join(&mut clock, &cc);
+            join(&mut clock, &self.events[c].clock);
         }
         match eff {
-            Effect::Update { addr, .. } => self.writes.entry(*addr).or_default().push(id),
+            Effect::Update { addr, .. } => self.add_write(*addr, id),
             Effect::Direct(acc) => {
                 for &(a, _, w) in acc {
                     if w {
-                        self.writes.entry(a).or_default().push(id);
+                        self.add_write(a, id);
                     }
                 }
             }
-            Effect::Lock | Effect::Unlock => self.writes.entry(LOCK_ADDR).or_default().push(id),
+            Effect::Lock | Effect::Unlock => self.add_write(LOCK_ADDR, id),
             _ => {}
         }
         // Bookkeeping after the step.
@@ -287,26 +433,32 @@ impl Chrono {
             }
             Effect::Update { addr, pos, .. } => {
                 let fwd = if *pos < self.buf[tu].len() {
-                    let (_, fwd, ep) = self.buf[tu].remove(*pos);
+                    let entry = self.buf[tu].remove(*pos);
+                    self.undo.push(Undo::BufRemove(t, *pos, entry));
+                    let (_, fwd, ep) = entry;
+                    let old = self.epochs[tu].get(&ep).cloned();
+                    self.undo.push(Undo::Epoch(t, ep, old));
                     join(self.epochs[tu].entry(ep).or_default(), &clock);
                     fwd
                 } else {
                     None
                 };
-                self.last.insert(*addr, id);
-                let fr = self.readers.entry(*addr).or_default();
-                fr.clear();
+                self.set_last(*addr, id);
+                self.clear_readers(*addr);
                 if let Some(l) = fwd {
-                    fr.push((self.events[l].actor, l));
+                    let a = self.events[l].actor;
+                    self.readers.entry(*addr).or_default().push((a, l));
                 }
+                let old = self.flushed[tu].clone();
+                self.undo.push(Undo::Flushed(t, old));
                 join(&mut self.flushed[tu], &clock);
                 self.reader(LOCK_ADDR, actor, id);
             }
             Effect::Direct(acc) => {
                 for &(a, _, w) in acc {
                     if w {
-                        self.last.insert(a, id);
-                        self.readers.entry(a).or_default().clear();
+                        self.set_last(a, id);
+                        self.clear_readers(a);
                     }
                 }
                 for &(a, _, w) in acc {
@@ -317,16 +469,21 @@ impl Chrono {
                 self.reader(LOCK_ADDR, actor, id);
             }
             Effect::Lock | Effect::Unlock => {
-                self.last.insert(LOCK_ADDR, id);
-                self.readers.entry(LOCK_ADDR).or_default().clear();
+                self.set_last(LOCK_ADDR, id);
+                self.clear_readers(LOCK_ADDR);
                 if matches!(eff, Effect::Lock) {
+                    self.undo.push(Undo::Locked(t, self.locked[tu]));
                     self.locked[tu] = Some(id);
                 }
             }
             _ => {}
         }
-        let _ = is_update;
-        *self.actor_clock(actor) = clock.clone();
+        let au = actor as usize;
+        if self.actor_last.len() <= au {
+            self.actor_last.resize(au + 1, None);
+        }
+        self.undo.push(Undo::ActorLast(actor, self.actor_last[au]));
+        self.actor_last[au] = Some(id);
         self.events.push(Event {
             actor,
             idx,
@@ -334,13 +491,13 @@ impl Chrono {
             clock,
             lock_of,
         });
-        found
+        self.undo.push(Undo::Event);
     }
 
     /// A read of `addrs` by `actor` (of thread `t`) that has not run (it
     /// waits): its clock and the events it would race with.
     pub fn pending_read(&self, actor: u32, t: u32, addrs: &[i64]) -> (Pending, Vec<usize>) {
-        let mut pre = self.clock.get(actor as usize).cloned().unwrap_or_default();
+        let mut pre = self.actor_clock(actor);
         if pre.len() <= actor as usize {
             pre.resize(actor as usize + 1, 0);
         }
@@ -354,16 +511,7 @@ impl Chrono {
         cands.sort_unstable();
         cands.dedup();
         let mut found = Vec::new();
-        for &c in &cands {
-            let e = &self.events[c];
-            let covered = e.before(&pre)
-                || cands
-                    .iter()
-                    .any(|&d| d != c && e.before(&self.events[d].clock));
-            if !covered {
-                found.push(c);
-            }
-        }
+        self.immediate(&cands, &pre, &mut found);
         self.weak_races(addrs, t, &mut found);
         let mut clock = pre;
         for &c in &cands {

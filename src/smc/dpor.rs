@@ -30,19 +30,21 @@ use super::chrono::{Actors, Chrono, Pending};
 use super::semantics::{Effect, Semantics, Step, LOCK_ADDR};
 use super::trace::SsTrace;
 use super::Sink;
-use crate::collections::HashMap;
 
 /// A step with its shared accesses (sleep-set entries and independence).
 #[derive(Clone, Debug)]
 struct Access {
     actor: u32,
     step: Step,
-    reads: Vec<i64>,
-    writes: Vec<i64>,
+    reads: Addrs,
+    writes: Addrs,
 }
 
+/// Addresses of a step (inline: a step touches few).
+type Addrs = smallvec::SmallVec<[i64; 3]>;
+
 fn access(actor: u32, step: Step, eff: &Effect) -> Access {
-    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    let (mut reads, mut writes) = (Addrs::new(), Addrs::new());
     match eff {
         Effect::LoadMem { addr, .. } => reads.extend([*addr, LOCK_ADDR]),
         Effect::LoadFwd { addr, .. } => reads.push(*addr),
@@ -92,6 +94,12 @@ struct Node {
     sleep: Vec<Access>,
     /// The step being explored.
     cur: Access,
+    /// The configuration before the step.
+    state: super::semantics::State,
+    /// The marks of the chronological and Shasha–Snir traces before the
+    /// step.
+    cmark: usize,
+    smark: usize,
 }
 
 impl Node {
@@ -117,10 +125,15 @@ impl Node {
 struct Explorer<'a, 'p> {
     sem: &'a Semantics<'p>,
     actors: Actors,
-    nodes: Vec<Node>,
+    /// Boxed: a node is large, and nodes move between this stack and the
+    /// pool of spare nodes at every step; moving a box moves a pointer.
+    #[allow(clippy::vec_box)]
+    nodes: Vec<Box<Node>>,
     state: super::semantics::State,
     chrono: Chrono,
     ss: SsTrace,
+    /// Scratch buffer of a step's races.
+    races: Vec<usize>,
 }
 
 impl Explorer<'_, '_> {
@@ -136,19 +149,22 @@ impl Explorer<'_, '_> {
             }
         }
         v.push((last.actor, last.idx, &last.clock));
-        let mut min: HashMap<u32, u32> = HashMap::default();
+        // Per actor, the index of its first event in `v`.
+        let mut min: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
         for &(a, i, _) in &v {
-            let m = min.entry(a).or_insert(i);
-            *m = (*m).min(i);
+            match min.iter_mut().find(|m| m.0 == a) {
+                Some(m) => m.1 = m.1.min(i),
+                None => min.push((a, i)),
+            }
         }
-        let mut inits: Vec<u32> = Vec::new();
+        let mut inits: smallvec::SmallVec<[u32; 4]> = smallvec::SmallVec::new();
         for &(a, i, c) in &v {
-            if inits.contains(&a) || min.get(&a) != Some(&i) {
+            if inits.contains(&a) || !min.contains(&(a, i)) {
                 continue;
             }
             let first = min
                 .iter()
-                .all(|(&b, &m)| b == a || c.get(b as usize).is_none_or(|&x| x < m));
+                .all(|&(b, m)| b == a || c.get(b as usize).is_none_or(|&x| x < m));
             if first {
                 inits.push(a);
             }
@@ -212,38 +228,35 @@ impl Explorer<'_, '_> {
             .apply(&mut self.state, step)
             .map_err(|b| format!("internal: step {i} is not possible on replay ({b:?})"))?;
         let a = self.actors.id(step.actor());
-        let races = self
-            .chrono
-            .push(a, step, &eff, true, self.sem.may_wait(step));
+        let mut races = std::mem::take(&mut self.races);
+        races.clear();
+        self.chrono
+            .push(a, step, &eff, true, self.sem.may_wait(step), &mut races);
         self.ss.push(step, &eff);
         self.nodes[i].cur = access(a, step, &eff);
         let n = self.chrono.events.len();
-        let e = &self.chrono.events[n - 1];
-        let last = Pending {
-            actor: e.actor,
-            idx: e.idx,
-            clock: e.clock.clone(),
-        };
-        self.reverse_all(&races, &last, n - 1);
+        if !races.is_empty() {
+            let e = &self.chrono.events[n - 1];
+            let last = Pending {
+                actor: e.actor,
+                idx: e.idx,
+                clock: e.clock.clone(),
+            };
+            self.reverse_all(&races, &last, n - 1);
+        }
+        self.races = races;
         Ok(())
     }
 
-    /// Rebuilds the configuration after the steps of nodes `0..i`.
-    fn replay(&mut self, i: usize) -> Result<(), String> {
-        let n = self.sem.prog.threads.len();
-        self.state = self.sem.initial();
-        self.chrono = Chrono::new(n);
-        self.ss = SsTrace::new(n);
-        for j in 0..i {
-            let (a, step) = (self.nodes[j].cur.actor, self.nodes[j].cur.step);
-            let eff = self
-                .sem
-                .apply(&mut self.state, step)
-                .map_err(|b| format!("internal: replay of step {j} failed ({b:?})"))?;
-            self.chrono.push(a, step, &eff, false, false);
-            self.ss.push(step, &eff);
-        }
-        Ok(())
+    /// Restores the configuration before the step of node `i` (the
+    /// stateless algorithm replays the prefix from the initial
+    /// configuration; the undo logs of the traces and the node's copy of
+    /// the state give the same configuration without re-running it).
+    fn restore(&mut self, i: usize) {
+        let n = &self.nodes[i];
+        self.state.clone_from(&n.state);
+        self.chrono.undo_to(n.cmark);
+        self.ss.undo_to(n.smark);
     }
 
     /// Races of the reads that waiting threads would do next.
@@ -280,37 +293,55 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
         state: sem.initial(),
         chrono: Chrono::new(n),
         ss: SsTrace::new(n),
+        races: Vec::new(),
     };
     if sink.at(sem, &x.state, &Vec::new) {
         return Ok(());
     }
-    let placeholder = Access {
-        actor: 0,
-        step: Step::Flush {
-            thread: 0,
-            addr: None,
-        },
-        reads: Vec::new(),
-        writes: Vec::new(),
-    };
+    // Nodes popped, kept for their storage.
+    let mut pool: Vec<Box<Node>> = Vec::new();
+    let mut en: Vec<Step> = Vec::new();
     loop {
         // Run the current execution to its end.
         loop {
             sink.tick()?;
             let mut cut = false;
-            let en = sem.enabled(&x.state, &mut cut);
+            en.clear();
+            sem.enabled_into(&x.state, &mut cut, &mut en);
             sink.cut |= cut;
-            let sleep: Vec<Access> = match x.nodes.last() {
-                None => Vec::new(),
-                Some(p) => p
-                    .sleep
-                    .iter()
-                    .chain(&p.done)
-                    .filter(|q| independent(q, &p.cur))
-                    .cloned()
-                    .collect(),
-            };
+            let mut node = pool.pop().unwrap_or_else(|| {
+                Box::new(Node {
+                    enabled: Vec::new(),
+                    backtrack: Vec::new(),
+                    todo: Vec::new(),
+                    done: Vec::new(),
+                    sleep: Vec::new(),
+                    cur: Access {
+                        actor: 0,
+                        step: Step::Flush {
+                            thread: 0,
+                            addr: None,
+                        },
+                        reads: Addrs::new(),
+                        writes: Addrs::new(),
+                    },
+                    state: x.state.clone(),
+                    cmark: 0,
+                    smark: 0,
+                })
+            });
+            node.sleep.clear();
+            if let Some(p) = x.nodes.last() {
+                node.sleep.extend(
+                    p.sleep
+                        .iter()
+                        .chain(&p.done)
+                        .filter(|q| independent(q, &p.cur))
+                        .cloned(),
+                );
+            }
             if en.is_empty() {
+                pool.push(node);
                 x.waiting();
                 let path = x.path();
                 if sink.end(sem, &x.state, &x.ss, &path) {
@@ -318,27 +349,33 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
                 }
                 break;
             }
-            let Some(&p) = en.iter().find(|s| !sleep.iter().any(|q| q.step == **s)) else {
+            let Some(&p) = en
+                .iter()
+                .find(|s| !node.sleep.iter().any(|q| q.step == **s))
+            else {
+                pool.push(node);
                 x.waiting();
                 sink.blocked += 1;
                 break;
             };
-            let enabled: Vec<(u32, Step)> =
-                en.iter().map(|s| (x.actors.id(s.actor()), *s)).collect();
+            node.enabled.clear();
+            for s in &en {
+                node.enabled.push((x.actors.id(s.actor()), *s));
+            }
             let a = x.actors.id(p.actor());
-            let todo = en
-                .iter()
-                .filter(|s| s.actor() == p.actor() && **s != p)
-                .copied()
-                .collect();
-            x.nodes.push(Node {
-                enabled,
-                backtrack: vec![a],
-                todo,
-                done: Vec::new(),
-                sleep,
-                cur: placeholder.clone(),
-            });
+            node.backtrack.clear();
+            node.backtrack.push(a);
+            node.todo.clear();
+            node.todo.extend(
+                en.iter()
+                    .filter(|s| s.actor() == p.actor() && **s != p)
+                    .copied(),
+            );
+            node.done.clear();
+            node.state.clone_from(&x.state);
+            node.cmark = x.chrono.mark();
+            node.smark = x.ss.mark();
+            x.nodes.push(node);
             let i = x.nodes.len() - 1;
             x.exec(i, p)?;
             if sink.at(sem, &x.state, &|| x.path()) {
@@ -362,10 +399,12 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
             }
             match next {
                 None => {
-                    x.nodes.pop();
+                    if let Some(nd) = x.nodes.pop() {
+                        pool.push(nd);
+                    }
                 }
                 Some(s) => {
-                    x.replay(i)?;
+                    x.restore(i);
                     x.exec(i, s)?;
                     if sink.at(sem, &x.state, &|| x.path()) {
                         return Ok(());

@@ -195,12 +195,16 @@ pub enum Effect {
     },
     /// A store straight to memory (SC) or an atomic's accesses, in order:
     /// `(address, value, is_write)`.
-    Direct(Vec<(i64, i64, bool)>),
+    Direct(Accesses),
     /// The global lock was taken.
     Lock,
     /// The global lock was released.
     Unlock,
 }
+
+/// A direct step's accesses, in order: `(address, value, is_write)`
+/// (inline: an atomic makes few).
+pub type Accesses = smallvec::SmallVec<[(i64, i64, bool); 3]>;
 
 /// One buffered store.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -216,14 +220,15 @@ pub struct Entry {
 /// A configuration: control states, registers, memory, buffers (oldest
 /// first; PSO keeps one list per thread and picks per address), epochs,
 /// lock holder and instructions executed per thread.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct State {
     /// Control state per thread.
     pub pc: Vec<u32>,
     /// Registers per thread.
     pub regs: Vec<Vec<i64>>,
-    /// Memory cells written or initialised (others hold 0).
-    pub mem: BTreeMap<i64, i64>,
+    /// Memory cells written or initialised (others hold 0), sorted by
+    /// address (a flat list: copying a configuration reuses its storage).
+    pub mem: Vec<(i64, i64)>,
     /// Store buffers per thread, oldest first.
     pub buf: Vec<Vec<Entry>>,
     /// PSO: current #StoreStore epoch per thread.
@@ -232,6 +237,32 @@ pub struct State {
     pub lock: Option<u32>,
     /// Instructions executed per thread.
     pub steps: Vec<u32>,
+}
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State {
+            pc: self.pc.clone(),
+            regs: self.regs.clone(),
+            mem: self.mem.clone(),
+            buf: self.buf.clone(),
+            epoch: self.epoch.clone(),
+            lock: self.lock,
+            steps: self.steps.clone(),
+        }
+    }
+
+    /// Field by field, reusing `self`'s storage (the explorer restores
+    /// configurations this way).
+    fn clone_from(&mut self, o: &State) {
+        self.pc.clone_from(&o.pc);
+        self.regs.clone_from(&o.regs);
+        self.mem.clone_from(&o.mem);
+        self.buf.clone_from(&o.buf);
+        self.epoch.clone_from(&o.epoch);
+        self.lock = o.lock;
+        self.steps.clone_from(&o.steps);
+    }
 }
 
 /// Why a step is not possible.
@@ -348,12 +379,15 @@ impl<'p> Semantics<'p> {
                 .iter()
                 .map(|t| t.reg_init.iter().map(|v| self.width.wrap(*v)).collect())
                 .collect(),
-            mem: self
-                .prog
-                .init
-                .iter()
-                .map(|(a, v)| (*a, self.width.wrap(*v)))
-                .collect(),
+            mem: {
+                let m: BTreeMap<i64, i64> = self
+                    .prog
+                    .init
+                    .iter()
+                    .map(|(a, v)| (*a, self.width.wrap(*v)))
+                    .collect();
+                m.into_iter().collect()
+            },
             buf: vec![Vec::new(); n],
             epoch: vec![0; n],
             lock: None,
@@ -362,7 +396,17 @@ impl<'p> Semantics<'p> {
     }
 
     fn mem(s: &State, a: i64) -> i64 {
-        s.mem.get(&a).copied().unwrap_or(0)
+        match s.mem.binary_search_by_key(&a, |x| x.0) {
+            Ok(i) => s.mem[i].1,
+            Err(_) => 0,
+        }
+    }
+
+    fn set_mem(s: &mut State, a: i64, v: i64) {
+        match s.mem.binary_search_by_key(&a, |x| x.0) {
+            Ok(i) => s.mem[i].1 = v,
+            Err(i) => s.mem.insert(i, (a, v)),
+        }
     }
 
     /// The position of the buffer entry a PSO update of `addr` by thread
@@ -385,6 +429,12 @@ impl<'p> Semantics<'p> {
     /// the bound stopped a thread that had an instruction to run.
     pub fn enabled(&self, s: &State, cut: &mut bool) -> Vec<Step> {
         let mut v = Vec::new();
+        self.enabled_into(s, cut, &mut v);
+        v
+    }
+
+    /// [`Semantics::enabled`], appended to `v`.
+    pub fn enabled_into(&self, s: &State, cut: &mut bool, v: &mut Vec<Step>) {
         for t in 0..self.prog.threads.len() {
             let outs = &self.out[t][s.pc[t] as usize];
             if outs.is_empty() {
@@ -404,8 +454,7 @@ impl<'p> Semantics<'p> {
                 }
             }
         }
-        self.flushes(s, &mut v);
-        v
+        self.flushes(s, v);
     }
 
     /// The update steps possible in `s`, appended to `v`.
@@ -523,7 +572,7 @@ impl<'p> Semantics<'p> {
                 }
                 let pos = self.flush_pos(s, t, addr).ok_or(Blocked::Wait)?;
                 let e = s.buf[t].remove(pos);
-                s.mem.insert(e.addr, e.val);
+                Self::set_mem(s, e.addr, e.val);
                 Ok(Effect::Update {
                     addr: e.addr,
                     val: e.val,
@@ -594,8 +643,8 @@ impl<'p> Semantics<'p> {
                     if !Self::free_for(s, t) {
                         return Err(Blocked::Wait);
                     }
-                    s.mem.insert(a, v);
-                    Ok(Effect::Direct(vec![(a, v, true)]))
+                    Self::set_mem(s, a, v);
+                    Ok(Effect::Direct(smallvec::smallvec![(a, v, true)]))
                 } else {
                     let epoch = s.epoch[t];
                     s.buf[t].push(Entry {
@@ -666,7 +715,7 @@ impl<'p> Semantics<'p> {
                 if !Self::free_for(s, t) {
                     return Err(Blocked::Wait);
                 }
-                let mut acc = Vec::new();
+                let mut acc = Accesses::new();
                 let mut regs = s.regs[t].clone();
                 let mut writes: Vec<(i64, i64)> = Vec::new();
                 let read = |s: &State, writes: &[(i64, i64)], a: i64| {
@@ -725,7 +774,7 @@ impl<'p> Semantics<'p> {
                     }
                 }
                 for (a, v) in writes {
-                    s.mem.insert(a, v);
+                    Self::set_mem(s, a, v);
                 }
                 s.regs[t] = regs;
                 Ok(Effect::Direct(acc))

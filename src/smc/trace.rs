@@ -19,7 +19,6 @@ use super::semantics::{Effect, Step, LOCK_ADDR};
 use crate::collections::HashMap;
 use crate::program::Program;
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 
 /// A store of the trace: `(thread, index of the step in the thread)`.
 pub type StoreId = (u32, u32);
@@ -30,9 +29,9 @@ pub struct SsEvent {
     /// The step (always [`Step::Instr`]).
     pub step: Step,
     /// Reads: `(address, source store or None for the initial value)`.
-    pub reads: Vec<(i64, Option<StoreId>)>,
+    pub reads: smallvec::SmallVec<[(i64, Option<StoreId>); 1]>,
     /// Addresses written (stores: when they reach memory).
-    pub writes: Vec<i64>,
+    pub writes: smallvec::SmallVec<[i64; 1]>,
 }
 
 /// The Shasha–Snir trace of an execution, built step by step.
@@ -46,6 +45,63 @@ pub struct SsTrace {
     src: HashMap<i64, StoreId>,
     /// Per thread, the stores in its buffer(s), oldest first.
     buf: Vec<Vec<StoreId>>,
+    /// How to undo each change, newest last ([`SsTrace::mark`],
+    /// [`SsTrace::undo_to`]).
+    undo: Vec<SsUndo>,
+    /// The key so far: the sum (two 64-bit lanes) of the hashes of the
+    /// trace's elements ([`SsTrace::key`]).
+    sum: [u64; 2],
+}
+
+/// The splitmix64 finalizer: a bijective mix of 64 bits.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A hash of a word sequence, spread over two lanes.
+fn hash2(words: impl Iterator<Item = i64>) -> [u64; 2] {
+    let h = words.fold(0x243f_6a88_85a3_08d3, |h: u64, w| {
+        (h.rotate_left(23) ^ w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    });
+    [mix(h), mix(h ^ 0x1319_8a2e_0370_7344)]
+}
+
+/// The hash of event number `i` of thread `t`: its instruction and each
+/// read's address and source.
+fn event_hash(t: u32, i: u32, e: &SsEvent) -> [u64; 2] {
+    let instr = match e.step {
+        Step::Instr { instr, .. } => instr as i64,
+        Step::Flush { .. } => -4,
+    };
+    let reads = e.reads.iter().flat_map(|(a, s)| {
+        let (x, y) = match s {
+            Some((st, i)) => (*st as i64, *i as i64),
+            None => (-2, -2),
+        };
+        [*a, x, y]
+    });
+    hash2([-1, t as i64, i as i64, instr].into_iter().chain(reads))
+}
+
+/// The hash of store `id` at position `pos` of address `a`'s co.
+fn co_hash(a: i64, pos: usize, id: StoreId) -> [u64; 2] {
+    hash2([-3, a, pos as i64, id.0 as i64, id.1 as i64].into_iter())
+}
+
+/// One change of [`SsTrace::push`], as what restores it.
+#[derive(Clone, Debug)]
+enum SsUndo {
+    /// An event was pushed on the thread's list (its hash).
+    Event(u32, [u64; 2]),
+    /// A store was appended to the address' co (its hash); memory held
+    /// this store.
+    Co(i64, Option<StoreId>, [u64; 2]),
+    /// A store was pushed on the thread's buffer.
+    BufPush(u32),
+    /// This store was removed from the thread's buffer at the position.
+    BufRemove(u32, usize, StoreId),
 }
 
 impl SsTrace {
@@ -58,9 +114,59 @@ impl SsTrace {
         }
     }
 
+    fn add(&mut self, h: [u64; 2]) {
+        self.sum[0] = self.sum[0].wrapping_add(h[0]);
+        self.sum[1] = self.sum[1].wrapping_add(h[1]);
+    }
+
+    fn sub(&mut self, h: [u64; 2]) {
+        self.sum[0] = self.sum[0].wrapping_sub(h[0]);
+        self.sum[1] = self.sum[1].wrapping_sub(h[1]);
+    }
+
     fn write(&mut self, a: i64, id: StoreId) {
-        self.co.entry(a).or_default().push(id);
-        self.src.insert(a, id);
+        let l = self.co.entry(a).or_default();
+        l.push(id);
+        let h = co_hash(a, l.len() - 1, id);
+        self.add(h);
+        let old = self.src.insert(a, id);
+        self.undo.push(SsUndo::Co(a, old, h));
+    }
+
+    /// A mark of the current trace for [`SsTrace::undo_to`].
+    pub fn mark(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Restores the trace at `mark` (a value of [`SsTrace::mark`] taken
+    /// earlier; the steps since are forgotten).
+    pub fn undo_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let Some(u) = self.undo.pop() else { break };
+            match u {
+                SsUndo::Event(t, h) => {
+                    self.threads[t as usize].pop();
+                    self.sub(h);
+                }
+                SsUndo::Co(a, old, h) => {
+                    if let Some(l) = self.co.get_mut(&a) {
+                        l.pop();
+                        if l.is_empty() {
+                            self.co.remove(&a);
+                        }
+                    }
+                    self.sub(h);
+                    match old {
+                        Some(s) => self.src.insert(a, s),
+                        None => self.src.remove(&a),
+                    };
+                }
+                SsUndo::BufPush(t) => {
+                    self.buf[t as usize].pop();
+                }
+                SsUndo::BufRemove(t, pos, id) => self.buf[t as usize].insert(pos, id),
+            }
+        }
     }
 
     /// Adds the step `step` with effect `eff`.
@@ -70,6 +176,7 @@ impl SsTrace {
             if let Effect::Update { addr, pos, .. } = *eff {
                 if pos < self.buf[t].len() {
                     let id = self.buf[t].remove(pos);
+                    self.undo.push(SsUndo::BufRemove(t as u32, pos, id));
                     self.write(addr, id);
                 }
             }
@@ -78,14 +185,15 @@ impl SsTrace {
         let id: StoreId = (t as u32, self.threads[t].len() as u32);
         let mut ev = SsEvent {
             step,
-            reads: Vec::new(),
-            writes: Vec::new(),
+            reads: Default::default(),
+            writes: Default::default(),
         };
         match eff {
             Effect::Local | Effect::Fence | Effect::Update { .. } => {}
             Effect::Buffered { addr, .. } => {
                 ev.writes.push(*addr);
                 self.buf[t].push(id);
+                self.undo.push(SsUndo::BufPush(t as u32));
             }
             Effect::LoadMem { addr, .. } => ev.reads.push((*addr, self.src.get(addr).copied())),
             Effect::LoadFwd { addr, pos, .. } => {
@@ -112,41 +220,20 @@ impl SsTrace {
                 self.write(LOCK_ADDR, id);
             }
         }
+        let h = event_hash(t as u32, self.threads[t].len() as u32, &ev);
+        self.add(h);
         self.threads[t].push(ev);
+        self.undo.push(SsUndo::Event(t as u32, h));
     }
 
-    /// The canonical key of the trace: a 128-bit hash of each thread's
-    /// instructions, each read's source and each address's store order.
+    /// The canonical key of the trace: two 64-bit lanes, each the sum of
+    /// the hashes of the trace's elements (each thread's events with their
+    /// instruction and each read's source; each address's stores with
+    /// their co position). A sum does not depend on the order the
+    /// elements were added in, so the key is kept up to date step by step
+    /// (and undone) in constant time per step.
     pub fn key(&self) -> u128 {
-        let mut words: Vec<i64> = Vec::new();
-        for (t, evs) in self.threads.iter().enumerate() {
-            words.extend([-1, t as i64, evs.len() as i64]);
-            for e in evs {
-                if let Step::Instr { instr, .. } = e.step {
-                    words.push(instr as i64);
-                }
-                for (a, s) in &e.reads {
-                    words.push(*a);
-                    match s {
-                        Some((st, i)) => words.extend([*st as i64, *i as i64]),
-                        None => words.push(-2),
-                    }
-                }
-            }
-        }
-        for (a, l) in &self.co {
-            words.extend([-3, *a, l.len() as i64]);
-            for (t, i) in l {
-                words.extend([*t as i64, *i as i64]);
-            }
-        }
-        let h = |salt: u64| {
-            let mut s = std::collections::hash_map::DefaultHasher::new();
-            salt.hash(&mut s);
-            words.hash(&mut s);
-            s.finish()
-        };
-        ((h(1) as u128) << 64) | h(2) as u128
+        ((self.sum[0] as u128) << 64) | self.sum[1] as u128
     }
 
     /// A cycle of po ∪ rf ∪ co ∪ fr (thesis `003_…` §2.8's hb) on the
@@ -282,6 +369,46 @@ pub fn find_cycle(succ: &[Vec<usize>]) -> Option<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn st(thread: u32, instr: u32) -> Step {
+        Step::Instr { thread, instr }
+    }
+
+    #[test]
+    fn keys_ignore_the_order_of_independent_steps_and_undo_restores_them() {
+        let flush = |thread| Step::Flush { thread, addr: None };
+        let store = |addr, val| Effect::Buffered {
+            addr,
+            val,
+            epoch: 0,
+        };
+        let upd = |addr, val| Effect::Update { addr, val, pos: 0 };
+        // t0: x = 1 (flushed); t1: r = y (initial value).
+        let mut a = SsTrace::new(2);
+        a.push(st(0, 0), &store(1, 1));
+        a.push(flush(0), &upd(1, 1));
+        a.push(st(1, 0), &Effect::LoadMem { addr: 2, val: 0 });
+        let mut b = SsTrace::new(2);
+        b.push(st(1, 0), &Effect::LoadMem { addr: 2, val: 0 });
+        b.push(st(0, 0), &store(1, 1));
+        let m = b.mark();
+        let k = b.key();
+        b.push(flush(0), &upd(1, 1));
+        assert_eq!(a.key(), b.key());
+        // The load reading x after the update is another trace.
+        let mut c = SsTrace::new(2);
+        c.push(st(0, 0), &store(1, 1));
+        c.push(flush(0), &upd(1, 1));
+        c.push(st(1, 0), &Effect::LoadMem { addr: 1, val: 1 });
+        assert_ne!(a.key(), c.key());
+        b.undo_to(m);
+        assert_eq!(b.key(), k);
+        assert!(b.co.is_empty());
+        assert_eq!(b.threads[0].len(), 1);
+        b.push(flush(0), &upd(1, 1));
+        assert_eq!(a.key(), b.key());
+        assert_eq!(a.co, b.co);
+    }
 
     #[test]
     fn cycles_are_found_and_dags_pass() {
