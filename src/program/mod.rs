@@ -21,6 +21,7 @@ pub mod expr;
 pub mod intern;
 pub mod pgas;
 pub mod simplify;
+pub mod specialize;
 
 pub use expr::{BinOp, Expr, Spmd, UnOp, Width};
 
