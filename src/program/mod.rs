@@ -22,6 +22,7 @@ pub mod intern;
 pub mod pgas;
 pub mod simplify;
 pub mod specialize;
+pub mod values;
 
 pub use expr::{BinOp, Expr, Spmd, UnOp, Width};
 

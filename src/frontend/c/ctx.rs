@@ -601,6 +601,9 @@ pub fn lower(
     }
     cx.prog.notes = notes;
     cx.prog.max_path = Some(longest.max(1));
+    // Pointers read from cells that only ever hold constants become
+    // constant addresses where a single value is possible (docs/c.md).
+    crate::program::values::constant_addresses(&mut cx.prog, width);
     Ok(cx.prog)
 }
 
