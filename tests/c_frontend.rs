@@ -547,5 +547,12 @@ fn array_indices_are_checked_and_exact() {
         let (code, out, _) = reach_text(&prog("4", "assert(a[i] != 3);"), engine);
         assert_eq!(code, 1, "{out}");
         assert!(out.contains("assertion in main"), "{out}");
+        // `&&` and `||` do not evaluate an index C would not evaluate.
+        let safe = "int a[4];\nint main() {\n  int i = __VERIFIER_nondet_int();\n  \
+                    __VERIFIER_assume(i >= 0 && i <= 4);\n  \
+                    if (i < 4 && a[i] != 0) { assert(0); }\n  \
+                    assert(i >= 4 || a[i] == 0);\n  return 0;\n}\n";
+        let (code, out, _) = reach_text(safe, engine);
+        assert_eq!(code, 0, "{out}");
     }
 }

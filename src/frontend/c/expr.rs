@@ -472,7 +472,7 @@ impl<'a> Ctx<'a> {
                 } else {
                     BinOp::Or
                 };
-                if !self.has_effects(r, 0) {
+                if !self.may_trap(r) {
                     let b = self.rvalue(r)?;
                     return Ok(Val::int(self.b.fold(&Expr::bin(bop, a.e, b.e))));
                 }
@@ -715,6 +715,18 @@ impl<'a> Ctx<'a> {
     /// True when evaluating `e` may do more than read: assignments,
     /// increments, calls, statement expressions.
     pub fn has_effects(&self, e: &Node<Expression>, depth: usize) -> bool {
+        self.effects(e, depth, false)
+    }
+
+    /// [`Ctx::has_effects`], or `e` indexes an array by a non-literal
+    /// index (which may branch to the out-of-bounds violation, docs/c.md
+    /// "Array indices", so it must not be evaluated where C would not:
+    /// the right operand of `&&` and `||`).
+    pub fn may_trap(&self, e: &Node<Expression>) -> bool {
+        self.effects(e, 0, true)
+    }
+
+    fn effects(&self, e: &Node<Expression>, depth: usize, index: bool) -> bool {
         if depth > super::ctx::MAX_DEPTH {
             return true;
         }
@@ -725,33 +737,38 @@ impl<'a> Ctx<'a> {
                 matches!(
                     u.node.operator.node,
                     U::PostIncrement | U::PostDecrement | U::PreIncrement | U::PreDecrement
-                ) || self.has_effects(&u.node.operand, d)
+                ) || self.effects(&u.node.operand, d, index)
             }
             Expression::BinaryOperator(b) => {
-                matches!(
-                    b.node.operator.node,
-                    B::Assign
-                        | B::AssignMultiply
-                        | B::AssignDivide
-                        | B::AssignModulo
-                        | B::AssignPlus
-                        | B::AssignMinus
-                        | B::AssignShiftLeft
-                        | B::AssignShiftRight
-                        | B::AssignBitwiseAnd
-                        | B::AssignBitwiseXor
-                        | B::AssignBitwiseOr
-                ) || self.has_effects(&b.node.lhs, d)
-                    || self.has_effects(&b.node.rhs, d)
+                (index
+                    && b.node.operator.node == B::Index
+                    && !matches!(b.node.rhs.node, Expression::Constant(_))
+                    && !matches!(b.node.lhs.node, Expression::Constant(_)))
+                    || matches!(
+                        b.node.operator.node,
+                        B::Assign
+                            | B::AssignMultiply
+                            | B::AssignDivide
+                            | B::AssignModulo
+                            | B::AssignPlus
+                            | B::AssignMinus
+                            | B::AssignShiftLeft
+                            | B::AssignShiftRight
+                            | B::AssignBitwiseAnd
+                            | B::AssignBitwiseXor
+                            | B::AssignBitwiseOr
+                    )
+                    || self.effects(&b.node.lhs, d, index)
+                    || self.effects(&b.node.rhs, d, index)
             }
-            Expression::Cast(c) => self.has_effects(&c.node.expression, d),
-            Expression::Member(m) => self.has_effects(&m.node.expression, d),
+            Expression::Cast(c) => self.effects(&c.node.expression, d, index),
+            Expression::Member(m) => self.effects(&m.node.expression, d, index),
             Expression::Conditional(c) => {
-                self.has_effects(&c.node.condition, d)
-                    || self.has_effects(&c.node.then_expression, d)
-                    || self.has_effects(&c.node.else_expression, d)
+                self.effects(&c.node.condition, d, index)
+                    || self.effects(&c.node.then_expression, d, index)
+                    || self.effects(&c.node.else_expression, d, index)
             }
-            Expression::Comma(es) => es.iter().any(|x| self.has_effects(x, d)),
+            Expression::Comma(es) => es.iter().any(|x| self.effects(x, d, index)),
             _ => false,
         }
     }
