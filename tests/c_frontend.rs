@@ -500,3 +500,49 @@ fn nidhugg_corpus_smc_matches_expected() {
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// docs/c.md, "Array indices": a non-constant index outside its array is
+/// a violation (`out-of-bounds index in T`), an index inside it reads and
+/// writes exactly that element, under both engines; `&a[n]` (one past the
+/// end) is not an access.
+#[test]
+fn array_indices_are_checked_and_exact() {
+    if !cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let prog = |bound: &str, check: &str| {
+        format!(
+            "int a[4]; int g;\nint main() {{\n  int i = __VERIFIER_nondet_int();\n  \
+             __VERIFIER_assume(i >= 0 && i < {bound});\n  a[i] = i + 1;\n  \
+             int *e = &a[i + 1];\n  {check}\n  return 0;\n}}\n"
+        )
+    };
+    for engine in [&[][..], &["--engine", "smc"][..]] {
+        // In bounds: the element written is the one read back, g untouched.
+        let (code, out, _) = reach_text(
+            &prog(
+                "4",
+                "assert(a[i] == i + 1 && g == 0 && e == &a[0] + i + 1);",
+            ),
+            engine,
+        );
+        assert_eq!(code, 0, "{out}");
+        // Index 4 is reachable: a violation at the index, not a silent
+        // write to `g`.
+        let (code, out, _) = reach_text(&prog("5", ""), engine);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("out-of-bounds index in main"), "{out}");
+        // The assertion still fails where it should.
+        let (code, out, _) = reach_text(&prog("4", "assert(a[i] != 3);"), engine);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("assertion in main"), "{out}");
+        // `&&` and `||` do not evaluate an index C would not evaluate.
+        let safe = "int a[4];\nint main() {\n  int i = __VERIFIER_nondet_int();\n  \
+                    __VERIFIER_assume(i >= 0 && i <= 4);\n  \
+                    if (i < 4 && a[i] != 0) { assert(0); }\n  \
+                    assert(i >= 4 || a[i] == 0);\n  return 0;\n}\n";
+        let (code, out, _) = reach_text(safe, engine);
+        assert_eq!(code, 0, "{out}");
+    }
+}

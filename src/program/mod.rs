@@ -21,6 +21,8 @@ pub mod expr;
 pub mod intern;
 pub mod pgas;
 pub mod simplify;
+pub mod specialize;
+pub mod values;
 
 pub use expr::{BinOp, Expr, Spmd, UnOp, Width};
 

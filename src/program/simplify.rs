@@ -116,7 +116,7 @@ pub fn simplify_thread(
 }
 
 /// The registers a command writes.
-fn writes(c: &Command, out: &mut Vec<RegId>) {
+pub(crate) fn writes(c: &Command, out: &mut Vec<RegId>) {
     match c {
         Command::Load { reg, .. }
         | Command::Assign { reg, .. }
@@ -176,6 +176,14 @@ fn rewrite(e: &LExpr, facts: &BTreeMap<RegId, Fact>, w: Width) -> LExpr {
             (a, b) => Expr::bin(*op, a, b),
         },
     }
+}
+
+/// `e` with register `r` replaced by the constant `k` and variable-free
+/// subexpressions folded at width `w` (used by `program::specialize`).
+pub(crate) fn fold_subst(e: &LExpr, r: RegId, k: i64, w: Width) -> LExpr {
+    let mut facts = BTreeMap::new();
+    facts.insert(r, Fact::Const(k));
+    rewrite(e, &facts, w)
 }
 
 /// `c` rewritten with `facts` (only the plain commands whose expressions

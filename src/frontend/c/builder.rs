@@ -543,6 +543,10 @@ impl Builder {
             .map(StateId)
             .filter(|q| out[q.0 as usize].is_empty())
             .collect();
+        // Array indices split by value (docs/c.md) get constant-address
+        // accesses per branch (program::specialize); new states come after
+        // the old ones, so `full_map` stays valid.
+        crate::program::specialize::specialize(&mut th, self.width, &ends, names);
         let smap = crate::program::simplify::simplify_thread(&mut th, self.width, &ends, &[]);
         for slot in full_map.iter_mut() {
             *slot = smap[*slot as usize].map_or(0, |q| q.0);

@@ -130,6 +130,16 @@ pub struct Ctx<'a> {
     pub error: Option<(LabelId, Span)>,
     /// Where the thread ends (`pthread_exit`, return of its function).
     pub end: Option<LabelId>,
+    /// Where an out-of-bounds array index of this thread goes (docs/c.md,
+    /// "Array indices").
+    pub bounds: Option<(LabelId, Span)>,
+    /// Every object's cells `[start, end)`, in allocation order.
+    pub objects: Vec<(i64, i64)>,
+    /// Inside the body of a `__VERIFIER_atomic_*` function (its paths
+    /// become single steps: indices there are not split).
+    pub in_atomic: usize,
+    /// Lowering the operand of `&` (one past the end is a valid index).
+    pub addr_of: bool,
     /// Memory cells of locals: (thread, function, name, declaration
     /// offset) → address.
     pub local_cells: HashMap<(usize, String, String, usize), i64>,
@@ -220,6 +230,7 @@ impl<'a> Ctx<'a> {
             ));
         }
         self.next_addr = end;
+        self.objects.push((addr, end));
         let mut unique = name.to_string();
         let mut k = 1;
         while self
@@ -514,6 +525,10 @@ pub fn lower(
         thread: 0,
         error: None,
         end: None,
+        bounds: None,
+        objects: Vec::new(),
+        in_atomic: 0,
+        addr_of: false,
         local_cells: HashMap::new(),
         cut_loops: Vec::new(),
         spin_loops: 0,
@@ -586,6 +601,9 @@ pub fn lower(
     }
     cx.prog.notes = notes;
     cx.prog.max_path = Some(longest.max(1));
+    // Pointers read from cells that only ever hold constants become
+    // constant addresses where a single value is possible (docs/c.md).
+    crate::program::values::constant_addresses(&mut cx.prog, width);
     Ok(cx.prog)
 }
 
@@ -892,6 +910,7 @@ impl<'a> Ctx<'a> {
         self.thread = p.id;
         self.b = Builder::new(self.width);
         self.error = None;
+        self.bounds = None;
         self.frames.clear();
         self.depth = 0;
         let f = p.func;
@@ -954,6 +973,12 @@ impl<'a> Ctx<'a> {
             err_state = self.b.cur.map(|s| (s, sp));
             self.b.cur = None;
         }
+        let mut bounds_state = None;
+        if let Some((l, sp)) = self.bounds.take() {
+            self.b.place(l);
+            bounds_state = self.b.cur.map(|s| (s, sp));
+            self.b.cur = None;
+        }
         let b = std::mem::replace(&mut self.b, Builder::new(self.width));
         let name = self.thread_names[p.id].clone();
         let tspan = self.span(fspan);
@@ -964,6 +989,16 @@ impl<'a> Ctx<'a> {
             let q = StateId(fin.map[s as usize]);
             self.prog.goals.push(Goal {
                 name: Some(format!("assertion in {name}")),
+                kind: GoalKind::Assertion,
+                at: GoalAt::States(vec![(tid, q)]),
+                cond: None,
+                span: sp,
+            });
+        }
+        if let Some((s, sp)) = bounds_state {
+            let q = StateId(fin.map[s as usize]);
+            self.prog.goals.push(Goal {
+                name: Some(format!("out-of-bounds index in {name}")),
                 kind: GoalKind::Assertion,
                 at: GoalAt::States(vec![(tid, q)]),
                 cond: None,

@@ -246,20 +246,7 @@ impl<'a> Ctx<'a> {
                 Ok(LVal::Mem(p.e, ty, false))
             }
             Expression::BinaryOperator(b) if b.node.operator.node == B::Index => {
-                let base = self.rvalue(&b.node.lhs)?;
-                let idx = self.rvalue(&b.node.rhs)?;
-                let (base, idx) = if base.ty.is_pointer() {
-                    (base, idx)
-                } else {
-                    (idx, base)
-                };
-                let elem = match base.ty.pointee() {
-                    Some(CType::Void) | None => CType::Int,
-                    Some(t) => t.clone(),
-                };
-                let size = self.types.size(&elem) as i64;
-                let off = scale(idx.e, size);
-                Ok(LVal::Mem(Expr::bin(BinOp::Add, base.e, off), elem, false))
+                self.lvalue_index(&b.node.lhs, &b.node.rhs, s)
             }
             Expression::Member(m) => {
                 let (addr, sty) = match m.node.operator.node {
@@ -393,7 +380,10 @@ impl<'a> Ctx<'a> {
                         return Err(self.err(s, "function pointers are not supported"));
                     }
                 }
-                match self.lvalue(x)? {
+                self.addr_of = true;
+                let lv = self.lvalue(x);
+                self.addr_of = false;
+                match lv? {
                     LVal::Mem(a, t, _) => Ok(Val {
                         e: a,
                         ty: CType::Ptr(Box::new(t)),
@@ -482,7 +472,7 @@ impl<'a> Ctx<'a> {
                 } else {
                     BinOp::Or
                 };
-                if !self.has_effects(r, 0) {
+                if !self.may_trap(r) {
                     let b = self.rvalue(r)?;
                     return Ok(Val::int(self.b.fold(&Expr::bin(bop, a.e, b.e))));
                 }
@@ -576,8 +566,9 @@ impl<'a> Ctx<'a> {
         &mut self,
         l: &'a Node<Expression>,
         r: &'a Node<Expression>,
-        _s: Span,
+        s: Span,
     ) -> Result<LVal, Error> {
+        let addr_of = std::mem::take(&mut self.addr_of);
         let base = self.rvalue(l)?;
         let idx = self.rvalue(r)?;
         let (base, idx) = if base.ty.is_pointer() {
@@ -590,11 +581,94 @@ impl<'a> Ctx<'a> {
             Some(t) => t.clone(),
         };
         let size = self.types.size(&elem) as i64;
+        let idx_e = self.checked_index(base.e.clone(), idx.e, size, addr_of, s)?;
         Ok(LVal::Mem(
-            Expr::bin(BinOp::Add, base.e, scale(idx.e, size)),
+            Expr::bin(BinOp::Add, base.e, scale(idx_e, size)),
             elem,
             false,
         ))
+    }
+
+    /// Array indices (docs/c.md, "Array indices"): `base[idx]` where
+    /// `base` is a known address inside an object of at most
+    /// [`MAX_INDEX_SPLIT`] elements of `size` cells and `idx` is not a
+    /// constant. The index is kept in a register `r` and the thread
+    /// branches: one `assume(r == k)` per index `k` that stays inside the
+    /// object (with `addr_of`, `&base[idx]`, also one past its end) into
+    /// one join, and `assume` of any other value into the thread's
+    /// out-of-bounds error state (a violation). `program::specialize`
+    /// then gives each branch the access with a constant address. Returns
+    /// the index expression to use (`r`, or `idx` unchanged when the rule
+    /// does not apply: inside `__VERIFIER_atomic_*` bodies, unknown bases,
+    /// bases outside every object, too many elements).
+    ///
+    /// Errors: see [`Ctx::emit`].
+    fn checked_index(
+        &mut self,
+        base: LExpr,
+        idx: LExpr,
+        size: i64,
+        addr_of: bool,
+        s: Span,
+    ) -> Result<LExpr, Error> {
+        let idx = self.b.fold(&idx);
+        let (Some(lo), None) = (
+            self.b.fold(&base).as_const(self.width),
+            idx.as_const(self.width),
+        ) else {
+            return Ok(idx);
+        };
+        if self.in_atomic > 0 || size <= 0 || !self.b.live() {
+            return Ok(idx);
+        }
+        let Some(&(start, end)) = self.objects.iter().find(|(a, b)| *a <= lo && lo < *b) else {
+            return Ok(idx);
+        };
+        // Indices k with start <= lo + k·size and lo + (k+1)·size <= end.
+        let kmin = -((lo - start) / size);
+        let kmax = (end - lo) / size - 1 + i64::from(addr_of);
+        if kmax < kmin || kmax - kmin + 1 > MAX_INDEX_SPLIT {
+            return Ok(idx);
+        }
+        let r = match idx {
+            Expr::Var(r) => r,
+            e => {
+                let t = self.b.temp();
+                self.emit(Command::Assign { reg: t, value: e }, s)?;
+                t
+            }
+        };
+        let v = Expr::Var(r);
+        let mut cmds: Vec<Command> = (kmin..=kmax)
+            .map(|k| Command::Assume(Expr::bin(BinOp::Eq, v.clone(), Expr::Const(k))))
+            .collect();
+        cmds.push(Command::Assume(Expr::bin(
+            BinOp::Or,
+            Expr::bin(BinOp::Lt, v.clone(), Expr::Const(kmin)),
+            Expr::bin(BinOp::Gt, v.clone(), Expr::Const(kmax)),
+        )));
+        let sp = self.span(s);
+        let mut pos = self.b.split(cmds, sp)?;
+        let out = pos.pop().flatten();
+        let join = self.b.label();
+        for p in pos {
+            self.b.goto_pos(p);
+            self.b.jump(join);
+        }
+        self.b.goto_pos(out);
+        if self.b.live() {
+            let l = match self.bounds {
+                Some((l, _)) => l,
+                None => {
+                    let l = self.b.label();
+                    self.bounds = Some((l, sp));
+                    l
+                }
+            };
+            self.b.jump(l);
+        }
+        self.b.place(join);
+        Ok(v)
     }
 
     /// `a op b` with pointer arithmetic in cells.
@@ -641,6 +715,18 @@ impl<'a> Ctx<'a> {
     /// True when evaluating `e` may do more than read: assignments,
     /// increments, calls, statement expressions.
     pub fn has_effects(&self, e: &Node<Expression>, depth: usize) -> bool {
+        self.effects(e, depth, false)
+    }
+
+    /// [`Ctx::has_effects`], or `e` indexes an array by a non-literal
+    /// index (which may branch to the out-of-bounds violation, docs/c.md
+    /// "Array indices", so it must not be evaluated where C would not:
+    /// the right operand of `&&` and `||`).
+    pub fn may_trap(&self, e: &Node<Expression>) -> bool {
+        self.effects(e, 0, true)
+    }
+
+    fn effects(&self, e: &Node<Expression>, depth: usize, index: bool) -> bool {
         if depth > super::ctx::MAX_DEPTH {
             return true;
         }
@@ -651,33 +737,38 @@ impl<'a> Ctx<'a> {
                 matches!(
                     u.node.operator.node,
                     U::PostIncrement | U::PostDecrement | U::PreIncrement | U::PreDecrement
-                ) || self.has_effects(&u.node.operand, d)
+                ) || self.effects(&u.node.operand, d, index)
             }
             Expression::BinaryOperator(b) => {
-                matches!(
-                    b.node.operator.node,
-                    B::Assign
-                        | B::AssignMultiply
-                        | B::AssignDivide
-                        | B::AssignModulo
-                        | B::AssignPlus
-                        | B::AssignMinus
-                        | B::AssignShiftLeft
-                        | B::AssignShiftRight
-                        | B::AssignBitwiseAnd
-                        | B::AssignBitwiseXor
-                        | B::AssignBitwiseOr
-                ) || self.has_effects(&b.node.lhs, d)
-                    || self.has_effects(&b.node.rhs, d)
+                (index
+                    && b.node.operator.node == B::Index
+                    && !matches!(b.node.rhs.node, Expression::Constant(_))
+                    && !matches!(b.node.lhs.node, Expression::Constant(_)))
+                    || matches!(
+                        b.node.operator.node,
+                        B::Assign
+                            | B::AssignMultiply
+                            | B::AssignDivide
+                            | B::AssignModulo
+                            | B::AssignPlus
+                            | B::AssignMinus
+                            | B::AssignShiftLeft
+                            | B::AssignShiftRight
+                            | B::AssignBitwiseAnd
+                            | B::AssignBitwiseXor
+                            | B::AssignBitwiseOr
+                    )
+                    || self.effects(&b.node.lhs, d, index)
+                    || self.effects(&b.node.rhs, d, index)
             }
-            Expression::Cast(c) => self.has_effects(&c.node.expression, d),
-            Expression::Member(m) => self.has_effects(&m.node.expression, d),
+            Expression::Cast(c) => self.effects(&c.node.expression, d, index),
+            Expression::Member(m) => self.effects(&m.node.expression, d, index),
             Expression::Conditional(c) => {
-                self.has_effects(&c.node.condition, d)
-                    || self.has_effects(&c.node.then_expression, d)
-                    || self.has_effects(&c.node.else_expression, d)
+                self.effects(&c.node.condition, d, index)
+                    || self.effects(&c.node.then_expression, d, index)
+                    || self.effects(&c.node.else_expression, d, index)
             }
-            Expression::Comma(es) => es.iter().any(|x| self.has_effects(x, d)),
+            Expression::Comma(es) => es.iter().any(|x| self.effects(x, d, index)),
             _ => false,
         }
     }
@@ -853,7 +944,9 @@ impl<'a> Ctx<'a> {
         let main = std::mem::replace(&mut self.b, sub);
         let saved_err = self.error.take();
         let saved_end = self.end.take();
+        self.in_atomic += 1;
         let r = self.inline_body(f, vals, None, s);
+        self.in_atomic -= 1;
         self.end = saved_end;
         let mut sub = std::mem::replace(&mut self.b, main);
         let sub_err = std::mem::replace(&mut self.error, saved_err);
@@ -1486,6 +1579,10 @@ pub const MAX_ATOMIC_PATHS: usize = 256;
 
 /// Names the C front-end always treats as built-ins, even if the file
 /// defines a function of that name.
+/// Most elements an object may have for its non-constant indices to be
+/// split into one branch per index (docs/c.md, "Array indices").
+pub const MAX_INDEX_SPLIT: i64 = 16;
+
 fn reserved(n: &str) -> bool {
     n.starts_with("pthread_") || n == "__VERIFIER_atomic_begin" || n == "__VERIFIER_atomic_end"
 }
