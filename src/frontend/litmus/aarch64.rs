@@ -948,43 +948,86 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
     }
 }
 
-/// The LSE atomics: `SWP`, `CAS`, `LD<op>`, `ST<op>` with `A`/`L`/`AL`.
+/// The size suffix of an atomic mnemonic after its base: (the rest, the
+/// bits accessed when `B` (8) or `H` (16); None: the register's size).
+/// `SWPALB` → (`AL`, Some(8)), `CASH` → (``, Some(16)).
+fn atomic_size(s: &str) -> (&str, Option<u32>) {
+    if let Some(r) = s.strip_suffix('B') {
+        (r, Some(8))
+    } else if let Some(r) = s.strip_suffix('H') {
+        (r, Some(16))
+    } else {
+        (s, None)
+    }
+}
+
+/// The new value of an `LD<op>` / `ST<op>` atomic from the value read
+/// `old` and the register operand `s` (Arm ARM C6.2, "LDADD", "LDCLR",
+/// "LDEOR", "LDSET", "LDSMAX", "LDSMIN", "LDUMAX", "LDUMIN"). The
+/// maximum and minimum are written without a select, as
+/// `(a & -(a≥b)) | (b & -(a<b))`, so the written value has data
+/// dependencies on both operands, as for the arithmetic forms.
+fn atomic_value(op: &str, old: LExpr, s: LExpr) -> LExpr {
+    let pick = |first_wins: LExpr, a: LExpr, b: LExpr| {
+        let all = |c: LExpr| Expr::un(UnOp::Neg, c);
+        bin(
+            BinOp::BitOr,
+            bin(BinOp::BitAnd, a, all(first_wins.clone())),
+            bin(BinOp::BitAnd, b, all(Expr::un(UnOp::Not, first_wins))),
+        )
+    };
+    match op {
+        "ADD" => bin(BinOp::Add, old, s),
+        "EOR" => bin(BinOp::BitXor, old, s),
+        "SET" => bin(BinOp::BitOr, old, s),
+        "CLR" => bin(BinOp::BitAnd, old, not(s)),
+        "SMAX" => pick(bin(BinOp::Ge, old.clone(), s.clone()), old, s),
+        "SMIN" => pick(bin(BinOp::Le, old.clone(), s.clone()), old, s),
+        "UMAX" => pick(Expr::un(UnOp::Not, ult(&old, &s)), old, s),
+        _ => pick(Expr::un(UnOp::Not, ult(&s, &old)), old, s),
+    }
+}
+
+/// The LSE atomics: `SWP`, `CAS`, `LD<op>`, `ST<op>` (`<op>` one of
+/// `ADD`, `CLR`, `EOR`, `SET`, `SMAX`, `SMIN`, `UMAX`, `UMIN`) with
+/// `A`/`L`/`AL`, and their byte (`B`) and half-word (`H`) forms, which
+/// read and write the low 8/16 bits of the location's cell as the plain
+/// byte and half-word accesses do ([`extend`], [`truncate`]; Arm ARM C6.2,
+/// "SWPB", "CASH", "LDADDB": the value read zero-extended to the
+/// register, a compare-and-swap comparing `Rs<7:0>` / `Rs<15:0>`).
 fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
     if mn.starts_with("CASP") {
         return Err(refuse(cx, &format!("instruction `{mn0}`"), "casp", sp));
     }
-    let strip_size = |s: &str| -> Option<String> {
-        if s.ends_with('B') || s.ends_with('H') {
-            None
-        } else {
-            Some(s.to_string())
+    let unknown = |cx: &Ctx| cx.src.error(sp, format!("unknown instruction `{mn0}`"));
+    let tmp = cx.reg("#tmp");
+    // The value read, as the destination register gets it (the low bits
+    // of a byte or half-word access, zero-extended).
+    let read = |cx: &mut Ctx, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
+        match bits {
+            Some(b) => extend(cx, Expr::Var(tmp), b, false, ds, sp),
+            None => Ok(Expr::Var(tmp)),
         }
     };
-    let ops_kind: &[(&str, Option<BinOp>)] = &[
-        ("LDADD", Some(BinOp::Add)),
-        ("LDCLR", None),
-        ("LDEOR", Some(BinOp::BitXor)),
-        ("LDSET", Some(BinOp::BitOr)),
-        ("STADD", Some(BinOp::Add)),
-        ("STCLR", None),
-        ("STEOR", Some(BinOp::BitXor)),
-        ("STSET", Some(BinOp::BitOr)),
-    ];
-    let tmp = cx.reg("#tmp");
+    // The value written: a byte or half-word access writes the low bits.
+    let written = |cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
+        match bits {
+            Some(_) => truncate(cx, v, bits, ds, sp),
+            None => Ok(v),
+        }
+    };
     if let Some(suf) = mn.strip_prefix("SWP") {
-        let Some((ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
-            return Err(refuse(
-                cx,
-                &format!("instruction `{mn0}`"),
-                "byte/half-access",
-                sp,
-            ));
+        let (suf, bits) = atomic_size(suf);
+        let Some((ra, wa)) = al_suffix(suf) else {
+            return Err(unknown(cx));
         };
         arity(cx, mn0, ops, 3, sp)?;
+        let ds = size_of(&ops[1]);
         let s = rval(cx, &ops[0])?;
+        let s = written(cx, s, bits, ds)?;
         let t = reg_opt(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, size_of(&ops[1]), sp);
+        cx.vars.access(&addr, bits.unwrap_or(ds), sp);
         // No acquire when the destination is the zero register (as herd),
         // and the read is a no-return one.
         let ra = if t.is_none() { Ann::NORET } else { ra };
@@ -998,25 +1041,25 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
             ),
             ann(wa, Command::Store { addr, value: s }),
         ];
-        body.extend(assign(t, Expr::Var(tmp)));
+        let v = read(cx, bits, ds)?;
+        body.extend(assign(t, v));
         return Ok(Low::Cmds(vec![Command::Atomic(body)]));
     }
     if let Some(suf) = mn.strip_prefix("CAS") {
-        let Some((ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
-            return Err(refuse(
-                cx,
-                &format!("instruction `{mn0}`"),
-                "byte/half-access",
-                sp,
-            ));
+        let (suf, bits) = atomic_size(suf);
+        let Some((ra, wa)) = al_suffix(suf) else {
+            return Err(unknown(cx));
         };
         arity(cx, mn0, ops, 3, sp)?;
+        let ds = size_of(&ops[1]);
         let s = reg_opt(cx, &ops[0])?;
         let sv = s.map(Expr::Var).unwrap_or(Expr::Const(0));
+        let sv = written(cx, sv, bits, ds)?;
         let ra = if s.is_none() { Ann::NORET } else { ra };
         let t = rval(cx, &ops[1])?;
+        let t = written(cx, t, bits, ds)?;
         let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, size_of(&ops[1]), sp);
+        cx.vars.access(&addr, bits.unwrap_or(ds), sp);
         let load = ann(
             ra,
             Command::Load {
@@ -1024,11 +1067,12 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 addr: addr.clone(),
             },
         );
+        let old = read(cx, bits, ds)?;
         // On success the write takes Rt's value through the comparison (a
         // pick data dependency on the read and on Rs), and Rs keeps its
         // value, now picked by the comparison: later accesses depend on the
         // read by pick dependencies only (herd's aarch64-cas tests).
-        let same = bin(BinOp::Eq, Expr::Var(tmp), sv.clone());
+        let same = bin(BinOp::Eq, old.clone(), sv.clone());
         let picked = cx.reg("#cas");
         let mut ok = vec![Command::Atomic(vec![
             load.clone(),
@@ -1052,27 +1096,27 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 Ann(Ann::PICK),
                 Box::new(Command::Assign {
                     reg: s,
-                    value: Expr::Var(tmp),
+                    value: old.clone(),
                 }),
             ));
         }
-        let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, Expr::Var(tmp), sv))];
-        fail.extend(assign(s, Expr::Var(tmp)));
+        let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, old.clone(), sv))];
+        fail.extend(assign(s, old));
         return Ok(Low::Choice(vec![ok, fail]));
     }
-    for (base, op) in ops_kind {
-        if let Some(suf) = mn.strip_prefix(base) {
-            let Some((mut ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
-                return Err(refuse(
-                    cx,
-                    &format!("instruction `{mn0}`"),
-                    "byte/half-access",
-                    sp,
-                ));
+    const OPS: [&str; 8] = ["ADD", "CLR", "EOR", "SET", "SMAX", "SMIN", "UMAX", "UMIN"];
+    let form = mn
+        .strip_prefix("LD")
+        .map(|r| (false, r))
+        .or_else(|| mn.strip_prefix("ST").map(|r| (true, r)));
+    if let Some((store_form, rest)) = form {
+        if let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) {
+            let (suf, bits) = atomic_size(&rest[op.len()..]);
+            let Some((mut ra, wa)) = al_suffix(suf) else {
+                return Err(unknown(cx));
             };
-            let store_form = base.starts_with("ST");
             if store_form && ra != 0 {
-                return Err(cx.src.error(sp, format!("unknown instruction `{mn0}`")));
+                return Err(unknown(cx));
             }
             let (s, t, m) = if store_form {
                 arity(cx, mn0, ops, 2, sp)?;
@@ -1081,17 +1125,17 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 arity(cx, mn0, ops, 3, sp)?;
                 (rval(cx, &ops[0])?, reg_opt(cx, &ops[1])?, &ops[2])
             };
+            let ds = size_of(&ops[0]);
             if t.is_none() {
                 // A load form whose destination is the zero register has
                 // no acquire semantics (Arm ARM C6, LDADD: "ST<op>").
                 ra = Ann::NORET;
             }
             let addr = mem_addr(cx, m)?;
-            cx.vars.access(&addr, size_of(&ops[0]), sp);
-            let value = match op {
-                Some(o) => bin(*o, Expr::Var(tmp), s),
-                None => bin(BinOp::BitAnd, Expr::Var(tmp), not(s)),
-            };
+            cx.vars.access(&addr, bits.unwrap_or(ds), sp);
+            let old = read(cx, bits, ds)?;
+            let value = atomic_value(op, old.clone(), s);
+            let value = written(cx, value, bits, ds)?;
             let mut body = vec![
                 ann(
                     ra,
@@ -1102,7 +1146,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 ),
                 ann(wa, Command::Store { addr, value }),
             ];
-            body.extend(assign(t, Expr::Var(tmp)));
+            body.extend(assign(t, old));
             return Ok(Low::Cmds(vec![Command::Atomic(body)]));
         }
     }
