@@ -1074,12 +1074,12 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         // read by pick dependencies only (herd's aarch64-cas tests).
         let same = bin(BinOp::Eq, old.clone(), sv.clone());
         let picked = cx.reg("#cas");
-        let mut ok = vec![Command::Atomic(vec![
+        let ok = vec![Command::Atomic(vec![
             load.clone(),
             Command::Guard(same.clone()),
             Command::Select {
                 reg: picked,
-                cond: same,
+                cond: same.clone(),
                 then: t.clone(),
                 else_: t,
             },
@@ -1091,18 +1091,34 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 },
             ),
         ])];
-        if let Some(s) = s {
-            ok.push(Command::Ann(
-                Ann(Ann::PICK),
-                Box::new(Command::Assign {
+        // Rs after a success holds the value read (= its old value), picked
+        // by the comparison, and its data comes either from Rs's old value
+        // or from the read: herd builds both event structures, so an
+        // outcome is allowed when either allows it (herd's
+        // `aarch64_cas_ok`, `DataFromRRs` and `DataFromRx`; herdtools7
+        // catalogue `aarch64-cas`: `MP+rel+CAS-ok-bothRs-addr` is ordered by
+        // both, `MP+rel+CAS-ok-RsRs-addr` by the first only).
+        let mut alts = Vec::new();
+        match s {
+            Some(s) => {
+                let mut from_rs = ok.clone();
+                from_rs.push(Command::Select {
                     reg: s,
-                    value: old.clone(),
-                }),
-            ));
+                    cond: bin(BinOp::Eq, old.clone(), old.clone()),
+                    then: Expr::Var(s),
+                    else_: Expr::Var(s),
+                });
+                alts.push(from_rs);
+                let mut from_read = ok;
+                from_read.extend(assign(Some(s), old.clone()));
+                alts.push(from_read);
+            }
+            None => alts.push(ok),
         }
         let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, old.clone(), sv))];
         fail.extend(assign(s, old));
-        return Ok(Low::Choice(vec![ok, fail]));
+        alts.push(fail);
+        return Ok(Low::Choice(alts));
     }
     const OPS: [&str; 8] = ["ADD", "CLR", "EOR", "SET", "SMAX", "SMIN", "UMAX", "UMIN"];
     let form = mn
