@@ -1105,8 +1105,10 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 from_rs.push(Command::Select {
                     reg: s,
                     cond: bin(BinOp::Eq, old.clone(), old.clone()),
-                    then: Expr::Var(s),
-                    else_: Expr::Var(s),
+                    // = the value read on success (the low bits of a
+                    // byte or half-word Rs), with Rs's dependencies.
+                    then: sv.clone(),
+                    else_: sv.clone(),
                 });
                 alts.push(from_rs);
                 let mut from_read = ok;
