@@ -677,3 +677,17 @@ fn unknown_atomic_suffixes_are_located_errors() {
         assert!(e.contains("bad.litmus:4:2"), "{text}: {e}");
     }
 }
+
+#[test]
+fn riscv_min_max_amos() {
+    // RISC-V unprivileged ISA, "Atomic Memory Operations": amomax.w of 3
+    // and -2 writes 3; amomin.w of 3 and -2 writes -2; amomaxu.w of -2 and
+    // 5 writes -2 (the larger unsigned value); amominu.w of -2 and 5
+    // writes 5. Each rd gets the value read.
+    let s = states(
+        "RISCV T\n{ int x=3; 0:x1=x; 0:x2=-2; 0:x3=5; }\n P0 ;\n\
+         amomax.w x4,x2,(x1) ;\n amomin.w.aq x5,x2,(x1) ;\n amomaxu.w.rl x6,x3,(x1) ;\n\
+         amominu.w.aqrl x7,x3,(x1) ;\n locations [0:x4;0:x5;0:x6;0:x7;x;]\nexists (0:x4=0)\n",
+    );
+    assert_eq!(s, ["0:x4=3; 0:x5=3; 0:x6=-2; 0:x7=-2; [x]=5;"]);
+}

@@ -39,7 +39,9 @@
 //! documentation, <http://diy.inria.fr/doc/litmus.html>).
 
 use super::ctx::Ctx;
-use super::ops::{arity, bin, is_name, mnemonic, refuse, shl, shr, split_ops, CallTarget, Low, Op};
+use super::ops::{
+    arity, bin, is_name, min_max, mnemonic, refuse, shl, shr, split_ops, ult, CallTarget, Low, Op,
+};
 use crate::diag::{Error, Span};
 use crate::litmus::parse_int;
 use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, RegId, UnOp};
@@ -175,26 +177,6 @@ fn flags(cx: &mut Ctx) -> [RegId; 4] {
         cx.reg("#nzcv.c"),
         cx.reg("#nzcv.v"),
     ]
-}
-
-/// Unsigned `x < y` at any width: when the signs differ, the negative one
-/// (top bit set) is the larger; otherwise the signed order.
-fn ult(x: &LExpr, y: &LExpr) -> LExpr {
-    let z = Expr::Const(0);
-    let differ = bin(
-        BinOp::Lt,
-        bin(BinOp::BitXor, x.clone(), y.clone()),
-        z.clone(),
-    );
-    bin(
-        BinOp::Or,
-        bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
-        bin(
-            BinOp::And,
-            Expr::un(UnOp::Not, differ),
-            bin(BinOp::Lt, x.clone(), y.clone()),
-        ),
-    )
 }
 
 /// `e < 0` (the sign bit of `e`), 0 or 1.
@@ -963,28 +945,17 @@ fn atomic_size(s: &str) -> (&str, Option<u32>) {
 
 /// The new value of an `LD<op>` / `ST<op>` atomic from the value read
 /// `old` and the register operand `s` (Arm ARM C6.2, "LDADD", "LDCLR",
-/// "LDEOR", "LDSET", "LDSMAX", "LDSMIN", "LDUMAX", "LDUMIN"). The
-/// maximum and minimum are written without a select, as
-/// `(a & -(a≥b)) | (b & -(a<b))`, so the written value has data
-/// dependencies on both operands, as for the arithmetic forms.
+/// "LDEOR", "LDSET", "LDSMAX", "LDSMIN", "LDUMAX", "LDUMIN").
 fn atomic_value(op: &str, old: LExpr, s: LExpr) -> LExpr {
-    let pick = |first_wins: LExpr, a: LExpr, b: LExpr| {
-        let all = |c: LExpr| Expr::un(UnOp::Neg, c);
-        bin(
-            BinOp::BitOr,
-            bin(BinOp::BitAnd, a, all(first_wins.clone())),
-            bin(BinOp::BitAnd, b, all(Expr::un(UnOp::Not, first_wins))),
-        )
-    };
     match op {
         "ADD" => bin(BinOp::Add, old, s),
         "EOR" => bin(BinOp::BitXor, old, s),
         "SET" => bin(BinOp::BitOr, old, s),
         "CLR" => bin(BinOp::BitAnd, old, not(s)),
-        "SMAX" => pick(bin(BinOp::Ge, old.clone(), s.clone()), old, s),
-        "SMIN" => pick(bin(BinOp::Le, old.clone(), s.clone()), old, s),
-        "UMAX" => pick(Expr::un(UnOp::Not, ult(&old, &s)), old, s),
-        _ => pick(Expr::un(UnOp::Not, ult(&s, &old)), old, s),
+        "SMAX" => min_max(true, true, old, s),
+        "SMIN" => min_max(true, false, old, s),
+        "UMAX" => min_max(false, true, old, s),
+        _ => min_max(false, false, old, s),
     }
 }
 

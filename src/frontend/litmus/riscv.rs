@@ -2,7 +2,8 @@
 //! `lhu`/`sb`/`sh` (on the location's cell), `lw`/`ld`/`lwu`/
 //! `sw`/`sd` with `.aq`/`.rl` annotations, `lr`/`sc` (load-reserve /
 //! store-conditional; `rd` is 0 on success, 1 on failure), the AMOs
-//! `amoswap`, `amoadd`, `amoand`, `amoor`, `amoxor` (`.w`/`.d`, `.aq`,
+//! `amoswap`, `amoadd`, `amoand`, `amoor`, `amoxor`, `amomax`, `amomin`,
+//! `amomaxu`, `amominu` (`.w`/`.d`, `.aq`,
 //! `.rl`, `.aqrl`: both accesses of the AMO carry its annotations), the
 //! integer operations `li`, `mv`, `addi(w)`, `ori`, `xori`, `andi`,
 //! `add(w)`, `sub(w)`, `xor`, `or`, `and`, `sext.w`, `slli`, branches
@@ -22,7 +23,8 @@
 
 use super::ctx::Ctx;
 use super::ops::{
-    arity, bin, ext32, is_name, mnemonic, refuse, shl, shr, split_ops, unsupported, Low, Op,
+    arity, bin, ext32, is_name, min_max, mnemonic, refuse, shl, shr, split_ops, unsupported, Low,
+    Op,
 };
 use super::regs::rv_reg;
 use crate::diag::{Error, Span};
@@ -365,9 +367,12 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(cmds))
         }
         _ => {
-            let amo = ["amoswap", "amoadd", "amoand", "amoor", "amoxor"]
-                .iter()
-                .find(|b| mn == format!("{b}.w") || mn == format!("{b}.d"));
+            let amo = [
+                "amoswap", "amoadd", "amoand", "amoor", "amoxor", "amomax", "amomin", "amomaxu",
+                "amominu",
+            ]
+            .iter()
+            .find(|b| mn == format!("{b}.w") || mn == format!("{b}.d"));
             let Some(kind) = amo else {
                 return Err(unsupported(cx, mn0, sp));
             };
@@ -382,7 +387,11 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 "amoadd" => bin(BinOp::Add, old, s),
                 "amoand" => bin(BinOp::BitAnd, old, s),
                 "amoor" => bin(BinOp::BitOr, old, s),
-                _ => bin(BinOp::BitXor, old, s),
+                "amoxor" => bin(BinOp::BitXor, old, s),
+                "amomax" => min_max(true, true, old, s),
+                "amomin" => min_max(true, false, old, s),
+                "amomaxu" => min_max(false, true, old, s),
+                _ => min_max(false, false, old, s),
             };
             let mut body = vec![
                 ann(
