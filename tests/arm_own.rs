@@ -691,3 +691,23 @@ fn riscv_min_max_amos() {
     );
     assert_eq!(s, ["0:x4=3; 0:x5=3; 0:x6=-2; 0:x7=-2; [x]=5;"]);
 }
+
+#[test]
+fn riscv_compare_and_pseudo_instructions() {
+    // slt -1 < 2 = 1; sltu: -1 is the largest unsigned, 0; slti 2 < 3 = 1;
+    // sltiu 2 < 1 = 0; neg 2 = -2; not 2 = -3; seqz 0 = 1; snez 2 = 1;
+    // bgt 2 > -1 taken (skips x13 := 7); ble -1 <= 2 taken; bgtz -1 not
+    // taken (x15 := 9); bleu 2 <= -1 (unsigned) taken.
+    let s = states(
+        "RISCV T\n{ 0:x1=-1; 0:x2=2; }\n P0 ;\n slt x3,x1,x2 ;\n sltu x4,x1,x2 ;\n\
+         slti x5,x2,3 ;\n sltiu x6,x2,1 ;\n neg x7,x2 ;\n not x8,x2 ;\n seqz x9,x0 ;\n\
+         snez x10,x2 ;\n bgt x2,x1,L1 ;\n li x13,7 ;\n L1: ble x1,x2,L2 ;\n li x14,8 ;\n\
+         L2: bgtz x1,L3 ;\n li x15,9 ;\n L3: bleu x2,x1,L4 ;\n li x16,1 ;\n L4: nop ;\n\
+         locations [0:x3;0:x4;0:x5;0:x6;0:x7;0:x8;0:x9;0:x10;0:x13;0:x14;0:x15;0:x16;]\n\
+         exists (0:x3=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:x3=1; 0:x4=0; 0:x5=1; 0:x6=0; 0:x7=-2; 0:x8=-3; 0:x9=1; 0:x10=1; 0:x13=0; 0:x14=0; 0:x15=9; 0:x16=0;"]
+    );
+}
