@@ -1,7 +1,8 @@
 //! What the instruction lowerings of every architecture share: the result
 //! of lowering one source instruction ([`Low`]), operand splitting
 //! ([`split_ops`]: commas outside brackets, each operand with its span),
-//! the mnemonic, expression helpers (`var`, `bin`, `compare`), label-name
+//! the mnemonic, expression helpers (`var`, `bin`, `compare`, the unsigned
+//! order [`ult`], [`min_max`] of the min/max atomics), label-name
 //! syntax ([`is_name`]) and the common errors (an unsupported instruction,
 //! a wrong number of operands).
 //!
