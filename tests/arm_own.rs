@@ -629,3 +629,85 @@ fn riscv_byte_and_half_word_loads_and_stores() {
         ["0:x3=-91; 0:x4=165; 0:x5=421; [y]=65535; [z]=4294967295;"]
     );
 }
+
+#[test]
+fn byte_and_half_word_atomics_read_and_write_the_low_bits() {
+    // Arm ARM C6.2: SWPALB writes 257's low byte (1) and reads 255;
+    // LDADDB reads 1 and writes (1 + 257) mod 256 = 2; CASH compares
+    // Rs<15:0> = 1 with 2 and fails, Rs := 2; LDUMAXH reads 2 and writes
+    // umax(2, 257) = 257; LDSMIN reads 257 and writes smin(257, -3) = -3;
+    // STUMIN writes umin(-3, 5) = 5 (-3 is the larger unsigned value).
+    let s = states(
+        "AArch64 T\n{ int x = 255; 0:X1=x; 0:X2=257; 0:X6=-3; 0:X7=5; }\n P0 ;\n\
+         SWPALB W2,W0,[X1] ;\n LDADDB W2,W3,[X1] ;\n MOV W8,W3 ;\n CASH W8,W2,[X1] ;\n\
+         LDUMAXH W2,W4,[X1] ;\n LDSMIN W6,W5,[X1] ;\n STUMIN W7,[X1] ;\n\
+         locations [0:X0;0:X3;0:X8;0:X4;0:X5;x;]\nexists (0:X0=0)\n",
+    );
+    assert_eq!(s, ["0:X0=255; 0:X3=1; 0:X4=2; 0:X5=257; 0:X8=2; [x]=5;"]);
+    // A successful CASB writes Rt's low byte.
+    let s = states(
+        "AArch64 T\n{ int x = 3; 0:X1=x; 0:X2=259; 0:X3=0x1ff; }\n P0 ;\n\
+         CASALB W2,W3,[X1] ;\n locations [0:X2;x;]\nexists (0:X0=0)\n",
+    );
+    assert_eq!(s, ["0:X0=0; 0:X2=3; [x]=255;"]);
+}
+
+#[test]
+fn byte_swap_message_passing_is_ordered_by_acquire() {
+    let t = |swp: &str| {
+        format!(
+            "AArch64 T\n{{ 0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x; 1:X4=2; }}\n\
+             P0 | P1 ;\n MOV W0,#1 | {swp} W4,W0,[X1] ;\n STR W0,[X1] | LDR W2,[X3] ;\n\
+             STLRB W0,[X3] | ;\nexists (1:X0=1 /\\ 1:X2=0)\n"
+        )
+    };
+    assert_eq!(arm_verdict(&t("SWPAB")), "Forbidden");
+    assert_eq!(arm_verdict(&t("SWPB")), "Allowed");
+    assert_eq!(arm_verdict(&t("LDADDAH")), "Forbidden");
+}
+
+#[test]
+fn unknown_atomic_suffixes_are_located_errors() {
+    for text in ["SWPX W0,W1,[X2]", "LDADDQB W0,W1,[X2]", "STADDA W0,[X2]"] {
+        let full = format!("AArch64 T\n{{ 0:X2=x; }}\n P0 ;\n {text} ;\nexists (0:X0=0)\n");
+        let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", full), Width(64))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string();
+        assert!(e.contains("bad.litmus:4:2"), "{text}: {e}");
+    }
+}
+
+#[test]
+fn riscv_min_max_amos() {
+    // RISC-V unprivileged ISA, "Atomic Memory Operations": amomax.w of 3
+    // and -2 writes 3; amomin.w of 3 and -2 writes -2; amomaxu.w of -2 and
+    // 5 writes -2 (the larger unsigned value); amominu.w of -2 and 5
+    // writes 5. Each rd gets the value read.
+    let s = states(
+        "RISCV T\n{ int x=3; 0:x1=x; 0:x2=-2; 0:x3=5; }\n P0 ;\n\
+         amomax.w x4,x2,(x1) ;\n amomin.w.aq x5,x2,(x1) ;\n amomaxu.w.rl x6,x3,(x1) ;\n\
+         amominu.w.aqrl x7,x3,(x1) ;\n locations [0:x4;0:x5;0:x6;0:x7;x;]\nexists (0:x4=0)\n",
+    );
+    assert_eq!(s, ["0:x4=3; 0:x5=3; 0:x6=-2; 0:x7=-2; [x]=5;"]);
+}
+
+#[test]
+fn riscv_compare_and_pseudo_instructions() {
+    // slt -1 < 2 = 1; sltu: -1 is the largest unsigned, 0; slti 2 < 3 = 1;
+    // sltiu 2 < 1 = 0; neg 2 = -2; not 2 = -3; seqz 0 = 1; snez 2 = 1;
+    // bgt 2 > -1 taken (skips x13 := 7); ble -1 <= 2 taken; bgtz -1 not
+    // taken (x15 := 9); bleu 2 <= -1 (unsigned) taken.
+    let s = states(
+        "RISCV T\n{ 0:x1=-1; 0:x2=2; }\n P0 ;\n slt x3,x1,x2 ;\n sltu x4,x1,x2 ;\n\
+         slti x5,x2,3 ;\n sltiu x6,x2,1 ;\n neg x7,x2 ;\n not x8,x2 ;\n seqz x9,x0 ;\n\
+         snez x10,x2 ;\n bgt x2,x1,L1 ;\n li x13,7 ;\n L1: ble x1,x2,L2 ;\n li x14,8 ;\n\
+         L2: bgtz x1,L3 ;\n li x15,9 ;\n L3: bleu x2,x1,L4 ;\n li x16,1 ;\n L4: nop ;\n\
+         locations [0:x3;0:x4;0:x5;0:x6;0:x7;0:x8;0:x9;0:x10;0:x13;0:x14;0:x15;0:x16;]\n\
+         exists (0:x3=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:x3=1; 0:x4=0; 0:x5=1; 0:x6=0; 0:x7=-2; 0:x8=-3; 0:x9=1; 0:x10=1; 0:x13=0; 0:x14=0; 0:x15=9; 0:x16=0;"]
+    );
+}

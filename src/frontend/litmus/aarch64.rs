@@ -39,7 +39,9 @@
 //! documentation, <http://diy.inria.fr/doc/litmus.html>).
 
 use super::ctx::Ctx;
-use super::ops::{arity, bin, is_name, mnemonic, refuse, shl, shr, split_ops, CallTarget, Low, Op};
+use super::ops::{
+    arity, bin, is_name, min_max, mnemonic, refuse, shl, shr, split_ops, ult, CallTarget, Low, Op,
+};
 use crate::diag::{Error, Span};
 use crate::litmus::parse_int;
 use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, RegId, UnOp};
@@ -175,26 +177,6 @@ fn flags(cx: &mut Ctx) -> [RegId; 4] {
         cx.reg("#nzcv.c"),
         cx.reg("#nzcv.v"),
     ]
-}
-
-/// Unsigned `x < y` at any width: when the signs differ, the negative one
-/// (top bit set) is the larger; otherwise the signed order.
-fn ult(x: &LExpr, y: &LExpr) -> LExpr {
-    let z = Expr::Const(0);
-    let differ = bin(
-        BinOp::Lt,
-        bin(BinOp::BitXor, x.clone(), y.clone()),
-        z.clone(),
-    );
-    bin(
-        BinOp::Or,
-        bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
-        bin(
-            BinOp::And,
-            Expr::un(UnOp::Not, differ),
-            bin(BinOp::Lt, x.clone(), y.clone()),
-        ),
-    )
 }
 
 /// `e < 0` (the sign bit of `e`), 0 or 1.
@@ -948,43 +930,75 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
     }
 }
 
-/// The LSE atomics: `SWP`, `CAS`, `LD<op>`, `ST<op>` with `A`/`L`/`AL`.
+/// The size suffix of an atomic mnemonic after its base: (the rest, the
+/// bits accessed when `B` (8) or `H` (16); None: the register's size).
+/// `SWPALB` → (`AL`, Some(8)), `CASH` → (``, Some(16)).
+fn atomic_size(s: &str) -> (&str, Option<u32>) {
+    if let Some(r) = s.strip_suffix('B') {
+        (r, Some(8))
+    } else if let Some(r) = s.strip_suffix('H') {
+        (r, Some(16))
+    } else {
+        (s, None)
+    }
+}
+
+/// The new value of an `LD<op>` / `ST<op>` atomic from the value read
+/// `old` and the register operand `s` (Arm ARM C6.2, "LDADD", "LDCLR",
+/// "LDEOR", "LDSET", "LDSMAX", "LDSMIN", "LDUMAX", "LDUMIN").
+fn atomic_value(op: &str, old: LExpr, s: LExpr) -> LExpr {
+    match op {
+        "ADD" => bin(BinOp::Add, old, s),
+        "EOR" => bin(BinOp::BitXor, old, s),
+        "SET" => bin(BinOp::BitOr, old, s),
+        "CLR" => bin(BinOp::BitAnd, old, not(s)),
+        "SMAX" => min_max(true, true, old, s),
+        "SMIN" => min_max(true, false, old, s),
+        "UMAX" => min_max(false, true, old, s),
+        _ => min_max(false, false, old, s),
+    }
+}
+
+/// The LSE atomics: `SWP`, `CAS`, `LD<op>`, `ST<op>` (`<op>` one of
+/// `ADD`, `CLR`, `EOR`, `SET`, `SMAX`, `SMIN`, `UMAX`, `UMIN`) with
+/// `A`/`L`/`AL`, and their byte (`B`) and half-word (`H`) forms, which
+/// read and write the low 8/16 bits of the location's cell as the plain
+/// byte and half-word accesses do ([`extend`], [`truncate`]; Arm ARM C6.2,
+/// "SWPB", "CASH", "LDADDB": the value read zero-extended to the
+/// register, a compare-and-swap comparing `Rs<7:0>` / `Rs<15:0>`).
 fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
     if mn.starts_with("CASP") {
         return Err(refuse(cx, &format!("instruction `{mn0}`"), "casp", sp));
     }
-    let strip_size = |s: &str| -> Option<String> {
-        if s.ends_with('B') || s.ends_with('H') {
-            None
-        } else {
-            Some(s.to_string())
+    let unknown = |cx: &Ctx| cx.src.error(sp, format!("unknown instruction `{mn0}`"));
+    let tmp = cx.reg("#tmp");
+    // The value read, as the destination register gets it (the low bits
+    // of a byte or half-word access, zero-extended).
+    let read = |cx: &mut Ctx, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
+        match bits {
+            Some(b) => extend(cx, Expr::Var(tmp), b, false, ds, sp),
+            None => Ok(Expr::Var(tmp)),
         }
     };
-    let ops_kind: &[(&str, Option<BinOp>)] = &[
-        ("LDADD", Some(BinOp::Add)),
-        ("LDCLR", None),
-        ("LDEOR", Some(BinOp::BitXor)),
-        ("LDSET", Some(BinOp::BitOr)),
-        ("STADD", Some(BinOp::Add)),
-        ("STCLR", None),
-        ("STEOR", Some(BinOp::BitXor)),
-        ("STSET", Some(BinOp::BitOr)),
-    ];
-    let tmp = cx.reg("#tmp");
+    // The value written: a byte or half-word access writes the low bits.
+    let written = |cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
+        match bits {
+            Some(_) => truncate(cx, v, bits, ds, sp),
+            None => Ok(v),
+        }
+    };
     if let Some(suf) = mn.strip_prefix("SWP") {
-        let Some((ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
-            return Err(refuse(
-                cx,
-                &format!("instruction `{mn0}`"),
-                "byte/half-access",
-                sp,
-            ));
+        let (suf, bits) = atomic_size(suf);
+        let Some((ra, wa)) = al_suffix(suf) else {
+            return Err(unknown(cx));
         };
         arity(cx, mn0, ops, 3, sp)?;
+        let ds = size_of(&ops[1]);
         let s = rval(cx, &ops[0])?;
+        let s = written(cx, s, bits, ds)?;
         let t = reg_opt(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, size_of(&ops[1]), sp);
+        cx.vars.access(&addr, bits.unwrap_or(ds), sp);
         // No acquire when the destination is the zero register (as herd),
         // and the read is a no-return one.
         let ra = if t.is_none() { Ann::NORET } else { ra };
@@ -998,25 +1012,25 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
             ),
             ann(wa, Command::Store { addr, value: s }),
         ];
-        body.extend(assign(t, Expr::Var(tmp)));
+        let v = read(cx, bits, ds)?;
+        body.extend(assign(t, v));
         return Ok(Low::Cmds(vec![Command::Atomic(body)]));
     }
     if let Some(suf) = mn.strip_prefix("CAS") {
-        let Some((ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
-            return Err(refuse(
-                cx,
-                &format!("instruction `{mn0}`"),
-                "byte/half-access",
-                sp,
-            ));
+        let (suf, bits) = atomic_size(suf);
+        let Some((ra, wa)) = al_suffix(suf) else {
+            return Err(unknown(cx));
         };
         arity(cx, mn0, ops, 3, sp)?;
+        let ds = size_of(&ops[1]);
         let s = reg_opt(cx, &ops[0])?;
         let sv = s.map(Expr::Var).unwrap_or(Expr::Const(0));
+        let sv = written(cx, sv, bits, ds)?;
         let ra = if s.is_none() { Ann::NORET } else { ra };
         let t = rval(cx, &ops[1])?;
+        let t = written(cx, t, bits, ds)?;
         let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, size_of(&ops[1]), sp);
+        cx.vars.access(&addr, bits.unwrap_or(ds), sp);
         let load = ann(
             ra,
             Command::Load {
@@ -1024,18 +1038,19 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 addr: addr.clone(),
             },
         );
+        let old = read(cx, bits, ds)?;
         // On success the write takes Rt's value through the comparison (a
         // pick data dependency on the read and on Rs), and Rs keeps its
         // value, now picked by the comparison: later accesses depend on the
         // read by pick dependencies only (herd's aarch64-cas tests).
-        let same = bin(BinOp::Eq, Expr::Var(tmp), sv.clone());
+        let same = bin(BinOp::Eq, old.clone(), sv.clone());
         let picked = cx.reg("#cas");
-        let mut ok = vec![Command::Atomic(vec![
+        let ok = vec![Command::Atomic(vec![
             load.clone(),
             Command::Guard(same.clone()),
             Command::Select {
                 reg: picked,
-                cond: same,
+                cond: same.clone(),
                 then: t.clone(),
                 else_: t,
             },
@@ -1047,32 +1062,50 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 },
             ),
         ])];
-        if let Some(s) = s {
-            ok.push(Command::Ann(
-                Ann(Ann::PICK),
-                Box::new(Command::Assign {
+        // Rs after a success holds the value read (= its old value), picked
+        // by the comparison, and its data comes either from Rs's old value
+        // or from the read: herd builds both event structures, so an
+        // outcome is allowed when either allows it (herd's
+        // `aarch64_cas_ok`, `DataFromRRs` and `DataFromRx`; herdtools7
+        // catalogue `aarch64-cas`: `MP+rel+CAS-ok-bothRs-addr` is ordered by
+        // both, `MP+rel+CAS-ok-RsRs-addr` by the first only).
+        let mut alts = Vec::new();
+        match s {
+            Some(s) => {
+                let mut from_rs = ok.clone();
+                from_rs.push(Command::Select {
                     reg: s,
-                    value: Expr::Var(tmp),
-                }),
-            ));
+                    cond: bin(BinOp::Eq, old.clone(), old.clone()),
+                    // = the value read on success (the low bits of a
+                    // byte or half-word Rs), with Rs's dependencies.
+                    then: sv.clone(),
+                    else_: sv.clone(),
+                });
+                alts.push(from_rs);
+                let mut from_read = ok;
+                from_read.extend(assign(Some(s), old.clone()));
+                alts.push(from_read);
+            }
+            None => alts.push(ok),
         }
-        let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, Expr::Var(tmp), sv))];
-        fail.extend(assign(s, Expr::Var(tmp)));
-        return Ok(Low::Choice(vec![ok, fail]));
+        let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, old.clone(), sv))];
+        fail.extend(assign(s, old));
+        alts.push(fail);
+        return Ok(Low::Choice(alts));
     }
-    for (base, op) in ops_kind {
-        if let Some(suf) = mn.strip_prefix(base) {
-            let Some((mut ra, wa)) = strip_size(suf).and_then(|s| al_suffix(&s)) else {
-                return Err(refuse(
-                    cx,
-                    &format!("instruction `{mn0}`"),
-                    "byte/half-access",
-                    sp,
-                ));
+    const OPS: [&str; 8] = ["ADD", "CLR", "EOR", "SET", "SMAX", "SMIN", "UMAX", "UMIN"];
+    let form = mn
+        .strip_prefix("LD")
+        .map(|r| (false, r))
+        .or_else(|| mn.strip_prefix("ST").map(|r| (true, r)));
+    if let Some((store_form, rest)) = form {
+        if let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) {
+            let (suf, bits) = atomic_size(&rest[op.len()..]);
+            let Some((mut ra, wa)) = al_suffix(suf) else {
+                return Err(unknown(cx));
             };
-            let store_form = base.starts_with("ST");
             if store_form && ra != 0 {
-                return Err(cx.src.error(sp, format!("unknown instruction `{mn0}`")));
+                return Err(unknown(cx));
             }
             let (s, t, m) = if store_form {
                 arity(cx, mn0, ops, 2, sp)?;
@@ -1081,17 +1114,17 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 arity(cx, mn0, ops, 3, sp)?;
                 (rval(cx, &ops[0])?, reg_opt(cx, &ops[1])?, &ops[2])
             };
+            let ds = size_of(&ops[0]);
             if t.is_none() {
                 // A load form whose destination is the zero register has
                 // no acquire semantics (Arm ARM C6, LDADD: "ST<op>").
                 ra = Ann::NORET;
             }
             let addr = mem_addr(cx, m)?;
-            cx.vars.access(&addr, size_of(&ops[0]), sp);
-            let value = match op {
-                Some(o) => bin(*o, Expr::Var(tmp), s),
-                None => bin(BinOp::BitAnd, Expr::Var(tmp), not(s)),
-            };
+            cx.vars.access(&addr, bits.unwrap_or(ds), sp);
+            let old = read(cx, bits, ds)?;
+            let value = atomic_value(op, old.clone(), s);
+            let value = written(cx, value, bits, ds)?;
             let mut body = vec![
                 ann(
                     ra,
@@ -1102,7 +1135,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 ),
                 ann(wa, Command::Store { addr, value }),
             ];
-            body.extend(assign(t, Expr::Var(tmp)));
+            body.extend(assign(t, old));
             return Ok(Low::Cmds(vec![Command::Atomic(body)]));
         }
     }

@@ -1,7 +1,8 @@
 //! What the instruction lowerings of every architecture share: the result
 //! of lowering one source instruction ([`Low`]), operand splitting
 //! ([`split_ops`]: commas outside brackets, each operand with its span),
-//! the mnemonic, expression helpers (`var`, `bin`, `compare`), label-name
+//! the mnemonic, expression helpers (`var`, `bin`, `compare`, the unsigned
+//! order [`ult`], [`min_max`] of the min/max atomics), label-name
 //! syntax ([`is_name`]) and the common errors (an unsupported instruction,
 //! a wrong number of operands).
 //!
@@ -11,7 +12,7 @@
 
 use super::ctx::Ctx;
 use crate::diag::{Error, Span};
-use crate::program::{BinOp, Command, Expr, LExpr, RegId};
+use crate::program::{BinOp, Command, Expr, LExpr, RegId, UnOp};
 
 /// What one source instruction lowers to.
 pub(super) enum Low {
@@ -204,4 +205,47 @@ pub(super) fn ext32(cx: &mut Ctx, v: LExpr, signed: bool) -> LExpr {
     } else {
         bin(BinOp::BitAnd, v, mask)
     }
+}
+
+/// Unsigned `x < y` at any width: when the signs differ, the negative one
+/// (top bit set) is the larger; otherwise the signed order.
+pub(super) fn ult(x: &LExpr, y: &LExpr) -> LExpr {
+    let z = Expr::Const(0);
+    let differ = bin(
+        BinOp::Lt,
+        bin(BinOp::BitXor, x.clone(), y.clone()),
+        z.clone(),
+    );
+    bin(
+        BinOp::Or,
+        bin(BinOp::And, differ.clone(), bin(BinOp::Lt, y.clone(), z)),
+        bin(
+            BinOp::And,
+            Expr::un(UnOp::Not, differ),
+            bin(BinOp::Lt, x.clone(), y.clone()),
+        ),
+    )
+}
+
+/// The maximum (`max`) or minimum of `a` and `b`, signed or unsigned, as
+/// `(a & -(a wins)) | (b & -(b wins))`: no select, so the result has data
+/// dependencies on both operands (the value of the AArch64 `LDSMAX`/
+/// `LDUMIN`… and RISC-V `amomax`/`amominu`… atomics: Arm ARM C6.2, RISC-V
+/// unprivileged ISA "Atomic Memory Operations").
+pub(super) fn min_max(signed: bool, max: bool, a: LExpr, b: LExpr) -> LExpr {
+    // a wins when a ≥ b (max) or a ≤ b (min).
+    let lt = |x: &LExpr, y: &LExpr| {
+        if signed {
+            bin(BinOp::Lt, x.clone(), y.clone())
+        } else {
+            ult(x, y)
+        }
+    };
+    let b_wins = if max { lt(&a, &b) } else { lt(&b, &a) };
+    let all = |c: LExpr| Expr::un(UnOp::Neg, c);
+    bin(
+        BinOp::BitOr,
+        bin(BinOp::BitAnd, a, all(Expr::un(UnOp::Not, b_wins.clone()))),
+        bin(BinOp::BitAnd, b, all(b_wins)),
+    )
 }

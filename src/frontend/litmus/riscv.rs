@@ -2,11 +2,14 @@
 //! `lhu`/`sb`/`sh` (on the location's cell), `lw`/`ld`/`lwu`/
 //! `sw`/`sd` with `.aq`/`.rl` annotations, `lr`/`sc` (load-reserve /
 //! store-conditional; `rd` is 0 on success, 1 on failure), the AMOs
-//! `amoswap`, `amoadd`, `amoand`, `amoor`, `amoxor` (`.w`/`.d`, `.aq`,
+//! `amoswap`, `amoadd`, `amoand`, `amoor`, `amoxor`, `amomax`, `amomin`,
+//! `amomaxu`, `amominu` (`.w`/`.d`, `.aq`,
 //! `.rl`, `.aqrl`: both accesses of the AMO carry its annotations), the
 //! integer operations `li`, `mv`, `addi(w)`, `ori`, `xori`, `andi`,
-//! `add(w)`, `sub(w)`, `xor`, `or`, `and`, `sext.w`, `slli`, branches
-//! `beq`, `bne`, `blt`, `bge`, `bltu`, `bgeu`, `beqz`, `bnez`, `j`, and the
+//! `add(w)`, `sub(w)`, `xor`, `or`, `and`, `sext.w`, `slli`, `slt(i)(u)`,
+//! `neg`, `not`, `seqz`, `snez`, branches `beq`, `bne`, `blt`, `bge`,
+//! `bltu`, `bgeu`, `bgt(u)`, `ble(u)`, `beqz`, `bnez`, `blez`, `bgez`,
+//! `bltz`, `bgtz`, `j`, and the
 //! fences `fence pred,succ` (`i`/`o` ignored: no device memory),
 //! `fence.tso`, `fence` (= `fence iorw,iorw`) and `fence.i` (no memory
 //! ordering: a no-op here). Registers are `x0`..`x31` or their ABI names
@@ -22,7 +25,8 @@
 
 use super::ctx::Ctx;
 use super::ops::{
-    arity, bin, ext32, is_name, mnemonic, refuse, shl, shr, split_ops, unsupported, Low, Op,
+    arity, bin, ext32, is_name, min_max, mnemonic, refuse, shl, shr, split_ops, unsupported, Low,
+    Op,
 };
 use super::regs::rv_reg;
 use crate::diag::{Error, Span};
@@ -237,6 +241,59 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             };
             Ok(Low::Cmds(assign(d, v)))
         }
+        "slt" | "sltu" | "slti" | "sltiu" => {
+            // RV32I "Integer Computational Instructions": rd = (rs1 < op2),
+            // signed or unsigned.
+            arity(cx, mn0, &ops, 3, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let b = if mn.starts_with("slti") {
+                imm(cx, &ops[2])?
+            } else {
+                rval(cx, &ops[2])?
+            };
+            let v = if mn.ends_with('u') {
+                super::ops::ult(&a, &b)
+            } else {
+                bin(BinOp::Lt, a, b)
+            };
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "neg" | "not" | "seqz" | "snez" => {
+            // Pseudo-instructions (ISA manual, "RISC-V Assembly Programmer's
+            // Handbook"): sub rd,x0,rs; xori rd,rs,-1; sltiu rd,rs,1;
+            // sltu rd,x0,rs.
+            arity(cx, mn0, &ops, 2, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let a = rval(cx, &ops[1])?;
+            let v = match mn {
+                "neg" => bin(BinOp::Sub, Expr::Const(0), a),
+                "not" => bin(BinOp::BitXor, a, Expr::Const(-1)),
+                "seqz" => bin(BinOp::Eq, a, Expr::Const(0)),
+                _ => bin(BinOp::Ne, a, Expr::Const(0)),
+            };
+            Ok(Low::Cmds(assign(d, v)))
+        }
+        "blez" | "bgez" | "bltz" | "bgtz" => {
+            // Pseudo-instructions: bge x0,rs / bge rs,x0 / blt rs,x0 /
+            // blt x0,rs.
+            arity(cx, mn0, &ops, 2, sp)?;
+            let a = rval(cx, &ops[0])?;
+            if !is_name(ops[1].text) {
+                return Err(cx.src.error(ops[1].span, "expected a label"));
+            }
+            let op = match mn {
+                "blez" => BinOp::Le,
+                "bgez" => BinOp::Ge,
+                "bltz" => BinOp::Lt,
+                _ => BinOp::Gt,
+            };
+            Ok(Low::Jump(
+                Some(bin(op, a, Expr::Const(0))),
+                ops[1].text.to_string(),
+                ops[1].span,
+            ))
+        }
         "j" => {
             arity(cx, mn0, &ops, 1, sp)?;
             Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
@@ -255,10 +312,19 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 ops[1].span,
             ))
         }
-        "beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu" => {
+        "beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu" | "bgt" | "ble" | "bgtu" | "bleu" => {
             arity(cx, mn0, &ops, 3, sp)?;
             let a = rval(cx, &ops[0])?;
             let b = rval(cx, &ops[1])?;
+            // bgt/ble (and the unsigned forms) are blt/bge with the operands
+            // swapped (pseudo-instructions).
+            let (mn, a, b) = match mn {
+                "bgt" => ("blt", b, a),
+                "ble" => ("bge", b, a),
+                "bgtu" => ("bltu", b, a),
+                "bleu" => ("bgeu", b, a),
+                m => (m, a, b),
+            };
             if !is_name(ops[2].text) {
                 return Err(cx.src.error(ops[2].span, "expected a label"));
             }
@@ -365,9 +431,12 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(cmds))
         }
         _ => {
-            let amo = ["amoswap", "amoadd", "amoand", "amoor", "amoxor"]
-                .iter()
-                .find(|b| mn == format!("{b}.w") || mn == format!("{b}.d"));
+            let amo = [
+                "amoswap", "amoadd", "amoand", "amoor", "amoxor", "amomax", "amomin", "amomaxu",
+                "amominu",
+            ]
+            .iter()
+            .find(|b| mn == format!("{b}.w") || mn == format!("{b}.d"));
             let Some(kind) = amo else {
                 return Err(unsupported(cx, mn0, sp));
             };
@@ -382,7 +451,11 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 "amoadd" => bin(BinOp::Add, old, s),
                 "amoand" => bin(BinOp::BitAnd, old, s),
                 "amoor" => bin(BinOp::BitOr, old, s),
-                _ => bin(BinOp::BitXor, old, s),
+                "amoxor" => bin(BinOp::BitXor, old, s),
+                "amomax" => min_max(true, true, old, s),
+                "amomin" => min_max(true, false, old, s),
+                "amomaxu" => min_max(false, true, old, s),
+                _ => min_max(false, false, old, s),
             };
             let mut body = vec![
                 ann(
