@@ -19,6 +19,7 @@
 use super::analysis::Analysis;
 use super::bv::Bv;
 use super::cnf::Cnf;
+use super::tso_witness::{self, TsoWitness};
 use super::unroll::{self, unroll, UnrollOpts, Unrolled};
 use super::{extract, pgas};
 use crate::bounded::{Deadline, Execution, Stats};
@@ -107,6 +108,10 @@ pub struct Encoder<'a> {
     /// stops): the raced narrowed query leaves such programs to the
     /// plain one (`queries::check_race`). `None`: never.
     pub escape_yield: Option<usize>,
+    /// The TSO-witness restriction of the hb-cycle query (one attacker,
+    /// thesis 003 §6.1; [`tso_witness`]), once
+    /// [`Encoder::enable_tso_witness`] built it.
+    pub tso_witness: Option<TsoWitness>,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -249,6 +254,7 @@ impl<'a> Encoder<'a> {
                 .unwrap_or(32),
             escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
             escape_yield: None,
+            tso_witness: None,
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
@@ -291,6 +297,15 @@ impl<'a> Encoder<'a> {
         }
         enc.stats.events = enc.un.events.len();
         enc
+    }
+
+    /// Turns on the TSO-witness restriction of the hb-cycle query where
+    /// it applies ([`tso_witness::applies`]). Call it before anything
+    /// reads the set `A` (the eager axioms, cdclt's tables).
+    pub fn enable_tso_witness(&mut self) {
+        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog) {
+            self.tso_witness = Some(TsoWitness::build(&mut self.cnf, &self.un));
+        }
     }
 
     fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
@@ -538,7 +553,10 @@ impl<'a> Encoder<'a> {
             BaseSet::R => ev.read,
             BaseSet::W => ev.write,
             BaseSet::M => return Some(self.mem_lit(e)),
-            BaseSet::A => ev.atomic,
+            BaseSet::A => match &self.tso_witness {
+                Some(w) => w.a[e],
+                None => ev.atomic,
+            },
             BaseSet::IW => return None,
             // The unrolling tags fence and PGAS events with the set names.
             BaseSet::F
@@ -738,6 +756,9 @@ impl<'a> Encoder<'a> {
             return act;
         }
         let act = self.cnf.fresh();
+        if let Some(w) = &self.tso_witness {
+            w.restrict(&mut self.cnf, act);
+        }
         // Only events on a cycle of the may-graph of hb, and only edges
         // inside one of its components (static relation analysis).
         let comp = self.analysis.hb_components();
