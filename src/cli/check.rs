@@ -298,9 +298,13 @@ const EXPLICIT_FIRST_STATES: usize = 200_000;
 /// [`EXPLICIT_FIRST_TIME`] and [`EXPLICIT_FIRST_STATES`]. When it proves
 /// the program robust — no TSO computation at all has a cyclic
 /// happens-before — no execution within the bound has one either, and
-/// that is the answer (`reason` says so). `None` otherwise (not robust,
-/// out of budget, unsupported): the bounded query runs as before and
-/// finds the bounded witness. docs/performance.md, "TSO witnesses".
+/// that is the answer (`reason` says so). When it finds a TSO witness
+/// whose threads' paths fit the bound, one bounded solve along those
+/// paths ([`bmc_rmm::bounded::queries::robust_along`]) gives the bounded
+/// witness (an execution of the bounded engine, not necessarily the
+/// shortest). `None` otherwise (out of budget, unsupported, paths longer
+/// than the bound, or no bounded cycle along them): the bounded query
+/// runs as before. docs/performance.md, "TSO witnesses".
 fn explicit_robust_first(
     a: &CheckArgs,
     p: &bmc_rmm::program::Program,
@@ -335,6 +339,27 @@ fn explicit_robust_first(
         ..Options::default()
     };
     let report = check_robustness(p, &opts).ok()?;
+    if let Robustness::NotRobust(w) = &report.verdict {
+        // Its paths, when they fit the bound: one solve along them.
+        let mut paths = vec![Vec::new(); p.threads.len()];
+        for e in &w.events {
+            if let (Some(i), Some(path)) = (e.instr, paths.get_mut(e.thread.0 as usize)) {
+                path.push(i);
+            }
+        }
+        if paths.iter().any(|x| x.len() > lim.bound as usize) {
+            return None;
+        }
+        let q = bmc_rmm::bounded::Query {
+            program: p,
+            model,
+            limits: *lim,
+        };
+        let b = bmc_rmm::bounded::backend_with(a.solver.kind(), false, None, None).ok()?;
+        let mut r = bmc_rmm::bounded::queries::robust_along(&*b, &q, &paths).ok()??;
+        r.time = start.elapsed().as_secs_f64();
+        return Some(r);
+    }
     if report.verdict != Robustness::Robust {
         return None;
     }

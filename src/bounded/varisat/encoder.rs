@@ -912,6 +912,53 @@ impl<'a> Encoder<'a> {
             .then(|| extract::extract(self)))
     }
 
+    /// Assumption literals that make thread `t` execute exactly the
+    /// instructions `paths[t]` (indices into its `instrs`, one per step)
+    /// and then stop; threads beyond `paths.len()` are free. Values, rf
+    /// and co stay free. Used by [`Encoder::pin`] and by the `robust`
+    /// query along another engine's witness (`queries::robust_along`).
+    ///
+    /// Errors: a path longer than the unrolling (the bound), an
+    /// instruction that is not a candidate at its step.
+    pub fn follow(&mut self, paths: &[Vec<usize>]) -> Result<Vec<Lit>, String> {
+        if paths.len() > self.un.threads.len() {
+            return Err(format!(
+                "{} paths for {} threads",
+                paths.len(),
+                self.un.threads.len()
+            ));
+        }
+        let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
+        let mut lits = Vec::new();
+        for (t, path) in paths.iter().enumerate() {
+            let tu = &self.un.threads[t];
+            if path.len() > tu.sel.len() {
+                return Err(format!(
+                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
+                    tname(t),
+                    path.len(),
+                    self.un.bound,
+                    tu.sel.len()
+                ));
+            }
+            for (s, &i) in path.iter().enumerate() {
+                match tu.sel[s].iter().find(|c| c.0 == i) {
+                    Some(&(_, l)) => lits.push(l),
+                    None => {
+                        return Err(format!(
+                            "thread {}: instruction {i} is not a candidate at step {s}",
+                            tname(t)
+                        ))
+                    }
+                }
+            }
+            if let Some(&l) = tu.exec.get(path.len()) {
+                lits.push(!l);
+            }
+        }
+        Ok(lits)
+    }
+
     /// Assumption literals that force the solver's candidate to be exactly
     /// the execution `x` (witness replay: `x` may come from another
     /// backend, e.g. the z3 encoding, with its own event ids).
@@ -961,7 +1008,6 @@ impl<'a> Encoder<'a> {
             ));
         }
         let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
-        let mut lits = Vec::new();
         for (t, path) in x.path.iter().enumerate() {
             if x.steps.get(t).is_some_and(|&n| n != path.len()) {
                 return Err(format!(
@@ -971,31 +1017,8 @@ impl<'a> Encoder<'a> {
                     path.len()
                 ));
             }
-            let tu = &self.un.threads[t];
-            if path.len() > tu.sel.len() {
-                return Err(format!(
-                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
-                    tname(t),
-                    path.len(),
-                    self.un.bound,
-                    tu.sel.len()
-                ));
-            }
-            for (s, &i) in path.iter().enumerate() {
-                match tu.sel[s].iter().find(|c| c.0 == i) {
-                    Some(&(_, l)) => lits.push(l),
-                    None => {
-                        return Err(format!(
-                            "thread {}: instruction {i} is not a candidate at step {s}",
-                            tname(t)
-                        ))
-                    }
-                }
-            }
-            if let Some(&l) = tu.exec.get(path.len()) {
-                lits.push(!l);
-            }
         }
+        let mut lits = self.follow(&x.path)?;
         // The events each path step's instruction produces, in `ord` order.
         let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
         for (t, path) in x.path.iter().enumerate() {

@@ -272,6 +272,11 @@ impl Session for VarisatSession<'_> {
         Ok(lits.into_iter().map(|l| self.cond(l)).collect())
     }
 
+    fn follow(&mut self, paths: &[Vec<usize>]) -> Result<Vec<Cond>, String> {
+        let lits = self.enc.follow(paths)?;
+        Ok(lits.into_iter().map(|l| self.cond(l)).collect())
+    }
+
     fn stats(&self) -> Stats {
         self.enc.stats.clone()
     }
