@@ -229,7 +229,11 @@ fn check_with_query(
     use bmc_rmm::bounded::{backend_with, queries};
     if let Some(proved) = explicit_robust_first(a, p, model, &lim, kinds) {
         // The rest (reach) on the bounded engine as usual.
-        let rest: Vec<CheckKind> = kinds.iter().copied().filter(|&k| k != CheckKind::Robust).collect();
+        let rest: Vec<CheckKind> = kinds
+            .iter()
+            .copied()
+            .filter(|&k| k != CheckKind::Robust)
+            .collect();
         let mut others = if rest.is_empty() {
             Vec::new()
         } else {
