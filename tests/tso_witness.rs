@@ -275,3 +275,64 @@ fn explicit_first_keeps_every_verdict() {
     assert!(text.contains("explicit engine"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Trencher corpus (skipped when `../shared/corpus` is absent): every
+/// TSO witness of the explicit engine that fits bound 20 gives a bounded
+/// witness along its paths, and that witness replays under tso on cdclt
+/// (and, when built with z3, on z3, whose encoding is independent).
+#[test]
+fn corpus_witnesses_along_paths_replay() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trencher");
+    if !dir.is_dir() {
+        println!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let mut files: Vec<_> = ["", "memorax"]
+        .iter()
+        .flat_map(|sub| std::fs::read_dir(dir.join(sub)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    let model = builtin("tso").unwrap();
+    let b = backend(SolverKind::Varisat, false).unwrap();
+    let mut along = 0;
+    for f in &files {
+        let p = bmc_rmm::frontend::load_program(f.to_str().unwrap(), None, Width::DEFAULT).unwrap();
+        let Ok(rep) = check_robustness(&p, &Options::default()) else {
+            continue;
+        };
+        let Robustness::NotRobust(w) = rep.verdict else {
+            continue;
+        };
+        let mut paths = vec![Vec::new(); p.threads.len()];
+        for e in &w.events {
+            if let Some(i) = e.instr {
+                paths[e.thread.0 as usize].push(i);
+            }
+        }
+        if paths.iter().any(|x| x.len() > 20) {
+            continue;
+        }
+        let q = Query {
+            program: &p,
+            model: &model,
+            limits: limits(20),
+        };
+        let r = robust_along(&*b, &q, &paths)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{}: no bounded cycle along the TSO witness", f.display()));
+        let x = r.witness.as_ref().unwrap();
+        let mut solvers = vec![SolverKind::Cdclt];
+        if SolverKind::Z3.available().is_ok() {
+            solvers.push(SolverKind::Z3);
+        }
+        for s in solvers {
+            let replay = queries::replay(s, &p, &model, limits(20), x).unwrap();
+            assert_eq!(replay, Ok(()), "{}: {s:?} rejects the witness", f.display());
+        }
+        along += 1;
+    }
+    assert!(along > 0, "no TSO witness in the corpus fits bound 20");
+}
