@@ -383,6 +383,16 @@ pub trait Session {
     ///
     /// Errors: `x` does not fit this unrolling; the message says why.
     fn pin(&mut self, x: &Execution) -> Result<Vec<Cond>, String>;
+    /// Conditions that make thread `t` execute exactly the instructions
+    /// `paths[t]` (indices into `Thread::instrs`, one per step) and stop;
+    /// values, rf and co stay free (`queries::robust_along`).
+    ///
+    /// Errors: a path that does not fit this unrolling; a backend without
+    /// it (the default).
+    fn follow(&mut self, paths: &[Vec<usize>]) -> Result<Vec<Cond>, String> {
+        let _ = paths;
+        Err("this backend does not constrain paths".into())
+    }
     /// Statistics so far.
     fn stats(&self) -> Stats;
     /// Threads whose paths the bound cut.

@@ -326,6 +326,40 @@ fn robust(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
     res.stats = s.stats();
 }
 
+/// `robust` along given thread paths: is there an execution in which
+/// thread `t` executes exactly `paths[t]` (instruction indices, one per
+/// step; e.g. the explicit engine's TSO witness, thesis 003 §6.2) that
+/// is consistent with the model and has a cyclic hb? One solve; `Ok(Some)`
+/// is a violation with its witness (found by `b`, so it replays like any
+/// other), `Ok(None)` means "not along these paths" (the full query must
+/// still run: no conclusion about the program).
+///
+/// Errors: those of the backend's encoding; a deadline passed is
+/// `Ok(None)`.
+pub fn robust_along(
+    b: &dyn Backend,
+    q: &Query,
+    paths: &[Vec<usize>],
+) -> Result<Option<CheckResult>, Error> {
+    let mut out = None;
+    b.session(q, &mut |s| {
+        let start = Instant::now();
+        let Ok(mut conds) = s.follow(paths) else {
+            return Ok(());
+        };
+        conds.push(s.hb_cycle());
+        if let Ok(true) = s.solve(&conds, q.limits.deadline) {
+            let mut res = CheckResult::new(CheckKind::Robust);
+            res.set_cycle_witness(s.execution(), q.program.nodes.is_some());
+            res.stats = s.stats();
+            res.time = start.elapsed().as_secs_f64();
+            out = Some(res);
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// The answer of [`reach_each`] for one goal.
 #[derive(Clone, Debug)]
 pub enum GoalAnswer {

@@ -227,6 +227,28 @@ fn check_with_query(
 ) -> Result<Vec<bmc_rmm::bounded::CheckResult>, Error> {
     use crate::cli::args::HbQuery;
     use bmc_rmm::bounded::{backend_with, queries};
+    if let Some(proved) = explicit_robust_first(a, p, model, &lim, kinds) {
+        // The rest (reach) on the bounded engine as usual.
+        let rest: Vec<CheckKind> = kinds
+            .iter()
+            .copied()
+            .filter(|&k| k != CheckKind::Robust)
+            .collect();
+        let mut others = if rest.is_empty() {
+            Vec::new()
+        } else {
+            check_with_query(a, p, model, lim, &rest, single)?
+        }
+        .into_iter();
+        return Ok(kinds
+            .iter()
+            .map(|&k| match k {
+                CheckKind::Robust => Some(proved.clone()),
+                _ => others.next(),
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default());
+    }
     // None: as BMC_SHORTEST_CYCLES says (plain unless set).
     let solver = a.solver.kind();
     if a.solver.0.is_none() && single && kinds == [CheckKind::Reach] && idle_core() {
@@ -264,6 +286,94 @@ fn check_with_query(
         limits: lim,
     };
     queries::check_on(&*backend_with(solver, a.eager, shortest, None)?, &q, kinds)
+}
+
+/// Time budget of the explicit engine's robustness proof before a
+/// bounded `robust` check under tso ([`explicit_robust_first`]).
+const EXPLICIT_FIRST_TIME: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// States one attack's search of that proof may visit.
+const EXPLICIT_FIRST_STATES: usize = 200_000;
+
+/// `robust` under the built-in tso model with `--solver auto` (not
+/// `--eager`, not PGAS, `BMC_EXPLICIT_FIRST` not `0`): first the explicit
+/// engine's robustness check by attacks (TSO witnesses, thesis 003 §6.1–6.2,
+/// Theorem 6.10; `bmc_rmm::explicit::check_robustness`) within
+/// [`EXPLICIT_FIRST_TIME`] and [`EXPLICIT_FIRST_STATES`]. When it proves
+/// the program robust — no TSO computation at all has a cyclic
+/// happens-before — no execution within the bound has one either, and
+/// that is the answer (`reason` says so). When it finds a TSO witness
+/// whose threads' paths fit the bound, one bounded solve along those
+/// paths ([`bmc_rmm::bounded::queries::robust_along`]) gives the bounded
+/// witness (an execution of the bounded engine, not necessarily the
+/// shortest). `None` otherwise (out of budget, unsupported, paths longer
+/// than the bound, or no bounded cycle along them): the bounded query
+/// runs as before. docs/performance.md, "TSO witnesses".
+fn explicit_robust_first(
+    a: &CheckArgs,
+    p: &bmc_rmm::program::Program,
+    model: &bmc_rmm::cat::Model,
+    lim: &bmc_rmm::bounded::Limits,
+    kinds: &[CheckKind],
+) -> Option<bmc_rmm::bounded::CheckResult> {
+    use bmc_rmm::explicit::{check_robustness, Limits, Options, Robustness};
+    let on = std::env::var("BMC_EXPLICIT_FIRST").map_or(true, |v| v != "0");
+    if !on
+        || a.solver.0.is_some()
+        || a.eager
+        || p.nodes.is_some()
+        || !kinds.contains(&CheckKind::Robust)
+        || !bmc_rmm::bounded::varisat::tso_witness::is_tso(model)
+    {
+        return None;
+    }
+    let start = std::time::Instant::now();
+    let left = lim
+        .deadline
+        .0
+        .map(|d| d.saturating_duration_since(start))
+        .unwrap_or(EXPLICIT_FIRST_TIME);
+    let opts = Options {
+        width: Width(a.input.width),
+        limits: Limits {
+            timeout: Some(left.min(EXPLICIT_FIRST_TIME)),
+            max_states: Some(EXPLICIT_FIRST_STATES),
+            max_memory_bytes: Some(256 << 20),
+        },
+        ..Options::default()
+    };
+    let report = check_robustness(p, &opts).ok()?;
+    if let Robustness::NotRobust(w) = &report.verdict {
+        // Its paths, when they fit the bound: one solve along them.
+        let mut paths = vec![Vec::new(); p.threads.len()];
+        for e in &w.events {
+            if let (Some(i), Some(path)) = (e.instr, paths.get_mut(e.thread.0 as usize)) {
+                path.push(i);
+            }
+        }
+        if paths.iter().any(|x| x.len() > lim.bound as usize) {
+            return None;
+        }
+        let q = bmc_rmm::bounded::Query {
+            program: p,
+            model,
+            limits: *lim,
+        };
+        let b = bmc_rmm::bounded::backend_with(a.solver.kind(), false, None, None).ok()?;
+        let mut r = bmc_rmm::bounded::queries::robust_along(&*b, &q, &paths).ok()??;
+        r.time = start.elapsed().as_secs_f64();
+        return Some(r);
+    }
+    if report.verdict != Robustness::Robust {
+        return None;
+    }
+    let mut r = bmc_rmm::bounded::CheckResult::new(CheckKind::Robust);
+    r.reason = Some(format!(
+        "proved for every bound by the explicit engine: none of the {} attacks has a TSO witness (thesis 003 Theorem 6.10)",
+        report.stats.attacks_total
+    ));
+    r.time = start.elapsed().as_secs_f64();
+    Some(r)
 }
 
 /// Runs `reach` and/or `robust` on every input (files, directories of

@@ -75,6 +75,9 @@ pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult)
             r.truncated.join(", ")
         ));
     }
+    if let (CheckKind::Robust, Verdict::NoViolation, Some(why)) = (r.check, r.verdict, &r.reason) {
+        s.push_str(&format!("  note: {why}\n"));
+    }
     if r.verdict != Verdict::Violation {
         for n in &p.notes {
             s.push_str(&format!("  note: {n}\n"));

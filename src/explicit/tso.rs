@@ -100,6 +100,9 @@ pub struct TsoEvent {
     pub kind: TsoEventKind,
     /// Readable text: `t1: q0 -> q1  y <- 1`.
     pub text: String,
+    /// The instruction executed (index into the thread's `instrs`);
+    /// `None` for a flush of the attacker's buffer.
+    pub instr: Option<usize>,
     /// For happens-before path events: the edge that makes it depend on
     /// `e2`, e.g. `fr from #3` or `po after #4` (numbers are event
     /// positions, 1-based).
@@ -573,6 +576,7 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
             thread: tt,
             kind,
             text,
+            instr: Some(st.instr as usize),
             hb,
         });
     }
@@ -588,6 +592,7 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
         };
         events.push(TsoEvent {
             thread: a.thread,
+            instr: None,
             kind: if i == 0 {
                 TsoEventKind::DelayedFlush
             } else {

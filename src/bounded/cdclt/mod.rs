@@ -73,6 +73,7 @@ impl Backend for Cdclt {
             enc.shortest_cycles = s;
         }
         enc.escape_yield = self.escape_yield;
+        enc.enable_tso_witness();
         if let Some(m) = self.clause_yield {
             let clauses = enc.cnf.stats().1;
             if enc.aborted.is_none() && clauses > m {

@@ -19,6 +19,7 @@
 use super::analysis::Analysis;
 use super::bv::Bv;
 use super::cnf::Cnf;
+use super::tso_witness::{self, TsoWitness};
 use super::unroll::{self, unroll, UnrollOpts, Unrolled};
 use super::{extract, pgas};
 use crate::bounded::{Deadline, Execution, Stats};
@@ -107,6 +108,10 @@ pub struct Encoder<'a> {
     /// stops): the raced narrowed query leaves such programs to the
     /// plain one (`queries::check_race`). `None`: never.
     pub escape_yield: Option<usize>,
+    /// The TSO-witness restriction of the hb-cycle query (one attacker,
+    /// thesis 003 §6.1; [`tso_witness`]), once
+    /// [`Encoder::enable_tso_witness`] built it.
+    pub tso_witness: Option<TsoWitness>,
     final_mem: HashMap<i64, Bv>,
     /// Statistics.
     pub stats: Stats,
@@ -249,6 +254,7 @@ impl<'a> Encoder<'a> {
                 .unwrap_or(32),
             escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
             escape_yield: None,
+            tso_witness: None,
             final_mem: HashMap::default(),
             stats: Stats::default(),
             eager: Vec::new(),
@@ -291,6 +297,15 @@ impl<'a> Encoder<'a> {
         }
         enc.stats.events = enc.un.events.len();
         enc
+    }
+
+    /// Turns on the TSO-witness restriction of the hb-cycle query where
+    /// it applies ([`tso_witness::applies`]). Call it before anything
+    /// reads the set `A` (the eager axioms, cdclt's tables).
+    pub fn enable_tso_witness(&mut self) {
+        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog) {
+            self.tso_witness = Some(TsoWitness::build(&mut self.cnf, &self.un));
+        }
     }
 
     fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
@@ -538,7 +553,10 @@ impl<'a> Encoder<'a> {
             BaseSet::R => ev.read,
             BaseSet::W => ev.write,
             BaseSet::M => return Some(self.mem_lit(e)),
-            BaseSet::A => ev.atomic,
+            BaseSet::A => match &self.tso_witness {
+                Some(w) => w.a[e],
+                None => ev.atomic,
+            },
             BaseSet::IW => return None,
             // The unrolling tags fence and PGAS events with the set names.
             BaseSet::F
@@ -738,6 +756,9 @@ impl<'a> Encoder<'a> {
             return act;
         }
         let act = self.cnf.fresh();
+        if let Some(w) = &self.tso_witness {
+            w.restrict(&mut self.cnf, act);
+        }
         // Only events on a cycle of the may-graph of hb, and only edges
         // inside one of its components (static relation analysis).
         let comp = self.analysis.hb_components();
@@ -891,6 +912,53 @@ impl<'a> Encoder<'a> {
             .then(|| extract::extract(self)))
     }
 
+    /// Assumption literals that make thread `t` execute exactly the
+    /// instructions `paths[t]` (indices into its `instrs`, one per step)
+    /// and then stop; threads beyond `paths.len()` are free. Values, rf
+    /// and co stay free. Used by [`Encoder::pin`] and by the `robust`
+    /// query along another engine's witness (`queries::robust_along`).
+    ///
+    /// Errors: a path longer than the unrolling (the bound), an
+    /// instruction that is not a candidate at its step.
+    pub fn follow(&mut self, paths: &[Vec<usize>]) -> Result<Vec<Lit>, String> {
+        if paths.len() > self.un.threads.len() {
+            return Err(format!(
+                "{} paths for {} threads",
+                paths.len(),
+                self.un.threads.len()
+            ));
+        }
+        let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
+        let mut lits = Vec::new();
+        for (t, path) in paths.iter().enumerate() {
+            let tu = &self.un.threads[t];
+            if path.len() > tu.sel.len() {
+                return Err(format!(
+                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
+                    tname(t),
+                    path.len(),
+                    self.un.bound,
+                    tu.sel.len()
+                ));
+            }
+            for (s, &i) in path.iter().enumerate() {
+                match tu.sel[s].iter().find(|c| c.0 == i) {
+                    Some(&(_, l)) => lits.push(l),
+                    None => {
+                        return Err(format!(
+                            "thread {}: instruction {i} is not a candidate at step {s}",
+                            tname(t)
+                        ))
+                    }
+                }
+            }
+            if let Some(&l) = tu.exec.get(path.len()) {
+                lits.push(!l);
+            }
+        }
+        Ok(lits)
+    }
+
     /// Assumption literals that force the solver's candidate to be exactly
     /// the execution `x` (witness replay: `x` may come from another
     /// backend, e.g. the z3 encoding, with its own event ids).
@@ -940,7 +1008,6 @@ impl<'a> Encoder<'a> {
             ));
         }
         let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
-        let mut lits = Vec::new();
         for (t, path) in x.path.iter().enumerate() {
             if x.steps.get(t).is_some_and(|&n| n != path.len()) {
                 return Err(format!(
@@ -950,31 +1017,8 @@ impl<'a> Encoder<'a> {
                     path.len()
                 ));
             }
-            let tu = &self.un.threads[t];
-            if path.len() > tu.sel.len() {
-                return Err(format!(
-                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
-                    tname(t),
-                    path.len(),
-                    self.un.bound,
-                    tu.sel.len()
-                ));
-            }
-            for (s, &i) in path.iter().enumerate() {
-                match tu.sel[s].iter().find(|c| c.0 == i) {
-                    Some(&(_, l)) => lits.push(l),
-                    None => {
-                        return Err(format!(
-                            "thread {}: instruction {i} is not a candidate at step {s}",
-                            tname(t)
-                        ))
-                    }
-                }
-            }
-            if let Some(&l) = tu.exec.get(path.len()) {
-                lits.push(!l);
-            }
         }
+        let mut lits = self.follow(&x.path)?;
         // The events each path step's instruction produces, in `ord` order.
         let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
         for (t, path) in x.path.iter().enumerate() {

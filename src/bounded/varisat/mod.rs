@@ -13,6 +13,8 @@
 //! * [`eager`]: `--eager`, `acyclic` axioms encoded up front with clocks;
 //! * [`escape_cfg`]: the CFG pre-filter of the narrowed query's escape
 //!   candidates (pairs ordered by the model on every control path);
+//! * [`tso_witness`]: under `tso`, the hb-cycle query restricted to one
+//!   attacker thread (thesis 003 §6.1, TSO witnesses);
 //! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
 //! * [`extract`]: the witness [`Execution`] of a solver model;
 //! * [`enumerate`]: the enumeration engine (every candidate of a small
@@ -30,6 +32,7 @@ pub mod enumerate;
 pub mod escape_cfg;
 pub mod extract;
 pub mod pgas;
+pub mod tso_witness;
 pub mod unroll;
 
 pub use encoder::Encoder;
@@ -66,6 +69,7 @@ impl<'a> Encoder<'a> {
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
         let mut enc = Encoder::lazy(prog, model, bound, width, limit);
+        enc.enable_tso_witness();
         if eager && enc.aborted.is_none() {
             enc.eager = eager::encode_acyclic(&mut enc, model);
         }
@@ -265,6 +269,11 @@ impl Session for VarisatSession<'_> {
 
     fn pin(&mut self, x: &Execution) -> Result<Vec<Cond>, String> {
         let lits = self.enc.pin(x)?;
+        Ok(lits.into_iter().map(|l| self.cond(l)).collect())
+    }
+
+    fn follow(&mut self, paths: &[Vec<usize>]) -> Result<Vec<Cond>, String> {
+        let lits = self.enc.follow(paths)?;
         Ok(lits.into_iter().map(|l| self.cond(l)).collect())
     }
 
