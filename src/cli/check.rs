@@ -338,7 +338,8 @@ fn explicit_robust_first(
         limits: Limits {
             timeout: Some(left.min(EXPLICIT_FIRST_TIME)),
             max_states: Some(EXPLICIT_FIRST_STATES),
-            max_memory_bytes: Some(256 << 20),
+            // Within the user's budget (`--memory`, or the default).
+            max_memory_bytes: Some((256usize << 20).min(bmc_rmm::resources::memory_limit())),
         },
         ..Options::default()
     };

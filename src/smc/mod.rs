@@ -191,8 +191,11 @@ impl Sink {
         self.keys.insert(key);
         if self.collect {
             self.all_keys.entry(key).or_insert_with(|| path.to_vec());
+            // Memory printed as a map (`{addr: value, …}`), as before the
+            // flat list: tests and the crosscheck read this form.
+            let mem: std::collections::BTreeMap<i64, i64> = s.mem.iter().copied().collect();
             self.finals
-                .insert(format!("{:?} {:?} {:?}", s.pc, s.regs, s.mem));
+                .insert(format!("{:?} {:?} {:?}", s.pc, s.regs, mem));
         }
         if self.check == SmcCheck::Robust {
             if let Some(c) = ss.hb_cycle() {
