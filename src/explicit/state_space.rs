@@ -273,8 +273,14 @@ fn uses_defs(c: &Command, uses: &mut Vec<RegId>, defs: &mut Vec<RegId>) {
     }
 }
 
-/// Live registers per state (classic backward fixpoint, §7.1.3);
-/// `always[t]` lists registers kept live everywhere (used by goals).
+/// Live registers per state (backward fixpoint, §7.1.3), in its strong
+/// form: the registers read by an assignment or a select to register
+/// `r` are live before it only when `r` is live after it, so a register
+/// that only feeds itself (a counter `r := r + 1` nothing else reads) is
+/// dead everywhere and its value is reset, instead of multiplying the
+/// state space by its values. `always[t]` lists registers kept live
+/// everywhere (used by goals). Memory accesses, conditions and atomic
+/// blocks count their reads as uses unconditionally.
 pub(crate) fn liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>> {
     p.threads
         .iter()
@@ -298,15 +304,29 @@ pub(crate) fn liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>
                     (u, d)
                 })
                 .collect();
+            // The register a pure register definition writes: its reads
+            // count only when that register is live after it.
+            let pure_def: Vec<Option<usize>> = t
+                .instrs
+                .iter()
+                .map(|i| match i.cmd {
+                    Command::Assign { reg, .. } | Command::Select { reg, .. } => {
+                        Some(reg.0 as usize)
+                    }
+                    _ => None,
+                })
+                .collect();
             let mut changed = true;
             while changed {
                 changed = false;
-                for (ins, (u, d)) in t.instrs.iter().zip(&ud) {
+                for ((ins, (u, d)), def) in t.instrs.iter().zip(&ud).zip(&pure_def) {
                     let (from, to) = (ins.from.0 as usize, ins.to.0 as usize);
                     let next = live[to].clone();
+                    let reads_count = def.is_none_or(|r| next.get(r).copied().unwrap_or(true));
                     for (r, &live_next) in next.iter().enumerate() {
                         let rid = RegId(r as u32);
-                        let l = u.contains(&rid) || (live_next && !d.contains(&rid));
+                        let l =
+                            (reads_count && u.contains(&rid)) || (live_next && !d.contains(&rid));
                         if l && !live[from][r] {
                             live[from][r] = true;
                             changed = true;
