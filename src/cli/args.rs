@@ -499,7 +499,9 @@ pub struct CheckArgs {
     /// cores − 0.5) races varisat and cdclt on two threads (first answer wins;
     /// cdclt starts 0.5 s later), `robust` of a single input on such a
     /// machine uses cdclt (its two hb-cycle queries raced), everything
-    /// else uses varisat (docs/solvers.md).
+    /// else uses varisat; under the built-in tso model `robust` first
+    /// gives the explicit engine 300 ms to prove robustness for every
+    /// bound or find a TSO witness that fits the bound (docs/solvers.md).
     #[arg(long, value_parser = auto_solver_parser(), default_value = "auto")]
     pub solver: SolverArg,
     /// Encode the model's `acyclic` axioms eagerly with clocks instead of
@@ -680,7 +682,7 @@ impl SolverArg {
 fn auto_solver_parser() -> impl TypedValueParser<Value = SolverArg> {
     PossibleValuesParser::new([
         PossibleValue::new("auto").help(
-            "single input, idle core: reach races varisat and cdclt (first answer wins), robust uses cdclt (two hb-cycle queries raced); otherwise varisat",
+            "single input, idle core: reach races varisat and cdclt (first answer wins), robust uses cdclt (two hb-cycle queries raced); otherwise varisat; robust under tso first tries the explicit engine for 300 ms",
         ),
         PossibleValue::new("varisat").help("The embedded SAT solver (pure Rust; always available)"),
         PossibleValue::new("cdclt").help(
