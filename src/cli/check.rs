@@ -234,20 +234,19 @@ fn check_with_query(
             .copied()
             .filter(|&k| k != CheckKind::Robust)
             .collect();
-        let mut others = if rest.is_empty() {
+        let mut out = if rest.is_empty() {
             Vec::new()
         } else {
             check_with_query(a, p, model, lim, &rest, single)?
+        };
+        // `out` holds the other kinds' results in order; put the proof in
+        // at the positions of `robust` so results follow `kinds`.
+        for (i, &k) in kinds.iter().enumerate() {
+            if k == CheckKind::Robust {
+                out.insert(i.min(out.len()), proved.clone());
+            }
         }
-        .into_iter();
-        return Ok(kinds
-            .iter()
-            .map(|&k| match k {
-                CheckKind::Robust => Some(proved.clone()),
-                _ => others.next(),
-            })
-            .collect::<Option<Vec<_>>>()
-            .unwrap_or_default());
+        return Ok(out);
     }
     // None: as BMC_SHORTEST_CYCLES says (plain unless set).
     let solver = a.solver.kind();

@@ -12,7 +12,9 @@
 //!   permission) is an [`Error::Io`] naming the path (exit 2);
 //! * a run interrupted by SIGINT, SIGTERM or SIGHUP while a temporary file
 //!   exists removes it before exiting (`install_cleanup`); only SIGKILL
-//!   can leave one behind (the target is never half-written either way).
+//!   can leave one behind (the target is never half-written either way),
+//!   and the next write of the same file removes it (`remove_stale`, on
+//!   Linux: a `.NAME.PID.tmp` whose process is gone).
 
 use bmc_rmm::diag::Error;
 use std::io::Write;
@@ -87,6 +89,7 @@ fn replace_atomically(target: &Path, text: &str) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    remove_stale(&dir, &name);
     install_cleanup();
     if let Ok(mut p) = PENDING.lock() {
         p.push(tmp.clone());
@@ -104,6 +107,35 @@ fn replace_atomically(target: &Path, text: &str) -> std::io::Result<()> {
         p.retain(|f| f != &tmp);
     }
     result
+}
+
+/// Removes the temporary siblings `.NAME.PID.tmp` of `dir/NAME` left by
+/// earlier runs that were killed by SIGKILL (the one signal
+/// [`install_cleanup`] cannot catch): those whose process no longer
+/// exists. Only where `/proc` tells which processes live (Linux); a
+/// failure is ignored (the stale file stays, the write goes on).
+fn remove_stale(dir: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_suffix(".tmp"))
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if pid != std::process::id().to_string() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +163,26 @@ mod tests {
         // No temporary file is left behind.
         let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert!(names.len() <= 2, "{names:?}");
+    }
+
+    #[test]
+    fn removes_temporary_files_of_killed_runs_only() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let d = tempfile::tempdir().unwrap();
+        // Above any pid_max: no such process.
+        let dead = d.path().join(".out.txt.999999999.tmp");
+        // Process 1 lives; another file's leftover is not ours to remove.
+        let alive = d.path().join(".out.txt.1.tmp");
+        let other = d.path().join(".other.txt.999999999.tmp");
+        for f in [&dead, &alive, &other] {
+            std::fs::write(f, "partial").unwrap();
+        }
+        write_file(d.path().join("out.txt").to_str().unwrap(), "done").unwrap();
+        assert!(!dead.exists());
+        assert!(alive.exists());
+        assert!(other.exists());
     }
 
     #[test]
