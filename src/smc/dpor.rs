@@ -145,7 +145,7 @@ impl Explorer<'_, '_> {
     fn reverse(&mut self, k: usize, last: &Pending, upto: usize) {
         let ev = &self.chrono.events;
         let ek = &ev[k];
-        let mut v: Vec<(u32, u32, &[u32])> = Vec::new();
+        let mut v: smallvec::SmallVec<[(u32, u32, &[u32]); 16]> = smallvec::SmallVec::new();
         for e in &ev[k + 1..upto] {
             if !ek.before(&e.clock) {
                 v.push((e.actor, e.idx, &e.clock));
