@@ -488,3 +488,34 @@ fn cli_answers_errors_and_limits() {
     assert!(out.contains("unknown"), "{out}");
     assert!(!out.contains("panicked"), "{out}");
 }
+
+/// `reach --engine smc` says how many read-only regions it replaced;
+/// `--smc-keep-reads` explores them (same answer, more executions);
+/// `robust` never replaces them.
+#[test]
+fn cli_reports_read_only_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("spin.rmm");
+    std::fs::write(
+        &f,
+        "shared x, y;\nthread t0 {\n reg c;\n reg a;\n c = x; if (c == 0) { c = x; if (c == 0) { c = x; } }\n a = y;\n assert(a == 0 || a == 1);\n}\nthread t1 {\n x = 1;\n y = 1;\n}\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let execs = |out: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        v["stats"]["executions"].as_u64().unwrap()
+    };
+    for m in ["sc", "tso", "pso"] {
+        let args = ["reach", "--engine", "smc", "--model", m, "--json", f];
+        let (code, out) = bin(&args);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("1 read-only region(s)"), "{out}");
+        let (code2, out2) = bin(&[&args[..], &["--smc-keep-reads"]].concat());
+        assert_eq!(code2, 0, "{out2}");
+        assert!(!out2.contains("read-only region"), "{out2}");
+        assert!(execs(&out) < execs(&out2), "{out}\n{out2}");
+    }
+    let (_, out) = bin(&["robust", "--engine", "smc", "--model", "tso", f]);
+    assert!(!out.contains("read-only region"), "{out}");
+}
