@@ -1,6 +1,6 @@
 //! Read-only regions (an SMC pre-pass for `reach`, docs/engines.md): a
-//! part of a thread's acyclic automaton, from an entry state `q` to its
-//! immediate post-dominator `q'`, whose instructions only load shared
+//! part of a thread's acyclic automaton, from an entry state `q` to a
+//! post-dominator `q'` of it (the farthest that fits), whose instructions only load shared
 //! memory into registers, assign registers, `assume` and `nop`, that can
 //! never block (every state has an instruction that always runs, or two
 //! `assume`s of a condition and its negation; loads from constant,
@@ -181,35 +181,28 @@ fn thread(
     }
     let mut nop_of: Vec<Option<usize>> = vec![None; n];
     let mut with_load = vec![false; n];
-    for q in 0..n {
-        let exit = ipdom[q];
-        if exit == n {
-            continue;
-        }
-        // The region: states reachable from q before the exit.
+    // The region from q to exit: `Some((loads, steps))` when read-only,
+    // `None` when a written register is live at the exit (a farther exit
+    // may do), `Err(())` when an instruction is not allowed, a state may
+    // block or a goal state is inside (no farther exit can do).
+    let region = |q: usize, exit: usize| -> Result<Option<(bool, usize)>, ()> {
         let mut inside = vec![false; n];
         let mut stack = vec![q];
         inside[q] = true;
-        let mut ok = true;
-        let mut loads = false;
-        let mut steps = 0;
+        let (mut loads, mut steps, mut dead) = (false, 0, true);
         while let Some(s) = stack.pop() {
             if s != q && goal_states.contains(&StateId(s as u32)) {
-                ok = false;
-                break;
+                return Err(());
             }
             if !never_blocks(t, &out[s]) {
-                ok = false;
-                break;
+                return Err(());
             }
             for &i in &out[s] {
                 let ins = &t.instrs[i];
-                if !allowed(p, &ins.cmd)
-                    || written(&ins.cmd).is_some_and(|r| live[exit][r.0 as usize])
-                {
-                    ok = false;
-                    break;
+                if !allowed(p, &ins.cmd) {
+                    return Err(());
                 }
+                dead &= !written(&ins.cmd).is_some_and(|r| live[exit][r.0 as usize]);
                 loads |= matches!(ins.cmd, Command::Load { .. });
                 steps += 1;
                 let to = ins.to.0 as usize;
@@ -218,13 +211,26 @@ fn thread(
                     stack.push(to);
                 }
             }
-            if !ok {
+        }
+        Ok(dead.then_some((loads, steps)))
+    };
+    for q in 0..n {
+        // The farthest exit on q's post-dominator chain (at most 64
+        // tried) whose region is read-only.
+        let mut exit = ipdom[q];
+        for _ in 0..64 {
+            if exit == n {
                 break;
             }
-        }
-        if ok && (loads || steps > 1) {
-            nop_of[q] = Some(exit);
-            with_load[q] = loads;
+            match region(q, exit) {
+                Err(()) => break,
+                Ok(Some((loads, steps))) if loads || steps > 1 => {
+                    nop_of[q] = Some(exit);
+                    with_load[q] = loads;
+                }
+                Ok(_) => {}
+            }
+            exit = ipdom[exit];
         }
     }
     if !with_load.contains(&true) {
