@@ -131,6 +131,119 @@ fn dpor_finds_the_final_states_and_traces_of_exhaustive_exploration() {
     }
 }
 
+/// A small random program with read-only regions (bounded spin-like
+/// reads into `c`, dead unless a later `a = c;` reads it) and one goal:
+/// an assertion on `a`/`b` at the end of a thread, or a final goal.
+fn generate_with_regions(rnd: &mut impl FnMut(u64) -> u64) -> String {
+    let mut text = String::from("shared x, y;\n");
+    let threads = 2 + u64::from(rnd(4) == 0);
+    for t in 0..threads {
+        text.push_str(&format!("thread t{t} {{\n  reg a;\n  reg b;\n  reg c;\n"));
+        for _ in 0..1 + rnd(if threads == 2 { 4 } else { 2 }) {
+            let v = ["x", "y"][rnd(2) as usize];
+            let w = ["x", "y"][rnd(2) as usize];
+            let r = ["a", "b"][rnd(2) as usize];
+            let s = match rnd(12) {
+                0..=2 => format!("{v} = {};", 1 + rnd(2)),
+                3..=4 => format!("{r} = {v};"),
+                5 => "mfence;".into(),
+                6..=8 => format!("c = {v}; if (c == 0) {{ c = {w}; if (c != 1) {{ c = {v}; }} }}"),
+                9 => format!("c = {v}; if (c == 1) {{ c = {w}; }} else {{ c = 2; }}"),
+                10 => format!("{r} = c;"),
+                _ => format!("if ({r} == 1) {{ {v} = 2; }}"),
+            };
+            text.push_str(&format!("  {s}\n"));
+        }
+        if rnd(2) == 0 {
+            text.push_str(&format!("  assert(a != {} || b != {});\n", rnd(3), rnd(3)));
+        }
+        text.push_str("}\n");
+    }
+    if !text.contains("assert") {
+        text.push_str(&format!(
+            "goal final where t0.a == {} && t1.b == {};\n",
+            rnd(3),
+            rnd(3)
+        ));
+    }
+    text
+}
+
+#[test]
+fn skipping_read_only_regions_keeps_the_reachable_goals() {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let (mut skipped, mut reachable, mut fewer) = (0, 0, 0);
+    for case in 0..100 {
+        let text = generate_with_regions(&mut rnd);
+        let t0 = std::time::Instant::now();
+        let p = native(&text);
+        let Some((q, n)) = smc::regions::skip_read_only(&p, 30) else {
+            continue;
+        };
+        assert!(n > 0);
+        skipped += 1;
+        for m in [Model::Sc, Model::Tso, Model::Pso] {
+            let a = run(&p, &opts(m, SmcCheck::Reach, Reduction::Dpor, 30));
+            let b = run(&q, &opts(m, SmcCheck::Reach, Reduction::Dpor, 30));
+            let reach = |r: &SmcResult| matches!(r.verdict, SmcVerdict::Reachable { .. });
+            assert_eq!(
+                reach(&a),
+                reach(&b),
+                "case {case} {m:?}: {:?} vs {:?} with {n} regions skipped\n{text}",
+                a.verdict,
+                b.verdict
+            );
+            reachable += usize::from(reach(&a));
+            if let (Model::Tso, SmcVerdict::Reachable { goal, steps }) = (m, &b.verdict) {
+                replays_on_reach_tso(&q, steps, *goal);
+            }
+            // Exhaustive exploration of the original program agrees too
+            // (under SC: under TSO/PSO it takes minutes).
+            if m == Model::Sc && p.threads.len() == 2 {
+                let c = run(&p, &opts(m, SmcCheck::Reach, Reduction::None, 30));
+                assert_eq!(reach(&a), reach(&c), "case {case} {m:?}\n{text}");
+            }
+            if !reach(&a) {
+                assert!(b.stats.executions <= a.stats.executions);
+                fewer += usize::from(b.stats.executions < a.stats.executions);
+            }
+        }
+        if t0.elapsed().as_secs_f64() > 1.0 {
+            eprintln!("case {case}: {:?}\n{text}", t0.elapsed());
+        }
+    }
+    eprintln!("{skipped} programs with regions, {reachable} reachable answers, {fewer} with fewer executions");
+    assert!(skipped > 30 && reachable > 10 && fewer > 20);
+}
+
+/// A region whose register is read afterwards, a region with a goal
+/// inside, a cyclic thread and a program with `lock` are left alone.
+#[test]
+fn read_only_regions_that_matter_are_kept() {
+    let dead =
+        native("shared x;\nthread t0 {\n reg c;\n c = x; if (c == 0) { c = x; }\n x = 1;\n}\n");
+    let (q, n) = smc::regions::skip_read_only(&dead, 20).expect("a dead region");
+    assert_eq!(n, 1);
+    assert!(q.threads[0].instrs.len() < dead.threads[0].instrs.len());
+    for text in [
+        "shared x;\nthread t0 {\n reg c;\n reg a;\n c = x; if (c == 0) { c = x; }\n a = c;\n x = a;\n}\n",
+        "shared x;\nthread t0 {\n reg c;\n c = x; if (c == 0) { c = x; assert(c != 0); }\n x = 1;\n}\n",
+        "shared x;\nthread t0 {\n reg c;\n c = x; while (c == 0) { c = x; }\n x = 1;\n}\n",
+        "shared x;\nthread t0 {\n reg c;\n c = x; if (c == 0) { c = x; }\n lock; x = 1; unlock;\n}\n",
+        "shared x;\nthread t0 {\n reg c;\n c = x; assume(c == 0);\n x = 1;\n}\n",
+    ] {
+        assert!(smc::regions::skip_read_only(&native(text), 20).is_none(), "{text}");
+    }
+    // A bound shorter than the thread's longest path: left alone.
+    assert!(smc::regions::skip_read_only(&dead, 2).is_none());
+}
+
 /// The SAT engine's verdict on `p` under `model` within `bound`.
 fn sat(p: &Program, model: &str, kind: CheckKind, bound: u32) -> Verdict {
     let m = bmc_rmm::cat::load_model(model, None).unwrap();
@@ -374,4 +487,35 @@ fn cli_answers_errors_and_limits() {
     assert_eq!(c, 3, "{out}");
     assert!(out.contains("unknown"), "{out}");
     assert!(!out.contains("panicked"), "{out}");
+}
+
+/// `reach --engine smc` says how many read-only regions it replaced;
+/// `--smc-keep-reads` explores them (same answer, more executions);
+/// `robust` never replaces them.
+#[test]
+fn cli_reports_read_only_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("spin.rmm");
+    std::fs::write(
+        &f,
+        "shared x, y;\nthread t0 {\n reg c;\n reg a;\n c = x; if (c == 0) { c = x; if (c == 0) { c = x; } }\n a = y;\n assert(a == 0 || a == 1);\n}\nthread t1 {\n x = 1;\n y = 1;\n}\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let execs = |out: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        v["stats"]["executions"].as_u64().unwrap()
+    };
+    for m in ["sc", "tso", "pso"] {
+        let args = ["reach", "--engine", "smc", "--model", m, "--json", f];
+        let (code, out) = bin(&args);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("1 read-only region(s)"), "{out}");
+        let (code2, out2) = bin(&[&args[..], &["--smc-keep-reads"]].concat());
+        assert_eq!(code2, 0, "{out2}");
+        assert!(!out2.contains("read-only region"), "{out2}");
+        assert!(execs(&out) < execs(&out2), "{out}\n{out2}");
+    }
+    let (_, out) = bin(&["robust", "--engine", "smc", "--model", "tso", f]);
+    assert!(!out.contains("read-only region"), "{out}");
 }

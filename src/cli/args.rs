@@ -488,6 +488,13 @@ pub struct CheckArgs {
     /// tso, pso within --bound). docs/engines.md.
     #[arg(long, value_enum, default_value_t = Engine::Bounded)]
     pub engine: Engine,
+    /// `reach --engine smc`: explore read-only regions (loops and
+    /// branches that only load shared memory into registers nothing reads
+    /// afterwards, e.g. bounded spin loops) instead of replacing each by
+    /// one `nop` (same reachable goals; the executions and traces
+    /// counted are the original program's; docs/engines.md).
+    #[arg(long)]
+    pub smc_keep_reads: bool,
     /// Rounds per thread of `--engine kround` (1..=64, default 2); most
     /// refinements of `--engine lazy` (default: unbounded).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]

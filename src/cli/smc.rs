@@ -77,8 +77,18 @@ pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
     };
     crate::cli::batch::run_records(a, cmd, model.name(), |f, p| {
         let o = options(a, p, model, check);
+        let skipped = match check {
+            SmcCheck::Reach if !a.smc_keep_reads => smc::regions::skip_read_only(p, o.bound),
+            _ => None,
+        };
+        let (p, note) = match &skipped {
+            Some((q, n)) => (q, Some(format!(
+                "{n} read-only region(s) (loads into registers nothing reads afterwards, e.g. bounded spin loops) explored as one `nop` each; --smc-keep-reads explores them"
+            ))),
+            None => (p, None),
+        };
         let r = smc::check(p, &o)?;
-        Ok(record(f, p, &o, &r))
+        Ok(record(f, p, &o, &r, note))
     })
 }
 
@@ -114,7 +124,14 @@ fn limit_notes(p: &Program, o: &SmcOptions, r: &SmcResult) -> Vec<String> {
 }
 
 /// One input's answer as a batch record (text, JSON, word, status).
-pub fn record(f: &str, p: &Program, o: &SmcOptions, r: &SmcResult) -> crate::cli::shard::Record {
+/// `skipped`: a note on read-only regions replaced before the check.
+pub fn record(
+    f: &str,
+    p: &Program,
+    o: &SmcOptions,
+    r: &SmcResult,
+    skipped: Option<String>,
+) -> crate::cli::shard::Record {
     let (w, status) = word(&r.verdict);
     let check = match o.check {
         SmcCheck::Reach => "reach",
@@ -132,7 +149,8 @@ pub fn record(f: &str, p: &Program, o: &SmcOptions, r: &SmcResult) -> crate::cli
         "{} executions, {} Shasha–Snir traces, {} sleep-set blocked, {secs:.3} s",
         r.stats.executions, r.stats.traces, r.stats.sleep_blocked
     );
-    let notes = limit_notes(p, o, r);
+    let mut notes = limit_notes(p, o, r);
+    notes.extend(skipped);
     let mut text = String::new();
     let steps: Option<&Vec<bmc_rmm::smc::semantics::Step>> = match &r.verdict {
         SmcVerdict::Reachable { goal, steps } => {

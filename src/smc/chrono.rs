@@ -34,6 +34,9 @@ fn join(a: &mut Clock, b: &[u32]) {
     }
 }
 
+/// Candidate events of a race (inline: a step has few).
+type Cands = smallvec::SmallVec<[usize; 8]>;
+
 /// Actor numbering, stable across the executions of one exploration.
 #[derive(Clone, Debug, Default)]
 pub struct Actors {
@@ -280,7 +283,7 @@ impl Chrono {
 
     /// Candidates for a read of `x` by thread `t`: the last write, if
     /// another thread's.
-    fn read_cands(&self, x: i64, t: u32, out: &mut Vec<usize>) {
+    fn read_cands(&self, x: i64, t: u32, out: &mut Cands) {
         if let Some(&u) = self.last.get(&x) {
             if self.events[u].thread != t {
                 out.push(u);
@@ -290,7 +293,7 @@ impl Chrono {
 
     /// Candidates for a write of `x` by thread `t`: the last write and the
     /// readers, if other threads'.
-    fn write_cands(&self, x: i64, t: u32, out: &mut Vec<usize>) {
+    fn write_cands(&self, x: i64, t: u32, out: &mut Cands) {
         self.read_cands(x, t, out);
         for &(_, r) in self.readers.get(&x).into_iter().flatten() {
             if self.events[r].thread != t {
@@ -342,8 +345,7 @@ impl Chrono {
         }
         pre[actor as usize] += 1;
         let idx = pre[actor as usize];
-        let mut cands: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
-        let mut cv: Vec<usize> = Vec::new();
+        let mut cv = Cands::new();
         let mut lock_of = None;
         match eff {
             Effect::Local => {}
@@ -394,7 +396,7 @@ impl Chrono {
         }
         cv.sort_unstable();
         cv.dedup();
-        cands.extend(cv);
+        let cands = cv;
         if races {
             self.immediate(&cands, &pre, found);
         }
@@ -504,7 +506,7 @@ impl Chrono {
         pre[actor as usize] += 1;
         let idx = pre[actor as usize];
         join(&mut pre, &self.flushed[t as usize]);
-        let mut cands = Vec::new();
+        let mut cands = Cands::new();
         for &a in addrs {
             self.read_cands(a, t, &mut cands);
         }

@@ -94,6 +94,9 @@ struct Node {
     sleep: Vec<Access>,
     /// The step being explored.
     cur: Access,
+    /// The local steps of the same thread run right after it
+    /// ([`Semantics::local_next`]), in order.
+    fused: Vec<Step>,
     /// The configuration before the step.
     state: super::semantics::State,
     /// The marks of the chronological and Shasha–Snir traces before the
@@ -142,7 +145,7 @@ impl Explorer<'_, '_> {
     fn reverse(&mut self, k: usize, last: &Pending, upto: usize) {
         let ev = &self.chrono.events;
         let ek = &ev[k];
-        let mut v: Vec<(u32, u32, &[u32])> = Vec::new();
+        let mut v: smallvec::SmallVec<[(u32, u32, &[u32]); 16]> = smallvec::SmallVec::new();
         for e in &ev[k + 1..upto] {
             if !ek.before(&e.clock) {
                 v.push((e.actor, e.idx, &e.clock));
@@ -234,6 +237,7 @@ impl Explorer<'_, '_> {
             .push(a, step, &eff, true, self.sem.may_wait(step), &mut races);
         self.ss.push(step, &eff);
         self.nodes[i].cur = access(a, step, &eff);
+        self.nodes[i].fused.clear();
         let n = self.chrono.events.len();
         if !races.is_empty() {
             let e = &self.chrono.events[n - 1];
@@ -274,7 +278,39 @@ impl Explorer<'_, '_> {
     }
 
     fn path(&self) -> Vec<Step> {
-        self.nodes.iter().map(|n| n.cur.step).collect()
+        self.nodes
+            .iter()
+            .flat_map(|n| std::iter::once(n.cur.step).chain(n.fused.iter().copied()))
+            .collect()
+    }
+
+    /// After the step of node `i` (the last node): runs the thread's
+    /// local steps that follow it while each is the thread's only
+    /// possible step (they are in the Shasha–Snir trace, not in the
+    /// chronological one: they race with nothing). Goals are checked
+    /// after each step (`Ok(true)`: stop).
+    ///
+    /// Errors: a limit of the sink.
+    fn fuse(&mut self, i: usize, sink: &mut Sink) -> Result<bool, String> {
+        if sink.at(self.sem, &self.state, &|| self.path()) {
+            return Ok(true);
+        }
+        let Step::Instr { thread, .. } = self.nodes[i].cur.step else {
+            return Ok(false);
+        };
+        while let Some(l) = self.sem.local_next(&self.state, thread as usize) {
+            sink.tick()?;
+            let eff = self
+                .sem
+                .apply(&mut self.state, l)
+                .map_err(|b| format!("internal: local step {l:?} is not possible ({b:?})"))?;
+            self.ss.push(l, &eff);
+            self.nodes[i].fused.push(l);
+            if sink.at(self.sem, &self.state, &|| self.path()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -316,6 +352,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
                     todo: Vec::new(),
                     done: Vec::new(),
                     sleep: Vec::new(),
+                    fused: Vec::new(),
                     cur: Access {
                         actor: 0,
                         step: Step::Flush {
@@ -378,7 +415,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
             x.nodes.push(node);
             let i = x.nodes.len() - 1;
             x.exec(i, p)?;
-            if sink.at(sem, &x.state, &|| x.path()) {
+            if x.fuse(i, sink)? {
                 return Ok(());
             }
         }
@@ -406,7 +443,7 @@ pub(super) fn explore(sem: &Semantics, sink: &mut Sink) -> Result<(), String> {
                 Some(s) => {
                     x.restore(i);
                     x.exec(i, s)?;
-                    if sink.at(sem, &x.state, &|| x.path()) {
+                    if x.fuse(i, sink)? {
                         return Ok(());
                     }
                     break;

@@ -12,6 +12,8 @@
 //!   clocks) and the races it induces.
 //! * [`dpor`]: Source-DPOR with sleep sets over chronological traces.
 //! * [`explore`]: exhaustive exploration without reduction (the oracle).
+//! * [`regions`]: read-only regions (bounded spin loops whose reads
+//!   nothing uses) replaced by a `nop` before `reach`.
 //!
 //! [`check`] answers reachability of the program's goals or robustness
 //! (every trace of the TSO/PSO executions is an SC trace, i.e. has an
@@ -20,6 +22,7 @@
 pub mod chrono;
 pub mod dpor;
 pub mod explore;
+pub mod regions;
 pub mod semantics;
 pub mod trace;
 

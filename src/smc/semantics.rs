@@ -553,6 +553,39 @@ impl<'p> Semantics<'p> {
         self.apply(&mut scratch, step).map(|_| ())
     }
 
+    /// The step of thread `t` in `s` when it is the thread's only
+    /// possible step and a local one (an assignment, select, `assume` or
+    /// `nop`: no shared access, no effect on buffers), within the bound;
+    /// `None` otherwise (an instruction of another kind leaves the state,
+    /// or no or several local ones can run). Such a step commutes with
+    /// every step of other actors, so Source-DPOR runs it right after the
+    /// thread's previous step instead of making it a scheduling point.
+    pub fn local_next(&self, s: &State, t: usize) -> Option<Step> {
+        let outs = &self.out[t][s.pc[t] as usize];
+        if outs.is_empty() || s.steps[t] >= self.bound {
+            return None;
+        }
+        let th = &self.prog.threads[t];
+        let mut found = None;
+        for &i in outs {
+            let on = match plain(&th.instrs[i].cmd) {
+                Command::Assign { .. } | Command::Nop | Command::Select { .. } => true,
+                Command::Assume(e) | Command::Guard(e) => eval(self.width, &s.regs[t], e) != 0,
+                _ => return None,
+            };
+            if on {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(Step::Instr {
+                    thread: t as u32,
+                    instr: i as u32,
+                });
+            }
+        }
+        found
+    }
+
     /// Whether thread `t` could read memory / take the lock now.
     fn free_for(s: &State, t: usize) -> bool {
         s.lock.is_none_or(|h| h as usize == t)
