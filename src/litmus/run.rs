@@ -12,7 +12,7 @@ pub use crate::bounded::varisat::enumerate::DEFAULT_BUDGET;
 use crate::bounded::{enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
-use crate::program::{Command, Expr, GExpr, LExpr, RegId, Spmd, StateId, Thread, Width};
+use crate::program::{Command, GExpr, LExpr, RegId, Spmd, StateId, Thread, Width};
 use std::time::Instant;
 
 /// The result of one litmus test.
@@ -289,7 +289,7 @@ pub fn run_with(
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let model = herd_model(t, model)?;
-    let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
+    let obs: Vec<GExpr> = t.observed.iter().map(|l| l.expr()).collect();
     let q = Query {
         program: &t.program,
         model,

@@ -19,31 +19,15 @@ impl Cnf {
 
     /// The value of `x` in the last model, sign-extended.
     pub fn bv_value(&self, x: &Bv) -> i64 {
-        let w = x.len() as u32;
-        let mut v: i64 = 0;
-        for (i, &b) in x.iter().enumerate() {
-            if self.value(b) {
-                v |= 1 << i;
-            }
-        }
-        let s = 64 - w;
-        (v << s) >> s
+        fold_bits(x.iter().map(|&b| self.value(b)), x.len())
     }
 
     /// The constant value of `x` if all its bits are constants.
     pub fn bv_as_const(&self, x: &Bv) -> Option<i64> {
-        let w = x.len() as u32;
-        let mut v: i64 = 0;
-        for (i, &b) in x.iter().enumerate() {
-            if !self.is_const(b) {
-                return None;
-            }
-            if self.is_true(b) {
-                v |= 1 << i;
-            }
+        if !x.iter().all(|&b| self.is_const(b)) {
+            return None;
         }
-        let s = 64 - w;
-        Some((v << s) >> s)
+        Some(fold_bits(x.iter().map(|&b| self.is_true(b)), x.len()))
     }
 
     /// `x == y` as a literal.
@@ -292,4 +276,28 @@ mod tests {
             }
         }
     }
+}
+
+/// The integer of `len` bits (least significant first), sign-extended.
+/// An address bit-vector has one bit more than the width (the lock flag,
+/// `unroll::events::address`); at width 64 that 65th bit cannot be
+/// sign-extended into an `i64`, and a set one gives the low 64 bits with
+/// the top bit set (so a flagged address differs from the plain one).
+fn fold_bits(bits: impl Iterator<Item = bool>, len: usize) -> i64 {
+    let mut v: i64 = 0;
+    let mut high = false;
+    for (i, b) in bits.enumerate() {
+        if b {
+            if i < 64 {
+                v |= 1i64 << i;
+            } else {
+                high = true;
+            }
+        }
+    }
+    if len >= 64 {
+        return if high { v | i64::MIN } else { v };
+    }
+    let s = 64 - len as u32;
+    (v << s) >> s
 }
