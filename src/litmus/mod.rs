@@ -228,8 +228,9 @@ pub struct LitmusTest {
     /// values (`ins_t`: `NOP`, `instr:"B .+4"`).
     pub code_labels: std::collections::BTreeMap<i64, String>,
     /// The least width its semantics needs (64 when 32-bit PPC loads
-    /// extend possibly negative values; else 1): `run::auto_width` is at
-    /// least this.
+    /// extend possibly negative values; in a `Variant=mixed` test the
+    /// width its byte accesses combine at: 32 for a word, 64 beyond;
+    /// else 1): `run::auto_width` is at least this.
     pub min_width: Width,
 }
 

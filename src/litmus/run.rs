@@ -57,7 +57,7 @@ pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Err
 pub fn auto_width(t: &LitmusTest) -> Width {
     let m = t.program.max_abs_constant();
     let mut w = 8;
-    while w < 32 && m > Width(w).max() {
+    while w < 32 && (m > Width(w).max() || w < t.min_width.0) {
         w += 4;
     }
     // Beyond 32 bits (an unsigned 32-bit constant still runs at 32 bits,

@@ -322,11 +322,16 @@ pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> V
         .collect()
 }
 
-/// An access of more than 4 bytes combines its bytes at 64 bits.
+/// The width an access of `n` bytes needs for its bytes to combine
+/// exactly: 64 bits beyond 4 bytes, 32 for 4 (a W register, wrapping as
+/// herd's `int`), else room for the unsigned value (`run::auto_width`).
 fn wide_bytes(cx: &mut Ctx, n: u32) {
-    if n > 4 {
-        cx.vars.min_width = cx.vars.min_width.max(64);
-    }
+    let w = match n {
+        0..=3 => 8 * n + 4,
+        4 => 32,
+        _ => 64,
+    };
+    cx.vars.min_width = cx.vars.min_width.max(w);
 }
 
 /// The address of byte `k` of an access at `addr`.
