@@ -12,9 +12,14 @@ use bmc_rmm::program::Width;
 
 /// The sorted final state lines of `text` under sc.
 fn states(text: &str) -> Vec<String> {
+    states_under(text, "sc")
+}
+
+/// The sorted final state lines of `text` under the built-in `model`.
+fn states_under(text: &str, model: &str) -> Vec<String> {
     let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
         .unwrap_or_else(|e| panic!("{e}"));
-    let m = cat::builtin("sc").unwrap();
+    let m = cat::builtin(model).unwrap();
     let r = run::run(
         &t,
         &m,
@@ -646,6 +651,36 @@ fn code_holds_its_instructions_as_values() {
 }
 
 #[test]
+fn instruction_fetches_of_modified_code() {
+    // herd's DIC1.MP.FF+dmb.st+po: P0 writes NOP over P1's two branches,
+    // the second one first in P1's program order; with coherent
+    // instruction caches P1's fetches are in program order, so seeing the
+    // second NOP (X10=1) but not the first (X11=0) is forbidden under arm
+    // as under sc (`sc-instr`, herd's sc.cat for AArch64: 3 states).
+    let dic1 = "AArch64 T\nVariant=ifetch\nCacheType=DIC\n\
+        { ins_t 0:X0=NOP; 0:X1=1:Lself00; 0:X2=1:Lself01; 1:X1=1:Lself00; }\n\
+        P0 | P1 ;\n STR W0,[X1] | Lself01: ;\n DMB ST | B Lself00 ;\n\
+        STR W0,[X2] | MOV W10,#1 ;\n | Lself00: ;\n | B L01 ;\n | MOV W11,#1 ;\n\
+        | L01: ;\nexists (1:X10=1 /\\ 1:X11=0)\n";
+    let three = [
+        "1:X10=0; 1:X11=0;",
+        "1:X10=0; 1:X11=1;",
+        "1:X10=1; 1:X11=1;",
+    ];
+    assert_eq!(states_under(dic1, "arm"), three);
+    assert_eq!(states_under(dic1, "sc-instr"), three);
+    // Without the barrier the writes are unordered: all four under arm.
+    let plain = dic1.replace(" DMB ST |", " NOP |");
+    assert_eq!(states_under(&plain, "arm").len(), 4);
+    assert_eq!(states_under(&plain, "sc-instr"), three);
+    // A modified plain instruction runs as the value fetched.
+    let mov = "AArch64 T\nVariant=ifetch\nCacheType=DIC\n\
+        { ins_t 0:X0=NOP; 0:X1=1:L; }\n P0 | P1 ;\n STR W0,[X1] | L: MOV W10,#1 ;\n\
+        exists (1:X10=0)\n";
+    assert_eq!(states_under(mov, "arm"), ["1:X10=0;", "1:X10=1;"]);
+}
+
+#[test]
 fn bad_instruction_values_and_ifetch_are_located() {
     for (text, at, want) in [
         (
@@ -662,6 +697,28 @@ fn bad_instruction_values_and_ifetch_are_located() {
             "AArch64 T\n{ 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X1=instr:\"NOP)\n",
             "bad.litmus:5:",
             "",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\nCacheType=IDC\n{ ins_t 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+            "bad.litmus:2:1",
+            "without `CacheType=DIC` (instruction fetch: self-modifying code)",
+        ),
+        (
+            "RISCV T\nVariant=ifetch\nCacheType=DIC\n{ }\n P0 ;\n nop ;\nexists (0:x1=0)\n",
+            "bad.litmus:2:1",
+            "not an AArch64 test",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\nCacheType=DIC\n{ ins_t 0:X0=NOP; 0:X1=0:L; }\n P0 ;\n\
+             STR W0,[X1] ;\n L: MOV W2,#1 ;\nexists (0:X2=0)\n",
+            "bad.litmus:2:1",
+            "thread 0 stores and holds the address of its own code",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\nCacheType=DIC\n{ ins_t 0:X0=NOP; 0:X1=1:L; }\n P0 | P1 ;\n\
+             STR W0,[X1] | L: RET ;\nexists (1:X2=0)\n",
+            "bad.litmus:6:",
+            "unsupported modifiable instruction `RET`",
         ),
     ] {
         let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", text), Width(64))

@@ -79,6 +79,14 @@ pub(crate) struct Vars {
     /// In a mixed-size test, the bytes of the scalar locations the init
     /// block types (others are `int`, 4 bytes).
     pub scalar_bytes: BTreeMap<String, i64>,
+    /// herd's instruction-fetch variant: the code addresses of the
+    /// modifiable instructions (those a register of the init block
+    /// points to) → the value of the instruction there; each is fetched
+    /// (a read of its code address annotated `IFETCH`) before it runs.
+    pub fetch: BTreeMap<i64, i64>,
+    /// The instruction values of the init block (`ins_t`: value, text),
+    /// which a fetch may read instead of the original.
+    pub fetch_alts: Vec<(i64, String)>,
 }
 
 /// An access of a `Variant=mixed` test and the location it addresses.

@@ -73,6 +73,8 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         split_spans: BTreeSet::new(),
         targets: Vec::new(),
         mixed: is_mixed(&surf),
+        fetch: BTreeMap::new(),
+        fetch_alts: Vec::new(),
         scalar_bytes: surf
             .init
             .iter()
@@ -360,6 +362,9 @@ fn lower(
     }
     // herd's mixed-size variant (byte-addressed memory): sizes are checked.
     let mixed = vars.mixed;
+    if let Some(sp) = surf.ifetch {
+        plan_fetches(src, surf, arch, sp, vars)?;
+    }
     if !mixed {
         if let Some(it) = surf
             .init
@@ -920,6 +925,89 @@ fn written_regs(t: &Thread) -> BTreeSet<u32> {
         writes(&i.cmd, &mut out);
     }
     out
+}
+
+/// herd's instruction-fetch variant (`Variant=ifetch`; Simner et al.,
+/// "ARMv8-A system semantics: instruction fetch in relaxed
+/// architectures", ESOP 2020): the modifiable instructions — those at a
+/// label a register of the init block holds — are fetched from their code
+/// address ([`Vars::fetch`]) and run as the instruction value read: the
+/// original, or one of the init block's instruction values
+/// ([`Vars::fetch_alts`]). Refused with a located error (at the
+/// `Variant` line): other architectures than AArch64, a test without
+/// `CacheType=DIC` (instruction caches that need invalidation to see a
+/// write are not modelled), and a thread that stores while holding the
+/// address of its own code (a thread modifying the code it runs, which
+/// herd lets fetch stale values regardless of program order).
+fn plan_fetches(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    arch: Arch,
+    sp: Span,
+    vars: &mut Vars,
+) -> Result<(), Error> {
+    let refuse = |what: &str| {
+        Err(src.error_help(
+            sp,
+            format!("unsupported variant `ifetch`: {what} (instruction fetch: self-modifying code)"),
+            "instruction fetch is modelled for AArch64 tests with `CacheType=DIC` where a thread modifies another's code; see docs/litmus.md",
+        ))
+    };
+    if arch != Arch::AArch64 {
+        return refuse("not an AArch64 test");
+    }
+    let dic = surf
+        .metadata
+        .iter()
+        .any(|(k, v)| k == "CacheType" && v.split(',').any(|x| x.trim() == "DIC"));
+    if !dic {
+        return refuse("instruction caches without `CacheType=DIC`");
+    }
+    vars.fetch.clear();
+    vars.fetch_alts.clear();
+    let mut targets = BTreeSet::new();
+    for it in &surf.init {
+        match (&it.lhs, &it.rhs) {
+            (InitLhs::Reg { thread, .. }, Some((RawVal::Label(t, l), lsp))) => {
+                let a = label_value(src, vars, *t, l, *lsp)?;
+                targets.insert(a);
+                let stores = surf.threads.get(*thread).is_some_and(|cells| {
+                    cells.iter().any(|c| {
+                        c.instr.as_ref().is_some_and(|(x, _)| {
+                            let m = super::ops::mnemonic(x).0.to_ascii_uppercase();
+                            m.starts_with("ST") || m.starts_with("SWP") || m.starts_with("CAS")
+                        })
+                    })
+                });
+                if *t == *thread && stores {
+                    return refuse(&format!(
+                        "thread {t} stores and holds the address of its own code"
+                    ));
+                }
+            }
+            (_, Some((RawVal::Instr(i), _))) => {
+                let v = vars.instr(i);
+                if !vars.fetch_alts.iter().any(|(_, x)| x == i) {
+                    vars.fetch_alts.push((v, i.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (t, cells) in surf.threads.iter().enumerate() {
+        let texts: Vec<&str> = cells
+            .iter()
+            .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
+            .collect();
+        for (k, text) in texts.into_iter().enumerate() {
+            let a = vars.code.pos_addr(t, k);
+            if targets.contains(&a) {
+                let v = vars.instr(&code_instr_text(vars, t, k, text));
+                vars.fetch.insert(a, v);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Finds the location each of thread `t`'s memory accesses

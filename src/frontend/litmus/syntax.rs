@@ -137,6 +137,9 @@ pub(crate) struct Surface {
     pub name: String,
     pub doc: Option<String>,
     pub metadata: Vec<(String, String)>,
+    /// The span of a `Variant=…ifetch…` line (herd's instruction-fetch
+    /// variant; checked by the lowering, which has the other metadata).
+    pub ifetch: Option<Span>,
     pub init: Vec<InitItem>,
     /// `threads[i]` = the cells of column i, top to bottom.
     pub threads: Vec<Vec<Cell>>,
@@ -361,6 +364,7 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
     c.pos = line_end;
     // Metadata up to the init block `{`.
     let mut metadata = Vec::new();
+    let mut ifetch = None;
     loop {
         c.skip_ws();
         if c.eof() {
@@ -390,10 +394,7 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                 if k.trim() == "Variant" && v.split(',').any(|x| x.trim() == "ifetch") {
                     // herd's instruction-fetch model: instructions fetched
                     // from memory that other threads write.
-                    return Err(c.err(
-                        Span::new(c.pos, c.pos + line.trim_end().len()),
-                        "unsupported variant `ifetch` (instruction fetch: self-modifying code)",
-                    ));
+                    ifetch = Some(Span::new(c.pos, c.pos + line.trim_end().len()));
                 }
                 metadata.push((k.trim().to_string(), v.trim().to_string()));
                 c.pos += le;
@@ -617,6 +618,7 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         name,
         doc,
         metadata,
+        ifetch,
         init,
         threads,
         thread_spans,
