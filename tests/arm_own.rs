@@ -588,6 +588,12 @@ fn mixed_size_accesses_are_byte_accesses() {
          LDR W6,[X3] | ;\nlocations [0:X5;0:X6;t;]\n",
     );
     assert_eq!(s, ["0:X5=2; 0:X6=0; t={1,2};", "0:X5=2; 0:X6=7; t={1,2};"]);
+    // A word store to the high half of a 64-bit location.
+    let s = states(
+        "AArch64 T\nVariant=mixed\n{ int64_t y = 5; 0:X2=y; int64_t 0:X1; }\n P0 ;\n MOV W0,#1 ;\n\
+         STR W0,[X2,#4] ;\n LDR X1,[X2] ;\nlocations [0:X1;y;]\n",
+    );
+    assert_eq!(s, ["0:X1=4294967301; [y]=4294967301;"]);
 }
 
 #[test]
@@ -617,6 +623,16 @@ fn mixed_size_accesses_are_refused_located() {
             "{ uint8_t x; 0:X1=x; }\n P0 ;\n LDR X1,[X1] ;",
             "5:2",
             "not known statically",
+        ),
+        (
+            "{ int x; 0:X2=x; }\n P0 ;\n LDR X0,[X2] ;",
+            "5:2",
+            "64-bit access at byte 0 of `x`, a location of 4 bytes",
+        ),
+        (
+            "{ int64_t y; 0:X2=y; }\n P0 ;\n LDR W0,[X2] ;\n MOV X5,X2 ;\n LDR X6,[X5] ;",
+            "7:2",
+            "not known statically in a test with mixed-size accesses",
         ),
     ] {
         let full = format!("AArch64 T\nVariant=mixed\n{text}\nexists (0:X0=0)\n");

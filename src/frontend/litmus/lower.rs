@@ -1014,16 +1014,16 @@ fn plan_fetches(
 /// ([`Vars::accesses`], recorded by the AArch64 lowering) addresses, in a
 /// test of herd's mixed-size variant (`Variant=mixed`), where memory is
 /// byte-addressed and an access a set of byte accesses; the result goes to
-/// [`Vars::targets`] for [`plan_bytes`]. A test whose accesses and
-/// locations are all of 32 bits or more needs nothing (one cell per
-/// location is herd's memory then). The location an access addresses is
+/// [`Vars::targets`] for [`plan_bytes`]. The location an access addresses is
 /// the value of its address when that is known statically: registers no
 /// instruction of the thread writes hold their initial value; `base +
 /// offset` with a known base address and an unknown offset (a
 /// dependency's zero, an array index) is taken to stay inside the base's
 /// location, at offset 0. An address not known statically in a test with
 /// narrow accesses or locations is a located "unsupported …
-/// (byte/half-access: mixed-size accesses)" error. (Outside the variant
+/// (byte/half-access: mixed-size accesses)" error; in another test it is
+/// recorded without a location (an error only if some location becomes
+/// byte-addressed, [`plan_bytes`]). (Outside the variant
 /// herd's memory is one cell per location, and no check is needed.)
 fn check_sizes(
     src: &SourceFile,
@@ -1044,9 +1044,7 @@ fn check_sizes(
             .unwrap_or(32)
     };
     let narrow_mem = fixed.keys().any(|n| decl(n) < 32);
-    if !narrow_mem && accesses.iter().all(|a| a.bits >= 32) {
-        return Ok(());
-    }
+    let narrow = narrow_mem || accesses.iter().any(|a| a.bits < 32);
     let written = written_regs(t);
     let is_var = |a: i64| fixed.values().any(|&v| v == a);
     fn eval(
@@ -1077,6 +1075,18 @@ fn check_sizes(
                 .map(|(n, &v)| (n.clone(), x - v))
         });
         let Some((name, offset)) = target else {
+            if !narrow {
+                // Known only if some location turns out byte-addressed
+                // (`plan_bytes` then refuses it).
+                found.push(super::ctx::Target {
+                    thread: ti,
+                    access: a,
+                    name: String::new(),
+                    offset: 0,
+                    decl: 0,
+                });
+                continue;
+            }
             return Err(src.error_help(
                 a.span,
                 format!(
@@ -1121,7 +1131,7 @@ fn check_sizes(
 /// access crossing its end.
 fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let elem = |t: &super::ctx::Target| i64::from(t.decl / 8).max(1);
-    for t in &vars.targets {
+    for t in vars.targets.iter().filter(|t| !t.name.is_empty()) {
         let a = &t.access;
         let size = vars.size(&t.name);
         if a.bits % 8 != 0 || t.offset + i64::from(a.bits / 8) > size {
@@ -1138,11 +1148,21 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let split: BTreeSet<String> = vars
         .targets
         .iter()
-        .filter(|t| t.access.bits != t.decl || t.offset % elem(t) != 0)
+        .filter(|t| !t.name.is_empty() && (t.access.bits != t.decl || t.offset % elem(t) != 0))
         .map(|t| t.name.clone())
         .collect();
     if split.is_empty() {
         return Ok(false);
+    }
+    if let Some(t) = vars.targets.iter().find(|t| t.name.is_empty()) {
+        return Err(src.error_help(
+            t.access.span,
+            format!(
+                "unsupported {}-bit access to an address not known statically in a test with mixed-size accesses (byte/half-access: mixed-size accesses)",
+                t.access.bits
+            ),
+            "in a `Variant=mixed` test every access must address a location known statically (a register set in the init block, plus an offset); see docs/litmus.md",
+        ));
     }
     let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
     for t in vars.targets.iter().filter(|t| split.contains(&t.name)) {
