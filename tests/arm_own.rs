@@ -12,9 +12,14 @@ use bmc_rmm::program::Width;
 
 /// The sorted final state lines of `text` under sc.
 fn states(text: &str) -> Vec<String> {
+    states_under(text, "sc")
+}
+
+/// The sorted final state lines of `text` under the built-in `model`.
+fn states_under(text: &str, model: &str) -> Vec<String> {
     let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
         .unwrap_or_else(|e| panic!("{e}"));
-    let m = cat::builtin("sc").unwrap();
+    let m = cat::builtin(model).unwrap();
     let r = run::run(
         &t,
         &m,
@@ -539,23 +544,95 @@ fn narrow_accesses_to_wider_cells_outside_variant_mixed_are_herd_cells() {
 }
 
 #[test]
+fn mixed_size_accesses_are_byte_accesses() {
+    // herd's M001: a word store of -1 into a byte array writes its four
+    // bytes (printed unsigned, the array's type).
+    let s = states(
+        "AArch64 M001\nVariant=mixed\n{ uint8_t t[4]={ 0,0,0,0 }; 0:X2=t; }\n P0 ;\n\
+         MOV W0,#1 ;\n SUB W0,WZR,W0 ;\n STR W0,[X2] ;\nlocations [t;]\n",
+    );
+    assert_eq!(s, ["t={255,255,255,255};"]);
+    // Little-endian bytes of an `int`: byte 0 is 4, byte 3 is 1, the
+    // half-word at byte 2 is 0x0102; a byte store at byte 1 changes that
+    // byte only (0x0102ff04), a sign-extending byte load of it gives −1.
+    let s = states(
+        "AArch64 T\nVariant=mixed\n{ int x = 0x01020304; 0:X1=x; }\n P0 ;\n\
+         LDRB W0,[X1] ;\n LDRB W2,[X1,#3] ;\n LDRH W3,[X1,#2] ;\n MOV W4,#255 ;\n\
+         STRB W4,[X1,#1] ;\n LDR W5,[X1] ;\n LDRSB X6,[X1,#1] ;\n\
+         locations [0:X0;0:X2;0:X3;0:X5;0:X6;x;]\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X0=4; 0:X2=1; 0:X3=258; 0:X5=16973572; 0:X6=-1; [x]=16973572;"]
+    );
+    // A half-word array overwritten by a byte store, read back by a word
+    // load across both elements; a 64-bit location of another thread is
+    // not byte-addressed (accessed at its size only).
+    let s = states(
+        "AArch64 T\nVariant=mixed\n{ uint16_t t[2]={ 0x1234,0x5678 }; int64_t y=0;\n\
+         0:X1=t; 0:X3=y; 1:X1=y; }\n P0 | P1 ;\n LDR W0,[X1] | MOV X2,#-1 ;\n\
+         STRB W0,[X1,#1] | STR X2,[X1] ;\n LDR X4,[X3] | ;\nlocations [0:X0;0:X4;t;]\n",
+    );
+    assert_eq!(
+        s,
+        [
+            "0:X0=1450709556; 0:X4=-1; t={13364,22136};",
+            "0:X0=1450709556; 0:X4=0; t={13364,22136};"
+        ]
+    );
+    // A data dependency through a byte-addressed location: under sc the
+    // other thread's outcome is ordered.
+    let s = states(
+        "AArch64 T\nVariant=mixed\n{ uint8_t t[2]; 0:X1=t; 0:X3=y; 1:X3=y; }\n P0 | P1 ;\n\
+         MOV W0,#513 | MOV W2,#7 ;\n STRH W0,[X1] | STR W2,[X3] ;\n LDRB W5,[X1,#1] | ;\n\
+         LDR W6,[X3] | ;\nlocations [0:X5;0:X6;t;]\n",
+    );
+    assert_eq!(s, ["0:X5=2; 0:X6=0; t={1,2};", "0:X5=2; 0:X6=7; t={1,2};"]);
+    // A word store to the high half of a 64-bit location.
+    let s = states(
+        "AArch64 T\nVariant=mixed\n{ int64_t y = 5; 0:X2=y; int64_t 0:X1; }\n P0 ;\n MOV W0,#1 ;\n\
+         STR W0,[X2,#4] ;\n LDR X1,[X2] ;\nlocations [0:X1;y;]\n",
+    );
+    assert_eq!(s, ["0:X1=4294967301; [y]=4294967301;"]);
+}
+
+#[test]
 fn mixed_size_accesses_are_refused_located() {
-    for (text, want) in [
+    for (text, at, want) in [
         (
-            "{ int x; 0:X1=x; }\n P0 ;\n LDRB W0,[X1] ;",
-            "8-bit access to `x`, a 32-bit location (byte/half-access",
+            "{ uint8_t t[4]; 0:X2=t; 1:X2=t; }\n P0 | P1 ;\n STR W0,[X2] | LDRB W1,[X2] ;",
+            "5:16",
+            "accessed by P0 too (mixed-size: byte-addressed locations shared between threads)",
         ),
         (
-            "{ uint8_t x; 0:X1=x; }\n P0 ;\n STR W0,[X1] ;",
-            "32-bit access to `x`, a 8-bit location (byte/half-access",
+            "{ uint8_t t[4]; 0:X2=t; }\n P0 ;\n STLR W0,[X2] ;",
+            "5:2",
+            "(mixed-size: ordered or atomic byte-addressed accesses)",
         ),
         (
-            "{ uint16_t x; 0:X1=x; }\n P0 ;\n LDRB W0,[X1] ;",
-            "8-bit access to `x`, a 16-bit location",
+            "{ int x; 0:X2=x; }\n P0 ;\n LDAR W0,[X2] ;\n STRB W0,[X2] ;",
+            "5:2",
+            "(mixed-size: ordered or atomic byte-addressed accesses)",
+        ),
+        (
+            "{ int x; 0:X2=x; }\n P0 ;\n LDR X0,[X2] ;\n STRB W0,[X2] ;",
+            "5:2",
+            "crosses the location's end (mixed-size: accesses across locations)",
         ),
         (
             "{ uint8_t x; 0:X1=x; }\n P0 ;\n LDR X1,[X1] ;",
+            "5:2",
             "not known statically",
+        ),
+        (
+            "{ int x; 0:X2=x; }\n P0 ;\n LDR X0,[X2] ;",
+            "5:2",
+            "64-bit access at byte 0 of `x`, a location of 4 bytes",
+        ),
+        (
+            "{ int64_t y; 0:X2=y; }\n P0 ;\n LDR W0,[X2] ;\n MOV X5,X2 ;\n LDR X6,[X5] ;",
+            "7:2",
+            "not known statically in a test with mixed-size accesses",
         ),
     ] {
         let full = format!("AArch64 T\nVariant=mixed\n{text}\nexists (0:X0=0)\n");
@@ -564,7 +641,9 @@ fn mixed_size_accesses_are_refused_located() {
             .unwrap_or_else(|| panic!("accepted: {text}"))
             .to_string();
         assert!(
-            e.contains("bad.litmus:5:2") && e.contains("unsupported") && e.contains(want),
+            e.contains(&format!("bad.litmus:{at}"))
+                && e.contains("unsupported")
+                && e.contains(want),
             "{text}: {e}"
         );
     }
@@ -588,6 +667,36 @@ fn code_holds_its_instructions_as_values() {
 }
 
 #[test]
+fn instruction_fetches_of_modified_code() {
+    // herd's DIC1.MP.FF+dmb.st+po: P0 writes NOP over P1's two branches,
+    // the second one first in P1's program order; with coherent
+    // instruction caches P1's fetches are in program order, so seeing the
+    // second NOP (X10=1) but not the first (X11=0) is forbidden under arm
+    // as under sc (`sc-instr`, herd's sc.cat for AArch64: 3 states).
+    let dic1 = "AArch64 T\nVariant=ifetch\nCacheType=DIC\n\
+        { ins_t 0:X0=NOP; 0:X1=1:Lself00; 0:X2=1:Lself01; 1:X1=1:Lself00; }\n\
+        P0 | P1 ;\n STR W0,[X1] | Lself01: ;\n DMB ST | B Lself00 ;\n\
+        STR W0,[X2] | MOV W10,#1 ;\n | Lself00: ;\n | B L01 ;\n | MOV W11,#1 ;\n\
+        | L01: ;\nexists (1:X10=1 /\\ 1:X11=0)\n";
+    let three = [
+        "1:X10=0; 1:X11=0;",
+        "1:X10=0; 1:X11=1;",
+        "1:X10=1; 1:X11=1;",
+    ];
+    assert_eq!(states_under(dic1, "arm"), three);
+    assert_eq!(states_under(dic1, "sc-instr"), three);
+    // Without the barrier the writes are unordered: all four under arm.
+    let plain = dic1.replace(" DMB ST |", " NOP |");
+    assert_eq!(states_under(&plain, "arm").len(), 4);
+    assert_eq!(states_under(&plain, "sc-instr"), three);
+    // A modified plain instruction runs as the value fetched.
+    let mov = "AArch64 T\nVariant=ifetch\nCacheType=DIC\n\
+        { ins_t 0:X0=NOP; 0:X1=1:L; }\n P0 | P1 ;\n STR W0,[X1] | L: MOV W10,#1 ;\n\
+        exists (1:X10=0)\n";
+    assert_eq!(states_under(mov, "arm"), ["1:X10=0;", "1:X10=1;"]);
+}
+
+#[test]
 fn bad_instruction_values_and_ifetch_are_located() {
     for (text, at, want) in [
         (
@@ -604,6 +713,28 @@ fn bad_instruction_values_and_ifetch_are_located() {
             "AArch64 T\n{ 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X1=instr:\"NOP)\n",
             "bad.litmus:5:",
             "",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\nCacheType=IDC\n{ ins_t 0:X1=NOP; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+            "bad.litmus:2:1",
+            "without `CacheType=DIC` (instruction fetch: self-modifying code)",
+        ),
+        (
+            "RISCV T\nVariant=ifetch\nCacheType=DIC\n{ }\n P0 ;\n nop ;\nexists (0:x1=0)\n",
+            "bad.litmus:2:1",
+            "not an AArch64 test",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\nCacheType=DIC\n{ ins_t 0:X0=NOP; 0:X1=0:L; }\n P0 ;\n\
+             STR W0,[X1] ;\n L: MOV W2,#1 ;\nexists (0:X2=0)\n",
+            "bad.litmus:2:1",
+            "thread 0 stores and holds the address of its own code",
+        ),
+        (
+            "AArch64 T\nVariant=ifetch\nCacheType=DIC\n{ ins_t 0:X0=NOP; 0:X1=1:L; }\n P0 | P1 ;\n\
+             STR W0,[X1] | L: RET ;\nexists (1:X2=0)\n",
+            "bad.litmus:6:",
+            "unsupported modifiable instruction `RET`",
         ),
     ] {
         let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("bad.litmus", text), Width(64))

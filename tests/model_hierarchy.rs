@@ -340,7 +340,7 @@ fn own_litmus_tests_respect_the_hierarchy() {
         let src = SourceFile::read(path.to_str().unwrap()).unwrap();
         let t = bmc_rmm::frontend::litmus::parse(&src, Width(32)).unwrap();
         let w = run::auto_width(&t);
-        let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
+        let obs: Vec<GExpr> = t.observed.iter().map(|l| l.expr()).collect();
         let bound = run::effective_bound(&t, 12);
         if let Err(e) = check_chain(&ms, &t.program, bound, t.filter_expr.as_ref(), &obs, w) {
             panic!("{}: {e}\n{}", path.display(), src.text);

@@ -94,6 +94,8 @@ pub enum BaseSet {
     X,
     /// `NORET`: reads of atomics that return no data.
     NoRet,
+    /// `IF`: instruction fetches (herd's ifetch variant).
+    IFetch,
 }
 
 /// A base relation: a binary relation over events every model may name.
@@ -163,7 +165,7 @@ const fn rel(base: BaseRel, name: &'static str, doc: &'static str) -> Entry<Base
 }
 
 /// The base sets, in [`BaseSet`] order.
-pub const SETS: [Entry<BaseSet>; 33] = [
+pub const SETS: [Entry<BaseSet>; 34] = [
     set(BaseSet::R, "R", "reads: loads, the read of an atomic instruction, PGAS popa (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::W, "W", "writes: stores, the write of an atomic instruction or successful stwcx., PGAS popb (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::M, "M", "memory accesses, R ∪ W (herd manual)"),
@@ -197,6 +199,7 @@ pub const SETS: [Entry<BaseSet>; 33] = [
     set(BaseSet::Rel, "REL", "release accesses: Arm STLR, STLXR, L-forms of atomics; RISC-V .rl (Arm ARM B2.3; RVWMO rule 6)"),
     set(BaseSet::X, "X", "exclusive accesses: Power lwarx/stwcx., Arm LDXR/STXR, RISC-V LR/SC (herd's X)"),
     set(BaseSet::NoRet, "NORET", "reads of Arm atomics that return no data (destination WZR/XZR, ST<op>): not ordered by DMB LD (Arm ARM B2.3.6; herd's NoRet)"),
+    set(BaseSet::IFetch, "IF", "instruction fetches of modifiable instructions, reads of their code addresses (herd's Variant=ifetch; Simner et al., ESOP 2020)"),
 ];
 
 /// The base relations, in [`BaseRel`] order.
@@ -252,7 +255,16 @@ impl BaseSet {
         SETS[self as usize].doc
     }
 
-    /// For the access-annotation sets (`ACQ`, `ACQPC`, `REL`): the bit of
+    /// The sets an access is in by its annotation bits ([`BaseSet::ann_bit`]).
+    pub const ANNOTATED: [BaseSet; 5] = [
+        BaseSet::Acq,
+        BaseSet::AcqPC,
+        BaseSet::Rel,
+        BaseSet::NoRet,
+        BaseSet::IFetch,
+    ];
+
+    /// For the access-annotation sets (`ACQ`, `ACQPC`, `REL`, `NORET`, `IF`): the bit of
     /// [`crate::program::Ann`] an access must carry. `None` for the others.
     pub fn ann_bit(self) -> Option<u8> {
         use crate::program::Ann;
@@ -261,6 +273,7 @@ impl BaseSet {
             BaseSet::AcqPC => Some(Ann::ACQPC),
             BaseSet::Rel => Some(Ann::REL),
             BaseSet::NoRet => Some(Ann::NORET),
+            BaseSet::IFetch => Some(Ann::IFETCH),
             _ => None,
         }
     }
@@ -297,9 +310,12 @@ impl BaseSet {
             BaseSet::FenceRW => rv_bit(MembarMask::LS),
             BaseSet::FenceWR => rv_bit(MembarMask::SL),
             BaseSet::FenceWW => rv_bit(MembarMask::SS),
-            BaseSet::Acq | BaseSet::AcqPC | BaseSet::Rel | BaseSet::X | BaseSet::NoRet => {
-                return None
-            }
+            BaseSet::Acq
+            | BaseSet::AcqPC
+            | BaseSet::Rel
+            | BaseSet::X
+            | BaseSet::NoRet
+            | BaseSet::IFetch => return None,
             BaseSet::R
             | BaseSet::W
             | BaseSet::M

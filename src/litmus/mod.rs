@@ -15,7 +15,7 @@
 pub mod herd;
 pub mod run;
 
-use crate::program::{GExpr, GVar, Program, RegId, ThreadId, Width};
+use crate::program::{Expr, GExpr, GVar, Program, RegId, ThreadId, Width};
 
 /// The architecture named in a test's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -103,6 +103,10 @@ pub struct Location {
     /// prints and compares a location's values in its type (an untyped
     /// AArch64 register holding −1 in 64 bits equals `0xffffffff`).
     pub bits: u32,
+    /// The memory cells the value is made of: 1 (one cell), or n > 1 for a
+    /// location of herd's mixed-size variant held as byte cells (the n
+    /// bytes from the address, little-endian).
+    pub cells: u32,
 }
 
 impl Location {
@@ -117,7 +121,31 @@ impl Location {
         }
     }
 
-    /// The goal variable for this location.
+    /// The goal expression of this location's value: its goal variable
+    /// ([`Location::gvar`]), or for byte cells (`cells` = n > 1) the sum
+    /// of byte k · 2^(8k) over the n cells (wrapping at the run's width).
+    pub fn expr(&self) -> GExpr {
+        match self.kind {
+            LocKind::Mem { addr } if self.cells > 1 => (0..self.cells)
+                .map(|k| {
+                    let b = Expr::Var(GVar::Mem(addr + i64::from(k)));
+                    if k == 0 {
+                        b
+                    } else {
+                        Expr::bin(
+                            crate::program::BinOp::Mul,
+                            b,
+                            Expr::Const(1i64.wrapping_shl(8 * k)),
+                        )
+                    }
+                })
+                .reduce(|a, b| Expr::bin(crate::program::BinOp::BitOr, a, b))
+                .unwrap_or(Expr::Const(0)),
+            _ => Expr::Var(self.gvar()),
+        }
+    }
+
+    /// The goal variable for this location (the first cell of byte cells).
     pub fn gvar(&self) -> GVar {
         match self.kind {
             LocKind::Reg { thread, reg } => GVar::Reg(thread, reg),
@@ -200,8 +228,9 @@ pub struct LitmusTest {
     /// values (`ins_t`: `NOP`, `instr:"B .+4"`).
     pub code_labels: std::collections::BTreeMap<i64, String>,
     /// The least width its semantics needs (64 when 32-bit PPC loads
-    /// extend possibly negative values; else 1): `run::auto_width` is at
-    /// least this.
+    /// extend possibly negative values; in a `Variant=mixed` test the
+    /// width its byte accesses combine at: 32 for a word, 64 beyond;
+    /// else 1): `run::auto_width` is at least this.
     pub min_width: Width,
 }
 

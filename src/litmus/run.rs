@@ -12,7 +12,7 @@ pub use crate::bounded::varisat::enumerate::DEFAULT_BUDGET;
 use crate::bounded::{enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats};
 use crate::cat::Model;
 use crate::diag::Error;
-use crate::program::{Command, Expr, GExpr, LExpr, RegId, Spmd, StateId, Thread, Width};
+use crate::program::{Command, GExpr, LExpr, RegId, Spmd, StateId, Thread, Width};
 use std::time::Instant;
 
 /// The result of one litmus test.
@@ -57,7 +57,7 @@ pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Err
 pub fn auto_width(t: &LitmusTest) -> Width {
     let m = t.program.max_abs_constant();
     let mut w = 8;
-    while w < 32 && m > Width(w).max() {
+    while w < 32 && (m > Width(w).max() || w < t.min_width.0) {
         w += 4;
     }
     // Beyond 32 bits (an unsigned 32-bit constant still runs at 32 bits,
@@ -289,7 +289,7 @@ pub fn run_with(
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let model = herd_model(t, model)?;
-    let obs: Vec<GExpr> = t.observed.iter().map(|l| Expr::Var(l.gvar())).collect();
+    let obs: Vec<GExpr> = t.observed.iter().map(|l| l.expr()).collect();
     let q = Query {
         program: &t.program,
         model,

@@ -197,14 +197,20 @@ impl Ann {
     /// destination register is a dependency source, so rules 9–13 order
     /// later accesses after the SC; herd's RISC-V `sc.w`).
     pub const SCDEP: u8 = 32;
+    /// On a load: an instruction fetch (herd's `Variant=ifetch`; Simner
+    /// et al., "ARMv8-A system semantics: instruction fetch in relaxed
+    /// architectures", ESOP 2020): the read of a modifiable instruction
+    /// from its code address before the instruction executes.
+    pub const IFETCH: u8 = 64;
     /// The native keyword of each bit, in bit order.
-    pub const NAMES: [(&'static str, u8); 6] = [
+    pub const NAMES: [(&'static str, u8); 7] = [
         ("acq", Self::ACQ),
         ("acqpc", Self::ACQPC),
         ("rel", Self::REL),
         ("noret", Self::NORET),
         ("pick", Self::PICK),
         ("scdep", Self::SCDEP),
+        ("ifetch", Self::IFETCH),
     ];
 
     /// Whether bit `b` is set.

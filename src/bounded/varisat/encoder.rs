@@ -587,7 +587,8 @@ impl<'a> Encoder<'a> {
             | BaseSet::AcqPC
             | BaseSet::Rel
             | BaseSet::X
-            | BaseSet::NoRet => return pgas::set_of(ev, s),
+            | BaseSet::NoRet
+            | BaseSet::IFetch => return pgas::set_of(ev, s),
         })
     }
 

@@ -541,7 +541,8 @@ impl ZBase for ZEnc<'_> {
                 | BaseSet::AcqPC
                 | BaseSet::Rel
                 | BaseSet::X
-                | BaseSet::NoRet => super::pgas::set_of(ev, s),
+                | BaseSet::NoRet
+                | BaseSet::IFetch => super::pgas::set_of(ev, s),
             })
             .collect()
     }

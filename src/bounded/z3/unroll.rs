@@ -523,7 +523,7 @@ impl Builder<'_> {
     /// `X` when `excl`) under `cond`.
     fn tag_access(&mut self, l: &Local, cond: &ZBool, excl: bool) {
         let slot = &mut self.slots[l.ord as usize - 1].1;
-        for set in [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet] {
+        for set in BaseSet::ANNOTATED {
             if set.ann_bit().is_some_and(|b| l.ann & b != 0) {
                 slot.fences
                     .entry(set.name())

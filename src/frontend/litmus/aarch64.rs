@@ -128,7 +128,8 @@ fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
                 Some(0) => {}
                 // A byte offset into an array of the init block (elements
                 // are at their byte addresses; docs/litmus.md).
-                Some(k) if !cx.vars.arrays.is_empty() && k > 0 && k % 4 == 0 => {
+                // In herd's mixed-size variant any byte offset.
+                Some(k) if k > 0 && (cx.vars.mixed || !cx.vars.arrays.is_empty() && k % 4 == 0) => {
                     addr = Expr::bin(BinOp::Add, addr, cx.int(k, p.span)?);
                 }
                 _ => {
@@ -813,7 +814,20 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let d = reg_opt(cx, &ops[0])?;
             let addr = mem_addr(cx, &ops[1])?;
             let ds = size_of(&ops[0]);
-            cx.vars.access(&addr, size.unwrap_or(ds), sp);
+            let bits = size.unwrap_or(ds);
+            cx.vars.access(&addr, bits, mn == "LDR", sp);
+            if cx.vars.split_spans.contains(&(sp.start, sp.end)) {
+                // A byte-addressed location (herd's mixed-size variant).
+                let reg = d.unwrap_or_else(|| tmp(cx));
+                let mut cmds = super::ops::byte_load(cx, reg, &addr, bits / 8);
+                if let Some(bits) = size {
+                    cmds.extend(assign(d, extend(cx, Expr::Var(reg), bits, signed, ds, sp)?));
+                }
+                if let Some(imm) = ops.get(2) {
+                    cmds.extend(post_index(cx, &ops[1], imm)?);
+                }
+                return Ok(Low::Cmds(cmds));
+            }
             let reg = d.unwrap_or_else(|| tmp(cx));
             let a = match mn.as_str() {
                 "LDAR" | "LDAXR" => Ann::ACQ,
@@ -841,9 +855,15 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let v = rval(cx, &ops[0])?;
             let v = truncate(cx, v, size, size_of(&ops[0]), sp)?;
             let addr = mem_addr(cx, &ops[1])?;
-            cx.vars.access(&addr, size.unwrap_or(size_of(&ops[0])), sp);
+            let bits = size.unwrap_or(size_of(&ops[0]));
+            cx.vars.access(&addr, bits, mn == "STR", sp);
             let a = if mn == "STLR" { Ann::REL } else { 0 };
-            let mut cmds = vec![ann(a, Command::Store { addr, value: v })];
+            let mut cmds = if cx.vars.split_spans.contains(&(sp.start, sp.end)) {
+                // A byte-addressed location (herd's mixed-size variant).
+                super::ops::byte_store(cx, &addr, &v, bits / 8)
+            } else {
+                vec![ann(a, Command::Store { addr, value: v })]
+            };
             if let Some(imm) = ops.get(2) {
                 cmds.extend(post_index(cx, &ops[1], imm)?);
             }
@@ -855,7 +875,8 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let v = rval(cx, &ops[1])?;
             let v = truncate(cx, v, size, size_of(&ops[1]), sp)?;
             let addr = mem_addr(cx, &ops[2])?;
-            cx.vars.access(&addr, size.unwrap_or(size_of(&ops[1])), sp);
+            cx.vars
+                .access(&addr, size.unwrap_or(size_of(&ops[1])), false, sp);
             let flag = cx.reg("#stxr");
             let a = if mn == "STLXR" { Ann::REL } else { 0 };
             let mut cmds = vec![ann(
@@ -892,8 +913,8 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let bytes = if size_of(&ops[0]) == 32 { 4 } else { 8 };
             let a0 = mem_addr(cx, &ops[2])?;
             let a1 = bin(BinOp::Add, a0.clone(), cx.int(bytes, sp)?);
-            cx.vars.access(&a0, bytes as u32 * 8, sp);
-            cx.vars.access(&a1, bytes as u32 * 8, sp);
+            cx.vars.access(&a0, bytes as u32 * 8, false, sp);
+            cx.vars.access(&a1, bytes as u32 * 8, false, sp);
             let body = if mn == "STILP" {
                 let (v0, v1) = (rval(cx, &ops[0])?, rval(cx, &ops[1])?);
                 vec![
@@ -998,7 +1019,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         let s = written(cx, s, bits, ds)?;
         let t = reg_opt(cx, &ops[1])?;
         let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, bits.unwrap_or(ds), sp);
+        cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
         // No acquire when the destination is the zero register (as herd),
         // and the read is a no-return one.
         let ra = if t.is_none() { Ann::NORET } else { ra };
@@ -1030,7 +1051,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         let t = rval(cx, &ops[1])?;
         let t = written(cx, t, bits, ds)?;
         let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, bits.unwrap_or(ds), sp);
+        cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
         let load = ann(
             ra,
             Command::Load {
@@ -1121,7 +1142,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 ra = Ann::NORET;
             }
             let addr = mem_addr(cx, m)?;
-            cx.vars.access(&addr, bits.unwrap_or(ds), sp);
+            cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
             let old = read(cx, bits, ds)?;
             let value = atomic_value(op, old.clone(), s);
             let value = written(cx, value, bits, ds)?;

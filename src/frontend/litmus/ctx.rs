@@ -7,7 +7,7 @@
 use crate::diag::{Error, SourceFile, Span};
 use crate::litmus::Arch;
 use crate::program::{Expr, Instr, RegId, StateId, Thread, Width};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `v[k]` or `v{k}` → (`v`, k).
 pub(crate) fn array_element(name: &str) -> Option<(&str, usize)> {
@@ -59,6 +59,50 @@ pub(crate) struct Vars {
     /// store then writes its low word zero-extended, which shows only at
     /// 64 bits ([`Vars::store32`]).
     pub mem64: bool,
+    /// herd's mixed-size variant: the locations held as byte cells, by
+    /// name → (bytes in all, bytes per element); every access to one is
+    /// a sequence of byte accesses ([`Vars::split_spans`]). Set after the
+    /// second lowering pass (`lower::plan_bytes`), used by the third.
+    pub split: BTreeMap<String, (i64, u32)>,
+    /// The instructions (by span: start, end) whose access is to a location of
+    /// [`Vars::split`].
+    pub split_spans: BTreeSet<(usize, usize)>,
+    /// The accesses of a `Variant=mixed` test with the location each
+    /// addresses (second pass, `lower::check_sizes`), from which
+    /// `lower::plan_bytes` chooses [`Vars::split`].
+    pub targets: Vec<Target>,
+    /// True in a test of herd's mixed-size variant (`Variant=mixed`):
+    /// memory is byte-addressed, a scalar location occupies its declared
+    /// bytes ([`Vars::scalar_bytes`]; 4 for `int`), and immediate offsets
+    /// address bytes.
+    pub mixed: bool,
+    /// In a mixed-size test, the bytes of the scalar locations the init
+    /// block types (others are `int`, 4 bytes).
+    pub scalar_bytes: BTreeMap<String, i64>,
+    /// herd's instruction-fetch variant: the code addresses of the
+    /// modifiable instructions (those a register of the init block
+    /// points to) → the value of the instruction there; each is fetched
+    /// (a read of its code address annotated `IFETCH`) before it runs.
+    pub fetch: BTreeMap<i64, i64>,
+    /// The instruction values of the init block (`ins_t`: value, text),
+    /// which a fetch may read instead of the original.
+    pub fetch_alts: Vec<(i64, String)>,
+}
+
+/// An access of a `Variant=mixed` test and the location it addresses.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    /// The thread.
+    pub thread: usize,
+    /// The access.
+    pub access: SizedAccess,
+    /// The location's name.
+    pub name: String,
+    /// The byte offset of the access in the location (0 when the offset
+    /// is a register not known statically).
+    pub offset: i64,
+    /// The location's declared bits (an array's element type).
+    pub decl: u32,
 }
 
 /// A memory access of `bits` bits (8, 16, 32, 64) at the address `addr`,
@@ -68,6 +112,10 @@ pub(crate) struct SizedAccess {
     pub addr: Expr<RegId>,
     pub bits: u32,
     pub span: Span,
+    /// True for a plain load or store (`LDR`, `STR` and their byte,
+    /// half-word and sign-extending forms), the accesses a byte-addressed
+    /// location may have.
+    pub plain: bool,
 }
 
 /// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
@@ -133,10 +181,14 @@ impl Vars {
         }
     }
     /// The number of address units variable `name` occupies: its bytes
-    /// for an array, else 1.
+    /// for an array or a byte-addressed location ([`Vars::split`]), else 1.
     pub fn size(&self, name: &str) -> i64 {
+        if let Some(&(bytes, _)) = self.split.get(name) {
+            return bytes.max(1);
+        }
         match self.arrays.get(name) {
             Some(&(n, b)) => (n as i64 * i64::from(b)).max(1),
+            None if self.mixed => self.scalar_bytes.get(name).copied().unwrap_or(4),
             None => 1,
         }
     }
@@ -158,12 +210,13 @@ impl Vars {
         }
     }
     /// Records an access of `bits` bits at `addr` (second pass only).
-    pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
+    pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, plain: bool, span: Span) {
         if self.fixed.is_some() {
             self.accesses.push(SizedAccess {
                 addr: addr.clone(),
                 bits,
                 span,
+                plain,
             });
         }
     }

@@ -69,10 +69,40 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             .init
             .iter()
             .any(|it| matches!(it.lhs, InitLhs::Mem(_)) && it.bits.is_some_and(|b| b > 32)),
+        split: BTreeMap::new(),
+        split_spans: BTreeSet::new(),
+        targets: Vec::new(),
+        mixed: is_mixed(&surf),
+        fetch: BTreeMap::new(),
+        fetch_alts: Vec::new(),
+        scalar_bytes: surf
+            .init
+            .iter()
+            .filter_map(|it| match (&it.lhs, &it.array, it.bits) {
+                (InitLhs::Mem(m), None, Some(b)) => Some((m.clone(), i64::from(b / 8).max(1))),
+                _ => None,
+            })
+            .collect(),
     };
     lower(src, &surf, arch, width, &mut vars)?;
-    // Addresses: alphabetical, from the first multiple of 16 above every
-    // constant; an array takes one address per byte (herd's offsets).
+    assign_addresses(src, width, &mut vars)?;
+    let t = lower(src, &surf, arch, width, &mut vars)?;
+    // herd's mixed-size variant: locations accessed at another size than
+    // their own become byte cells, and a third pass lowers their accesses
+    // as byte accesses.
+    if !plan_bytes(src, &mut vars)? {
+        return Ok(t);
+    }
+    assign_addresses(src, width, &mut vars)?;
+    vars.targets.clear();
+    lower(src, &surf, arch, width, &mut vars)
+}
+
+/// Gives every variable its address: alphabetical, from the first
+/// multiple of 16 above every constant; an array (and a byte-addressed
+/// location) takes one address per byte (herd's offsets). Then the code
+/// addresses and the instruction values above them.
+fn assign_addresses(src: &SourceFile, width: Width, vars: &mut Vars) -> Result<(), Error> {
     let base = (vars.max_const / 16 + 1).saturating_mul(16);
     let mut fixed = BTreeMap::new();
     let mut next = base;
@@ -97,7 +127,14 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     vars.code.base = (next / 16 + 1).saturating_mul(16);
     // Instruction values after the code addresses.
     vars.instr_base = ((vars.code.base + vars.code.size()) / 16 + 1).saturating_mul(16);
-    lower(src, &surf, arch, width, &mut vars)
+    Ok(())
+}
+
+/// True for a test of herd's mixed-size variant (`Variant=mixed`).
+fn is_mixed(surf: &super::syntax::Surface) -> bool {
+    surf.metadata
+        .iter()
+        .any(|(k, v)| k == "Variant" && v.split(',').any(|x| x.trim() == "mixed"))
 }
 
 /// The code addresses of the test's threads ([`CodeMap`]), enabled when
@@ -324,10 +361,23 @@ fn lower(
         }
     }
     // herd's mixed-size variant (byte-addressed memory): sizes are checked.
-    let mixed = surf
-        .metadata
-        .iter()
-        .any(|(k, v)| k == "Variant" && v.split(',').any(|x| x.trim() == "mixed"));
+    let mixed = vars.mixed;
+    if let Some(sp) = surf.ifetch {
+        plan_fetches(src, surf, arch, sp, vars)?;
+    }
+    if !mixed {
+        if let Some(it) = surf
+            .init
+            .iter()
+            .find(|it| it.array.as_ref().is_some_and(|a| a.1 < 4))
+        {
+            return Err(src.error_help(
+                it.span,
+                "unsupported array of bytes or half-words outside herd's mixed-size variant (byte/half-access: mixed-size cells)",
+                "byte and half-word arrays are read in `Variant=mixed` tests, whose memory is byte-addressed; see docs/litmus.md",
+            ));
+        }
+    }
     // Code.
     let mut cyclic = Vec::new();
     for ti in 0..surf.threads.len() {
@@ -354,7 +404,7 @@ fn lower(
         };
         p.names = names;
         if r.is_ok() && mixed {
-            check_sizes(src, &thread, vars, &typed_locs)?;
+            check_sizes(src, &thread, ti, vars, &typed_locs)?;
         }
         vars.accesses.clear();
         // Symbolic registers used by this thread get their init values.
@@ -416,6 +466,23 @@ fn lower(
                 init,
                 span,
             });
+            if let Some(&(_, elem)) = vars.split.get(name) {
+                // Byte cells, little-endian (herd's mixed-size memory).
+                let vals = match array_init.get(name) {
+                    Some(vs) => vs.clone(),
+                    None => vec![init],
+                };
+                for (k, v) in vals.iter().enumerate() {
+                    for b in 0..i64::from(elem) {
+                        let byte = (v >> (8 * b).min(63)) & 255;
+                        if byte != 0 {
+                            p.init.insert(addr + k as i64 * i64::from(elem) + b, byte);
+                        }
+                    }
+                }
+                p.vars.last_mut().expect("just pushed").init = init & 255;
+                continue;
+            }
             if init != 0 {
                 p.init.insert(*addr, init);
             }
@@ -456,10 +523,13 @@ fn lower(
             LocKind::Mem { addr } => flow.1.contains(&addr),
         };
         loc.holds_address = by_flow || ptr_locs.contains(&i);
-        loc.unsigned = unsigned_locs.get(&loc.name).copied();
         // herd's locations are of type `int` unless the init block types
         // them; an array element has its array's type.
         let base = loc.name.split(['[', '{']).next().unwrap_or("");
+        loc.unsigned = unsigned_locs
+            .get(&loc.name)
+            .or_else(|| unsigned_locs.get(&format!("[{base}]")))
+            .copied();
         loc.bits = typed_locs
             .get(&loc.name)
             .or_else(|| typed_locs.get(base))
@@ -581,6 +651,7 @@ impl Resolver<'_> {
                         holds_address: false,
                         unsigned: None,
                         bits: 32,
+                        cells: 1,
                     },
                     (0, *thread, reg_rank(self.arch, &rn), name),
                 )
@@ -603,6 +674,9 @@ impl Resolver<'_> {
                     }
                 }
                 let a = vars.addr(m, sp);
+                // A byte-addressed location's value is its element's bytes.
+                let base = super::ctx::array_element(m).map_or(m.as_str(), |(b, _)| b);
+                let cells = vars.split.get(base).map_or(1, |&(_, e)| e.max(1));
                 // herd prints array elements without brackets.
                 let name = if m.contains(['[', '{']) {
                     m.clone()
@@ -616,6 +690,7 @@ impl Resolver<'_> {
                         holds_address: false,
                         unsigned: None,
                         bits: 32,
+                        cells,
                     },
                     (1, 0, (0, String::new()), m.clone()),
                 )
@@ -751,7 +826,7 @@ pub fn prop_expr(p: &Prop, observed: &[Location], wide: bool) -> GExpr {
             symbolic,
         } => {
             let l = &observed[*loc];
-            let mut v = Expr::Var(l.gvar());
+            let mut v = l.expr();
             if wide && !symbolic && l.bits < 64 {
                 // Sign extension from `bits`: ((v + 2^(b-1)) & (2^b - 1)) - 2^(b-1).
                 let half = 1i64 << (l.bits - 1);
@@ -852,24 +927,108 @@ fn written_regs(t: &Thread) -> BTreeSet<u32> {
     out
 }
 
-/// Checks the sizes of thread `t`'s memory accesses ([`Vars::accesses`],
-/// recorded by the AArch64 lowering) against the locations they address,
-/// in a test of herd's mixed-size variant (`Variant=mixed`), where memory
-/// is byte-addressed and an access a set of byte accesses. Our memory is
-/// one cell per location, which is that exactly when a byte or half-word
-/// access addresses a location of its own size and an 8- or 16-bit
-/// location is accessed at its size only. The location an access
-/// addresses is the value of its address when that is known statically:
-/// registers no instruction of the thread writes hold their initial value;
-/// `base + offset` with a known base address and an unknown offset (a
+/// herd's instruction-fetch variant (`Variant=ifetch`; Simner et al.,
+/// "ARMv8-A system semantics: instruction fetch in relaxed
+/// architectures", ESOP 2020): the modifiable instructions — those at a
+/// label a register of the init block holds — are fetched from their code
+/// address ([`Vars::fetch`]) and run as the instruction value read: the
+/// original, or one of the init block's instruction values
+/// ([`Vars::fetch_alts`]). Refused with a located error (at the
+/// `Variant` line): other architectures than AArch64, a test without
+/// `CacheType=DIC` (instruction caches that need invalidation to see a
+/// write are not modelled), and a thread that stores while holding the
+/// address of its own code (a thread modifying the code it runs, which
+/// herd lets fetch stale values regardless of program order).
+fn plan_fetches(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    arch: Arch,
+    sp: Span,
+    vars: &mut Vars,
+) -> Result<(), Error> {
+    let refuse = |what: &str| {
+        Err(src.error_help(
+            sp,
+            format!("unsupported variant `ifetch`: {what} (instruction fetch: self-modifying code)"),
+            "instruction fetch is modelled for AArch64 tests with `CacheType=DIC` where a thread modifies another's code; see docs/litmus.md",
+        ))
+    };
+    if arch != Arch::AArch64 {
+        return refuse("not an AArch64 test");
+    }
+    let dic = surf
+        .metadata
+        .iter()
+        .any(|(k, v)| k == "CacheType" && v.split(',').any(|x| x.trim() == "DIC"));
+    if !dic {
+        return refuse("instruction caches without `CacheType=DIC`");
+    }
+    vars.fetch.clear();
+    vars.fetch_alts.clear();
+    let mut targets = BTreeSet::new();
+    for it in &surf.init {
+        match (&it.lhs, &it.rhs) {
+            (InitLhs::Reg { thread, .. }, Some((RawVal::Label(t, l), lsp))) => {
+                let a = label_value(src, vars, *t, l, *lsp)?;
+                targets.insert(a);
+                let stores = surf.threads.get(*thread).is_some_and(|cells| {
+                    cells.iter().any(|c| {
+                        c.instr.as_ref().is_some_and(|(x, _)| {
+                            let m = super::ops::mnemonic(x).0.to_ascii_uppercase();
+                            m.starts_with("ST") || m.starts_with("SWP") || m.starts_with("CAS")
+                        })
+                    })
+                });
+                if *t == *thread && stores {
+                    return refuse(&format!(
+                        "thread {t} stores and holds the address of its own code"
+                    ));
+                }
+            }
+            (_, Some((RawVal::Instr(i), _))) => {
+                let v = vars.instr(i);
+                if !vars.fetch_alts.iter().any(|(_, x)| x == i) {
+                    vars.fetch_alts.push((v, i.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (t, cells) in surf.threads.iter().enumerate() {
+        let texts: Vec<&str> = cells
+            .iter()
+            .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
+            .collect();
+        for (k, text) in texts.into_iter().enumerate() {
+            let a = vars.code.pos_addr(t, k);
+            if targets.contains(&a) {
+                let v = vars.instr(&code_instr_text(vars, t, k, text));
+                vars.fetch.insert(a, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Finds the location each of thread `t`'s memory accesses
+/// ([`Vars::accesses`], recorded by the AArch64 lowering) addresses, in a
+/// test of herd's mixed-size variant (`Variant=mixed`), where memory is
+/// byte-addressed and an access a set of byte accesses; the result goes to
+/// [`Vars::targets`] for [`plan_bytes`]. The location an access addresses is
+/// the value of its address when that is known statically: registers no
+/// instruction of the thread writes hold their initial value; `base +
+/// offset` with a known base address and an unknown offset (a
 /// dependency's zero, an array index) is taken to stay inside the base's
-/// location. Otherwise — sizes that mix, or an address not known while
-/// the test has narrow accesses or locations — a located "unsupported …
-/// (byte/half-access: mixed-size accesses)" error. (Outside the variant
-/// herd's memory is one cell per location too, and no check is needed.)
+/// location, at offset 0. An address not known statically in a test with
+/// narrow accesses or locations is a located "unsupported …
+/// (byte/half-access: mixed-size accesses)" error; in another test it is
+/// recorded without a location (an error only if some location becomes
+/// byte-addressed, [`plan_bytes`]). (Outside the variant
+/// herd's memory is one cell per location, and no check is needed.)
 fn check_sizes(
     src: &SourceFile,
     t: &Thread,
+    ti: usize,
     vars: &mut Vars,
     typed: &BTreeMap<String, u32>,
 ) -> Result<(), Error> {
@@ -885,9 +1044,7 @@ fn check_sizes(
             .unwrap_or(32)
     };
     let narrow_mem = fixed.keys().any(|n| decl(n) < 32);
-    if !narrow_mem && accesses.iter().all(|a| a.bits >= 32) {
-        return Ok(());
-    }
+    let narrow = narrow_mem || accesses.iter().any(|a| a.bits < 32);
     let written = written_regs(t);
     let is_var = |a: i64| fixed.values().any(|&v| v == a);
     fn eval(
@@ -909,39 +1066,150 @@ fn check_sizes(
             _ => None,
         }
     }
-    for a in &accesses {
+    let mut found = Vec::new();
+    for a in accesses {
         let target = eval(&a.addr, t, &written, &is_var).and_then(|x| {
             fixed
                 .iter()
                 .find(|(n, &v)| v <= x && x < v + vars.size(n))
-                .map(|(n, _)| n.clone())
+                .map(|(n, &v)| (n.clone(), x - v))
         });
-        let bits = a.bits;
-        match target {
-            Some(name) => {
-                let d = decl(&name);
-                if (bits < 32 || d < 32) && bits != d {
-                    return Err(src.error_help(
-                        a.span,
-                        format!(
-                            "unsupported {bits}-bit access to `{name}`, a {d}-bit location (byte/half-access: mixed-size accesses)"
-                        ),
-                        "mixed-size accesses need byte-addressed memory, which is not modelled; see docs/litmus.md",
-                    ));
-                }
+        let Some((name, offset)) = target else {
+            if !narrow {
+                // Known only if some location turns out byte-addressed
+                // (`plan_bytes` then refuses it).
+                found.push(super::ctx::Target {
+                    thread: ti,
+                    access: a,
+                    name: String::new(),
+                    offset: 0,
+                    decl: 0,
+                });
+                continue;
             }
-            None => {
-                return Err(src.error_help(
-                    a.span,
-                    format!(
-                        "unsupported {bits}-bit access to an address not known statically in a test with byte or half-word accesses (byte/half-access: mixed-size accesses)"
-                    ),
-                    "a byte or half-word location must be accessed at its size through a register set in the init block; see docs/litmus.md",
-                ));
-            }
+            return Err(src.error_help(
+                a.span,
+                format!(
+                    "unsupported {}-bit access to an address not known statically in a test with byte or half-word accesses (byte/half-access: mixed-size accesses)",
+                    a.bits
+                ),
+                "in a `Variant=mixed` test every access must address a location known statically (a register set in the init block, plus an offset); see docs/litmus.md",
+            ));
+        };
+        let d = decl(&name);
+        found.push(super::ctx::Target {
+            thread: ti,
+            access: a,
+            name,
+            offset,
+            decl: d,
+        });
+    }
+    vars.targets.extend(found);
+    Ok(())
+}
+
+/// Chooses the byte-addressed locations of a `Variant=mixed` test from
+/// [`Vars::targets`] (herd's mixed-size variant; Flur et al., "Mixed-size
+/// concurrency: ARM, POWER, C/C++11, and SC", POPL 2017): a location
+/// accessed at a size other than its own (a word store to a byte array,
+/// a byte load of an `int`) becomes byte cells ([`Vars::split`]), and
+/// every access to it a sequence of byte accesses
+/// ([`Vars::split_spans`]; `ops::byte_load`, `ops::byte_store`), each
+/// byte with its own rf and co. Returns false when there is none.
+///
+/// Exact (and so answered) when such a location is accessed by one thread
+/// only, by plain loads and stores inside the location: its byte events
+/// then meet other threads only through the thread's dependencies and
+/// barriers, which relate every byte of an access alike, so ordering the
+/// bytes of one access in program order (herd relates them by none) adds
+/// no ordering a model can see. Otherwise a located "unsupported …
+/// (mixed-size: …)" error names what is not modelled: a location
+/// accessed at several sizes by several threads (herd relates the bytes of
+/// one access as one instruction's events: single-copy atomicity across
+/// threads), an acquire, release, exclusive or atomic access to it, an
+/// access crossing its end.
+fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
+    let elem = |t: &super::ctx::Target| i64::from(t.decl / 8).max(1);
+    for t in vars.targets.iter().filter(|t| !t.name.is_empty()) {
+        let a = &t.access;
+        let size = vars.size(&t.name);
+        if a.bits % 8 != 0 || t.offset + i64::from(a.bits / 8) > size {
+            return Err(src.error_help(
+                a.span,
+                format!(
+                    "unsupported {}-bit access at byte {} of `{}`, a location of {size} bytes: it crosses the location's end (mixed-size: accesses across locations)",
+                    a.bits, t.offset, t.name
+                ),
+                "see docs/litmus.md",
+            ));
         }
     }
-    Ok(())
+    let split: BTreeSet<String> = vars
+        .targets
+        .iter()
+        .filter(|t| !t.name.is_empty() && (t.access.bits != t.decl || t.offset % elem(t) != 0))
+        .map(|t| t.name.clone())
+        .collect();
+    if split.is_empty() {
+        return Ok(false);
+    }
+    if let Some(t) = vars.targets.iter().find(|t| t.name.is_empty()) {
+        return Err(src.error_help(
+            t.access.span,
+            format!(
+                "unsupported {}-bit access to an address not known statically in a test with mixed-size accesses (byte/half-access: mixed-size accesses)",
+                t.access.bits
+            ),
+            "in a `Variant=mixed` test every access must address a location known statically (a register set in the init block, plus an offset); see docs/litmus.md",
+        ));
+    }
+    let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in vars.targets.iter().filter(|t| split.contains(&t.name)) {
+        let a = &t.access;
+        if !a.plain {
+            return Err(src.error_help(
+                a.span,
+                format!(
+                    "unsupported acquire, release, exclusive or atomic access to `{}`, a location accessed at several sizes (mixed-size: ordered or atomic byte-addressed accesses)",
+                    t.name
+                ),
+                "in a `Variant=mixed` test only LDR/STR and their byte, half-word and sign-extending forms may access a location at a size other than its own; see docs/litmus.md",
+            ));
+        }
+        let first = *owner.entry(&t.name).or_insert(t.thread);
+        if first != t.thread {
+            return Err(src.error_help(
+                a.span,
+                format!(
+                    "unsupported access to `{}` by thread P{}: a location accessed at several sizes is accessed by P{first} too (mixed-size: byte-addressed locations shared between threads)",
+                    t.name, t.thread
+                ),
+                "herd's mixed-size memory is modelled for locations one thread accesses; see docs/litmus.md",
+            ));
+        }
+    }
+    for name in &split {
+        let entry = match vars.arrays.get(name) {
+            Some(&(n, b)) => (n as i64 * i64::from(b), b),
+            None => {
+                let d = vars
+                    .targets
+                    .iter()
+                    .find(|t| &t.name == name)
+                    .map_or(32, |t| t.decl);
+                (i64::from(d / 8), d / 8)
+            }
+        };
+        vars.split.insert(name.clone(), entry);
+    }
+    vars.split_spans = vars
+        .targets
+        .iter()
+        .filter(|t| split.contains(&t.name))
+        .map(|t| (t.access.span.start, t.access.span.end))
+        .collect();
+    Ok(true)
 }
 
 fn pointer_flow(

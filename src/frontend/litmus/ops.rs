@@ -249,3 +249,96 @@ pub(super) fn min_max(signed: bool, max: bool, a: LExpr, b: LExpr) -> LExpr {
         bin(BinOp::BitAnd, b, all(b_wins)),
     )
 }
+
+/// The byte accesses of a load of `n` bytes at `addr` from a
+/// byte-addressed location (herd's mixed-size variant; Flur et al.,
+/// "Mixed-size concurrency: ARM, POWER, C/C++11, and SC", POPL 2017: an
+/// access is a set of byte accesses): byte k is read from `addr + k` into
+/// a helper register `#b<k>`, then `reg` gets the bytes little-endian,
+/// `Σ #b<k> · 2^(8k)` (wrapping at the test's width, as the register
+/// would). Each byte read keeps the address dependencies of `addr`; `reg`
+/// depends on every byte read.
+pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<Command> {
+    wide_bytes(cx, n);
+    let mut cmds = Vec::new();
+    let mut value: Option<LExpr> = None;
+    for k in 0..n {
+        let b = cx.reg(&format!("#b{k}"));
+        cmds.push(Command::Load {
+            reg: b,
+            addr: byte_addr(addr, k),
+        });
+        let part = if k == 0 {
+            Expr::Var(b)
+        } else {
+            bin(
+                BinOp::Mul,
+                Expr::Var(b),
+                Expr::Const(cx.width.wrap(1i64 << (8 * k))),
+            )
+        };
+        value = Some(match value {
+            None => part,
+            Some(v) => bin(BinOp::BitOr, v, part),
+        });
+    }
+    cmds.push(Command::Assign {
+        reg,
+        value: value.unwrap_or(Expr::Const(0)),
+    });
+    cmds
+}
+
+/// The byte accesses of a store of the low `n` bytes of `value` at `addr`
+/// to a byte-addressed location (see [`byte_load`]): byte k of the value,
+/// `(value & 255·2^(8k)) / 2^(8k) & 255` (exact: the division of a
+/// multiple of 2^(8k)), is written at `addr + k`, so each byte write has
+/// the data dependencies of `value` and the address dependencies of
+/// `addr`.
+pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> Vec<Command> {
+    wide_bytes(cx, n);
+    (0..n)
+        .map(|k| {
+            let byte = if k == 0 {
+                bin(BinOp::BitAnd, value.clone(), Expr::Const(255))
+            } else {
+                let unit = cx.width.wrap(1i64 << (8 * k));
+                let mask = cx.width.wrap(255i64 << (8 * k));
+                bin(
+                    BinOp::BitAnd,
+                    bin(
+                        BinOp::Div,
+                        bin(BinOp::BitAnd, value.clone(), Expr::Const(mask)),
+                        Expr::Const(unit),
+                    ),
+                    Expr::Const(255),
+                )
+            };
+            Command::Store {
+                addr: byte_addr(addr, k),
+                value: byte,
+            }
+        })
+        .collect()
+}
+
+/// The width an access of `n` bytes needs for its bytes to combine
+/// exactly: 64 bits beyond 4 bytes, 32 for 4 (a W register, wrapping as
+/// herd's `int`), else room for the unsigned value (`run::auto_width`).
+fn wide_bytes(cx: &mut Ctx, n: u32) {
+    let w = match n {
+        0..=3 => 8 * n + 4,
+        4 => 32,
+        _ => 64,
+    };
+    cx.vars.min_width = cx.vars.min_width.max(w);
+}
+
+/// The address of byte `k` of an access at `addr`.
+fn byte_addr(addr: &LExpr, k: u32) -> LExpr {
+    if k == 0 {
+        addr.clone()
+    } else {
+        bin(BinOp::Add, addr.clone(), Expr::Const(i64::from(k)))
+    }
+}

@@ -98,102 +98,187 @@ pub(super) fn lower_thread(cx: &mut Ctx, all: &[Vec<Cell>], me: usize) -> Result
                 Arch::AArch64 => aarch64::lower_instr(cx, text, span.start)?,
                 Arch::RiscV => riscv::lower_instr(cx, text, span.start)?,
             };
-            let from = StateId(first + k as u32);
+            let at = StateId(first + k as u32);
             let next = StateId(first + k as u32 + 1);
-            let end = StateId(first + n as u32);
             let tag0 = if j == me {
                 String::new()
             } else {
                 format!("P{j}:")
             };
-            let chain = |cx: &mut Ctx, cmds: Vec<Command>, tag: &str, to_last: StateId| {
-                let cmds = if cmds.is_empty() {
-                    vec![Command::Nop]
+            // A modifiable instruction (herd's ifetch variant): fetched
+            // from its code address, then run as the value read.
+            let (start, alts) = match cx.vars.fetch.get(&cx.vars.code.pos_addr(j, k)).copied() {
+                None => (at, vec![(None, low)]),
+                Some(orig) => {
+                    let reg = cx.reg("#if");
+                    let s = cx.names.intern(&format!("{tag0}q{k}.f"));
+                    cx.thread.states.push(s);
+                    let fq = StateId(cx.thread.states.len() as u32 - 1);
+                    let addr = Expr::Const(cx.vars.code.pos_addr(j, k));
+                    let fetch = Command::Ann(
+                        crate::program::Ann(crate::program::Ann::IFETCH),
+                        Box::new(Command::Load { reg, addr }),
+                    );
+                    push_instr(cx.thread, at, fq, fetch, span);
+                    let is = |v: i64| {
+                        Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(reg), Expr::Const(v)))
+                    };
+                    let mut alts = vec![(Some(is(orig)), low)];
+                    for (v, alt) in cx.vars.fetch_alts.clone() {
+                        if v != orig {
+                            let l = aarch64::lower_instr(cx, &alt, span.start)?;
+                            alts.push((Some(is(v)), l));
+                        }
+                    }
+                    (fq, alts)
+                }
+            };
+            for (ai, (guard, low)) in alts.into_iter().enumerate() {
+                let from = start;
+                let alt_tag = if ai == 0 {
+                    String::new()
                 } else {
-                    cmds
+                    format!("i{ai}")
                 };
-                let m = cmds.len();
-                let mut cur = from;
-                for (i, c) in cmds.into_iter().enumerate() {
-                    let to = if i + 1 == m {
-                        to_last
-                    } else {
-                        let s = cx.names.intern(&format!("{tag0}q{k}{tag}.{}", i + 1));
-                        cx.thread.states.push(s);
-                        StateId(cx.thread.states.len() as u32 - 1)
+                let low = match (guard, low) {
+                (None, low) => low,
+                (Some(g), Low::Cmds(mut cmds)) => {
+                    cmds.insert(0, g);
+                    Low::Cmds(cmds)
+                }
+                (Some(g), Low::Choice(alts)) => Low::Choice(
+                    alts.into_iter()
+                        .map(|mut c| {
+                            c.insert(0, g.clone());
+                            c
+                        })
+                        .collect(),
+                ),
+                (Some(g), Low::Jump(cond, l, lspan)) => {
+                    let Command::Assume(ge) = g else {
+                        unreachable!("a fetch guard is an assume")
                     };
-                    push_instr(cx.thread, cur, to, c, span);
-                    cur = to;
-                }
-            };
-            let label = |cx: &Ctx, label: &str, lspan: Span| -> Result<StateId, Error> {
-                match seg.labels.get(label) {
-                    Some(&tk) => Ok(StateId(first + tk as u32)),
-                    None => Err(cx.src.error(lspan, format!("undefined label `{label}`"))),
-                }
-            };
-            // An indirect jump on `target`: one alternative per code
-            // address it may hold.
-            let indirect =
-                |cx: &mut Ctx, pre: Vec<Command>, target: LExpr, addrs: &[i64], tag: &str| {
-                    for (a, &v) in addrs.iter().enumerate() {
-                        if let Some(to) = state_of(cx, v) {
-                            // The target is read first (`BLR X30`).
-                            let mut cmds = vec![Command::Assume(Expr::bin(
-                                BinOp::Eq,
-                                target.clone(),
-                                Expr::Const(v),
-                            ))];
-                            cmds.extend(pre.iter().cloned());
-                            chain(cx, cmds, &format!("{tag}{a}"), to);
+                    let target = match seg.labels.get(&l) {
+                        Some(&tk) => StateId(first + tk as u32),
+                        None => {
+                            return Err(cx.src.error(lspan, format!("undefined label `{l}`")))
                         }
-                    }
-                };
-            match low {
-                Low::Cmds(cmds) => chain(cx, cmds, "", next),
-                Low::Choice(alts) => {
-                    for (a, cmds) in alts.into_iter().enumerate() {
-                        chain(cx, cmds, &format!("{}", (b'a' + a as u8) as char), next);
-                    }
-                }
-                Low::Ret => push_instr(cx.thread, from, end, Command::Nop, span),
-                Low::RetVia(r) if code => {
-                    // Back to a return site, or the end when the link
-                    // register holds none (0, its initial value).
-                    let t = Expr::Var(r);
-                    indirect(cx, Vec::new(), t.clone(), &ret_addrs, "r");
-                    let stop = Command::Assume(Expr::bin(BinOp::Eq, t, Expr::Const(0)));
-                    chain(cx, vec![stop], "r", end);
-                }
-                Low::RetVia(_) => push_instr(cx.thread, from, end, Command::Nop, span),
-                Low::Call(link, target) => {
-                    let ret = cx.vars.code.pos_addr(j, k + 1);
-                    let set = Command::Assign {
-                        reg: link,
-                        value: Expr::Const(ret),
                     };
-                    match target {
-                        CallTarget::Label(l, lspan) => {
-                            let to = label(cx, &l, lspan)?;
-                            chain(cx, vec![set], "", to);
-                        }
-                        CallTarget::Reg(e) => indirect(cx, vec![set], e, &label_addrs, "c"),
-                    }
-                }
-                Low::JumpReg(e) => indirect(cx, Vec::new(), e, &label_addrs, "b"),
-                Low::Jump(cond, l, lspan) => {
-                    let target = label(cx, &l, lspan)?;
                     match cond {
-                        None => push_instr(cx.thread, from, target, Command::Nop, span),
+                        None => push_instr(cx.thread, from, target, Command::Assume(ge), span),
                         Some(c) => {
-                            push_instr(cx.thread, from, target, Command::Assume(c.clone()), span);
-                            push_instr(
-                                cx.thread,
-                                from,
-                                next,
-                                Command::Assume(Expr::un(UnOp::Not, c)),
-                                span,
-                            );
+                            let both = |x: LExpr| Command::Assume(Expr::bin(BinOp::And, ge.clone(), x));
+                            push_instr(cx.thread, from, target, both(c.clone()), span);
+                            push_instr(cx.thread, from, next, both(Expr::un(UnOp::Not, c)), span);
+                        }
+                    }
+                    continue;
+                }
+                (Some(_), _) => {
+                    return Err(cx.src.error_help(
+                        span,
+                        format!("unsupported modifiable instruction `{text}`: a call, return or indirect jump (instruction fetch: self-modifying code)"),
+                        "a fetched instruction may be a plain instruction or a branch to a label; see docs/litmus.md",
+                    ))
+                }
+            };
+                let end = StateId(first + n as u32);
+                let tag0 = format!("{tag0}{alt_tag}");
+                let chain = |cx: &mut Ctx, cmds: Vec<Command>, tag: &str, to_last: StateId| {
+                    let cmds = if cmds.is_empty() {
+                        vec![Command::Nop]
+                    } else {
+                        cmds
+                    };
+                    let m = cmds.len();
+                    let mut cur = from;
+                    for (i, c) in cmds.into_iter().enumerate() {
+                        let to = if i + 1 == m {
+                            to_last
+                        } else {
+                            let s = cx.names.intern(&format!("{tag0}q{k}{tag}.{}", i + 1));
+                            cx.thread.states.push(s);
+                            StateId(cx.thread.states.len() as u32 - 1)
+                        };
+                        push_instr(cx.thread, cur, to, c, span);
+                        cur = to;
+                    }
+                };
+                let label = |cx: &Ctx, label: &str, lspan: Span| -> Result<StateId, Error> {
+                    match seg.labels.get(label) {
+                        Some(&tk) => Ok(StateId(first + tk as u32)),
+                        None => Err(cx.src.error(lspan, format!("undefined label `{label}`"))),
+                    }
+                };
+                // An indirect jump on `target`: one alternative per code
+                // address it may hold.
+                let indirect =
+                    |cx: &mut Ctx, pre: Vec<Command>, target: LExpr, addrs: &[i64], tag: &str| {
+                        for (a, &v) in addrs.iter().enumerate() {
+                            if let Some(to) = state_of(cx, v) {
+                                // The target is read first (`BLR X30`).
+                                let mut cmds = vec![Command::Assume(Expr::bin(
+                                    BinOp::Eq,
+                                    target.clone(),
+                                    Expr::Const(v),
+                                ))];
+                                cmds.extend(pre.iter().cloned());
+                                chain(cx, cmds, &format!("{tag}{a}"), to);
+                            }
+                        }
+                    };
+                match low {
+                    Low::Cmds(cmds) => chain(cx, cmds, "", next),
+                    Low::Choice(alts) => {
+                        for (a, cmds) in alts.into_iter().enumerate() {
+                            chain(cx, cmds, &format!("{}", (b'a' + a as u8) as char), next);
+                        }
+                    }
+                    Low::Ret => push_instr(cx.thread, from, end, Command::Nop, span),
+                    Low::RetVia(r) if code => {
+                        // Back to a return site, or the end when the link
+                        // register holds none (0, its initial value).
+                        let t = Expr::Var(r);
+                        indirect(cx, Vec::new(), t.clone(), &ret_addrs, "r");
+                        let stop = Command::Assume(Expr::bin(BinOp::Eq, t, Expr::Const(0)));
+                        chain(cx, vec![stop], "r", end);
+                    }
+                    Low::RetVia(_) => push_instr(cx.thread, from, end, Command::Nop, span),
+                    Low::Call(link, target) => {
+                        let ret = cx.vars.code.pos_addr(j, k + 1);
+                        let set = Command::Assign {
+                            reg: link,
+                            value: Expr::Const(ret),
+                        };
+                        match target {
+                            CallTarget::Label(l, lspan) => {
+                                let to = label(cx, &l, lspan)?;
+                                chain(cx, vec![set], "", to);
+                            }
+                            CallTarget::Reg(e) => indirect(cx, vec![set], e, &label_addrs, "c"),
+                        }
+                    }
+                    Low::JumpReg(e) => indirect(cx, Vec::new(), e, &label_addrs, "b"),
+                    Low::Jump(cond, l, lspan) => {
+                        let target = label(cx, &l, lspan)?;
+                        match cond {
+                            None => push_instr(cx.thread, from, target, Command::Nop, span),
+                            Some(c) => {
+                                push_instr(
+                                    cx.thread,
+                                    from,
+                                    target,
+                                    Command::Assume(c.clone()),
+                                    span,
+                                );
+                                push_instr(
+                                    cx.thread,
+                                    from,
+                                    next,
+                                    Command::Assume(Expr::un(UnOp::Not, c)),
+                                    span,
+                                );
+                            }
                         }
                     }
                 }

@@ -179,7 +179,7 @@ pub(super) fn build_event(
             } else {
                 c.sel
             };
-            for s in [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet] {
+            for s in BaseSet::ANNOTATED {
                 if s.ann_bit().is_some_and(|b| c.ann & b != 0) {
                     fences.entry(s.name()).or_default().push(lit);
                 }
@@ -315,7 +315,7 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
     }
     let atomic = code.atomic[i];
     let ann_sets = |ann: u8, excl: bool| {
-        let mut v: Vec<&'static str> = [BaseSet::Acq, BaseSet::AcqPC, BaseSet::Rel, BaseSet::NoRet]
+        let mut v: Vec<&'static str> = BaseSet::ANNOTATED
             .into_iter()
             .filter(|s| s.ann_bit().is_some_and(|b| ann & b != 0))
             .map(BaseSet::name)
