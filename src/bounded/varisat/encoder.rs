@@ -454,18 +454,7 @@ impl<'a> Encoder<'a> {
             return Some(*l);
         }
         let mut terms = Vec::new();
-        if self.rf_by_read.is_none() {
-            // Each read's sources, in the map's order (one pass, instead
-            // of a scan of every rf pair per fr gate).
-            let mut by_read = vec![Vec::new(); self.un.events.len()];
-            for (&(wp, rr), &l) in &self.rf {
-                by_read[rr].push((wp, l));
-            }
-            self.rf_by_read = Some(by_read);
-        }
-        let srcs: Vec<(usize, Lit)> = (self.rf_by_read.as_ref())
-            .map(|v| v[r].clone())
-            .unwrap_or_default();
+        let srcs = self.sources(r);
         for (wp, l) in srcs {
             if let Some(c) = self.co_lit(wp, w) {
                 let t = self.cnf.and(l, c);
@@ -744,6 +733,82 @@ impl<'a> Encoder<'a> {
         self.cnf.and(at, c)
     }
 
+    /// Each read's rf sources (write, literal), built on first use.
+    fn sources(&mut self, r: usize) -> Vec<(usize, Lit)> {
+        if self.rf_by_read.is_none() {
+            // Each read's sources, in the map's order (one pass, instead
+            // of a scan of every rf pair per read).
+            let mut by_read = vec![Vec::new(); self.un.events.len()];
+            for (&(wp, rr), &l) in &self.rf {
+                by_read[rr].push((wp, l));
+            }
+            self.rf_by_read = Some(by_read);
+        }
+        (self.rf_by_read.as_ref())
+            .map(|v| v[r].clone())
+            .unwrap_or_default()
+    }
+
+    /// The hb-cycle query's edge `a →hb b` in one direction only
+    /// (Plaisted–Greenbaum): literals whose disjunction, together with
+    /// "a and b are executed memory accesses", implies that
+    /// po ∪ rf ∪ co ∪ fr relates a to b — empty when po alone does (a
+    /// before b in one thread), `None` when the pair can never be related.
+    /// The cycle's successor literals are the only users and need only
+    /// "successor ⇒ edge", so fr gets no gate per pair: its literal `f`
+    /// gets `f ⇒ R(a) ∧ W(b) ∧ loc(a, b)` and, per rf source `w'` of `a`,
+    /// `f ∧ rf(w', a) ⇒ co(w', b)` on the raw co orientation (the same
+    /// address follows from the rf and loc literals), instead of the
+    /// equivalence `fr ⇔ ∨ rf(w', a) ∧ co(w', b)` with an and-gate per
+    /// source ([`Encoder::fr_lit`], which the model's relations keep).
+    fn cycle_edge(&mut self, a: usize, b: usize) -> Option<Vec<Lit>> {
+        if same_po(&self.un, a, b) {
+            return Some(Vec::new());
+        }
+        let mut opts = Vec::new();
+        if let Some(&l) = self.rf.get(&(a, b)) {
+            opts.push(l);
+        }
+        if let Some(l) = self.co_lit(a, b) {
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        }
+        if let Some(&l) = self.gates.get(&(G_FR, a, b)) {
+            // The model's fr literal exists already (e.g. cdclt's tables):
+            // reuse it.
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        } else if self.analysis.may_fr(a, b)
+            && self.un.events[a].may_read
+            && self.un.events[b].may_write
+        {
+            let eq = self.eqaddr(a, b);
+            if !self.cnf.is_false(eq) {
+                let f = self.cnf.fresh();
+                let (ra, wb) = (self.un.events[a].read, self.un.events[b].write);
+                self.cnf.implies(f, ra);
+                self.cnf.implies(f, wb);
+                self.cnf.implies(f, eq);
+                for (wp, l) in self.sources(a) {
+                    let o = if wp == b {
+                        None
+                    } else {
+                        let (lo, hi) = (wp.min(b), wp.max(b));
+                        (self.co_var.get(&(lo, hi)).copied()).map(|v| if wp < b { v } else { !v })
+                    };
+                    match o {
+                        Some(o) => self.cnf.clause(&[!f, !l, o]),
+                        None => self.cnf.clause(&[!f, !l]),
+                    }
+                }
+                opts.push(f);
+            }
+        }
+        (!opts.is_empty()).then_some(opts)
+    }
+
     /// Activation literal of the hb-cycle constraints (built on first use):
     /// a nonempty set of memory events each with an hb-successor in the set.
     pub fn robust_act(&mut self) -> Lit {
@@ -766,6 +831,11 @@ impl<'a> Encoder<'a> {
             .filter(|&i| comp[i].is_some())
             .collect();
         let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
+        // An event in the set is a memory access (hb relates those only).
+        for &e in &mem {
+            let (r, w) = (self.un.events[e].read, self.un.events[e].write);
+            self.cnf.clause(&[!ins[&e], r, w]);
+        }
         let all: Vec<Lit> = mem.iter().map(|e| ins[e]).collect();
         let mut c = all.clone();
         c.push(!act);
@@ -799,14 +869,15 @@ impl<'a> Encoder<'a> {
                 if a == b || comp[a] != comp[b] {
                     continue;
                 }
-                let Some(hb) = self.gate2(G_HB, a, b) else {
+                let Some(hb) = self.cycle_edge(a, b) else {
                     continue;
                 };
-                if self.cnf.is_false(hb) {
-                    continue;
-                }
                 let s = self.cnf.fresh();
-                self.cnf.implies(s, hb);
+                if !hb.is_empty() {
+                    let mut c = hb;
+                    c.push(!s);
+                    self.cnf.clause(&c);
+                }
                 self.cnf.implies(s, ins[&a]);
                 self.cnf.implies(s, ins[&b]);
                 succ.push(s);
