@@ -151,3 +151,54 @@ fn goal_states_and_registers_survive() {
         assert!(reachable(&p, m) && reachable(&q, m));
     }
 }
+
+#[test]
+fn a_counter_only_feeding_itself_is_removed_and_answers_stay() {
+    // `c` counts loop iterations and nothing reads it: strong liveness
+    // (program::liveness) removes its increment even around the loop.
+    let text = "shared x, y;\nthread t {\n  reg a;\n  reg c;\n  \
+                while (a == 0) { c = c + 1; a = y; }\n  x = a;\n}\n\
+                thread u {\n  y = 1;\n}\ngoal final where x == 1;\n";
+    let p = native(text);
+    let mut q = p.clone();
+    simplify(&mut q, W);
+    let c = q.threads[0]
+        .regs
+        .iter()
+        .position(|r| q.name(*r) == "c")
+        .unwrap();
+    assert_eq!(q.threads[0].unkept, vec![bmc_rmm::program::RegId(c as u32)]);
+    assert_eq!(instructions(&q), instructions(&p) - 1);
+    for m in [Model::Sc, Model::Tso] {
+        assert!(reachable(&p, m) && reachable(&q, m));
+    }
+}
+
+#[test]
+fn a_c_witness_leaves_removed_registers_out_of_its_final_line() {
+    if bmc_rmm::frontend::c::preprocess::find().is_none() {
+        eprintln!("skipped: no C preprocessor");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("bmc-simplify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("stale.c");
+    std::fs::write(
+        &file,
+        "#include <assert.h>\n#include <pthread.h>\nvolatile int x;\n\
+         int main(void) { int k = 5; int z = 7; k = k + 1; z = x; assert(z == 1); return 0; }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(["reach", "--model", "sc"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fin = text.lines().find(|l| l.trim_start().starts_with("final:"));
+    let fin = fin.unwrap_or_else(|| panic!("no final line:\n{text}"));
+    // `k` is only ever assigned (dead): its final value would be stale.
+    assert!(!fin.contains(" k="), "{fin}");
+    assert!(fin.contains("main: @"), "{fin}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,7 @@
 //! happens-before cycle of a robustness violation, and their renderings as
 //! text, JSON and DOT.
 
-use crate::program::{Program, StateId, ThreadId};
+use crate::program::{Program, RegId, StateId, ThreadId};
 use std::fmt::Write;
 
 /// One executed event.
@@ -464,6 +464,11 @@ impl Execution {
             let q = StateId(self.states[t.0 as usize]);
             let mut parts = vec![format!("@{}", p.state_name(t, q))];
             for (ri, v) in self.regs[t.0 as usize].iter().enumerate() {
+                // A register whose writes the simplifier removed has no
+                // meaningful final value (`Thread::unkept`).
+                if th.unkept.contains(&RegId(ri as u32)) {
+                    continue;
+                }
                 parts.push(format!("{}={}", p.name(th.regs[ri]), v));
             }
             fin.push(format!("{}: {}", p.thread_name(t), parts.join(" ")));

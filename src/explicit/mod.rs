@@ -39,7 +39,7 @@ pub use tso::{
     RobustnessReport, TsoEvent, TsoEventKind, TsoWitness,
 };
 
-pub(crate) use state_space::{check_cmd, liveness, validate};
+pub(crate) use state_space::{check_cmd, validate};
 pub(crate) use tso::involved;
 
 use crate::program::{Command, Fence, ThreadId, Width};

@@ -232,113 +232,6 @@ pub(crate) fn check_cmd(c: &Command, inside_atomic: bool) -> Result<(), String> 
     }
 }
 
-fn uses_defs(c: &Command, uses: &mut Vec<RegId>, defs: &mut Vec<RegId>) {
-    // Registers read before being written in `c` go to `uses`; registers
-    // written go to `defs` (sequentially for atomic sequences).
-    let use_e = |e: &LExpr, defs: &Vec<RegId>, uses: &mut Vec<RegId>| {
-        e.for_each_var(&mut |r| {
-            if !defs.contains(&r) {
-                uses.push(r)
-            }
-        })
-    };
-    match c {
-        Command::Load { reg, addr } => {
-            use_e(addr, defs, uses);
-            defs.push(*reg);
-        }
-        Command::Store { addr, value } => {
-            use_e(addr, defs, uses);
-            use_e(value, defs, uses);
-        }
-        Command::Assign { reg, value } => {
-            use_e(value, defs, uses);
-            defs.push(*reg);
-        }
-        Command::Assume(e) | Command::Guard(e) => use_e(e, defs, uses),
-        Command::Select {
-            reg,
-            cond,
-            then,
-            else_,
-        } => {
-            use_e(cond, defs, uses);
-            use_e(then, defs, uses);
-            use_e(else_, defs, uses);
-            defs.push(*reg);
-        }
-        Command::Atomic(cs) => cs.iter().for_each(|c| uses_defs(c, uses, defs)),
-        Command::Ann(_, c) => uses_defs(c, uses, defs),
-        _ => {}
-    }
-}
-
-/// Live registers per state (backward fixpoint, §7.1.3), in its strong
-/// form: the registers read by an assignment or a select to register
-/// `r` are live before it only when `r` is live after it, so a register
-/// that only feeds itself (a counter `r := r + 1` nothing else reads) is
-/// dead everywhere and its value is reset, instead of multiplying the
-/// state space by its values. `always[t]` lists registers kept live
-/// everywhere (used by goals). Memory accesses, conditions and atomic
-/// blocks count their reads as uses unconditionally.
-pub(crate) fn liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>> {
-    p.threads
-        .iter()
-        .enumerate()
-        .map(|(ti, t)| {
-            let nr = t.regs.len();
-            let mut live = vec![vec![false; nr]; t.states.len()];
-            for q in live.iter_mut() {
-                for r in &always[ti] {
-                    if let Some(x) = q.get_mut(r.0 as usize) {
-                        *x = true;
-                    }
-                }
-            }
-            let ud: Vec<(Vec<RegId>, Vec<RegId>)> = t
-                .instrs
-                .iter()
-                .map(|i| {
-                    let (mut u, mut d) = (Vec::new(), Vec::new());
-                    uses_defs(&i.cmd, &mut u, &mut d);
-                    (u, d)
-                })
-                .collect();
-            // The register a pure register definition writes: its reads
-            // count only when that register is live after it.
-            let pure_def: Vec<Option<usize>> = t
-                .instrs
-                .iter()
-                .map(|i| match i.cmd {
-                    Command::Assign { reg, .. } | Command::Select { reg, .. } => {
-                        Some(reg.0 as usize)
-                    }
-                    _ => None,
-                })
-                .collect();
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for ((ins, (u, d)), def) in t.instrs.iter().zip(&ud).zip(&pure_def) {
-                    let (from, to) = (ins.from.0 as usize, ins.to.0 as usize);
-                    let next = live[to].clone();
-                    let reads_count = def.is_none_or(|r| next.get(r).copied().unwrap_or(true));
-                    for (r, &live_next) in next.iter().enumerate() {
-                        let rid = RegId(r as u32);
-                        let l =
-                            (reads_count && u.contains(&rid)) || (live_next && !d.contains(&rid));
-                        if l && !live[from][r] {
-                            live[from][r] = true;
-                            changed = true;
-                        }
-                    }
-                }
-            }
-            live
-        })
-        .collect()
-}
-
 impl<'p> Machine<'p> {
     pub fn new(
         prog: &'p Program,
@@ -370,7 +263,7 @@ impl<'p> Machine<'p> {
             w: opts.width,
             out: prog.threads.iter().map(|t| t.outgoing()).collect(),
             reg_off,
-            live: liveness(prog, &always),
+            live: crate::program::liveness::program_liveness(prog, &always),
             restricted,
             live_opt: opts.live_registers,
             attack,

@@ -84,7 +84,7 @@ struct Out {
 pub(crate) struct Ctx<'p> {
     pub p: &'p Program,
     pub w: Width,
-    /// `live[t][q][r]` (explicit engine's liveness, §7.1.3).
+    /// `live[t][q][r]` (`program::liveness`, the strong liveness of §7.1.3's reset).
     pub live: Vec<Vec<Vec<bool>>>,
     pub deadline: Option<Instant>,
     /// Most places (or over-approximated local states) before a limit.

@@ -247,7 +247,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
     let cx = Ctx {
         p,
         w: opts.width,
-        live: explicit::liveness(p, &vec![Vec::new(); p.threads.len()]),
+        live: crate::program::liveness::program_liveness(p, &[]),
         deadline,
         max_places: opts.max_places,
     };

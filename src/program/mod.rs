@@ -19,6 +19,7 @@
 
 pub mod expr;
 pub mod intern;
+pub mod liveness;
 pub mod pgas;
 pub mod simplify;
 pub mod specialize;
@@ -421,6 +422,11 @@ pub struct Thread {
     pub reg_init: Vec<i64>,
     /// The instructions, in source order.
     pub instrs: Vec<Instr>,
+    /// Registers whose final value the IR no longer keeps: the
+    /// simplifier turned a write to them into `nop` because nothing used
+    /// the value (`simplify::remove_dead`). Witnesses do not print their
+    /// final values (they could be stale). Empty for unsimplified threads.
+    pub unkept: Vec<RegId>,
     /// Where the thread was declared.
     pub span: Span,
 }
@@ -435,6 +441,7 @@ impl Thread {
             regs: Vec::new(),
             reg_init: Vec::new(),
             instrs: Vec::new(),
+            unkept: Vec::new(),
             span,
         }
     }

@@ -24,10 +24,12 @@
 //!    folded to 0 are removed (a state left with none keeps one: it is
 //!    blocked, not terminated), then the instructions of states no longer
 //!    reachable from the initial state.
-//! 3. **dead registers** ([`remove_dead`]): backward liveness; an
-//!    assignment or select to a register that no later instruction reads
-//!    (and no goal condition names) becomes `nop`. Loads stay (they are
-//!    events).
+//! 3. **dead registers** ([`remove_dead`]): strong ("faint variable")
+//!    liveness, [`crate::program::liveness`]; an assignment or select to a
+//!    register that nothing later uses — no memory access, condition or
+//!    live definition reads it, no goal condition names it — becomes
+//!    `nop`, including counters and chains that only feed themselves.
+//!    Loads stay (they are events).
 //! 4. **nop contraction** ([`contract_nops`]): a state whose only outgoing
 //!    instruction is a `nop` is merged into that `nop`'s target (edges into
 //!    it are redirected; the target of a merged initial state becomes
@@ -126,35 +128,6 @@ pub(crate) fn writes(c: &Command, out: &mut Vec<RegId>) {
         Command::Atomic(cs) => cs.iter().for_each(|c| writes(c, out)),
         Command::Ann(_, c) => writes(c, out),
         _ => {}
-    }
-}
-
-/// The registers a command reads (`all` when it may read any).
-fn reads(c: &Command, nregs: usize, out: &mut BTreeSet<RegId>) {
-    let mut add = |e: &LExpr| {
-        e.for_each_var(&mut |r| {
-            out.insert(r);
-        })
-    };
-    match c {
-        Command::Load { addr, .. } | Command::LoadReserve { addr, .. } => add(addr),
-        Command::Store { addr, value } | Command::StoreCond { addr, value, .. } => {
-            add(addr);
-            add(value);
-        }
-        Command::Assign { value, .. } => add(value),
-        Command::Assume(e) | Command::Guard(e) => add(e),
-        Command::Select {
-            cond, then, else_, ..
-        } => {
-            add(cond);
-            add(then);
-            add(else_);
-        }
-        Command::Atomic(cs) => cs.iter().for_each(|c| reads(c, nregs, out)),
-        Command::Ann(_, c) => reads(c, nregs, out),
-        Command::Pgas(_) => out.extend((0..nregs as u32).map(RegId)),
-        Command::Fence(_) | Command::Lock | Command::Unlock | Command::Nop => {}
     }
 }
 
@@ -335,51 +308,33 @@ pub fn prune_branches(t: &mut Thread) {
     t.instrs.retain(|ins| seen[ins.from.0 as usize]);
 }
 
-/// Pass 3: assignments and selects to registers not live afterwards (not
-/// read before being overwritten on some path, not in `observed`) become
-/// `nop`; repeated until nothing changes.
+/// Pass 3: assignments and selects to registers that are not live
+/// afterwards (strong liveness, [`crate::program::liveness`]: not read
+/// by a memory access, a condition or a live definition before being
+/// overwritten on some path, not in `observed`) become `nop`. One round
+/// reaches the fixpoint (the removed definitions' reads did not count).
+/// The registers written by a removed definition are added to
+/// [`Thread::unkept`]: their final values may be stale.
 pub fn remove_dead(t: &mut Thread, observed: &[RegId]) {
-    let n = t.states.len();
-    let nregs = t.regs.len();
-    loop {
-        // Backward liveness to a fixpoint (round-robin over instructions).
-        let obs: BTreeSet<RegId> = observed.iter().copied().collect();
-        let mut live: Vec<BTreeSet<RegId>> = vec![obs.clone(); n];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for ins in t.instrs.iter().rev() {
-                let mut l = live[ins.to.0 as usize].clone();
-                let mut ws = Vec::new();
-                writes(&ins.cmd, &mut ws);
-                for r in ws {
-                    l.remove(&r);
+    let live = crate::program::liveness::live_registers(t, observed);
+    for ins in &mut t.instrs {
+        let dead = match &ins.cmd {
+            Command::Assign { reg, .. } | Command::Select { reg, .. } => live
+                .get(ins.to.0 as usize)
+                .and_then(|l| l.get(reg.0 as usize))
+                .is_some_and(|l| !l),
+            _ => false,
+        };
+        if dead {
+            if let Command::Assign { reg, .. } | Command::Select { reg, .. } = ins.cmd {
+                if !t.unkept.contains(&reg) {
+                    t.unkept.push(reg);
                 }
-                reads(&ins.cmd, nregs, &mut l);
-                l.extend(obs.iter().copied());
-                let from = &mut live[ins.from.0 as usize];
-                let before = from.len();
-                from.extend(l);
-                changed |= from.len() != before;
             }
-        }
-        let mut removed = false;
-        for ins in &mut t.instrs {
-            let dead = match &ins.cmd {
-                Command::Assign { reg, .. } | Command::Select { reg, .. } => {
-                    !live[ins.to.0 as usize].contains(reg)
-                }
-                _ => false,
-            };
-            if dead {
-                ins.cmd = Command::Nop;
-                removed = true;
-            }
-        }
-        if !removed {
-            return;
+            ins.cmd = Command::Nop;
         }
     }
+    t.unkept.sort_unstable();
 }
 
 /// Pass 4: a state (not in `keep`) whose only outgoing instruction is a
@@ -626,6 +581,28 @@ mod tests {
         let map = simplify_thread(&mut t, W, &[StateId(2)], &[RegId(0)]);
         assert_eq!(cmds(&t), vec![assign(0, Expr::Const(3)), Command::Nop]);
         assert!(map[2].is_some());
+    }
+
+    #[test]
+    fn a_counter_only_feeding_itself_is_removed() {
+        // q0: r0 := r0 + 1 -> q1; q1: load r1 [1] -> q0; q1: store [2] r1 -> q2.
+        // Classic liveness keeps r0 live around the loop; strong liveness
+        // does not.
+        let mut t = thread(
+            3,
+            2,
+            vec![
+                (
+                    0,
+                    1,
+                    assign(0, Expr::bin(BinOp::Add, reg(0), Expr::Const(1))),
+                ),
+                (1, 0, load(1, 1)),
+                (1, 2, store(2, reg(1))),
+            ],
+        );
+        simplify_thread(&mut t, W, &[StateId(2)], &[]);
+        assert_eq!(cmds(&t), vec![load(1, 1), store(2, reg(1))]);
     }
 
     #[test]

@@ -164,6 +164,11 @@ pub trait ExternalSolve {
 /// 0.6 s); 256 gains nothing more (docs/performance.md).
 const LEMMAS_PER_AXIOM: usize = 64;
 
+/// The most co triangles encoded eagerly
+/// ([`Encoder::encode_co_transitivity`]): two clauses each, plus the co
+/// gates of their pairs.
+const CO_TRIANGLES: usize = 20_000;
+
 const G_EQADDR: u8 = 0;
 const G_CO: u8 = 1;
 const G_FR: u8 = 2;
@@ -423,6 +428,57 @@ impl<'a> Encoder<'a> {
                 self.co_var.insert((a, b), l);
             }
         }
+        self.encode_co_transitivity();
+    }
+
+    /// co's transitivity, eagerly, when the may-co pairs form at most
+    /// [`CO_TRIANGLES`] triangles: for writes a < b < c pairwise in
+    /// [`Encoder::co_var`], the two clauses that forbid the 3-cycles
+    /// a → b → c → a and a → c → b → a of co. In a tournament (co orders
+    /// every two executed writes to one address) a cycle implies a
+    /// 3-cycle, so these clauses make every candidate's co a strict order
+    /// per address, which the lazy loop ([`Encoder::refute`]) otherwise
+    /// learns one cycle per refinement (`pgsql.c` under sc: 806 of its
+    /// 1,082 refinements). Over the limit co cycles stay lazy.
+    fn encode_co_transitivity(&mut self) {
+        let mut adj: HashMap<usize, Vec<usize>> = HashMap::default();
+        for &(a, b) in self.co_var.keys() {
+            adj.entry(a).or_default().push(b);
+        }
+        let mut firsts: Vec<usize> = adj.keys().copied().collect();
+        firsts.sort_unstable();
+        let mut triangles = Vec::new();
+        for a in firsts {
+            let mut bs = adj[&a].clone();
+            bs.sort_unstable();
+            for (i, &b) in bs.iter().enumerate() {
+                for &c in &bs[i + 1..] {
+                    if self.co_var.contains_key(&(b, c)) {
+                        if triangles.len() >= CO_TRIANGLES {
+                            return;
+                        }
+                        triangles.push((a, b, c));
+                    }
+                }
+            }
+        }
+        for (a, b, c) in triangles {
+            let (ab, bc, ac) = (
+                self.co_var[&(a, b)],
+                self.co_var[&(b, c)],
+                self.co_var[&(a, c)],
+            );
+            // Three orientations fixed by po are consistent already.
+            if self.cnf.is_const(ab) && self.cnf.is_const(bc) && self.cnf.is_const(ac) {
+                continue;
+            }
+            for (x, y, z) in [(a, b, c), (a, c, b)] {
+                let cyc = [self.co_lit(x, y), self.co_lit(y, z), self.co_lit(z, x)];
+                if let [Some(p), Some(q), Some(r)] = cyc {
+                    self.cnf.clause(&[!p, !q, !r]);
+                }
+            }
+        }
     }
 
     /// `co(a, b)` literal (None when a and b can never be co-related).
@@ -454,18 +510,7 @@ impl<'a> Encoder<'a> {
             return Some(*l);
         }
         let mut terms = Vec::new();
-        if self.rf_by_read.is_none() {
-            // Each read's sources, in the map's order (one pass, instead
-            // of a scan of every rf pair per fr gate).
-            let mut by_read = vec![Vec::new(); self.un.events.len()];
-            for (&(wp, rr), &l) in &self.rf {
-                by_read[rr].push((wp, l));
-            }
-            self.rf_by_read = Some(by_read);
-        }
-        let srcs: Vec<(usize, Lit)> = (self.rf_by_read.as_ref())
-            .map(|v| v[r].clone())
-            .unwrap_or_default();
+        let srcs = self.sources(r);
         for (wp, l) in srcs {
             if let Some(c) = self.co_lit(wp, w) {
                 let t = self.cnf.and(l, c);
@@ -745,6 +790,82 @@ impl<'a> Encoder<'a> {
         self.cnf.and(at, c)
     }
 
+    /// Each read's rf sources (write, literal), built on first use.
+    fn sources(&mut self, r: usize) -> Vec<(usize, Lit)> {
+        if self.rf_by_read.is_none() {
+            // Each read's sources, in the map's order (one pass, instead
+            // of a scan of every rf pair per read).
+            let mut by_read = vec![Vec::new(); self.un.events.len()];
+            for (&(wp, rr), &l) in &self.rf {
+                by_read[rr].push((wp, l));
+            }
+            self.rf_by_read = Some(by_read);
+        }
+        (self.rf_by_read.as_ref())
+            .map(|v| v[r].clone())
+            .unwrap_or_default()
+    }
+
+    /// The hb-cycle query's edge `a →hb b` in one direction only
+    /// (Plaisted–Greenbaum): literals whose disjunction, together with
+    /// "a and b are executed memory accesses", implies that
+    /// po ∪ rf ∪ co ∪ fr relates a to b — empty when po alone does (a
+    /// before b in one thread), `None` when the pair can never be related.
+    /// The cycle's successor literals are the only users and need only
+    /// "successor ⇒ edge", so fr gets no gate per pair: its literal `f`
+    /// gets `f ⇒ R(a) ∧ W(b) ∧ loc(a, b)` and, per rf source `w'` of `a`,
+    /// `f ∧ rf(w', a) ⇒ co(w', b)` on the raw co orientation (the same
+    /// address follows from the rf and loc literals), instead of the
+    /// equivalence `fr ⇔ ∨ rf(w', a) ∧ co(w', b)` with an and-gate per
+    /// source ([`Encoder::fr_lit`], which the model's relations keep).
+    fn cycle_edge(&mut self, a: usize, b: usize) -> Option<Vec<Lit>> {
+        if same_po(&self.un, a, b) {
+            return Some(Vec::new());
+        }
+        let mut opts = Vec::new();
+        if let Some(&l) = self.rf.get(&(a, b)) {
+            opts.push(l);
+        }
+        if let Some(l) = self.co_lit(a, b) {
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        }
+        if let Some(&l) = self.gates.get(&(G_FR, a, b)) {
+            // The model's fr literal exists already (e.g. cdclt's tables):
+            // reuse it.
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        } else if self.analysis.may_fr(a, b)
+            && self.un.events[a].may_read
+            && self.un.events[b].may_write
+        {
+            let eq = self.eqaddr(a, b);
+            if !self.cnf.is_false(eq) {
+                let f = self.cnf.fresh();
+                let (ra, wb) = (self.un.events[a].read, self.un.events[b].write);
+                self.cnf.implies(f, ra);
+                self.cnf.implies(f, wb);
+                self.cnf.implies(f, eq);
+                for (wp, l) in self.sources(a) {
+                    let o = if wp == b {
+                        None
+                    } else {
+                        let (lo, hi) = (wp.min(b), wp.max(b));
+                        (self.co_var.get(&(lo, hi)).copied()).map(|v| if wp < b { v } else { !v })
+                    };
+                    match o {
+                        Some(o) => self.cnf.clause(&[!f, !l, o]),
+                        None => self.cnf.clause(&[!f, !l]),
+                    }
+                }
+                opts.push(f);
+            }
+        }
+        (!opts.is_empty()).then_some(opts)
+    }
+
     /// Activation literal of the hb-cycle constraints (built on first use):
     /// a nonempty set of memory events each with an hb-successor in the set.
     pub fn robust_act(&mut self) -> Lit {
@@ -767,6 +888,11 @@ impl<'a> Encoder<'a> {
             .filter(|&i| comp[i].is_some())
             .collect();
         let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
+        // An event in the set is a memory access (hb relates those only).
+        for &e in &mem {
+            let (r, w) = (self.un.events[e].read, self.un.events[e].write);
+            self.cnf.clause(&[!ins[&e], r, w]);
+        }
         let all: Vec<Lit> = mem.iter().map(|e| ins[e]).collect();
         let mut c = all.clone();
         c.push(!act);
@@ -800,14 +926,15 @@ impl<'a> Encoder<'a> {
                 if a == b || comp[a] != comp[b] {
                     continue;
                 }
-                let Some(hb) = self.gate2(G_HB, a, b) else {
+                let Some(hb) = self.cycle_edge(a, b) else {
                     continue;
                 };
-                if self.cnf.is_false(hb) {
-                    continue;
-                }
                 let s = self.cnf.fresh();
-                self.cnf.implies(s, hb);
+                if !hb.is_empty() {
+                    let mut c = hb;
+                    c.push(!s);
+                    self.cnf.clause(&c);
+                }
                 self.cnf.implies(s, ins[&a]);
                 self.cnf.implies(s, ins[&b]);
                 succ.push(s);

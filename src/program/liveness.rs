@@ -1,0 +1,269 @@
+//! Register liveness: which registers of a thread are live at each of its
+//! control states. The one liveness every pass and engine uses: the
+//! simplifier's dead-register pass (`program::simplify::remove_dead`),
+//! the explicit engine's live-register reset (thesis `003_…` §7.1.3) and
+//! the parameterized engine's register valuations.
+//!
+//! The analysis is the *strong* form of backward liveness ("faint
+//! variables": Giegerich, Möncke and Wilhelm, "Invariance of approximative
+//! semantics with respect to program transformations", 1981; "strongly
+//! live variables" in Khedker, Sanyal and Karkare, *Data Flow Analysis:
+//! Theory and Practice*, CRC 2009). Classic liveness counts every read as a
+//! use; here the reads of a pure register definition (an assignment or a
+//! select to register `r`) count only when `r` is live after it. A
+//! register that only feeds itself or other dead registers — a counter
+//! `r := r + 1` nothing else reads, a chain of temporaries that ends in
+//! nothing — is dead everywhere, where classic liveness keeps it live
+//! around its loop. Memory accesses (their addresses and stored values),
+//! `assume`s, guards, atomic sequences and PGAS operations count their
+//! reads unconditionally: they are events or decide which paths exist.
+//!
+//! Strong liveness is the greatest solution that the dead-code removal it
+//! justifies cannot improve: turning a dead pure definition into `nop`
+//! changes no other register's strong liveness (its reads did not count),
+//! so one analysis and one removal reach the fixpoint that classic
+//! liveness reaches only by iterating removal and analysis — and reaches
+//! beyond it on cycles.
+
+use crate::program::{Command, LExpr, Program, RegId, Thread};
+
+/// Reads (registers read before being written inside the command; for an
+/// atomic sequence, in order) and writes of one command, and the register
+/// it defines purely (an assignment or a select), whose liveness decides
+/// whether its reads count.
+struct UseDef {
+    uses: Vec<u32>,
+    defs: Vec<u32>,
+    pure: Option<u32>,
+}
+
+fn use_def(c: &Command) -> UseDef {
+    let mut ud = UseDef {
+        uses: Vec::new(),
+        defs: Vec::new(),
+        pure: match c {
+            Command::Assign { reg, .. } | Command::Select { reg, .. } => Some(reg.0),
+            _ => None,
+        },
+    };
+    collect(c, &mut ud);
+    ud.uses.sort_unstable();
+    ud.uses.dedup();
+    ud
+}
+
+fn collect(c: &Command, ud: &mut UseDef) {
+    fn read(e: &LExpr, ud: &mut UseDef) {
+        e.for_each_var(&mut |r| {
+            if !ud.defs.contains(&r.0) {
+                ud.uses.push(r.0)
+            }
+        })
+    }
+    match c {
+        Command::Load { reg, addr } | Command::LoadReserve { reg, addr } => {
+            read(addr, ud);
+            ud.defs.push(reg.0);
+        }
+        Command::Store { addr, value } => {
+            read(addr, ud);
+            read(value, ud);
+        }
+        Command::StoreCond { addr, value, flag } => {
+            read(addr, ud);
+            read(value, ud);
+            ud.defs.push(flag.0);
+        }
+        Command::Assign { reg, value } => {
+            read(value, ud);
+            ud.defs.push(reg.0);
+        }
+        Command::Assume(e) | Command::Guard(e) => read(e, ud),
+        Command::Select {
+            reg,
+            cond,
+            then,
+            else_,
+        } => {
+            read(cond, ud);
+            read(then, ud);
+            read(else_, ud);
+            ud.defs.push(reg.0);
+        }
+        Command::Atomic(cs) => cs.iter().for_each(|c| collect(c, ud)),
+        Command::Ann(_, c) => collect(c, ud),
+        Command::Pgas(p) => {
+            if let Some(ops) = p.operands() {
+                ops.iter().for_each(|e| read(e, ud));
+            }
+        }
+        Command::Fence(_) | Command::Lock | Command::Unlock | Command::Nop => {}
+    }
+}
+
+/// Strong liveness of thread `t`: `live[q][r]` says register `r` is live
+/// at control state `q` (before the instructions leaving `q`), shape
+/// `t.states.len() × t.regs.len()`. The registers `always` (e.g. those a
+/// goal condition names) are live everywhere. Registers out of range in
+/// `always` are ignored. A backward worklist fixpoint over the
+/// instructions (see the module comment for the rule and its source).
+pub fn live_registers(t: &Thread, always: &[RegId]) -> Vec<Vec<bool>> {
+    let (ns, nr) = (t.states.len(), t.regs.len());
+    let mut live = vec![vec![false; nr]; ns];
+    for q in live.iter_mut() {
+        for r in always {
+            if let Some(x) = q.get_mut(r.0 as usize) {
+                *x = true;
+            }
+        }
+    }
+    let ud: Vec<UseDef> = t.instrs.iter().map(|i| use_def(&i.cmd)).collect();
+    // Instructions by target state: a change at `to` revisits them.
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); ns];
+    for (i, ins) in t.instrs.iter().enumerate() {
+        if let Some(v) = into.get_mut(ins.to.0 as usize) {
+            v.push(i);
+        }
+    }
+    let mut queued = vec![true; ns];
+    let mut work: Vec<usize> = (0..ns).collect();
+    while let Some(q) = work.pop() {
+        queued[q] = false;
+        for &i in &into[q] {
+            let from = t.instrs[i].from.0 as usize;
+            if from >= ns {
+                continue;
+            }
+            let u = &ud[i];
+            let reads_count = u
+                .pure
+                .is_none_or(|r| live[q].get(r as usize).copied().unwrap_or(true));
+            let (next, here) = (&live[q], &live[from]);
+            let add: Vec<usize> = (0..nr)
+                .filter(|&r| {
+                    let r32 = r as u32;
+                    !here[r]
+                        && ((next[r] && !u.defs.contains(&r32))
+                            || (reads_count && u.uses.contains(&r32)))
+                })
+                .collect();
+            let grew = !add.is_empty();
+            for r in add {
+                live[from][r] = true;
+            }
+            if grew && !queued[from] {
+                queued[from] = true;
+                work.push(from);
+            }
+        }
+    }
+    live
+}
+
+/// [`live_registers`] of every thread of `p`, `always[t]` live everywhere
+/// in thread `t` (missing entries: none): `live[t][q][r]`.
+pub fn program_liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>>> {
+    p.threads
+        .iter()
+        .enumerate()
+        .map(|(ti, t)| live_registers(t, always.get(ti).map_or(&[], |v| v.as_slice())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Span;
+    use crate::program::intern::Interner;
+    use crate::program::{BinOp, Expr, Instr, StateId};
+
+    fn thread(n: u32, k: u32, instrs: Vec<(u32, u32, Command)>) -> Thread {
+        let mut names = Interner::default();
+        let mut t = Thread::new(names.intern("t"), names.intern("q0"), Span::default());
+        for q in 1..n {
+            t.state(names.intern(&format!("q{q}")));
+        }
+        for r in 0..k {
+            t.reg(names.intern(&format!("r{r}")));
+        }
+        t.instrs = instrs
+            .into_iter()
+            .map(|(f, to, cmd)| Instr {
+                from: StateId(f),
+                to: StateId(to),
+                cmd,
+                span: Span::default(),
+            })
+            .collect();
+        t
+    }
+
+    fn inc(r: u32) -> Command {
+        Command::Assign {
+            reg: RegId(r),
+            value: Expr::bin(BinOp::Add, Expr::Var(RegId(r)), Expr::Const(1)),
+        }
+    }
+
+    #[test]
+    fn a_counter_nothing_reads_is_dead_around_its_loop() {
+        // q0: r0 := r0 + 1 -> q1; q1: load r1 [0] -> q0; q1: store [1] r1 -> q2
+        let t = thread(
+            3,
+            2,
+            vec![
+                (0, 1, inc(0)),
+                (
+                    1,
+                    0,
+                    Command::Load {
+                        reg: RegId(1),
+                        addr: Expr::Const(0),
+                    },
+                ),
+                (
+                    1,
+                    2,
+                    Command::Store {
+                        addr: Expr::Const(1),
+                        value: Expr::Var(RegId(1)),
+                    },
+                ),
+            ],
+        );
+        let live = live_registers(&t, &[]);
+        assert!(live.iter().all(|q| !q[0]), "{live:?}");
+        assert!(live[1][1], "r1 is stored at q1");
+        // Kept live everywhere when a goal names it.
+        let live = live_registers(&t, &[RegId(0)]);
+        assert!(live.iter().all(|q| q[0]));
+    }
+
+    #[test]
+    fn reads_of_a_live_definition_and_of_conditions_count() {
+        // q0: r1 := r0 + 1 -> q1; q1: assume(r1 == 2) -> q2
+        let t = thread(
+            3,
+            2,
+            vec![
+                (
+                    0,
+                    1,
+                    Command::Assign {
+                        reg: RegId(1),
+                        value: Expr::bin(BinOp::Add, Expr::Var(RegId(0)), Expr::Const(1)),
+                    },
+                ),
+                (
+                    1,
+                    2,
+                    Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(RegId(1)), Expr::Const(2))),
+                ),
+            ],
+        );
+        let live = live_registers(&t, &[]);
+        assert_eq!(live[0], vec![true, false]);
+        assert_eq!(live[1], vec![false, true]);
+        assert_eq!(live[2], vec![false, false]);
+    }
+}
