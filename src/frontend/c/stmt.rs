@@ -45,11 +45,21 @@ impl<'a> Ctx<'a> {
         call: Span,
     ) -> Result<Option<(crate::program::RegId, CType)>, Error> {
         let name = declarator_name(&f.node.declarator).unwrap_or_default();
-        if self.frames.iter().any(|fr| fr.func == name) {
-            return Err(self.err(
-                call,
-                format!("recursive call of `{name}` (recursion is not supported)"),
-            ));
+        // Recursion is unwound like a loop (docs/c.md, "Recursion"): at
+        // most `--unwind` nested copies of a function; a path needing
+        // one more ends there, and the answer says so.
+        let active = self.frames.iter().filter(|fr| fr.func == name).count();
+        if active > 0 && active as u32 >= self.opts.unwind {
+            self.cut_loops.push(self.src.line(call));
+            self.b.cur = None;
+            let ret_ty =
+                self.types
+                    .function_return(&f.node.specifiers, &f.node.declarator, self.src)?;
+            return Ok(if ret_ty == CType::Void {
+                None
+            } else {
+                Some((self.b.reg(&format!("{name}.return")), ret_ty))
+            });
         }
         if self.frames.len() >= 64 {
             return Err(self.err(call, "calls nested deeper than 64"));
