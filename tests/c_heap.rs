@@ -2,7 +2,8 @@
 //! (`malloc`/`calloc`/`free`, `memset`/`memcpy`), function pointers,
 //! string literals, structs declared before their definition and
 //! incomplete structs, recursion unwound by `--unwind`, calls of functions
-//! declared but not defined. Each: a safe and a buggy inline program
+//! declared but not defined, variadic functions, `extern` objects,
+//! `atexit`. Each: a safe and a buggy inline program
 //! under sc, tso and pso with the SAT engine and SMC, and located errors
 //! (exit 2) for the uses outside the subset.
 
@@ -103,7 +104,11 @@ fn dynamic_memory_holds_shared_structs() {
         ("heap mp", &mp, ["safe", "safe", "bug"]),
         ("heap mp fenced", &mp_fenced, ["safe", "safe", "safe"]),
         ("distinct objects", &d_ok, ["safe", "safe", "safe"]),
-        ("distinct objects, wrong value", &d_bug, ["bug", "bug", "bug"]),
+        (
+            "distinct objects, wrong value",
+            &d_bug,
+            ["bug", "bug", "bug"],
+        ),
     ];
     let bad = mismatches(cases);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
@@ -183,6 +188,28 @@ fn strings_recursion_incomplete_structs_and_external_calls() {
         )
     };
     let (e_ok, e_bug) = (ext(false), ext(true));
+    // Variadic functions defined in the file (the extra arguments are
+    // evaluated, not read), `extern` objects the file does not define
+    // (a cell of their own, 0 at the start), `atexit` (not run).
+    let misc = |v: i32| {
+        format!(
+            "#include <stdlib.h>
+#include <assert.h>
+extern int ext_obj;
+int calls;
+             void bye(void) {{ assert(0); }}
+             int first(int n, ...) {{ calls++; return n; }}
+             int main() {{
+  atexit(bye);
+  int k = 0;
+  int r = first(2, k++, 6);
+             assert(r == {v} && k == 1 && calls == 1 && ext_obj == 0);
+  return 0;
+}}
+"
+        )
+    };
+    let (m_ok, m_bug) = (misc(2), misc(6));
     let cases: &[(&str, &str, [&str; 3])] = &[
         ("string", &s_ok, ["safe", "safe", "safe"]),
         ("string, wrong character", &s_bug, ["bug", "bug", "bug"]),
@@ -191,6 +218,8 @@ fn strings_recursion_incomplete_structs_and_external_calls() {
         ("incomplete struct", opaque, ["safe", "safe", "safe"]),
         ("external call not reached", &e_ok, ["safe", "safe", "safe"]),
         ("external call reached", &e_bug, ["bug", "bug", "bug"]),
+        ("variadic, extern, atexit", &m_ok, ["safe", "safe", "safe"]),
+        ("variadic, wrong value", &m_bug, ["bug", "bug", "bug"]),
     ];
     let bad = mismatches(cases);
     assert!(bad.is_empty(), "{}", bad.join("\n"));

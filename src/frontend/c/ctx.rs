@@ -151,6 +151,16 @@ pub struct Ctx<'a> {
     pub depth: usize,
     /// Address-taken sets per function.
     addr_cache: HashMap<String, HashSet<String>>,
+    /// Objects declared `extern` without an initializer (defined on first
+    /// use when the file does not define them).
+    #[allow(clippy::type_complexity)]
+    pub externs: HashMap<
+        String,
+        (
+            &'a [Node<DeclarationSpecifier>],
+            &'a Node<lang_c::ast::InitDeclarator>,
+        ),
+    >,
     /// String literals' objects by their characters.
     pub strings: HashMap<Vec<i64>, i64>,
     /// Functions declared (with or without a body) at file scope.
@@ -525,11 +535,7 @@ struct TagDefs<'ast> {
 }
 
 impl<'ast> lang_c::visit::Visit<'ast> for TagDefs<'ast> {
-    fn visit_type_specifier(
-        &mut self,
-        n: &'ast TypeSpecifier,
-        span: &'ast lang_c::span::Span,
-    ) {
+    fn visit_type_specifier(&mut self, n: &'ast TypeSpecifier, span: &'ast lang_c::span::Span) {
         if let TypeSpecifier::Struct(st) = n {
             if st.node.identifier.is_some() && st.node.declarations.is_some() {
                 self.defs.push(st);
@@ -580,6 +586,7 @@ pub fn lower(
         spin_loops: 0,
         depth: 0,
         addr_cache: HashMap::new(),
+        externs: HashMap::new(),
         strings: HashMap::new(),
         fn_decls: HashSet::new(),
         fn_addrs: HashMap::new(),
@@ -789,6 +796,9 @@ impl<'a> Ctx<'a> {
                     if c.node == lang_c::ast::StorageClassSpecifier::Extern)
             });
             if is_extern && id.node.initializer.is_none() {
+                // Defined later in the file, or elsewhere: then a cell of
+                // its own on first use (docs/c.md, "extern objects").
+                self.externs.insert(name, (&d.node.specifiers, id));
                 continue;
             }
             self.define_global(&name, &name, &d.node.specifiers, id)?;
@@ -1177,7 +1187,10 @@ impl<'a> Ctx<'a> {
         let mut extra_goals = Vec::new();
         let kinds = [
             (self.bounds.take(), "out-of-bounds index"),
-            (self.bad_call.take(), "call through an invalid function pointer"),
+            (
+                self.bad_call.take(),
+                "call through an invalid function pointer",
+            ),
             (
                 self.extern_call.take(),
                 "call of a function declared but not defined in the file",

@@ -95,7 +95,11 @@ impl<'a> Ctx<'a> {
                 if !self.width.fits(v) {
                     return Err(self.err(
                         s,
-                        format!("constant {v} does not fit --width {}; {}", self.width.0, self.width.raise_hint()),
+                        format!(
+                            "constant {v} does not fit --width {}; {}",
+                            self.width.0,
+                            self.width.raise_hint()
+                        ),
                     ));
                 }
                 Ok(Val::int(Expr::Const(self.width.wrap(v))))
@@ -133,12 +137,20 @@ impl<'a> Ctx<'a> {
                 )?;
                 let v = self.rvalue(&c.node.expression)?;
                 Ok(match r.ty {
-                    CType::Void => Val { e: Expr::Const(0), ty: CType::Void },
-                    CType::Bool => Val { e: convert(v.e, &CType::Bool), ty: CType::Bool },
+                    CType::Void => Val {
+                        e: Expr::Const(0),
+                        ty: CType::Void,
+                    },
+                    CType::Bool => Val {
+                        e: convert(v.e, &CType::Bool),
+                        ty: CType::Bool,
+                    },
                     t => Val { e: v.e, ty: t },
                 })
             }
-            Expression::BinaryOperator(b) => self.binary(&b.node.operator.node, &b.node.lhs, &b.node.rhs, s),
+            Expression::BinaryOperator(b) => {
+                self.binary(&b.node.operator.node, &b.node.lhs, &b.node.rhs, s)
+            }
             Expression::Conditional(c) => {
                 let cv = self.cond(&c.node.condition)?;
                 let cv = self.b.fold(&cv);
@@ -160,7 +172,10 @@ impl<'a> Ctx<'a> {
                 let b = self.rvalue(&c.node.else_expression)?;
                 self.emit(Command::Assign { reg: t, value: b.e }, s)?;
                 self.b.place(join);
-                Ok(Val { e: self.known_or(t), ty: a.ty })
+                Ok(Val {
+                    e: self.known_or(t),
+                    ty: a.ty,
+                })
             }
             Expression::Comma(es) => {
                 let mut last = Val::int(Expr::Const(0));
@@ -176,7 +191,10 @@ impl<'a> Ctx<'a> {
                     return Err(self.err(s, "unsupported statement expression"));
                 };
                 self.frame().scopes.push(std::collections::HashMap::new());
-                let mut val = Val { e: Expr::Const(0), ty: CType::Void };
+                let mut val = Val {
+                    e: Expr::Const(0),
+                    ty: CType::Void,
+                };
                 let mut r = Ok(());
                 for (k, it) in items.iter().enumerate() {
                     let last = k + 1 == items.len();
@@ -202,7 +220,9 @@ impl<'a> Ctx<'a> {
                 r.map(|_| val)
             }
             Expression::GenericSelection(_) => Err(self.err(s, "`_Generic` is not supported")),
-            Expression::CompoundLiteral(_) => Err(self.err(s, "compound literals are not supported")),
+            Expression::CompoundLiteral(_) => {
+                Err(self.err(s, "compound literals are not supported"))
+            }
             Expression::AlignOf(_) => Err(self.err(s, "`_Alignof` is not supported")),
             Expression::OffsetOf(_) => Err(self.err(s, "`offsetof` is not supported")),
             Expression::VaArg(_) => Err(self.err(s, "`va_arg` is not supported")),
@@ -293,7 +313,13 @@ impl<'a> Ctx<'a> {
             _ => self.rvalue(e).map(|v| v.ty),
         };
         self.b = main;
-        (self.error, self.bounds, self.bad_call, self.extern_call, self.in_atomic) = saved;
+        (
+            self.error,
+            self.bounds,
+            self.bad_call,
+            self.extern_call,
+            self.in_atomic,
+        ) = saved;
         lv
     }
 
@@ -324,7 +350,15 @@ impl<'a> Ctx<'a> {
                         i.node.name
                     ),
                 )),
-                None => Err(self.err(s, format!("undeclared identifier `{}`", i.node.name))),
+                None => match self.externs.get(&i.node.name).copied() {
+                    Some((specs, id)) if !self.globals.contains_key(&i.node.name) => {
+                        // An `extern` object the file does not define.
+                        let n = i.node.name.clone();
+                        self.define_global(&n, &n, specs, id)?;
+                        self.lvalue_inner(e)
+                    }
+                    _ => Err(self.err(s, format!("undeclared identifier `{}`", i.node.name))),
+                },
             },
             Expression::UnaryOperator(u) if u.node.operator.node == U::Indirection => {
                 let p = self.rvalue(&u.node.operand)?;
@@ -382,7 +416,11 @@ impl<'a> Ctx<'a> {
             Expression::Cast(c) => self.lvalue(&c.node.expression),
             Expression::StringLiteral(p) => {
                 let (a, n) = self.string_addr(&p.node, s)?;
-                Ok(LVal::Mem(Expr::Const(a), CType::Array(Box::new(CType::Int), n), false))
+                Ok(LVal::Mem(
+                    Expr::Const(a),
+                    CType::Array(Box::new(CType::Int), n),
+                    false,
+                ))
             }
             _ => Err(self.err(s, "not an assignable place (lvalue)")),
         }
@@ -936,7 +974,9 @@ impl<'a> Ctx<'a> {
                 let Some(&f) = self.funcs.get(&name) else {
                     return Err(self.err(
                         callee.span,
-                        format!("call through a pointer to `{name}`, which is not defined in the file"),
+                        format!(
+                            "call through a pointer to `{name}`, which is not defined in the file"
+                        ),
                     ));
                 };
                 return self.inline_values(f, vals, s);
@@ -973,7 +1013,7 @@ impl<'a> Ctx<'a> {
         let mut pos = self.b.split(cmds, sp)?;
         let bad = pos.pop().flatten();
         let join = self.b.label();
-        let res = self.b.reg(&format!("call.{}", s.start));
+        let res = self.b.reg(&format!("call.{}", self.src.line(s)));
         let mut ty = CType::Int;
         for (n, at) in targets.iter().zip(pos) {
             self.b.goto_pos(at);
@@ -983,7 +1023,13 @@ impl<'a> Ctx<'a> {
             let f = self.funcs[n];
             let v = self.inline_values(f, vals.clone(), s)?;
             ty = v.ty.clone();
-            self.emit(Command::Assign { reg: res, value: v.e }, s)?;
+            self.emit(
+                Command::Assign {
+                    reg: res,
+                    value: v.e,
+                },
+                s,
+            )?;
             self.b.jump(join);
         }
         self.b.goto_pos(bad);
@@ -1003,19 +1049,17 @@ impl<'a> Ctx<'a> {
             }
         }
         self.b.place(join);
-        Ok(Val {
-            e: self.known_or(res),
-            ty,
-        })
+        // A copy: another call on this line may reuse `res`.
+        let e = self.known_or(res);
+        let e = self.stable(e, s)?;
+        Ok(Val { e, ty })
     }
 
     /// A call: a user function (inlined), a built-in, or a call through a
     /// function pointer ([`Ctx::indirect_call`]).
     fn call(&mut self, c: &'a CallExpression, s: Span) -> Result<Val, Error> {
         let name = match &c.callee.node {
-            Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => {
-                i.node.name.clone()
-            }
+            Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => i.node.name.clone(),
             _ => return self.indirect_call(&c.callee, &c.arguments, s),
         };
         let args = &c.arguments;
@@ -1114,6 +1158,12 @@ impl<'a> Ctx<'a> {
             "malloc" | "calloc" | "alloca" | "__builtin_alloca" | "__builtin_malloc" => {
                 self.allocate(&name, args, s)
             }
+            "atexit" => {
+                // Handlers would run after `main` returns, which ends only
+                // thread `main` here (docs/c.md, "Threads"): not run.
+                self.rvalue(argn(0)?)?;
+                zero
+            }
             "free" => {
                 // Memory is not reused (docs/c.md, "Dynamic memory").
                 self.rvalue(argn(0)?)?;
@@ -1122,7 +1172,10 @@ impl<'a> Ctx<'a> {
             "memset" | "memcpy" | "memmove" | "__builtin_memset" | "__builtin_memcpy" => {
                 self.mem_block(&name, args, s)
             }
-            "realloc" => Err(self.err(s, "`realloc` is not supported (docs/c.md, \"Dynamic memory\")")),
+            "realloc" => Err(self.err(
+                s,
+                "`realloc` is not supported (docs/c.md, \"Dynamic memory\")",
+            )),
             n if n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_") => {
                 self.nondet(n, s)
             }
@@ -1182,7 +1235,12 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: a size that constant propagation does not know, or outside
     /// 1..=`MAX_CELLS`; memory beyond the width's addresses.
-    fn allocate(&mut self, name: &str, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+    fn allocate(
+        &mut self,
+        name: &str,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
         let want = if name == "calloc" { 2 } else { 1 };
         if args.len() != want {
             return Err(self.err(s, format!("`{name}` takes {want} argument(s)")));
@@ -1222,7 +1280,12 @@ impl<'a> Ctx<'a> {
     /// order); returns `p`/`d`.
     ///
     /// Errors: a size that is not a constant here or above the limit.
-    fn mem_block(&mut self, name: &str, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+    fn mem_block(
+        &mut self,
+        name: &str,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
         if args.len() != 3 {
             return Err(self.err(s, format!("`{name}` takes 3 arguments")));
         }
@@ -1242,25 +1305,42 @@ impl<'a> Ctx<'a> {
             _ => {
                 return Err(self.err(
                     args[2].span,
-                    format!("`{name}` of a size that is not a constant of at most {MAX_BLOCK} cells here"),
+                    format!(
+                    "`{name}` of a size that is not a constant of at most {MAX_BLOCK} cells here"
+                ),
                 ))
             }
         };
         let at = |base: &LExpr, k: i64| Expr::bin(BinOp::Add, base.clone(), Expr::Const(k));
         if name.ends_with("memset") {
             for k in 0..n {
-                self.emit(Command::Store { addr: at(&d.e, k), value: v.clone() }, s)?;
+                self.emit(
+                    Command::Store {
+                        addr: at(&d.e, k),
+                        value: v.clone(),
+                    },
+                    s,
+                )?;
             }
         } else {
             let mut loaded = Vec::new();
             for k in 0..n {
                 let t = self.b.reg(&format!("copy.{}.{k}", s.start));
-                self.emit(Command::Load { reg: t, addr: at(&v, k) }, s)?;
+                self.emit(
+                    Command::Load {
+                        reg: t,
+                        addr: at(&v, k),
+                    },
+                    s,
+                )?;
                 loaded.push(t);
             }
             for (k, t) in loaded.into_iter().enumerate() {
                 self.emit(
-                    Command::Store { addr: at(&d.e, k as i64), value: Expr::Var(t) },
+                    Command::Store {
+                        addr: at(&d.e, k as i64),
+                        value: Expr::Var(t),
+                    },
                     s,
                 )?;
             }

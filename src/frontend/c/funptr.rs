@@ -72,10 +72,10 @@ pub fn address_taken(
     let mut work = vec![root.to_string()];
     seen_funcs.insert(root.to_string());
     let values_of = |values: &HashSet<String>,
-                         work: &mut Vec<String>,
-                         taken: &mut BTreeSet<String>,
-                         seen_funcs: &mut HashSet<String>,
-                         gwork: &mut Vec<String>| {
+                     work: &mut Vec<String>,
+                     taken: &mut BTreeSet<String>,
+                     seen_funcs: &mut HashSet<String>,
+                     gwork: &mut Vec<String>| {
         for v in values {
             if funcs.contains_key(v) {
                 taken.insert(v.clone());
@@ -96,7 +96,13 @@ pub fn address_taken(
                     work.push(c.clone());
                 }
             }
-            values_of(&r.values, &mut work, &mut taken, &mut seen_funcs, &mut gwork);
+            values_of(
+                &r.values,
+                &mut work,
+                &mut taken,
+                &mut seen_funcs,
+                &mut gwork,
+            );
         } else if let Some(g) = gwork.pop() {
             if seen_globals.insert(g.clone()) {
                 let values = globals[&g].values.clone();
