@@ -151,6 +151,34 @@ pub struct Ctx<'a> {
     pub depth: usize,
     /// Address-taken sets per function.
     addr_cache: HashMap<String, HashSet<String>>,
+    /// Objects declared `extern` without an initializer (defined on first
+    /// use when the file does not define them).
+    #[allow(clippy::type_complexity)]
+    pub externs: HashMap<
+        String,
+        (
+            &'a [Node<DeclarationSpecifier>],
+            &'a Node<lang_c::ast::InitDeclarator>,
+        ),
+    >,
+    /// String literals' objects by their characters.
+    pub strings: HashMap<Vec<i64>, i64>,
+    /// Functions declared (with or without a body) at file scope.
+    pub fn_decls: HashSet<String>,
+    /// The address of each function used as a value (docs/c.md,
+    /// "Function pointers"), and back.
+    pub fn_addrs: HashMap<String, i64>,
+    /// Function name by address.
+    pub fn_names: HashMap<i64, String>,
+    /// The targets of calls through pointers whose value is not known
+    /// (`funptr::address_taken`), in name order.
+    pub fn_targets: Vec<String>,
+    /// Where a call through an invalid function pointer (null, or no
+    /// function's address) of this thread goes.
+    pub bad_call: Option<(LabelId, Span)>,
+    /// Where a call of a function declared but not defined in the file
+    /// (and not a built-in) of this thread goes.
+    pub extern_call: Option<(LabelId, Span)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -289,6 +317,12 @@ impl<'a> Ctx<'a> {
         atomic: bool,
         decl: lang_c::span::Span,
     ) -> Result<Local, Error> {
+        if let Some(tag) = self.types.incomplete(&ty) {
+            return Err(self.err(
+                decl,
+                format!("local `{name}` has the incomplete type `struct {tag}`"),
+            ));
+        }
         let f = self.frames.last().expect("a frame");
         let func = f.func.clone();
         let in_mem =
@@ -493,6 +527,24 @@ impl<'ast> lang_c::visit::Visit<'ast> for Calls {
     }
 }
 
+/// Collects the struct definitions (tag and fields) of file-scope
+/// declarations, nested ones included.
+#[derive(Default)]
+struct TagDefs<'ast> {
+    defs: Vec<&'ast Node<lang_c::ast::StructType>>,
+}
+
+impl<'ast> lang_c::visit::Visit<'ast> for TagDefs<'ast> {
+    fn visit_type_specifier(&mut self, n: &'ast TypeSpecifier, span: &'ast lang_c::span::Span) {
+        if let TypeSpecifier::Struct(st) = n {
+            if st.node.identifier.is_some() && st.node.declarations.is_some() {
+                self.defs.push(st);
+            }
+        }
+        lang_c::visit::visit_type_specifier(self, n, span);
+    }
+}
+
 /// Lowers a parsed translation unit to the Program IR (module doc).
 ///
 /// Errors: constructs outside the subset (located), no `main`.
@@ -534,7 +586,73 @@ pub fn lower(
         spin_loops: 0,
         depth: 0,
         addr_cache: HashMap::new(),
+        externs: HashMap::new(),
+        strings: HashMap::new(),
+        fn_decls: HashSet::new(),
+        fn_addrs: HashMap::new(),
+        fn_names: HashMap::new(),
+        fn_targets: Vec::new(),
+        bad_call: None,
+        extern_call: None,
     };
+    // Struct tags defined anywhere at file scope, so that a pointer to a
+    // struct declared before its definition (`typedef struct t t; t *p;`
+    // … `struct t { … };`) names the defined struct (C11 6.7.2.3).
+    let mut tags = TagDefs::default();
+    for ext in &unit.0 {
+        if let ExternalDeclaration::Declaration(d) = &ext.node {
+            lang_c::visit::Visit::visit_declaration(&mut tags, &d.node, &d.span);
+            // File-scope typedef names likewise (a struct's pointer field
+            // may name a typedef that follows the struct).
+            let is_typedef = d.node.specifiers.iter().any(|s| {
+                matches!(&s.node, DeclarationSpecifier::StorageClass(c)
+                    if c.node == lang_c::ast::StorageClassSpecifier::Typedef)
+            });
+            if is_typedef {
+                for id in &d.node.declarators {
+                    if let Some(name) = declarator_name(&id.node.declarator) {
+                        cx.types
+                            .typedefs
+                            .entry(name)
+                            .or_insert((&d.node.specifiers, &id.node.declarator));
+                    }
+                }
+            }
+        }
+    }
+    for st in tags.defs {
+        if let Some(tag) = &st.node.identifier {
+            cx.types.tag_defs.entry(tag.node.name.clone()).or_insert(st);
+        }
+    }
+    // Function pointers: the file's functions and which of them code
+    // reachable from `main` may use as values (module `funptr`).
+    let mut global_refs: HashMap<String, super::funptr::Refs> = HashMap::new();
+    for ext in &unit.0 {
+        match &ext.node {
+            ExternalDeclaration::Declaration(d) => {
+                for id in &d.node.declarators {
+                    let Some(name) = declarator_name(&id.node.declarator) else {
+                        continue;
+                    };
+                    if is_function(&id.node.declarator) {
+                        cx.fn_decls.insert(name);
+                        continue;
+                    }
+                    let r = global_refs.entry(name).or_default();
+                    if let Some(i) = &id.node.initializer {
+                        super::funptr::initializer_refs(i, r);
+                    }
+                }
+            }
+            ExternalDeclaration::FunctionDefinition(f) => {
+                if let Some(n) = declarator_name(&f.node.declarator) {
+                    cx.fn_decls.insert(n);
+                }
+            }
+            ExternalDeclaration::StaticAssert(_) => {}
+        }
+    }
     // Address 0 is NULL: no object lives there.
     let mut calls = Calls::default();
     for ext in &unit.0 {
@@ -550,6 +668,11 @@ pub fn lower(
         }
     }
     cx.uses_join = calls.join;
+    if cx.funcs.contains_key("main") {
+        cx.fn_targets = super::funptr::address_taken(&cx.funcs, &global_refs, "main")
+            .into_iter()
+            .collect();
+    }
     let first = calls.mutexes.first().cloned().flatten();
     if let Some(m) = first {
         let all_same = calls
@@ -673,6 +796,9 @@ impl<'a> Ctx<'a> {
                     if c.node == lang_c::ast::StorageClassSpecifier::Extern)
             });
             if is_extern && id.node.initializer.is_none() {
+                // Defined later in the file, or elsewhere: then a cell of
+                // its own on first use (docs/c.md, "extern objects").
+                self.externs.insert(name, (&d.node.specifiers, id));
                 continue;
             }
             self.define_global(&name, &name, &d.node.specifiers, id)?;
@@ -721,12 +847,26 @@ impl<'a> Ctx<'a> {
         let mut ty = r.ty;
         // `int a[] = {1, 2}`: the size from the initializer.
         if let (CType::Array(e, 0), Some(init)) = (&ty, &id.node.initializer) {
-            if let Initializer::List(items) = &init.node {
-                ty = CType::Array(e.clone(), items.len().max(1) as u64);
+            match &init.node {
+                Initializer::List(items) => {
+                    ty = CType::Array(e.clone(), items.len().max(1) as u64);
+                }
+                Initializer::Expression(x) => {
+                    if let Expression::StringLiteral(p) = &x.node {
+                        let n = super::types::string_value(&p.node).map_or(0, |c| c.len());
+                        ty = CType::Array(e.clone(), n as u64 + 1);
+                    }
+                }
             }
         }
         if matches!(ty, CType::Void | CType::Func) {
             return Err(self.err(id.span, format!("object `{shown}` has no storage type")));
+        }
+        if let Some(tag) = self.types.incomplete(&ty) {
+            return Err(self.err(
+                id.span,
+                format!("object `{shown}` has the incomplete type `struct {tag}`"),
+            ));
         }
         let mut init = Vec::new();
         if let Some(i) = &id.node.initializer {
@@ -772,6 +912,24 @@ impl<'a> Ctx<'a> {
         out: &mut Vec<(u64, i64)>,
     ) -> Result<(), Error> {
         match (&init.node, ty) {
+            (Initializer::Expression(e), CType::Array(elem, n))
+                if matches!(e.node, Expression::StringLiteral(_)) && **elem != CType::Bool =>
+            {
+                // `char s[N] = "…"`: the characters, then zeros.
+                let Expression::StringLiteral(p) = &e.node else {
+                    unreachable!("matched above")
+                };
+                let Some(chars) = super::types::string_value(&p.node) else {
+                    return Err(self.err(e.span, "malformed escape in a string literal"));
+                };
+                if chars.len() as u64 > *n {
+                    return Err(self.err(e.span, "string literal longer than the array"));
+                }
+                for (k, c) in chars.into_iter().enumerate() {
+                    out.push((off + k as u64, c));
+                }
+                Ok(())
+            }
             (Initializer::Expression(e), CType::Array(..) | CType::Struct(_)) => {
                 Err(self.err(e.span, "an array or struct needs a braced initializer"))
             }
@@ -840,11 +998,61 @@ impl<'a> Ctx<'a> {
             }
             Expression::Identifier(i) => match self.globals.get(&i.node.name) {
                 Some(g) if matches!(g.ty, CType::Array(..)) => Ok(g.addr),
+                None if self.is_function_name(&i.node.name) => self.func_addr(&i.node.name, e.span),
                 _ => self.types.const_int(e, self.src),
             },
+            Expression::StringLiteral(p) => Ok(self.string_addr(&p.node, e.span)?.0),
             Expression::Cast(c) => self.const_value(&c.node.expression),
             _ => self.types.const_int(e, self.src),
         }
+    }
+
+    /// The address of function `name` as a value (docs/c.md, "Function
+    /// pointers"): a one-cell object `fn.NAME` allocated on first use.
+    ///
+    /// Errors: the memory does not fit the width.
+    pub fn func_addr(&mut self, name: &str, span: lang_c::span::Span) -> Result<i64, Error> {
+        if let Some(&a) = self.fn_addrs.get(name) {
+            return Ok(a);
+        }
+        let a = self.alloc(&format!("fn.{name}"), 1, &[], span)?;
+        self.fn_addrs.insert(name.to_string(), a);
+        self.fn_names.insert(a, name.to_string());
+        Ok(a)
+    }
+
+    /// The address of a string literal's characters (docs/c.md, "String
+    /// literals"): one object per distinct string, its characters and a
+    /// terminating 0 as initial memory, allocated on first use.
+    ///
+    /// Errors: a malformed escape; the memory does not fit the width.
+    pub fn string_addr(
+        &mut self,
+        pieces: &[String],
+        span: lang_c::span::Span,
+    ) -> Result<(i64, u64), Error> {
+        let Some(chars) = super::types::string_value(pieces) else {
+            return Err(self.err(span, "malformed escape in a string literal"));
+        };
+        let len = chars.len() as u64 + 1;
+        if let Some(&a) = self.strings.get(&chars) {
+            return Ok((a, len));
+        }
+        let init: Vec<(u64, i64)> = chars
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| (k as u64, c))
+            .collect();
+        let a = self.alloc(&format!("str.{}", self.strings.len() + 1), len, &init, span)?;
+        self.strings.insert(chars, a);
+        Ok((a, len))
+    }
+
+    /// True when `name`, not bound as an object here, names a function
+    /// of the file (defined or declared).
+    pub fn is_function_name(&self, name: &str) -> bool {
+        self.lookup(name).is_none()
+            && (self.funcs.contains_key(name) || self.fn_decls.contains(name))
     }
 
     /// The address of a global lvalue with constant indices and fields.
@@ -857,6 +1065,7 @@ impl<'a> Ctx<'a> {
         match &e.node {
             Expression::Identifier(i) => match self.globals.get(&i.node.name) {
                 Some(g) => Ok(g.addr),
+                None if self.is_function_name(&i.node.name) => self.func_addr(&i.node.name, e.span),
                 None => Err(self.err(e.span, format!("`{}` is not a global object", i.node.name))),
             },
             Expression::BinaryOperator(b) if b.node.operator.node == B::Index => {
@@ -911,6 +1120,8 @@ impl<'a> Ctx<'a> {
         self.b = Builder::new(self.width);
         self.error = None;
         self.bounds = None;
+        self.bad_call = None;
+        self.extern_call = None;
         self.frames.clear();
         self.depth = 0;
         let f = p.func;
@@ -973,11 +1184,26 @@ impl<'a> Ctx<'a> {
             err_state = self.b.cur.map(|s| (s, sp));
             self.b.cur = None;
         }
-        let mut bounds_state = None;
-        if let Some((l, sp)) = self.bounds.take() {
-            self.b.place(l);
-            bounds_state = self.b.cur.map(|s| (s, sp));
-            self.b.cur = None;
+        let mut extra_goals = Vec::new();
+        let kinds = [
+            (self.bounds.take(), "out-of-bounds index"),
+            (
+                self.bad_call.take(),
+                "call through an invalid function pointer",
+            ),
+            (
+                self.extern_call.take(),
+                "call of a function declared but not defined in the file",
+            ),
+        ];
+        for (l, what) in kinds {
+            if let Some((l, sp)) = l {
+                self.b.place(l);
+                if let Some(st) = self.b.cur {
+                    extra_goals.push((st, sp, what));
+                }
+                self.b.cur = None;
+            }
         }
         let b = std::mem::replace(&mut self.b, Builder::new(self.width));
         let name = self.thread_names[p.id].clone();
@@ -995,10 +1221,10 @@ impl<'a> Ctx<'a> {
                 span: sp,
             });
         }
-        if let Some((s, sp)) = bounds_state {
+        for (s, sp, what) in extra_goals {
             let q = StateId(fin.map[s as usize]);
             self.prog.goals.push(Goal {
-                name: Some(format!("out-of-bounds index in {name}")),
+                name: Some(format!("{what} in {name}")),
                 kind: GoalKind::Assertion,
                 at: GoalAt::States(vec![(tid, q)]),
                 cond: None,

@@ -43,6 +43,9 @@ pub enum LVal {
     Mem(LExpr, CType, bool),
 }
 
+/// Most cells `memset`/`memcpy`/`memmove` write.
+pub const MAX_BLOCK: i64 = 1024;
+
 /// The read-modify-write operations of the atomic built-ins.
 #[derive(Clone, Copy, Debug)]
 enum Rmw {
@@ -79,6 +82,9 @@ impl<'a> Ctx<'a> {
                         return Ok(Val::int(Expr::Const(self.width.wrap(*v))));
                     }
                 }
+                if self.is_function_name(name) {
+                    return self.function_value(name, s);
+                }
                 let lv = self.lvalue(e)?;
                 self.read(lv, s)
             }
@@ -89,15 +95,19 @@ impl<'a> Ctx<'a> {
                 if !self.width.fits(v) {
                     return Err(self.err(
                         s,
-                        format!("constant {v} does not fit --width {}; {}", self.width.0, self.width.raise_hint()),
+                        format!(
+                            "constant {v} does not fit --width {}; {}",
+                            self.width.0,
+                            self.width.raise_hint()
+                        ),
                     ));
                 }
                 Ok(Val::int(Expr::Const(self.width.wrap(v))))
             }
-            Expression::StringLiteral(_) => Err(self.err(
-                s,
-                "string literals are not supported (outside the ignored arguments of printf and assert)",
-            )),
+            Expression::StringLiteral(_) => {
+                let lv = self.lvalue(e)?;
+                self.read(lv, s)
+            }
             Expression::Member(_) => {
                 let lv = self.lvalue(e)?;
                 self.read(lv, s)
@@ -109,18 +119,14 @@ impl<'a> Ctx<'a> {
                     t.node.0.node.declarator.as_ref(),
                     self.src,
                 )?;
-                Ok(Val::int(Expr::Const(self.types.size(&r.ty) as i64)))
+                let size = self.size_of(&r.ty, s)?;
+                Ok(Val::int(Expr::Const(size)))
             }
             Expression::SizeOfVal(v) => {
-                // Not evaluated (C11 6.5.3.4); its size in cells.
-                let size = match &v.node.0.node {
-                    Expression::Identifier(i) => match self.lookup(&i.node.name) {
-                        Some(Local::Mem(_, t, _)) | Some(Local::Reg(_, t)) => self.types.size(&t),
-                        None => 1,
-                    },
-                    _ => 1,
-                };
-                Ok(Val::int(Expr::Const(size as i64)))
+                // Not evaluated (C11 6.5.3.4): its type, its size in cells.
+                let ty = self.type_of(&v.node.0)?;
+                let size = self.size_of(&ty, s)?;
+                Ok(Val::int(Expr::Const(size)))
             }
             Expression::UnaryOperator(u) => self.unary(&u.node.operator.node, &u.node.operand, s),
             Expression::Cast(c) => {
@@ -131,12 +137,20 @@ impl<'a> Ctx<'a> {
                 )?;
                 let v = self.rvalue(&c.node.expression)?;
                 Ok(match r.ty {
-                    CType::Void => Val { e: Expr::Const(0), ty: CType::Void },
-                    CType::Bool => Val { e: convert(v.e, &CType::Bool), ty: CType::Bool },
+                    CType::Void => Val {
+                        e: Expr::Const(0),
+                        ty: CType::Void,
+                    },
+                    CType::Bool => Val {
+                        e: convert(v.e, &CType::Bool),
+                        ty: CType::Bool,
+                    },
                     t => Val { e: v.e, ty: t },
                 })
             }
-            Expression::BinaryOperator(b) => self.binary(&b.node.operator.node, &b.node.lhs, &b.node.rhs, s),
+            Expression::BinaryOperator(b) => {
+                self.binary(&b.node.operator.node, &b.node.lhs, &b.node.rhs, s)
+            }
             Expression::Conditional(c) => {
                 let cv = self.cond(&c.node.condition)?;
                 let cv = self.b.fold(&cv);
@@ -158,7 +172,10 @@ impl<'a> Ctx<'a> {
                 let b = self.rvalue(&c.node.else_expression)?;
                 self.emit(Command::Assign { reg: t, value: b.e }, s)?;
                 self.b.place(join);
-                Ok(Val { e: self.known_or(t), ty: a.ty })
+                Ok(Val {
+                    e: self.known_or(t),
+                    ty: a.ty,
+                })
             }
             Expression::Comma(es) => {
                 let mut last = Val::int(Expr::Const(0));
@@ -174,7 +191,10 @@ impl<'a> Ctx<'a> {
                     return Err(self.err(s, "unsupported statement expression"));
                 };
                 self.frame().scopes.push(std::collections::HashMap::new());
-                let mut val = Val { e: Expr::Const(0), ty: CType::Void };
+                let mut val = Val {
+                    e: Expr::Const(0),
+                    ty: CType::Void,
+                };
                 let mut r = Ok(());
                 for (k, it) in items.iter().enumerate() {
                     let last = k + 1 == items.len();
@@ -200,7 +220,9 @@ impl<'a> Ctx<'a> {
                 r.map(|_| val)
             }
             Expression::GenericSelection(_) => Err(self.err(s, "`_Generic` is not supported")),
-            Expression::CompoundLiteral(_) => Err(self.err(s, "compound literals are not supported")),
+            Expression::CompoundLiteral(_) => {
+                Err(self.err(s, "compound literals are not supported"))
+            }
             Expression::AlignOf(_) => Err(self.err(s, "`_Alignof` is not supported")),
             Expression::OffsetOf(_) => Err(self.err(s, "`offsetof` is not supported")),
             Expression::VaArg(_) => Err(self.err(s, "`va_arg` is not supported")),
@@ -208,6 +230,99 @@ impl<'a> Ctx<'a> {
     }
 
     /// The register's known constant, else the register.
+    /// The size of `ty` in cells (`sizeof`).
+    ///
+    /// Errors: an incomplete struct (located at `s`).
+    fn size_of(&self, ty: &CType, s: Span) -> Result<i64, Error> {
+        if let Some(tag) = self.types.incomplete(ty) {
+            return Err(self.err(s, format!("`sizeof` of the incomplete type `struct {tag}`")));
+        }
+        Ok(self.types.size(ty) as i64)
+    }
+
+    /// The type of `e` without evaluating it (the operand of `sizeof`):
+    /// `e` is lowered into a scratch automaton that is then dropped, so
+    /// nothing is emitted; arrays keep their array type.
+    ///
+    /// Errors: `e` has side effects (assignments, calls: not supported
+    /// under `sizeof`); those of lowering `e`.
+    pub fn type_of(&mut self, e: &'a Node<Expression>) -> Result<CType, Error> {
+        self.nested(e.span, |c| c.type_of_inner(e))
+    }
+
+    fn type_of_inner(&mut self, e: &'a Node<Expression>) -> Result<CType, Error> {
+        if self.has_effects(e, 0) {
+            // Typed by its shape, nothing lowered (a call may create
+            // threads or objects).
+            return match &e.node {
+                Expression::Conditional(c) => self.type_of(&c.node.then_expression),
+                Expression::Comma(es) => match es.last() {
+                    Some(x) => self.type_of(x),
+                    None => Ok(CType::Int),
+                },
+                Expression::BinaryOperator(b)
+                    if !matches!(
+                        b.node.operator.node,
+                        B::Index | B::Plus | B::Minus | B::LogicalAnd | B::LogicalOr
+                    ) && !self.has_effects(&b.node.lhs, 0) =>
+                {
+                    let t = self.type_of(&b.node.lhs)?;
+                    Ok(if t.is_pointer() { t } else { CType::Int })
+                }
+                Expression::UnaryOperator(u)
+                    if matches!(
+                        u.node.operator.node,
+                        U::PostIncrement | U::PostDecrement | U::PreIncrement | U::PreDecrement
+                    ) =>
+                {
+                    self.type_of(&u.node.operand)
+                }
+                Expression::Call(c) => match &c.node.callee.node {
+                    Expression::Identifier(i) if self.funcs.contains_key(&i.node.name) => {
+                        let f = self.funcs[&i.node.name];
+                        self.types
+                            .function_return(&f.node.specifiers, &f.node.declarator, self.src)
+                    }
+                    _ => Ok(CType::Int),
+                },
+                _ => Err(self.err(
+                    e.span,
+                    "`sizeof` of this expression with side effects is not supported",
+                )),
+            };
+        }
+        let scratch = self.b.sub();
+        let main = std::mem::replace(&mut self.b, scratch);
+        let saved = (
+            self.error.take(),
+            self.bounds.take(),
+            self.bad_call.take(),
+            self.extern_call.take(),
+            self.in_atomic,
+        );
+        // Inside the scratch automaton indices are not split.
+        self.in_atomic += 1;
+        let lv = match &e.node {
+            Expression::Identifier(_)
+            | Expression::Member(_)
+            | Expression::UnaryOperator(_)
+            | Expression::BinaryOperator(_) => match self.lvalue(e) {
+                Ok(LVal::Mem(_, t, _)) | Ok(LVal::Reg(_, t)) => Ok(t),
+                Err(_) => self.rvalue(e).map(|v| v.ty),
+            },
+            _ => self.rvalue(e).map(|v| v.ty),
+        };
+        self.b = main;
+        (
+            self.error,
+            self.bounds,
+            self.bad_call,
+            self.extern_call,
+            self.in_atomic,
+        ) = saved;
+        lv
+    }
+
     fn known_or(&self, r: crate::program::RegId) -> LExpr {
         match self.b.known(r) {
             Some(c) => Expr::Const(c),
@@ -235,7 +350,15 @@ impl<'a> Ctx<'a> {
                         i.node.name
                     ),
                 )),
-                None => Err(self.err(s, format!("undeclared identifier `{}`", i.node.name))),
+                None => match self.externs.get(&i.node.name).copied() {
+                    Some((specs, id)) if !self.globals.contains_key(&i.node.name) => {
+                        // An `extern` object the file does not define.
+                        let n = i.node.name.clone();
+                        self.define_global(&n, &n, specs, id)?;
+                        self.lvalue_inner(e)
+                    }
+                    _ => Err(self.err(s, format!("undeclared identifier `{}`", i.node.name))),
+                },
             },
             Expression::UnaryOperator(u) if u.node.operator.node == U::Indirection => {
                 let p = self.rvalue(&u.node.operand)?;
@@ -263,6 +386,15 @@ impl<'a> Ctx<'a> {
                 let CType::Struct(si) = sty else {
                     return Err(self.err(s, "member access on a value that is not a struct"));
                 };
+                if !self.types.structs[si].complete {
+                    return Err(self.err(
+                        s,
+                        format!(
+                            "member access through the incomplete type `struct {}` (declared, never defined)",
+                            self.types.structs[si].name
+                        ),
+                    ));
+                }
                 let f = &m.node.identifier.node.name;
                 let Some((_, fty, off)) = self.types.structs[si]
                     .fields
@@ -282,6 +414,14 @@ impl<'a> Ctx<'a> {
                 ))
             }
             Expression::Cast(c) => self.lvalue(&c.node.expression),
+            Expression::StringLiteral(p) => {
+                let (a, n) = self.string_addr(&p.node, s)?;
+                Ok(LVal::Mem(
+                    Expr::Const(a),
+                    CType::Array(Box::new(CType::Int), n),
+                    false,
+                ))
+            }
             _ => Err(self.err(s, "not an assignable place (lvalue)")),
         }
     }
@@ -375,9 +515,8 @@ impl<'a> Ctx<'a> {
             }
             U::Address => {
                 if let Expression::Identifier(i) = &x.node {
-                    if self.lookup(&i.node.name).is_none() && self.funcs.contains_key(&i.node.name)
-                    {
-                        return Err(self.err(s, "function pointers are not supported"));
+                    if self.is_function_name(&i.node.name) {
+                        return self.function_value(&i.node.name, s);
                     }
                 }
                 self.addr_of = true;
@@ -394,6 +533,11 @@ impl<'a> Ctx<'a> {
                 }
             }
             U::Indirection => {
+                // `*fp` of a function pointer designates the function,
+                // which decays back to its address.
+                if self.callee_is_pointer(x) {
+                    return self.rvalue(x);
+                }
                 let lv = self.lvalue_from_unary(x, s)?;
                 self.read(lv, s)
             }
@@ -773,16 +917,150 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A call: a user function (inlined) or a built-in.
+    /// A function used as a value: its address (docs/c.md, "Function
+    /// pointers").
+    ///
+    /// Errors: the memory does not fit the width.
+    fn function_value(&mut self, name: &str, s: Span) -> Result<Val, Error> {
+        let a = self.func_addr(name, s)?;
+        Ok(Val {
+            e: Expr::Const(a),
+            ty: CType::Ptr(Box::new(CType::Func)),
+        })
+    }
+
+    /// True when `e` has a function-pointer type, judged syntactically
+    /// without evaluating it: a function name, or a variable, member or
+    /// call whose declared type is a pointer to a function.
+    fn callee_is_pointer(&mut self, e: &'a Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Identifier(i) if self.is_function_name(&i.node.name) => true,
+            Expression::Identifier(_) | Expression::Member(_) => {
+                !self.has_effects(e, 0)
+                    && matches!(self.type_of(e), Ok(CType::Ptr(t)) if *t == CType::Func)
+            }
+            Expression::Cast(c) => self.callee_is_pointer(&c.node.expression),
+            _ => false,
+        }
+    }
+
+    /// A call through a function pointer `callee` (docs/c.md, "Function
+    /// pointers"): arguments evaluated left to right, then the function
+    /// the pointer holds inlined — at once when constant propagation knows
+    /// it, else one branch `assume(p == &f)` per target `f` of the module
+    /// `funptr` taking as many parameters, and a branch for any other
+    /// value into the thread's invalid-call violation.
+    ///
+    /// Errors: a known pointer to a function declared but not defined in
+    /// the file; those of inlining.
+    fn indirect_call(
+        &mut self,
+        callee: &'a Node<Expression>,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
+        let fv = self.rvalue(callee)?;
+        let p = self.stable(fv.e, callee.span)?;
+        let mut vals = Vec::new();
+        for a in args {
+            let v = self.rvalue(a)?;
+            vals.push(self.stable(v.e, a.span)?);
+        }
+        if !self.b.live() {
+            return Ok(Val::int(Expr::Const(0)));
+        }
+        if let Some(k) = self.b.fold(&p).as_const(self.width) {
+            if let Some(name) = self.fn_names.get(&k).cloned() {
+                let Some(&f) = self.funcs.get(&name) else {
+                    return Err(self.err(
+                        callee.span,
+                        format!(
+                            "call through a pointer to `{name}`, which is not defined in the file"
+                        ),
+                    ));
+                };
+                return self.inline_values(f, vals, s);
+            }
+            // Null or not a function: no candidate.
+        }
+        let targets: Vec<String> = if self.b.fold(&p).as_const(self.width).is_some() {
+            Vec::new()
+        } else {
+            // A target active in an enclosing frame would recurse
+            // (outside the subset): its value joins the invalid ones.
+            self.fn_targets
+                .iter()
+                .filter(|n| super::stmt::parameters(self.funcs[*n]).len() == args.len())
+                .filter(|n| !self.frames.iter().any(|f| &f.func == *n))
+                .cloned()
+                .collect()
+        };
+        let mut addrs = Vec::new();
+        for n in &targets {
+            addrs.push(self.func_addr(n, s)?);
+        }
+        let mut cmds: Vec<Command> = addrs
+            .iter()
+            .map(|&a| Command::Assume(Expr::bin(BinOp::Eq, p.clone(), Expr::Const(a))))
+            .collect();
+        let none = addrs
+            .iter()
+            .map(|&a| Expr::bin(BinOp::Ne, p.clone(), Expr::Const(a)))
+            .reduce(|x, y| Expr::bin(BinOp::And, x, y))
+            .unwrap_or(Expr::Const(1));
+        cmds.push(Command::Assume(none));
+        let sp = self.span(s);
+        let mut pos = self.b.split(cmds, sp)?;
+        let bad = pos.pop().flatten();
+        let join = self.b.label();
+        let res = self.b.reg(&format!("call.{}", self.src.line(s)));
+        let mut ty = CType::Int;
+        for (n, at) in targets.iter().zip(pos) {
+            self.b.goto_pos(at);
+            if !self.b.live() {
+                continue;
+            }
+            let f = self.funcs[n];
+            let v = self.inline_values(f, vals.clone(), s)?;
+            ty = v.ty.clone();
+            self.emit(
+                Command::Assign {
+                    reg: res,
+                    value: v.e,
+                },
+                s,
+            )?;
+            self.b.jump(join);
+        }
+        self.b.goto_pos(bad);
+        if self.b.live() {
+            if self.in_atomic > 0 {
+                self.fail(s);
+            } else {
+                let l = match self.bad_call {
+                    Some((l, _)) => l,
+                    None => {
+                        let l = self.b.label();
+                        self.bad_call = Some((l, sp));
+                        l
+                    }
+                };
+                self.b.jump(l);
+            }
+        }
+        self.b.place(join);
+        // A copy: another call on this line may reuse `res`.
+        let e = self.known_or(res);
+        let e = self.stable(e, s)?;
+        Ok(Val { e, ty })
+    }
+
+    /// A call: a user function (inlined), a built-in, or a call through a
+    /// function pointer ([`Ctx::indirect_call`]).
     fn call(&mut self, c: &'a CallExpression, s: Span) -> Result<Val, Error> {
         let name = match &c.callee.node {
-            Expression::Identifier(i) => i.node.name.clone(),
-            _ => {
-                return Err(self.err(
-                    c.callee.span,
-                    "calls through function pointers are not supported",
-                ))
-            }
+            Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => i.node.name.clone(),
+            _ => return self.indirect_call(&c.callee, &c.arguments, s),
         };
         let args = &c.arguments;
         if !reserved(&name) {
@@ -877,15 +1155,53 @@ impl<'a> Ctx<'a> {
             }
             "atomic_signal_fence" | "__atomic_signal_fence" => zero,
             "__builtin_expect" => self.rvalue(argn(0)?),
-            "malloc" | "calloc" | "realloc" | "free" | "alloca" => {
-                Err(self.err(s, format!("`{name}`: dynamic memory is not supported")))
+            "malloc" | "calloc" | "alloca" | "__builtin_alloca" | "__builtin_malloc" => {
+                self.allocate(&name, args, s)
             }
+            "atexit" => {
+                // Handlers would run after `main` returns, which ends only
+                // thread `main` here (docs/c.md, "Threads"): not run.
+                self.rvalue(argn(0)?)?;
+                zero
+            }
+            "free" => {
+                // Memory is not reused (docs/c.md, "Dynamic memory").
+                self.rvalue(argn(0)?)?;
+                zero
+            }
+            "memset" | "memcpy" | "memmove" | "__builtin_memset" | "__builtin_memcpy" => {
+                self.mem_block(&name, args, s)
+            }
+            "realloc" => Err(self.err(
+                s,
+                "`realloc` is not supported (docs/c.md, \"Dynamic memory\")",
+            )),
             n if n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_") => {
                 self.nondet(n, s)
             }
             n => {
                 if let Some(v) = self.atomic_builtin(n, args, s)? {
                     return Ok(v);
+                }
+                if self.fn_decls.contains(n) && self.in_atomic == 0 {
+                    // Declared, not defined: the path reports reaching it
+                    // (docs/c.md, "Functions declared but not defined").
+                    for a in args {
+                        self.rvalue(a)?;
+                    }
+                    if self.b.live() {
+                        let sp = self.span(c.callee.span);
+                        let l = match self.extern_call {
+                            Some((l, _)) => l,
+                            None => {
+                                let l = self.b.label();
+                                self.extern_call = Some((l, sp));
+                                l
+                            }
+                        };
+                        self.b.jump(l);
+                    }
+                    return zero;
                 }
                 Err(self.err(
                     c.callee.span,
@@ -908,6 +1224,137 @@ impl<'a> Ctx<'a> {
             let v = self.rvalue(a)?;
             vals.push(self.stable(v.e, a.span)?);
         }
+        self.inline_values(f, vals, s)
+    }
+
+    /// `malloc(n)`, `calloc(k, n)`, `alloca(n)` (docs/c.md, "Dynamic
+    /// memory"): a fresh object of `n` (`k·n`) cells, allocated at this
+    /// call site of the unwound program (which runs at most once per
+    /// execution, so one object per site is exact), its cells 0 at the
+    /// start; the call returns its address and never fails.
+    ///
+    /// Errors: a size that constant propagation does not know, or outside
+    /// 1..=`MAX_CELLS`; memory beyond the width's addresses.
+    fn allocate(
+        &mut self,
+        name: &str,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
+        let want = if name == "calloc" { 2 } else { 1 };
+        if args.len() != want {
+            return Err(self.err(s, format!("`{name}` takes {want} argument(s)")));
+        }
+        let mut size: i64 = 1;
+        for a in args {
+            let v = self.rvalue(a)?;
+            if !self.b.live() {
+                return Ok(Val::int(Expr::Const(0)));
+            }
+            let Some(k) = self.b.fold(&v.e).as_const(self.width) else {
+                return Err(self.err(
+                    a.span,
+                    format!("`{name}` of a size that is not a constant here (docs/c.md, \"Dynamic memory\")"),
+                ));
+            };
+            size = size.saturating_mul(k);
+        }
+        let max = super::types::MAX_CELLS as i64;
+        if !(0..=max).contains(&size) {
+            return Err(self.err(s, format!("`{name}` of {size} cells (at most {max})")));
+        }
+        if !self.b.live() {
+            return Ok(Val::int(Expr::Const(0)));
+        }
+        let line = self.src.line(s);
+        let a = self.alloc(&format!("heap.{line}"), size.max(1) as u64, &[], s)?;
+        Ok(Val {
+            e: Expr::Const(a),
+            ty: CType::Ptr(Box::new(CType::Void)),
+        })
+    }
+
+    /// `memset(p, v, n)`, `memcpy(d, s, n)`, `memmove(d, s, n)` with `n`
+    /// a constant of at most [`MAX_BLOCK`] cells: one store per cell
+    /// (`memcpy`/`memmove`: all loads first, then the stores, in cell
+    /// order); returns `p`/`d`.
+    ///
+    /// Errors: a size that is not a constant here or above the limit.
+    fn mem_block(
+        &mut self,
+        name: &str,
+        args: &'a [Node<Expression>],
+        s: Span,
+    ) -> Result<Val, Error> {
+        if args.len() != 3 {
+            return Err(self.err(s, format!("`{name}` takes 3 arguments")));
+        }
+        let d = self.rvalue(&args[0])?;
+        let d = Val {
+            e: self.stable(d.e, args[0].span)?,
+            ty: d.ty,
+        };
+        let v = self.rvalue(&args[1])?;
+        let v = self.stable(v.e, args[1].span)?;
+        let n = self.rvalue(&args[2])?;
+        if !self.b.live() {
+            return Ok(d);
+        }
+        let n = match self.b.fold(&n.e).as_const(self.width) {
+            Some(k) if (0..=MAX_BLOCK).contains(&k) => k,
+            _ => {
+                return Err(self.err(
+                    args[2].span,
+                    format!(
+                    "`{name}` of a size that is not a constant of at most {MAX_BLOCK} cells here"
+                ),
+                ))
+            }
+        };
+        let at = |base: &LExpr, k: i64| Expr::bin(BinOp::Add, base.clone(), Expr::Const(k));
+        if name.ends_with("memset") {
+            for k in 0..n {
+                self.emit(
+                    Command::Store {
+                        addr: at(&d.e, k),
+                        value: v.clone(),
+                    },
+                    s,
+                )?;
+            }
+        } else {
+            let mut loaded = Vec::new();
+            for k in 0..n {
+                let t = self.b.reg(&format!("copy.{}.{k}", s.start));
+                self.emit(
+                    Command::Load {
+                        reg: t,
+                        addr: at(&v, k),
+                    },
+                    s,
+                )?;
+                loaded.push(t);
+            }
+            for (k, t) in loaded.into_iter().enumerate() {
+                self.emit(
+                    Command::Store {
+                        addr: at(&d.e, k as i64),
+                        value: Expr::Var(t),
+                    },
+                    s,
+                )?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Inlines a user function with the argument values `vals`.
+    fn inline_values(
+        &mut self,
+        f: &'a Node<lang_c::ast::FunctionDefinition>,
+        vals: Vec<LExpr>,
+        s: Span,
+    ) -> Result<Val, Error> {
         let ret = self.inline_body(f, vals, None, s)?;
         match ret {
             Some((r, ty)) => {

@@ -10,6 +10,7 @@
 //!   W-bit cell), typedefs, structs, enums;
 //! * [`builder`]: one thread's automaton under construction: states,
 //!   forward jumps (labels), constant propagation over registers;
+//! * [`funptr`]: the functions a call through a pointer may reach;
 //! * [`ctx`]: the lowering context (globals, threads, inlined call frames);
 //! * [`stmt`]: statements, loops unwound to `--unwind`, calls inlined;
 //! * [`expr`]: expressions, lvalues, and the built-in functions (pthreads,
@@ -23,6 +24,7 @@
 pub mod builder;
 pub mod ctx;
 pub mod expr;
+pub mod funptr;
 pub mod preprocess;
 pub mod stmt;
 pub mod types;

@@ -45,16 +45,32 @@ impl<'a> Ctx<'a> {
         call: Span,
     ) -> Result<Option<(crate::program::RegId, CType)>, Error> {
         let name = declarator_name(&f.node.declarator).unwrap_or_default();
-        if self.frames.iter().any(|fr| fr.func == name) {
-            return Err(self.err(
-                call,
-                format!("recursive call of `{name}` (recursion is not supported)"),
-            ));
+        // Recursion is unwound like a loop (docs/c.md, "Recursion"): at
+        // most `--unwind` nested copies of a function; a path needing
+        // one more ends there, and the answer says so.
+        let active = self.frames.iter().filter(|fr| fr.func == name).count();
+        if active > 0 && active as u32 >= self.opts.unwind {
+            self.cut_loops.push(self.src.line(call));
+            self.b.cur = None;
+            let ret_ty =
+                self.types
+                    .function_return(&f.node.specifiers, &f.node.declarator, self.src)?;
+            return Ok(if ret_ty == CType::Void {
+                None
+            } else {
+                Some((self.b.reg(&format!("{name}.return")), ret_ty))
+            });
         }
         if self.frames.len() >= 64 {
             return Err(self.err(call, "calls nested deeper than 64"));
         }
         let params = parameters(f);
+        let mut args = args;
+        if args.len() > params.len() && is_variadic(f) {
+            // The `...` arguments were evaluated; `va_arg` is outside the
+            // subset, so they are not read.
+            args.truncate(params.len());
+        }
         if params.len() != args.len() && !(self.frames.is_empty() && args.len() <= 1) {
             return Err(self.err(
                 call,
@@ -635,6 +651,22 @@ fn collect_labels(s: &Node<Statement>, out: &mut Vec<String>, depth: usize) {
         Statement::Switch(sw) => collect_labels(&sw.node.statement, out, depth + 1),
         _ => {}
     }
+}
+
+/// True when a function definition's parameter list ends with `...`.
+pub fn is_variadic(f: &Node<FunctionDefinition>) -> bool {
+    fn find(d: &Node<lang_c::ast::Declarator>) -> Option<&lang_c::ast::FunctionDeclarator> {
+        if let lang_c::ast::DeclaratorKind::Declarator(inner) = &d.node.kind.node {
+            if let Some(x) = find(inner) {
+                return Some(x);
+            }
+        }
+        d.node.derived.iter().rev().find_map(|x| match &x.node {
+            lang_c::ast::DerivedDeclarator::Function(fd) => Some(&fd.node),
+            _ => None,
+        })
+    }
+    find(&f.node.declarator).is_some_and(|fd| fd.ellipsis == lang_c::ast::Ellipsis::Some)
 }
 
 /// The parameters of a function definition: (specifiers, declarator);

@@ -66,6 +66,10 @@ pub struct StructDef {
     pub fields: Vec<(String, CType, u64)>,
     /// Size in cells.
     pub size: u64,
+    /// False for a tag that is declared but never defined in the file
+    /// (`struct opaque *p`): pointers to it are values, but its fields,
+    /// its size and objects of it are errors.
+    pub complete: bool,
 }
 
 /// A resolved declaration's type and qualifiers.
@@ -114,6 +118,16 @@ impl<'a> Types<'a> {
             structs: Vec::new(),
             enum_consts: HashMap::new(),
             depth: 0,
+        }
+    }
+
+    /// The tag of the incomplete struct `t` is or holds as an element or
+    /// field (`None`: `t` is complete; pointers are complete).
+    pub fn incomplete(&self, t: &CType) -> Option<String> {
+        match t {
+            CType::Array(e, _) => self.incomplete(e),
+            CType::Struct(i) if !self.structs[*i].complete => Some(self.structs[*i].name.clone()),
+            _ => None,
         }
     }
 
@@ -317,7 +331,17 @@ impl<'a> Types<'a> {
                 return Ok(CType::Struct(i));
             }
             let Some(&def) = self.tag_defs.get(&tag) else {
-                return Err(src.error(st.span, format!("incomplete type `struct {tag}`")));
+                // Never defined in the file: an incomplete type, usable
+                // only behind pointers that are not dereferenced.
+                let idx = self.structs.len();
+                self.structs.push(StructDef {
+                    name: tag.clone(),
+                    fields: Vec::new(),
+                    size: 1,
+                    complete: false,
+                });
+                self.tags.insert(tag, idx);
+                return Ok(CType::Struct(idx));
             };
             return self.struct_type(def, src);
         }
@@ -331,6 +355,7 @@ impl<'a> Types<'a> {
             name: tag.clone().unwrap_or_else(|| "<anonymous>".into()),
             fields: Vec::new(),
             size: 0,
+            complete: true,
         });
         if let Some(t) = &tag {
             self.tags.insert(t.clone(), idx);
@@ -352,6 +377,12 @@ impl<'a> Types<'a> {
                     .as_ref()
                     .and_then(declarator_name)
                     .unwrap_or_default();
+                if let Some(tag) = self.incomplete(&r.ty) {
+                    return Err(src.error(
+                        sd.span,
+                        format!("field `{name}` has the incomplete type `struct {tag}`"),
+                    ));
+                }
                 let size = self.size(&r.ty);
                 fields.push((name, r.ty, off));
                 off = off.saturating_add(size);
@@ -401,6 +432,12 @@ impl<'a> Types<'a> {
                     t.node.0.node.declarator.as_ref(),
                     src,
                 )?;
+                if let Some(tag) = self.incomplete(&r.ty) {
+                    return Err(src.error(
+                        e.span,
+                        format!("`sizeof` of the incomplete type `struct {tag}`"),
+                    ));
+                }
                 Ok(self.size(&r.ty) as i64)
             }
             Expression::Cast(c) => self.const_int(&c.node.expression, src),
@@ -563,6 +600,66 @@ pub fn constant_value(c: &Constant) -> Option<i64> {
         Constant::Float(_) => None,
         Constant::Character(s) => char_value(s),
     }
+}
+
+/// The characters of a string literal (its adjacent pieces concatenated,
+/// escapes decoded, no terminating 0); `None` for a malformed escape.
+pub fn string_value(pieces: &[String]) -> Option<Vec<i64>> {
+    let mut out = Vec::new();
+    for p in pieces {
+        let p = p
+            .strip_prefix("u8")
+            .or_else(|| p.strip_prefix(['L', 'u', 'U']))
+            .unwrap_or(p);
+        let inner = p.strip_prefix('"').and_then(|x| x.strip_suffix('"'))?;
+        let cs: Vec<char> = inner.chars().collect();
+        let mut k = 0;
+        while k < cs.len() {
+            if cs[k] != '\\' {
+                out.push(cs[k] as i64);
+                k += 1;
+                continue;
+            }
+            let c = *cs.get(k + 1)?;
+            k += 2;
+            let v = match c {
+                'n' => 10,
+                't' => 9,
+                'r' => 13,
+                'a' => 7,
+                'b' => 8,
+                'f' => 12,
+                'v' => 11,
+                'e' => 27,
+                'x' => {
+                    let mut v: i64 = 0;
+                    let mut n = 0;
+                    while k < cs.len() && cs[k].is_ascii_hexdigit() && n < 8 {
+                        v = v * 16 + cs[k].to_digit(16)? as i64;
+                        k += 1;
+                        n += 1;
+                    }
+                    if n == 0 {
+                        return None;
+                    }
+                    v
+                }
+                '0'..='7' => {
+                    let mut v = c.to_digit(8)? as i64;
+                    let mut n = 1;
+                    while k < cs.len() && n < 3 && cs[k].is_digit(8) {
+                        v = v * 8 + cs[k].to_digit(8)? as i64;
+                        k += 1;
+                        n += 1;
+                    }
+                    v
+                }
+                c => c as i64,
+            };
+            out.push(v);
+        }
+    }
+    Some(out)
 }
 
 /// The value of a character literal such as `'a'`, `'\n'`, `'\x41'`.
