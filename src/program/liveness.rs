@@ -173,29 +173,11 @@ pub fn program_liveness(p: &Program, always: &[Vec<RegId>]) -> Vec<Vec<Vec<bool>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::Span;
     use crate::program::intern::Interner;
-    use crate::program::{BinOp, Expr, Instr, StateId};
+    use crate::program::{BinOp, Expr};
 
     fn thread(n: u32, k: u32, instrs: Vec<(u32, u32, Command)>) -> Thread {
-        let mut names = Interner::default();
-        let mut t = Thread::new(names.intern("t"), names.intern("q0"), Span::default());
-        for q in 1..n {
-            t.state(names.intern(&format!("q{q}")));
-        }
-        for r in 0..k {
-            t.reg(names.intern(&format!("r{r}")));
-        }
-        t.instrs = instrs
-            .into_iter()
-            .map(|(f, to, cmd)| Instr {
-                from: StateId(f),
-                to: StateId(to),
-                cmd,
-                span: Span::default(),
-            })
-            .collect();
-        t
+        crate::program::test_thread(&mut Interner::default(), n, k, instrs)
     }
 
     fn inc(r: u32) -> Command {

@@ -782,6 +782,35 @@ impl Program {
     }
 }
 
+/// Test helper shared by the passes' unit tests: a thread `t` with
+/// states q0..q(n-1) (q0 initial), registers r0..r(k-1) (names interned
+/// in `names`) and the given instructions `(from, to, command)`.
+#[cfg(test)]
+pub(crate) fn test_thread(
+    names: &mut intern::Interner,
+    n: u32,
+    k: u32,
+    instrs: Vec<(u32, u32, Command)>,
+) -> Thread {
+    let mut t = Thread::new(names.intern("t"), names.intern("q0"), Span::default());
+    for q in 1..n {
+        t.state(names.intern(&format!("q{q}")));
+    }
+    for r in 0..k {
+        t.reg(names.intern(&format!("r{r}")));
+    }
+    t.instrs = instrs
+        .into_iter()
+        .map(|(f, to, cmd)| Instr {
+            from: StateId(f),
+            to: StateId(to),
+            cmd,
+            span: Span::default(),
+        })
+        .collect();
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

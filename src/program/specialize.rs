@@ -263,7 +263,6 @@ fn new_state(t: &mut Thread, names: &mut Interner, name: &str) -> StateId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::Span;
     use crate::program::BinOp;
 
     const W: Width = Width(16);
@@ -272,21 +271,7 @@ mod tests {
     /// A thread with states q0..q(n-1) (q0 initial), one register `r0`
     /// and the given instructions.
     fn thread(names: &mut Interner, n: u32, instrs: Vec<(u32, u32, Command)>) -> Thread {
-        let mut t = Thread::new(names.intern("t"), names.intern("q0"), Span::default());
-        for q in 1..n {
-            t.state(names.intern(&format!("q{q}")));
-        }
-        t.reg(names.intern("r0"));
-        t.instrs = instrs
-            .into_iter()
-            .map(|(f, to, cmd)| Instr {
-                from: StateId(f),
-                to: StateId(to),
-                cmd,
-                span: Span::default(),
-            })
-            .collect();
-        t
+        crate::program::test_thread(names, n, 1, instrs)
     }
 
     fn is(k: i64) -> Command {

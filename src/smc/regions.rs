@@ -24,25 +24,6 @@
 
 use crate::program::{Command, Expr, GVar, GoalAt, Program, RegId, StateId, Thread, UnOp};
 
-/// Registers a command reads (all of them for commands outside the
-/// region's vocabulary: conservative), into `out` (`true` = read).
-fn reads(c: &Command, out: &mut [bool]) {
-    let exprs: Vec<&crate::program::LExpr> = match c {
-        Command::Load { addr, .. } => vec![addr],
-        Command::Store { addr, value } => vec![addr, value],
-        Command::Assign { value, .. } => vec![value],
-        Command::Assume(e) | Command::Guard(e) => vec![e],
-        Command::Fence(_) | Command::Lock | Command::Unlock | Command::Nop => vec![],
-        _ => {
-            out.iter_mut().for_each(|x| *x = true);
-            vec![]
-        }
-    };
-    for e in exprs {
-        e.for_each_var(&mut |r: RegId| out[r.0 as usize] = true);
-    }
-}
-
 /// The register a command of the region's vocabulary writes.
 fn written(c: &Command) -> Option<RegId> {
     match c {
@@ -119,7 +100,6 @@ fn thread(
     bound: u32,
 ) -> Option<usize> {
     let n = t.states.len();
-    let nregs = t.regs.len();
     let out = t.outgoing();
     let order = topological(t, &out)?;
     // Longest path (instructions) from each state.
@@ -134,26 +114,9 @@ fn thread(
     if longest[t.initial.0 as usize] > bound {
         return None;
     }
-    // Live registers at each state (backward, sinks first).
-    let mut live = vec![vec![false; nregs]; n];
-    for &q in order.iter().rev() {
-        let mut l = vec![false; nregs];
-        for r in observed {
-            l[r.0 as usize] = true;
-        }
-        for &i in &out[q] {
-            let ins = &t.instrs[i];
-            let mut after = live[ins.to.0 as usize].clone();
-            if let Some(r) = written(&ins.cmd) {
-                after[r.0 as usize] = false;
-            }
-            reads(&ins.cmd, &mut after);
-            for (x, y) in l.iter_mut().zip(after) {
-                *x |= y;
-            }
-        }
-        live[q] = l;
-    }
+    // Live registers at each state (strong liveness, shared with the
+    // simplifier and the explicit engine).
+    let live = crate::program::liveness::live_registers(t, observed);
     // Immediate post-dominators (`n` = the virtual exit after every
     // state without instructions), with their depth in the tree.
     let mut ipdom = vec![n; n];
