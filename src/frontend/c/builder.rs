@@ -358,6 +358,26 @@ impl Builder {
         LabelId(self.labels.len() - 1)
     }
 
+    /// When the current position is live, jumps to the label in `slot`,
+    /// creating it (with `span`, the first place that jumps there) on
+    /// first use: one shared target per kind of violation of a thread
+    /// (assertion failed, out-of-bounds index, invalid function pointer,
+    /// undefined function), placed later by the thread's epilogue.
+    pub fn jump_shared(&mut self, slot: &mut Option<(LabelId, Span)>, span: Span) {
+        if !self.live() {
+            return;
+        }
+        let l = match *slot {
+            Some((l, _)) => l,
+            None => {
+                let l = self.label();
+                *slot = Some((l, span));
+                l
+            }
+        };
+        self.jump(l);
+    }
+
     /// True once `l` was placed.
     pub fn placed(&self, l: LabelId) -> bool {
         self.labels[l.0].placed

@@ -410,18 +410,8 @@ impl<'a> Ctx<'a> {
 
     /// Jumps to this thread's error state (an assertion failed).
     pub fn fail(&mut self, s: lang_c::span::Span) {
-        if !self.b.live() {
-            return;
-        }
-        let l = match self.error {
-            Some((l, _)) => l,
-            None => {
-                let l = self.b.label();
-                self.error = Some((l, self.span(s)));
-                l
-            }
-        };
-        self.b.jump(l);
+        let sp = self.span(s);
+        self.b.jump_shared(&mut self.error, sp);
     }
 }
 

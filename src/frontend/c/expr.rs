@@ -800,17 +800,7 @@ impl<'a> Ctx<'a> {
             self.b.jump(join);
         }
         self.b.goto_pos(out);
-        if self.b.live() {
-            let l = match self.bounds {
-                Some((l, _)) => l,
-                None => {
-                    let l = self.b.label();
-                    self.bounds = Some((l, sp));
-                    l
-                }
-            };
-            self.b.jump(l);
-        }
+        self.b.jump_shared(&mut self.bounds, sp);
         self.b.place(join);
         Ok(v)
     }
@@ -1033,20 +1023,10 @@ impl<'a> Ctx<'a> {
             self.b.jump(join);
         }
         self.b.goto_pos(bad);
-        if self.b.live() {
-            if self.in_atomic > 0 {
-                self.fail(s);
-            } else {
-                let l = match self.bad_call {
-                    Some((l, _)) => l,
-                    None => {
-                        let l = self.b.label();
-                        self.bad_call = Some((l, sp));
-                        l
-                    }
-                };
-                self.b.jump(l);
-            }
+        if self.in_atomic > 0 {
+            self.fail(s);
+        } else {
+            self.b.jump_shared(&mut self.bad_call, sp);
         }
         self.b.place(join);
         // A copy: another call on this line may reuse `res`.
@@ -1189,18 +1169,8 @@ impl<'a> Ctx<'a> {
                     for a in args {
                         self.rvalue(a)?;
                     }
-                    if self.b.live() {
-                        let sp = self.span(c.callee.span);
-                        let l = match self.extern_call {
-                            Some((l, _)) => l,
-                            None => {
-                                let l = self.b.label();
-                                self.extern_call = Some((l, sp));
-                                l
-                            }
-                        };
-                        self.b.jump(l);
-                    }
+                    let sp = self.span(c.callee.span);
+                    self.b.jump_shared(&mut self.extern_call, sp);
                     return zero;
                 }
                 Err(self.err(

@@ -653,8 +653,9 @@ fn collect_labels(s: &Node<Statement>, out: &mut Vec<String>, depth: usize) {
     }
 }
 
-/// True when a function definition's parameter list ends with `...`.
-pub fn is_variadic(f: &Node<FunctionDefinition>) -> bool {
+/// The function declarator of a function definition (the innermost one
+/// of nested declarators, e.g. `int (*f(void))(int)` gives `f(void)`).
+fn function_declarator(f: &Node<FunctionDefinition>) -> Option<&lang_c::ast::FunctionDeclarator> {
     fn find(d: &Node<lang_c::ast::Declarator>) -> Option<&lang_c::ast::FunctionDeclarator> {
         if let lang_c::ast::DeclaratorKind::Declarator(inner) = &d.node.kind.node {
             if let Some(x) = find(inner) {
@@ -666,24 +667,18 @@ pub fn is_variadic(f: &Node<FunctionDefinition>) -> bool {
             _ => None,
         })
     }
-    find(&f.node.declarator).is_some_and(|fd| fd.ellipsis == lang_c::ast::Ellipsis::Some)
+    find(&f.node.declarator)
+}
+
+/// True when a function definition's parameter list ends with `...`.
+pub fn is_variadic(f: &Node<FunctionDefinition>) -> bool {
+    function_declarator(f).is_some_and(|fd| fd.ellipsis == lang_c::ast::Ellipsis::Some)
 }
 
 /// The parameters of a function definition: (specifiers, declarator);
 /// `(void)` has none.
 pub fn parameters(f: &Node<FunctionDefinition>) -> Vec<Param<'_>> {
-    fn find(d: &Node<lang_c::ast::Declarator>) -> Option<&lang_c::ast::FunctionDeclarator> {
-        if let lang_c::ast::DeclaratorKind::Declarator(inner) = &d.node.kind.node {
-            if let Some(x) = find(inner) {
-                return Some(x);
-            }
-        }
-        d.node.derived.iter().rev().find_map(|x| match &x.node {
-            lang_c::ast::DerivedDeclarator::Function(fd) => Some(&fd.node),
-            _ => None,
-        })
-    }
-    let Some(fd) = find(&f.node.declarator) else {
+    let Some(fd) = function_declarator(f) else {
         return Vec::new();
     };
     let ps: Vec<_> = fd

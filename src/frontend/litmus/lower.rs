@@ -212,6 +212,14 @@ fn uses_instrs(surf: &super::syntax::Surface) -> bool {
         || surf.filter.as_ref().is_some_and(|f| raw_has(f, &instr))
 }
 
+/// The instruction texts of one thread's cells, in code order (the
+/// `k` of [`code_instr_text`] and `CodeMap::pos_addr`).
+fn instr_texts(cells: &[super::syntax::Cell]) -> impl Iterator<Item = &str> {
+    cells
+        .iter()
+        .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
+}
+
 /// The text of instruction `k` of thread `t` as an instruction value
 /// (herd's `instr:"…"`): a branch to a label `B L` is PC-relative, `B .+4`
 /// per instruction ahead (`.-4` back), as herd prints it; any other
@@ -498,11 +506,7 @@ fn lower(
     // its instruction (a load from `ADR X0,L0` reads `instr:"…"`).
     if vars.code.enabled && uses_instrs(surf) {
         for (t, cells) in surf.threads.iter().enumerate() {
-            let texts: Vec<&str> = cells
-                .iter()
-                .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
-                .collect();
-            for (k, text) in texts.into_iter().enumerate() {
+            for (k, text) in instr_texts(cells).enumerate() {
                 let v = vars.instr(&code_instr_text(vars, t, k, text));
                 if vars.fixed.is_some() {
                     p.init.insert(vars.code.pos_addr(t, k), v);
@@ -995,11 +999,7 @@ fn plan_fetches(
         }
     }
     for (t, cells) in surf.threads.iter().enumerate() {
-        let texts: Vec<&str> = cells
-            .iter()
-            .filter_map(|c| c.instr.as_ref().map(|(x, _)| x.as_str()))
-            .collect();
-        for (k, text) in texts.into_iter().enumerate() {
+        for (k, text) in instr_texts(cells).enumerate() {
             let a = vars.code.pos_addr(t, k);
             if targets.contains(&a) {
                 let v = vars.instr(&code_instr_text(vars, t, k, text));
