@@ -175,21 +175,37 @@ impl Mat {
     /// relation has one: a breadth-first search from every node
     /// (O(n·(n + edges))). Shorter cycles give more general lemmas.
     pub fn shortest_cycle(&self) -> Option<Vec<usize>> {
+        self.shortest_cycle_through(0..self.n(), None)
+    }
+
+    /// The shortest among the cycles through `sources` (list of events,
+    /// first ≠ repeated; the first event is one of `sources`), if any is
+    /// shorter than `limit` events: a breadth-first search from each
+    /// source, cut at the best length found so far (O(|sources|·(n +
+    /// edges)) at worst). With the events of a cycle found by
+    /// [`Mat::find_cycle`] as sources, it shortens that cycle.
+    pub fn shortest_cycle_through(
+        &self,
+        sources: impl IntoIterator<Item = usize>,
+        limit: Option<usize>,
+    ) -> Option<Vec<usize>> {
         let n = self.n();
         let mut best: Option<Vec<usize>> = None;
         let mut parent = vec![usize::MAX; n];
+        let mut depth = vec![0usize; n];
         let mut queue = Vec::with_capacity(n);
-        for s in 0..n {
+        for s in sources {
             if self.0[s].is_empty() {
                 continue;
             }
             parent.iter_mut().for_each(|p| *p = usize::MAX);
             queue.clear();
             queue.push(s);
+            depth[s] = 0;
             let mut head = 0;
-            let limit = best.as_ref().map_or(usize::MAX, |c| c.len());
-            let mut depth = vec![0usize; 0];
-            depth.resize(n, 0);
+            let limit = best
+                .as_ref()
+                .map_or(limit.unwrap_or(usize::MAX), |c| c.len());
             'bfs: while head < queue.len() {
                 let u = queue[head];
                 head += 1;
@@ -950,6 +966,27 @@ impl<'m, B: Base> Evaluator<'m, B> {
     /// violations of every axiom (for an `acyclic` axiom: a cycle, then
     /// another one after deleting an edge of the first, ...). More lemmas
     /// per candidate mean fewer solver rounds in the lazy loop.
+    /// A cycle of `m` to explain an `acyclic` violation: the shortest one
+    /// ([`Mat::shortest_cycle`]) when [`Evaluator::shortest_cycles`] is
+    /// set; otherwise the first one found by depth-first search
+    /// ([`Mat::find_cycle`]), shortened to the shortest cycle through
+    /// one of its events ([`Mat::shortest_cycle_through`]). A depth-first
+    /// cycle can run through most of the events (lemmas of 120 literals
+    /// on `stack_safe`); the shortened ones are what a short explanation
+    /// needs at the price of a few breadth-first searches: the refinements
+    /// of the Nidhugg `pgsql` sc row fell from 304 to 69 (docs/performance.md).
+    fn cycle(&self, m: &Mat) -> Option<Vec<usize>> {
+        if self.shortest_cycles {
+            return m.shortest_cycle();
+        }
+        let c = m.find_cycle()?;
+        let len = c.len();
+        Some(
+            m.shortest_cycle_through(c.iter().copied(), Some(len))
+                .unwrap_or(c),
+        )
+    }
+
     pub fn check_all(&mut self, per_axiom: usize) -> Vec<Violation<B::Fact>> {
         let model = self.model;
         let mut out = Vec::new();
@@ -964,11 +1001,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             let mut found: Vec<Vec<(usize, usize)>> = Vec::new();
             match (kind, &*v) {
                 (AxiomKind::Acyclic, Val::Rel(m)) if per_axiom > 0 => {
-                    let first = if self.shortest_cycles {
-                        m.shortest_cycle()
-                    } else {
-                        m.find_cycle()
-                    };
+                    let first = self.cycle(m);
                     // Most candidates satisfy the axiom: copy the
                     // relation only to look for further cycles.
                     let Some(c) = first else { continue };
@@ -983,11 +1016,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
                         if found.len() >= per_axiom {
                             break;
                         }
-                        next = if self.shortest_cycles {
-                            m.shortest_cycle()
-                        } else {
-                            m.find_cycle()
-                        };
+                        next = self.cycle(&m);
                     }
                 }
                 (AxiomKind::Irreflexive, Val::Rel(m)) => {

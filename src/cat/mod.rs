@@ -4,7 +4,7 @@
 //! files (`encodings/*.cat`, among them the stdlib every model starts
 //! with) and model loading; [`base`] owns the vocabulary of base sets and
 //! relations, [`parse`] the syntax and name resolution, [`eval`] the
-//! concrete evaluation. Models are data: `--model NAME` picks a
+//! concrete evaluation, [`implied`] what the axioms imply syntactically. Models are data: `--model NAME` picks a
 //! compiled-in file, `--model-file` loads a user's file. docs/models.md
 //! documents the language.
 //!
@@ -33,6 +33,7 @@
 
 pub mod base;
 pub mod eval;
+pub mod implied;
 pub mod parse;
 
 use crate::diag::{SourceFile, Span};

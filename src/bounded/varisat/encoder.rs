@@ -200,26 +200,11 @@ pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
 }
 
 impl<'a> Encoder<'a> {
-    /// Unrolls and encodes the base constraints; the model's axioms are
-    /// all lazy ([`Encoder::new`] adds the eager ones). `limit` is checked
-    /// at the growth points of the encoding (each step of each thread, each
-    /// read's sources, each event of the hb-cycle constraints): the first
-    /// limit reached is kept in [`Encoder::aborted`], the encoding stops
-    /// growing, and every [`Encoder::solve`] answers with that limit.
-    pub fn lazy(
-        prog: &'a Program,
-        model: &'a Model,
-        bound: u32,
-        width: u32,
-        limit: Option<Deadline>,
-    ) -> Encoder<'a> {
-        Encoder::lazy_in(Cnf::new(), prog, model, bound, width, limit)
-    }
-
-    /// [`Encoder::lazy`] into the given `cnf` (e.g. [`Cnf::recording`],
-    /// for a backend that solves with another SAT solver through
-    /// [`Encoder::external`]).
-    pub fn lazy_in(
+    /// Unrolls and encodes the base constraints into `cnf`: events, rf,
+    /// co (with its transitivity), the dependency relations; no axiom of
+    /// the model (`Encoder::lazy_in` adds the clauses the model implies).
+    /// `limit` is checked at the growth points of the encoding.
+    pub(super) fn base_in(
         mut cnf: Cnf,
         prog: &'a Program,
         model: &'a Model,
@@ -313,7 +298,7 @@ impl<'a> Encoder<'a> {
         }
     }
 
-    fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
+    pub(super) fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
         let key = (G_EQADDR, a.min(b), a.max(b));
         if let Some(l) = self.gates.get(&key) {
             return *l;
@@ -329,7 +314,7 @@ impl<'a> Encoder<'a> {
 
     /// True once a resource limit is reached (recorded in
     /// [`Encoder::aborted`]).
-    fn over_limit(&mut self) -> bool {
+    pub(super) fn over_limit(&mut self) -> bool {
         if self.aborted.is_none() {
             if let Some(Err(e)) = self.limit.map(|d| d.check()) {
                 self.aborted = Some(e);
@@ -791,7 +776,7 @@ impl<'a> Encoder<'a> {
     }
 
     /// Each read's rf sources (write, literal), built on first use.
-    fn sources(&mut self, r: usize) -> Vec<(usize, Lit)> {
+    pub(super) fn sources(&mut self, r: usize) -> Vec<(usize, Lit)> {
         if self.rf_by_read.is_none() {
             // Each read's sources, in the map's order (one pass, instead
             // of a scan of every rf pair per read).

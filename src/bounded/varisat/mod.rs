@@ -10,6 +10,8 @@
 //!   literals), the base relations as literals, goals, the hb cycle, and
 //!   the lazy loop (solve → check the candidate against the model with
 //!   [`crate::cat::eval`] → add the explanation → solve again);
+//! * [`coherence`]: SC per location's small violations forbidden up
+//!   front when the model requires it;
 //! * [`eager`]: `--eager`, `acyclic` axioms encoded up front with clocks;
 //! * [`escape_cfg`]: the CFG pre-filter of the narrowed query's escape
 //!   candidates (pairs ordered by the model on every control path);
@@ -26,6 +28,7 @@
 pub mod analysis;
 pub mod bv;
 pub mod cnf;
+pub mod coherence;
 pub mod eager;
 pub mod encoder;
 pub mod enumerate;
@@ -45,6 +48,42 @@ use crate::program::{GExpr, Program, ThreadId};
 use bv::Bv;
 
 impl<'a> Encoder<'a> {
+    /// Unrolls and encodes the base constraints; the model's axioms are
+    /// all lazy ([`Encoder::new`] adds the eager ones), except the
+    /// coherence clauses a model requiring SC per location implies
+    /// ([`coherence`]). `limit` is checked at the growth points of the
+    /// encoding (each step of each thread, each read's sources, each event
+    /// of the hb-cycle constraints): the first limit reached is kept in
+    /// [`Encoder::aborted`], the encoding stops growing, and every
+    /// [`Encoder::solve`] answers with that limit.
+    pub fn lazy(
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        limit: Option<Deadline>,
+    ) -> Encoder<'a> {
+        Encoder::lazy_in(cnf::Cnf::new(), prog, model, bound, width, limit)
+    }
+
+    /// [`Encoder::lazy`] into the given `cnf` (e.g. [`cnf::Cnf::recording`],
+    /// for a backend that solves with another SAT solver through
+    /// [`Encoder::external`]).
+    pub fn lazy_in(
+        cnf: cnf::Cnf,
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        limit: Option<Deadline>,
+    ) -> Encoder<'a> {
+        let mut enc = Encoder::base_in(cnf, prog, model, bound, width, limit);
+        if enc.pgas.is_none() && crate::cat::implied::sc_per_location(model) {
+            coherence::encode(&mut enc);
+        }
+        enc
+    }
+
     /// Unrolls and encodes the base constraints; `eager` encodes the
     /// model's `acyclic` axioms with clocks up front ([`eager`]; otherwise
     /// all axioms are lazy).
