@@ -180,8 +180,8 @@ fn a_c_witness_leaves_removed_registers_out_of_its_final_line() {
         eprintln!("skipped: no C preprocessor");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("bmc-simplify-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let file = dir.join("stale.c");
     std::fs::write(
         &file,
@@ -200,5 +200,4 @@ fn a_c_witness_leaves_removed_registers_out_of_its_final_line() {
     // `k` is only ever assigned (dead): its final value would be stale.
     assert!(!fin.contains(" k="), "{fin}");
     assert!(fin.contains("main: @"), "{fin}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

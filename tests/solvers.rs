@@ -360,9 +360,8 @@ mod with_z3 {
              lr.w.aqrl x7,0(x5) | sw x7,0(x5)        ;\n\
              sc.w x9,x8,0(x5)   | lw x8,0(x5)        ;\n\
              exists ([x]=4 /\\ 0:x7=2 /\\ 0:x9=0 /\\ 1:x8=0)\n";
-        let dir = std::env::temp_dir().join(format!("bmc-solvers-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("R+lr.aqrl+sc.litmus");
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("R+lr.aqrl+sc.litmus");
         std::fs::write(&f, test).unwrap();
         let path = f.display().to_string();
         let src = SourceFile::read(&path).unwrap();
@@ -371,7 +370,6 @@ mod with_z3 {
             .iter()
             .flat_map(|m| compare_litmus(&path, m))
             .collect();
-        let _ = std::fs::remove_dir_all(&dir);
         assert_none(bad);
     }
 

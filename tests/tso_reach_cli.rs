@@ -17,10 +17,10 @@ fn bmc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn tmp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("bmc-rmm-tso-reach-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// Writes `text` to `dir/name` (the directory is removed when the test
+/// drops it).
+fn tmp(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
 }
@@ -37,8 +37,9 @@ goal final where t1.r1 == 1 && t1.r2 == 0;";
 
 #[test]
 fn engines_answer_with_exit_codes() {
-    let sb = tmp("sb.rmm", SB);
-    let mp = tmp("mp.rmm", MP);
+    let d = tempfile::tempdir().unwrap();
+    let sb = tmp(&d, "sb.rmm", SB);
+    let mp = tmp(&d, "mp.rmm", MP);
     let (c, out, _) = bmc(&["reach", "--engine", "lazy", &sb]);
     assert_eq!(c, 1, "{out}");
     assert!(
@@ -64,7 +65,8 @@ fn engines_answer_with_exit_codes() {
 
 #[test]
 fn translate_prints_a_native_program() {
-    let sb = tmp("sb2.rmm", SB);
+    let d = tempfile::tempdir().unwrap();
+    let sb = tmp(&d, "sb2.rmm", SB);
     let (c, out, err) = bmc(&["translate", "--kround", "2", &sb]);
     assert_eq!(c, 0, "{err}");
     let (c, js, _) = bmc(&["translate", "--kround", "2", "--json", &sb]);
@@ -75,7 +77,7 @@ fn translate_prints_a_native_program() {
         Some(out.split_once('\n').unwrap().1)
     );
     assert_eq!(rec["rounds"], 2);
-    let p = tmp("sb_k2.rmm", &out);
+    let p = tmp(&d, "sb_k2.rmm", &out);
     // P' under SC (bounded) reaches the goal as P does under TSO.
     let (c, out, _) = bmc(&["reach", "-m", "sc", "-k", "40", &p]);
     assert_eq!(c, 1, "{out}");
@@ -83,8 +85,9 @@ fn translate_prints_a_native_program() {
 
 #[test]
 fn crosscheck_reach_agrees() {
-    let sb = tmp("sb3.rmm", SB);
-    let mp = tmp("mp3.rmm", MP);
+    let d = tempfile::tempdir().unwrap();
+    let sb = tmp(&d, "sb3.rmm", SB);
+    let mp = tmp(&d, "mp3.rmm", MP);
     let (c, out, _) = bmc(&["crosscheck", "--reach", "--timeout", "60", &sb, &mp]);
     assert_eq!(c, 0, "{out}");
     assert!(out.contains("0 disagreement(s)"), "{out}");
@@ -92,7 +95,8 @@ fn crosscheck_reach_agrees() {
 
 #[test]
 fn usage_errors() {
-    let sb = tmp("sb4.rmm", SB);
+    let d = tempfile::tempdir().unwrap();
+    let sb = tmp(&d, "sb4.rmm", SB);
     let (c, _, err) = bmc(&["reach", "--engine", "lazy", "-m", "pso", &sb]);
     assert_eq!(c, 2, "{err}");
     let (c, _, err) = bmc(&["robust", "--engine", "kround", &sb]);
@@ -100,6 +104,7 @@ fn usage_errors() {
     let (c, _, err) = bmc(&["reach", "--rounds", "2", &sb]);
     assert_eq!(c, 2, "{err}");
     let lk = tmp(
+        &d,
         "lock.rmm",
         "shared x; thread t { lock; x = 1; unlock; } goal anywhere;",
     );
@@ -114,7 +119,9 @@ fn usage_errors() {
 /// searched next); both witnesses replay on the TSO semantics.
 #[test]
 fn lazy_tries_the_goal_threads_first_and_then_every_thread() {
+    let d = tempfile::tempdir().unwrap();
     let idle = tmp(
+        &d,
         "idle3.rmm",
         "shared x, y, z;
 thread t0 { x = 1; r1 = y; }
@@ -132,6 +139,7 @@ goal g: t0@end, t1@end where t0.r1 == 0 && t1.r2 == 0;",
         "{out}"
     );
     let needed = tmp(
+        &d,
         "sb3f.rmm",
         "shared x, y, f;
 thread t0 { r0 = f; assume(r0 == 1); x = 1; r1 = y; }

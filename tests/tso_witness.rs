@@ -246,8 +246,8 @@ fn cli(file: &std::path::Path, bound: u32, explicit_first: bool) -> (i32, String
 #[test]
 fn explicit_first_keeps_every_verdict() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = std::env::temp_dir().join(format!("bmc-tso-witness-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     for (name, text) in ALL {
         let f = dir.join(format!("{name}.rmm"));
         std::fs::write(&f, text).unwrap();
@@ -272,7 +272,6 @@ fn explicit_first_keeps_every_verdict() {
     let (code, text) = cli(&dir.join("sb_fenced.rmm"), 14, true);
     assert_eq!(code, 0);
     assert!(text.contains("explicit engine"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The Trencher corpus (skipped when `../shared/corpus` is absent): every
