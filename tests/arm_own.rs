@@ -162,6 +162,36 @@ fn post_index_store_updates_the_base() {
 }
 
 #[test]
+fn unscaled_loads_and_stores_are_ldr_and_str() {
+    // LDUR/STUR (and the byte forms) access Xn + offset as LDR/STR do.
+    let s = states(
+        "AArch64 T\n{ int64_t a[2] = {5,7}; 0:X1=a; 0:X2=9; int8_t b; 0:X3=b; }\n P0 ;\n\
+         LDUR X0,[X1,#8] ;\n STUR X2,[X1] ;\n STURB W2,[X3] ;\n LDURB W4,[X3] ;\n\
+         locations [0:X0;0:X4;a;]\nexists (0:X0=0)\n",
+    );
+    assert_eq!(s, ["0:X0=7; 0:X4=9; a={9,7};"]);
+}
+
+#[test]
+fn pc_relative_branches() {
+    // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
+    // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.
+    let s = states(
+        "AArch64 T\n{ }\n P0 ;\n B L0 ;\n ADD W0,W0,#1 ;\n B .+8 ;\n L0: ;\n B .-4 ;\n\
+         ADD W0,W0,#1 ;\nforall 0:X0=1\n",
+    );
+    assert_eq!(s, ["0:X0=1;"]);
+    // A target outside the code, or not a multiple of 4, is a located error.
+    for t in ["B .+12", "B .+2", "B .-8"] {
+        let text = format!("AArch64 T\n{{ }}\n P0 ;\n NOP ;\n {t} ;\nexists (0:X0=0)\n");
+        let src = SourceFile::new("t.litmus", &text);
+        let e = bmc_rmm::frontend::litmus::parse(&src, Width(64)).unwrap_err();
+        assert!(e.to_string().contains("t.litmus:5:4"), "{t}: {e}");
+        assert!(e.to_string().contains("undefined label"), "{t}: {e}");
+    }
+}
+
+#[test]
 fn bad_shift_is_located() {
     let r = bmc_rmm::frontend::litmus::parse(
         &SourceFile::new(

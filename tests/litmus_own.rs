@@ -315,6 +315,28 @@ fn old_final_style_and_metadata() {
     assert!(t.eval(&[2]) && !t.eval(&[1]) && !t.eval(&[3]));
 }
 
+#[test]
+fn header_text_before_init_is_skipped_as_herd_does() {
+    // An unquoted cycle line, a doc string over two lines (one of them
+    // looking like `key=value`) and metadata, before the init block.
+    let t = parse_str(
+        "PPC H\nLwSyncdWW Rfe SyncdRR Fre\n\"first line\nsecond=line\"\nCycle=Rfe Fre\n{ 0:r2=x; }\n P0 ;\n li r1,1 ;\n stw r1,0(r2) ;\nexists (x=1)\n",
+    )
+    .unwrap();
+    assert_eq!(t.doc.as_deref(), Some("first line\nsecond=line"));
+    assert_eq!(
+        t.metadata,
+        vec![("Cycle".to_string(), "Rfe Fre".to_string())]
+    );
+    // Text and a `{` on the same line: the init block starts at the `{`.
+    let t = parse_str("PPC H2\nsome words { 0:r2=x; }\n P0 ;\n stw r1,0(r2) ;\nexists (x=0)\n")
+        .unwrap();
+    assert_eq!(t.name, "H2");
+    // No init block at all stays a located error.
+    let (_, msg) = err_of("PPC H3\nwords only\n");
+    assert!(msg.contains("expected the init block"), "{msg}");
+}
+
 // ---------------------------------------------------------- malformed
 
 #[test]

@@ -506,12 +506,34 @@ fn al_suffix(s: &str) -> Option<(u8, u8)> {
     })
 }
 
+/// The unscaled-offset loads and stores `LDUR`, `STUR` and their byte,
+/// half-word and sign-extending forms (`LDURB`, `LDURSH`, `STURH`, …) as
+/// the register-sized `LDR`/`STR` forms: they access `Xn + imm` exactly as
+/// `LDR Rt,[Xn,#imm]` does and differ only in the encoding of the offset
+/// (a signed 9-bit byte offset instead of a scaled unsigned one; Arm ARM
+/// C6.2, "LDUR", "STUR": `address = X[n] + offset`). Other mnemonics are
+/// returned unchanged.
+fn unscaled(mn: &str) -> String {
+    match mn
+        .strip_prefix("LDUR")
+        .map(|r| ("LDR", r))
+        .or_else(|| mn.strip_prefix("STUR").map(|r| ("STR", r)))
+    {
+        Some((base, r @ ("" | "B" | "H" | "SB" | "SH" | "SW")))
+            if base == "LDR" || !r.starts_with('S') =>
+        {
+            format!("{base}{r}")
+        }
+        _ => mn.to_string(),
+    }
+}
+
 /// Lowers one AArch64 instruction written at offset `base` of the source.
 pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, Error> {
     let lead = text.len() - text.trim_start().len();
     let (mn0, rest, mlen) = mnemonic(text);
     let sp = Span::new(base + lead, base + lead + mlen);
-    let mn = mn0.to_ascii_uppercase();
+    let mn = unscaled(&mn0.to_ascii_uppercase());
     let ops = split_ops(rest, base + lead + mlen);
     let n = ops.len();
     let tmp = |cx: &mut Ctx| cx.reg("#tmp");

@@ -378,9 +378,16 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             break;
         }
         if r.starts_with('"') {
-            // A doc string; a missing closing `"` ends it at the line end.
+            // A doc string. As in herd's splitter (`lib/splitter.mll`,
+            // `'"' [^'"']* '"'`) it may span lines up to the closing `"`,
+            // but not past the init block; a missing closing `"` ends it
+            // at the line end.
             let le = r.find('\n').unwrap_or(r.len());
-            let e = r[1..le].find('"').map(|e| e + 1).unwrap_or(le);
+            let init = r.find('{').unwrap_or(r.len());
+            let e = match r[1..].find('"').map(|e| e + 1) {
+                Some(e) if e < init => e,
+                _ => r[1..le].find('"').map(|e| e + 1).unwrap_or(le),
+            };
             if doc.is_none() {
                 doc = Some(r[1..e].to_string());
             }
@@ -401,11 +408,13 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                 continue;
             }
         }
-        let w = line.split_whitespace().next().unwrap_or("");
-        return Err(c.err(
-            Span::new(c.pos, c.pos + w.len()),
-            format!("expected the init block `{{ ... }}` or a `key=value` line, found `{w}`"),
-        ));
+        // Any other text before the init block is skipped, as herd's
+        // splitter does (`find_init`: `[^'\n''{']+`), e.g. an unquoted
+        // cycle description `ISyncdWW Wse ISyncdWW Wse` on the second line.
+        match line.find('{') {
+            Some(b) => c.pos += b,
+            None => c.pos += le,
+        }
     }
     // Init block, with nested braces.
     let open = c.pos;
