@@ -173,6 +173,31 @@ fn unscaled_loads_and_stores_are_ldr_and_str() {
 }
 
 #[test]
+fn extr_and_ror_immediate_are_exact() {
+    // EXTR W: (W1:W0) >> 8; ROR X of 16 and of -256 (a logical shift of a
+    // negative value), ROR W, and EXTR #0 (= Rm).
+    let s = states(
+        "AArch64 T\n{ 0:X0=0xCAFEBABE; 0:X1=0x12345678; int64_t 0:X4=16; int64_t 0:X6=-256;\n\
+         uint64_t 0:X2; int64_t 0:X3; int64_t 0:X5; uint64_t 0:X7; uint64_t 0:X8; }\n P0 ;\n\
+         EXTR W2,W1,W0,#8 ;\n ROR X5,X4,#8 ;\n ROR X3,X6,#4 ;\n ROR W7,W0,#16 ;\n\
+         EXTR W8,W1,W0,#0 ;\nlocations [0:X2;0:X3;0:X5;0:X7;0:X8;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X2=2026569402; 0:X3=1152921504606846960; 0:X5=1152921504606846976; 0:X7=3133065982; 0:X8=3405691582;"]
+    );
+    // A rotate by a register is refused where the register is.
+    let text = "AArch64 T\n{ }\n P0 ;\n ROR W5,W1,W2 ;\nexists (0:X5=0)\n";
+    let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.litmus:4:12") && e.contains("`ROR` by a register"),
+        "{e}"
+    );
+}
+
+#[test]
 fn pc_relative_branches() {
     // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
     // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.

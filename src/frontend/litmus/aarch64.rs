@@ -8,7 +8,8 @@
 //! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
 //! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`, the
 //! bitfield moves `UBFM`/`SBFM` and their aliases `UBFX`/`SBFX`/`UBFIZ`/
-//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`, the byte and half-word
+//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`, `EXTR` and `ROR`
+//! (immediate), `LDUR`/`STUR` (as `LDR`/`STR`), the byte and half-word
 //! loads and stores (`LDRB`, `LDRSH`, `STRH`, `LDARB`, `STLXRH`, …: the
 //! low bits of the location's cell; sizes checked in `Variant=mixed`),
 //! post-indexed `LDR`/`STR`, the ordered pairs `STILP`/`LDIAPP` (on
@@ -398,6 +399,28 @@ fn bitfield(
     })
 }
 
+/// `EXTR Rd, Rn, Rm, #lsb` at `ds` bits on the values `hi` of Rn and `lo`
+/// of Rm (Arm ARM C6.2, "EXTR": `result = (Rn:Rm)<lsb+datasize-1:lsb>`):
+/// bits ds−1..lsb of Rm at the bottom, bits lsb−1..0 of Rn above them —
+/// the two bitfield moves `UBFX Rm, #lsb, #(ds−lsb)` and `UBFIZ Rn,
+/// #(ds−lsb), #lsb` ORed, so the logical shift is exact at `ds` bits. `ROR
+/// Rd, Rs, #k` is `EXTR Rd, Rs, Rs, #k` (Arm ARM, "ROR (immediate)").
+fn extract(
+    cx: &mut Ctx,
+    hi: LExpr,
+    lo: LExpr,
+    lsb: u32,
+    ds: u32,
+    span: Span,
+) -> Result<LExpr, Error> {
+    if lsb == 0 {
+        return bitfield(cx, false, lo, 0, ds - 1, ds, span);
+    }
+    let low = bitfield(cx, false, lo, lsb, ds - 1, ds, span)?;
+    let high = bitfield(cx, false, hi, lsb, lsb - 1, ds, span)?;
+    Ok(bin(BinOp::BitOr, low, high))
+}
+
 /// The data size of a register operand: 32 for `Wn`/`WZR`, else 64.
 fn size_of(op: &Op) -> u32 {
     if op.text.starts_with(['W', 'w']) {
@@ -684,6 +707,26 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 shr(cx, a, k, ops[2].span)?
             };
             Ok(Low::Cmds(assign(d, v)))
+        }
+        "EXTR" | "ROR" => {
+            // EXTR Rd,Rn,Rm,#lsb; ROR Rd,Rs,#k is EXTR Rd,Rs,Rs,#k (the
+            // register-amount ROR has no immediate: a located error).
+            let extr = mn == "EXTR";
+            arity(cx, mn0, &ops, if extr { 4 } else { 3 }, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let ds = size_of(&ops[0]);
+            let hi = rval(cx, &ops[1])?;
+            let lo = rval(cx, &ops[if extr { 2 } else { 1 }])?;
+            let amt = &ops[if extr { 3 } else { 2 }];
+            if !extr && reg_opt(cx, amt).is_ok() {
+                return Err(cx.src.error(
+                    amt.span,
+                    "unsupported AArch64 `ROR` by a register (no variable shifts; `ROR #n` is read)",
+                ));
+            }
+            let lsb = imm_below(cx, amt, ds)?;
+            let r = extract(cx, hi, lo, lsb, ds, sp)?;
+            Ok(Low::Cmds(assign(d, r)))
         }
         "UBFM" | "SBFM" | "UBFX" | "SBFX" | "UBFIZ" | "SBFIZ" => {
             arity(cx, mn0, &ops, 4, sp)?;

@@ -612,15 +612,13 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             }
         }
     }
-    let (quant, prop) =
-        match cond {
-            Some((q, p)) => (q, p),
-            None if !locations.is_empty() => (RawQuant::Forall, RawProp::True),
-            None => return Err(src.error(
-                Span::new(text.len(), text.len()),
-                "truncated litmus file: missing final condition (`exists`, `~exists` or `forall`)",
-            )),
-        };
+    let (quant, prop) = match cond {
+        Some((q, p)) => (q, p),
+        // No condition (with or without `locations`): `forall (true)`,
+        // as herd reads an empty constraint (its splitter's
+        // `inside_prog` reaching the end of the file).
+        None => (RawQuant::Forall, RawProp::True),
+    };
     Ok(Surface {
         arch,
         arch_span,
