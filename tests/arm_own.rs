@@ -198,6 +198,18 @@ fn extr_and_ror_immediate_are_exact() {
 }
 
 #[test]
+fn lsr_is_logical() {
+    // LSR shifts in zeros at the register's size (the UBFM alias): -16 >> 2
+    // at 64 bits, -16 >> 4 at 32 bits (W), and as a shifted operand.
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X0=-16; int64_t 0:X1; uint64_t 0:X2; int64_t 0:X3; }\n P0 ;\n\
+         LSR X1,X0,#2 ;\n LSR W2,W0,#4 ;\n ADD X3,XZR,X0,LSR #60 ;\n\
+         locations [0:X1;0:X2;0:X3;]\nexists (0:X1=0)\n",
+    );
+    assert_eq!(s, ["0:X1=4611686018427387900; 0:X2=268435455; 0:X3=15;"]);
+}
+
+#[test]
 fn pc_relative_branches() {
     // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
     // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.

@@ -302,13 +302,15 @@ fn amount(cx: &Ctx, text: &str, span: Span) -> Result<u32, Error> {
         })
 }
 
-/// The shifted or extended register operand `v, op` of the data-processing
-/// instructions: `LSL #k`, `LSR #k`, `ASR #k`, `SXTB`/`UXTB`/`SXTH`/`UXTH`
+/// The shifted or extended register operand `v, op` (of a `ds`-bit
+/// register) of the data-processing
+/// instructions: `LSL #k`, `LSR #k` (logical: the `UBFM` alias, exact at
+/// `ds` bits), `ASR #k`, `SXTB`/`UXTB`/`SXTH`/`UXTH`
 /// (sign/zero extension of the low byte/half-word), `SXTW`/`UXTW`/`SXTX`/
 /// `UXTX` (no change: values fit the width), each extension with an
 /// optional left shift (Arm ARM C6, "ADD (shifted register)", "ADD
 /// (extended register)").
-fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
+fn shifted(cx: &mut Ctx, v: LExpr, op: &Op, ds: u32) -> Result<LExpr, Error> {
     let t = op.text.trim();
     let (kind, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
     let kind = kind.to_ascii_uppercase();
@@ -319,7 +321,8 @@ fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
     };
     match kind.as_str() {
         "LSL" => shl(cx, v, k, op.span),
-        "LSR" | "ASR" => shr(cx, v, k, op.span),
+        "LSR" => lsr(cx, v, k, ds, op.span),
+        "ASR" => shr(cx, v, k, op.span),
         "SXTB" | "UXTB" | "SXTH" | "UXTH" => {
             let bits = if kind.ends_with('B') { 8 } else { 16 };
             let mask = cx.int((1i64 << bits) - 1, op.span)?;
@@ -397,6 +400,17 @@ fn bitfield(
     } else {
         r
     })
+}
+
+/// The logical shift right `LSR #k` of the `ds`-bit value `v`: the alias
+/// `UBFM Rd, Rn, #k, #(ds-1)` (Arm ARM C6.2, "LSR (immediate)"), so a
+/// negative (top-bit-set) value shifts in zeros; `k` ≥ `ds` (not
+/// encodable) keeps the arithmetic shift.
+fn lsr(cx: &mut Ctx, v: LExpr, k: u32, ds: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 || k >= ds {
+        return shr(cx, v, k, span);
+    }
+    bitfield(cx, false, v, k, ds - 1, ds, span)
 }
 
 /// `EXTR Rd, Rn, Rm, #lsb` at `ds` bits on the values `hi` of Rn and `lo`
@@ -701,10 +715,10 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
             let k = amount(cx, ops[2].text, ops[2].span)?;
-            let v = if mn == "LSL" {
-                shl(cx, a, k, ops[2].span)?
-            } else {
-                shr(cx, a, k, ops[2].span)?
+            let v = match mn.as_str() {
+                "LSL" => shl(cx, a, k, ops[2].span)?,
+                "LSR" => lsr(cx, a, k, size_of(&ops[0]), ops[2].span)?,
+                _ => shr(cx, a, k, ops[2].span)?,
             };
             Ok(Low::Cmds(assign(d, v)))
         }
@@ -794,7 +808,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let a = rval(cx, &ops[1])?;
             let mut b = operand(cx, &ops[2])?;
             if let Some(sh) = ops.get(3) {
-                b = shifted(cx, b, sh)?;
+                b = shifted(cx, b, sh, size_of(&ops[2]))?;
             }
             let fl = match mn.as_str() {
                 "SUBS" => Some(FlagOp::Sub),
@@ -826,7 +840,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let a = rval(cx, &ops[0])?;
             let mut b = operand(cx, &ops[1])?;
             if let Some(sh) = ops.get(2) {
-                b = shifted(cx, b, sh)?;
+                b = shifted(cx, b, sh, size_of(&ops[1]))?;
             }
             let op = match mn.as_str() {
                 "CMP" => FlagOp::Sub,
