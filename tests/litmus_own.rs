@@ -335,6 +335,18 @@ fn header_text_before_init_is_skipped_as_herd_does() {
     // No final condition: `forall (true)`, as herd reads it.
     let t = parse_str("X86 T\n{ }\n P0 ;\n MOV EAX,$1 ;\n").unwrap();
     assert_eq!(t.condition_text(), "forall (true)");
+    // `v[0]` as an init value is the array's address; `v[1]` is refused
+    // where it is written.
+    let t = parse_str(
+        "AArch64 A\n{ 0:X2=v[0]; int64_t v[2] = {22,44}; }\n P0 ;\n LDR X0,[X2] ;\nexists (0:X0=22)\n",
+    )
+    .unwrap();
+    assert_eq!(t.name, "A");
+    let (loc, msg) = err_of(
+        "AArch64 A\n{ 0:X2=v[1]; int64_t v[2] = {22,44}; }\n P0 ;\n LDR X0,[X2] ;\nexists (0:X0=44)\n",
+    );
+    assert_eq!(loc, "t.litmus:2:8");
+    assert!(msg.contains("unsupported init value `v[1]`"), "{msg}");
     // No init block at all stays a located error.
     let (_, msg) = err_of("PPC H3\nwords only\n");
     assert!(msg.contains("expected the init block"), "{msg}");

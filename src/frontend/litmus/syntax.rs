@@ -800,6 +800,11 @@ fn parse_init(
                     Some((RawVal::Instr(r2.to_string()), rspan))
                 } else if is_ident(r2) {
                     Some((RawVal::Sym(r2.to_string()), rspan))
+                } else if let Some(b) = r2.strip_suffix("[0]").filter(|b| is_ident(b)) {
+                    // `0:X2=v[0]`: the address of an array's element 0 is
+                    // the array's address (herd's `A128`); other elements
+                    // fall through to the error below.
+                    Some((RawVal::Sym(b.to_string()), rspan))
                 } else if let Some((t, l)) = code_label(r2) {
                     Some((RawVal::Label(t, l), rspan))
                 } else {
