@@ -377,16 +377,16 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         if r.starts_with('{') {
             break;
         }
-        if r.starts_with('"') {
+        if let Some(body) = r.strip_prefix('"') {
             // A doc string. As in herd's splitter (`lib/splitter.mll`,
             // `'"' [^'"']* '"'`) it may span lines up to the closing `"`,
             // but not past the init block; a missing closing `"` ends it
             // at the line end.
             let le = r.find('\n').unwrap_or(r.len());
             let init = r.find('{').unwrap_or(r.len());
-            let e = match r[1..].find('"').map(|e| e + 1) {
+            let e = match body.find('"').map(|e| e + 1) {
                 Some(e) if e < init => e,
-                _ => r[1..le].find('"').map(|e| e + 1).unwrap_or(le),
+                _ => body[..le - 1].find('"').map(|e| e + 1).unwrap_or(le),
             };
             if doc.is_none() {
                 doc = Some(r[1..e].to_string());
