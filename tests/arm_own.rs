@@ -210,6 +210,17 @@ fn lsr_is_logical() {
 }
 
 #[test]
+fn w_results_are_zero_extended_into_64_bit_registers() {
+    // ADD W into an int64_t register keeps the low word, zero-extended;
+    // the X subtraction stays a signed 64-bit value.
+    let s = states(
+        "AArch64 T\n{ 0:X0=3; 0:X1=-5; int64_t 0:X2; int64_t 0:X3; }\n P0 ;\n\
+         ADD W2,W1,W0 ;\n SUB X3,X1,X0 ;\nlocations [0:X2;0:X3;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(s, ["0:X2=4294967294; 0:X3=-8;"]);
+}
+
+#[test]
 fn pc_relative_branches() {
     // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
     // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.

@@ -825,6 +825,15 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 "AND" => bin(BinOp::BitAnd, x, y),
                 _ => bin(BinOp::BitOr, x, y),
             };
+            // A W destination keeps the low word, zero-extended.
+            let v = if size_of(&ops[0]) == 32 {
+                if fl.is_none() {
+                    cx.vars.result32();
+                }
+                super::ops::ext32(cx, v, false)
+            } else {
+                v
+            };
             // Flags first (the destination may be an operand).
             let mut cmds = Vec::new();
             if let Some(op) = fl {
