@@ -221,6 +221,17 @@ fn w_results_are_zero_extended_into_64_bit_registers() {
 }
 
 #[test]
+fn mul_and_mneg_are_madd_and_msub_with_zero() {
+    // 7 * -3 = -21; MNEG 7 * -3 = 21; W: 65537 * 65537 wraps to 131073.
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X0=7; int64_t 0:X1=-3; 0:X2=65537; int64_t 0:X3; int64_t 0:X4; }\n P0 ;\n\
+         MUL X3,X0,X1 ;\n MNEG X4,X0,X1 ;\n MUL W5,W2,W2 ;\n\
+         locations [0:X3;0:X4;0:X5;]\nexists (0:X3=0)\n",
+    );
+    assert_eq!(s, ["0:X3=-21; 0:X4=21; 0:X5=131073;"]);
+}
+
+#[test]
 fn pc_relative_branches() {
     // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
     // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.

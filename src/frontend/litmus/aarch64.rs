@@ -6,7 +6,7 @@
 //! `LDEOR`, `LDSET` (and `STADD`, …) with their `A`/`L`/`AL` variants,
 //! `MOV`/`MOVZ`/`MOVK`/`MVN`, `ADD`/`SUB`/`EOR`/`EON`/`AND`/`ORR` (and
 //! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
-//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`, the
+//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`/`MUL`/`MNEG`, the
 //! bitfield moves `UBFM`/`SBFM` and their aliases `UBFX`/`SBFX`/`UBFIZ`/
 //! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`, `EXTR` and `ROR`
 //! (immediate), `LDUR`/`STUR` (as `LDR`/`STR`), the byte and half-word
@@ -782,15 +782,28 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let r = bitfield(cx, mn.starts_with('S'), v, 0, imms, ds, sp)?;
             Ok(Low::Cmds(assign(d, r)))
         }
-        "MADD" | "MSUB" => {
-            arity(cx, mn0, &ops, 4, sp)?;
+        "MADD" | "MSUB" | "MUL" | "MNEG" => {
+            // MUL Rd,Rn,Rm and MNEG Rd,Rn,Rm are MADD/MSUB Rd,Rn,Rm,ZR
+            // (Arm ARM C6.2, "MUL", "MNEG": aliases).
+            let alias = mn == "MUL" || mn == "MNEG";
+            arity(cx, mn0, &ops, if alias { 3 } else { 4 }, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let p = bin(BinOp::Mul, rval(cx, &ops[1])?, rval(cx, &ops[2])?);
-            let a = rval(cx, &ops[3])?;
-            let v = if mn == "MADD" {
+            let a = if alias {
+                Expr::Const(0)
+            } else {
+                rval(cx, &ops[3])?
+            };
+            let v = if mn == "MADD" || mn == "MUL" {
                 bin(BinOp::Add, a, p)
             } else {
                 bin(BinOp::Sub, a, p)
+            };
+            let v = if size_of(&ops[0]) == 32 {
+                cx.vars.result32();
+                super::ops::ext32(cx, v, false)
+            } else {
+                v
             };
             Ok(Low::Cmds(assign(d, v)))
         }
