@@ -232,6 +232,17 @@ fn mul_and_mneg_are_madd_and_msub_with_zero() {
 }
 
 #[test]
+fn w_loads_are_zero_extended_into_64_bit_registers() {
+    // A plain and an atomic W load of negative words into int64_t
+    // registers (herd's LDSMIN01: the word read is zero-extended).
+    let s = states(
+        "AArch64 T\n{ int x=-1; 0:X1=x; int64_t 0:X2; int64_t 0:X3; 0:X4=5; int y=-2; 0:X5=y; }\n\
+         P0 ;\n LDR W2,[X1] ;\n LDADD W4,W3,[X5] ;\nlocations [0:X2;0:X3;y;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(s, ["0:X2=4294967295; 0:X3=4294967294; [y]=3;"]);
+}
+
+#[test]
 fn pc_relative_branches() {
     // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
     // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.

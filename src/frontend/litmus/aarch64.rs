@@ -488,6 +488,12 @@ fn extend(
         cx.vars.min_width = cx.vars.min_width.max(64);
     }
     if bits >= ds {
+        // A W destination: the word read, zero-extended (shows in a test
+        // with a register typed wider than 32 bits: `Vars::result32`).
+        if ds == 32 {
+            cx.vars.result32();
+            return Ok(super::ops::ext32(cx, v, false));
+        }
         return Ok(v);
     }
     bitfield(cx, signed, v, 0, bits - 1, ds, sp)
@@ -943,6 +949,14 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let mut cmds = vec![ann(a, c)];
             if let (Some(bits), Some(r)) = (size, d) {
                 cmds.extend(assign(d, extend(cx, Expr::Var(r), bits, signed, ds, sp)?));
+            } else if let (None, Some(r), 32) = (size, d, ds) {
+                // A W load zero-extends the word read (Arm ARM C6.2, "LDR
+                // (immediate)": `X[t] = ZeroExtend(data, regsize)`); it
+                // shows only at 64 bits.
+                cx.vars.result32();
+                if cx.wide() {
+                    cmds.extend(assign(d, extend(cx, Expr::Var(r), 32, false, 32, sp)?));
+                }
             }
             if let Some(imm) = ops.get(2) {
                 cmds.extend(post_index(cx, &ops[1], imm)?);
@@ -1097,10 +1111,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
     // The value read, as the destination register gets it (the low bits
     // of a byte or half-word access, zero-extended).
     let read = |cx: &mut Ctx, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
-        match bits {
-            Some(b) => extend(cx, Expr::Var(tmp), b, false, ds, sp),
-            None => Ok(Expr::Var(tmp)),
-        }
+        extend(cx, Expr::Var(tmp), bits.unwrap_or(ds), false, ds, sp)
     };
     // The value written: a byte or half-word access writes the low bits.
     let written = |cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
