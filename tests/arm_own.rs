@@ -162,6 +162,106 @@ fn post_index_store_updates_the_base() {
 }
 
 #[test]
+fn unscaled_loads_and_stores_are_ldr_and_str() {
+    // LDUR/STUR (and the byte forms) access Xn + offset as LDR/STR do.
+    let s = states(
+        "AArch64 T\n{ int64_t a[2] = {5,7}; 0:X1=a; 0:X2=9; int8_t b; 0:X3=b; }\n P0 ;\n\
+         LDUR X0,[X1,#8] ;\n STUR X2,[X1] ;\n STURB W2,[X3] ;\n LDURB W4,[X3] ;\n\
+         locations [0:X0;0:X4;a;]\nexists (0:X0=0)\n",
+    );
+    assert_eq!(s, ["0:X0=7; 0:X4=9; a={9,7};"]);
+}
+
+#[test]
+fn extr_and_ror_immediate_are_exact() {
+    // EXTR W: (W1:W0) >> 8; ROR X of 16 and of -256 (a logical shift of a
+    // negative value), ROR W, and EXTR #0 (= Rm).
+    let s = states(
+        "AArch64 T\n{ 0:X0=0xCAFEBABE; 0:X1=0x12345678; int64_t 0:X4=16; int64_t 0:X6=-256;\n\
+         uint64_t 0:X2; int64_t 0:X3; int64_t 0:X5; uint64_t 0:X7; uint64_t 0:X8; }\n P0 ;\n\
+         EXTR W2,W1,W0,#8 ;\n ROR X5,X4,#8 ;\n ROR X3,X6,#4 ;\n ROR W7,W0,#16 ;\n\
+         EXTR W8,W1,W0,#0 ;\nlocations [0:X2;0:X3;0:X5;0:X7;0:X8;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(
+        s,
+        ["0:X2=2026569402; 0:X3=1152921504606846960; 0:X5=1152921504606846976; 0:X7=3133065982; 0:X8=3405691582;"]
+    );
+    // A rotate by a register is refused where the register is.
+    let text = "AArch64 T\n{ }\n P0 ;\n ROR W5,W1,W2 ;\nexists (0:X5=0)\n";
+    let e = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.litmus:4:12") && e.contains("`ROR` by a register"),
+        "{e}"
+    );
+}
+
+#[test]
+fn lsr_is_logical() {
+    // LSR shifts in zeros at the register's size (the UBFM alias): -16 >> 2
+    // at 64 bits, -16 >> 4 at 32 bits (W), and as a shifted operand.
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X0=-16; int64_t 0:X1; uint64_t 0:X2; int64_t 0:X3; }\n P0 ;\n\
+         LSR X1,X0,#2 ;\n LSR W2,W0,#4 ;\n ADD X3,XZR,X0,LSR #60 ;\n\
+         locations [0:X1;0:X2;0:X3;]\nexists (0:X1=0)\n",
+    );
+    assert_eq!(s, ["0:X1=4611686018427387900; 0:X2=268435455; 0:X3=15;"]);
+}
+
+#[test]
+fn w_results_are_zero_extended_into_64_bit_registers() {
+    // ADD W into an int64_t register keeps the low word, zero-extended;
+    // the X subtraction stays a signed 64-bit value.
+    let s = states(
+        "AArch64 T\n{ 0:X0=3; 0:X1=-5; int64_t 0:X2; int64_t 0:X3; }\n P0 ;\n\
+         ADD W2,W1,W0 ;\n SUB X3,X1,X0 ;\nlocations [0:X2;0:X3;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(s, ["0:X2=4294967294; 0:X3=-8;"]);
+}
+
+#[test]
+fn mul_and_mneg_are_madd_and_msub_with_zero() {
+    // 7 * -3 = -21; MNEG 7 * -3 = 21; W: 65537 * 65537 wraps to 131073.
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X0=7; int64_t 0:X1=-3; 0:X2=65537; int64_t 0:X3; int64_t 0:X4; }\n P0 ;\n\
+         MUL X3,X0,X1 ;\n MNEG X4,X0,X1 ;\n MUL W5,W2,W2 ;\n\
+         locations [0:X3;0:X4;0:X5;]\nexists (0:X3=0)\n",
+    );
+    assert_eq!(s, ["0:X3=-21; 0:X4=21; 0:X5=131073;"]);
+}
+
+#[test]
+fn w_loads_are_zero_extended_into_64_bit_registers() {
+    // A plain and an atomic W load of negative words into int64_t
+    // registers (herd's LDSMIN01: the word read is zero-extended).
+    let s = states(
+        "AArch64 T\n{ int x=-1; 0:X1=x; int64_t 0:X2; int64_t 0:X3; 0:X4=5; int y=-2; 0:X5=y; }\n\
+         P0 ;\n LDR W2,[X1] ;\n LDADD W4,W3,[X5] ;\nlocations [0:X2;0:X3;y;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(s, ["0:X2=4294967295; 0:X3=4294967294; [y]=3;"]);
+}
+
+#[test]
+fn pc_relative_branches() {
+    // `B .+8` skips one instruction, `B .-4` goes one back, `B .` would
+    // loop: B L0 → B .-4 → B .+8 → the last ADD, so X0 = 1.
+    let s = states(
+        "AArch64 T\n{ }\n P0 ;\n B L0 ;\n ADD W0,W0,#1 ;\n B .+8 ;\n L0: ;\n B .-4 ;\n\
+         ADD W0,W0,#1 ;\nforall 0:X0=1\n",
+    );
+    assert_eq!(s, ["0:X0=1;"]);
+    // A target outside the code, or not a multiple of 4, is a located error.
+    for t in ["B .+12", "B .+2", "B .-8"] {
+        let text = format!("AArch64 T\n{{ }}\n P0 ;\n NOP ;\n {t} ;\nexists (0:X0=0)\n");
+        let src = SourceFile::new("t.litmus", &text);
+        let e = bmc_rmm::frontend::litmus::parse(&src, Width(64)).unwrap_err();
+        assert!(e.to_string().contains("t.litmus:5:4"), "{t}: {e}");
+        assert!(e.to_string().contains("undefined label"), "{t}: {e}");
+    }
+}
+
+#[test]
 fn bad_shift_is_located() {
     let r = bmc_rmm::frontend::litmus::parse(
         &SourceFile::new(

@@ -6,9 +6,10 @@
 //! `LDEOR`, `LDSET` (and `STADD`, …) with their `A`/`L`/`AL` variants,
 //! `MOV`/`MOVZ`/`MOVK`/`MVN`, `ADD`/`SUB`/`EOR`/`EON`/`AND`/`ORR` (and
 //! the flag-setting `ADDS`/`SUBS`/`CMP`/`CMN`/`TST`) with shifted or
-//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`, the
+//! extended register operands, `LSL`/`LSR`/`ASR`, `MADD`/`MSUB`/`MUL`/`MNEG`, the
 //! bitfield moves `UBFM`/`SBFM` and their aliases `UBFX`/`SBFX`/`UBFIZ`/
-//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`, the byte and half-word
+//! `SBFIZ`/`UXTB`/`UXTH`/`SXTB`/`SXTH`/`SXTW`, `EXTR` and `ROR`
+//! (immediate), `LDUR`/`STUR` (as `LDR`/`STR`), the byte and half-word
 //! loads and stores (`LDRB`, `LDRSH`, `STRH`, `LDARB`, `STLXRH`, …: the
 //! low bits of the location's cell; sizes checked in `Variant=mixed`),
 //! post-indexed `LDR`/`STR`, the ordered pairs `STILP`/`LDIAPP` (on
@@ -301,13 +302,15 @@ fn amount(cx: &Ctx, text: &str, span: Span) -> Result<u32, Error> {
         })
 }
 
-/// The shifted or extended register operand `v, op` of the data-processing
-/// instructions: `LSL #k`, `LSR #k`, `ASR #k`, `SXTB`/`UXTB`/`SXTH`/`UXTH`
+/// The shifted or extended register operand `v, op` (of a `ds`-bit
+/// register) of the data-processing
+/// instructions: `LSL #k`, `LSR #k` (logical: the `UBFM` alias, exact at
+/// `ds` bits), `ASR #k`, `SXTB`/`UXTB`/`SXTH`/`UXTH`
 /// (sign/zero extension of the low byte/half-word), `SXTW`/`UXTW`/`SXTX`/
 /// `UXTX` (no change: values fit the width), each extension with an
 /// optional left shift (Arm ARM C6, "ADD (shifted register)", "ADD
 /// (extended register)").
-fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
+fn shifted(cx: &mut Ctx, v: LExpr, op: &Op, ds: u32) -> Result<LExpr, Error> {
     let t = op.text.trim();
     let (kind, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
     let kind = kind.to_ascii_uppercase();
@@ -318,7 +321,8 @@ fn shifted(cx: &mut Ctx, v: LExpr, op: &Op) -> Result<LExpr, Error> {
     };
     match kind.as_str() {
         "LSL" => shl(cx, v, k, op.span),
-        "LSR" | "ASR" => shr(cx, v, k, op.span),
+        "LSR" => lsr(cx, v, k, ds, op.span),
+        "ASR" => shr(cx, v, k, op.span),
         "SXTB" | "UXTB" | "SXTH" | "UXTH" => {
             let bits = if kind.ends_with('B') { 8 } else { 16 };
             let mask = cx.int((1i64 << bits) - 1, op.span)?;
@@ -398,6 +402,39 @@ fn bitfield(
     })
 }
 
+/// The logical shift right `LSR #k` of the `ds`-bit value `v`: the alias
+/// `UBFM Rd, Rn, #k, #(ds-1)` (Arm ARM C6.2, "LSR (immediate)"), so a
+/// negative (top-bit-set) value shifts in zeros; `k` ≥ `ds` (not
+/// encodable) keeps the arithmetic shift.
+fn lsr(cx: &mut Ctx, v: LExpr, k: u32, ds: u32, span: Span) -> Result<LExpr, Error> {
+    if k == 0 || k >= ds {
+        return shr(cx, v, k, span);
+    }
+    bitfield(cx, false, v, k, ds - 1, ds, span)
+}
+
+/// `EXTR Rd, Rn, Rm, #lsb` at `ds` bits on the values `hi` of Rn and `lo`
+/// of Rm (Arm ARM C6.2, "EXTR": `result = (Rn:Rm)<lsb+datasize-1:lsb>`):
+/// bits ds−1..lsb of Rm at the bottom, bits lsb−1..0 of Rn above them —
+/// the two bitfield moves `UBFX Rm, #lsb, #(ds−lsb)` and `UBFIZ Rn,
+/// #(ds−lsb), #lsb` ORed, so the logical shift is exact at `ds` bits. `ROR
+/// Rd, Rs, #k` is `EXTR Rd, Rs, Rs, #k` (Arm ARM, "ROR (immediate)").
+fn extract(
+    cx: &mut Ctx,
+    hi: LExpr,
+    lo: LExpr,
+    lsb: u32,
+    ds: u32,
+    span: Span,
+) -> Result<LExpr, Error> {
+    if lsb == 0 {
+        return bitfield(cx, false, lo, 0, ds - 1, ds, span);
+    }
+    let low = bitfield(cx, false, lo, lsb, ds - 1, ds, span)?;
+    let high = bitfield(cx, false, hi, lsb, lsb - 1, ds, span)?;
+    Ok(bin(BinOp::BitOr, low, high))
+}
+
 /// The data size of a register operand: 32 for `Wn`/`WZR`, else 64.
 fn size_of(op: &Op) -> u32 {
     if op.text.starts_with(['W', 'w']) {
@@ -451,6 +488,12 @@ fn extend(
         cx.vars.min_width = cx.vars.min_width.max(64);
     }
     if bits >= ds {
+        // A W destination: the word read, zero-extended (shows in a test
+        // with a register typed wider than 32 bits: `Vars::result32`).
+        if ds == 32 {
+            cx.vars.result32();
+            return Ok(super::ops::ext32(cx, v, false));
+        }
         return Ok(v);
     }
     bitfield(cx, signed, v, 0, bits - 1, ds, sp)
@@ -506,12 +549,34 @@ fn al_suffix(s: &str) -> Option<(u8, u8)> {
     })
 }
 
+/// The unscaled-offset loads and stores `LDUR`, `STUR` and their byte,
+/// half-word and sign-extending forms (`LDURB`, `LDURSH`, `STURH`, …) as
+/// the register-sized `LDR`/`STR` forms: they access `Xn + imm` exactly as
+/// `LDR Rt,[Xn,#imm]` does and differ only in the encoding of the offset
+/// (a signed 9-bit byte offset instead of a scaled unsigned one; Arm ARM
+/// C6.2, "LDUR", "STUR": `address = X[n] + offset`). Other mnemonics are
+/// returned unchanged.
+fn unscaled(mn: &str) -> String {
+    match mn
+        .strip_prefix("LDUR")
+        .map(|r| ("LDR", r))
+        .or_else(|| mn.strip_prefix("STUR").map(|r| ("STR", r)))
+    {
+        Some((base, r @ ("" | "B" | "H" | "SB" | "SH" | "SW")))
+            if base == "LDR" || !r.starts_with('S') =>
+        {
+            format!("{base}{r}")
+        }
+        _ => mn.to_string(),
+    }
+}
+
 /// Lowers one AArch64 instruction written at offset `base` of the source.
 pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, Error> {
     let lead = text.len() - text.trim_start().len();
     let (mn0, rest, mlen) = mnemonic(text);
     let sp = Span::new(base + lead, base + lead + mlen);
-    let mn = mn0.to_ascii_uppercase();
+    let mn = unscaled(&mn0.to_ascii_uppercase());
     let ops = split_ops(rest, base + lead + mlen);
     let n = ops.len();
     let tmp = |cx: &mut Ctx| cx.reg("#tmp");
@@ -656,12 +721,32 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
             let k = amount(cx, ops[2].text, ops[2].span)?;
-            let v = if mn == "LSL" {
-                shl(cx, a, k, ops[2].span)?
-            } else {
-                shr(cx, a, k, ops[2].span)?
+            let v = match mn.as_str() {
+                "LSL" => shl(cx, a, k, ops[2].span)?,
+                "LSR" => lsr(cx, a, k, size_of(&ops[0]), ops[2].span)?,
+                _ => shr(cx, a, k, ops[2].span)?,
             };
             Ok(Low::Cmds(assign(d, v)))
+        }
+        "EXTR" | "ROR" => {
+            // EXTR Rd,Rn,Rm,#lsb; ROR Rd,Rs,#k is EXTR Rd,Rs,Rs,#k (the
+            // register-amount ROR has no immediate: a located error).
+            let extr = mn == "EXTR";
+            arity(cx, mn0, &ops, if extr { 4 } else { 3 }, sp)?;
+            let d = reg_opt(cx, &ops[0])?;
+            let ds = size_of(&ops[0]);
+            let hi = rval(cx, &ops[1])?;
+            let lo = rval(cx, &ops[if extr { 2 } else { 1 }])?;
+            let amt = &ops[if extr { 3 } else { 2 }];
+            if !extr && reg_opt(cx, amt).is_ok() {
+                return Err(cx.src.error(
+                    amt.span,
+                    "unsupported AArch64 `ROR` by a register (no variable shifts; `ROR #n` is read)",
+                ));
+            }
+            let lsb = imm_below(cx, amt, ds)?;
+            let r = extract(cx, hi, lo, lsb, ds, sp)?;
+            Ok(Low::Cmds(assign(d, r)))
         }
         "UBFM" | "SBFM" | "UBFX" | "SBFX" | "UBFIZ" | "SBFIZ" => {
             arity(cx, mn0, &ops, 4, sp)?;
@@ -703,15 +788,28 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let r = bitfield(cx, mn.starts_with('S'), v, 0, imms, ds, sp)?;
             Ok(Low::Cmds(assign(d, r)))
         }
-        "MADD" | "MSUB" => {
-            arity(cx, mn0, &ops, 4, sp)?;
+        "MADD" | "MSUB" | "MUL" | "MNEG" => {
+            // MUL Rd,Rn,Rm and MNEG Rd,Rn,Rm are MADD/MSUB Rd,Rn,Rm,ZR
+            // (Arm ARM C6.2, "MUL", "MNEG": aliases).
+            let alias = mn == "MUL" || mn == "MNEG";
+            arity(cx, mn0, &ops, if alias { 3 } else { 4 }, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let p = bin(BinOp::Mul, rval(cx, &ops[1])?, rval(cx, &ops[2])?);
-            let a = rval(cx, &ops[3])?;
-            let v = if mn == "MADD" {
+            let a = if alias {
+                Expr::Const(0)
+            } else {
+                rval(cx, &ops[3])?
+            };
+            let v = if mn == "MADD" || mn == "MUL" {
                 bin(BinOp::Add, a, p)
             } else {
                 bin(BinOp::Sub, a, p)
+            };
+            let v = if size_of(&ops[0]) == 32 {
+                cx.vars.result32();
+                super::ops::ext32(cx, v, false)
+            } else {
+                v
             };
             Ok(Low::Cmds(assign(d, v)))
         }
@@ -729,7 +827,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let a = rval(cx, &ops[1])?;
             let mut b = operand(cx, &ops[2])?;
             if let Some(sh) = ops.get(3) {
-                b = shifted(cx, b, sh)?;
+                b = shifted(cx, b, sh, size_of(&ops[2]))?;
             }
             let fl = match mn.as_str() {
                 "SUBS" => Some(FlagOp::Sub),
@@ -746,6 +844,15 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 "AND" => bin(BinOp::BitAnd, x, y),
                 _ => bin(BinOp::BitOr, x, y),
             };
+            // A W destination keeps the low word, zero-extended.
+            let v = if size_of(&ops[0]) == 32 {
+                if fl.is_none() {
+                    cx.vars.result32();
+                }
+                super::ops::ext32(cx, v, false)
+            } else {
+                v
+            };
             // Flags first (the destination may be an operand).
             let mut cmds = Vec::new();
             if let Some(op) = fl {
@@ -761,7 +868,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let a = rval(cx, &ops[0])?;
             let mut b = operand(cx, &ops[1])?;
             if let Some(sh) = ops.get(2) {
-                b = shifted(cx, b, sh)?;
+                b = shifted(cx, b, sh, size_of(&ops[1]))?;
             }
             let op = match mn.as_str() {
                 "CMP" => FlagOp::Sub,
@@ -842,6 +949,14 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             let mut cmds = vec![ann(a, c)];
             if let (Some(bits), Some(r)) = (size, d) {
                 cmds.extend(assign(d, extend(cx, Expr::Var(r), bits, signed, ds, sp)?));
+            } else if let (None, Some(r), 32) = (size, d, ds) {
+                // A W load zero-extends the word read (Arm ARM C6.2, "LDR
+                // (immediate)": `X[t] = ZeroExtend(data, regsize)`); it
+                // shows only at 64 bits.
+                cx.vars.result32();
+                if cx.wide() {
+                    cmds.extend(assign(d, extend(cx, Expr::Var(r), 32, false, 32, sp)?));
+                }
             }
             if let Some(imm) = ops.get(2) {
                 cmds.extend(post_index(cx, &ops[1], imm)?);
@@ -996,10 +1111,7 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
     // The value read, as the destination register gets it (the low bits
     // of a byte or half-word access, zero-extended).
     let read = |cx: &mut Ctx, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
-        match bits {
-            Some(b) => extend(cx, Expr::Var(tmp), b, false, ds, sp),
-            None => Ok(Expr::Var(tmp)),
-        }
+        extend(cx, Expr::Var(tmp), bits.unwrap_or(ds), false, ds, sp)
     };
     // The value written: a byte or half-word access writes the low bits.
     let written = |cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {

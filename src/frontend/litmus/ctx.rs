@@ -59,6 +59,10 @@ pub(crate) struct Vars {
     /// store then writes its low word zero-extended, which shows only at
     /// 64 bits ([`Vars::store32`]).
     pub mem64: bool,
+    /// True when a register is typed wider than 32 bits in the init block
+    /// (`int64_t 0:X2`): a W-register result written there is
+    /// zero-extended, which shows only at 64 bits ([`Vars::result32`]).
+    pub reg64: bool,
     /// herd's mixed-size variant: the locations held as byte cells, by
     /// name → (bytes in all, bytes per element); every access to one is
     /// a sequence of byte accesses ([`Vars::split_spans`]). Set after the
@@ -206,6 +210,16 @@ impl Vars {
     /// location gives 4294967295, as herd).
     pub fn store32(&mut self) {
         if self.mem64 {
+            self.min_width = self.min_width.max(64);
+        }
+    }
+    /// Notes a data-processing result written to a W register (AArch64
+    /// `ADD W2,W1,W0`): in a test with a register typed wider than 32 bits
+    /// it runs at 64 bits, where the result is zero-extended (Arm ARM
+    /// C6.2: a W destination writes `ZeroExtend(result, 64)`; herd's
+    /// `ADD02`: −2 + 1 into an `int64_t` gives 4294967295).
+    pub fn result32(&mut self) {
+        if self.reg64 {
             self.min_width = self.min_width.max(64);
         }
     }

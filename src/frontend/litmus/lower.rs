@@ -69,6 +69,10 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             .init
             .iter()
             .any(|it| matches!(it.lhs, InitLhs::Mem(_)) && it.bits.is_some_and(|b| b > 32)),
+        reg64: surf
+            .init
+            .iter()
+            .any(|it| matches!(it.lhs, InitLhs::Reg { .. }) && it.bits.is_some_and(|b| b > 32)),
         split: BTreeMap::new(),
         split_spans: BTreeSet::new(),
         targets: Vec::new(),

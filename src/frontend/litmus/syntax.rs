@@ -377,10 +377,17 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         if r.starts_with('{') {
             break;
         }
-        if r.starts_with('"') {
-            // A doc string; a missing closing `"` ends it at the line end.
+        if let Some(body) = r.strip_prefix('"') {
+            // A doc string. As in herd's splitter (`lib/splitter.mll`,
+            // `'"' [^'"']* '"'`) it may span lines up to the closing `"`,
+            // but not past the init block; a missing closing `"` ends it
+            // at the line end.
             let le = r.find('\n').unwrap_or(r.len());
-            let e = r[1..le].find('"').map(|e| e + 1).unwrap_or(le);
+            let init = r.find('{').unwrap_or(r.len());
+            let e = match body.find('"').map(|e| e + 1) {
+                Some(e) if e < init => e,
+                _ => body[..le - 1].find('"').map(|e| e + 1).unwrap_or(le),
+            };
             if doc.is_none() {
                 doc = Some(r[1..e].to_string());
             }
@@ -401,11 +408,13 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                 continue;
             }
         }
-        let w = line.split_whitespace().next().unwrap_or("");
-        return Err(c.err(
-            Span::new(c.pos, c.pos + w.len()),
-            format!("expected the init block `{{ ... }}` or a `key=value` line, found `{w}`"),
-        ));
+        // Any other text before the init block is skipped, as herd's
+        // splitter does (`find_init`: `[^'\n''{']+`), e.g. an unquoted
+        // cycle description `ISyncdWW Wse ISyncdWW Wse` on the second line.
+        match line.find('{') {
+            Some(b) => c.pos += b,
+            None => c.pos += le,
+        }
     }
     // Init block, with nested braces.
     let open = c.pos;
@@ -603,15 +612,13 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             }
         }
     }
-    let (quant, prop) =
-        match cond {
-            Some((q, p)) => (q, p),
-            None if !locations.is_empty() => (RawQuant::Forall, RawProp::True),
-            None => return Err(src.error(
-                Span::new(text.len(), text.len()),
-                "truncated litmus file: missing final condition (`exists`, `~exists` or `forall`)",
-            )),
-        };
+    let (quant, prop) = match cond {
+        Some((q, p)) => (q, p),
+        // No condition (with or without `locations`): `forall (true)`,
+        // as herd reads an empty constraint (its splitter's
+        // `inside_prog` reaching the end of the file).
+        None => (RawQuant::Forall, RawProp::True),
+    };
     Ok(Surface {
         arch,
         arch_span,
@@ -793,6 +800,11 @@ fn parse_init(
                     Some((RawVal::Instr(r2.to_string()), rspan))
                 } else if is_ident(r2) {
                     Some((RawVal::Sym(r2.to_string()), rspan))
+                } else if let Some(b) = r2.strip_suffix("[0]").filter(|b| is_ident(b)) {
+                    // `0:X2=v[0]`: the address of an array's element 0 is
+                    // the array's address (herd's `A128`); other elements
+                    // fall through to the error below.
+                    Some((RawVal::Sym(b.to_string()), rspan))
                 } else if let Some((t, l)) = code_label(r2) {
                     Some((RawVal::Label(t, l), rspan))
                 } else {

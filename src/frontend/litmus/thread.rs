@@ -158,8 +158,8 @@ pub(super) fn lower_thread(cx: &mut Ctx, all: &[Vec<Cell>], me: usize) -> Result
                     let Command::Assume(ge) = g else {
                         unreachable!("a fetch guard is an assume")
                     };
-                    let target = match seg.labels.get(&l) {
-                        Some(&tk) => StateId(first + tk as u32),
+                    let target = match seg.target(&l, k) {
+                        Some(tk) => StateId(first + tk as u32),
                         None => {
                             return Err(cx.src.error(lspan, format!("undefined label `{l}`")))
                         }
@@ -205,8 +205,8 @@ pub(super) fn lower_thread(cx: &mut Ctx, all: &[Vec<Cell>], me: usize) -> Result
                     }
                 };
                 let label = |cx: &Ctx, label: &str, lspan: Span| -> Result<StateId, Error> {
-                    match seg.labels.get(label) {
-                        Some(&tk) => Ok(StateId(first + tk as u32)),
+                    match seg.target(label, k) {
+                        Some(tk) => Ok(StateId(first + tk as u32)),
                         None => Err(cx.src.error(lspan, format!("undefined label `{label}`"))),
                     }
                 };
@@ -299,6 +299,32 @@ struct Segment<'c> {
     labels: BTreeMap<String, usize>,
     /// Its instructions (text, span).
     instrs: Vec<(&'c str, Span)>,
+}
+
+impl Segment<'_> {
+    /// The position a branch at position `k` to `label` goes to: a label
+    /// of the segment, or a PC-relative target `.+N` / `.-N` / `.` (N
+    /// bytes, 4 per instruction, as herd's AArch64 parser reads them:
+    /// `B .+8` skips one instruction), within the code or at its end.
+    /// None for anything else.
+    fn target(&self, label: &str, k: usize) -> Option<usize> {
+        if let Some(&tk) = self.labels.get(label) {
+            return Some(tk);
+        }
+        let rel = label.strip_prefix('.')?.replace(' ', "");
+        let off: i64 = if rel.is_empty() {
+            0
+        } else {
+            rel.strip_prefix('+').unwrap_or(&rel).parse().ok()?
+        };
+        if off % 4 != 0 {
+            return None;
+        }
+        let t = k as i64 + off / 4;
+        (0..=self.instrs.len() as i64)
+            .contains(&t)
+            .then_some(t as usize)
+    }
 }
 
 /// True when the thread's control graph has a cycle (herd prints `Loop`).
