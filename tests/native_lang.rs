@@ -951,7 +951,7 @@ fn random_expressions_round_trip() {
                 gen(rnd, d - 1),
             ),
             _ => Expr::bin(
-                BinOp::ALL[rnd(16) as usize],
+                BinOp::ALL[rnd(BinOp::ALL.len() as u64) as usize],
                 gen(rnd, d - 1),
                 gen(rnd, d - 1),
             ),
