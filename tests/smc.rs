@@ -555,3 +555,84 @@ fn every_operator_evaluates_alike_in_sat_and_smc() {
         }
     }
 }
+
+/// `--width 64` (the largest, `Width::MAX`) works in the SMC engine, and
+/// the lock's pseudo-location is not the address 2^63 (`i64::MIN`, a
+/// real address at 64 bits): a program guarding that cell with the lock
+/// gets the SAT engine's answers under sc, tso and pso.
+#[test]
+fn width_64_with_the_lock_and_address_2_63() {
+    let w = Width(64);
+    let text = "shared x;\n\
+                thread a { lock; mem[-9223372036854775807 - 1] = 1; x = 1; unlock; }\n\
+                thread b { lock; r1 = x; r2 = mem[-9223372036854775807 - 1]; unlock; }\n\
+                goal torn: final where b.r1 == 1 && b.r2 == 0;\n\
+                goal before: final where b.r1 == 0 && b.r2 == 0;\n";
+    let p = frontend::parse_program(&SourceFile::new("t.rmm", text), Some(Format::Native), w)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (m, mname) in [(Model::Sc, "sc"), (Model::Tso, "tso"), (Model::Pso, "pso")] {
+        let o = SmcOptions {
+            width: w,
+            ..opts(m, SmcCheck::Reach, Reduction::Dpor, 8)
+        };
+        let r = run(&p, &o);
+        // Only `before` is reachable: the goal found is #2 (index 1).
+        assert!(
+            matches!(r.verdict, SmcVerdict::Reachable { goal: 1, .. }),
+            "{mname}: {:?}",
+            r.verdict
+        );
+        let cat = bmc_rmm::cat::load_model(mname, None).unwrap();
+        let lim = Limits {
+            bound: 8,
+            width: 64,
+            deadline: Deadline(None),
+        };
+        let v = check(
+            SolverKind::Varisat,
+            &p,
+            &cat,
+            lim,
+            false,
+            &[CheckKind::Reach],
+        )
+        .unwrap();
+        assert_eq!(v[0].verdict, Verdict::Violation, "{mname}");
+    }
+    // The torn outcome alone: unreachable in both engines.
+    let torn = text.replace("goal before: final where b.r1 == 0 && b.r2 == 0;\n", "");
+    let p =
+        frontend::parse_program(&SourceFile::new("t.rmm", torn), Some(Format::Native), w).unwrap();
+    for (m, mname) in [(Model::Sc, "sc"), (Model::Tso, "tso"), (Model::Pso, "pso")] {
+        let o = SmcOptions {
+            width: w,
+            ..opts(m, SmcCheck::Reach, Reduction::Dpor, 8)
+        };
+        assert!(
+            matches!(run(&p, &o).verdict, SmcVerdict::Unreachable),
+            "{mname}"
+        );
+        let cat = bmc_rmm::cat::load_model(mname, None).unwrap();
+        let lim = Limits {
+            bound: 8,
+            width: 64,
+            deadline: Deadline(None),
+        };
+        let v = check(
+            SolverKind::Varisat,
+            &p,
+            &cat,
+            lim,
+            false,
+            &[CheckKind::Reach],
+        )
+        .unwrap();
+        assert_eq!(v[0].verdict, Verdict::NoViolation, "{mname}");
+    }
+    // Through the CLI: 64 accepted, 65 a usage error.
+    let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
+    let (code, out) = bin(&["reach", "--engine", "smc", "--width", "64", ex]);
+    assert_eq!(code, 1, "{out}");
+    let (code, out) = bin(&["reach", "--engine", "smc", "--width", "65", ex]);
+    assert_eq!(code, 2, "{out}");
+}

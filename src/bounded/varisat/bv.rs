@@ -23,6 +23,20 @@ impl Cnf {
         fold_bits(x.iter().map(|&b| self.value(b)), x.len())
     }
 
+    /// The value of `x` (at most 128 bits: an address with its lock
+    /// flag) in the last model, sign-extended; unlike [`Cnf::bv_value`]
+    /// exact for the 65 bits of an address at width 64.
+    pub fn bv_value_wide(&self, x: &Bv) -> i128 {
+        let mut v: i128 = 0;
+        for (i, &b) in x.iter().enumerate().take(128) {
+            if self.value(b) {
+                v |= 1i128 << i;
+            }
+        }
+        let s = 128 - x.len().min(128) as u32;
+        (v << s) >> s
+    }
+
     /// The constant value of `x` if all its bits are constants.
     pub fn bv_as_const(&self, x: &Bv) -> Option<i64> {
         if !x.iter().all(|&b| self.is_const(b)) {
