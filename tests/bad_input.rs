@@ -87,6 +87,35 @@ fn binary_garbage() {
     );
 }
 
+/// Malformed unsigned operators and shifts (docs/language.md).
+#[test]
+fn malformed_unsigned_operators_and_shifts() {
+    bad(
+        "ult.rmm",
+        b"thread t {\n  r = a <u;\n}\n",
+        &[],
+        2,
+        11,
+        "expected an expression, found `;`",
+    );
+    bad(
+        "shl3.rmm",
+        b"thread t {\n  r = a <<< 2;\n}\n",
+        &[],
+        2,
+        11,
+        "expected an expression, found `<`",
+    );
+    bad(
+        "usuffix.rmm",
+        b"thread t {\n  r = a >>u >>u 1;\n}\n",
+        &[],
+        2,
+        13,
+        "expected an expression, found `>>u`",
+    );
+}
+
 #[test]
 fn huge_numbers() {
     bad(

@@ -541,3 +541,102 @@ fn array_indices_are_checked_and_exact() {
         assert_eq!(code, 0, "{out}");
     }
 }
+
+/// Signedness (docs/c.md, "Signedness"): comparisons, `/`, `%` and `>>`
+/// are unsigned when an operand is `unsigned`, `size_t` or a `U` (or too
+/// large) constant; shifts by a variable amount. The values come from
+/// another thread (`g`: 0 or 2^32−1, `s`: 0 or −1, `k`: 0 or 31), so
+/// nothing folds to a constant (and the SMC engine has few values to
+/// enumerate). Each verdict follows from C's rules at 32 bits (the
+/// comment says why); "was" marks the cases the front-end's earlier
+/// signed reading answered wrongly.
+#[test]
+fn unsigned_comparisons_division_and_shifts() {
+    if !cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let prog = |check: &str| {
+        format!(
+            "#include <pthread.h>\n#include <assert.h>\n#include <stddef.h>\n\
+             unsigned g; int s; unsigned amt;\n\
+             void *t(void *a) {{ g = 4294967295U; s = -1; amt = 31; return 0; }}\n\
+             int main() {{\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n  \
+             unsigned v = g; int w = s; unsigned k = amt;\n  {check}\n  return 0;\n}}\n"
+        )
+    };
+    // (check, expected exit: 0 safe, 1 violation)
+    let cases: &[(&str, i32)] = &[
+        // 2^32−1 > 0 unsigned (was: -1 > 0 fails).
+        ("if (v != 0) assert(v > 0);", 0),
+        // A signed -1 is not > 0.
+        ("if (w != 0) assert(w > 0);", 1),
+        // Mixed: `w` converts to unsigned, so -1 < 1U is false (C11 6.3.1.8; was: true).
+        ("if (w != 0) assert(!(w < 1U));", 0),
+        // Every unsigned value is <= 4294967295U (was: v <= -1 fails for 0).
+        ("assert(v <= 4294967295U);", 0),
+        // 0xFFFFFFFF does not fit int: unsigned (C11 6.4.4.1p5; was: signed).
+        ("assert(v <= 0xFFFFFFFF);", 0),
+        // size_t is unsigned (was: signed).
+        ("size_t z = v; if (z) assert(z >= 1);", 0),
+        // Unsigned division and remainder: (2^32−1)/2 = 2^31−1, (2^32−1)%10 = 5.
+        ("if (v) assert(v / 2u == 2147483647U && v % 10u == 5);", 0),
+        // Signed: -1 / 2 = 0, -1 % 10 = -1.
+        ("if (w) assert(w / 2 == 0 && w % 10 == -1);", 0),
+        // Logical shift of an unsigned, arithmetic of a signed (was: -1/2^4 = 0).
+        (
+            "if (v && w) assert((v >> 4) == 268435455U && (w >> 4) == -1);",
+            0,
+        ),
+        // A variable amount: 1U << k is never 0 for k in {0, 31} ...
+        ("assert((1U << k) != 0);", 0),
+        // ... and is 2^31 at k = 31 (was: an error, shift by a variable).
+        ("assert((1U << k) != 2147483648U);", 1),
+        // -1 >> k stays -1 (arithmetic); 2^32−1 >> 31 is 1 (logical).
+        ("assert((s >> k) == 0 || (s >> k) == -1);", 0),
+        ("if (v) assert((v >> k) == v);", 1),
+        ("if (v && k) assert((v >> k) == 1);", 0),
+        // Amounts of 32 or more (undefined in C) shift everything out.
+        (
+            "unsigned k2 = k + 4; if (k) assert((1U << k2) == 0 && (w >> k2) == (w < 0 ? -1 : 0));",
+            0,
+        ),
+        // Compound assignments keep the left operand's signedness.
+        (
+            "unsigned x = v; x >>= 31; int y = w; y >>= 31; if (v && w) assert(x == 1 && y == -1);",
+            0,
+        ),
+        (
+            "unsigned x = v; x /= 3u; if (v) assert(x == 1431655765U);",
+            0,
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (check, want) in cases {
+        let text = prog(check);
+        for engine in [&[][..], &["--engine", "smc"][..]] {
+            for model in ["sc", "tso"] {
+                let dir = tempfile::tempdir().unwrap();
+                let p = dir.path().join("u.c");
+                std::fs::write(&p, &text).unwrap();
+                let mut args = vec!["--width", "32", "--unwind", "2"];
+                args.extend_from_slice(engine);
+                let (code, out) = reach(model, &p.to_string_lossy(), &args);
+                if code != *want {
+                    bad.push(format!(
+                        "{check} {engine:?} {model}: got {code}, want {want}: {out}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // A constant shift amount outside 0..W is a located error.
+    let (code, out, path) = reach_text(
+        "int main() {\n  unsigned x = 1;\n  x = x << 40;\n  return 0;\n}\n",
+        &["--width", "32"],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains(&format!("{path}:3:")), "{out}");
+    assert!(out.contains("shift by 40"), "{out}");
+}

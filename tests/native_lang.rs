@@ -228,6 +228,69 @@ fn expressions_precedence_unary_and_hex() {
     );
 }
 
+/// The unsigned operators and shifts (docs/language.md, "Operators and
+/// their values"): precedence, the lexing rule for a `u` after the
+/// symbol, printing and re-parsing, and located errors.
+#[test]
+fn unsigned_operators_and_shifts() {
+    let p = parse(
+        "thread t { reg a, b, u1, u; \
+         r = a <u b <= 1; s = a<u1; v = a >>u 2 + b << 1 >> a; \
+         w = a /u b %u 3 * a; x = a >= u; y = a>=u(b); z = a <=u -1 == a >u b; q = a >=u b >u a; }",
+    );
+    let t = trans(&p, 0);
+    let bin = |op, a, b| Expr::bin(op, a, b);
+    let want = [
+        bin(BinOp::Le, bin(BinOp::Ult, r(0), r(1)), c(1)),
+        bin(BinOp::Lt, r(0), r(2)),
+        bin(
+            BinOp::Sar,
+            bin(
+                BinOp::Shl,
+                bin(BinOp::Shr, r(0), bin(BinOp::Add, c(2), r(1))),
+                c(1),
+            ),
+            r(0),
+        ),
+        bin(
+            BinOp::Mul,
+            bin(BinOp::Urem, bin(BinOp::Udiv, r(0), r(1)), c(3)),
+            r(0),
+        ),
+        bin(BinOp::Ge, r(0), r(3)),
+        bin(BinOp::Uge, r(0), r(1)),
+        bin(
+            BinOp::Eq,
+            bin(BinOp::Ule, r(0), c(-1)),
+            bin(BinOp::Ugt, r(0), r(1)),
+        ),
+        bin(BinOp::Ugt, bin(BinOp::Uge, r(0), r(1)), r(0)),
+    ];
+    for (i, w) in want.into_iter().enumerate() {
+        match &t[i].2 {
+            Command::Assign { value, .. } => assert_eq!(value, &w, "assignment {i}"),
+            c => panic!("{c:?}"),
+        }
+    }
+    let text = round_trip(&p);
+    assert!(text.contains("a <u b <= 1"), "{text}");
+    assert!(text.contains("a >>u 2 + b << 1 >> a"), "{text}");
+    assert!(text.contains("a /u b %u 3 * a"), "{text}");
+    // Malformed uses: located errors.
+    for (src, col, what) in [
+        ("thread t { r = a <u; }", 20, "expected"),
+        ("thread t { r = a <<< b; }", 20, "expected"),
+        ("thread t { r = a >>u >> b; }", 22, "expected"),
+        ("thread t { r = a u< b; }", 18, "expected"),
+    ] {
+        let e = err(src);
+        assert!(
+            e.contains(&format!("t.rmm:1:{col}:")) && e.contains(what),
+            "{src}: {e}"
+        );
+    }
+}
+
 #[test]
 fn constants_must_fit_the_width() {
     let e = parse_w("thread t { r = 300; }", 8).unwrap_err();
@@ -951,7 +1014,7 @@ fn random_expressions_round_trip() {
                 gen(rnd, d - 1),
             ),
             _ => Expr::bin(
-                BinOp::ALL[rnd(16) as usize],
+                BinOp::ALL[rnd(BinOp::ALL.len() as u64) as usize],
                 gen(rnd, d - 1),
                 gen(rnd, d - 1),
             ),

@@ -6,7 +6,9 @@
 //! (mem[e_addr] := e_val, value first), `local REG e`, `check e`
 //! (assume e ≠ 0), `mfence`, `noop`, `lock`, `unlock`. Expressions:
 //! `INT | OP2 e e | ! e | REG` with OP2 ∈ `== != < <= > >= && || + - * &`
-//! (and `/ % | ^`, which Trencher lacks but the IR has). A token is an
+//! (and the IR's other operators, which Trencher lacks: `/ % | ^`, the
+//! unsigned `<u <=u >u >=u /u %u` and the shifts `<< >> >>u`,
+//! docs/language.md). A token is an
 //! integer if it reads as one (`-1`, `+5`); `#` starts a comment to the
 //! end of the line. Memory is addressed by integers; there are no named
 //! variables and no goals (the question is robustness).

@@ -94,8 +94,12 @@ pub enum UnOp {
     Neg,
 }
 
-/// Binary operators. Comparisons and logical operators yield 0 or 1;
-/// comparisons, `/` and `%` are signed.
+/// Binary operators. Comparisons and logical operators yield 0 or 1.
+/// `<`, `<=`, `>`, `>=`, `/`, `%` and `>>` are signed (two's complement);
+/// their `u`-suffixed twins (`<u`, `/u`, `>>u`, …) read both operands as
+/// unsigned W-bit numbers (0..2^W). Shift amounts are read as unsigned;
+/// an amount ≥ W shifts every bit out (SMT-LIB `bvshl`/`bvlshr`/`bvashr`,
+/// docs/language.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum BinOp {
     /// `+`
@@ -130,11 +134,30 @@ pub enum BinOp {
     And,
     /// `||` logical.
     Or,
+    /// `<u` unsigned.
+    Ult,
+    /// `<=u` unsigned.
+    Ule,
+    /// `>u` unsigned.
+    Ugt,
+    /// `>=u` unsigned.
+    Uge,
+    /// `/u` unsigned; `x /u 0 = 0`.
+    Udiv,
+    /// `%u` unsigned; `x %u 0 = x`.
+    Urem,
+    /// `<<` shift left, zero fill; an amount ≥ W gives 0.
+    Shl,
+    /// `>>` arithmetic shift right (sign fill); an amount ≥ W gives 0 or
+    /// −1 by the sign.
+    Sar,
+    /// `>>u` logical shift right (zero fill); an amount ≥ W gives 0.
+    Shr,
 }
 
 impl BinOp {
     /// Every operator, for generators and tests.
-    pub const ALL: [BinOp; 16] = [
+    pub const ALL: [BinOp; 25] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
@@ -151,6 +174,15 @@ impl BinOp {
         BinOp::Ge,
         BinOp::And,
         BinOp::Or,
+        BinOp::Ult,
+        BinOp::Ule,
+        BinOp::Ugt,
+        BinOp::Uge,
+        BinOp::Udiv,
+        BinOp::Urem,
+        BinOp::Shl,
+        BinOp::Sar,
+        BinOp::Shr,
     ];
 
     /// The infix symbol.
@@ -172,6 +204,15 @@ impl BinOp {
             BinOp::Ge => ">=",
             BinOp::And => "&&",
             BinOp::Or => "||",
+            BinOp::Ult => "<u",
+            BinOp::Ule => "<=u",
+            BinOp::Ugt => ">u",
+            BinOp::Uge => ">=u",
+            BinOp::Udiv => "/u",
+            BinOp::Urem => "%u",
+            BinOp::Shl => "<<",
+            BinOp::Sar => ">>",
+            BinOp::Shr => ">>u",
         }
     }
 
@@ -181,8 +222,9 @@ impl BinOp {
     }
 
     /// Binding strength for printing/parsing infix (higher binds tighter),
-    /// C-like: `||` 1, `&&` 2, `|` 3, `^` 4, `&` 5, `== !=` 6,
-    /// `< <= > >=` 7, `+ -` 8, `* / %` 9.
+    /// C-like (C11 6.5.5–6.5.14): `||` 1, `&&` 2, `|` 3, `^` 4, `&` 5,
+    /// `== !=` 6, comparisons 7, shifts 8, `+ -` 9, `* / %` (and `/u %u`)
+    /// 10.
     pub fn precedence(self) -> u8 {
         match self {
             BinOp::Or => 1,
@@ -191,9 +233,58 @@ impl BinOp {
             BinOp::BitXor => 4,
             BinOp::BitAnd => 5,
             BinOp::Eq | BinOp::Ne => 6,
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 7,
-            BinOp::Add | BinOp::Sub => 8,
-            BinOp::Mul | BinOp::Div | BinOp::Rem => 9,
+            BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::Ult
+            | BinOp::Ule
+            | BinOp::Ugt
+            | BinOp::Uge => 7,
+            BinOp::Shl | BinOp::Sar | BinOp::Shr => 8,
+            BinOp::Add | BinOp::Sub => 9,
+            BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Udiv | BinOp::Urem => 10,
+        }
+    }
+
+    /// True for the operators whose value is always 0 or 1 (comparisons,
+    /// `&&`, `||`).
+    pub fn is_boolean(self) -> bool {
+        self.negation().is_some() || matches!(self, BinOp::And | BinOp::Or)
+    }
+
+    /// The comparison that holds exactly when `self` does not (`<` ↔
+    /// `>=`, `<u` ↔ `>=u`, `==` ↔ `!=`, …); `None` for the other
+    /// operators.
+    pub fn negation(self) -> Option<BinOp> {
+        Some(match self {
+            BinOp::Eq => BinOp::Ne,
+            BinOp::Ne => BinOp::Eq,
+            BinOp::Lt => BinOp::Ge,
+            BinOp::Ge => BinOp::Lt,
+            BinOp::Gt => BinOp::Le,
+            BinOp::Le => BinOp::Gt,
+            BinOp::Ult => BinOp::Uge,
+            BinOp::Uge => BinOp::Ult,
+            BinOp::Ugt => BinOp::Ule,
+            BinOp::Ule => BinOp::Ugt,
+            _ => return None,
+        })
+    }
+
+    /// The unsigned twin of a signed operator (`<` → `<u`, `/` → `/u`,
+    /// `>>` → `>>u`, …); other operators are returned unchanged (their
+    /// result does not depend on signedness).
+    pub fn unsigned(self) -> BinOp {
+        match self {
+            BinOp::Lt => BinOp::Ult,
+            BinOp::Le => BinOp::Ule,
+            BinOp::Gt => BinOp::Ugt,
+            BinOp::Ge => BinOp::Uge,
+            BinOp::Div => BinOp::Udiv,
+            BinOp::Rem => BinOp::Urem,
+            BinOp::Sar => BinOp::Shr,
+            op => op,
         }
     }
 
@@ -229,6 +320,36 @@ impl BinOp {
             BinOp::Ge => (a >= b) as i64,
             BinOp::And => (a != 0 && b != 0) as i64,
             BinOp::Or => (a != 0 || b != 0) as i64,
+            BinOp::Ult => (w.unsigned(a) < w.unsigned(b)) as i64,
+            BinOp::Ule => (w.unsigned(a) <= w.unsigned(b)) as i64,
+            BinOp::Ugt => (w.unsigned(a) > w.unsigned(b)) as i64,
+            BinOp::Uge => (w.unsigned(a) >= w.unsigned(b)) as i64,
+            BinOp::Udiv => match w.unsigned(b) {
+                0 => 0,
+                d => (w.unsigned(a) / d) as i64,
+            },
+            BinOp::Urem => match w.unsigned(b) {
+                0 => a,
+                d => (w.unsigned(a) % d) as i64,
+            },
+            BinOp::Shl | BinOp::Sar | BinOp::Shr => {
+                let k = w.unsigned(b);
+                let neg = w.wrap(a) < 0;
+                if k >= w.0 as u64 {
+                    if self == BinOp::Sar && neg {
+                        -1
+                    } else {
+                        0
+                    }
+                } else {
+                    match self {
+                        BinOp::Shl => a << k,
+                        // `a` is sign-extended: `>>` on i64 fills with the sign.
+                        BinOp::Sar => w.wrap(a) >> k,
+                        _ => (w.unsigned(a) >> k) as i64,
+                    }
+                }
+            }
         };
         w.wrap(r)
     }
@@ -238,7 +359,8 @@ impl UnOp {
     /// Applies the operator to a W-bit value.
     pub fn apply(self, a: i64, w: Width) -> i64 {
         match self {
-            UnOp::Not => (a == 0) as i64,
+            // Wrapped like every result: at width 1, "true" is -1.
+            UnOp::Not => w.wrap((a == 0) as i64),
             UnOp::Neg => w.wrap(a.wrapping_neg()),
         }
     }
@@ -362,6 +484,39 @@ impl<V: Copy> Expr<V> {
     }
 }
 
+/// Operand pairs for tests that compare an evaluator or encoder with
+/// [`BinOp::apply`] at width `w`: every pair of the edge values (0, ±1,
+/// 2, the signed extremes, the shift amounts W−1, W, W+1) and `n`
+/// pseudo-random pairs (deterministic xorshift), all wrapped to W bits.
+#[cfg(test)]
+pub(crate) fn sample_pairs(w: Width, n: usize) -> Vec<(i64, i64)> {
+    let k = w.0 as i64;
+    let edges = [0, 1, -1, 2, w.min(), w.max(), k - 1, k, k + 1];
+    let mut out: Vec<(i64, i64)> = edges
+        .iter()
+        .flat_map(|&a| edges.iter().map(move |&b| (w.wrap(a), w.wrap(b))))
+        .collect();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d ^ u64::from(w.0);
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed as i64
+    };
+    for i in 0..n {
+        let a = next();
+        // Every third pair a small shift amount, so shifts do not almost
+        // always shift everything out.
+        let b = if i % 3 == 0 {
+            next().rem_euclid(k + 2)
+        } else {
+            next()
+        };
+        out.push((w.wrap(a), w.wrap(b)));
+    }
+    out
+}
+
 impl fmt::Display for BinOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.symbol())
@@ -398,6 +553,58 @@ mod tests {
         assert_eq!(UnOp::Neg.apply(-128, w), -128);
         for op in BinOp::ALL {
             assert_eq!(BinOp::from_symbol(op.symbol()), Some(op));
+        }
+    }
+
+    #[test]
+    fn unsigned_and_shift_operators() {
+        let w = Width(8);
+        // -1 is 255 unsigned.
+        assert_eq!(BinOp::Ult.apply(-1, 0, w), 0);
+        assert_eq!(BinOp::Ugt.apply(-1, 0, w), 1);
+        assert_eq!(BinOp::Ule.apply(5, 5, w), 1);
+        assert_eq!(BinOp::Uge.apply(0, -128, w), 0);
+        assert_eq!(BinOp::Udiv.apply(-1, 2, w), 127);
+        assert_eq!(BinOp::Urem.apply(-1, 16, w), 15);
+        assert_eq!(BinOp::Udiv.apply(-1, 0, w), 0);
+        assert_eq!(BinOp::Urem.apply(-3, 0, w), -3);
+        assert_eq!(BinOp::Shl.apply(1, 7, w), -128);
+        assert_eq!(BinOp::Shl.apply(3, 8, w), 0);
+        assert_eq!(BinOp::Sar.apply(-128, 7, w), -1);
+        assert_eq!(BinOp::Sar.apply(-128, 200, w), -1);
+        assert_eq!(BinOp::Sar.apply(64, 200, w), 0);
+        assert_eq!(BinOp::Shr.apply(-128, 7, w), 1);
+        assert_eq!(BinOp::Shr.apply(-1, 8, w), 0);
+        // The amount is unsigned: -1 is 255, everything shifts out.
+        assert_eq!(BinOp::Shl.apply(1, -1, w), 0);
+        let w = Width(64);
+        assert_eq!(BinOp::Ugt.apply(-1, i64::MAX, w), 1);
+        assert_eq!(BinOp::Shr.apply(-1, 63, w), 1);
+        assert_eq!(BinOp::Sar.apply(i64::MIN, 64, w), -1);
+        assert_eq!(BinOp::Udiv.apply(-2, 2, w), i64::MAX);
+        // At width 1 the only values are 0 and -1 (bit pattern 1).
+        let w = Width(1);
+        assert_eq!(BinOp::Ugt.apply(-1, 0, w), -1);
+        assert_eq!(BinOp::Lt.apply(-1, 0, w), -1);
+        assert_eq!(UnOp::Not.apply(0, w), -1);
+        assert_eq!(BinOp::Sar.apply(-1, 0, w), -1);
+        assert_eq!(BinOp::Shl.apply(-1, -1, w), 0);
+        for op in BinOp::ALL {
+            if let Some(n) = op.negation() {
+                assert_eq!(n.negation(), Some(op));
+                for (a, b) in sample_pairs(Width(8), 20) {
+                    assert_eq!(
+                        n.apply(a, b, Width(8)),
+                        1 - op.apply(a, b, Width(8)),
+                        "{op}"
+                    );
+                }
+            }
+            if op.is_boolean() {
+                for (a, b) in sample_pairs(Width(8), 20) {
+                    assert!(matches!(op.apply(a, b, Width(8)), 0 | 1), "{op}");
+                }
+            }
         }
     }
 

@@ -18,7 +18,7 @@
 //! SC stores and the lock) between events of different threads whose
 //! source is an immediate happens-before predecessor of the target.
 
-use super::semantics::{Actor, Effect, Step, LOCK_ADDR};
+use super::semantics::{Actor, Effect, Loc, Step, LOCK_ADDR};
 use crate::collections::HashMap;
 
 /// A vector clock: entry `a` counts the events of actor `a` observed
@@ -110,8 +110,8 @@ pub struct Chrono {
     pub events: Vec<Event>,
     /// Per actor: its last event.
     actor_last: Vec<Option<usize>>,
-    last: HashMap<i64, usize>,
-    readers: HashMap<i64, Vec<(u32, usize)>>,
+    last: HashMap<Loc, usize>,
+    readers: HashMap<Loc, Vec<(u32, usize)>>,
     /// Per thread: `(store event, latest forwarded load, epoch)` of each
     /// buffered store, oldest first (parallel to the semantics' buffer).
     buf: Vec<Vec<(usize, Option<usize>, u32)>>,
@@ -122,7 +122,7 @@ pub struct Chrono {
     /// Per thread: its last `lock` event.
     locked: Vec<Option<usize>>,
     /// Every write event per address (for steps that may wait).
-    writes: HashMap<i64, Vec<usize>>,
+    writes: HashMap<Loc, Vec<usize>>,
     /// How to undo the changes of each step, newest last ([`Chrono::mark`],
     /// [`Chrono::undo_to`]).
     undo: Vec<Undo>,
@@ -136,11 +136,11 @@ enum Undo {
     /// The actor's last event was this.
     ActorLast(u32, Option<usize>),
     /// The address' last write was this.
-    Last(i64, Option<usize>),
+    Last(Loc, Option<usize>),
     /// The address' readers were these.
-    Readers(i64, Vec<(u32, usize)>),
+    Readers(Loc, Vec<(u32, usize)>),
     /// A reader entry of the actor was this event (`None`: pushed).
-    Reader(i64, u32, Option<usize>),
+    Reader(Loc, u32, Option<usize>),
     /// A buffer entry was pushed on the thread's buffer.
     BufPush(u32),
     /// The buffer entry at the position had this forwarded load.
@@ -154,7 +154,7 @@ enum Undo {
     /// The thread's last lock was this.
     Locked(u32, Option<usize>),
     /// A write event was pushed on the address' list.
-    Write(i64),
+    Write(Loc),
 }
 
 type BTreeMapClock = std::collections::BTreeMap<u32, Clock>;
@@ -252,7 +252,7 @@ impl Chrono {
         }
     }
 
-    fn reader(&mut self, x: i64, actor: u32, ev: usize) {
+    fn reader(&mut self, x: Loc, actor: u32, ev: usize) {
         let r = self.readers.entry(x).or_default();
         match r.iter_mut().find(|p| p.0 == actor) {
             Some(p) => {
@@ -266,24 +266,24 @@ impl Chrono {
         }
     }
 
-    fn set_last(&mut self, x: i64, ev: usize) {
+    fn set_last(&mut self, x: Loc, ev: usize) {
         let old = self.last.insert(x, ev);
         self.undo.push(Undo::Last(x, old));
     }
 
-    fn clear_readers(&mut self, x: i64) {
+    fn clear_readers(&mut self, x: Loc) {
         let old = std::mem::take(self.readers.entry(x).or_default());
         self.undo.push(Undo::Readers(x, old));
     }
 
-    fn add_write(&mut self, x: i64, ev: usize) {
+    fn add_write(&mut self, x: Loc, ev: usize) {
         self.writes.entry(x).or_default().push(ev);
         self.undo.push(Undo::Write(x));
     }
 
     /// Candidates for a read of `x` by thread `t`: the last write, if
     /// another thread's.
-    fn read_cands(&self, x: i64, t: u32, out: &mut Cands) {
+    fn read_cands(&self, x: Loc, t: u32, out: &mut Cands) {
         if let Some(&u) = self.last.get(&x) {
             if self.events[u].thread != t {
                 out.push(u);
@@ -293,7 +293,7 @@ impl Chrono {
 
     /// Candidates for a write of `x` by thread `t`: the last write and the
     /// readers, if other threads'.
-    fn write_cands(&self, x: i64, t: u32, out: &mut Cands) {
+    fn write_cands(&self, x: Loc, t: u32, out: &mut Cands) {
         self.read_cands(x, t, out);
         for &(_, r) in self.readers.get(&x).into_iter().flatten() {
             if self.events[r].thread != t {
@@ -361,7 +361,7 @@ impl Chrono {
                 }
             }
             Effect::LoadMem { addr, .. } => {
-                self.read_cands(*addr, t, &mut cv);
+                self.read_cands(Loc::from(*addr), t, &mut cv);
                 self.read_cands(LOCK_ADDR, t, &mut cv);
             }
             Effect::Update { addr, pos, .. } => {
@@ -372,16 +372,16 @@ impl Chrono {
                         join(&mut pre, c);
                     }
                 }
-                self.write_cands(*addr, t, &mut cv);
+                self.write_cands(Loc::from(*addr), t, &mut cv);
                 self.read_cands(LOCK_ADDR, t, &mut cv);
             }
             Effect::Direct(acc) => {
                 join(&mut pre, &self.flushed[tu]);
                 for &(a, _, w) in acc {
                     if w {
-                        self.write_cands(a, t, &mut cv);
+                        self.write_cands(Loc::from(a), t, &mut cv);
                     } else {
-                        self.read_cands(a, t, &mut cv);
+                        self.read_cands(Loc::from(a), t, &mut cv);
                     }
                 }
                 self.read_cands(LOCK_ADDR, t, &mut cv);
@@ -404,7 +404,7 @@ impl Chrono {
             match eff {
                 Effect::Direct(acc) => {
                     for x in acc.iter().filter(|x| !x.2) {
-                        self.weak_races(&[x.0], t, found);
+                        self.weak_races(&[Loc::from(x.0)], t, found);
                     }
                 }
                 Effect::Lock => self.weak_races(&[LOCK_ADDR], t, found),
@@ -416,11 +416,11 @@ impl Chrono {
             join(&mut clock, &self.events[c].clock);
         }
         match eff {
-            Effect::Update { addr, .. } => self.add_write(*addr, id),
+            Effect::Update { addr, .. } => self.add_write(Loc::from(*addr), id),
             Effect::Direct(acc) => {
                 for &(a, _, w) in acc {
                     if w {
-                        self.add_write(a, id);
+                        self.add_write(Loc::from(a), id);
                     }
                 }
             }
@@ -430,7 +430,7 @@ impl Chrono {
         // Bookkeeping after the step.
         match eff {
             Effect::LoadMem { addr, .. } => {
-                self.reader(*addr, actor, id);
+                self.reader(Loc::from(*addr), actor, id);
                 self.reader(LOCK_ADDR, actor, id);
             }
             Effect::Update { addr, pos, .. } => {
@@ -445,11 +445,12 @@ impl Chrono {
                 } else {
                     None
                 };
-                self.set_last(*addr, id);
-                self.clear_readers(*addr);
+                let x = Loc::from(*addr);
+                self.set_last(x, id);
+                self.clear_readers(x);
                 if let Some(l) = fwd {
                     let a = self.events[l].actor;
-                    self.readers.entry(*addr).or_default().push((a, l));
+                    self.readers.entry(x).or_default().push((a, l));
                 }
                 let old = self.flushed[tu].clone();
                 self.undo.push(Undo::Flushed(t, old));
@@ -459,13 +460,13 @@ impl Chrono {
             Effect::Direct(acc) => {
                 for &(a, _, w) in acc {
                     if w {
-                        self.set_last(a, id);
-                        self.clear_readers(a);
+                        self.set_last(Loc::from(a), id);
+                        self.clear_readers(Loc::from(a));
                     }
                 }
                 for &(a, _, w) in acc {
                     if !w && !acc.iter().any(|x| x.0 == a && x.2) {
-                        self.reader(a, actor, id);
+                        self.reader(Loc::from(a), actor, id);
                     }
                 }
                 self.reader(LOCK_ADDR, actor, id);
@@ -498,7 +499,7 @@ impl Chrono {
 
     /// A read of `addrs` by `actor` (of thread `t`) that has not run (it
     /// waits): its clock and the events it would race with.
-    pub fn pending_read(&self, actor: u32, t: u32, addrs: &[i64]) -> (Pending, Vec<usize>) {
+    pub fn pending_read(&self, actor: u32, t: u32, addrs: &[Loc]) -> (Pending, Vec<usize>) {
         let mut pre = self.actor_clock(actor);
         if pre.len() <= actor as usize {
             pre.resize(actor as usize + 1, 0);
@@ -523,7 +524,7 @@ impl Chrono {
     }
 
     /// Adds every earlier write of another thread to `addrs` to `found`.
-    fn weak_races(&self, addrs: &[i64], t: u32, found: &mut Vec<usize>) {
+    fn weak_races(&self, addrs: &[Loc], t: u32, found: &mut Vec<usize>) {
         for a in addrs {
             for &w in self.writes.get(a).into_iter().flatten() {
                 if self.events[w].thread != t && !found.contains(&w) {

@@ -27,7 +27,7 @@
 //! reversed as if it ran last.
 
 use super::chrono::{Actors, Chrono, Pending};
-use super::semantics::{Effect, Semantics, Step, LOCK_ADDR};
+use super::semantics::{Effect, Loc, Semantics, Step, LOCK_ADDR};
 use super::trace::SsTrace;
 use super::Sink;
 
@@ -41,23 +41,23 @@ struct Access {
 }
 
 /// Addresses of a step (inline: a step touches few).
-type Addrs = smallvec::SmallVec<[i64; 3]>;
+type Addrs = smallvec::SmallVec<[Loc; 3]>;
 
 fn access(actor: u32, step: Step, eff: &Effect) -> Access {
     let (mut reads, mut writes) = (Addrs::new(), Addrs::new());
     match eff {
-        Effect::LoadMem { addr, .. } => reads.extend([*addr, LOCK_ADDR]),
-        Effect::LoadFwd { addr, .. } => reads.push(*addr),
+        Effect::LoadMem { addr, .. } => reads.extend([Loc::from(*addr), LOCK_ADDR]),
+        Effect::LoadFwd { addr, .. } => reads.push(Loc::from(*addr)),
         Effect::Update { addr, .. } => {
-            writes.push(*addr);
+            writes.push(Loc::from(*addr));
             reads.push(LOCK_ADDR);
         }
         Effect::Direct(acc) => {
             for &(a, _, w) in acc {
                 if w {
-                    writes.push(a)
+                    writes.push(Loc::from(a))
                 } else {
-                    reads.push(a)
+                    reads.push(Loc::from(a))
                 }
             }
             reads.push(LOCK_ADDR);
@@ -74,7 +74,7 @@ fn access(actor: u32, step: Step, eff: &Effect) -> Access {
 }
 
 fn independent(a: &Access, b: &Access) -> bool {
-    let hit = |x: &[i64], y: &[i64]| x.iter().any(|v| y.contains(v));
+    let hit = |x: &[Loc], y: &[Loc]| x.iter().any(|v| y.contains(v));
     a.actor != b.actor
         && !hit(&a.writes, &b.writes)
         && !hit(&a.writes, &b.reads)

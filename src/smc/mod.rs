@@ -261,13 +261,14 @@ pub fn goals_trace_determined(p: &Program) -> bool {
 /// Errors: the program uses a command the engine does not model
 /// (`lwarx`/`stwcx.`, PGAS, a lock or fence inside an atomic): a located
 /// error when the program has a source, else a usage error; a width
-/// outside 1..=63.
+/// outside 1..=64 ([`Width::MAX`](crate::program::Width::MAX)).
 pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Error> {
     let t0 = Instant::now();
-    if o.width.0 == 0 || o.width.0 > 63 {
+    if o.width.0 == 0 || o.width.0 > crate::program::Width::MAX.0 {
         return Err(crate::diag::Error::Usage(format!(
-            "width {} is outside 1..=63",
-            o.width.0
+            "width {} is outside 1..={}",
+            o.width.0,
+            crate::program::Width::MAX.0
         )));
     }
     if let Some((t, i, what)) = semantics::unsupported(p) {

@@ -65,9 +65,14 @@ impl Model {
     }
 }
 
-/// The pseudo-address of the global lock in effects (no program address
-/// is this small: addresses are W-bit values, W ≤ 63).
-pub const LOCK_ADDR: i64 = i64::MIN;
+/// A location as the race and trace bookkeeping ([`super::chrono`],
+/// [`super::dpor`], [`super::trace`]) keys it: a program address (an
+/// `i64`, W ≤ 64 bits) or the lock's pseudo-address [`LOCK_ADDR`].
+pub type Loc = i128;
+
+/// The pseudo-address of the global lock in effects: outside the `i64`
+/// range, so no program address equals it, even at `--width 64`.
+pub const LOCK_ADDR: Loc = i128::MIN;
 
 /// A step: a thread's instruction or an update from a store buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -856,7 +861,7 @@ impl Semantics<'_> {
     /// lock's pseudo-address [`LOCK_ADDR`] (lock taken, or held by another
     /// thread) and the addresses an atomic reads. Empty when nothing
     /// waits. Used to reverse races with steps that never ran.
-    pub fn waiting_reads(&self, s: &State, t: usize) -> Vec<i64> {
+    pub fn waiting_reads(&self, s: &State, t: usize) -> Vec<Loc> {
         let mut v = Vec::new();
         if s.steps[t] >= self.bound {
             return v;
@@ -876,7 +881,7 @@ impl Semantics<'_> {
             if let Command::Atomic(cs) = cmd {
                 for c in cs {
                     if let Command::Load { addr, .. } = plain(c) {
-                        v.push(eval(self.width, &s.regs[t], addr));
+                        v.push(Loc::from(eval(self.width, &s.regs[t], addr)));
                     }
                 }
             }

@@ -15,7 +15,7 @@
 //! The global lock is the pseudo-address [`super::semantics::LOCK_ADDR`]:
 //! `lock` is a read-modify-write of it, `unlock` a write.
 
-use super::semantics::{Effect, Step, LOCK_ADDR};
+use super::semantics::{Effect, Loc, Step, LOCK_ADDR};
 use crate::collections::HashMap;
 use crate::program::Program;
 use std::collections::BTreeMap;
@@ -29,9 +29,9 @@ pub struct SsEvent {
     /// The step (always [`Step::Instr`]).
     pub step: Step,
     /// Reads: `(address, source store or None for the initial value)`.
-    pub reads: smallvec::SmallVec<[(i64, Option<StoreId>); 1]>,
+    pub reads: smallvec::SmallVec<[(Loc, Option<StoreId>); 1]>,
     /// Addresses written (stores: when they reach memory).
-    pub writes: smallvec::SmallVec<[i64; 1]>,
+    pub writes: smallvec::SmallVec<[Loc; 1]>,
 }
 
 /// The Shasha–Snir trace of an execution, built step by step.
@@ -40,9 +40,9 @@ pub struct SsTrace {
     /// Events per thread, in program order.
     pub threads: Vec<Vec<SsEvent>>,
     /// Per address, the stores in the order they reached memory (co).
-    pub co: BTreeMap<i64, Vec<StoreId>>,
+    pub co: BTreeMap<Loc, Vec<StoreId>>,
     /// The store whose value memory holds, per address.
-    src: HashMap<i64, StoreId>,
+    src: HashMap<Loc, StoreId>,
     /// Per thread, the stores in its buffer(s), oldest first.
     buf: Vec<Vec<StoreId>>,
     /// How to undo each change, newest last ([`SsTrace::mark`],
@@ -80,14 +80,22 @@ fn event_hash(t: u32, i: u32, e: &SsEvent) -> [u64; 2] {
             Some((st, i)) => (*st as i64, *i as i64),
             None => (-2, -2),
         };
-        [*a, x, y]
+        [*a as i64, (*a >> 64) as i64, x, y]
     });
     hash2([-1, t as i64, i as i64, instr].into_iter().chain(reads))
 }
 
 /// The hash of store `id` at position `pos` of address `a`'s co.
-fn co_hash(a: i64, pos: usize, id: StoreId) -> [u64; 2] {
-    hash2([-3, a, pos as i64, id.0 as i64, id.1 as i64].into_iter())
+fn co_hash(a: Loc, pos: usize, id: StoreId) -> [u64; 2] {
+    let words = [
+        -3,
+        a as i64,
+        (a >> 64) as i64,
+        pos as i64,
+        id.0 as i64,
+        id.1 as i64,
+    ];
+    hash2(words.into_iter())
 }
 
 /// One change of [`SsTrace::push`], as what restores it.
@@ -97,7 +105,7 @@ enum SsUndo {
     Event(u32, [u64; 2]),
     /// A store was appended to the address' co (its hash); memory held
     /// this store.
-    Co(i64, Option<StoreId>, [u64; 2]),
+    Co(Loc, Option<StoreId>, [u64; 2]),
     /// A store was pushed on the thread's buffer.
     BufPush(u32),
     /// This store was removed from the thread's buffer at the position.
@@ -124,7 +132,7 @@ impl SsTrace {
         self.sum[1] = self.sum[1].wrapping_sub(h[1]);
     }
 
-    fn write(&mut self, a: i64, id: StoreId) {
+    fn write(&mut self, a: Loc, id: StoreId) {
         let l = self.co.entry(a).or_default();
         l.push(id);
         let h = co_hash(a, l.len() - 1, id);
@@ -177,7 +185,7 @@ impl SsTrace {
                 if pos < self.buf[t].len() {
                     let id = self.buf[t].remove(pos);
                     self.undo.push(SsUndo::BufRemove(t as u32, pos, id));
-                    self.write(addr, id);
+                    self.write(Loc::from(addr), id);
                 }
             }
             return;
@@ -191,16 +199,20 @@ impl SsTrace {
         match eff {
             Effect::Local | Effect::Fence | Effect::Update { .. } => {}
             Effect::Buffered { addr, .. } => {
-                ev.writes.push(*addr);
+                ev.writes.push(Loc::from(*addr));
                 self.buf[t].push(id);
                 self.undo.push(SsUndo::BufPush(t as u32));
             }
-            Effect::LoadMem { addr, .. } => ev.reads.push((*addr, self.src.get(addr).copied())),
-            Effect::LoadFwd { addr, pos, .. } => {
-                ev.reads.push((*addr, self.buf[t].get(*pos).copied()))
+            Effect::LoadMem { addr, .. } => {
+                let a = Loc::from(*addr);
+                ev.reads.push((a, self.src.get(&a).copied()))
             }
+            Effect::LoadFwd { addr, pos, .. } => ev
+                .reads
+                .push((Loc::from(*addr), self.buf[t].get(*pos).copied())),
             Effect::Direct(acc) => {
                 for &(a, _, w) in acc {
+                    let a = Loc::from(a);
                     if w {
                         ev.writes.push(a);
                         self.write(a, id);
@@ -261,7 +273,7 @@ impl SsTrace {
             }
         }
         // co, and each store's co successor
-        let mut next: HashMap<(i64, StoreId), StoreId> = HashMap::default();
+        let mut next: HashMap<(Loc, StoreId), StoreId> = HashMap::default();
         for (a, l) in &self.co {
             for w in l.windows(2) {
                 if let (Some(&x), Some(&y)) = (ids.get(&w[0]), ids.get(&w[1])) {

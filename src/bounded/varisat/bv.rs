@@ -1,8 +1,9 @@
 //! Fixed-width two's-complement bit-vectors over [`Cnf`] literals
 //! (LSB first). The operators implement exactly
 //! [`BinOp::apply`](crate::program::BinOp::apply): wrap-around arithmetic,
-//! signed comparisons, signed truncating division with `x / 0 = 0` and
-//! `x % 0 = x`.
+//! signed and unsigned comparisons, signed truncating and unsigned
+//! division with `x / 0 = 0` and `x % 0 = x`, shifts where an amount ≥ W
+//! shifts every bit out.
 
 use super::cnf::Cnf;
 use crate::program::{BinOp, UnOp};
@@ -20,6 +21,20 @@ impl Cnf {
     /// The value of `x` in the last model, sign-extended.
     pub fn bv_value(&self, x: &Bv) -> i64 {
         fold_bits(x.iter().map(|&b| self.value(b)), x.len())
+    }
+
+    /// The value of `x` (at most 128 bits: an address with its lock
+    /// flag) in the last model, sign-extended; unlike [`Cnf::bv_value`]
+    /// exact for the 65 bits of an address at width 64.
+    pub fn bv_value_wide(&self, x: &Bv) -> i128 {
+        let mut v: i128 = 0;
+        for (i, &b) in x.iter().enumerate().take(128) {
+            if self.value(b) {
+                v |= 1i128 << i;
+            }
+        }
+        let s = 128 - x.len().min(128) as u32;
+        (v << s) >> s
     }
 
     /// The constant value of `x` if all its bits are constants.
@@ -174,6 +189,49 @@ impl Cnf {
         (self.bv_ite(yz, &q, &zero), self.bv_ite(yz, &r, x))
     }
 
+    /// `x / y` and `x % y`, unsigned; `x / 0 = 0`, `x % 0 = x`.
+    fn bv_udivrem_total(&mut self, x: &Bv, y: &Bv) -> (Bv, Bv) {
+        let (q, r) = self.bv_udivrem(x, y);
+        let yz = self.bv_nonzero(y);
+        let zero = self.bv_const(0, x.len() as u32);
+        (self.bv_ite(yz, &q, &zero), self.bv_ite(yz, &r, x))
+    }
+
+    /// `x << y` (`left`), else `x >> y` with `fill` shifted in (the sign
+    /// bit: arithmetic, false: logical). A barrel shifter: stage `i`
+    /// shifts by 2^i when bit `i` of `y` is set; a set bit with
+    /// 2^i ≥ W shifts every bit out, and so does a sum of smaller stages
+    /// reaching W (each stage shifts `fill` in).
+    fn bv_shift(&mut self, x: &Bv, y: &Bv, left: bool, fill: Lit) -> Bv {
+        let w = x.len();
+        let fills = vec![fill; w];
+        let mut cur = x.clone();
+        for (i, &bit) in y.iter().enumerate() {
+            if i >= 63 || (1usize << i) >= w {
+                cur = self.bv_ite(bit, &fills, &cur);
+                continue;
+            }
+            let k = 1usize << i;
+            let shifted: Bv = (0..w)
+                .map(|j| {
+                    if left {
+                        if j >= k {
+                            cur[j - k]
+                        } else {
+                            fill
+                        }
+                    } else if j + k < w {
+                        cur[j + k]
+                    } else {
+                        fill
+                    }
+                })
+                .collect();
+            cur = self.bv_ite(bit, &shifted, &cur);
+        }
+        cur
+    }
+
     /// Applies a binary operator (same semantics as `BinOp::apply`).
     pub fn bv_binop(&mut self, op: BinOp, x: &Bv, y: &Bv) -> Bv {
         let w = x.len() as u32;
@@ -225,6 +283,36 @@ impl Cnf {
                 let q = self.bv_nonzero(y);
                 let l = self.or(p, q);
                 b(self, l)
+            }
+            BinOp::Ult => {
+                let l = self.bv_ult(x, y);
+                b(self, l)
+            }
+            BinOp::Ule => {
+                let l = self.bv_ult(y, x);
+                b(self, !l)
+            }
+            BinOp::Ugt => {
+                let l = self.bv_ult(y, x);
+                b(self, l)
+            }
+            BinOp::Uge => {
+                let l = self.bv_ult(x, y);
+                b(self, !l)
+            }
+            BinOp::Udiv => self.bv_udivrem_total(x, y).0,
+            BinOp::Urem => self.bv_udivrem_total(x, y).1,
+            BinOp::Shl => {
+                let ff = self.ff();
+                self.bv_shift(x, y, true, ff)
+            }
+            BinOp::Shr => {
+                let ff = self.ff();
+                self.bv_shift(x, y, false, ff)
+            }
+            BinOp::Sar => {
+                let sign = x[x.len() - 1];
+                self.bv_shift(x, y, false, sign)
             }
         }
     }
@@ -284,11 +372,10 @@ mod tests {
         assert_eq!(fold_bits([true, true, true].into_iter(), 3), -1);
     }
 
-    /// Every operator on every pair of 4-bit values agrees with
-    /// `BinOp::apply`, with symbolic operands fixed by assumptions.
-    #[test]
-    fn bv_ops_match_reference_semantics() {
-        let w = 4u32;
+    /// Every operator on symbolic operands, fixed by assumptions to the
+    /// given pairs, agrees with `BinOp::apply` at width `w`.
+    fn check_ops_at(w: u32, pairs: &[(i64, i64)]) {
+        let width = Width(w);
         let mut c = Cnf::new();
         let x: Bv = (0..w).map(|_| c.fresh()).collect();
         let y: Bv = (0..w).map(|_| c.fresh()).collect();
@@ -298,20 +385,38 @@ mod tests {
             .collect();
         let neg = c.bv_unop(UnOp::Neg, &x);
         let not = c.bv_unop(UnOp::Not, &x);
-        for a in -8i64..8 {
-            for b in -8i64..8 {
-                let mut assume = Vec::new();
-                for i in 0..w as usize {
-                    assume.push(if (a >> i) & 1 == 1 { x[i] } else { !x[i] });
-                    assume.push(if (b >> i) & 1 == 1 { y[i] } else { !y[i] });
-                }
-                assert!(c.solve(&assume).unwrap());
-                for (op, o) in &outs {
-                    assert_eq!(c.bv_value(o), op.apply(a, b, Width(w)), "{a} {op} {b}");
-                }
-                assert_eq!(c.bv_value(&neg), UnOp::Neg.apply(a, Width(w)));
-                assert_eq!(c.bv_value(&not), UnOp::Not.apply(a, Width(w)));
+        for &(a, b) in pairs {
+            let (a, b) = (width.wrap(a), width.wrap(b));
+            let mut assume = Vec::new();
+            for i in 0..w as usize {
+                assume.push(if (a >> i) & 1 == 1 { x[i] } else { !x[i] });
+                assume.push(if (b >> i) & 1 == 1 { y[i] } else { !y[i] });
             }
+            assert!(c.solve(&assume).unwrap());
+            for (op, o) in &outs {
+                assert_eq!(c.bv_value(o), op.apply(a, b, width), "{a} {op} {b} at {w}");
+            }
+            assert_eq!(c.bv_value(&neg), UnOp::Neg.apply(a, width));
+            assert_eq!(c.bv_value(&not), UnOp::Not.apply(a, width));
+        }
+    }
+
+    /// Every operator on every pair of values of widths 1 to 4, and on
+    /// random pairs (with the edge values 0, ±1, the extremes and shift
+    /// amounts around W) at widths 16, 63 and 64, agrees with
+    /// `BinOp::apply`.
+    #[test]
+    fn bv_ops_match_reference_semantics() {
+        for w in 1..=4u32 {
+            let vals: Vec<i64> = (Width(w).min()..=Width(w).max()).collect();
+            let pairs: Vec<(i64, i64)> = vals
+                .iter()
+                .flat_map(|&a| vals.iter().map(move |&b| (a, b)))
+                .collect();
+            check_ops_at(w, &pairs);
+        }
+        for w in [16u32, 63, 64] {
+            check_ops_at(w, &crate::program::expr::sample_pairs(Width(w), 40));
         }
     }
 }

@@ -662,12 +662,14 @@ impl<'a> Encoder<'a> {
         l.is_some_and(|l| self.cnf.value(l))
     }
 
-    /// Concrete addresses of the events in the current model.
-    fn concrete_addrs(&self) -> Vec<i64> {
+    /// Concrete addresses of the events in the current model: all W+1
+    /// bits (the lock flag included), so at W = 64 the lock cell and the
+    /// program address 2^63 stay distinct.
+    fn concrete_addrs(&self) -> Vec<i128> {
         self.un
             .events
             .iter()
-            .map(|e| self.cnf.bv_value(&e.addr))
+            .map(|e| self.cnf.bv_value_wide(&e.addr))
             .collect()
     }
 
@@ -1359,7 +1361,7 @@ impl<'a> Encoder<'a> {
 /// The base relations of the solver's current candidate.
 struct CandBase<'e, 'a> {
     enc: &'e mut Encoder<'a>,
-    addrs: Vec<i64>,
+    addrs: Vec<i128>,
     cache: HashMap<BaseRel, Mat>,
 }
 

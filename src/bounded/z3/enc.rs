@@ -350,41 +350,21 @@ impl<'p> ZEnc<'p> {
     pub fn gexpr(&mut self, e: &GExpr) -> ZBv {
         let ctx = self.ctx;
         let w = self.un.width;
-        let one = BV::from_i64(ctx, 1, w);
-        let zero = BV::from_i64(ctx, 0, w);
-        let b2v = |b: ZBool| b.ite(&one, &zero);
         match e {
             Expr::Const(c) => BV::from_i64(ctx, *c, w),
             Expr::Var(GVar::Reg(t, r)) => {
                 self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone()
             }
             Expr::Var(GVar::Mem(a)) => self.final_mem(*a),
-            Expr::Un(crate::program::UnOp::Neg, a) => self.gexpr(a).bvneg(),
-            Expr::Un(crate::program::UnOp::Not, a) => b2v(self.gexpr(a)._eq(&zero)),
-            Expr::Bin(op, a, b) => {
-                use crate::program::BinOp::*;
-                let (x, y) = (self.gexpr(a), self.gexpr(b));
-                let yz = y._eq(&zero);
-                match op {
-                    Add => x.bvadd(&y),
-                    Sub => x.bvsub(&y),
-                    Mul => x.bvmul(&y),
-                    Div => yz.ite(&zero, &x.bvsdiv(&y)),
-                    Rem => yz.ite(&x, &x.bvsrem(&y)),
-                    BitAnd => x.bvand(&y),
-                    BitOr => x.bvor(&y),
-                    BitXor => x.bvxor(&y),
-                    Eq => b2v(x._eq(&y)),
-                    Ne => b2v(x._eq(&y).not()),
-                    Lt => b2v(x.bvslt(&y)),
-                    Le => b2v(x.bvsle(&y)),
-                    Gt => b2v(x.bvsgt(&y)),
-                    Ge => b2v(x.bvsge(&y)),
-                    And => b2v(Bool::and(ctx, &[&x._eq(&zero).not(), &yz.not()])),
-                    Or => b2v(Bool::or(ctx, &[&x._eq(&zero).not(), &yz.not()])),
-                }
+            Expr::Un(op, a) => {
+                let x = self.gexpr(a);
+                super::unop(ctx, *op, &x)
             }
-            Expr::Rank | Expr::Nodes => zero,
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (self.gexpr(a), self.gexpr(b));
+                super::binop(ctx, *op, &x, &y)
+            }
+            Expr::Rank | Expr::Nodes => BV::from_i64(ctx, 0, w),
         }
     }
 

@@ -33,7 +33,7 @@
 use super::{and, or, ZBool, ZBv};
 use crate::cat::base::{fence_sets, BaseSet};
 use crate::diag::Error;
-use crate::program::{Ann, BinOp, Command, Expr, LExpr, PgasCmd, Program, StateId, ThreadId, UnOp};
+use crate::program::{Ann, BinOp, Command, Expr, LExpr, PgasCmd, Program, StateId, ThreadId};
 use std::collections::{BTreeMap, BTreeSet};
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::Context;
@@ -205,39 +205,16 @@ impl Builder<'_> {
         Bool::from_bool(self.ctx, true)
     }
 
-    /// An expression's value (signed W-bit semantics of `BinOp::apply`).
+    /// An expression's value (the W-bit semantics of `BinOp::apply`).
     fn eval(&self, e: &LExpr, regs: &[ZBv]) -> ZBv {
-        let one = self.c(1);
-        let zero = self.c(0);
-        let b2v = |b: ZBool| b.ite(&one, &zero);
         match e {
             Expr::Const(c) => self.c(*c),
             Expr::Var(r) => regs[r.0 as usize].clone(),
-            Expr::Un(UnOp::Neg, a) => self.eval(a, regs).bvneg(),
-            Expr::Un(UnOp::Not, a) => b2v(self.eval(a, regs)._eq(&zero)),
+            Expr::Un(op, a) => super::unop(self.ctx, *op, &self.eval(a, regs)),
             Expr::Bin(op, a, b) => {
-                let (x, y) = (self.eval(a, regs), self.eval(b, regs));
-                let yz = y._eq(&zero);
-                match op {
-                    BinOp::Add => x.bvadd(&y),
-                    BinOp::Sub => x.bvsub(&y),
-                    BinOp::Mul => x.bvmul(&y),
-                    BinOp::Div => yz.ite(&zero, &x.bvsdiv(&y)),
-                    BinOp::Rem => yz.ite(&x, &x.bvsrem(&y)),
-                    BinOp::BitAnd => x.bvand(&y),
-                    BinOp::BitOr => x.bvor(&y),
-                    BinOp::BitXor => x.bvxor(&y),
-                    BinOp::Eq => b2v(x._eq(&y)),
-                    BinOp::Ne => b2v(x._eq(&y).not()),
-                    BinOp::Lt => b2v(x.bvslt(&y)),
-                    BinOp::Le => b2v(x.bvsle(&y)),
-                    BinOp::Gt => b2v(x.bvsgt(&y)),
-                    BinOp::Ge => b2v(x.bvsge(&y)),
-                    BinOp::And => b2v(Bool::and(self.ctx, &[&x._eq(&zero).not(), &yz.not()])),
-                    BinOp::Or => b2v(Bool::or(self.ctx, &[&x._eq(&zero).not(), &yz.not()])),
-                }
+                super::binop(self.ctx, *op, &self.eval(a, regs), &self.eval(b, regs))
             }
-            Expr::Rank | Expr::Nodes => zero,
+            Expr::Rank | Expr::Nodes => self.c(0),
         }
     }
 

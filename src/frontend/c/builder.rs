@@ -702,21 +702,10 @@ fn collect_written(c: &Command, out: &mut Vec<RegId>) {
 /// `!c`, simplified for comparisons.
 pub fn negate(c: LExpr) -> LExpr {
     match c {
-        Expr::Bin(op, a, b) => {
-            let neg = match op {
-                BinOp::Eq => Some(BinOp::Ne),
-                BinOp::Ne => Some(BinOp::Eq),
-                BinOp::Lt => Some(BinOp::Ge),
-                BinOp::Ge => Some(BinOp::Lt),
-                BinOp::Gt => Some(BinOp::Le),
-                BinOp::Le => Some(BinOp::Gt),
-                _ => None,
-            };
-            match neg {
-                Some(n) => Expr::Bin(n, a, b),
-                None => Expr::un(UnOp::Not, Expr::Bin(op, a, b)),
-            }
-        }
+        Expr::Bin(op, a, b) => match op.negation() {
+            Some(n) => Expr::Bin(n, a, b),
+            None => Expr::un(UnOp::Not, Expr::Bin(op, a, b)),
+        },
         Expr::Un(UnOp::Not, a) if is_boolean(&a) => *a,
         c => Expr::un(UnOp::Not, c),
     }
@@ -725,17 +714,7 @@ pub fn negate(c: LExpr) -> LExpr {
 /// True for expressions whose value is 0 or 1.
 pub fn is_boolean(e: &LExpr) -> bool {
     match e {
-        Expr::Bin(op, _, _) => matches!(
-            op,
-            BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::And
-                | BinOp::Or
-        ),
+        Expr::Bin(op, _, _) => op.is_boolean(),
         Expr::Un(UnOp::Not, _) => true,
         Expr::Const(c) => *c == 0 || *c == 1,
         _ => false,

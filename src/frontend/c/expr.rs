@@ -102,7 +102,10 @@ impl<'a> Ctx<'a> {
                         ),
                     ));
                 }
-                Ok(Val::int(Expr::Const(self.width.wrap(v))))
+                Ok(Val {
+                    e: Expr::Const(self.width.wrap(v)),
+                    ty: super::types::constant_type(&c.node, v, self.width),
+                })
             }
             Expression::StringLiteral(_) => {
                 let lv = self.lvalue(e)?;
@@ -172,9 +175,14 @@ impl<'a> Ctx<'a> {
                 let b = self.rvalue(&c.node.else_expression)?;
                 self.emit(Command::Assign { reg: t, value: b.e }, s)?;
                 self.b.place(join);
+                let ty = if a.ty.is_pointer() {
+                    a.ty
+                } else {
+                    common(&a.ty, &b.ty)
+                };
                 Ok(Val {
                     e: self.known_or(t),
-                    ty: a.ty,
+                    ty,
                 })
             }
             Expression::Comma(es) => {
@@ -544,15 +552,17 @@ impl<'a> Ctx<'a> {
             U::Plus => self.rvalue(x),
             U::Minus => {
                 let v = self.rvalue(x)?;
-                Ok(Val::int(Expr::un(UnOp::Neg, v.e)))
+                Ok(Val {
+                    e: Expr::un(UnOp::Neg, v.e),
+                    ty: common(&v.ty, &CType::Int),
+                })
             }
             U::Complement => {
                 let v = self.rvalue(x)?;
-                Ok(Val::int(Expr::bin(
-                    BinOp::Sub,
-                    Expr::un(UnOp::Neg, v.e),
-                    Expr::Const(1),
-                )))
+                Ok(Val {
+                    e: Expr::bin(BinOp::Sub, Expr::un(UnOp::Neg, v.e), Expr::Const(1)),
+                    ty: common(&v.ty, &CType::Int),
+                })
             }
             U::Negate => {
                 let v = self.rvalue(x)?;
@@ -604,9 +614,8 @@ impl<'a> Ctx<'a> {
             B::AssignShiftLeft | B::AssignShiftRight => {
                 let lv = self.lvalue(l)?;
                 let old = self.read(lv.clone(), s)?;
-                let k = self.shift_amount(r)?;
-                let new = shift(old.e, k, *op == B::AssignShiftLeft);
-                let e = self.write(&lv, new, s)?;
+                let new = self.shift(old.clone(), r, *op == B::AssignShiftLeft)?;
+                let e = self.write(&lv, new.e, s)?;
                 Ok(Val { e, ty: old.ty })
             }
             B::LogicalAnd | B::LogicalOr => {
@@ -660,8 +669,7 @@ impl<'a> Ctx<'a> {
             }
             B::ShiftLeft | B::ShiftRight => {
                 let a = self.rvalue(l)?;
-                let k = self.shift_amount(r)?;
-                Ok(Val::int(shift(a.e, k, *op == B::ShiftLeft)))
+                self.shift(a, r, *op == B::ShiftLeft)
             }
             B::Less
             | B::Greater
@@ -678,6 +686,11 @@ impl<'a> Ctx<'a> {
                     B::GreaterOrEqual => BinOp::Ge,
                     B::Equals => BinOp::Eq,
                     _ => BinOp::Ne,
+                };
+                let bop = if common(&a.ty, &b.ty).is_unsigned() {
+                    bop.unsigned()
+                } else {
+                    bop
                 };
                 Ok(Val::int(Expr::bin(bop, a.e, b.e)))
             }
@@ -831,19 +844,47 @@ impl<'a> Ctx<'a> {
                     Expr::bin(BinOp::Div, d, Expr::Const(size))
                 })
             }
-            _ => Val::int(Expr::bin(op, a.e, b.e)),
+            _ => {
+                let ty = common(&a.ty, &b.ty);
+                let op = if ty.is_unsigned() { op.unsigned() } else { op };
+                Val {
+                    e: Expr::bin(op, a.e, b.e),
+                    ty,
+                }
+            }
         }
     }
 
-    fn shift_amount(&mut self, r: &'a Node<Expression>) -> Result<u32, Error> {
-        let v = self.rvalue(r)?;
-        match self.b.fold(&v.e).as_const(self.width) {
-            Some(k) if (0..self.width.0 as i64).contains(&k) => Ok(k as u32),
-            _ => Err(self.err(
-                r.span,
-                "shifts by a non-constant (or out-of-range) amount are not supported",
-            )),
+    /// `a << r` (`left`) or `a >> r`: `<<`, and `>>` arithmetic for a
+    /// signed `a` (what gcc and clang do; implementation-defined in C11
+    /// 6.5.7p5), logical for an unsigned one; the type is `a`'s promoted
+    /// type (C11 6.5.7p3). A variable amount outside 0..W (undefined in C)
+    /// shifts by the IR's rule (everything out, docs/language.md).
+    ///
+    /// Errors: a constant amount outside 0..W (located at `r`).
+    fn shift(&mut self, a: Val, r: &'a Node<Expression>, left: bool) -> Result<Val, Error> {
+        let k = self.rvalue(r)?;
+        if let Some(k) = self.b.fold(&k.e).as_const(self.width) {
+            if !(0..self.width.0 as i64).contains(&k) {
+                return Err(self.err(
+                    r.span,
+                    format!(
+                        "shift by {k}, outside 0..{} (--width {}): undefined in C",
+                        self.width.0, self.width.0
+                    ),
+                ));
+            }
         }
+        let ty = common(&a.ty, &CType::Int);
+        let op = match (left, ty.is_unsigned()) {
+            (true, _) => BinOp::Shl,
+            (false, false) => BinOp::Sar,
+            (false, true) => BinOp::Shr,
+        };
+        Ok(Val {
+            e: Expr::bin(op, a.e, k.e),
+            ty,
+        })
     }
 
     /// True when evaluating `e` may do more than read: assignments,
@@ -1443,7 +1484,7 @@ impl<'a> Ctx<'a> {
         let ty = if name.ends_with("bool") {
             CType::Bool
         } else {
-            CType::Int
+            super::types::int_named(name.rsplit("nondet_").next().unwrap_or(""))
         };
         Ok(Val {
             e: Expr::Var(t),
@@ -2013,11 +2054,17 @@ fn scale(i: LExpr, size: i64) -> LExpr {
     }
 }
 
-/// `x << k` as `x * 2^k`, `x >> k` as `x / 2^k` (exact for non-negative
-/// `x`).
-fn shift(x: LExpr, k: u32, left: bool) -> LExpr {
-    let f = Expr::Const(1i64 << k.min(62));
-    Expr::bin(if left { BinOp::Mul } else { BinOp::Div }, x, f)
+/// The type of an arithmetic operation on integer operands of types `a`
+/// and `b` (C11 6.3.1.8, usual arithmetic conversions, simplified: every
+/// integer type has W bits, so the result is unsigned when either
+/// operand is, else `int`; `_Bool` and pointers used as integers count
+/// as `int`).
+fn common(a: &CType, b: &CType) -> CType {
+    if a.is_unsigned() || b.is_unsigned() {
+        CType::UInt
+    } else {
+        CType::Int
+    }
 }
 
 /// `e != 0` as 0/1.

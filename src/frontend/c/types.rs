@@ -22,10 +22,15 @@ use std::collections::HashMap;
 /// A C type.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum CType {
-    /// Any integer type (char, short, int, long, signed or unsigned,
-    /// enums, `pthread_t`): W-bit two's complement.
+    /// A signed integer type (char, short, int, long, enums,
+    /// `pthread_t`), and `unsigned char`/`unsigned short` (promoted to
+    /// `int`, C11 6.3.1.1p2): W-bit two's complement.
     #[default]
     Int,
+    /// `unsigned int`, `unsigned long`, `unsigned long long`, `size_t`,
+    /// `uintptr_t`: the same W bits, read as 0..2^W by comparisons, `/`,
+    /// `%` and `>>` (docs/c.md, "Signedness").
+    UInt,
     /// `_Bool`: stores convert to 0/1.
     Bool,
     /// `void` (only behind pointers or as a return type).
@@ -46,6 +51,12 @@ impl CType {
     /// True for pointers and arrays (which decay to pointers).
     pub fn is_pointer(&self) -> bool {
         matches!(self, CType::Ptr(_) | CType::Array(..))
+    }
+
+    /// True for `unsigned int`/`long`/`long long` and the typedefs of
+    /// them this front-end knows ([`CType::UInt`]).
+    pub fn is_unsigned(&self) -> bool {
+        *self == CType::UInt
     }
 
     /// The element type of a pointer or array.
@@ -219,7 +230,12 @@ impl<'a> Types<'a> {
         quals: &mut Resolved,
     ) -> Result<CType, Error> {
         let mut ty: Option<CType> = None;
+        // `unsigned` makes the integer type unsigned unless it is `char`
+        // or `short`, which promote to (signed) `int` (C11 6.3.1.1p2).
+        let (mut unsigned, mut narrow) = (false, false);
         for t in tss {
+            unsigned |= matches!(t.node, TypeSpecifier::Unsigned);
+            narrow |= matches!(t.node, TypeSpecifier::Char | TypeSpecifier::Short);
             let this = match &t.node {
                 TypeSpecifier::Void => CType::Void,
                 TypeSpecifier::Char
@@ -268,7 +284,10 @@ impl<'a> Types<'a> {
                 (Some(a), _) => a,
             });
         }
-        Ok(ty.unwrap_or(CType::Int))
+        Ok(match ty.unwrap_or(CType::Int) {
+            CType::Int if unsigned && !narrow => CType::UInt,
+            t => t,
+        })
     }
 
     /// A typedef name: the pthread types by name, else its definition.
@@ -284,16 +303,17 @@ impl<'a> Types<'a> {
             "pthread_t"
             | "pthread_attr_t"
             | "pthread_mutexattr_t"
-            | "size_t"
             | "ssize_t"
             | "ptrdiff_t"
-            | "intptr_t"
-            | "uintptr_t" => return Ok(CType::Int),
+            | "intptr_t" => return Ok(CType::Int),
+            "size_t" | "uintptr_t" => return Ok(CType::UInt),
             _ => {}
         }
-        if name.starts_with("atomic_") {
+        if let Some(t) = name.strip_prefix("atomic_") {
             quals.atomic = true;
-            return Ok(CType::Int);
+            // `atomic_uint`, `atomic_ulong`, `atomic_size_t`, … (C11
+            // 7.17.6).
+            return Ok(int_named(t));
         }
         let Some(&(specs, decl)) = self.typedefs.get(name) else {
             return Err(src.error(span, format!("unknown type `{name}`")));
@@ -580,6 +600,33 @@ fn strip_function(d: &mut Node<Declarator>) {
         Some(DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_))
     ) {
         d.node.derived.pop();
+    }
+}
+
+/// The integer type a name suffix abbreviates (`atomic_uint`,
+/// `__VERIFIER_nondet_ulong`, …): [`CType::UInt`] for `uint`, `ulong`,
+/// `ulonglong`, `unsigned`, `u32`, `u64`, `size_t`, `uintptr_t`; else
+/// [`CType::Int`] (`uchar`, `ushort`, `u8`, `u16` promote to `int`,
+/// C11 6.3.1.1p2).
+pub fn int_named(t: &str) -> CType {
+    let unsigned =
+        (t.starts_with('u') && !matches!(t, "uchar" | "ushort" | "u8" | "u16")) || t == "size_t";
+    if unsigned {
+        CType::UInt
+    } else {
+        CType::Int
+    }
+}
+
+/// The type of an integer or character literal of value `v` (as
+/// [`constant_value`] reads it): unsigned with a `u`/`U` suffix or when
+/// it exceeds the largest signed W-bit value (C11 6.4.4.1p5 gives such
+/// a constant the first of the listed types that can represent it; every
+/// integer type here has W bits, so that is an unsigned one), else `int`.
+pub fn constant_type(c: &Constant, v: i64, w: crate::program::Width) -> CType {
+    match c {
+        Constant::Integer(i) if i.suffix.unsigned || v as u64 > w.max() as u64 => CType::UInt,
+        _ => CType::Int,
     }
 }
 

@@ -43,10 +43,15 @@ impl T {
     }
 }
 
-const PUNCT: [&str; 30] = [
-    "->", "==", "!=", "<=", ">=", "&&", "||", "{", "}", "(", ")", "[", "]", ";", ",", ":", "=",
-    "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "!", "@", ".",
+const PUNCT: [&str; 32] = [
+    "->", "==", "!=", "<<", ">>", "<=", ">=", "&&", "||", "{", "}", "(", ")", "[", "]", ";", ",",
+    ":", "=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "!", "@", ".",
 ];
+
+/// The unsigned operators (docs/language.md): a `u` right after the
+/// symbol, not followed by an identifier character (`a<u1` is `a < u1`,
+/// `a <u 1` and `a<u(b)` are unsigned). Longest first.
+const UNSIGNED_OPS: [&str; 7] = [">>u", "<=u", ">=u", "<u", ">u", "/u", "%u"];
 
 fn is_ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
@@ -197,7 +202,10 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
             });
             continue;
         }
-        if let Some(p) = PUNCT.iter().find(|p| rest.starts_with(**p)) {
+        let unsigned = UNSIGNED_OPS
+            .iter()
+            .find(|p| rest.starts_with(**p) && !rest[p.len()..].starts_with(is_ident_char));
+        if let Some(p) = unsigned.or_else(|| PUNCT.iter().find(|p| rest.starts_with(**p))) {
             for _ in 0..p.len() {
                 it.next();
             }
