@@ -61,8 +61,13 @@ pub struct Frame {
     pub scopes: Vec<HashMap<String, Local>>,
     /// Label scopes (function body, loop body copies), innermost last.
     pub label_scopes: Vec<HashMap<String, LabelId>>,
-    /// `break` and `continue` targets of the enclosing loops.
+    /// `break` and `continue` targets of the enclosing loops and
+    /// switches (innermost last; a switch has no `continue` target).
     pub loops: Vec<(LabelId, Option<LabelId>)>,
+    /// The case labels of the switches being lowered, innermost last:
+    /// each label's target by the label's span (start, end) in the
+    /// preprocessed text (`frontend::c::switch`).
+    pub switches: Vec<HashMap<(usize, usize), LabelId>>,
     /// Where `return` goes.
     pub ret: LabelId,
     /// The register receiving the returned value.

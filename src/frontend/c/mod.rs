@@ -13,6 +13,8 @@
 //! * [`funptr`]: the functions a call through a pointer may reach;
 //! * [`ctx`]: the lowering context (globals, threads, inlined call frames);
 //! * [`stmt`]: statements, loops unwound to `--unwind`, calls inlined;
+//! * [`switch`]: `switch` statements (dispatch on the case constants,
+//!   case labels as forward jump targets);
 //! * [`expr`]: expressions, lvalues, and the built-in functions (pthreads,
 //!   SV-COMP conventions, fences, atomic read-modify-writes).
 //!
@@ -27,6 +29,7 @@ pub mod expr;
 pub mod funptr;
 pub mod preprocess;
 pub mod stmt;
+pub mod switch;
 pub mod types;
 
 use crate::diag::{Error, SourceFile};

@@ -2,7 +2,8 @@
 //! `--unwind` iterations, CBMC's meaning; loops whose condition constant
 //! propagation decides are unrolled completely; spin loops `while (c);`
 //! become loads and `assume(!c)`), `goto` (forward only), `break`,
-//! `continue`, `return`, inline assembly (`mfence`), and inlining of a
+//! `continue`, `return`, `switch` (dispatch and case labels in
+//! [`super::switch`]), inline assembly (`mfence`), and inlining of a
 //! called function's body.
 
 use super::builder::{negate, LabelId};
@@ -100,6 +101,7 @@ impl<'a> Ctx<'a> {
             scopes: vec![HashMap::new()],
             label_scopes: vec![label_scope],
             loops: Vec::new(),
+            switches: Vec::new(),
             ret: ret_label,
             ret_reg: ret_reg.clone(),
             addr_taken,
@@ -254,23 +256,23 @@ impl<'a> Ctx<'a> {
                     self.b.place(lab);
                     self.stmt(&l.node.statement)
                 }
-                _ => Err(self.err(l.span, "`case`/`default` labels (switch) are not supported")),
+                _ => {
+                    self.case_label(l.node.label.span)?;
+                    self.stmt(&l.node.statement)
+                }
             },
-            Statement::Switch(_) => Err(self.err(s.span, "`switch` is not supported")),
+            Statement::Switch(sw) => self.lower_switch(sw),
             Statement::Continue => {
-                let Some(&(_, c)) = self.frame().loops.last() else {
+                // The innermost loop: a switch has no continue target.
+                let Some(c) = self.frame().loops.iter().rev().find_map(|&(_, c)| c) else {
                     return Err(self.err(s.span, "`continue` outside a loop"));
                 };
-                if let Some(c) = c {
-                    self.b.jump(c);
-                }
+                self.b.jump(c);
                 Ok(())
             }
             Statement::Break => {
                 let Some(&(b, _)) = self.frame().loops.last() else {
-                    return Err(
-                        self.err(s.span, "`break` outside a loop (switch is not supported)")
-                    );
+                    return Err(self.err(s.span, "`break` outside a loop or switch"));
                 };
                 self.b.jump(b);
                 Ok(())
