@@ -1099,6 +1099,27 @@ impl<'a> Ctx<'a> {
             "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock" => {
                 self.mutex(&name, argn(0)?, s)
             }
+            "pthread_cond_wait" | "pthread_cond_timedwait" => {
+                // POSIX allows spurious wakeups: waiting is releasing the
+                // mutex and taking it again (docs/c.md, "Threads").
+                let (c, m) = (argn(0)?, argn(1)?);
+                self.rvalue(c)?;
+                self.mutex("pthread_mutex_unlock", m, s)?;
+                self.mutex("pthread_mutex_lock", m, s)?;
+                if let Some(t) = args.get(2) {
+                    self.rvalue(t)?;
+                }
+                zero
+            }
+            "pthread_cond_signal"
+            | "pthread_cond_broadcast"
+            | "pthread_cond_init"
+            | "pthread_cond_destroy" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                zero
+            }
             "pthread_mutex_init"
             | "pthread_mutex_destroy"
             | "pthread_attr_init"
@@ -1454,6 +1475,8 @@ impl<'a> Ctx<'a> {
     /// `pthread_create(&h, attr, f, arg)`: a new thread (module doc of
     /// `ctx`); the handle receives the thread's id.
     fn pthread_create(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+        // Another thread may run from here on (builder::Builder::init_mem).
+        self.b.init_mem = None;
         if args.len() != 4 {
             return Err(self.err(s, "`pthread_create` takes 4 arguments"));
         }
@@ -1994,14 +2017,24 @@ impl<'a> Ctx<'a> {
 /// Most paths of an atomic section (each becomes one `Atomic` step).
 pub const MAX_ATOMIC_PATHS: usize = 256;
 
-/// Names the C front-end always treats as built-ins, even if the file
-/// defines a function of that name.
 /// Most elements an object may have for its non-constant indices to be
 /// split into one branch per index (docs/c.md, "Array indices").
 pub const MAX_INDEX_SPLIT: i64 = 16;
 
+/// Names the C front-end always treats as built-ins, even if the file
+/// defines a function of that name: the pthreads API, the atomic
+/// section markers, and SV-COMP's error functions (the `unreach-call`
+/// property is the call itself; the benchmarks define `reach_error` with
+/// an empty body or `assert(0)`).
 fn reserved(n: &str) -> bool {
-    n.starts_with("pthread_") || n == "__VERIFIER_atomic_begin" || n == "__VERIFIER_atomic_end"
+    n.starts_with("pthread_")
+        || matches!(
+            n,
+            "__VERIFIER_atomic_begin"
+                | "__VERIFIER_atomic_end"
+                | "reach_error"
+                | "__VERIFIER_error"
+        )
 }
 
 /// `i * size` (no multiplication for size 1).

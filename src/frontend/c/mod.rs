@@ -5,7 +5,8 @@
 //! Stages, one module each:
 //! * [`preprocess`]: finding and running the preprocessor, the map from
 //!   its output back to the original file (`# line` markers), the nesting
-//!   pre-check that keeps the parser's recursion bounded;
+//!   pre-check that keeps the parser's recursion bounded, GCC's `$` in
+//!   identifiers;
 //! * [`types`]: C types as cells of the IR's memory (every scalar is one
 //!   W-bit cell), typedefs, structs, enums;
 //! * [`builder`]: one thread's automaton under construction: states,
@@ -104,6 +105,7 @@ fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, E
     let pp = preprocess::run(src, opts)?;
     let sources = preprocess::Sources::new(src.clone(), &pp);
     preprocess::check_nesting(&pp, &sources)?;
+    let pp = preprocess::dollar_identifiers(pp, &sources)?;
     let config = lang_c::driver::Config::with_gcc();
     let unit = match lang_c::driver::parse_preprocessed(&config, pp) {
         Ok(p) => p.unit,

@@ -67,6 +67,15 @@ impl<'a> Ctx<'a> {
         }
         let params = parameters(f);
         let mut args = args;
+        if self.frames.is_empty() && name == "main" {
+            // `int main(int argc, char **argv)`: run without arguments,
+            // `argc` is 1 and `argv` is NULL (docs/c.md, "Limits").
+            args = [1, 0]
+                .into_iter()
+                .take(params.len())
+                .map(Expr::Const)
+                .collect();
+        }
         if args.len() > params.len() && is_variadic(f) {
             // The `...` arguments were evaluated; `va_arg` is outside the
             // subset, so they are not read.
@@ -382,9 +391,12 @@ impl<'a> Ctx<'a> {
                     .insert(name, Local::Mem(g.addr, g.ty, g.atomic));
                 continue;
             }
-            let r = self
-                .types
-                .resolve(&d.node.specifiers, Some(&id.node.declarator), self.src)?;
+            let sized = self.vla_sizes(&id.node.declarator, &name)?;
+            let r = self.types.resolve(
+                &d.node.specifiers,
+                Some(sized.as_ref().unwrap_or(&id.node.declarator)),
+                self.src,
+            )?;
             let mut ty = r.ty;
             if let (CType::Array(e, 0), Some(init)) = (&ty, &id.node.initializer) {
                 if let Initializer::List(items) = &init.node {
@@ -403,6 +415,69 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A variable-length array `T name[n]` whose size `n` is not a
+    /// constant expression but whose value constant propagation knows
+    /// here (e.g. a global read by `main` before it creates a thread):
+    /// the declarator with `n` replaced by that constant (C evaluates the
+    /// size when the declaration is reached). `None` when every size is
+    /// a constant expression.
+    ///
+    /// Errors: a size whose value is not known here, or outside
+    /// 1..=`MAX_CELLS`.
+    fn vla_sizes(
+        &mut self,
+        d: &'a Node<lang_c::ast::Declarator>,
+        name: &str,
+    ) -> Result<Option<Node<lang_c::ast::Declarator>>, Error> {
+        use lang_c::ast::{ArraySize, Constant, DerivedDeclarator, Integer, IntegerBase};
+        let mut out: Option<Node<lang_c::ast::Declarator>> = None;
+        for (k, dd) in d.node.derived.iter().enumerate() {
+            let DerivedDeclarator::Array(a) = &dd.node else {
+                continue;
+            };
+            let ArraySize::VariableExpression(e) = &a.node.size else {
+                continue;
+            };
+            if self.types.const_int(e, self.src).is_ok() {
+                continue;
+            }
+            let v = self.rvalue(e)?.e;
+            let max = super::types::MAX_CELLS as i64;
+            let n = match self.b.fold(&v).as_const(self.width) {
+                Some(n) if (1..=max).contains(&n) => n,
+                Some(n) => {
+                    return Err(self.err(
+                        e.span,
+                        format!("variable-length array `{name}` of {n} elements (at most {max})"),
+                    ))
+                }
+                None => {
+                    return Err(self.err(
+                        e.span,
+                        format!("variable-length array `{name}` whose size is not a constant here (docs/c.md, \"Variable-length arrays\")"),
+                    ))
+                }
+            };
+            let lit = Expression::Constant(Box::new(Node::new(
+                Constant::Integer(Integer {
+                    base: IntegerBase::Decimal,
+                    number: n.to_string().into_boxed_str(),
+                    suffix: lang_c::ast::IntegerSuffix {
+                        size: lang_c::ast::IntegerSize::Int,
+                        unsigned: false,
+                        imaginary: false,
+                    },
+                }),
+                e.span,
+            )));
+            let copy = out.get_or_insert_with(|| d.clone());
+            if let DerivedDeclarator::Array(a2) = &mut copy.node.derived[k].node {
+                a2.node.size = ArraySize::VariableExpression(Box::new(Node::new(lit, e.span)));
+            }
+        }
+        Ok(out)
     }
 
     /// Runs a local's initializer (stores for memory, assignments for
