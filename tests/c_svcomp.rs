@@ -5,7 +5,8 @@
 //! condition variables (waiting may wake spuriously); GCC's `$` in
 //! identifiers; `main` reading globals before it creates a thread (their
 //! initial values are known: variable-length arrays and `malloc` sizes);
-//! variable-length arrays. Each: a safe program and a buggy mutant under
+//! variable-length arrays; `strcpy` of a string literal. Each: a safe
+//! program and a buggy mutant under
 //! sc with the SAT engine and SMC, and located errors (exit 2).
 
 use std::process::Command;
@@ -223,5 +224,39 @@ fn dollar_signs_in_identifiers() {
         "int a$b = 1;\nint a_b = 2;\nint main() {\n  return a$b;\n}\n",
         "identifier `a$b` contains `$`, read as `_`, but `a_b` is another identifier",
         ":1:5",
+    )]);
+}
+
+#[test]
+fn strcpy_of_a_string_literal() {
+    if !cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    // A writer fills a shared buffer while the reader may look at it.
+    let prog = |claim: &str| {
+        format!(
+            "#include <string.h>\n#include <stdlib.h>\n#include <pthread.h>\n#include <assert.h>\n\
+             char *v;\nvoid *w(void *a) {{ strcpy(v, \"ab\"); return 0; }}\n\
+             int main() {{\n  pthread_t t;\n  v = calloc(4, sizeof(char));\n  pthread_create(&t, 0, w, 0);\n\
+             pthread_join(t, 0);\n  {claim}\n  return 0;\n}}\n"
+        )
+    };
+    check(&[
+        (
+            "strcpy writes the characters and the 0",
+            prog("assert(v[0] == 'a' && v[1] == 'b' && v[2] == 0);"),
+            true,
+        ),
+        (
+            "strcpy, wrong character",
+            prog("assert(v[1] == 'a');"),
+            false,
+        ),
+    ]);
+    check_errors(&[(
+        "#include <string.h>\nchar a[4], b[4];\nint main() {\n  strcpy(a, b);\n  return 0;\n}\n",
+        "`strcpy` from a source that is not a string literal",
+        ":4:13",
     )]);
 }

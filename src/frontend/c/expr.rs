@@ -1173,6 +1173,7 @@ impl<'a> Ctx<'a> {
             "memset" | "memcpy" | "memmove" | "__builtin_memset" | "__builtin_memcpy" => {
                 self.mem_block(&name, args, s)
             }
+            "strcpy" | "__builtin_strcpy" => self.strcpy(args, s),
             "realloc" => Err(self.err(
                 s,
                 "`realloc` is not supported (docs/c.md, \"Dynamic memory\")",
@@ -1271,6 +1272,42 @@ impl<'a> Ctx<'a> {
     /// order); returns `p`/`d`.
     ///
     /// Errors: a size that is not a constant here or above the limit.
+    /// `strcpy(d, "literal")`: one store per character of the literal
+    /// and its terminating 0, at `d`, `d + 1`, …; returns `d`.
+    ///
+    /// Errors: a source that is not a string literal (its length would
+    /// be a loop over memory), or a wrong number of arguments.
+    fn strcpy(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+        if args.len() != 2 {
+            return Err(self.err(s, "`strcpy` takes 2 arguments"));
+        }
+        let chars = match &args[1].node {
+            Expression::StringLiteral(p) => super::types::string_value(&p.node),
+            _ => None,
+        };
+        let Some(chars) = chars else {
+            return Err(self.err(
+                args[1].span,
+                "`strcpy` from a source that is not a string literal is not supported",
+            ));
+        };
+        let d = self.rvalue(&args[0])?;
+        let d = Val {
+            e: self.stable(d.e, args[0].span)?,
+            ty: d.ty,
+        };
+        for (k, c) in chars.iter().chain(std::iter::once(&0)).enumerate() {
+            self.emit(
+                Command::Store {
+                    addr: Expr::bin(BinOp::Add, d.e.clone(), Expr::Const(k as i64)),
+                    value: Expr::Const(self.width.wrap(*c)),
+                },
+                s,
+            )?;
+        }
+        Ok(d)
+    }
+
     fn mem_block(
         &mut self,
         name: &str,
