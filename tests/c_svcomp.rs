@@ -89,7 +89,20 @@ fn error_functions_defined_in_the_file_are_violations() {
              if ({cond}) reach_error();\n  return 0;\n}}\n"
         )
     };
+    // A backward goto that cannot run (after `abort()`) is no loop.
+    let dead_goto = |cond: &str| {
+        format!(
+            "void reach_error() {{}}\nvoid abort(void);\nextern int __VERIFIER_nondet_int(void);\n\
+             int main() {{\n  if ({cond}) {{\n    ERROR: {{ reach_error(); abort(); }}\n    goto ERROR;\n  }}\n  return 0;\n}}\n"
+        )
+    };
     check(&[
+        (
+            "dead backward goto",
+            dead_goto("__VERIFIER_nondet_int() == 2"),
+            false,
+        ),
+        ("dead backward goto, no error", dead_goto("0"), true),
         ("empty reach_error, reachable", prog("", "x == 3"), false),
         ("empty reach_error, unreachable", prog("", "x != x"), true),
         (

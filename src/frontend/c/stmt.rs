@@ -250,6 +250,10 @@ impl<'a> Ctx<'a> {
             ),
             Statement::Goto(id) => {
                 let l = self.find_label(&id.node.name, id.span)?;
+                if !self.b.live() {
+                    // Unreachable (e.g. after `abort()`): no jump.
+                    return Ok(());
+                }
                 if self.b.placed(l) {
                     return Err(self.err(
                         id.span,
