@@ -189,9 +189,9 @@ fn bad_c_is_a_located_error() {
             ":2:3",
         ),
         (
-            "int main() {\n  int x = 1;\n  switch (x) { default: break; }\n}\n",
-            "`switch` is not supported",
-            ":3:3",
+            "int main() {\n  int x = 1;\n  switch (x) { case x: break; }\n}\n",
+            "`case` label must be an integer constant",
+            ":3:21",
         ),
         (
             "#include <stdlib.h>\nint main() {\n  int *p = malloc(4);\n  p = realloc(p, 8);\n  return 0;\n}\n",

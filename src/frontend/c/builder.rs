@@ -12,10 +12,16 @@
 //! constants take one side only, and `assume` of a constant is dropped
 //! (true) or ends the path (false). This is what unrolls loops with
 //! constant bounds completely (docs/c.md).
+//!
+//! In thread `main` before it creates a thread ([`Builder::init_mem`]),
+//! a load of a cell that no instruction lowered so far stores to yields
+//! the cell's initial value: no other thread exists yet, so under every
+//! model the load reads the initial memory.
 
 use crate::diag::{Error, Span};
 use crate::program::intern::Interner;
 use crate::program::{BinOp, Command, Expr, Instr, LExpr, RegId, StateId, Thread, UnOp, Width};
+use std::collections::HashMap;
 
 /// Most instructions one thread may have after unwinding and inlining.
 pub const MAX_INSTRS: usize = 200_000;
@@ -54,6 +60,15 @@ pub struct Builder {
     temps: Vec<RegId>,
     temps_used: usize,
     line: usize,
+    /// Thread `main` before its first `pthread_create`: the cells (address
+    /// → initial value) that no instruction emitted so far stores to, on
+    /// any path; a load of one of them gives a known register. Stores
+    /// only remove cells (a store on one branch removes the cell for the
+    /// code after the join too); a store to an unknown address, or the
+    /// creation of a thread, turns this off (`None`). Sound because the
+    /// lowering emits the instructions of every path in path order (all
+    /// jumps are forward) and no other thread runs yet.
+    pub init_mem: Option<HashMap<i64, i64>>,
 }
 
 impl Builder {
@@ -71,6 +86,7 @@ impl Builder {
             temps: Vec::new(),
             temps_used: 0,
             line: 0,
+            init_mem: None,
         }
     }
 
@@ -200,6 +216,9 @@ impl Builder {
     }
 
     fn push(&mut self, from: u32, to: u32, cmd: Command, span: Span) -> Result<(), Error> {
+        if self.init_mem.is_some() {
+            self.forget_stores(&cmd);
+        }
         if self.instrs.len() >= MAX_INSTRS {
             return Err(Error::Unknown(format!(
                 "a thread of the C program has more than {MAX_INSTRS} instructions after unwinding and inlining (lower --unwind)"
@@ -207,6 +226,24 @@ impl Builder {
         }
         self.instrs.push((from, to, cmd, span));
         Ok(())
+    }
+
+    /// Removes the cells `cmd` may store to from [`Builder::init_mem`]
+    /// (all of them, turning it off, for an unknown address).
+    fn forget_stores(&mut self, cmd: &Command) {
+        match cmd {
+            Command::Store { addr, .. } => match addr.as_const(self.width) {
+                Some(a) => {
+                    if let Some(m) = &mut self.init_mem {
+                        m.remove(&a);
+                    }
+                }
+                None => self.init_mem = None,
+            },
+            Command::Atomic(cs) => cs.iter().for_each(|c| self.forget_stores(c)),
+            Command::StoreCond { .. } | Command::Pgas(_) => self.init_mem = None,
+            _ => {}
+        }
     }
 
     fn fold_cmd(&self, cmd: Command) -> Command {
@@ -236,7 +273,13 @@ impl Builder {
                 let v = value.as_const(self.width);
                 self.set_env(*reg, v);
             }
-            Command::Load { reg, .. } => self.set_env(*reg, None),
+            Command::Load { reg, addr } => {
+                let v = self
+                    .init_mem
+                    .as_ref()
+                    .and_then(|m| addr.as_const(self.width).and_then(|a| m.get(&a).copied()));
+                self.set_env(*reg, v)
+            }
             Command::Atomic(cs) => cs.iter().for_each(|c| self.update_env_atomic(c)),
             _ => {}
         }
@@ -444,6 +487,7 @@ impl Builder {
         b.temps_used = self.temps_used;
         b.env = self.env.clone();
         b.line = self.line;
+        b.init_mem = self.init_mem.clone();
         b
     }
 

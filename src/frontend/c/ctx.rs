@@ -61,8 +61,13 @@ pub struct Frame {
     pub scopes: Vec<HashMap<String, Local>>,
     /// Label scopes (function body, loop body copies), innermost last.
     pub label_scopes: Vec<HashMap<String, LabelId>>,
-    /// `break` and `continue` targets of the enclosing loops.
+    /// `break` and `continue` targets of the enclosing loops and
+    /// switches (innermost last; a switch has no `continue` target).
     pub loops: Vec<(LabelId, Option<LabelId>)>,
+    /// The case labels of the switches being lowered, innermost last:
+    /// each label's target by the label's span (start, end) in the
+    /// preprocessed text (`frontend::c::switch`).
+    pub switches: Vec<HashMap<(usize, usize), LabelId>>,
     /// Where `return` goes.
     pub ret: LabelId,
     /// The register receiving the returned value.
@@ -259,6 +264,18 @@ impl<'a> Ctx<'a> {
         }
         self.next_addr = end;
         self.objects.push((addr, end));
+        if let Some(m) = &mut self.b.init_mem {
+            // A new object (heap, static local): no store reached it yet.
+            for a in addr..end {
+                let o = (a - addr) as u64;
+                m.insert(
+                    a,
+                    init.iter()
+                        .find(|x| x.0 == o)
+                        .map_or(0, |x| self.width.wrap(x.1)),
+                );
+            }
+        }
         let mut unique = name.to_string();
         let mut k = 1;
         while self
@@ -490,11 +507,13 @@ impl<'ast> lang_c::visit::Visit<'ast> for Calls {
             if name.starts_with("__VERIFIER_atomic") {
                 self.atomic_sections = true;
             }
-            if matches!(
-                name,
-                "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock"
-            ) {
-                let target = n.arguments.first().and_then(|a| match &a.node {
+            let mutex_arg = match name {
+                "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock" => Some(0),
+                "pthread_cond_wait" | "pthread_cond_timedwait" => Some(1),
+                _ => None,
+            };
+            if let Some(k) = mutex_arg {
+                let target = n.arguments.get(k).and_then(|a| match &a.node {
                     Expression::UnaryOperator(u)
                         if u.node.operator.node == lang_c::ast::UnaryOperator::Address =>
                     {
@@ -1117,6 +1136,17 @@ impl<'a> Ctx<'a> {
         let f = p.func;
         let fspan = f.span;
         self.b.at_line(self.src.line(fspan));
+        if p.id == 0 {
+            // Before `main` creates a thread, its loads of cells it has not
+            // stored to read the initial memory (builder::Builder::init_mem).
+            let mut m = HashMap::new();
+            for &(lo, hi) in &self.objects {
+                for a in lo..hi {
+                    m.insert(a, self.prog.init.get(&a).copied().unwrap_or(0));
+                }
+            }
+            self.b.init_mem = Some(m);
+        }
         if p.id != 0 {
             let t = self.b.temp();
             let flag = self.start_flags[p.id];

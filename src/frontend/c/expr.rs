@@ -1140,6 +1140,27 @@ impl<'a> Ctx<'a> {
             "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock" => {
                 self.mutex(&name, argn(0)?, s)
             }
+            "pthread_cond_wait" | "pthread_cond_timedwait" => {
+                // POSIX allows spurious wakeups: waiting is releasing the
+                // mutex and taking it again (docs/c.md, "Threads").
+                let (c, m) = (argn(0)?, argn(1)?);
+                self.rvalue(c)?;
+                self.mutex("pthread_mutex_unlock", m, s)?;
+                self.mutex("pthread_mutex_lock", m, s)?;
+                if let Some(t) = args.get(2) {
+                    self.rvalue(t)?;
+                }
+                zero
+            }
+            "pthread_cond_signal"
+            | "pthread_cond_broadcast"
+            | "pthread_cond_init"
+            | "pthread_cond_destroy" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                zero
+            }
             "pthread_mutex_init"
             | "pthread_mutex_destroy"
             | "pthread_attr_init"
@@ -1193,6 +1214,7 @@ impl<'a> Ctx<'a> {
             "memset" | "memcpy" | "memmove" | "__builtin_memset" | "__builtin_memcpy" => {
                 self.mem_block(&name, args, s)
             }
+            "strcpy" | "__builtin_strcpy" => self.strcpy(args, s),
             "realloc" => Err(self.err(
                 s,
                 "`realloc` is not supported (docs/c.md, \"Dynamic memory\")",
@@ -1291,6 +1313,42 @@ impl<'a> Ctx<'a> {
     /// order); returns `p`/`d`.
     ///
     /// Errors: a size that is not a constant here or above the limit.
+    /// `strcpy(d, "literal")`: one store per character of the literal
+    /// and its terminating 0, at `d`, `d + 1`, …; returns `d`.
+    ///
+    /// Errors: a source that is not a string literal (its length would
+    /// be a loop over memory), or a wrong number of arguments.
+    fn strcpy(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+        if args.len() != 2 {
+            return Err(self.err(s, "`strcpy` takes 2 arguments"));
+        }
+        let chars = match &args[1].node {
+            Expression::StringLiteral(p) => super::types::string_value(&p.node),
+            _ => None,
+        };
+        let Some(chars) = chars else {
+            return Err(self.err(
+                args[1].span,
+                "`strcpy` from a source that is not a string literal is not supported",
+            ));
+        };
+        let d = self.rvalue(&args[0])?;
+        let d = Val {
+            e: self.stable(d.e, args[0].span)?,
+            ty: d.ty,
+        };
+        for (k, c) in chars.iter().chain(std::iter::once(&0)).enumerate() {
+            self.emit(
+                Command::Store {
+                    addr: Expr::bin(BinOp::Add, d.e.clone(), Expr::Const(k as i64)),
+                    value: Expr::Const(self.width.wrap(*c)),
+                },
+                s,
+            )?;
+        }
+        Ok(d)
+    }
+
     fn mem_block(
         &mut self,
         name: &str,
@@ -1495,6 +1553,8 @@ impl<'a> Ctx<'a> {
     /// `pthread_create(&h, attr, f, arg)`: a new thread (module doc of
     /// `ctx`); the handle receives the thread's id.
     fn pthread_create(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
+        // Another thread may run from here on (builder::Builder::init_mem).
+        self.b.init_mem = None;
         if args.len() != 4 {
             return Err(self.err(s, "`pthread_create` takes 4 arguments"));
         }
@@ -2035,14 +2095,24 @@ impl<'a> Ctx<'a> {
 /// Most paths of an atomic section (each becomes one `Atomic` step).
 pub const MAX_ATOMIC_PATHS: usize = 256;
 
-/// Names the C front-end always treats as built-ins, even if the file
-/// defines a function of that name.
 /// Most elements an object may have for its non-constant indices to be
 /// split into one branch per index (docs/c.md, "Array indices").
 pub const MAX_INDEX_SPLIT: i64 = 16;
 
+/// Names the C front-end always treats as built-ins, even if the file
+/// defines a function of that name: the pthreads API, the atomic
+/// section markers, and SV-COMP's error functions (the `unreach-call`
+/// property is the call itself; the benchmarks define `reach_error` with
+/// an empty body or `assert(0)`).
 fn reserved(n: &str) -> bool {
-    n.starts_with("pthread_") || n == "__VERIFIER_atomic_begin" || n == "__VERIFIER_atomic_end"
+    n.starts_with("pthread_")
+        || matches!(
+            n,
+            "__VERIFIER_atomic_begin"
+                | "__VERIFIER_atomic_end"
+                | "reach_error"
+                | "__VERIFIER_error"
+        )
 }
 
 /// `i * size` (no multiplication for size 1).

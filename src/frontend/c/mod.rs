@@ -5,7 +5,8 @@
 //! Stages, one module each:
 //! * [`preprocess`]: finding and running the preprocessor, the map from
 //!   its output back to the original file (`# line` markers), the nesting
-//!   pre-check that keeps the parser's recursion bounded;
+//!   pre-check that keeps the parser's recursion bounded, GCC's `$` in
+//!   identifiers;
 //! * [`types`]: C types as cells of the IR's memory (every scalar is one
 //!   W-bit cell), typedefs, structs, enums;
 //! * [`builder`]: one thread's automaton under construction: states,
@@ -13,6 +14,8 @@
 //! * [`funptr`]: the functions a call through a pointer may reach;
 //! * [`ctx`]: the lowering context (globals, threads, inlined call frames);
 //! * [`stmt`]: statements, loops unwound to `--unwind`, calls inlined;
+//! * [`switch`]: `switch` statements (dispatch on the case constants,
+//!   case labels as forward jump targets);
 //! * [`expr`]: expressions, lvalues, and the built-in functions (pthreads,
 //!   SV-COMP conventions, fences, atomic read-modify-writes).
 //!
@@ -27,6 +30,7 @@ pub mod expr;
 pub mod funptr;
 pub mod preprocess;
 pub mod stmt;
+pub mod switch;
 pub mod types;
 
 use crate::diag::{Error, SourceFile};
@@ -101,6 +105,7 @@ fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, E
     let pp = preprocess::run(src, opts)?;
     let sources = preprocess::Sources::new(src.clone(), &pp);
     preprocess::check_nesting(&pp, &sources)?;
+    let pp = preprocess::dollar_identifiers(pp, &sources)?;
     let config = lang_c::driver::Config::with_gcc();
     let unit = match lang_c::driver::parse_preprocessed(&config, pp) {
         Ok(p) => p.unit,

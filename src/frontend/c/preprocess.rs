@@ -343,6 +343,87 @@ fn marker(line: &str) -> Option<(u32, String)> {
     Some((l, rest[..end].to_string()))
 }
 
+/// GCC's `$` in identifiers (`y$w_buff0`, as in goto-instrument's
+/// output, e.g. SV-COMP's `pthread-wmm` benchmarks), which the parser
+/// does not accept: each `$` outside string and character literals and
+/// line markers becomes `_`, one byte for one, so every span still points
+/// at the original text (an identifier in messages shows `_` for `$`).
+///
+/// Errors: the renaming would make two identifiers one (`a$b` and `a_b`
+/// both present), located at the identifier with `$`.
+pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error> {
+    if !pp.contains('$') {
+        return Ok(pp);
+    }
+    let mut bytes = pp.into_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    // (start, end) of identifiers with `$`, and every identifier's text.
+    let mut renamed: Vec<(usize, usize)> = Vec::new();
+    let mut all: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if line_start && b == b'#' {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        line_start = b == b'\n';
+        if b == b'"' || b == b'\'' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
+                if bytes[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if ident(b) && !b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && ident(bytes[i]) {
+                i += 1;
+            }
+            let word = &bytes[start..i];
+            if word.contains(&b'$') {
+                renamed.push((start, i));
+            } else {
+                all.insert(word.to_vec());
+            }
+            continue;
+        }
+        if b.is_ascii_digit() {
+            // A number (its suffix letters are not an identifier).
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    for &(start, end) in &renamed {
+        let new: Vec<u8> = bytes[start..end]
+            .iter()
+            .map(|&c| if c == b'$' { b'_' } else { c })
+            .collect();
+        if all.contains(&new) {
+            return Err(sources.error(
+                lang_c::span::Span::span(start, end),
+                format!(
+                    "identifier `{}` contains `$`, read as `_`, but `{}` is another identifier of the file",
+                    String::from_utf8_lossy(&bytes[start..end]),
+                    String::from_utf8_lossy(&new)
+                ),
+            ));
+        }
+        bytes[start..end].copy_from_slice(&new);
+    }
+    Ok(String::from_utf8(bytes).unwrap_or_default())
+}
+
 /// Rejects input whose brackets nest deeper than [`MAX_NESTING`] or that
 /// has a longer run of prefix operators (the parser recurses on both),
 /// located at the offending character.

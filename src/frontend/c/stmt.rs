@@ -2,7 +2,8 @@
 //! `--unwind` iterations, CBMC's meaning; loops whose condition constant
 //! propagation decides are unrolled completely; spin loops `while (c);`
 //! become loads and `assume(!c)`), `goto` (forward only), `break`,
-//! `continue`, `return`, inline assembly (`mfence`), and inlining of a
+//! `continue`, `return`, `switch` (dispatch and case labels in
+//! [`super::switch`]), inline assembly (`mfence`), and inlining of a
 //! called function's body.
 
 use super::builder::{negate, LabelId};
@@ -66,6 +67,15 @@ impl<'a> Ctx<'a> {
         }
         let params = parameters(f);
         let mut args = args;
+        if self.frames.is_empty() && name == "main" {
+            // `int main(int argc, char **argv)`: run without arguments,
+            // `argc` is 1 and `argv` is NULL (docs/c.md, "Limits").
+            args = [1, 0]
+                .into_iter()
+                .take(params.len())
+                .map(Expr::Const)
+                .collect();
+        }
         if args.len() > params.len() && is_variadic(f) {
             // The `...` arguments were evaluated; `va_arg` is outside the
             // subset, so they are not read.
@@ -100,6 +110,7 @@ impl<'a> Ctx<'a> {
             scopes: vec![HashMap::new()],
             label_scopes: vec![label_scope],
             loops: Vec::new(),
+            switches: Vec::new(),
             ret: ret_label,
             ret_reg: ret_reg.clone(),
             addr_taken,
@@ -239,6 +250,10 @@ impl<'a> Ctx<'a> {
             ),
             Statement::Goto(id) => {
                 let l = self.find_label(&id.node.name, id.span)?;
+                if !self.b.live() {
+                    // Unreachable (e.g. after `abort()`): no jump.
+                    return Ok(());
+                }
                 if self.b.placed(l) {
                     return Err(self.err(
                         id.span,
@@ -254,23 +269,23 @@ impl<'a> Ctx<'a> {
                     self.b.place(lab);
                     self.stmt(&l.node.statement)
                 }
-                _ => Err(self.err(l.span, "`case`/`default` labels (switch) are not supported")),
+                _ => {
+                    self.case_label(l.node.label.span)?;
+                    self.stmt(&l.node.statement)
+                }
             },
-            Statement::Switch(_) => Err(self.err(s.span, "`switch` is not supported")),
+            Statement::Switch(sw) => self.lower_switch(sw),
             Statement::Continue => {
-                let Some(&(_, c)) = self.frame().loops.last() else {
+                // The innermost loop: a switch has no continue target.
+                let Some(c) = self.frame().loops.iter().rev().find_map(|&(_, c)| c) else {
                     return Err(self.err(s.span, "`continue` outside a loop"));
                 };
-                if let Some(c) = c {
-                    self.b.jump(c);
-                }
+                self.b.jump(c);
                 Ok(())
             }
             Statement::Break => {
                 let Some(&(b, _)) = self.frame().loops.last() else {
-                    return Err(
-                        self.err(s.span, "`break` outside a loop (switch is not supported)")
-                    );
+                    return Err(self.err(s.span, "`break` outside a loop or switch"));
                 };
                 self.b.jump(b);
                 Ok(())
@@ -380,9 +395,12 @@ impl<'a> Ctx<'a> {
                     .insert(name, Local::Mem(g.addr, g.ty, g.atomic));
                 continue;
             }
-            let r = self
-                .types
-                .resolve(&d.node.specifiers, Some(&id.node.declarator), self.src)?;
+            let sized = self.vla_sizes(&id.node.declarator, &name)?;
+            let r = self.types.resolve(
+                &d.node.specifiers,
+                Some(sized.as_ref().unwrap_or(&id.node.declarator)),
+                self.src,
+            )?;
             let mut ty = r.ty;
             if let (CType::Array(e, 0), Some(init)) = (&ty, &id.node.initializer) {
                 if let Initializer::List(items) = &init.node {
@@ -401,6 +419,69 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A variable-length array `T name[n]` whose size `n` is not a
+    /// constant expression but whose value constant propagation knows
+    /// here (e.g. a global read by `main` before it creates a thread):
+    /// the declarator with `n` replaced by that constant (C evaluates the
+    /// size when the declaration is reached). `None` when every size is
+    /// a constant expression.
+    ///
+    /// Errors: a size whose value is not known here, or outside
+    /// 1..=`MAX_CELLS`.
+    fn vla_sizes(
+        &mut self,
+        d: &'a Node<lang_c::ast::Declarator>,
+        name: &str,
+    ) -> Result<Option<Node<lang_c::ast::Declarator>>, Error> {
+        use lang_c::ast::{ArraySize, Constant, DerivedDeclarator, Integer, IntegerBase};
+        let mut out: Option<Node<lang_c::ast::Declarator>> = None;
+        for (k, dd) in d.node.derived.iter().enumerate() {
+            let DerivedDeclarator::Array(a) = &dd.node else {
+                continue;
+            };
+            let ArraySize::VariableExpression(e) = &a.node.size else {
+                continue;
+            };
+            if self.types.const_int(e, self.src).is_ok() {
+                continue;
+            }
+            let v = self.rvalue(e)?.e;
+            let max = super::types::MAX_CELLS as i64;
+            let n = match self.b.fold(&v).as_const(self.width) {
+                Some(n) if (1..=max).contains(&n) => n,
+                Some(n) => {
+                    return Err(self.err(
+                        e.span,
+                        format!("variable-length array `{name}` of {n} elements (at most {max})"),
+                    ))
+                }
+                None => {
+                    return Err(self.err(
+                        e.span,
+                        format!("variable-length array `{name}` whose size is not a constant here (docs/c.md, \"Variable-length arrays\")"),
+                    ))
+                }
+            };
+            let lit = Expression::Constant(Box::new(Node::new(
+                Constant::Integer(Integer {
+                    base: IntegerBase::Decimal,
+                    number: n.to_string().into_boxed_str(),
+                    suffix: lang_c::ast::IntegerSuffix {
+                        size: lang_c::ast::IntegerSize::Int,
+                        unsigned: false,
+                        imaginary: false,
+                    },
+                }),
+                e.span,
+            )));
+            let copy = out.get_or_insert_with(|| d.clone());
+            if let DerivedDeclarator::Array(a2) = &mut copy.node.derived[k].node {
+                a2.node.size = ArraySize::VariableExpression(Box::new(Node::new(lit, e.span)));
+            }
+        }
+        Ok(out)
     }
 
     /// Runs a local's initializer (stores for memory, assignments for

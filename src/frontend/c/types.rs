@@ -300,6 +300,8 @@ impl<'a> Types<'a> {
     ) -> Result<CType, Error> {
         match name {
             "pthread_mutex_t" => return Ok(CType::Mutex),
+            "pthread_cond_t" => return Ok(CType::Mutex),
+            "pthread_condattr_t" => return Ok(CType::Int),
             "pthread_t"
             | "pthread_attr_t"
             | "pthread_mutexattr_t"
