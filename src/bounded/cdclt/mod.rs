@@ -69,9 +69,6 @@ impl Backend for Cdclt {
             q.limits.width,
             Some(q.limits.deadline),
         );
-        // The clauses the model implies go into the recording: batsat
-        // gets them from the start (there is no first refinement here).
-        enc.add_deferred();
         if let Some(s) = self.shortest {
             enc.shortest_cycles = s;
         }

@@ -1,12 +1,12 @@
 //! Eager coherence: when the model requires SC per location
 //! ([`crate::cat::implied::sc_per_location`]), the clauses that forbid
-//! its small violations are added all at once when the lazy loop rejects
-//! its first candidate ([`Encoder::add_deferred`]; the cdclt backend adds
-//! them before solving), instead of being learned a few per candidate
-//! ([`Encoder::refute`]). A query answered without a refinement (most
-//! small programs) never encodes them: they cost up to a third of the
-//! clauses (Trencher `dekker` under power at bound 20: +11,000 on
-//! 37,000, 7 → 18 ms per run when added up front).
+//! its small violations are added up front, instead of the lazy loop
+//! ([`Encoder::refute`]) learning them a few per candidate. They cost
+//! small programs up to a third more clauses (Trencher `dekker` under
+//! power at bound 20: +11,000 on 37,000, 7 → 18 ms per run); added only
+//! at the first refinement instead, a query whose candidates must all be
+//! refuted by the clauses alone (no refinement ever happens) lost them:
+//! SV-COMP `triangular-1.c` took over 20 s instead of 0.09 s.
 //!
 //! With co a strict order per location (orientation literals, the
 //! transitivity of `Encoder::encode_co_transitivity`) and rf a function,

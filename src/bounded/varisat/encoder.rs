@@ -127,10 +127,6 @@ pub struct Encoder<'a> {
     /// Another solver that answers [`Encoder::solve`] instead of the lazy
     /// loop (the CDCL(T) backend, `bounded::cdclt`).
     pub external: Option<Box<dyn ExternalSolve + 'a>>,
-    /// Clauses the model implies, added when the lazy loop first rejects
-    /// a candidate ([`Encoder::add_deferred`]): a query answered without
-    /// refinement never pays for them (`varisat::coherence`).
-    pub(super) deferred: Option<fn(&mut Encoder<'a>) -> usize>,
 }
 
 /// A solver that answers [`Encoder::solve`] for an encoding recorded with
@@ -256,7 +252,6 @@ impl<'a> Encoder<'a> {
             limit,
             aborted,
             external: None,
-            deferred: None,
         };
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
@@ -979,7 +974,6 @@ impl<'a> Encoder<'a> {
             match refuted {
                 Some(clauses) => {
                     self.stats.refinements += 1;
-                    self.add_deferred();
                     for c in clauses {
                         self.cnf.clause(&c);
                     }
@@ -991,15 +985,6 @@ impl<'a> Encoder<'a> {
                     return Ok(true);
                 }
             }
-        }
-    }
-
-    /// Adds the deferred clauses the model implies now, if any are still
-    /// pending (the lazy loop does on its first refinement; a backend
-    /// that hands the clauses to another solver calls it first).
-    pub fn add_deferred(&mut self) {
-        if let Some(add) = self.deferred.take() {
-            add(self);
         }
     }
 

@@ -49,9 +49,9 @@ use bv::Bv;
 
 impl<'a> Encoder<'a> {
     /// Unrolls and encodes the base constraints; the model's axioms are
-    /// all lazy ([`Encoder::new`] adds the eager ones); the coherence
-    /// clauses a model requiring SC per location implies ([`coherence`])
-    /// wait for the first refinement ([`Encoder::add_deferred`]). `limit` is checked at the growth points of the
+    /// all lazy ([`Encoder::new`] adds the eager ones), except the
+    /// coherence clauses a model requiring SC per location implies
+    /// ([`coherence`]). `limit` is checked at the growth points of the
     /// encoding (each step of each thread, each read's sources, each event
     /// of the hb-cycle constraints): the first limit reached is kept in
     /// [`Encoder::aborted`], the encoding stops growing, and every
@@ -79,7 +79,7 @@ impl<'a> Encoder<'a> {
     ) -> Encoder<'a> {
         let mut enc = Encoder::base_in(cnf, prog, model, bound, width, limit);
         if enc.pgas.is_none() && crate::cat::implied::sc_per_location(model) {
-            enc.deferred = Some(coherence::encode);
+            coherence::encode(&mut enc);
         }
         enc
     }

@@ -92,8 +92,15 @@ impl<'a> Ctx<'a> {
         // register or a constant goes to a temporary, so that constant
         // propagation learns it on each case's side.
         let mark = self.b.mark();
-        let v = self.rvalue(&sw.node.expression)?.e;
-        let v = self.b.fold(&v);
+        let val = self.rvalue(&sw.node.expression)?;
+        // A range compares as the controlling value's type (docs/c.md,
+        // "Signedness").
+        let le = if val.ty.is_unsigned() {
+            BinOp::Le.unsigned()
+        } else {
+            BinOp::Le
+        };
+        let v = self.b.fold(&val.e);
         let v: LExpr = match v {
             Expr::Var(_) | Expr::Const(_) => v,
             v => {
@@ -113,8 +120,8 @@ impl<'a> Ctx<'a> {
             } else {
                 Expr::bin(
                     BinOp::And,
-                    Expr::bin(BinOp::Le, Expr::Const(low), v.clone()),
-                    Expr::bin(BinOp::Le, v.clone(), Expr::Const(high)),
+                    Expr::bin(le, Expr::Const(low), v.clone()),
+                    Expr::bin(le, v.clone(), Expr::Const(high)),
                 )
             };
             let (t, e) = self.b.branch(&c, at)?;
