@@ -8,6 +8,7 @@
 //! as in the blocking clauses of the lazy model check).
 
 use crate::collections::HashMap;
+use std::time::Instant;
 use varisat::{ExtendFormula, Lit, Solver};
 
 pub use varisat::Lit as SatLit;
@@ -24,7 +25,20 @@ pub struct Cnf {
     /// Recording mode ([`Cnf::recording`]): the clauses, for another
     /// solver; varisat then only numbers the variables.
     log: Option<Vec<Vec<Lit>>>,
+    /// A solve passed its deadline and its solver was left running
+    /// ([`Cnf::solve_until`]).
+    abandoned: bool,
 }
+
+/// A solver moved to the thread that runs one solve
+/// ([`Cnf::solve_until`]) and back.
+struct Moved(Solver<'static>);
+
+// SAFETY: varisat's `Solver` is not `Send` only because it may hold proof
+// writers and processors (`Box<dyn Write>`, `dyn ProofProcessor`); a
+// `Cnf` never installs any, so the solver owns plain data. It is moved
+// whole to one thread and back (or dropped there), never shared.
+unsafe impl Send for Moved {}
 
 impl Default for Cnf {
     fn default() -> Self {
@@ -47,6 +61,7 @@ impl Cnf {
             nvars: 1,
             nclauses: 1,
             log: None,
+            abandoned: false,
         }
     }
 
@@ -357,6 +372,24 @@ impl Cnf {
     ///
     /// Errors: the solver failed (reported as a message).
     pub fn solve(&mut self, assumptions: &[Lit]) -> Result<bool, String> {
+        self.solve_until(assumptions, None)
+    }
+
+    /// [`Cnf::solve`] that gives up at `deadline`. varisat cannot be
+    /// interrupted inside a solve, so with a deadline the solve runs on a
+    /// thread of its own and this one waits for it until the deadline;
+    /// past it the solver is left to finish alone (its answer is dropped)
+    /// and the CNF can no longer be solved: every later solve fails too.
+    ///
+    /// Errors: "time limit reached"; the solver failed (a message).
+    pub fn solve_until(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Option<Instant>,
+    ) -> Result<bool, String> {
+        if self.abandoned {
+            return Err("time limit reached".into());
+        }
         let a: Vec<Lit> = assumptions
             .iter()
             .copied()
@@ -366,7 +399,27 @@ impl Cnf {
             return Ok(false);
         }
         self.solver.assume(&a);
-        let r = self.solver.solve().map_err(|e| e.to_string())?;
+        let r = match deadline {
+            None => self.solver.solve().map_err(|e| e.to_string())?,
+            Some(d) => {
+                let mut moved = Moved(std::mem::take(&mut self.solver));
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let r = moved.0.solve().map_err(|e| e.to_string());
+                    let _ = tx.send((moved, r));
+                });
+                match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                    Ok((moved, r)) => {
+                        self.solver = moved.0;
+                        r?
+                    }
+                    Err(_) => {
+                        self.abandoned = true;
+                        return Err("time limit reached".into());
+                    }
+                }
+            }
+        };
         if r {
             let m = self.solver.model().unwrap_or_default();
             self.model.clear();

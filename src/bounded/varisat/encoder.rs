@@ -960,7 +960,9 @@ impl<'a> Encoder<'a> {
             deadline.check()?;
             self.stats.solves += 1;
             let t0 = Instant::now();
-            let sat = self.cnf.solve(assumptions).map_err(Error::Unknown)?;
+            let sat = (self.cnf)
+                .solve_until(assumptions, deadline.0)
+                .map_err(Error::Unknown)?;
             self.stats.solve_time += t0.elapsed().as_secs_f64();
             if !sat {
                 let (v, c) = self.cnf.stats();
@@ -1010,7 +1012,9 @@ impl<'a> Encoder<'a> {
             return r;
         }
         self.cnf.stop_recording();
-        self.cnf.solve(assumptions).map_err(Error::Unknown)
+        (self.cnf)
+            .solve_until(assumptions, deadline.0)
+            .map_err(Error::Unknown)
     }
 
     /// [`Encoder::solve`], returning the execution found. Ok(None) = none
