@@ -5,12 +5,11 @@
 //! benchmarks of `../shared/corpus/nidhugg` against their EXPECTED.tsv
 //! (skipped when the corpus is absent).
 
+mod c_common;
+
+use c_common::{bin, cpp_available};
 use std::path::Path;
 use std::process::Command;
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_bmc-rmm")
-}
 
 /// Runs `bmc-rmm reach -q -m MODEL ARGS FILE`; returns (exit code, stdout + stderr).
 fn reach(model: &str, file: &str, args: &[&str]) -> (i32, String) {
@@ -34,10 +33,6 @@ fn word(code: i32) -> &'static str {
         1 => "bug",
         _ => "error",
     }
-}
-
-fn cpp_available() -> bool {
-    bmc_rmm::frontend::c::preprocess::find().is_some()
 }
 
 #[test]
@@ -164,14 +159,9 @@ fn c11_atomics_follow_their_memory_orders() {
     );
 }
 
-/// Writes `text` to a temporary `.c` file and runs `reach` on it.
+/// `reach -q -m sc ARGS` on `text` ([`c_common::reach_c`]).
 fn reach_text(text: &str, args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.c");
-    std::fs::write(&p, text).unwrap();
-    let path = p.to_string_lossy().into_owned();
-    let (code, out) = reach("sc", &path, args);
-    (code, out, path)
+    c_common::reach_c(text, &[&["-m", "sc"], args].concat())
 }
 
 #[test]

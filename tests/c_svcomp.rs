@@ -9,35 +9,13 @@
 //! program and a buggy mutant under
 //! sc with the SAT engine and SMC, and located errors (exit 2).
 
-use std::process::Command;
+mod c_common;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_bmc-rmm")
-}
+use c_common::cpp_available;
 
-fn cpp_available() -> bool {
-    bmc_rmm::frontend::c::preprocess::find().is_some()
-}
-
-/// Writes `text` to `t.c` in a fresh directory and runs `reach -q -m
-/// MODEL ARGS t.c`; returns (exit code, output, path).
+/// `reach -q -m MODEL --unwind 3 ARGS` on `text` ([`c_common::reach_c`]).
 fn reach_text(text: &str, model: &str, args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.c");
-    std::fs::write(&p, text).unwrap();
-    let path = p.to_string_lossy().into_owned();
-    let out = Command::new(bin())
-        .args(["reach", "-q", "-m", model, "--unwind", "3"])
-        .args(args)
-        .arg(&path)
-        .output()
-        .expect("run bmc-rmm");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text, path)
+    c_common::reach_c(text, &[&["-m", model, "--unwind", "3"], args].concat())
 }
 
 /// Checks each (name, program, safe?) under sc with the SAT engine and

@@ -9,35 +9,13 @@
 //! program asserts what C computes and is checked under sc with the SAT
 //! engine and SMC; a mutant asserting a wrong value must be a bug.
 
-use std::process::Command;
+mod c_common;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_bmc-rmm")
-}
+use c_common::cpp_available;
 
-fn cpp_available() -> bool {
-    bmc_rmm::frontend::c::preprocess::find().is_some()
-}
-
-/// Writes `text` to `t.c` in a fresh directory and runs `reach -q -m sc
-/// ARGS t.c`; returns (exit code, output, path).
+/// `reach -q -m sc ARGS` on `text` ([`c_common::reach_c`]).
 fn reach_text(text: &str, args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.c");
-    std::fs::write(&p, text).unwrap();
-    let path = p.to_string_lossy().into_owned();
-    let out = Command::new(bin())
-        .args(["reach", "-q", "-m", "sc"])
-        .args(args)
-        .arg(&path)
-        .output()
-        .expect("run bmc-rmm");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text, path)
+    c_common::reach_c(text, &[&["-m", "sc"], args].concat())
 }
 
 /// Checks `text` with the SAT engine and SMC: exit 0 (safe) when `safe`,

@@ -1,0 +1,37 @@
+//! What the C test files share: the binary, the preprocessor check, and
+//! running `reach` on a C text written to a temporary file.
+
+use std::process::Command;
+
+/// The `bmc-rmm` binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_bmc-rmm")
+}
+
+/// Is a C preprocessor on `PATH` (else the C tests skip)?
+pub fn cpp_available() -> bool {
+    bmc_rmm::frontend::c::preprocess::find().is_some()
+}
+
+/// Writes `text` to `t.c` in a fresh temporary directory and runs
+/// `bmc-rmm reach -q ARGS t.c`; returns (exit code, stdout then stderr,
+/// the file's path, for checking error locations; the directory is gone
+/// once this returns).
+pub fn reach_c(text: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.c");
+    std::fs::write(&p, text).unwrap();
+    let path = p.to_string_lossy().into_owned();
+    let out = Command::new(bin())
+        .args(["reach", "-q"])
+        .args(args)
+        .arg(&path)
+        .output()
+        .expect("run bmc-rmm");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text, path)
+}
