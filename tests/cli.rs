@@ -181,3 +181,25 @@ fn bad_cost_file_is_located() {
         "{err}"
     );
 }
+
+/// A reachable goal of a program with an atomic step over two locations
+/// carries the note that the SAT engine makes such a step atomic per
+/// location only (docs/c.md); a single-location step does not.
+#[test]
+fn multi_location_atomic_steps_are_noted_on_violations() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, block: &str| {
+        let f = dir.path().join(name);
+        let text = format!(
+            "shared x, y;\nthread a {{ atomic {{ {block} }}; }}\nthread b {{ r1 = x; }}\ngoal final where b.r1 == 1;\n"
+        );
+        std::fs::write(&f, text).unwrap();
+        bmc(&["reach", "--model", "sc", f.to_str().unwrap()])
+    };
+    let (code, out, err) = run("two.rmm", "x = 1; y = 1;");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("atomic per location only"), "{out}");
+    let (code, out, err) = run("one.rmm", "r = x; x = r + 1;");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(!out.contains("atomic per location only"), "{out}");
+}

@@ -379,6 +379,19 @@ pub enum Command {
 }
 
 impl Command {
+    /// The address expressions of an access (a load, store, reservation,
+    /// annotated access, or each access inside an `Atomic`), in order;
+    /// empty for other commands.
+    pub fn access_addrs(&self) -> Vec<&LExpr> {
+        match self {
+            Command::Load { addr, .. } | Command::Store { addr, .. } => vec![addr],
+            Command::LoadReserve { addr, .. } | Command::StoreCond { addr, .. } => vec![addr],
+            Command::Ann(_, c) => c.access_addrs(),
+            Command::Atomic(cs) => cs.iter().flat_map(Command::access_addrs).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// True for commands that access shared memory (loads, stores,
     /// atomics, PGAS remote operations).
     pub fn accesses_memory(&self) -> bool {
@@ -579,6 +592,28 @@ pub struct Program {
 }
 
 impl Program {
+    /// The first thread with an atomic step (`Command::Atomic`) whose
+    /// accesses name two different addresses (as expressions: `x` and
+    /// `y`, or `a[i]` and `a[j]`). The SMC, explicit and simulator
+    /// engines execute such a step indivisibly; the bounded engine's
+    /// models only make it atomic per location (the `atomic` axiom on its
+    /// read-write pairs), so a witness there may interleave it
+    /// (docs/c.md, "Limits and choices").
+    pub fn multi_location_atomic(&self) -> Option<ThreadId> {
+        self.threads.iter().enumerate().find_map(|(t, th)| {
+            th.instrs
+                .iter()
+                .any(|i| {
+                    let addrs = match &i.cmd {
+                        Command::Atomic(_) => i.cmd.access_addrs(),
+                        _ => Vec::new(),
+                    };
+                    addrs.iter().any(|a| *a != addrs[0])
+                })
+                .then_some(ThreadId(t as u32))
+        })
+    }
+
     /// The name of a symbol.
     pub fn name(&self, s: Sym) -> &str {
         self.names.name(s)
