@@ -211,16 +211,7 @@ fn bad_c_is_a_located_error() {
             ":2:",
         ),
     ];
-    for (text, what, loc) in cases {
-        let (code, out, path) = reach_text(text, &[]);
-        assert_eq!(code, 2, "{text}: {out}");
-        assert!(out.contains(what), "{text}: expected `{what}` in: {out}");
-        assert!(
-            out.contains(&format!("{path}{loc}")),
-            "{text}: expected {path}{loc} in: {out}"
-        );
-        assert!(!out.contains("panicked"), "{out}");
-    }
+    c_common::assert_located_errors(cases, &["-m", "sc"]);
 }
 
 #[test]

@@ -254,13 +254,5 @@ fn pointer_constructs_outside_the_subset_are_located_errors() {
             ":4:10",
         ),
     ];
-    for (text, what, loc) in cases {
-        let (code, out, path) = reach_text(text, "sc", &[]);
-        assert_eq!(code, 2, "{text}: {out}");
-        assert!(out.contains(what), "{text}: expected `{what}` in: {out}");
-        assert!(
-            out.contains(&format!("{path}{loc}")),
-            "{text}: expected {path}{loc} in: {out}"
-        );
-    }
+    c_common::assert_located_errors(cases, &["-m", "sc"]);
 }

@@ -41,16 +41,7 @@ fn check(cases: &[(&str, String, bool)]) {
 
 /// Located errors: (program, the message's words, line:column).
 fn check_errors(cases: &[(&str, &str, &str)]) {
-    for (text, what, loc) in cases {
-        let (code, out, path) = reach_text(text, "sc", &[]);
-        assert_eq!(code, 2, "{text}: {out}");
-        assert!(out.contains(what), "{text}: expected `{what}` in: {out}");
-        assert!(
-            out.contains(&format!("{path}{loc}")),
-            "{text}: expected {path}{loc} in: {out}"
-        );
-        assert!(!out.contains("panicked"), "{out}");
-    }
+    c_common::assert_located_errors(cases, &["-m", "sc", "--unwind", "3"]);
 }
 
 #[test]

@@ -194,14 +194,5 @@ fn bad_switches_are_located_errors() {
             ":3:24",
         ),
     ];
-    for (text, what, loc) in cases {
-        let (code, out, path) = reach_text(text, &[]);
-        assert_eq!(code, 2, "{text}: {out}");
-        assert!(out.contains(what), "{text}: expected `{what}` in: {out}");
-        assert!(
-            out.contains(&format!("{path}{loc}")),
-            "{text}: expected {path}{loc} in: {out}"
-        );
-        assert!(!out.contains("panicked"), "{out}");
-    }
+    c_common::assert_located_errors(cases, &["-m", "sc"]);
 }

@@ -35,3 +35,19 @@ pub fn reach_c(text: &str, args: &[&str]) -> (i32, String, String) {
     );
     (out.status.code().unwrap_or(-1), text, path)
 }
+
+/// Each (program, words of the message, `:line:column`) must be refused
+/// by `reach -q ARGS` with exit 2, an error naming those words at that
+/// place of the file, and no panic.
+pub fn assert_located_errors(cases: &[(&str, &str, &str)], args: &[&str]) {
+    for (text, what, loc) in cases {
+        let (code, out, path) = reach_c(text, args);
+        assert_eq!(code, 2, "{text}: {out}");
+        assert!(out.contains(what), "{text}: expected `{what}` in: {out}");
+        assert!(
+            out.contains(&format!("{path}{loc}")),
+            "{text}: expected {path}{loc} in: {out}"
+        );
+        assert!(!out.contains("panicked"), "{out}");
+    }
+}
