@@ -5,6 +5,8 @@
 //! Dekker, Peterson with and without fences, sc/tso/pso); its TSO
 //! witnesses replayed on `reach::tso`; unsupported input and bad options.
 
+mod common;
+
 use bmc_rmm::bounded::{check, CheckKind, Deadline, Limits, SolverKind, Verdict};
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::frontend::{self, Format};
@@ -583,21 +585,8 @@ fn width_64_with_the_lock_and_address_2_63() {
             r.verdict
         );
         let cat = bmc_rmm::cat::load_model(mname, None).unwrap();
-        let lim = Limits {
-            bound: 8,
-            width: 64,
-            deadline: Deadline(None),
-        };
-        let v = check(
-            SolverKind::Varisat,
-            &p,
-            &cat,
-            lim,
-            false,
-            &[CheckKind::Reach],
-        )
-        .unwrap();
-        assert_eq!(v[0].verdict, Verdict::Violation, "{mname}");
+        let v = common::check1(CheckKind::Reach, &p, &cat, 8, 64, false, Deadline(None));
+        assert_eq!(v.verdict, Verdict::Violation, "{mname}");
     }
     // The torn outcome alone: unreachable in both engines.
     let torn = text.replace("goal before: final where b.r1 == 0 && b.r2 == 0;\n", "");
@@ -613,21 +602,8 @@ fn width_64_with_the_lock_and_address_2_63() {
             "{mname}"
         );
         let cat = bmc_rmm::cat::load_model(mname, None).unwrap();
-        let lim = Limits {
-            bound: 8,
-            width: 64,
-            deadline: Deadline(None),
-        };
-        let v = check(
-            SolverKind::Varisat,
-            &p,
-            &cat,
-            lim,
-            false,
-            &[CheckKind::Reach],
-        )
-        .unwrap();
-        assert_eq!(v[0].verdict, Verdict::NoViolation, "{mname}");
+        let v = common::check1(CheckKind::Reach, &p, &cat, 8, 64, false, Deadline(None));
+        assert_eq!(v.verdict, Verdict::NoViolation, "{mname}");
     }
     // Through the CLI: 64 accepted, 65 a usage error.
     let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
