@@ -992,11 +992,7 @@ impl<'a> Ctx<'a> {
     ) -> Result<Val, Error> {
         let fv = self.rvalue(callee)?;
         let p = self.stable(fv.e, callee.span)?;
-        let mut vals = Vec::new();
-        for a in args {
-            let v = self.rvalue(a)?;
-            vals.push(self.stable(v.e, a.span)?);
-        }
+        let vals = self.stable_args(args)?;
         if !self.b.live() {
             return Ok(Val::int(Expr::Const(0)));
         }
@@ -1244,6 +1240,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The arguments of a call evaluated left to right, each made stable
+    /// ([`Self::stable`]) so that later arguments cannot change it.
+    ///
+    /// Errors: those of the arguments' expressions.
+    fn stable_args(&mut self, args: &'a [Node<Expression>]) -> Result<Vec<LExpr>, Error> {
+        let mut vals = Vec::new();
+        for a in args {
+            let v = self.rvalue(a)?;
+            vals.push(self.stable(v.e, a.span)?);
+        }
+        Ok(vals)
+    }
+
     /// Inlines a user function: arguments evaluated in order, the body
     /// lowered, the returned value copied to a temporary.
     fn inline_call(
@@ -1252,11 +1261,7 @@ impl<'a> Ctx<'a> {
         args: &'a [Node<Expression>],
         s: Span,
     ) -> Result<Val, Error> {
-        let mut vals = Vec::new();
-        for a in args {
-            let v = self.rvalue(a)?;
-            vals.push(self.stable(v.e, a.span)?);
-        }
+        let vals = self.stable_args(args)?;
         self.inline_values(f, vals, s)
     }
 
@@ -1448,11 +1453,7 @@ impl<'a> Ctx<'a> {
         args: &'a [Node<Expression>],
         s: Span,
     ) -> Result<Val, Error> {
-        let mut vals = Vec::new();
-        for a in args {
-            let v = self.rvalue(a)?;
-            vals.push(self.stable(v.e, a.span)?);
-        }
+        let vals = self.stable_args(args)?;
         if !self.b.live() {
             return Ok(Val::int(Expr::Const(0)));
         }
