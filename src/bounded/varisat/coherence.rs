@@ -51,8 +51,9 @@ pub const CORR_PAIRS: usize = 64;
 /// of clauses added.
 pub(super) fn encode(enc: &mut Encoder) -> usize {
     let n = enc.un.events.len();
+    // Each read's rf sources, once (not per pair).
+    let sources: Vec<Vec<(usize, Lit)>> = (0..n).map(|e| enc.sources(e)).collect();
     let mut added = 0;
-
     for a in 0..n {
         if enc.over_limit() {
             return added;
@@ -79,11 +80,9 @@ pub(super) fn encode(enc: &mut Encoder) -> usize {
             let mut clauses: Vec<Vec<Lit>> = Vec::new();
             if a_writes && b_reads {
                 // coWR
-                for (w, l) in enc.sources(b) {
-                    if w != a {
-                        if let Some(o) = order(enc, a, w) {
-                            clauses.push(vec![!l, !wa, !eq, o]);
-                        }
+                for &(w, l) in &sources[b] {
+                    if let Some(o) = enc.co_order(a, w) {
+                        clauses.push(vec![!l, !wa, !eq, o]);
                     }
                 }
                 if let Some(li) = enc.rf_init[b] {
@@ -92,26 +91,23 @@ pub(super) fn encode(enc: &mut Encoder) -> usize {
             }
             if a_reads && b_writes {
                 // coRW2
-                for (w, l) in enc.sources(a) {
-                    if w != b {
-                        if let Some(o) = order(enc, w, b) {
-                            clauses.push(vec![!l, !wb, !eq, o]);
-                        }
+                for &(w, l) in &sources[a] {
+                    if let Some(o) = enc.co_order(w, b) {
+                        clauses.push(vec![!l, !wb, !eq, o]);
                     }
                 }
             }
             if a_reads && b_reads {
                 // coRR
-                let (sa, sb) = (enc.sources(a), enc.sources(b));
+                let (sa, sb) = (&sources[a], &sources[b]);
                 // Reads with many sources each are left to the lazy loop.
-                let few = sa.len() * sb.len() <= CORR_PAIRS;
-                for &(w1, l1) in sa.iter().filter(|_| few) {
-                    if let Some(li) = enc.rf_init[b] {
-                        clauses.push(vec![!l1, !li, !eq]);
-                    }
-                    for &(w2, l2) in &sb {
-                        if w1 != w2 {
-                            if let Some(o) = order(enc, w1, w2) {
+                if sa.len() * sb.len() <= CORR_PAIRS {
+                    for &(w1, l1) in sa {
+                        if let Some(li) = enc.rf_init[b] {
+                            clauses.push(vec![!l1, !li, !eq]);
+                        }
+                        for &(w2, l2) in sb {
+                            if let Some(o) = enc.co_order(w1, w2) {
                                 clauses.push(vec![!l1, !l2, !eq, o]);
                             }
                         }
@@ -128,11 +124,4 @@ pub(super) fn encode(enc: &mut Encoder) -> usize {
         }
     }
     added
-}
-
-/// The co orientation literal "`a` before `b` if both are writes to one
-/// address" (`None` when the two can never be co-related).
-fn order(enc: &Encoder, a: usize, b: usize) -> Option<Lit> {
-    let v = *enc.co_var.get(&(a.min(b), a.max(b)))?;
-    Some(if a < b { v } else { !v })
 }

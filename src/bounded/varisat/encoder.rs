@@ -466,18 +466,23 @@ impl<'a> Encoder<'a> {
         }
     }
 
+    /// The raw co orientation literal of two writes: "`a` before `b` if
+    /// both are writes to one address" ([`Encoder::co_var`] read in the
+    /// direction asked); `None` when the two can never be co-related (or
+    /// `a == b`). [`Encoder::co_lit`] adds "both are writes to one
+    /// address".
+    pub(super) fn co_order(&self, a: usize, b: usize) -> Option<Lit> {
+        let v = *self.co_var.get(&(a.min(b), a.max(b)))?;
+        Some(if a < b { v } else { !v })
+    }
+
     /// `co(a, b)` literal (None when a and b can never be co-related).
     pub fn co_lit(&mut self, a: usize, b: usize) -> Option<Lit> {
-        if a == b {
-            return None;
-        }
-        let (lo, hi) = (a.min(b), a.max(b));
-        let v = *self.co_var.get(&(lo, hi))?;
+        let o = self.co_order(a, b)?;
         let key = (G_CO, a, b);
         if let Some(l) = self.gates.get(&key) {
             return Some(*l);
         }
-        let o = if a < b { v } else { !v };
         let (wa, wb) = (self.un.events[a].write, self.un.events[b].write);
         let eq = self.eqaddr(a, b);
         let l = self.cnf.and_all(&[o, wa, wb, eq]);
@@ -836,13 +841,7 @@ impl<'a> Encoder<'a> {
                 self.cnf.implies(f, wb);
                 self.cnf.implies(f, eq);
                 for (wp, l) in self.sources(a) {
-                    let o = if wp == b {
-                        None
-                    } else {
-                        let (lo, hi) = (wp.min(b), wp.max(b));
-                        (self.co_var.get(&(lo, hi)).copied()).map(|v| if wp < b { v } else { !v })
-                    };
-                    match o {
+                    match self.co_order(wp, b) {
                         Some(o) => self.cnf.clause(&[!f, !l, o]),
                         None => self.cnf.clause(&[!f, !l]),
                     }
