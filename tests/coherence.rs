@@ -5,10 +5,11 @@
 //! `cat::implied` no longer sees the coherence axiom, so that copy is
 //! decided by the lazy loop alone. Needs no corpus.
 
+mod common;
 use bmc_rmm::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind};
 use bmc_rmm::cat::{implied::sc_per_location, parse::parse_model, Model};
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::program::{Expr, GExpr, GVar, Program, RegId, ThreadId, Width};
+use bmc_rmm::program::{GExpr, Program, Width};
 
 /// Coherence shapes: coRR, coWR, coRW with a third writer, a mix with a
 /// second location, read-modify-writes.
@@ -37,18 +38,6 @@ fn hidden(name: &str) -> Model {
         })
         .collect();
     parse_model(&SourceFile::new(path, text)).expect("parses")
-}
-
-/// Every register and every shared variable at the end.
-fn observed(p: &Program) -> Vec<GExpr> {
-    let mut out = Vec::new();
-    for (t, th) in p.threads.iter().enumerate() {
-        for r in 0..th.regs.len() {
-            out.push(Expr::Var(GVar::Reg(ThreadId(t as u32), RegId(r as u32))));
-        }
-    }
-    out.extend(p.vars.iter().map(|v| Expr::Var(GVar::Mem(v.addr))));
-    out
 }
 
 /// The final states and the number of clauses of the last solve.
@@ -80,7 +69,7 @@ fn eager_coherence_keeps_every_consistent_execution() {
         for text in PROGRAMS {
             let p = bmc_rmm::frontend::native::parse(&SourceFile::new("t.rmm", text), Width(4))
                 .expect("parses");
-            let obs = observed(&p);
+            let obs = common::all_locations(&p);
             let (eager, c1) = finals(&p, &m, &obs);
             let (lazy, c2) = finals(&p, &h, &obs);
             assert!(!lazy.is_empty(), "{name}: {text}");

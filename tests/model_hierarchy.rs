@@ -10,14 +10,13 @@
 //! every model. Final states are enumerated with the bounded engine
 //! ([`bmc_rmm::bounded::enumerate_final`]). Needs no corpus.
 
+mod common;
 use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat::{self, Model};
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::frontend::native;
 use bmc_rmm::litmus::run;
-use bmc_rmm::program::{
-    Command, Expr, Fence, GExpr, GVar, MembarMask, Program, RegId, ThreadId, Width,
-};
+use bmc_rmm::program::{Command, Fence, GExpr, MembarMask, Program, Width};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -181,20 +180,6 @@ fn check_chain(
     Ok(())
 }
 
-/// Observes every register of every thread and every shared variable.
-fn all_locations(p: &Program) -> Vec<GExpr> {
-    let mut v = Vec::new();
-    for (t, th) in p.threads.iter().enumerate() {
-        for r in 0..th.regs.len() {
-            v.push(Expr::Var(GVar::Reg(ThreadId(t as u32), RegId(r as u32))));
-        }
-    }
-    for s in &p.vars {
-        v.push(Expr::Var(GVar::Mem(s.addr)));
-    }
-    v
-}
-
 /// One generated statement.
 #[derive(Clone, Debug)]
 enum Op {
@@ -279,7 +264,7 @@ proptest! {
         let p = native::parse(&SourceFile::new("gen.rmm", text.clone()), Width(8))
             .unwrap_or_else(|e| panic!("generated program does not parse: {e}\n{text}"));
         let ms = models();
-        let obs = all_locations(&p);
+        let obs = common::all_locations(&p);
         if let Err(e) = check_chain(&ms, &p, 16, None, &obs, Width(8)) {
             panic!("{e}\nprogram:\n{text}");
         }
@@ -291,7 +276,7 @@ proptest! {
         let p = native::parse(&SourceFile::new("fenced.rmm", text.clone()), Width(8))
             .unwrap_or_else(|e| panic!("generated program does not parse: {e}\n{text}"));
         let ms = models();
-        let obs = all_locations(&p);
+        let obs = common::all_locations(&p);
         let w = Width(8);
         let sc = states(&p, &ms.sc, 24, None, &obs, w);
         for (name, m, q) in [
@@ -314,7 +299,7 @@ fn classic_shapes_are_strict_where_expected() {
     let text = "shared x, y;\nthread t0 { x = 1; y = 1; }\nthread t1 { r1 = y; r2 = x; }\n";
     let p = native::parse(&SourceFile::new("mp.rmm", text), Width(8)).unwrap();
     let ms = models();
-    let obs = all_locations(&p);
+    let obs = common::all_locations(&p);
     let w = Width(8);
     let weak = |m: &Model, p: &Program| states(p, m, 8, None, &obs, w).contains(&vec![1, 0, 1, 1]);
     assert!(!weak(&ms.sc, &p));
