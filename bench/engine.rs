@@ -4,8 +4,8 @@
 //! scripts `bench/sat_table.sh`, `bench/litmus_table.sh` and
 //! `bench/explicit_table.sh` (docs/performance.md).
 
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::program::Width;
 use criterion::{criterion_group, criterion_main, Criterion};
 #[path = "../tests/common/mod.rs"]
@@ -27,8 +27,8 @@ fn robust_tso(c: &mut Criterion) {
     ] {
         let p = example(f);
         for (name, kind) in [
-            ("robust", bmc_rmm::bounded::CheckKind::Robust),
-            ("reach", bmc_rmm::bounded::CheckKind::Reach),
+            ("robust", bmc_rmm::engines::bounded::CheckKind::Robust),
+            ("reach", bmc_rmm::engines::bounded::CheckKind::Reach),
         ] {
             c.bench_function(&format!("{name} tso {f} k={k}"), |b| {
                 b.iter(|| check1(kind, &p, &tso, k, 16, false, Deadline(None)).verdict)
@@ -52,7 +52,7 @@ fn litmus_states(c: &mut Criterion) {
                     12,
                     w,
                     Deadline(None),
-                    bmc_rmm::bounded::SolverKind::Varisat,
+                    bmc_rmm::engines::bounded::SolverKind::Varisat,
                 )
                 .expect("varisat")
                 .states

@@ -6,8 +6,8 @@
 //! query with and without its escape probe. Run with
 //! `cargo bench --bench propagator`; docs/performance.md.
 
-use bmc_rmm::bounded::cdclt::graph::Graph;
-use bmc_rmm::bounded::{CheckKind, Limits, SolverKind};
+use bmc_rmm::engines::bounded::cdclt::graph::Graph;
+use bmc_rmm::engines::bounded::{CheckKind, Limits, SolverKind};
 use bmc_rmm::program::Width;
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -82,11 +82,18 @@ fn checks(c: &mut Criterion) {
                     let lim = Limits {
                         bound: 12,
                         width: 16,
-                        deadline: bmc_rmm::bounded::Deadline(None),
+                        deadline: bmc_rmm::engines::bounded::Deadline(None),
                     };
-                    bmc_rmm::bounded::check(solver, &p, &tso, lim, false, &[CheckKind::Robust])
-                        .unwrap()
-                        .len()
+                    bmc_rmm::engines::bounded::check(
+                        solver,
+                        &p,
+                        &tso,
+                        lim,
+                        false,
+                        &[CheckKind::Robust],
+                    )
+                    .unwrap()
+                    .len()
                 })
             },
         );
@@ -98,7 +105,7 @@ fn checks(c: &mut Criterion) {
 /// (`eager::encode_escape`, `Encoder::escape_probe`): encoding, probe
 /// and solve.
 fn escape_probe(c: &mut Criterion) {
-    use bmc_rmm::bounded::varisat::{eager, Encoder};
+    use bmc_rmm::engines::bounded::varisat::{eager, Encoder};
     let tso = bmc_rmm::cat::builtin("tso").unwrap();
     let path = format!("{}/examples/sb-fenced.rmm", env!("CARGO_MANIFEST_DIR"));
     let p = bmc_rmm::frontend::load_program(&path, None, Width::DEFAULT).unwrap();
@@ -112,7 +119,8 @@ fn escape_probe(c: &mut Criterion) {
                     enc.escape_probe = probe;
                     let act = enc.robust_act();
                     eager::encode_escape(&mut enc, &tso, act);
-                    enc.solve(&[act], bmc_rmm::bounded::Deadline(None)).unwrap()
+                    enc.solve(&[act], bmc_rmm::engines::bounded::Deadline(None))
+                        .unwrap()
                 })
             },
         );

@@ -7,7 +7,7 @@
 //! Trencher's reductions (§7.1.2, §7.1.3) for ablation runs.
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{
+use bmc_rmm::engines::explicit::{
     check_robustness, fence_insertion, FenceCosts, FenceVerdict, Limits, Options, Robustness,
 };
 use bmc_rmm::frontend::trencher;

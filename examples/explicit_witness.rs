@@ -2,7 +2,9 @@
 //! set of one Trencher file: `cargo run --release --example explicit_witness FILE`.
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{check_robustness, fence_insertion, FenceCosts, Options, Robustness};
+use bmc_rmm::engines::explicit::{
+    check_robustness, fence_insertion, FenceCosts, Options, Robustness,
+};
 use bmc_rmm::frontend::trencher;
 use bmc_rmm::program::Width;
 

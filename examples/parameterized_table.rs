@@ -9,9 +9,9 @@
 //! (defaults: 3 runs, 10 s per check); `bench/parameterized_table.sh`.
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{self, Robustness};
+use bmc_rmm::engines::explicit::{self, Robustness};
+use bmc_rmm::engines::parameterized::{check, instance, Options, Verdict};
 use bmc_rmm::frontend;
-use bmc_rmm::parameterized::{check, instance, Options, Verdict};
 use bmc_rmm::program::{Program, ThreadId, Width};
 use std::time::{Duration, Instant};
 

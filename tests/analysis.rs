@@ -10,11 +10,11 @@
 //! (docs/performance.md). Own inputs (the bundled examples) always run;
 //! the Trencher corpus skips when `../shared/corpus` is absent.
 
-use bmc_rmm::bounded::varisat::analysis::{self, cyclic_components, cyclic_part};
-use bmc_rmm::bounded::varisat::Encoder;
 use bmc_rmm::cat::base::{BaseRel, BaseSet};
 use bmc_rmm::cat::eval::{Base, Bits, Evaluator, Mat};
 use bmc_rmm::cat::{ExprKind, Model, Stmt};
+use bmc_rmm::engines::bounded::varisat::analysis::{self, cyclic_components, cyclic_part};
+use bmc_rmm::engines::bounded::varisat::Encoder;
 use bmc_rmm::program::{Program, Width};
 
 /// The candidate of `enc`'s last solution as a concrete base.
@@ -293,7 +293,7 @@ fn components_and_cyclic_parts() {
 
 #[test]
 fn escape_edges_within_threads_only_when_the_axiom_holds_all_communication() {
-    use bmc_rmm::bounded::varisat::eager::covers_ext_com;
+    use bmc_rmm::engines::bounded::varisat::eager::covers_ext_com;
     let axioms = |m: &Model| -> Vec<(String, bool)> {
         (m.stmts.iter())
             .filter_map(|s| match s {

@@ -8,9 +8,9 @@
 //! error; every other test must be answered. Skipped (with a message) when
 //! the corpus is absent.
 
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::litmus::herd::log::{by_name, parse_log};
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
@@ -98,7 +98,7 @@ fn compare(arch: &str, model: &str, herd_model: &str) -> Option<(usize, usize, V
                 12,
                 w,
                 deadline,
-                bmc_rmm::bounded::SolverKind::Varisat,
+                bmc_rmm::engines::bounded::SolverKind::Varisat,
             )
             .map_err(|e| format!("{file}: {e}"))?;
             let obs = r
@@ -235,7 +235,7 @@ fn corpus_programs_round_trip_through_the_native_language() {
             }
             let w = run::auto_width(&t);
             let reparse = |p: &bmc_rmm::program::Program| {
-                let text = bmc_rmm::frontend::native::print::native(p);
+                let text = bmc_rmm::program::render::native(p);
                 match bmc_rmm::frontend::native::parse(
                     &SourceFile::new("printed.rmm", text.clone()),
                     w,

@@ -4,9 +4,9 @@
 //! register), ASR, MOVZ, MOVK, MADD, B.cond with unsigned conditions,
 //! STR post-index), computed by hand in the comments.
 
-use bmc_rmm::bounded::{Deadline, SolverKind};
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{Deadline, SolverKind};
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 
@@ -400,7 +400,7 @@ fn native_pick_annotation_round_trips_and_is_checked() {
     let src = "shared x;\nthread t { a = x; [pick] b = a + 1; }\n";
     let p = bmc_rmm::frontend::native::parse(&SourceFile::new("t.rmm", src), Width(16))
         .unwrap_or_else(|e| panic!("{e}"));
-    let text = bmc_rmm::frontend::native::print::native(&p);
+    let text = bmc_rmm::program::render::native(&p);
     assert!(text.contains("[pick] b = a + 1"), "{text}");
     let q = bmc_rmm::frontend::native::parse(&SourceFile::new("p.rmm", text.clone()), Width(16))
         .unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -370,8 +370,8 @@ fn nidhugg_corpus_matches_expected() {
 
 #[test]
 fn printed_c_programs_give_the_same_answers() {
-    use bmc_rmm::bounded::{check, CheckKind, Deadline, Limits, SolverKind};
     use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::engines::bounded::{check, CheckKind, Deadline, Limits, SolverKind};
     use bmc_rmm::frontend::{self, Format};
     use bmc_rmm::program::Width;
     if !cpp_available() {
@@ -381,7 +381,7 @@ fn printed_c_programs_give_the_same_answers() {
     let w = Width(16);
     for f in ["sb", "mp", "dekker", "peterson"] {
         let c = frontend::load_program(&format!("examples/c/{f}.c"), None, w).unwrap();
-        let text = frontend::native::print::native(&c);
+        let text = bmc_rmm::program::render::native(&c);
         let back = frontend::parse_program(
             &SourceFile::new("printed.rmm", text),
             Some(Format::Native),

@@ -7,7 +7,7 @@
 //! `../shared/corpus` is absent. The comparison with z3 is
 //! `crosscheck --solvers cdclt,z3` (docs/performance.md).
 
-use bmc_rmm::bounded::{self, CheckKind, Deadline, Limits, SolverKind, Verdict};
+use bmc_rmm::engines::bounded::{self, CheckKind, Deadline, Limits, SolverKind, Verdict};
 use bmc_rmm::program::{Program, Width};
 
 fn lim(bound: u32) -> Limits {
@@ -152,7 +152,7 @@ fn a_passed_deadline_is_unknown_not_a_verdict() {
 /// Trencher corpus.
 #[test]
 fn narrowed_hb_cycle_query_keeps_the_answer() {
-    use bmc_rmm::bounded::varisat::{eager, Encoder};
+    use bmc_rmm::engines::bounded::varisat::{eager, Encoder};
     let mut files = Vec::new();
     for dir in [
         concat!(env!("CARGO_MANIFEST_DIR"), "/examples").to_string(),
@@ -241,7 +241,7 @@ fn sb_loop(sep: &str) -> Program {
 /// the separated loops and not all of the others.
 #[test]
 fn escape_probe_drops_fenced_pairs_only() {
-    use bmc_rmm::bounded::varisat::{eager, Encoder};
+    use bmc_rmm::engines::bounded::varisat::{eager, Encoder};
     let m = bmc_rmm::cat::builtin("tso").unwrap();
     for (sep, robust) in [
         ("mfence", true),
@@ -298,7 +298,7 @@ fn escape_probe_drops_fenced_pairs_only() {
 /// (not monotone) gets no proof; the verdicts agree with the solvers'.
 #[test]
 fn static_robustness_proof_only_for_ordered_loops() {
-    use bmc_rmm::bounded::varisat::{escape_cfg, Encoder};
+    use bmc_rmm::engines::bounded::varisat::{escape_cfg, Encoder};
     let tso = bmc_rmm::cat::builtin("tso").unwrap();
     let pso = bmc_rmm::cat::builtin("pso").unwrap();
     let odd = bmc_rmm::cat::parse::parse_model(&bmc_rmm::diag::SourceFile::new(

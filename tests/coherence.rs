@@ -6,9 +6,9 @@
 //! decided by the lazy loop alone. Needs no corpus.
 
 mod common;
-use bmc_rmm::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind};
 use bmc_rmm::cat::{implied::sc_per_location, parse::parse_model, Model};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{enumerate_final, Deadline, Limits, Query, SolverKind};
 use bmc_rmm::program::{GExpr, Program, Width};
 
 /// Coherence shapes: coRR, coWR, coRW with a third writer, a mix with a

@@ -4,10 +4,10 @@
 //! under power with the default budget) skips when `../shared/corpus` is
 //! absent.
 
-use bmc_rmm::bounded::{Deadline, SolverKind};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{Deadline, SolverKind};
+use bmc_rmm::frontend::litmus::LitmusTest;
 use bmc_rmm::litmus::run::{self, LitmusResult};
-use bmc_rmm::litmus::LitmusTest;
 use bmc_rmm::program::Width;
 use rayon::prelude::*;
 
@@ -103,5 +103,9 @@ fn x86_corpus_same_states_both_ways() {
 
 #[test]
 fn ppc_corpus_same_states_both_ways() {
-    corpus("PPC", "power", run::DEFAULT_BUDGET);
+    corpus(
+        "PPC",
+        "power",
+        bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET,
+    );
 }

@@ -8,7 +8,7 @@
 //! `?` are reported, never failed; a per-file time limit bounds them.
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{
+use bmc_rmm::engines::explicit::{
     check_robustness, fence_insertion, insert_fences, FenceCosts, FenceVerdict, Limits, Options,
     Robustness, TsoEventKind, TsoWitness,
 };
@@ -176,7 +176,7 @@ fn reductions_do_not_change_corpus_verdicts() {
         eprintln!("skipping: corpus not found at {DIR}");
         return;
     };
-    use bmc_rmm::explicit::SearchOrder;
+    use bmc_rmm::engines::explicit::SearchOrder;
     for line in tsv.lines().skip(1) {
         let file = line.split('\t').next().unwrap_or("");
         let Ok(src) = SourceFile::read(&format!("{DIR}/{file}")) else {

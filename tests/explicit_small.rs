@@ -2,7 +2,7 @@
 //! by attacks, fence insertion), written here in Trencher syntax.
 
 use bmc_rmm::diag::{SourceFile, Span};
-use bmc_rmm::explicit::{
+use bmc_rmm::engines::explicit::{
     check_robustness, enumerate_attacks, fence_insertion, insert_fences, sc_reach, AttackStatus,
     ExplicitError, FenceCosts, FenceLocation, FenceVerdict, Limits, Options, ReachVerdict,
     Robustness, SearchOrder, TsoEventKind,

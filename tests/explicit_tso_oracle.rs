@@ -5,7 +5,7 @@
 //! happens-before cycle (Lemma 2.16). The two must agree.
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{check_robustness, Options, Robustness};
+use bmc_rmm::engines::explicit::{check_robustness, Options, Robustness};
 use bmc_rmm::frontend::trencher::parse;
 use bmc_rmm::program::{Command, Fence, Program, RegId, Spmd, Width};
 use std::collections::{HashSet, VecDeque};

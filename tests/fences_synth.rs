@@ -1,4 +1,4 @@
-//! Bounded fence synthesis (`bmc_rmm::synth`, `fences --model M --bound
+//! Bounded fence synthesis (`bmc_rmm::engines::derived::fence_synth`, `fences --model M --bound
 //! K`): the textbook placements on examples/fences/ under Power, SPARC
 //! PSO/RMO, Arm and RISC-V; every synthesized program re-checked robust
 //! by the bounded engine (and the unfenced one not robust); cost files;
@@ -7,12 +7,12 @@
 //! engine's optimal fence sets, the emitted programs robust by the
 //! explicit engine.
 
-use bmc_rmm::bounded::{queries, CheckKind, Deadline, Limits, SolverKind, Verdict};
 use bmc_rmm::cat;
-use bmc_rmm::explicit;
+use bmc_rmm::engines::bounded::{queries, CheckKind, Deadline, Limits, SolverKind, Verdict};
+use bmc_rmm::engines::derived::fence_synth::{self, Costs, Outcome};
+use bmc_rmm::engines::explicit;
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, Width};
-use bmc_rmm::synth::{self, Costs, Outcome};
 use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -48,28 +48,28 @@ fn robust(p: &Program, model: &str, bound: u32) -> Verdict {
 /// fences were needed, the input is not.
 fn synth(path: &str, model: &str) -> (Vec<String>, u64) {
     let p = load(path);
-    let m = synth::menu(cat::builtin_name(model).unwrap()).unwrap();
+    let m = fence_synth::menu(cat::builtin_name(model).unwrap()).unwrap();
     let model_ = cat::builtin(model).unwrap();
-    let opts = synth::Options {
+    let opts = fence_synth::Options {
         solver: SolverKind::Varisat,
         limits: limits(10),
         max_iterations: 200,
     };
-    let r = synth::synthesize(&p, &model_, &m, &Costs::defaults(&m), &opts).unwrap();
+    let r = fence_synth::synthesize(&p, &model_, &m, &Costs::defaults(&m), &opts).unwrap();
     assert!(
         matches!(r.outcome, Outcome::Robust),
         "{path} {model}: {:?}",
         r.outcome
     );
     assert!(r.optimal);
-    let (fenced, _) = synth::apply(&p, &m, &r.fences);
+    let (fenced, _) = fence_synth::apply(&p, &m, &r.fences);
     assert_eq!(
         robust(&fenced, model, 10),
         Verdict::NoViolation,
         "{path} {model}"
     );
     // The emitted text parses back to a robust program.
-    let text = frontend::native::print::native(&fenced);
+    let text = bmc_rmm::program::render::native(&fenced);
     let src = bmc_rmm::diag::SourceFile::new("fenced.rmm", text);
     let back = frontend::native::parse(&src, Width::DEFAULT).expect("reparses");
     assert_eq!(robust(&back, model, 10), Verdict::NoViolation);
@@ -310,17 +310,17 @@ fn corpus_compare(sub: &str, expect_files: usize) {
     files.sort();
     assert_eq!(files.len(), expect_files, "{files:?}");
     let model = cat::builtin("tso").unwrap();
-    let m = synth::menu("tso").unwrap();
+    let m = fence_synth::menu("tso").unwrap();
     let lines: Vec<Result<String, String>> = files
         .par_iter()
         .map(|f| {
             let p = frontend::load_program(f, None, Width::DEFAULT).unwrap();
-            let opts = synth::Options {
+            let opts = fence_synth::Options {
                 solver: SolverKind::Varisat,
                 limits: limits(20),
                 max_iterations: 500,
             };
-            let r = synth::synthesize(&p, &model, &m, &Costs::defaults(&m), &opts).unwrap();
+            let r = fence_synth::synthesize(&p, &model, &m, &Costs::defaults(&m), &opts).unwrap();
             if !matches!(r.outcome, Outcome::Robust) {
                 return Err(format!("{f}: {:?}", r.outcome));
             }
@@ -346,7 +346,7 @@ fn corpus_compare(sub: &str, expect_files: usize) {
             if e.cost != r.cost {
                 return Err(format!("{f}: bounded cost {} explicit {}", r.cost, e.cost));
             }
-            let (fenced, _) = synth::apply(&p, &m, &r.fences);
+            let (fenced, _) = fence_synth::apply(&p, &m, &r.fences);
             match explicit::check_robustness(&fenced, &eo).unwrap().verdict {
                 explicit::Robustness::Robust => {}
                 other => return Err(format!("{f}: fenced program not robust: {other:?}")),

@@ -1,20 +1,20 @@
-//! The k-round reduction of TSO to SC (`bmc_rmm::reach::kround`) against
+//! The k-round reduction of TSO to SC (`bmc_rmm::engines::tso_reach::kround`) against
 //! the operational TSO semantics with per-thread store buffers restricted
-//! to K rounds (`bmc_rmm::reach::tso::explore`), on generated small
+//! to K rounds (`bmc_rmm::engines::tso_reach::tso::explore`), on generated small
 //! programs (the theorem Reach_TSO^K(P) = Reach_SC(P')), on the classic
 //! shapes (SB, MP, Dekker, Peterson) together with the bounded SAT engine
 //! and the lazy TSO engine, and on a family that needs exactly K+1 rounds.
 
 mod common;
 
-use bmc_rmm::bounded::{CheckKind, Deadline, Verdict};
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::Options;
+use bmc_rmm::engines::bounded::{CheckKind, Deadline, Verdict};
+use bmc_rmm::engines::explicit::Options;
+use bmc_rmm::engines::tso_reach::kround::{kround_reach, translate, Answer};
+use bmc_rmm::engines::tso_reach::lazy::{lazy_reach, LazyOptions};
+use bmc_rmm::engines::tso_reach::tso::{check_witness, explore, SimOptions, SimVerdict};
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{Program, Width};
-use bmc_rmm::reach::kround::{kround_reach, translate, Answer};
-use bmc_rmm::reach::lazy::{lazy_reach, LazyOptions};
-use bmc_rmm::reach::tso::{check_witness, explore, SimOptions, SimVerdict};
 
 const W: Width = Width::DEFAULT;
 
@@ -154,7 +154,7 @@ fn kround_equals_tso_within_k_rounds_on_generated_programs() {
 fn translation_prints_as_a_native_program() {
     let p = parse(&random_program(&mut Rng(7)));
     let tr = translate(&p, 2).unwrap();
-    let text = native::print::native(&tr.program);
+    let text = bmc_rmm::program::render::native(&tr.program);
     let q = parse(&text);
     assert_eq!(q.fingerprint(), tr.program.fingerprint());
 }

@@ -11,9 +11,9 @@
 //! 17). The generator is deterministic (a fixed linear congruential
 //! sequence), so a failure names a reproducible test, printed in full.
 
-use bmc_rmm::bounded::{Deadline, SolverKind};
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{Deadline, SolverKind};
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 use std::collections::BTreeSet;

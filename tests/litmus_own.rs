@@ -3,8 +3,8 @@
 //! the shared corpus.
 
 use bmc_rmm::diag::{Error, SourceFile};
+use bmc_rmm::frontend::litmus::{Arch, LitmusTest, LocKind, Quantifier};
 use bmc_rmm::litmus::herd::{self, Counts, Observation, Verdict};
-use bmc_rmm::litmus::{Arch, LitmusTest, LocKind, Quantifier};
 use bmc_rmm::program::{BinOp, Command, Expr, Fence, GoalAt, Width};
 use std::path::PathBuf;
 

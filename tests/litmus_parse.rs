@@ -4,8 +4,8 @@
 //! errors.
 
 use bmc_rmm::diag::{Error, SourceFile};
+use bmc_rmm::frontend::litmus::LitmusTest;
 use bmc_rmm::litmus::herd::{self, log, Counts};
-use bmc_rmm::litmus::LitmusTest;
 use bmc_rmm::program::Width;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

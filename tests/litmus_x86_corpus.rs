@@ -5,8 +5,8 @@
 //! corpus README and docs/litmus.md) must have the same verdict and a
 //! subset of herd's states. Skips when `../shared/corpus` is absent.
 
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::litmus::herd::log::{parse_expected, parse_log};
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
@@ -62,7 +62,7 @@ fn check(arch: &str, model: &str, herd_model: &str) {
                 Ok(t) => t,
                 Err(e) => return Some(format!("{}: does not parse: {e}", row.file)),
             };
-            let r = run::run(&t, &m, 12, run::auto_width(&t), Deadline(None), bmc_rmm::bounded::SolverKind::Varisat).expect("varisat");
+            let r = run::run(&t, &m, 12, run::auto_width(&t), Deadline(None), bmc_rmm::engines::bounded::SolverKind::Varisat).expect("varisat");
             let ours: BTreeSet<String> = r.states.iter().map(|s| t.state_line(s)).collect();
             let theirs: BTreeSet<String> = block.states.iter().cloned().collect();
             let verdict = r.observation.map(|o| o.verdict().as_str().to_string()).unwrap_or_default();

@@ -10,8 +10,8 @@
 
 mod common;
 
-use bmc_rmm::bounded::{CheckKind, Deadline, Verdict};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{CheckKind, Deadline, Verdict};
 use bmc_rmm::frontend::{self, Format};
 use bmc_rmm::program::Width;
 
@@ -70,7 +70,7 @@ fn corpus_parses_and_matches_expected() {
             }
         };
         assert!(!p.goals.is_empty(), "{file}: forbidden rows become goals");
-        let printed = frontend::native::print::native(&p);
+        let printed = bmc_rmm::program::render::native(&p);
         let q = frontend::native::parse(&SourceFile::new("printed.rmm", printed), Width::DEFAULT)
             .unwrap_or_else(|e| panic!("{file}: printed program does not parse: {e}"));
         assert_eq!(p.fingerprint(), q.fingerprint(), "{file}");
@@ -90,16 +90,18 @@ fn corpus_parses_and_matches_expected() {
             checked += 1;
         }
         if tso == "yes" || tso == "no" {
-            let o = bmc_rmm::reach::lazy::LazyOptions {
-                explicit: bmc_rmm::explicit::Options::default(),
+            let o = bmc_rmm::engines::tso_reach::lazy::LazyOptions {
+                explicit: bmc_rmm::engines::explicit::Options::default(),
                 max_refinements: None,
                 deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(300)),
             };
-            let r = bmc_rmm::reach::lazy::lazy_reach(&p, &o).unwrap();
+            let r = bmc_rmm::engines::tso_reach::lazy::lazy_reach(&p, &o).unwrap();
             let got = match r.answer {
-                bmc_rmm::reach::kround::Answer::Reachable { .. } => "no",
-                bmc_rmm::reach::kround::Answer::Unreachable => "yes",
-                bmc_rmm::reach::kround::Answer::Unknown(u) => panic!("{file}: lazy unknown: {u}"),
+                bmc_rmm::engines::tso_reach::kround::Answer::Reachable { .. } => "no",
+                bmc_rmm::engines::tso_reach::kround::Answer::Unreachable => "yes",
+                bmc_rmm::engines::tso_reach::kround::Answer::Unknown(u) => {
+                    panic!("{file}: lazy unknown: {u}")
+                }
             };
             assert_eq!(got, tso, "{file}: lazy TSO engine");
             checked += 1;

@@ -8,12 +8,12 @@
 //! `fence rw,rw`) and the others `nop`: see [`to_arm`]). Programs fenced
 //! at every po pair ([`fenced`]) have exactly the SC final states under
 //! every model. Final states are enumerated with the bounded engine
-//! ([`bmc_rmm::bounded::enumerate_final`]). Needs no corpus.
+//! ([`bmc_rmm::engines::bounded::enumerate_final`]). Needs no corpus.
 
 mod common;
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat::{self, Model};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::frontend::native;
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::{Command, Fence, GExpr, MembarMask, Program, Width};
@@ -131,17 +131,17 @@ fn states(
     obs: &[GExpr],
     w: Width,
 ) -> States {
-    let q = bmc_rmm::bounded::Query {
+    let q = bmc_rmm::engines::bounded::Query {
         program: p,
         model: m,
-        limits: bmc_rmm::bounded::Limits {
+        limits: bmc_rmm::engines::bounded::Limits {
             bound,
             width: w.0,
             deadline: Deadline(None),
         },
     };
-    let varisat = bmc_rmm::bounded::SolverKind::Varisat;
-    let r = bmc_rmm::bounded::enumerate_final(varisat, &q, filter, obs).expect("varisat");
+    let varisat = bmc_rmm::engines::bounded::SolverKind::Varisat;
+    let r = bmc_rmm::engines::bounded::enumerate_final(varisat, &q, filter, obs).expect("varisat");
     assert!(r.unknown.is_none(), "{:?}", r.unknown);
     r.states.into_iter().collect()
 }

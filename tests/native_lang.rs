@@ -31,7 +31,7 @@ fn err(s: &str) -> String {
 
 /// Prints, re-parses and compares fingerprints.
 fn round_trip(p: &Program) -> String {
-    let text = bmc_rmm::frontend::native::print::native(p);
+    let text = bmc_rmm::program::render::native(p);
     let q = match native::parse(&SourceFile::new("printed.rmm", text.clone()), Width(32)) {
         Ok(q) => q,
         Err(e) => panic!("printed program does not parse: {e}\n--- printed:\n{text}"),
@@ -1066,7 +1066,7 @@ fn trencher_corpus_round_trips() {
     for f in &files {
         let src = SourceFile::read(&f.to_string_lossy()).expect("readable");
         let p = trencher::parse(&src, Width::DEFAULT).unwrap_or_else(|e| panic!("{e}"));
-        let text = bmc_rmm::frontend::native::print::native(&p);
+        let text = bmc_rmm::program::render::native(&p);
         let q = native::parse(
             &SourceFile::new("printed.rmm", text.clone()),
             Width::DEFAULT,

@@ -4,9 +4,10 @@
 //! copies, the `thread t *` syntax, and bad input through the CLI.
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{self, Robustness};
-use bmc_rmm::frontend::native::{parse, print};
-use bmc_rmm::parameterized::{check, instance, Options, Verdict};
+use bmc_rmm::engines::explicit::{self, Robustness};
+use bmc_rmm::engines::parameterized::{check, instance, Options, Verdict};
+use bmc_rmm::frontend::native::parse;
+use bmc_rmm::program::render as print;
 use bmc_rmm::program::{Program, ThreadId, Width};
 use std::process::Command;
 

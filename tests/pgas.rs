@@ -9,9 +9,9 @@
 //!   agrees with the SAT engine on the reachability of every final state.
 //! * Bad input: located errors, exit 2.
 
-use bmc_rmm::bounded::Verdict;
-use bmc_rmm::bounded::{varisat::Encoder, Deadline};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Verdict;
+use bmc_rmm::engines::bounded::{varisat::Encoder, Deadline};
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{
     BinOp, Command, Expr, GExpr, GVar, Goal, GoalAt, GoalKind, PgasCmd, Program, RegId, Spmd,
@@ -40,7 +40,7 @@ fn lowered(path: &str) -> Program {
 fn verdicts(p: &Program, model: &str, k: u32) -> (Verdict, Verdict) {
     let m = bmc_rmm::cat::builtin(model).unwrap();
     let r = check1(
-        bmc_rmm::bounded::CheckKind::Reach,
+        bmc_rmm::engines::bounded::CheckKind::Reach,
         p,
         &m,
         k,
@@ -49,7 +49,7 @@ fn verdicts(p: &Program, model: &str, k: u32) -> (Verdict, Verdict) {
         Deadline(None),
     );
     let b = check1(
-        bmc_rmm::bounded::CheckKind::Robust,
+        bmc_rmm::engines::bounded::CheckKind::Robust,
         p,
         &m,
         k,
@@ -580,8 +580,8 @@ fn generated_programs_have_no_hb_cycle_under_sc() {
 #[cfg(feature = "z3")]
 #[test]
 fn generated_programs_same_verdicts_on_both_backends() {
-    use bmc_rmm::bounded::CheckKind;
-    use bmc_rmm::bounded::{self, Limits, SolverKind};
+    use bmc_rmm::engines::bounded::CheckKind;
+    use bmc_rmm::engines::bounded::{self, Limits, SolverKind};
     const BOTH: [SolverKind; 2] = [SolverKind::Varisat, SolverKind::Z3];
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let k = 6;

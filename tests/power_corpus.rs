@@ -5,9 +5,9 @@
 //! `herd7-logs/PPC.<model>.log`. Skipped (with a message) when the corpus
 //! is absent.
 
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::litmus::herd::log::{by_name, parse_expected, parse_log};
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
@@ -70,7 +70,7 @@ fn compare(model: &str, herd_model: &str) -> Option<(usize, Vec<String>)> {
                 12,
                 w,
                 deadline,
-                bmc_rmm::bounded::SolverKind::Varisat,
+                bmc_rmm::engines::bounded::SolverKind::Varisat,
             )
             .expect("varisat");
             let obs = r

@@ -4,9 +4,9 @@
 //! under PSO (thesis 003 §5.2). The Trencher `pso.txt` check needs the
 //! shared corpus and is skipped without it.
 
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::litmus::herd::Verdict;
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
@@ -26,7 +26,7 @@ fn verdict(model: &str, file: &str) -> Verdict {
         12,
         run::auto_width(&t),
         Deadline(None),
-        bmc_rmm::bounded::SolverKind::Varisat,
+        bmc_rmm::engines::bounded::SolverKind::Varisat,
     )
     .expect("varisat");
     r.observation.expect("no timeout").verdict()
@@ -231,8 +231,8 @@ fn rlwinm_rotates_the_low_word_and_masks() {
         &m,
         12,
         w,
-        bmc_rmm::bounded::Deadline(None),
-        bmc_rmm::bounded::SolverKind::Varisat,
+        bmc_rmm::engines::bounded::Deadline(None),
+        bmc_rmm::engines::bounded::SolverKind::Varisat,
     )
     .unwrap();
     let lines: Vec<String> = r.states.iter().map(|s| lt.state_line(s)).collect();
@@ -259,7 +259,7 @@ fn rlwimi_inserts_the_rotated_word_under_the_mask() {
         12,
         run::auto_width(&t),
         Deadline(None),
-        bmc_rmm::bounded::SolverKind::Varisat,
+        bmc_rmm::engines::bounded::SolverKind::Varisat,
     )
     .unwrap();
     let lines: Vec<String> = r.states.iter().map(|s| t.state_line(s)).collect();
@@ -285,8 +285,8 @@ fn instruction_values_are_opaque_values_printed_as_herd() {
         &m,
         12,
         bmc_rmm::litmus::run::auto_width(&lt),
-        bmc_rmm::bounded::Deadline(None),
-        bmc_rmm::bounded::SolverKind::Varisat,
+        bmc_rmm::engines::bounded::Deadline(None),
+        bmc_rmm::engines::bounded::SolverKind::Varisat,
     )
     .unwrap();
     let mut lines: Vec<String> = r.states.iter().map(|s| lt.state_line(s)).collect();

@@ -11,11 +11,11 @@
 //!   SC; a path longer than the bound is an `Err`.
 //! * `Execution::hb_cycle` agrees with the encoder-based cycle.
 
-use bmc_rmm::bounded::queries::solve_shortest;
-use bmc_rmm::bounded::varisat::{Encoder, Lit, VarisatSession};
-use bmc_rmm::bounded::{Deadline, Execution, Session};
 use bmc_rmm::cat::Model;
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::queries::solve_shortest;
+use bmc_rmm::engines::bounded::varisat::{Encoder, Lit, VarisatSession};
+use bmc_rmm::engines::bounded::{Deadline, Execution, Session};
 use bmc_rmm::frontend::native;
 use bmc_rmm::litmus;
 use bmc_rmm::program::{Program, Width};
@@ -153,7 +153,8 @@ fn witnesses(c: &Case, m: &Model, hb_checked: &mut usize) -> Vec<(String, Execut
     let (mut e, found) = find_shortest(e, act);
     if let Some(x) = found {
         if e.pgas.is_none() {
-            let (cyc, fr) = bmc_rmm::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x);
+            let (cyc, fr) =
+                bmc_rmm::engines::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x);
             let (cyc2, fr2) = x.hb_cycle();
             assert_eq!(fr, fr2, "{}: fr", c.name);
             assert_eq!(
@@ -165,7 +166,7 @@ fn witnesses(c: &Case, m: &Model, hb_checked: &mut usize) -> Vec<(String, Execut
             *hb_checked += 1;
         } else {
             assert_eq!(
-                bmc_rmm::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x).1,
+                bmc_rmm::engines::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x).1,
                 x.hb_cycle().1
             );
         }
@@ -443,7 +444,7 @@ fn hb_cycle_from_execution_matches_the_encoder() {
             let (mut e, found) = find_shortest(e, act);
             if let Some(x) = found {
                 let (cyc, fr) =
-                    bmc_rmm::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x);
+                    bmc_rmm::engines::bounded::varisat::extract::hb_cycle_of_candidate(&mut e, &x);
                 let (cyc2, fr2) = x.hb_cycle();
                 assert!(cyc.is_some(), "{}", c.name);
                 assert_eq!(fr, fr2, "{} [{mname}]", c.name);

@@ -1,9 +1,9 @@
 //! The bounded SAT engine on classic programs with known verdicts under SC
 //! and TSO (always run), and on the Trencher corpus (when present).
 
-use bmc_rmm::bounded::Verdict;
-use bmc_rmm::bounded::{varisat::Encoder, Deadline};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Verdict;
+use bmc_rmm::engines::bounded::{varisat::Encoder, Deadline};
 use bmc_rmm::frontend::{native, trencher};
 use bmc_rmm::program::{Program, Width};
 
@@ -14,7 +14,7 @@ fn prog(src: &str) -> Program {
 fn run(p: &Program, model: &str, bound: u32) -> (Verdict, Verdict) {
     let m = bmc_rmm::cat::builtin(model).unwrap();
     let r = check1(
-        bmc_rmm::bounded::CheckKind::Reach,
+        bmc_rmm::engines::bounded::CheckKind::Reach,
         p,
         &m,
         bound,
@@ -23,7 +23,7 @@ fn run(p: &Program, model: &str, bound: u32) -> (Verdict, Verdict) {
         Deadline(None),
     );
     let b = check1(
-        bmc_rmm::bounded::CheckKind::Robust,
+        bmc_rmm::engines::bounded::CheckKind::Robust,
         p,
         &m,
         bound,
@@ -116,7 +116,7 @@ fn assertion_and_truncation_are_reported() {
     let p = prog("shared x; thread t { while (1) { x = 1; } } thread u { r = x; assert(r == 0); }");
     let m = bmc_rmm::cat::builtin("sc").unwrap();
     let r = check1(
-        bmc_rmm::bounded::CheckKind::Reach,
+        bmc_rmm::engines::bounded::CheckKind::Reach,
         &p,
         &m,
         4,
@@ -128,7 +128,7 @@ fn assertion_and_truncation_are_reported() {
     assert_eq!(r.truncated, vec!["t".to_string()]);
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("t.rmm");
-    std::fs::write(&f, bmc_rmm::frontend::native::print::native(&p)).unwrap();
+    std::fs::write(&f, bmc_rmm::program::render::native(&p)).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
         .args(["reach", "--model", "sc", "--bound", "4"])
         .arg(&f)
@@ -144,7 +144,7 @@ fn robust_witness_is_a_readable_cycle() {
     let p = example("sb.rmm");
     let m = bmc_rmm::cat::builtin("tso").unwrap();
     let r = check1(
-        bmc_rmm::bounded::CheckKind::Robust,
+        bmc_rmm::engines::bounded::CheckKind::Robust,
         &p,
         &m,
         10,
@@ -175,7 +175,7 @@ fn eager_and_lazy_agree() {
             let m = bmc_rmm::cat::builtin(model).unwrap();
             let b = Encoder::new(&p, &m, 8, 16, true);
             assert!(!b.eager.is_empty());
-            let reach = bmc_rmm::bounded::CheckKind::Reach;
+            let reach = bmc_rmm::engines::bounded::CheckKind::Reach;
             assert_eq!(
                 check1(reach, &p, &m, 8, 16, false, Deadline(None)).verdict,
                 check1(reach, &p, &m, 8, 16, true, Deadline(None)).verdict,
@@ -206,7 +206,7 @@ fn eager_keeps_axioms_over_unevaluable_lets_lazy() {
     .unwrap();
     let b = Encoder::new(&p, &m, 6, 16, true);
     assert_eq!(b.eager, ["sc-per-location"]);
-    let reach = bmc_rmm::bounded::CheckKind::Reach;
+    let reach = bmc_rmm::engines::bounded::CheckKind::Reach;
     for eager in [false, true] {
         let r = check1(reach, &p, &m, 6, 16, eager, Deadline(None));
         assert_eq!(r.verdict, Yes, "eager = {eager}");
@@ -238,7 +238,7 @@ fn trencher_corpus_tso() {
             std::time::Instant::now() + std::time::Duration::from_secs(60),
         ));
         let r = check1(
-            bmc_rmm::bounded::CheckKind::Robust,
+            bmc_rmm::engines::bounded::CheckKind::Robust,
             &p,
             &m,
             bound,

@@ -8,11 +8,11 @@
 //! answers (tests/c_frontend.rs checks the whole Nidhugg table).
 
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::smc::semantics::Model;
+use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcVerdict};
 use bmc_rmm::frontend::{self, Format};
 use bmc_rmm::program::simplify::simplify;
 use bmc_rmm::program::{Program, Width};
-use bmc_rmm::smc::semantics::Model;
-use bmc_rmm::smc::{self, Reduction, SmcCheck, SmcOptions, SmcVerdict};
 use std::collections::BTreeSet;
 
 const W: Width = Width(8);

@@ -1,4 +1,4 @@
-//! The SMC engine (`bmc_rmm::smc`, `--engine smc`): Source-DPOR against
+//! The SMC engine (`bmc_rmm::engines::smc`, `--engine smc`): Source-DPOR against
 //! exhaustive exploration on generated programs (same final states, same
 //! Shasha–Snir traces, no more executions); its reach and robust answers
 //! against the SAT engine's on the own examples (native and C: SB, MP,
@@ -7,12 +7,12 @@
 
 mod common;
 
-use bmc_rmm::bounded::{check, CheckKind, Deadline, Limits, SolverKind, Verdict};
 use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{check, CheckKind, Deadline, Limits, SolverKind, Verdict};
+use bmc_rmm::engines::smc::semantics::{Model, Step};
+use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
 use bmc_rmm::frontend::{self, Format};
 use bmc_rmm::program::{Program, Width};
-use bmc_rmm::smc::semantics::{Model, Step};
-use bmc_rmm::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
 use std::process::Command;
 
 const W: Width = Width(8);
@@ -258,7 +258,7 @@ fn sat(p: &Program, model: &str, kind: CheckKind, bound: u32) -> Verdict {
 }
 
 fn replays_on_reach_tso(p: &Program, steps: &[Step], goal: usize) {
-    use bmc_rmm::reach::tso::{check_witness, TsoStep};
+    use bmc_rmm::engines::tso_reach::tso::{check_witness, TsoStep};
     let w: Vec<TsoStep> = steps
         .iter()
         .map(|s| match *s {

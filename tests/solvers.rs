@@ -66,10 +66,10 @@ fn bad_solver_lists_are_usage_errors() {
 #[cfg(feature = "z3")]
 mod with_z3 {
     use super::*;
-    use bmc_rmm::bounded::CheckKind;
-    use bmc_rmm::bounded::Deadline;
-    use bmc_rmm::bounded::{self, SolverKind};
     use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::engines::bounded::CheckKind;
+    use bmc_rmm::engines::bounded::Deadline;
+    use bmc_rmm::engines::bounded::{self, SolverKind};
     use bmc_rmm::litmus::run;
     use bmc_rmm::program::{Program, Width};
     use rayon::prelude::*;

@@ -1,4 +1,4 @@
-//! State-robustness (`bmc_rmm::state_robust`, `robust --state`, thesis
+//! State-robustness (`bmc_rmm::engines::derived::state_robust`, `robust --state`, thesis
 //! §2.6): SB+ (Example 2.11) is not state-robust under TSO, PSO, RMO and
 //! Power, SB is (though not trace-robust); on generated loop-free
 //! programs, trace-robust ⇒ state-robust (Theorem 2.19, under TSO, PSO,
@@ -7,14 +7,14 @@
 //! explicit SC search and the operational TSO simulator with store
 //! buffers).
 
-use bmc_rmm::bounded::{queries, CheckKind, Deadline, Limits, SolverKind, Verdict};
 use bmc_rmm::cat;
 use bmc_rmm::diag::{SourceFile, Span};
-use bmc_rmm::explicit;
+use bmc_rmm::engines::bounded::{queries, CheckKind, Deadline, Limits, SolverKind, Verdict};
+use bmc_rmm::engines::derived::state_robust::state_robustness;
+use bmc_rmm::engines::explicit;
+use bmc_rmm::engines::tso_reach::tso::{explore, SimOptions, SimVerdict};
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Goal, GoalAt, GoalKind, Program, StateId, ThreadId, Width};
-use bmc_rmm::reach::tso::{explore, SimOptions, SimVerdict};
-use bmc_rmm::state_robust::state_robustness;
 use std::collections::BTreeSet;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");

@@ -17,11 +17,11 @@
 //! The switches are process environment variables: the tests of this
 //! binary take [`SERIAL`] so that none runs while another sets one.
 
-use bmc_rmm::bounded::queries::{self, robust_along};
-use bmc_rmm::bounded::{backend, CheckKind, Deadline, Limits, Query, SolverKind, Verdict};
 use bmc_rmm::cat::builtin;
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::explicit::{check_robustness, Options, Robustness};
+use bmc_rmm::engines::bounded::queries::{self, robust_along};
+use bmc_rmm::engines::bounded::{backend, CheckKind, Deadline, Limits, Query, SolverKind, Verdict};
+use bmc_rmm::engines::explicit::{check_robustness, Options, Robustness};
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{Program, Width};
 use std::process::Command;
@@ -117,7 +117,7 @@ fn verdicts(p: &Program, bound: u32) -> Vec<Verdict> {
         (SolverKind::Cdclt, Some(false)),
         (SolverKind::Cdclt, Some(true)),
     ] {
-        let b = bmc_rmm::bounded::backend_with(solver, false, shortest, None).unwrap();
+        let b = bmc_rmm::engines::bounded::backend_with(solver, false, shortest, None).unwrap();
         let q = Query {
             program: p,
             model: &model,

@@ -60,7 +60,7 @@ fn program(path: &str, data: &[u8]) {
     for width in widths(data) {
         match frontend::parse_program(&src, None, width) {
             Ok(p) => {
-                let printed = frontend::native::print::native(&p);
+                let printed = bmc_rmm::program::render::native(&p);
                 let again = SourceFile::new("printed.rmm", printed.clone());
                 match frontend::parse_program(&again, Some(Format::Native), width) {
                     Ok(q) => assert_eq!(

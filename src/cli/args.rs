@@ -1,9 +1,9 @@
 //! The command line's grammar (clap): the subcommands, their options,
 //! and the option groups they share (`#[command(flatten)]`). Defaults are
-//! the library's named constants ([`bmc_rmm::bounded::DEFAULT_BOUND`]…).
+//! the library's named constants ([`bmc_rmm::engines::bounded::DEFAULT_BOUND`]…).
 
-use bmc_rmm::bounded::{SolverKind, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::{SolverKind, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::frontend::Format;
 use bmc_rmm::program::Width;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -165,7 +165,7 @@ pub enum Engine {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Enumerate {
     /// Visit the candidate executions directly when a test has at most
-    /// [`bmc_rmm::litmus::run::DEFAULT_BUDGET`] of them, else solve.
+    /// [`bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET`] of them, else solve.
     #[default]
     Auto,
     /// Always visit every candidate execution (herd's way).
@@ -180,7 +180,7 @@ impl Enumerate {
     /// The candidate budget of [`bmc_rmm::litmus::run::run_with`].
     pub fn budget(self) -> Option<usize> {
         match self {
-            Enumerate::Auto => Some(bmc_rmm::litmus::run::DEFAULT_BUDGET),
+            Enumerate::Auto => Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
             Enumerate::Always => Some(usize::MAX),
             Enumerate::Never => None,
             Enumerate::Budget(n) => Some(n),
@@ -674,7 +674,7 @@ fn solver_parser() -> impl TypedValueParser<Value = SolverKind> {
 /// `--solver` of `reach` and `robust`: a backend, or `None` for `auto`
 /// (`reach` of a single input on a machine with an idle core races
 /// varisat and cdclt,
-/// `bmc_rmm::bounded::queries::check_race_solvers`; otherwise varisat).
+/// `bmc_rmm::engines::bounded::queries::check_race_solvers`; otherwise varisat).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SolverArg(pub Option<SolverKind>);
 
@@ -745,13 +745,13 @@ pub struct LoadedModel {
 
 impl ModelArgs {
     /// Loads the model ([`bmc_rmm::cat::load_model`]) and checks that
-    /// `solver` can encode it ([`bmc_rmm::bounded::validate`]).
+    /// `solver` can encode it ([`bmc_rmm::engines::bounded::validate`]).
     ///
     /// Errors: unknown name; unreadable or malformed file; the backend is
     /// not built in or cannot encode the model.
     pub fn load_for(&self, solver: SolverKind) -> Result<LoadedModel, Error> {
         let m = self.load()?;
-        bmc_rmm::bounded::validate(solver, &m.model)?;
+        bmc_rmm::engines::bounded::validate(solver, &m.model)?;
         Ok(m)
     }
 

@@ -4,8 +4,8 @@
 //! whatever the parallelism, and a final summary (counts per verdict,
 //! time).
 
-use bmc_rmm::bounded::Deadline;
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::Deadline;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -74,7 +74,7 @@ impl Setup {
 /// [`super::args::ExpectArgs::read`] and [`super::inputs::expand`].
 pub fn setup(
     model: &super::args::ModelArgs,
-    solver: bmc_rmm::bounded::SolverKind,
+    solver: bmc_rmm::engines::bounded::SolverKind,
     expectations: &super::args::ExpectArgs,
     inputs: &[String],
     exts: &[&str],

@@ -5,8 +5,8 @@
 use super::args::{CheckArgs, Engine, ParseArgs};
 use super::batch::setup;
 use super::render;
-use bmc_rmm::bounded::{CheckKind, Verdict};
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::{CheckKind, Verdict};
 use bmc_rmm::frontend::{self, Format};
 use bmc_rmm::program::Width;
 
@@ -48,14 +48,14 @@ pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
             &args.input.c.options(),
         )?;
         if args.input.json {
-            let rec = serde_json::json!({ "file": f, "threads": p.threads.len(), "program": bmc_rmm::frontend::native::print::native(&p) });
+            let rec = serde_json::json!({ "file": f, "threads": p.threads.len(), "program": bmc_rmm::program::render::native(&p) });
             out.push_str(&rec.to_string());
             out.push('\n');
         } else {
             if args.input.files.len() > 1 {
                 out.push_str(&format!("# file: {f}\n"));
             }
-            out.push_str(&bmc_rmm::frontend::native::print::native(&p));
+            out.push_str(&bmc_rmm::program::render::native(&p));
         }
     }
     print!("{out}");
@@ -63,11 +63,11 @@ pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
 }
 
 /// The bound of a check: `--bound`, else the longest path of a program
-/// the front-end made acyclic (C), else [`bmc_rmm::bounded::DEFAULT_BOUND`].
+/// the front-end made acyclic (C), else [`bmc_rmm::engines::bounded::DEFAULT_BOUND`].
 pub fn effective_bound(given: Option<u32>, p: &bmc_rmm::program::Program) -> u32 {
     given
         .or(p.max_path)
-        .unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND)
+        .unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND)
 }
 
 /// Where `--dot` writes: one file, or one file per input and check in a
@@ -140,7 +140,7 @@ fn format_name(file: &str, forced: Option<Format>) -> &'static str {
 fn json_record(
     f: &str,
     p: &bmc_rmm::program::Program,
-    r: &bmc_rmm::bounded::CheckResult,
+    r: &bmc_rmm::engines::bounded::CheckResult,
     a: &CheckArgs,
     model_name: &str,
 ) -> serde_json::Value {
@@ -161,7 +161,7 @@ fn json_record(
 fn present(
     f: &str,
     p: &bmc_rmm::program::Program,
-    rs: &[bmc_rmm::bounded::CheckResult],
+    rs: &[bmc_rmm::engines::bounded::CheckResult],
     a: &CheckArgs,
     model_name: &str,
 ) -> crate::cli::shard::Record {
@@ -207,26 +207,26 @@ fn idle_core() -> bool {
 /// Runs the bounded checks of one input: `reach` alone of a single input
 /// with `--solver auto` on a machine with a core to spare ([`idle_core`])
 /// races varisat and cdclt
-/// ([`bmc_rmm::bounded::queries::check_race_solvers`]); `robust` alone of
+/// ([`bmc_rmm::engines::bounded::queries::check_race_solvers`]); `robust` alone of
 /// a single input (auto, `--hb-query auto`, not `--eager`, not PGAS) on
 /// such a machine runs cdclt with its two hb-cycle queries raced
-/// ([`bmc_rmm::bounded::queries::check_race`]); otherwise the
+/// ([`bmc_rmm::engines::bounded::queries::check_race`]); otherwise the
 /// backend `--solver` names (varisat for `auto`) with the hb-cycle query
 /// `--hb-query` asks for (`auto`: raced with `--solver cdclt` when the
 /// input is the only one, `single`; otherwise as `BMC_SHORTEST_CYCLES`
 /// says, plain unless set).
 ///
-/// Errors: those of [`bmc_rmm::bounded::check`].
+/// Errors: those of [`bmc_rmm::engines::bounded::check`].
 fn check_with_query(
     a: &CheckArgs,
     p: &bmc_rmm::program::Program,
     model: &bmc_rmm::cat::Model,
-    lim: bmc_rmm::bounded::Limits,
+    lim: bmc_rmm::engines::bounded::Limits,
     kinds: &[CheckKind],
     single: bool,
-) -> Result<Vec<bmc_rmm::bounded::CheckResult>, Error> {
+) -> Result<Vec<bmc_rmm::engines::bounded::CheckResult>, Error> {
     use crate::cli::args::HbQuery;
-    use bmc_rmm::bounded::{backend_with, queries};
+    use bmc_rmm::engines::bounded::{backend_with, queries};
     if let Some(proved) = explicit_robust_first(a, p, model, &lim, kinds) {
         // The rest (reach) on the bounded engine as usual.
         let rest: Vec<CheckKind> = kinds
@@ -263,7 +263,7 @@ fn check_with_query(
         // cdclt with its plain and narrowed hb-cycle queries raced: on the
         // Trencher corpus never slower than varisat by more than 0.1 s on a
         // quiet machine, 5 → 2 rows over 1 s (docs/solvers.md).
-        let cdclt = bmc_rmm::bounded::SolverKind::Cdclt;
+        let cdclt = bmc_rmm::engines::bounded::SolverKind::Cdclt;
         let mut r = queries::check_race(cdclt, p, model, lim, false, kinds)?;
         for x in &mut r {
             x.stats.solver.get_or_insert(cdclt);
@@ -272,14 +272,14 @@ fn check_with_query(
     }
     let shortest = match a.hb_query {
         HbQuery::Race => return queries::check_race(solver, p, model, lim, a.eager, kinds),
-        HbQuery::Auto if single && solver == bmc_rmm::bounded::SolverKind::Cdclt => {
+        HbQuery::Auto if single && solver == bmc_rmm::engines::bounded::SolverKind::Cdclt => {
             return queries::check_race(solver, p, model, lim, a.eager, kinds)
         }
         HbQuery::Auto => None,
         HbQuery::Shortest => Some(true),
         HbQuery::Plain => Some(false),
     };
-    let q = bmc_rmm::bounded::Query {
+    let q = bmc_rmm::engines::bounded::Query {
         program: p,
         model,
         limits: lim,
@@ -297,13 +297,13 @@ const EXPLICIT_FIRST_STATES: usize = 200_000;
 /// `robust` under the built-in tso model with `--solver auto` (not
 /// `--eager`, not PGAS, `BMC_EXPLICIT_FIRST` not `0`): first the explicit
 /// engine's robustness check by attacks (TSO witnesses, thesis 003 §6.1–6.2,
-/// Theorem 6.10; `bmc_rmm::explicit::check_robustness`) within
+/// Theorem 6.10; `bmc_rmm::engines::explicit::check_robustness`) within
 /// [`EXPLICIT_FIRST_TIME`] and [`EXPLICIT_FIRST_STATES`]. When it proves
 /// the program robust — no TSO computation at all has a cyclic
 /// happens-before — no execution within the bound has one either, and
 /// that is the answer (`reason` says so). When it finds a TSO witness
 /// whose threads' paths fit the bound, one bounded solve along those
-/// paths ([`bmc_rmm::bounded::queries::robust_along`]) gives the bounded
+/// paths ([`bmc_rmm::engines::bounded::queries::robust_along`]) gives the bounded
 /// witness (an execution of the bounded engine, not necessarily the
 /// shortest). `None` otherwise (out of budget, unsupported, paths longer
 /// than the bound, or no bounded cycle along them): the bounded query
@@ -312,17 +312,17 @@ fn explicit_robust_first(
     a: &CheckArgs,
     p: &bmc_rmm::program::Program,
     model: &bmc_rmm::cat::Model,
-    lim: &bmc_rmm::bounded::Limits,
+    lim: &bmc_rmm::engines::bounded::Limits,
     kinds: &[CheckKind],
-) -> Option<bmc_rmm::bounded::CheckResult> {
-    use bmc_rmm::explicit::{check_robustness, Limits, Options, Robustness};
+) -> Option<bmc_rmm::engines::bounded::CheckResult> {
+    use bmc_rmm::engines::explicit::{check_robustness, Limits, Options, Robustness};
     let on = std::env::var("BMC_EXPLICIT_FIRST").map_or(true, |v| v != "0");
     if !on
         || a.solver.0.is_some()
         || a.eager
         || p.nodes.is_some()
         || !kinds.contains(&CheckKind::Robust)
-        || !bmc_rmm::bounded::varisat::tso_witness::is_tso(model)
+        || !bmc_rmm::engines::bounded::varisat::tso_witness::is_tso(model)
     {
         return None;
     }
@@ -354,20 +354,20 @@ fn explicit_robust_first(
         if paths.iter().any(|x| x.len() > lim.bound as usize) {
             return None;
         }
-        let q = bmc_rmm::bounded::Query {
+        let q = bmc_rmm::engines::bounded::Query {
             program: p,
             model,
             limits: *lim,
         };
-        let b = bmc_rmm::bounded::backend_with(a.solver.kind(), false, None, None).ok()?;
-        let mut r = bmc_rmm::bounded::queries::robust_along(&*b, &q, &paths).ok()??;
+        let b = bmc_rmm::engines::bounded::backend_with(a.solver.kind(), false, None, None).ok()?;
+        let mut r = bmc_rmm::engines::bounded::queries::robust_along(&*b, &q, &paths).ok()??;
         r.time = start.elapsed().as_secs_f64();
         return Some(r);
     }
     if report.verdict != Robustness::Robust {
         return None;
     }
-    let mut r = bmc_rmm::bounded::CheckResult::new(CheckKind::Robust);
+    let mut r = bmc_rmm::engines::bounded::CheckResult::new(CheckKind::Robust);
     r.reason = Some(format!(
         "proved for every bound by the explicit engine: none of the {} attacks has a TSO witness (thesis 003 Theorem 6.10)",
         report.stats.attacks_total
@@ -464,7 +464,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     let mut summary = crate::cli::batch::Summary::new("results", &[]);
     let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
     let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
-        let lim = bmc_rmm::bounded::Limits {
+        let lim = bmc_rmm::engines::bounded::Limits {
             bound: effective_bound(a.bound, p),
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),

@@ -20,12 +20,12 @@
 use super::args::DiffArgs;
 use super::render::{litmus_verdict_word, verdict_word};
 use crate::cli::batch::{self, BatchOptions, Summary};
-use bmc_rmm::bounded::Execution;
-use bmc_rmm::bounded::SolverKind;
-use bmc_rmm::bounded::{CheckKind, CheckResult, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::cat::load_model_spec;
 use bmc_rmm::cat::Model;
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::Execution;
+use bmc_rmm::engines::bounded::SolverKind;
+use bmc_rmm::engines::bounded::{CheckKind, CheckResult, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::frontend::Format;
 use bmc_rmm::program::Width;
 
@@ -95,7 +95,7 @@ fn answer(
             a.width,
             a.timeout,
             side.solver,
-            Some(bmc_rmm::litmus::run::DEFAULT_BUDGET),
+            Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
         )?;
         return Ok(Answer::Litmus {
             verdict: litmus_verdict_word(&r).to_string(),
@@ -112,18 +112,19 @@ fn answer(
         &side.model,
         &side.model_name,
     )?;
-    let lim = bmc_rmm::bounded::Limits {
+    let lim = bmc_rmm::engines::bounded::Limits {
         bound: super::check::effective_bound(a.bound, &p),
         width: w,
         deadline: batch::deadline(Some(a.timeout)),
     };
     let kinds = [CheckKind::Reach, CheckKind::Robust];
-    let results = bmc_rmm::bounded::check(side.solver, &p, &side.model, lim, false, &kinds)?;
+    let results =
+        bmc_rmm::engines::bounded::check(side.solver, &p, &side.model, lim, false, &kinds)?;
     let mut replays = Vec::new();
     if let Some(o) = other {
         for r in &results {
             let Some(x) = &r.witness else { continue };
-            let result = bmc_rmm::bounded::replay(o, &p, &side.model, lim, x)?;
+            let result = bmc_rmm::engines::bounded::replay(o, &p, &side.model, lim, x)?;
             replays.push(Replay {
                 check: r.check,
                 result,
@@ -386,7 +387,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
             a.solver.available()?;
             let side = |m: &String| -> Result<Side, Error> {
                 let model = load_model_spec(m)?;
-                bmc_rmm::bounded::validate(a.solver, &model)?;
+                bmc_rmm::engines::bounded::validate(a.solver, &model)?;
                 Ok(Side {
                     label: m.clone(),
                     model,
@@ -407,7 +408,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
             let spec = a.model.as_deref().unwrap_or("tso");
             let side = |k: SolverKind| -> Result<Side, Error> {
                 let model = load_model_spec(spec)?;
-                bmc_rmm::bounded::validate(k, &model)?;
+                bmc_rmm::engines::bounded::validate(k, &model)?;
                 Ok(Side {
                     label: k.name().into(),
                     model,

@@ -12,8 +12,8 @@
 //!   accepted for either), or `unknown`. Case, `_` and spaces are ignored.
 
 use super::render::verdict_word;
-use bmc_rmm::bounded::CheckKind;
 use bmc_rmm::diag::{Error, SourceFile, Span};
+use bmc_rmm::engines::bounded::CheckKind;
 use bmc_rmm::litmus::herd::Verdict;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -71,7 +71,7 @@ pub fn canonical(word: &str, check: Check) -> Option<&'static str> {
             .map(|v| v.map_or("Unknown", Verdict::as_str))
             .find(|w| w.to_ascii_lowercase() == n),
         Check::Program(k) => {
-            use bmc_rmm::bounded::Verdict as V;
+            use bmc_rmm::engines::bounded::Verdict as V;
             [V::Violation, V::NoViolation, V::Unknown]
                 .into_iter()
                 .find(|&v| {

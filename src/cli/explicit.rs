@@ -4,10 +4,10 @@
 
 use super::args::{CheckArgs, CrosscheckArgs, FencesArgs};
 use super::render::robustness_phrase;
-use bmc_rmm::bounded::{self, Verdict};
-use bmc_rmm::bounded::{CheckKind, SolverKind};
 use bmc_rmm::diag::{Error, SourceFile};
-use bmc_rmm::explicit::{
+use bmc_rmm::engines::bounded::{self, Verdict};
+use bmc_rmm::engines::bounded::{CheckKind, SolverKind};
+use bmc_rmm::engines::explicit::{
     self, FenceCosts, FenceLocation, FenceVerdict, Limits, Options, Robustness,
 };
 use bmc_rmm::program::{Program, Width};
@@ -244,7 +244,7 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
         if let Some(out) = &a.emit {
             let pairs: Vec<_> = locs.iter().map(|l| (l.thread, l.state)).collect();
             let fenced = explicit::insert_fences(p, &pairs);
-            let text = bmc_rmm::frontend::native::print::native(&fenced);
+            let text = bmc_rmm::program::render::native(&fenced);
             super::output::write_file(out, &text)?;
         }
     }
@@ -255,7 +255,7 @@ pub fn run_fences(a: &FencesArgs) -> Result<i32, Error> {
 /// SAT engine (up to K) on each input; reports agreement and, for a
 /// disagreement, what the violating side's witness shows.
 pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
-    let bound = a.bound.unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND);
+    let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
     require_tso(&a.model, None)?;
     if bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
@@ -307,15 +307,15 @@ pub fn run_crosscheck(a: &CrosscheckArgs) -> Result<i32, Error> {
         .remove(0);
         let sm = super::smc::crosscheck_answer(
             p,
-            bmc_rmm::smc::semantics::Model::Tso,
-            bmc_rmm::smc::SmcCheck::Robust,
+            bmc_rmm::engines::smc::semantics::Model::Tso,
+            bmc_rmm::engines::smc::SmcCheck::Robust,
             bound,
             a.input.width,
             a.timeout,
         )?;
         let vs = match sm.verdict {
-            bmc_rmm::smc::SmcVerdict::NotRobust { .. } => Verdict::Violation,
-            bmc_rmm::smc::SmcVerdict::Robust => Verdict::NoViolation,
+            bmc_rmm::engines::smc::SmcVerdict::NotRobust { .. } => Verdict::Violation,
+            bmc_rmm::engines::smc::SmcVerdict::Robust => Verdict::NoViolation,
             _ => Verdict::Unknown,
         };
         let mut agree = match (ve, rs.verdict) {

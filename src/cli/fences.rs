@@ -1,16 +1,16 @@
 //! `bmc-rmm fences --model M --bound K`: bounded fence synthesis for
-//! every built-in model ([`bmc_rmm::synth`]), its cost files, its text
+//! every built-in model ([`bmc_rmm::engines::derived::fence_synth`]), its cost files, its text
 //! and JSON answers and `--emit`; and the cost-file words shared with the
 //! explicit engine's `fences` (`cli::explicit::read_costs`).
 
 use super::args::FencesArgs;
 use super::explicit::MAX_FENCE_COST;
-use bmc_rmm::bounded::{Limits, DEFAULT_BOUND};
 use bmc_rmm::cat;
 use bmc_rmm::diag::{Error, SourceFile, Span};
+use bmc_rmm::engines::bounded::{Limits, DEFAULT_BOUND};
+use bmc_rmm::engines::derived::fence_synth::{self, Costs, Menu, Outcome};
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, StateId, ThreadId, Width};
-use bmc_rmm::synth::{self, Costs, Menu, Outcome};
 
 /// The lines of a cost file as words with their spans (`#` starts a
 /// comment), each with the span of the whole line.
@@ -144,7 +144,7 @@ pub fn read_synth_costs(path: &str, p: &Program, m: &Menu) -> Result<Costs, Erro
 fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
     let model = cat::builtin(name)?;
     let b = cat::builtin_name(name).unwrap_or("");
-    match synth::menu(b) {
+    match fence_synth::menu(b) {
         Some(m) => Ok((model, Some(m))),
         None if b == "sc" => Ok((model, None)),
         None => Err(Error::Usage(format!(
@@ -158,7 +158,7 @@ fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
 /// same costs (kind `mfence`'s entries), to print beside the bounded one:
 /// JSON `{verdict, cost, optimal, text}`.
 fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value {
-    use bmc_rmm::explicit::{fence_insertion, FenceCosts, FenceLocation, FenceVerdict};
+    use bmc_rmm::engines::explicit::{fence_insertion, FenceCosts, FenceLocation, FenceVerdict};
     let mut ec = FenceCosts {
         per_location: Default::default(),
         default: costs.kind[0],
@@ -222,7 +222,7 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
             // SC: every program is robust; nothing to place.
             println!("{f}: fences [sc, bound {bound}]: robust, no fence needed");
             if let Some(out) = &a.emit {
-                super::output::write_file(out, &frontend::native::print::native(p))?;
+                super::output::write_file(out, &bmc_rmm::program::render::native(p))?;
             }
             continue;
         };
@@ -230,7 +230,7 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
             Some(c) => read_synth_costs(c, p, m)?,
             None => Costs::defaults(m),
         };
-        let opts = synth::Options {
+        let opts = fence_synth::Options {
             solver: a.solver,
             limits: Limits {
                 bound,
@@ -239,7 +239,7 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
             },
             max_iterations: 1000,
         };
-        let r = synth::synthesize(p, &model, m, &costs, &opts)?;
+        let r = fence_synth::synthesize(p, &model, m, &costs, &opts)?;
         let names: Vec<String> = r.fences.iter().map(|x| x.describe(p, m)).collect();
         let explicit = (m.model == "tso").then(|| explicit_tso(p, &costs, a));
         let (word, status) = match &r.outcome {
@@ -319,8 +319,8 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
             }
         }
         if let (Some(out), Outcome::Robust) = (&a.emit, &r.outcome) {
-            let (fenced, _) = synth::apply(p, m, &r.fences);
-            super::output::write_file(out, &frontend::native::print::native(&fenced))?;
+            let (fenced, _) = fence_synth::apply(p, m, &r.fences);
+            super::output::write_file(out, &bmc_rmm::program::render::native(&fenced))?;
         }
     }
     Ok(code)

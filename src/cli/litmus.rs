@@ -8,7 +8,8 @@ use super::batch::setup;
 use super::render::litmus_verdict_word as verdict_word;
 use crate::cli::expect;
 use bmc_rmm::diag::{Error, SourceFile};
-use bmc_rmm::litmus::{self, herd, run::LitmusResult, LitmusTest};
+use bmc_rmm::frontend::litmus::LitmusTest;
+use bmc_rmm::litmus::{self, herd, run::LitmusResult};
 use bmc_rmm::program::Width;
 
 /// Parses and runs one test: `width` (default: automatic per test),
@@ -23,7 +24,7 @@ pub fn run_one(
     bound: u32,
     width: Option<u32>,
     timeout: f64,
-    solver: bmc_rmm::bounded::SolverKind,
+    solver: bmc_rmm::engines::bounded::SolverKind,
     budget: Option<usize>,
 ) -> Result<(LitmusTest, LitmusResult), Error> {
     let src = SourceFile::read(file)?;
@@ -56,7 +57,7 @@ pub fn present(
     f: &str,
     r: &Result<(LitmusTest, LitmusResult), Error>,
     model_name: &str,
-    solver: bmc_rmm::bounded::SolverKind,
+    solver: bmc_rmm::engines::bounded::SolverKind,
     parts: Parts,
 ) -> crate::cli::shard::Record {
     let mut rec = crate::cli::shard::record(f, 0);

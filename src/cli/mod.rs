@@ -30,8 +30,8 @@ pub mod tso_reach;
 pub use args::Cli;
 
 use args::{Command, DiffArgs, Engine};
-use bmc_rmm::bounded::{CheckKind, SolverKind};
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::{CheckKind, SolverKind};
 use bmc_rmm::program::Width;
 
 /// Parses the command line `argv` (program name first) as users of git
@@ -189,7 +189,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
             "--parameterized applies to `robust` (robustness for every number of copies)".into(),
         )),
         Some(Command::Reach(a)) if a.engine == Engine::Smc => {
-            smc::run(&a, bmc_rmm::smc::SmcCheck::Reach)
+            smc::run(&a, bmc_rmm::engines::smc::SmcCheck::Reach)
         }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
         Some(Command::Translate(a)) => tso_reach::run_translate(&a),
@@ -197,7 +197,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Robust(a)) if a.state => state::run(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Smc && !a.state => {
-            smc::run(&a, bmc_rmm::smc::SmcCheck::Robust)
+            smc::run(&a, bmc_rmm::engines::smc::SmcCheck::Robust)
         }
         Some(Command::Robust(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => Err(
             bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),

@@ -1,13 +1,13 @@
 //! `bmc-rmm robust --engine explicit --parameterized` (and programs with
 //! `thread t *` templates): parameterized robustness against TSO
-//! ([`bmc_rmm::parameterized`], thesis §6.3): robust for every number of
+//! ([`bmc_rmm::engines::parameterized`], thesis §6.3): robust for every number of
 //! copies, or the smallest non-robust instance with its TSO witness,
 //! replayed on the finite explicit engine; text and JSON.
 
 use super::args::{CheckArgs, Engine};
 use bmc_rmm::diag::Error;
-use bmc_rmm::explicit::Robustness;
-use bmc_rmm::parameterized::{self, AttackOutcome, Options, Report, Verdict};
+use bmc_rmm::engines::explicit::Robustness;
+use bmc_rmm::engines::parameterized::{self, AttackOutcome, Options, Report, Verdict};
 use bmc_rmm::program::{Program, ThreadId, Width};
 use std::time::Duration;
 

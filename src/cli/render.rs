@@ -2,7 +2,7 @@
 //! expectations files and summaries, and the text rendering of a check
 //! result (verdict line, bound note, hb cycle, TSO attack, execution).
 
-use bmc_rmm::bounded::{CheckKind, CheckResult, Verdict};
+use bmc_rmm::engines::bounded::{CheckKind, CheckResult, Verdict};
 use bmc_rmm::litmus::run::LitmusResult;
 use bmc_rmm::program::Program;
 

@@ -7,7 +7,7 @@
 use super::batch::Summary;
 use super::expect::{Check, Compared, Comparison, Expectations};
 use super::shard::{worst, Record};
-use bmc_rmm::bounded::CheckKind;
+use bmc_rmm::engines::bounded::CheckKind;
 
 /// What the report prints on stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,13 @@
 //! `reach --engine smc` and `robust --engine smc`: stateless model
 //! checking under sc, tso and pso with Source-DPOR over chronological
-//! traces (`bmc_rmm::smc`, docs/engines.md), on files, directories and
+//! traces (`bmc_rmm::engines::smc`, docs/engines.md), on files, directories and
 //! `@lists`, in parallel, with `--shard`/`--jsonl` like every batch.
 
 use super::args::CheckArgs;
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::smc::semantics::Model;
+use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
 use bmc_rmm::program::{Program, Width};
-use bmc_rmm::smc::semantics::Model;
-use bmc_rmm::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
 use std::time::{Duration, Instant};
 
 /// The engine's model for `--model` (`sc`, `tso`, `pso` and their
@@ -152,7 +152,7 @@ pub fn record(
     let mut notes = limit_notes(p, o, r);
     notes.extend(skipped);
     let mut text = String::new();
-    let steps: Option<&Vec<bmc_rmm::smc::semantics::Step>> = match &r.verdict {
+    let steps: Option<&Vec<bmc_rmm::engines::smc::semantics::Step>> = match &r.verdict {
         SmcVerdict::Reachable { goal, steps } => {
             text.push_str(&format!(
                 "{f}: reach [{m}, smc]: REACHABLE: goal `{}` is reachable ({numbers})\n",

@@ -1,13 +1,13 @@
 //! `bmc-rmm robust --state`: state-robustness (thesis §2.6) on the bounded
-//! engine ([`bmc_rmm::state_robust`]): the control states reachable under
+//! engine ([`bmc_rmm::engines::derived::state_robust`]): the control states reachable under
 //! the model but not under SC within the bound, each with its witness;
 //! text and JSON.
 
 use super::args::{CheckArgs, Engine};
-use bmc_rmm::bounded::Limits;
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::Limits;
+use bmc_rmm::engines::derived::state_robust::state_robustness;
 use bmc_rmm::program::Width;
-use bmc_rmm::state_robust::state_robustness;
 
 /// Runs `robust --state` on every input. Exit: 0 every input state-robust
 /// up to the bound, 1 some state reachable under the model only, 3 a

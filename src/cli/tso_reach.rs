@@ -1,14 +1,14 @@
 //! `reach --engine kround --rounds K` (TSO reachability within K rounds
-//! per thread, by reduction to SC: `bmc_rmm::reach::kround`), `reach
-//! --engine lazy` (lazy TSO reachability: `bmc_rmm::reach::lazy`) and
+//! per thread, by reduction to SC: `bmc_rmm::engines::tso_reach::kround`), `reach
+//! --engine lazy` (lazy TSO reachability: `bmc_rmm::engines::tso_reach::lazy`) and
 //! `translate --kround K` (prints the translated program P').
 
 use super::args::{CheckArgs, Engine, TranslateArgs};
 use bmc_rmm::diag::Error;
-use bmc_rmm::explicit::{Limits, Options};
+use bmc_rmm::engines::explicit::{Limits, Options};
+use bmc_rmm::engines::tso_reach::kround::{self, Answer};
 use bmc_rmm::frontend;
 use bmc_rmm::program::Width;
-use bmc_rmm::reach::kround::{self, Answer};
 use std::time::Duration;
 
 /// Rounds when `--rounds` is not given.
@@ -80,14 +80,14 @@ fn answer(
         )
     };
     let r = if lazy {
-        let o = bmc_rmm::reach::lazy::LazyOptions {
+        let o = bmc_rmm::engines::tso_reach::lazy::LazyOptions {
             explicit: options(a.input.width, None),
             max_refinements: a.rounds,
             deadline: a
                 .timeout
                 .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
         };
-        let r = bmc_rmm::reach::lazy::lazy_reach(p, &o)
+        let r = bmc_rmm::engines::tso_reach::lazy::lazy_reach(p, &o)
             .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
         kround::KroundResult {
             answer: r.answer,
@@ -171,7 +171,7 @@ pub fn run_translate(a: &TranslateArgs) -> Result<i32, Error> {
         if a.input.json {
             let rec = serde_json::json!({
                 "file": f, "rounds": a.kround,
-                "program": frontend::native::print::native(&tr.program),
+                "program": bmc_rmm::program::render::native(&tr.program),
                 "threads": tr.program.threads.len(),
             });
             out.push_str(&format!("{rec}\n"));
@@ -184,7 +184,7 @@ pub fn run_translate(a: &TranslateArgs) -> Result<i32, Error> {
             "// {f} translated for {} rounds per thread (TSO within {} rounds = SC of this program)\n",
             a.kround, a.kround
         ));
-        out.push_str(&frontend::native::print::native(&tr.program));
+        out.push_str(&bmc_rmm::program::render::native(&tr.program));
     }
     print!("{out}");
     Ok(0)
@@ -215,10 +215,10 @@ impl Said {
 }
 
 /// The most instructions one thread executes in a TSO computation.
-fn longest(w: &[bmc_rmm::reach::tso::TsoStep]) -> usize {
+fn longest(w: &[bmc_rmm::engines::tso_reach::tso::TsoStep]) -> usize {
     let mut n: std::collections::BTreeMap<u32, usize> = Default::default();
     for s in w {
-        if let bmc_rmm::reach::tso::TsoStep::Instr { thread, .. } = s {
+        if let bmc_rmm::engines::tso_reach::tso::TsoStep::Instr { thread, .. } = s {
             *n.entry(thread.0).or_default() += 1;
         }
     }
@@ -239,7 +239,7 @@ fn longest(w: &[bmc_rmm::reach::tso::TsoStep]) -> usize {
 /// Errors: a model other than tso; unreadable, malformed or unsupported
 /// inputs (exit 2).
 pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
-    use bmc_rmm::bounded::{self, CheckKind, SolverKind, Verdict};
+    use bmc_rmm::engines::bounded::{self, CheckKind, SolverKind, Verdict};
     if bmc_rmm::cat::builtin_name(&a.model) != Some("tso") {
         return Err(Error::Usage(
             "crosscheck --reach compares TSO engines (--model tso)".into(),
@@ -248,7 +248,7 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
     if a.input.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
     }
-    let bound = a.bound.unwrap_or(bmc_rmm::bounded::DEFAULT_BOUND);
+    let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
     let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
     let w = a.input.width;
     let tso = bmc_rmm::cat::builtin("tso")?;
@@ -299,16 +299,16 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
     let (mut disagreements, mut unknowns) = (0, 0);
     for (f, p) in &progs {
         let p = p.clone();
-        let bad = |e: bmc_rmm::reach::ReachError| Error::Usage(format!("{f}: {e}"));
+        let bad = |e: bmc_rmm::engines::tso_reach::ReachError| Error::Usage(format!("{f}: {e}"));
         let s_sat = sat(&p, &tso)?;
-        let lo = bmc_rmm::reach::lazy::LazyOptions {
+        let lo = bmc_rmm::engines::tso_reach::lazy::LazyOptions {
             explicit: options(w, None),
             max_refinements: None,
             deadline: a
                 .timeout
                 .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
         };
-        let lz = bmc_rmm::reach::lazy::lazy_reach(&p, &lo).map_err(bad)?;
+        let lz = bmc_rmm::engines::tso_reach::lazy::lazy_reach(&p, &lo).map_err(bad)?;
         let (s_lazy, lazy_len) = match &lz.answer {
             Answer::Reachable { witness, .. } => (Said::Reachable, longest(witness)),
             Answer::Unreachable => (Said::Unreachable, 0),
@@ -322,9 +322,9 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
         };
         let tr = kround::translate(&p, k).map_err(bad)?;
         let s_psc = sat(&tr.program, &sc)?;
-        let sim = bmc_rmm::reach::tso::explore(
+        let sim = bmc_rmm::engines::tso_reach::tso::explore(
             &p,
-            &bmc_rmm::reach::tso::SimOptions {
+            &bmc_rmm::engines::tso_reach::tso::SimOptions {
                 width: Width(w),
                 deadline: a
                     .timeout
@@ -333,24 +333,26 @@ pub fn run_crosscheck(a: &super::args::CrosscheckArgs) -> Result<i32, Error> {
             },
         );
         let s_sim = match sim {
-            bmc_rmm::reach::tso::SimVerdict::Reachable { .. } => Said::Reachable,
-            bmc_rmm::reach::tso::SimVerdict::Unreachable => Said::Unreachable,
-            bmc_rmm::reach::tso::SimVerdict::Unknown(_) => Said::Unknown,
+            bmc_rmm::engines::tso_reach::tso::SimVerdict::Reachable { .. } => Said::Reachable,
+            bmc_rmm::engines::tso_reach::tso::SimVerdict::Unreachable => Said::Unreachable,
+            bmc_rmm::engines::tso_reach::tso::SimVerdict::Unknown(_) => Said::Unknown,
         };
         let sm = super::smc::crosscheck_answer(
             &p,
-            bmc_rmm::smc::semantics::Model::Tso,
-            bmc_rmm::smc::SmcCheck::Reach,
+            bmc_rmm::engines::smc::semantics::Model::Tso,
+            bmc_rmm::engines::smc::SmcCheck::Reach,
             bound,
             w,
             a.timeout,
         )?;
         let s_smc = match sm.verdict {
-            bmc_rmm::smc::SmcVerdict::Reachable { .. } => Said::Reachable,
-            bmc_rmm::smc::SmcVerdict::Unreachable if sm.stats.bound_cut || !p.notes.is_empty() => {
+            bmc_rmm::engines::smc::SmcVerdict::Reachable { .. } => Said::Reachable,
+            bmc_rmm::engines::smc::SmcVerdict::Unreachable
+                if sm.stats.bound_cut || !p.notes.is_empty() =>
+            {
                 Said::NotWithin
             }
-            bmc_rmm::smc::SmcVerdict::Unreachable => Said::Unreachable,
+            bmc_rmm::engines::smc::SmcVerdict::Unreachable => Said::Unreachable,
             _ => Said::Unknown,
         };
         let all = [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc];

@@ -6,7 +6,7 @@
 //! A *final state* is a vector of values, one per location of
 //! [`LitmusTest::observed`], in that order.
 
-use super::{LitmusTest, LocKind, Prop, Quantifier};
+use crate::frontend::litmus::{LitmusTest, LocKind, Prop, Quantifier};
 use std::cmp::Ordering;
 use std::fmt::Write;
 
@@ -367,7 +367,7 @@ pub fn observe(test: &LitmusTest, states: &[Vec<i64>]) -> Observation {
 /// address). `None` otherwise.
 pub fn parse_value(test: &LitmusTest, loc: usize, text: &str) -> Option<i64> {
     let _ = loc;
-    if let Some(v) = super::parse_int(text) {
+    if let Some(v) = crate::frontend::litmus::parse_int(text) {
         return Some(test.width.wrap(v));
     }
     if let Some((v, _)) = test.code_labels.iter().find(|(_, n)| n.as_str() == text) {

@@ -17,10 +17,13 @@
 //! * Names (threads, registers, states, variables) are interned once in
 //!   [`Program::names`].
 
+pub mod buffers;
+pub mod concrete;
 pub mod expr;
 pub mod intern;
 pub mod liveness;
 pub mod pgas;
+pub mod render;
 pub mod simplify;
 pub mod specialize;
 pub mod values;
@@ -582,7 +585,7 @@ pub struct Program {
     /// Templates of a parameterized program (thesis §2.5, §6.3): threads
     /// that stand for any number of copies (`thread t *` in the native
     /// language), in increasing order. Only parameterized robustness
-    /// (`crate::parameterized`) reads it; every other engine runs one copy
+    /// (`crate::engines::parameterized`) reads it; every other engine runs one copy
     /// of each thread.
     pub templates: Vec<ThreadId>,
     /// The longest path of any thread (instructions) when the front-end

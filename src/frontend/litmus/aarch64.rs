@@ -44,7 +44,7 @@ use super::ops::{
     arity, bin, is_name, min_max, mnemonic, refuse, shl, shr, split_ops, ult, CallTarget, Low, Op,
 };
 use crate::diag::{Error, Span};
-use crate::litmus::parse_int;
+use crate::frontend::litmus::parse_int;
 use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, RegId, UnOp};
 
 /// A register operand: `Wn`, `Xn` (n ≤ 30), `WZR`/`XZR` (None: the zero

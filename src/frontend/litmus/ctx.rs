@@ -5,7 +5,7 @@
 //! [`push_instr`], which adds one transition to a thread.
 
 use crate::diag::{Error, SourceFile, Span};
-use crate::litmus::Arch;
+use crate::frontend::litmus::Arch;
 use crate::program::{Expr, Instr, RegId, StateId, Thread, Width};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -253,7 +253,7 @@ fn instruction(text: &str, syntax: Syntax, labels: &BTreeMap<&str, String>) -> S
 /// upper case.
 fn x86_operand(o: String) -> String {
     const REGS: [&str; 8] = ["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "ESP", "EBP"];
-    if crate::litmus::parse_int(&o).is_some() {
+    if crate::frontend::litmus::parse_int(&o).is_some() {
         return format!("${o}");
     }
     let up = o.to_ascii_uppercase();

@@ -6,8 +6,8 @@
 use super::ctx::{check_fits, CodeMap, Ctx, Vars};
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
+use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::diag::{Error, SourceFile, Span};
-use crate::litmus::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::program::{
     BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread, ThreadId, UnOp,
     Width,
@@ -577,9 +577,9 @@ fn lower(
         span: Span::default(),
     });
     // herd prints `Loop` when a loop was unrolled: not for loops that run
-    // on concrete values to their end (`run::concrete_prefix`).
+    // on concrete values to their end (`program::concrete::concrete_prefix`).
     let has_loop = p.threads.iter().zip(&cyclic).any(|(th, &c)| {
-        c && crate::litmus::run::concrete_prefix(th, width).is_none_or(|(_, q)| {
+        c && crate::program::concrete::concrete_prefix(th, width).is_none_or(|(_, q)| {
             th.outgoing()
                 .get(q.0 as usize)
                 .is_some_and(|o| !o.is_empty())

@@ -1,6 +1,6 @@
 //! The herd litmus front-end: `.litmus` files (X86, X86_64, PPC, AArch64,
 //! RISCV) → a
-//! [`crate::litmus::LitmusTest`] whose program is in the IR.
+//! [`crate::frontend::litmus::LitmusTest`] whose program is in the IR.
 //!
 //! * [`syntax`]: the surface syntax (header, init block, thread columns,
 //!   `locations`, `filter`, condition);
@@ -30,8 +30,10 @@ mod ppc;
 mod regs;
 mod riscv;
 mod syntax;
+mod test;
 mod thread;
 mod x86;
 
 pub use hash::herd_hash;
 pub use lower::parse;
+pub use test::{parse_int, Arch, LitmusTest, LocKind, Location, Prop, Quantifier};

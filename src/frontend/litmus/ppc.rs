@@ -22,8 +22,8 @@ use super::ops::{
 };
 use super::regs::norm_reg;
 use crate::diag::{Error, Span};
-use crate::litmus::parse_int;
-use crate::litmus::Arch;
+use crate::frontend::litmus::parse_int;
+use crate::frontend::litmus::Arch;
 use crate::program::{BinOp, Command, Expr, Fence, LExpr, RegId, UnOp};
 
 fn ppc_reg(cx: &mut Ctx, op: &Op) -> Result<RegId, Error> {

@@ -13,7 +13,7 @@
 //! documentation, <http://diy.inria.fr/doc/litmus.html>,
 //! <http://diy.inria.fr/doc/herd.html>).
 
-use crate::litmus::Arch;
+use crate::frontend::litmus::Arch;
 
 /// The X86 (32-bit) general-purpose registers, in herd's order.
 pub(super) const X86_REGS: [&str; 8] = ["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP"];

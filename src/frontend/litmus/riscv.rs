@@ -30,7 +30,7 @@ use super::ops::{
 };
 use super::regs::rv_reg;
 use crate::diag::{Error, Span};
-use crate::litmus::parse_int;
+use crate::frontend::litmus::parse_int;
 use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, MembarMask, RegId};
 
 /// A register operand: `Some(reg)`, or `None` for `x0`/`zero`.

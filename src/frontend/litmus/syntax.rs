@@ -4,7 +4,7 @@
 //! are resolved by [`super::lower`].
 
 use crate::diag::{Error, SourceFile, Span};
-use crate::litmus::parse_int;
+use crate::frontend::litmus::parse_int;
 
 /// A raw location as written: `0:EAX`, `P1:r2`, `x`, `[x]`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use super::ops::{CallTarget, Low};
 use super::syntax::Cell;
 use super::{aarch64, ppc, riscv, x86};
 use crate::diag::{Error, Span};
-use crate::litmus::Arch;
+use crate::frontend::litmus::Arch;
 use crate::program::{BinOp, Command, Expr, LExpr, StateId, UnOp};
 use std::collections::BTreeMap;
 

@@ -20,7 +20,7 @@ use super::ctx::Ctx;
 use super::ops::{arity, bin, compare, is_name, mnemonic, split_ops, unsupported, var, Low, Op};
 use super::regs::{x64_reg, X86_REGS};
 use crate::diag::{Error, Span};
-use crate::litmus::parse_int;
+use crate::frontend::litmus::parse_int;
 use crate::program::{BinOp, Command, Expr, Fence, LExpr, RegId};
 
 enum XOp {

@@ -11,6 +11,5 @@
 
 mod lex;
 mod parse;
-pub mod print;
 
-pub use parse::{is_plain_name, parse, KEYWORDS, MAX_DEPTH};
+pub use parse::{parse, MAX_DEPTH};

@@ -3,6 +3,7 @@
 
 use super::lex::{Tok, T};
 use crate::diag::{Error, SourceFile, Span};
+use crate::program::render::KEYWORDS;
 use crate::program::{
     Ann, BinOp, Command, Expr, Fence, GExpr, GVar, Goal, GoalAt, GoalKind, Instr, LExpr,
     MembarMask, PgasCmd, Program, RegId, SharedVar, StateId, Thread, ThreadId, UnOp, Width,
@@ -12,27 +13,6 @@ use std::collections::{HashMap, HashSet};
 /// Deepest nesting of parentheses, unary operators, expression trees and
 /// structured statements accepted.
 pub const MAX_DEPTH: usize = 256;
-
-/// Reserved words. Any name equal to one (or not an identifier) must be
-/// written in backquotes, e.g. `` `lock` ``.
-pub const KEYWORDS: &[&str] = &[
-    "shared", "init", "nodes", "thread", "reg", "states", "initial", "goal", "error", "final",
-    "anywhere", "where", "if", "else", "while", "choose", "or", "goto", "assert", "assume",
-    "mfence", "fence", "sync", "lwsync", "isync", "eieio", "membar", "lock", "unlock", "nop",
-    "atomic", "cas", "xchg", "lwarx", "stwcx", "read", "write", "barrier", "mem", "rank", "dmb",
-    "isb", "ldar", "ldapr", "stlr", "guard", "select",
-];
-
-/// True when `s` can be written bare as a register, variable or thread
-/// name: an identifier that is not a keyword.
-pub fn is_plain_name(s: &str) -> bool {
-    let mut cs = s.chars();
-    match cs.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
-        _ => return false,
-    }
-    cs.all(|c| c.is_ascii_alphanumeric() || c == '_') && !KEYWORDS.contains(&s)
-}
 
 /// Parses a native program.
 ///

@@ -1,0 +1,1513 @@
+//! The bounded engine: encodes an unrolled program and a model for the SAT
+//! solver and answers `reach`, `robust` and litmus outcome queries.
+//!
+//! * Eager part (CNF): control flow and dataflow of the unrolling
+//!   ([`unroll`]), `rf` (each executed read reads from exactly one write to
+//!   the same address with the same value, or from the initial memory),
+//!   `co` (one orientation literal per pair of writes that may share an
+//!   address).
+//! * Lazy part: the model's axioms. A candidate from the solver is checked
+//!   concretely ([`crate::cat::eval`]); a failed axiom yields a clause
+//!   (the negated explanation) and the solver runs again, incrementally.
+//!   `co` transitivity is checked the same way (a co cycle is blocked).
+//!   docs/models.md explains the choice and its measurements.
+//!
+//! Built-in restriction (all shipped models imply it, SC-per-location): a
+//! read never reads from a po-later write of its own thread, and `co`
+//! agrees with `po` on writes of one thread.
+
+use super::analysis::Analysis;
+use super::bv::Bv;
+use super::cnf::Cnf;
+use super::tso_witness::{self, TsoWitness};
+use super::unroll::{self, unroll, UnrollOpts, Unrolled};
+use super::{extract, pgas};
+use crate::cat::base::{BaseRel, BaseSet};
+use crate::cat::eval::{Base, Bits, Evaluator, Mat};
+use crate::cat::Model;
+use crate::collections::HashMap;
+use crate::diag::Error;
+use crate::engines::bounded::{Deadline, Execution, Stats};
+use crate::program::{GExpr, GVar, GoalAt, Program, ThreadId};
+use std::time::Instant;
+use varisat::Lit;
+
+/// Literals stating that the bit-vector `bv` equals `v` (two's complement;
+/// `v` must fit in `bv.len()` bits as a signed or an unsigned number).
+fn bits_equal(bv: &[Lit], v: i64) -> Result<Vec<Lit>, String> {
+    let w = bv.len() as u32;
+    if w == 0 {
+        return if v == 0 {
+            Ok(Vec::new())
+        } else {
+            Err(format!("{v} does not fit in 0 bits"))
+        };
+    }
+    if w < 64 && (v >> w) != 0 && (v >> (w - 1)) != -1 {
+        return Err(format!("{v} does not fit in {w} bits"));
+    }
+    Ok(bv
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| if (v >> i.min(63)) & 1 == 1 { b } else { !b })
+        .collect())
+}
+
+/// The encoding of one program under one model and bound.
+pub struct Encoder<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// The model.
+    pub model: &'a Model,
+    /// The CNF.
+    pub cnf: Cnf,
+    /// The unrolling.
+    pub un: Unrolled,
+    /// The static relation analysis of the unrolling: literals exist only
+    /// for its may-pairs.
+    pub analysis: Analysis,
+    /// rf literal by (write, read).
+    pub rf: HashMap<(usize, usize), Lit>,
+    /// Per read: its rf sources (write, literal), built on first use
+    /// from [`Encoder::rf`] once that is complete.
+    rf_by_read: Option<Vec<Vec<(usize, Lit)>>>,
+    /// Per read: the "reads the initial value" literal.
+    pub rf_init: Vec<Option<Lit>>,
+    /// co orientation: (a, b) with a < b → "a co-before b" (if both are writes to one address).
+    pub(super) co_var: HashMap<(usize, usize), Lit>,
+    gates: HashMap<(u8, usize, usize), Lit>,
+    pub(super) deps: HashMap<(u8, usize, usize), Lit>,
+    pub(super) robust_act: Option<Lit>,
+    /// The axiom by which `escape_cfg::statically_acyclic` showed, before
+    /// solving, that no consistent execution has an hb cycle (the hb-cycle
+    /// query is then the constant false).
+    pub static_robust: Option<String>,
+    /// The hb-cycle constraints' successor literals (a, b, "b is a's
+    /// successor on the cycle"), once [`Encoder::robust_act`] built them
+    /// (empty for PGAS).
+    pub robust_succ: Vec<(usize, usize, Lit)>,
+    /// Narrow the hb-cycle constraints to shortest cycles (at most two
+    /// events per thread; with `eager::encode_escape`, an edge outside
+    /// an `acyclic` axiom's relation). The answer is the same either
+    /// way (docs/models.md); off by default (it made some checks much
+    /// faster and others much slower, docs/performance.md), on with
+    /// `BMC_SHORTEST_CYCLES=1` or by setting it before
+    /// [`Encoder::robust_act`].
+    pub shortest_cycles: bool,
+    /// Solves the escape-edge probe of the narrowed query may spend on the
+    /// clauses alone (`eager::encode_escape`; 0 = no probe): from
+    /// `BMC_ESCAPE_PROBE`, default 32.
+    pub escape_probe: usize,
+    /// Drop the escape candidates the model orders on every control path
+    /// before the probe (`escape_cfg`, the CFG pre-filter): on unless
+    /// `BMC_ESCAPE_CFG=0`.
+    pub escape_cfg: bool,
+    /// Give up the narrowed query (the encoding answers unknown,
+    /// [`Encoder::aborted`]) when more escape edges than this may be
+    /// realized (found by the probe's first phase, or left when it
+    /// stops): the raced narrowed query leaves such programs to the
+    /// plain one (`queries::check_race`). `None`: never.
+    pub escape_yield: Option<usize>,
+    /// The TSO-witness restriction of the hb-cycle query (one attacker,
+    /// thesis 003 §6.1; [`tso_witness`]), once
+    /// [`Encoder::enable_tso_witness`] built it.
+    pub tso_witness: Option<TsoWitness>,
+    final_mem: HashMap<i64, Bv>,
+    /// Statistics.
+    pub stats: Stats,
+    /// Axioms encoded eagerly (the rest are checked lazily).
+    pub eager: Vec<String>,
+    /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
+    pub pgas: Option<pgas::PgasEnc>,
+    /// Resource limits of the encoding (`None`: unchecked).
+    pub limit: Option<Deadline>,
+    /// The limit that stopped the encoding, if any (then it is incomplete
+    /// and [`Encoder::solve`] answers with this error).
+    pub aborted: Option<Error>,
+    /// Another solver that answers [`Encoder::solve`] instead of the lazy
+    /// loop (the CDCL(T) backend, `bounded::cdclt`).
+    pub external: Option<Box<dyn ExternalSolve + 'a>>,
+}
+
+/// A solver that answers [`Encoder::solve`] for an encoding recorded with
+/// [`Cnf::recording`]: on `Ok(true)` it has installed its model with
+/// [`Cnf::set_model`], so that extraction and values read it as usual.
+pub trait ExternalSolve {
+    /// Is there a model-consistent candidate under `assumptions`?
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    fn solve(
+        &mut self,
+        enc: &mut Encoder<'_>,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error>;
+
+    /// Is there an assignment of the encoding's clauses alone (the model's
+    /// axioms not checked) under `assumptions`? On `Ok(true)` the
+    /// assignment is installed as in [`ExternalSolve::solve`]. Clauses the
+    /// solver learns are consequences of the encoding and stay.
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    fn solve_boolean(
+        &mut self,
+        enc: &mut Encoder<'_>,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error>;
+}
+
+/// Violations learned per axiom from one inconsistent candidate (cycles
+/// found one after another, each with its last edge removed). 64 instead
+/// of 4 halves the refinements and cuts the CPU time by 10–70% on the
+/// safe Nidhugg rows (`stack_safe` tso 6.9 → 3.7 s, `lamport` sc 1.2 →
+/// 0.6 s); 256 gains nothing more (docs/performance.md).
+const LEMMAS_PER_AXIOM: usize = 64;
+
+/// The most co triangles encoded eagerly
+/// ([`Encoder::encode_co_transitivity`]): two clauses each, plus the co
+/// gates of their pairs.
+const CO_TRIANGLES: usize = 20_000;
+
+const G_EQADDR: u8 = 0;
+const G_CO: u8 = 1;
+const G_FR: u8 = 2;
+const G_PO: u8 = 3;
+const G_LOC: u8 = 4;
+const G_UNIV: u8 = 5;
+const G_HB: u8 = 6;
+
+/// The index of a dependency-like base relation in `Encoder::deps`:
+/// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6
+/// (the unrolling's lists).
+pub(super) fn dep_kind(r: BaseRel) -> u8 {
+    match r {
+        BaseRel::Addr => 0,
+        BaseRel::Data => 1,
+        BaseRel::Ctrl => 2,
+        BaseRel::Rmw => 3,
+        BaseRel::PickAddr => 4,
+        BaseRel::PickData => 5,
+        BaseRel::PickCtrl => 6,
+        _ => unreachable!("{} is not a dependency relation", r.name()),
+    }
+}
+
+pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
+    let (x, y) = (&un.events[a], &un.events[b]);
+    // PGAS popa/popb events are outside program order (thesis §8.2).
+    x.thread == y.thread && (x.step, x.slot) < (y.step, y.slot) && !x.pop && !y.pop
+}
+
+impl<'a> Encoder<'a> {
+    /// Unrolls and encodes the base constraints into `cnf`: events, rf,
+    /// co (with its transitivity), the dependency relations; no axiom of
+    /// the model (`Encoder::lazy_in` adds the clauses the model implies).
+    /// `limit` is checked at the growth points of the encoding.
+    pub(super) fn base_in(
+        mut cnf: Cnf,
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        limit: Option<Deadline>,
+    ) -> Encoder<'a> {
+        let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r));
+        let opts = UnrollOpts {
+            bound,
+            width,
+            deps,
+            limit,
+        };
+        let mut un = unroll(prog, &mut cnf, opts);
+        let aborted = un.aborted.take();
+        let analysis = Analysis::new(&un);
+        let mut enc = Encoder {
+            prog,
+            model,
+            cnf,
+            un,
+            analysis,
+            rf: HashMap::default(),
+            rf_by_read: None,
+            rf_init: Vec::new(),
+            co_var: HashMap::default(),
+            gates: HashMap::default(),
+            deps: HashMap::default(),
+            robust_act: None,
+            static_robust: None,
+            robust_succ: Vec::new(),
+            shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
+            escape_probe: std::env::var("BMC_ESCAPE_PROBE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(32),
+            escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
+            escape_yield: None,
+            tso_witness: None,
+            final_mem: HashMap::default(),
+            stats: Stats::default(),
+            eager: Vec::new(),
+            pgas: None,
+            limit,
+            aborted,
+            external: None,
+        };
+        if prog.nodes.is_some() {
+            enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
+        }
+        enc.encode_rf_co();
+        let dep_lists: [(u8, Vec<unroll::DepEdge>); 7] = [
+            (0, std::mem::take(&mut enc.un.addr_dep)),
+            (1, std::mem::take(&mut enc.un.data_dep)),
+            (2, std::mem::take(&mut enc.un.ctrl_dep)),
+            (3, std::mem::take(&mut enc.un.rmw)),
+            (4, std::mem::take(&mut enc.un.pick_addr_dep)),
+            (5, std::mem::take(&mut enc.un.pick_data_dep)),
+            (6, std::mem::take(&mut enc.un.pick_ctrl_dep)),
+        ];
+        for (k, list) in dep_lists {
+            let mut m: HashMap<(usize, usize), Vec<Lit>> = HashMap::default();
+            for (a, b, l) in &list {
+                m.entry((*a, *b)).or_default().push(*l);
+            }
+            for ((a, b), ls) in m {
+                let l = enc.cnf.or_all(&ls);
+                enc.deps.insert((k, a, b), l);
+            }
+            match k {
+                0 => enc.un.addr_dep = list,
+                1 => enc.un.data_dep = list,
+                2 => enc.un.ctrl_dep = list,
+                3 => enc.un.rmw = list,
+                4 => enc.un.pick_addr_dep = list,
+                5 => enc.un.pick_data_dep = list,
+                _ => enc.un.pick_ctrl_dep = list,
+            }
+        }
+        enc.stats.events = enc.un.events.len();
+        enc
+    }
+
+    /// Turns on the TSO-witness restriction of the hb-cycle query where
+    /// it applies ([`tso_witness::applies`]). Call it before anything
+    /// reads the set `A` (the eager axioms, cdclt's tables).
+    pub fn enable_tso_witness(&mut self) {
+        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog) {
+            self.tso_witness = Some(TsoWitness::build(&mut self.cnf, &self.un));
+        }
+    }
+
+    pub(super) fn eqaddr(&mut self, a: usize, b: usize) -> Lit {
+        let key = (G_EQADDR, a.min(b), a.max(b));
+        if let Some(l) = self.gates.get(&key) {
+            return *l;
+        }
+        let (x, y) = (
+            self.un.events[a].addr.clone(),
+            self.un.events[b].addr.clone(),
+        );
+        let l = self.cnf.bv_eq(&x, &y);
+        self.gates.insert(key, l);
+        l
+    }
+
+    /// True once a resource limit is reached (recorded in
+    /// [`Encoder::aborted`]).
+    pub(super) fn over_limit(&mut self) -> bool {
+        if self.aborted.is_none() {
+            if let Some(Err(e)) = self.limit.map(|d| d.check()) {
+                self.aborted = Some(e);
+            }
+        }
+        self.aborted.is_some()
+    }
+
+    fn encode_rf_co(&mut self) {
+        let n = self.un.events.len();
+        let w = self.un.width;
+        self.rf_init = vec![None; n];
+        let reads: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_read).collect();
+        let writes: Vec<usize> = (0..n).filter(|&i| self.un.events[i].may_write).collect();
+        for &r in &reads {
+            if self.over_limit() {
+                return;
+            }
+            let mut srcs = Vec::new();
+            for &wr in &writes {
+                if !self.analysis.may_rf(wr, r) {
+                    continue;
+                }
+                let eq = self.eqaddr(wr, r);
+                if self.cnf.is_false(eq) {
+                    continue;
+                }
+                let l = self.cnf.fresh();
+                let (ew, er) = (self.un.events[wr].write, self.un.events[r].read);
+                self.cnf.implies(l, ew);
+                self.cnf.implies(l, er);
+                self.cnf.implies(l, eq);
+                let (vw, vr) = (
+                    self.un.events[wr].value.clone(),
+                    self.un.events[r].value.clone(),
+                );
+                for (x, y) in vw.iter().zip(&vr) {
+                    self.cnf.clause(&[!l, !*x, *y]);
+                    self.cnf.clause(&[!l, *x, !*y]);
+                }
+                self.rf.insert((wr, r), l);
+                srcs.push(l);
+            }
+            // Initial value: a function of the address.
+            let li = self.cnf.fresh();
+            let er = self.un.events[r].read;
+            self.cnf.implies(li, er);
+            let addr = self.un.events[r].addr.clone();
+            let vr = self.un.events[r].value.clone();
+            let mut known = Vec::new();
+            for (&a, &v) in &self.prog.init {
+                let mut ab = self.cnf.bv_const(a, w);
+                ab.push(self.cnf.ff());
+                let is_a = self.cnf.bv_eq(&addr, &ab);
+                if self.cnf.is_false(is_a) {
+                    continue;
+                }
+                known.push(is_a);
+                let vb = self.cnf.bv_const(v, w);
+                let eqv = self.cnf.bv_eq(&vr, &vb);
+                let c = self.cnf.and(li, is_a);
+                self.cnf.implies(c, eqv);
+            }
+            let any_known = self.cnf.or_all(&known);
+            let zero = self.cnf.bv_const(0, w);
+            let eqz = self.cnf.bv_eq(&vr, &zero);
+            let c = self.cnf.and(li, !any_known);
+            self.cnf.implies(c, eqz);
+            self.rf_init[r] = Some(li);
+            srcs.push(li);
+            // Exactly one source for an executed read.
+            let mut cl = srcs.clone();
+            cl.push(!er);
+            self.cnf.clause(&cl);
+            self.cnf.at_most_one(&srcs);
+        }
+        for (i, &a) in writes.iter().enumerate() {
+            if self.over_limit() {
+                return;
+            }
+            for &b in &writes[i + 1..] {
+                if !self.analysis.may_alias(a, b) {
+                    continue;
+                }
+                let eq = self.eqaddr(a, b);
+                if self.cnf.is_false(eq) {
+                    continue;
+                }
+                let l = if same_po(&self.un, a, b) {
+                    self.cnf.tt()
+                } else if same_po(&self.un, b, a) {
+                    self.cnf.ff()
+                } else {
+                    self.cnf.fresh()
+                };
+                self.co_var.insert((a, b), l);
+            }
+        }
+        self.encode_co_transitivity();
+    }
+
+    /// co's transitivity, eagerly, when the may-co pairs form at most
+    /// [`CO_TRIANGLES`] triangles: for writes a < b < c pairwise in
+    /// [`Encoder::co_var`], the two clauses that forbid the 3-cycles
+    /// a → b → c → a and a → c → b → a of co. In a tournament (co orders
+    /// every two executed writes to one address) a cycle implies a
+    /// 3-cycle, so these clauses make every candidate's co a strict order
+    /// per address, which the lazy loop ([`Encoder::refute`]) otherwise
+    /// learns one cycle per refinement (`pgsql.c` under sc: 806 of its
+    /// 1,082 refinements). Over the limit co cycles stay lazy.
+    fn encode_co_transitivity(&mut self) {
+        let mut adj: HashMap<usize, Vec<usize>> = HashMap::default();
+        for &(a, b) in self.co_var.keys() {
+            adj.entry(a).or_default().push(b);
+        }
+        let mut firsts: Vec<usize> = adj.keys().copied().collect();
+        firsts.sort_unstable();
+        let mut triangles = Vec::new();
+        for a in firsts {
+            let mut bs = adj[&a].clone();
+            bs.sort_unstable();
+            for (i, &b) in bs.iter().enumerate() {
+                for &c in &bs[i + 1..] {
+                    if self.co_var.contains_key(&(b, c)) {
+                        if triangles.len() >= CO_TRIANGLES {
+                            return;
+                        }
+                        triangles.push((a, b, c));
+                    }
+                }
+            }
+        }
+        for (a, b, c) in triangles {
+            let (ab, bc, ac) = (
+                self.co_var[&(a, b)],
+                self.co_var[&(b, c)],
+                self.co_var[&(a, c)],
+            );
+            // Three orientations fixed by po are consistent already.
+            if self.cnf.is_const(ab) && self.cnf.is_const(bc) && self.cnf.is_const(ac) {
+                continue;
+            }
+            for (x, y, z) in [(a, b, c), (a, c, b)] {
+                let cyc = [self.co_lit(x, y), self.co_lit(y, z), self.co_lit(z, x)];
+                if let [Some(p), Some(q), Some(r)] = cyc {
+                    self.cnf.clause(&[!p, !q, !r]);
+                }
+            }
+        }
+    }
+
+    /// The raw co orientation literal of two writes: "`a` before `b` if
+    /// both are writes to one address" ([`Encoder::co_var`] read in the
+    /// direction asked); `None` when the two can never be co-related (or
+    /// `a == b`). [`Encoder::co_lit`] adds "both are writes to one
+    /// address".
+    pub(super) fn co_order(&self, a: usize, b: usize) -> Option<Lit> {
+        let v = *self.co_var.get(&(a.min(b), a.max(b)))?;
+        Some(if a < b { v } else { !v })
+    }
+
+    /// `co(a, b)` literal (None when a and b can never be co-related).
+    pub fn co_lit(&mut self, a: usize, b: usize) -> Option<Lit> {
+        let o = self.co_order(a, b)?;
+        let key = (G_CO, a, b);
+        if let Some(l) = self.gates.get(&key) {
+            return Some(*l);
+        }
+        let (wa, wb) = (self.un.events[a].write, self.un.events[b].write);
+        let eq = self.eqaddr(a, b);
+        let l = self.cnf.and_all(&[o, wa, wb, eq]);
+        self.gates.insert(key, l);
+        Some(l)
+    }
+
+    /// `fr(r, w)` literal.
+    pub fn fr_lit(&mut self, r: usize, w: usize) -> Option<Lit> {
+        if !self.analysis.may_fr(r, w) {
+            return None;
+        }
+        let key = (G_FR, r, w);
+        if let Some(l) = self.gates.get(&key) {
+            return Some(*l);
+        }
+        let mut terms = Vec::new();
+        let srcs = self.sources(r);
+        for (wp, l) in srcs {
+            if let Some(c) = self.co_lit(wp, w) {
+                let t = self.cnf.and(l, c);
+                terms.push(t);
+            }
+        }
+        if let Some(li) = self.rf_init[r] {
+            let eq = self.eqaddr(r, w);
+            let ww = self.un.events[w].write;
+            let t = self.cnf.and_all(&[li, ww, eq]);
+            terms.push(t);
+        }
+        let l = self.cnf.or_all(&terms);
+        self.gates.insert(key, l);
+        if self.cnf.is_false(l) {
+            None
+        } else {
+            Some(l)
+        }
+    }
+
+    /// The literal of "a →hb b" (po, rf, co or fr between two executed
+    /// memory events), `None` when the pair can never be related.
+    pub(super) fn hb_lit(&mut self, a: usize, b: usize) -> Option<Lit> {
+        self.gate2(G_HB, a, b)
+    }
+
+    fn gate2(&mut self, kind: u8, a: usize, b: usize) -> Option<Lit> {
+        if let Some(l) = self.gates.get(&(kind, a, b)) {
+            return Some(*l);
+        }
+        let (ea, eb) = (&self.un.events[a], &self.un.events[b]);
+        let l = match kind {
+            G_PO => {
+                if !same_po(&self.un, a, b) {
+                    return None;
+                }
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and(x, y)
+            }
+            G_LOC => {
+                if !self.analysis.may_loc(a, b) {
+                    return None;
+                }
+                let (ra, wa, rb, wb) = (ea.read, ea.write, eb.read, eb.write);
+                let ma = self.cnf.or(ra, wa);
+                let mb = self.cnf.or(rb, wb);
+                let eq = self.eqaddr(a, b);
+                self.cnf.and_all(&[ma, mb, eq])
+            }
+            G_UNIV => {
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and(x, y)
+            }
+            G_HB => {
+                let po = self.gate2(G_PO, a, b);
+                let rf = self.rf.get(&(a, b)).copied();
+                let co = self.co_lit(a, b);
+                let fr = self.fr_lit(a, b);
+                let ls: Vec<Lit> = [po, rf, co, fr].into_iter().flatten().collect();
+                let any = self.cnf.or_all(&ls);
+                let (ma, mb) = (self.mem_lit(a), self.mem_lit(b));
+                self.cnf.and_all(&[any, ma, mb])
+            }
+            _ => unreachable!(),
+        };
+        self.gates.insert((kind, a, b), l);
+        Some(l)
+    }
+
+    fn mem_lit(&mut self, e: usize) -> Lit {
+        let (r, w) = (self.un.events[e].read, self.un.events[e].write);
+        self.cnf.or(r, w)
+    }
+
+    /// Literal for "event `e` is executed".
+    pub fn exec_lit(&self, e: usize) -> Lit {
+        self.un.events[e].exec
+    }
+
+    /// Literal for a base set membership (None = never).
+    pub fn set_lit(&mut self, s: BaseSet, e: usize) -> Option<Lit> {
+        let ev = &self.un.events[e];
+        Some(match s {
+            BaseSet::R => ev.read,
+            BaseSet::W => ev.write,
+            BaseSet::M => return Some(self.mem_lit(e)),
+            BaseSet::A => match &self.tso_witness {
+                Some(w) => w.a[e],
+                None => ev.atomic,
+            },
+            BaseSet::IW => return None,
+            // The unrolling tags fence and PGAS events with the set names.
+            BaseSet::F
+            | BaseSet::MFence
+            | BaseSet::Sync
+            | BaseSet::LwSync
+            | BaseSet::ISync
+            | BaseSet::Eieio
+            | BaseSet::Membar
+            | BaseSet::MembarLL
+            | BaseSet::MembarLS
+            | BaseSet::MembarSL
+            | BaseSet::MembarSS
+            | BaseSet::Issue
+            | BaseSet::PopA
+            | BaseSet::PopB
+            | BaseSet::Bar
+            | BaseSet::Dmb
+            | BaseSet::DmbLd
+            | BaseSet::DmbSt
+            | BaseSet::Isb
+            | BaseSet::FenceRR
+            | BaseSet::FenceRW
+            | BaseSet::FenceWR
+            | BaseSet::FenceWW
+            // Access annotations and exclusives are tagged the same way.
+            | BaseSet::Acq
+            | BaseSet::AcqPC
+            | BaseSet::Rel
+            | BaseSet::X
+            | BaseSet::NoRet
+            | BaseSet::IFetch => return pgas::set_of(ev, s),
+        })
+    }
+
+    /// Literal for a base relation pair (None = never).
+    pub fn rel_lit(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
+        match r {
+            BaseRel::Po => self.gate2(G_PO, a, b),
+            BaseRel::Rf => self.rf.get(&(a, b)).copied(),
+            BaseRel::Co => self.co_lit(a, b),
+            BaseRel::Fr => self.fr_lit(a, b),
+            BaseRel::Loc => self.gate2(G_LOC, a, b),
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
+                let same_thread = self.un.events[a].thread == self.un.events[b].thread;
+                if r.static_pair(a == b, same_thread) != Some(true) {
+                    None
+                } else if r == BaseRel::Id {
+                    Some(self.un.events[a].exec)
+                } else {
+                    // Both executed.
+                    self.gate2(G_UNIV, a, b)
+                }
+            }
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => self.pgas.as_ref()?.rel_lit(r, a, b),
+            BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl => self.deps.get(&(dep_kind(r), a, b)).copied(),
+        }
+    }
+
+    /// Value of a literal in the current model (None = constant false).
+    fn val(&self, l: Option<Lit>) -> bool {
+        l.is_some_and(|l| self.cnf.value(l))
+    }
+
+    /// Concrete addresses of the events in the current model: all W+1
+    /// bits (the lock flag included), so at W = 64 the lock cell and the
+    /// program address 2^63 stay distinct.
+    fn concrete_addrs(&self) -> Vec<i128> {
+        self.un
+            .events
+            .iter()
+            .map(|e| self.cnf.bv_value_wide(&e.addr))
+            .collect()
+    }
+
+    /// The final value of memory cell `addr` (the co-last write, else the
+    /// initial value), as a bit-vector.
+    pub fn final_mem(&mut self, addr: i64) -> Bv {
+        if let Some(v) = self.final_mem.get(&addr) {
+            return v.clone();
+        }
+        let w = self.un.width;
+        let mut ab = self.cnf.bv_const(addr, w);
+        ab.push(self.cnf.ff());
+        let writes: Vec<usize> = (0..self.un.events.len())
+            .filter(|&i| self.un.events[i].may_write)
+            .collect();
+        let mut hits = Vec::new();
+        let mut acc = self.cnf.bv_const(0, w);
+        for &wr in &writes {
+            let ad = self.un.events[wr].addr.clone();
+            let is_a = self.cnf.bv_eq(&ad, &ab);
+            if self.cnf.is_false(is_a) {
+                continue;
+            }
+            let mut later = Vec::new();
+            for &o in &writes {
+                if let Some(c) = self.co_lit(wr, o) {
+                    later.push(c);
+                }
+            }
+            let any_later = self.cnf.or_all(&later);
+            let ww = self.un.events[wr].write;
+            let hit = self.cnf.and_all(&[ww, is_a, !any_later]);
+            hits.push(hit);
+            let val = self.un.events[wr].value.clone();
+            for (k, bit) in val.iter().enumerate() {
+                let t = self.cnf.and(hit, *bit);
+                acc[k] = self.cnf.or(acc[k], t);
+            }
+        }
+        let any = self.cnf.or_all(&hits);
+        let init = self.cnf.bv_const(self.prog.init_value(addr), w);
+        let v = self.cnf.bv_ite(any, &acc, &init);
+        self.final_mem.insert(addr, v.clone());
+        v
+    }
+
+    /// Encodes a goal condition over the final state.
+    pub fn gexpr(&mut self, e: &GExpr) -> Bv {
+        let w = self.un.width;
+        match e {
+            crate::program::Expr::Const(c) => self.cnf.bv_const(*c, w),
+            crate::program::Expr::Var(GVar::Reg(t, r)) => {
+                self.un.threads[t.0 as usize].regs_end[r.0 as usize].clone()
+            }
+            crate::program::Expr::Var(GVar::Mem(a)) => self.final_mem(*a),
+            crate::program::Expr::Un(op, a) => {
+                let x = self.gexpr(a);
+                self.cnf.bv_unop(*op, &x)
+            }
+            crate::program::Expr::Bin(op, a, b) => {
+                let x = self.gexpr(a);
+                let y = self.gexpr(b);
+                self.cnf.bv_binop(*op, &x, &y)
+            }
+            crate::program::Expr::Rank | crate::program::Expr::Nodes => self.cnf.bv_const(0, w),
+        }
+    }
+
+    /// "Every thread has terminated" (at a state without outgoing instructions).
+    pub fn all_final(&mut self) -> Lit {
+        let mut per = Vec::new();
+        for (ti, t) in self.prog.threads.iter().enumerate() {
+            let out = t.outgoing();
+            let finals: Vec<crate::program::StateId> = (0..t.states.len() as u32)
+                .map(crate::program::StateId)
+                .filter(|q| out[q.0 as usize].is_empty())
+                .collect();
+            let ls: Vec<Lit> = finals
+                .into_iter()
+                .map(|q| self.un.threads[ti].end_lit(&mut self.cnf, q))
+                .collect();
+            let l = self.cnf.or_all(&ls);
+            per.push(l);
+        }
+        self.cnf.and_all(&per)
+    }
+
+    /// The literal of goal `g`: its control states and condition hold at
+    /// the end of the execution.
+    pub fn goal_lit(&mut self, g: usize) -> Lit {
+        let goal = self.prog.goals[g].clone();
+        let at = match &goal.at {
+            GoalAt::Final => self.all_final(),
+            GoalAt::States(v) => {
+                let mut ls = Vec::new();
+                for (t, q) in v {
+                    let l = self.un.threads[t.0 as usize].end_lit(&mut self.cnf, *q);
+                    ls.push(l);
+                }
+                self.cnf.and_all(&ls)
+            }
+        };
+        let c = match &goal.cond {
+            Some(e) => {
+                let v = self.gexpr(e);
+                self.cnf.bv_nonzero(&v)
+            }
+            None => self.cnf.tt(),
+        };
+        self.cnf.and(at, c)
+    }
+
+    /// Each read's rf sources (write, literal), built on first use.
+    pub(super) fn sources(&mut self, r: usize) -> Vec<(usize, Lit)> {
+        if self.rf_by_read.is_none() {
+            // Each read's sources, in the map's order (one pass, instead
+            // of a scan of every rf pair per read).
+            let mut by_read = vec![Vec::new(); self.un.events.len()];
+            for (&(wp, rr), &l) in &self.rf {
+                by_read[rr].push((wp, l));
+            }
+            self.rf_by_read = Some(by_read);
+        }
+        (self.rf_by_read.as_ref())
+            .map(|v| v[r].clone())
+            .unwrap_or_default()
+    }
+
+    /// The hb-cycle query's edge `a →hb b` in one direction only
+    /// (Plaisted–Greenbaum): literals whose disjunction, together with
+    /// "a and b are executed memory accesses", implies that
+    /// po ∪ rf ∪ co ∪ fr relates a to b — empty when po alone does (a
+    /// before b in one thread), `None` when the pair can never be related.
+    /// The cycle's successor literals are the only users and need only
+    /// "successor ⇒ edge", so fr gets no gate per pair: its literal `f`
+    /// gets `f ⇒ R(a) ∧ W(b) ∧ loc(a, b)` and, per rf source `w'` of `a`,
+    /// `f ∧ rf(w', a) ⇒ co(w', b)` on the raw co orientation (the same
+    /// address follows from the rf and loc literals), instead of the
+    /// equivalence `fr ⇔ ∨ rf(w', a) ∧ co(w', b)` with an and-gate per
+    /// source ([`Encoder::fr_lit`], which the model's relations keep).
+    fn cycle_edge(&mut self, a: usize, b: usize) -> Option<Vec<Lit>> {
+        if same_po(&self.un, a, b) {
+            return Some(Vec::new());
+        }
+        let mut opts = Vec::new();
+        if let Some(&l) = self.rf.get(&(a, b)) {
+            opts.push(l);
+        }
+        if let Some(l) = self.co_lit(a, b) {
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        }
+        if let Some(&l) = self.gates.get(&(G_FR, a, b)) {
+            // The model's fr literal exists already (e.g. cdclt's tables):
+            // reuse it.
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        } else if self.analysis.may_fr(a, b)
+            && self.un.events[a].may_read
+            && self.un.events[b].may_write
+        {
+            let eq = self.eqaddr(a, b);
+            if !self.cnf.is_false(eq) {
+                let f = self.cnf.fresh();
+                let (ra, wb) = (self.un.events[a].read, self.un.events[b].write);
+                self.cnf.implies(f, ra);
+                self.cnf.implies(f, wb);
+                self.cnf.implies(f, eq);
+                for (wp, l) in self.sources(a) {
+                    match self.co_order(wp, b) {
+                        Some(o) => self.cnf.clause(&[!f, !l, o]),
+                        None => self.cnf.clause(&[!f, !l]),
+                    }
+                }
+                opts.push(f);
+            }
+        }
+        (!opts.is_empty()).then_some(opts)
+    }
+
+    /// Activation literal of the hb-cycle constraints (built on first use):
+    /// a nonempty set of memory events each with an hb-successor in the set.
+    pub fn robust_act(&mut self) -> Lit {
+        if let Some(a) = self.robust_act {
+            return a;
+        }
+        if self.pgas.is_some() {
+            let act = pgas::robust_act(self);
+            self.robust_act = Some(act);
+            return act;
+        }
+        let act = self.cnf.fresh();
+        if let Some(w) = &self.tso_witness {
+            w.restrict(&mut self.cnf, act);
+        }
+        // Only events on a cycle of the may-graph of hb, and only edges
+        // inside one of its components (static relation analysis).
+        let comp = self.analysis.hb_components();
+        let mem: Vec<usize> = (0..self.un.events.len())
+            .filter(|&i| comp[i].is_some())
+            .collect();
+        let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
+        // An event in the set is a memory access (hb relates those only).
+        for &e in &mem {
+            let (r, w) = (self.un.events[e].read, self.un.events[e].write);
+            self.cnf.clause(&[!ins[&e], r, w]);
+        }
+        let all: Vec<Lit> = mem.iter().map(|e| ins[e]).collect();
+        let mut c = all.clone();
+        c.push(!act);
+        self.cnf.clause(&c);
+        // A shortest hb cycle has at most two events per thread
+        // (Shasha–Snir's critical cycles): two events a, b of one thread
+        // that are not adjacent on a cycle split it into a → P1 → b → P2
+        // → a, and po(a, b) (or po(b, a)) closes the shorter cycle
+        // a → b → P2 → a (or b → a → P1 → b); hb contains po between
+        // memory events. Restricting the set to such cycles keeps the
+        // query's answer and removes most of its candidates.
+        let mut per_thread: HashMap<u32, Vec<Lit>> = HashMap::default();
+        for &e in &mem {
+            per_thread
+                .entry(self.un.events[e].thread.0)
+                .or_default()
+                .push(ins[&e]);
+        }
+        let mut threads: Vec<u32> = per_thread.keys().copied().collect();
+        threads.sort_unstable();
+        for t in threads.into_iter().filter(|_| self.shortest_cycles) {
+            self.cnf.at_most_two(&per_thread[&t]);
+        }
+        let mut preds: HashMap<usize, Vec<Lit>> = HashMap::default();
+        for &a in &mem {
+            if self.over_limit() {
+                break;
+            }
+            let mut succ = vec![!ins[&a]];
+            for &b in &mem {
+                if a == b || comp[a] != comp[b] {
+                    continue;
+                }
+                let Some(hb) = self.cycle_edge(a, b) else {
+                    continue;
+                };
+                let s = self.cnf.fresh();
+                if !hb.is_empty() {
+                    let mut c = hb;
+                    c.push(!s);
+                    self.cnf.clause(&c);
+                }
+                self.cnf.implies(s, ins[&a]);
+                self.cnf.implies(s, ins[&b]);
+                succ.push(s);
+                preds.entry(b).or_default().push(s);
+                self.robust_succ.push((a, b, s));
+            }
+            self.cnf.clause(&succ);
+        }
+        for &b in &mem {
+            let mut c = preds.remove(&b).unwrap_or_default();
+            c.push(!ins[&b]);
+            self.cnf.clause(&c);
+        }
+        self.robust_act = Some(act);
+        act
+    }
+
+    /// Is there a model-consistent candidate under `assumptions`?
+    /// Refines lazily; on `true` the solver's model is that candidate
+    /// (read it with [`extract::extract`]).
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn solve(&mut self, assumptions: &[Lit], deadline: Deadline) -> Result<bool, Error> {
+        if let Some(e) = &self.aborted {
+            return Err(e.clone());
+        }
+        if let Some(mut x) = self.external.take() {
+            let r = x.solve(self, assumptions, deadline);
+            self.external = Some(x);
+            return r;
+        }
+        // An encoding recorded for the enumeration engine: varisat takes
+        // over (no-op otherwise).
+        self.cnf.stop_recording();
+        loop {
+            deadline.check()?;
+            self.stats.solves += 1;
+            let t0 = Instant::now();
+            let sat = (self.cnf)
+                .solve_until(assumptions, deadline.0)
+                .map_err(Error::Unknown)?;
+            self.stats.solve_time += t0.elapsed().as_secs_f64();
+            if !sat {
+                let (v, c) = self.cnf.stats();
+                self.stats.vars = v;
+                self.stats.clauses = c;
+                return Ok(false);
+            }
+            let t1 = Instant::now();
+            let refuted = self.refute();
+            self.stats.check_time += t1.elapsed().as_secs_f64();
+            match refuted {
+                Some(clauses) => {
+                    self.stats.refinements += 1;
+                    for c in clauses {
+                        self.cnf.clause(&c);
+                    }
+                }
+                None => {
+                    let (v, c) = self.cnf.stats();
+                    self.stats.vars = v;
+                    self.stats.clauses = c;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    /// Does an assignment of the encoding's clauses alone satisfy
+    /// `assumptions`, the model's axioms not checked (a candidate
+    /// execution, consistent or not)? `Ok(false)` means that no execution
+    /// at all, consistent or not, satisfies them. On `true` the values are
+    /// read with [`Cnf::value`].
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn solve_boolean(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<bool, Error> {
+        if let Some(e) = &self.aborted {
+            return Err(e.clone());
+        }
+        deadline.check()?;
+        if let Some(mut x) = self.external.take() {
+            let r = x.solve_boolean(self, assumptions, deadline);
+            self.external = Some(x);
+            return r;
+        }
+        self.cnf.stop_recording();
+        (self.cnf)
+            .solve_until(assumptions, deadline.0)
+            .map_err(Error::Unknown)
+    }
+
+    /// [`Encoder::solve`], returning the execution found. Ok(None) = none
+    /// exists (within the bound).
+    ///
+    /// Errors: [`Error::Unknown`] when the deadline passes.
+    pub fn find(
+        &mut self,
+        assumptions: &[Lit],
+        deadline: Deadline,
+    ) -> Result<Option<Execution>, Error> {
+        Ok(self
+            .solve(assumptions, deadline)?
+            .then(|| extract::extract(self)))
+    }
+
+    /// Assumption literals that make thread `t` execute exactly the
+    /// instructions `paths[t]` (indices into its `instrs`, one per step)
+    /// and then stop; threads beyond `paths.len()` are free. Values, rf
+    /// and co stay free. Used by [`Encoder::pin`] and by the `robust`
+    /// query along another engine's witness (`queries::robust_along`).
+    ///
+    /// Errors: a path longer than the unrolling (the bound), an
+    /// instruction that is not a candidate at its step.
+    pub fn follow(&mut self, paths: &[Vec<usize>]) -> Result<Vec<Lit>, String> {
+        if paths.len() > self.un.threads.len() {
+            return Err(format!(
+                "{} paths for {} threads",
+                paths.len(),
+                self.un.threads.len()
+            ));
+        }
+        let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
+        let mut lits = Vec::new();
+        for (t, path) in paths.iter().enumerate() {
+            let tu = &self.un.threads[t];
+            if path.len() > tu.sel.len() {
+                return Err(format!(
+                    "thread {}: a path of {} steps, but the unrolling (bound {}) has {}",
+                    tname(t),
+                    path.len(),
+                    self.un.bound,
+                    tu.sel.len()
+                ));
+            }
+            for (s, &i) in path.iter().enumerate() {
+                match tu.sel[s].iter().find(|c| c.0 == i) {
+                    Some(&(_, l)) => lits.push(l),
+                    None => {
+                        return Err(format!(
+                            "thread {}: instruction {i} is not a candidate at step {s}",
+                            tname(t)
+                        ))
+                    }
+                }
+            }
+            if let Some(&l) = tu.exec.get(path.len()) {
+                lits.push(!l);
+            }
+        }
+        Ok(lits)
+    }
+
+    /// Assumption literals that force the solver's candidate to be exactly
+    /// the execution `x` (witness replay: `x` may come from another
+    /// backend, e.g. the z3 encoding, with its own event ids).
+    ///
+    /// Contract:
+    /// * Events are matched by their backend-independent name (`thread`,
+    ///   `step`, `ord`), never by `id`: the event of `x` named (t, s, o) is
+    ///   the `o`-th event that instruction `x.path[t][s]` produces at step
+    ///   `s` of thread `t` (its non-pop events in slot order, then its PGAS
+    ///   pops, as [`extract::extract`] numbers them). `x`'s ids are only
+    ///   used to resolve `rf`, `rf_init` and `co`.
+    /// * Thread `t` executes exactly `x.path[t]` (the sel literal of each
+    ///   step, and no step after the path).
+    /// * Each event of `x` is executed with the same kind (`R`, `W` or the
+    ///   fence/PGAS set named by `kind`), and for reads and writes the same
+    ///   address (the lock cell when `lock`) and value; an `ISSUE` event
+    ///   keeps its value (the queue). Other fences' values and addresses
+    ///   are not compared.
+    /// * An event the path's instruction produces at that step but absent
+    ///   from `x` is neither a read, a write nor a fence (a failing
+    ///   store-conditional).
+    /// * Every rf edge and initial read of `x` holds; every read of `x` has
+    ///   one of the two; for consecutive writes `a`, `b` of each chain of
+    ///   `x.co`, `co(a, b)` holds.
+    ///
+    /// Registers, final states and labels are not compared (the path and
+    /// the events determine them). Then `find(&lits, _)` returns `Some`
+    /// iff `x` is an execution of the program consistent with the
+    /// encoder's model within its bound (and then the extraction is `x` up
+    /// to ids and labels).
+    ///
+    /// Errors (a reason, no panic) when `x` cannot be mapped onto this
+    /// unrolling: a different number of threads, `steps` disagreeing with
+    /// `path`, a path longer than the unrolling (the bound), an instruction
+    /// that is not a candidate at its step, an event at a step outside the
+    /// path or of another instruction, no event of that name, two events of
+    /// one name or id, an unknown fence kind, a read/write without address,
+    /// a value or address that does not fit the width, an rf/co edge
+    /// naming an unknown event or a pair that can never be rf/co related,
+    /// a read without source.
+    pub fn pin(&mut self, x: &Execution) -> Result<Vec<Lit>, String> {
+        let nt = self.un.threads.len();
+        if x.path.len() != nt {
+            return Err(format!(
+                "the execution has {} threads, the program {nt}",
+                x.path.len()
+            ));
+        }
+        let tname = |t: usize| self.prog.thread_name(ThreadId(t as u32)).to_string();
+        for (t, path) in x.path.iter().enumerate() {
+            if x.steps.get(t).is_some_and(|&n| n != path.len()) {
+                return Err(format!(
+                    "thread {}: {} steps but a path of {}",
+                    tname(t),
+                    x.steps[t],
+                    path.len()
+                ));
+            }
+        }
+        let mut lits = self.follow(&x.path)?;
+        // The events each path step's instruction produces, in `ord` order.
+        let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+        for (t, path) in x.path.iter().enumerate() {
+            for (s, &i) in path.iter().enumerate() {
+                let of_step: Vec<&unroll::Event> = self
+                    .un
+                    .events
+                    .iter()
+                    .filter(|e| {
+                        e.thread.0 as usize == t
+                            && e.step as usize == s
+                            && e.instrs.iter().any(|c| c.0 == i)
+                    })
+                    .collect();
+                let mut v: Vec<usize> = of_step.iter().filter(|e| !e.pop).map(|e| e.id).collect();
+                v.extend(of_step.iter().filter(|e| e.pop).map(|e| e.id));
+                produced.insert((t as u32, s as u32), v);
+            }
+        }
+        let w = self.un.width as usize;
+        let mut map: HashMap<usize, usize> = HashMap::default();
+        let mut used: crate::collections::HashSet<usize> = Default::default();
+        for e in &x.events {
+            let name = format!("t{}:{}:{} ({})", e.thread, e.step, e.ord, e.label);
+            let path = x
+                .path
+                .get(e.thread as usize)
+                .ok_or_else(|| format!("event {name}: no such thread"))?;
+            match path.get(e.step as usize) {
+                None => return Err(format!("event {name}: step outside the thread's path")),
+                Some(&i) if i != e.instr => {
+                    return Err(format!(
+                        "event {name}: instruction {} but the path executes {i}",
+                        e.instr
+                    ))
+                }
+                _ => {}
+            }
+            let sat = produced[&(e.thread, e.step)]
+                .get(e.ord as usize)
+                .copied()
+                .ok_or_else(|| format!("event {name}: the instruction produces no such event"))?;
+            if !used.insert(sat) {
+                return Err(format!("event {name}: named twice"));
+            }
+            if map.insert(e.id, sat).is_some() {
+                return Err(format!("event {name}: id {} used twice", e.id));
+            }
+            let ev = &self.un.events[sat];
+            lits.push(ev.exec);
+            match e.kind.as_str() {
+                "R" | "W" => {
+                    let (yes, no) = if e.kind == "R" {
+                        (ev.read, ev.write)
+                    } else {
+                        (ev.write, ev.read)
+                    };
+                    lits.push(yes);
+                    lits.push(!no);
+                    let low = &ev.addr[..w];
+                    let top = ev.addr[w];
+                    if e.lock {
+                        lits.push(top);
+                        lits.extend(bits_equal(low, 0).map_err(|m| format!("event {name}: {m}"))?);
+                    } else {
+                        let a = e
+                            .addr
+                            .ok_or_else(|| format!("event {name}: an access without address"))?;
+                        lits.push(!top);
+                        lits.extend(
+                            bits_equal(low, a).map_err(|m| format!("event {name}: address {m}"))?,
+                        );
+                    }
+                    lits.extend(
+                        bits_equal(&ev.value, e.value)
+                            .map_err(|m| format!("event {name}: value {m}"))?,
+                    );
+                }
+                f => {
+                    let l = ev
+                        .fences
+                        .iter()
+                        .find(|(n, _)| *n == f)
+                        .map(|x| x.1)
+                        .ok_or_else(|| format!("event {name}: cannot be a `{f}`"))?;
+                    lits.push(l);
+                    lits.push(!ev.read);
+                    lits.push(!ev.write);
+                    if f == "ISSUE" {
+                        lits.extend(
+                            bits_equal(&ev.value, e.value)
+                                .map_err(|m| format!("event {name}: value {m}"))?,
+                        );
+                    }
+                }
+            }
+        }
+        // Produced but absent: no access, no fence (a failing store-conditional).
+        for ids in produced.values() {
+            for &id in ids.iter().filter(|id| !used.contains(id)) {
+                let ev = &self.un.events[id];
+                lits.push(!ev.read);
+                lits.push(!ev.write);
+                lits.extend(ev.fences.iter().map(|f| !f.1));
+            }
+        }
+        let get = |id: usize, what: &str| {
+            map.get(&id)
+                .copied()
+                .ok_or_else(|| format!("{what} names event #{id}, not in the execution"))
+        };
+        let mut has_src: crate::collections::HashSet<usize> = Default::default();
+        for &(wr, r) in &x.rf {
+            let (a, b) = (get(wr, "an rf edge")?, get(r, "an rf edge")?);
+            let l =
+                self.rf.get(&(a, b)).copied().ok_or_else(|| {
+                    format!("rf #{wr} -> #{r}: these events can never be rf-related")
+                })?;
+            lits.push(l);
+            has_src.insert(r);
+        }
+        for &r in &x.rf_init {
+            let b = get(r, "rf_init")?;
+            let l = self.rf_init[b]
+                .ok_or_else(|| format!("rf_init #{r}: this event can never be a read"))?;
+            lits.push(l);
+            has_src.insert(r);
+        }
+        if let Some(e) = x
+            .events
+            .iter()
+            .find(|e| e.kind == "R" && !has_src.contains(&e.id))
+        {
+            return Err(format!("read #{} ({}) has no rf source", e.id, e.label));
+        }
+        for chain in &x.co {
+            for pair in chain.windows(2) {
+                let (a, b) = (get(pair[0], "co")?, get(pair[1], "co")?);
+                let l = self.co_lit(a, b).ok_or_else(|| {
+                    format!(
+                        "co #{} -> #{}: these events can never be co-related",
+                        pair[0], pair[1]
+                    )
+                })?;
+                lits.push(l);
+            }
+        }
+        Ok(lits)
+    }
+
+    /// Checks the current candidate: co must be acyclic, then the model's
+    /// axioms. Returns blocking clauses (several lemmas per axiom) if the candidate is inconsistent.
+    pub(super) fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
+        let addrs = self.concrete_addrs();
+        let model = self.model;
+        let mut base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::default(),
+        };
+        // co must be a strict order per location (tournament without cycles).
+        let co = base.rel(BaseRel::Co);
+        if let Some(cyc) = co.find_cycle() {
+            let mut facts = Vec::new();
+            for i in 0..cyc.len() {
+                let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
+                if let Some(l) = base.rel_fact(BaseRel::Co, a, b) {
+                    facts.push(l);
+                }
+            }
+            return Some(vec![facts.into_iter().map(|l| !l).collect()]);
+        }
+        let mut ev = Evaluator::new(model, base);
+        let lemmas: Vec<Vec<Lit>> = ev
+            .check_all(LEMMAS_PER_AXIOM)
+            .into_iter()
+            .map(|v| v.facts.into_iter().map(|l| !l).collect())
+            .collect();
+        if lemmas.is_empty() {
+            None
+        } else {
+            Some(lemmas)
+        }
+    }
+
+    /// Concrete base relation of the current model's candidate (for
+    /// witnesses).
+    pub fn concrete_rel(&mut self, r: BaseRel) -> Mat {
+        let addrs = self.concrete_addrs();
+        let mut base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::default(),
+        };
+        base.rel(r)
+    }
+
+    /// True when some thread's paths were cut by the bound.
+    pub fn truncated(&self) -> Vec<ThreadId> {
+        self.un
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.truncated)
+            .map(|(i, _)| ThreadId(i as u32))
+            .collect()
+    }
+}
+
+/// The base relations of the solver's current candidate.
+struct CandBase<'e, 'a> {
+    enc: &'e mut Encoder<'a>,
+    addrs: Vec<i128>,
+    cache: HashMap<BaseRel, Mat>,
+}
+
+impl Base for CandBase<'_, '_> {
+    type Fact = Lit;
+
+    fn n(&self) -> usize {
+        self.enc.un.events.len()
+    }
+
+    fn executed(&mut self) -> Bits {
+        let n = self.n();
+        let mut s = Bits::new(n);
+        for e in 0..n {
+            if self.enc.cnf.value(self.enc.exec_lit(e)) {
+                s.set(e);
+            }
+        }
+        s
+    }
+
+    fn set(&mut self, set: BaseSet) -> Bits {
+        let n = self.n();
+        let mut s = Bits::new(n);
+        for e in 0..n {
+            // M is a gate that may be built after the solve: read R and W.
+            let present = if set == BaseSet::M {
+                let ev = &self.enc.un.events[e];
+                self.enc.cnf.value(ev.read) || self.enc.cnf.value(ev.write)
+            } else {
+                let l = self.enc.set_lit(set, e);
+                self.enc.val(l)
+            };
+            if present {
+                s.set(e);
+            }
+        }
+        s
+    }
+
+    fn rel(&mut self, rel: BaseRel) -> Mat {
+        if let Some(m) = self.cache.get(&rel) {
+            return m.clone();
+        }
+        let n = self.n();
+        let rf_co = (rel == BaseRel::Fr).then(|| (self.rel(BaseRel::Rf), self.rel(BaseRel::Co)));
+        let enc = &*self.enc;
+        let ev = &enc.un.events;
+        let v = |l: Lit| enc.cnf.value(l);
+        let mut m = Mat::new(n);
+        let exec = |e: usize| v(ev[e].exec);
+        let isw = |e: usize| v(ev[e].write);
+        let isr = |e: usize| v(ev[e].read);
+        match rel {
+            BaseRel::Po => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if same_po(&enc.un, a, b) && exec(a) && exec(b) {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            BaseRel::Rf => {
+                for (&(w, r), &l) in &enc.rf {
+                    if v(l) {
+                        m.set(w, r);
+                    }
+                }
+            }
+            BaseRel::Co => {
+                for (&(a, b), &l) in &enc.co_var {
+                    if isw(a) && isw(b) && self.addrs[a] == self.addrs[b] {
+                        if v(l) {
+                            m.set(a, b);
+                        } else {
+                            m.set(b, a);
+                        }
+                    }
+                }
+            }
+            BaseRel::Fr => {
+                let (rf, co) = rf_co.expect("computed for fr");
+                for r in (0..n).filter(|&r| isr(r)) {
+                    let src = (0..n).find(|&w| rf.get(w, r));
+                    for w in 0..n {
+                        let hit = match src {
+                            Some(s) => co.get(s, w),
+                            None => isw(w) && self.addrs[w] == self.addrs[r],
+                        };
+                        if hit {
+                            m.set(r, w);
+                        }
+                    }
+                }
+            }
+            BaseRel::Loc => {
+                for a in 0..n {
+                    for b in 0..n {
+                        if self.addrs[a] == self.addrs[b]
+                            && (isr(a) || isw(a))
+                            && (isr(b) || isw(b))
+                        {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
+                for a in 0..n {
+                    for b in 0..n {
+                        let ok = rel.static_pair(a == b, ev[a].thread == ev[b].thread);
+                        if ok == Some(true) && exec(a) && exec(b) {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+            BaseRel::Addr
+            | BaseRel::Data
+            | BaseRel::Ctrl
+            | BaseRel::Rmw
+            | BaseRel::PickAddr
+            | BaseRel::PickData
+            | BaseRel::PickCtrl => {
+                let k = dep_kind(rel);
+                for (&(kk, a, b), &l) in &enc.deps {
+                    if kk == k && v(l) {
+                        m.set(a, b);
+                    }
+                }
+            }
+            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
+                if let Some(pe) = &enc.pgas {
+                    for (a, b) in pe.pairs(rel) {
+                        if pe.rel_lit(rel, a, b).is_some_and(v) {
+                            m.set(a, b);
+                        }
+                    }
+                }
+            }
+        }
+        // Only fr reads other base relations (rf, co) back.
+        if matches!(rel, BaseRel::Rf | BaseRel::Co) {
+            self.cache.insert(rel, m.clone());
+        }
+        m
+    }
+
+    fn exec_fact(&mut self, e: usize) -> Option<Lit> {
+        Some(self.enc.exec_lit(e))
+    }
+
+    fn set_fact(&mut self, s: BaseSet, e: usize) -> Option<Lit> {
+        self.enc.set_lit(s, e)
+    }
+
+    fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
+        self.enc.rel_lit(r, a, b)
+    }
+}

@@ -1,0 +1,394 @@
+//! Dataflow: registers as bit-vectors per step (SSA). Each candidate
+//! instruction of a step runs its micro-ops symbolically on the registers
+//! before the step, which yields its slot contributions (addresses,
+//! values), its register writes and their taint; the registers after the
+//! step are the selected candidate's (a multiplexer over the sel
+//! literals).
+
+use super::deps::{as_pick, union_taint, AccessTaint, Taint, Via};
+use super::events::{address, push_slot, SlotContrib, SlotKind, SlotLayout};
+use super::micro::{vars_of, AddrSrc, Micro, ThreadCode};
+use super::UnrollOpts;
+use crate::engines::bounded::varisat::bv::Bv;
+use crate::engines::bounded::varisat::cnf::Cnf;
+use crate::program::{Expr, LExpr, RegId, Thread};
+use std::collections::BTreeSet;
+use varisat::Lit;
+
+/// Symbolic evaluation over a [`Cnf`] at width `w`.
+struct Ctx<'a> {
+    cnf: &'a mut Cnf,
+    w: u32,
+}
+
+impl Ctx<'_> {
+    fn eval(&mut self, e: &LExpr, regs: &[Bv]) -> Bv {
+        match e {
+            Expr::Const(c) => self.cnf.bv_const(*c, self.w),
+            Expr::Var(r) => regs[r.0 as usize].clone(),
+            Expr::Un(op, a) => {
+                let x = self.eval(a, regs);
+                self.cnf.bv_unop(*op, &x)
+            }
+            Expr::Bin(op, a, b) => {
+                let x = self.eval(a, regs);
+                let y = self.eval(b, regs);
+                self.cnf.bv_binop(*op, &x, &y)
+            }
+            // SPMD pseudo-variables are substituted before unrolling.
+            Expr::Rank | Expr::Nodes => self.cnf.bv_const(0, self.w),
+        }
+    }
+
+    /// Address bit-vector (W+1 bits) of an address source.
+    fn addr(&mut self, a: &AddrSrc, regs: &[Bv]) -> Bv {
+        match a {
+            AddrSrc::Expr(e) => {
+                let v = self.eval(e, regs);
+                address(self.cnf, v, false)
+            }
+            AddrSrc::Lock => address(self.cnf, self.cnf.bv_const(0, self.w), true),
+        }
+    }
+}
+
+/// The registers of `th` before its first step: their initial values.
+pub(super) fn initial_regs(cnf: &Cnf, th: &Thread, w: u32) -> Vec<Bv> {
+    th.reg_init.iter().map(|v| cnf.bv_const(*v, w)).collect()
+}
+
+/// What the candidates of one step do: output of [`execute_step`].
+pub(super) struct StepRun {
+    /// Per slot: the contributions of the candidates with an event there.
+    pub(super) slots: Vec<Vec<SlotContrib>>,
+    /// Per slot and contribution (as `slots`): the taint of its operands.
+    pub(super) taints: Vec<Vec<AccessTaint>>,
+    /// Per register: (sel, value after the step) of each candidate that
+    /// writes it.
+    pub(super) new_regs: Vec<Vec<(Lit, Bv)>>,
+    /// Per register: (sel, taint after the step) of each candidate that
+    /// writes it (only with dependencies).
+    pub(super) new_taint: Vec<Vec<(Lit, Taint)>>,
+    /// (sel, taint of the condition) of each assume (only with
+    /// dependencies).
+    pub(super) assume_taint: Vec<(Lit, Taint)>,
+    /// The reservations taken by load-reserves: (read event id, sel).
+    pub(super) reserved: Vec<(usize, Lit)>,
+}
+
+/// Execution phase of a step: runs the micro-ops (`code`) of each
+/// candidate of `sels` in order on the registers `regs` and their taint
+/// `taint` before the step, in the slots of `layout`. Adds each assume's
+/// constraint (sel → condition ≠ 0) and each expected load value
+/// (`lock` reads 0) to the CNF; returns the slot contributions and the
+/// register writes (see [`StepRun`]).
+pub(super) fn execute_step(
+    cnf: &mut Cnf,
+    code: &ThreadCode,
+    sels: &[(usize, Lit)],
+    layout: &SlotLayout,
+    regs: &[Bv],
+    taint: &[Taint],
+    opts: UnrollOpts,
+) -> StepRun {
+    let mut ctx = Ctx { cnf, w: opts.width };
+    let mut run = StepRun {
+        slots: Vec::new(),
+        taints: Vec::new(),
+        new_regs: vec![Vec::new(); taint.len()],
+        new_taint: vec![Vec::new(); taint.len()],
+        assume_taint: Vec::new(),
+        reserved: Vec::new(),
+    };
+    for &(instr, sel) in sels {
+        let mut c = Candidate {
+            instr,
+            sel,
+            atomic: code.atomic[instr],
+            regs: regs.to_vec(),
+            taint: taint.to_vec(),
+            written: BTreeSet::new(),
+            slot: 0,
+            popa_val: None,
+        };
+        for m in &code.micro[instr] {
+            c.exec(&mut ctx, m, layout, opts.deps, &mut run);
+        }
+        for r in c.written {
+            run.new_regs[r.0 as usize].push((sel, c.regs[r.0 as usize].clone()));
+            if opts.deps {
+                run.new_taint[r.0 as usize].push((sel, c.taint[r.0 as usize].clone()));
+            }
+        }
+    }
+    run
+}
+
+/// One candidate instruction while its micro-ops run.
+struct Candidate {
+    /// Index in `Thread::instrs`.
+    instr: usize,
+    /// Its sel literal.
+    sel: Lit,
+    /// It is locked/atomic.
+    atomic: bool,
+    /// The registers after the micro-ops so far.
+    regs: Vec<Bv>,
+    /// Their taint.
+    taint: Vec<Taint>,
+    /// The registers written so far.
+    written: BTreeSet<RegId>,
+    /// The next ordinary slot.
+    slot: usize,
+    /// The value read by its `popa`.
+    popa_val: Option<Bv>,
+}
+
+impl Candidate {
+    /// A contribution of this candidate without address or value.
+    fn contrib(&self, kind: SlotKind) -> SlotContrib {
+        SlotContrib::new(self.sel, self.instr, kind, self.atomic)
+    }
+
+    /// Puts `c` (operand taint `t`) in the next ordinary slot.
+    fn push(&mut self, run: &mut StepRun, c: SlotContrib, t: AccessTaint) {
+        push_at(run, self.slot, c, t);
+        self.slot += 1;
+    }
+
+    /// The taint of an operand computed from `regs` (empty without
+    /// dependencies).
+    fn taint_of(&self, cnf: &mut Cnf, deps: bool, regs: &BTreeSet<RegId>) -> Taint {
+        if deps {
+            union_taint(cnf, &self.taint, regs)
+        } else {
+            Taint::new()
+        }
+    }
+
+    /// Runs micro-op `m`.
+    fn exec(
+        &mut self,
+        ctx: &mut Ctx,
+        m: &Micro,
+        layout: &SlotLayout,
+        deps: bool,
+        run: &mut StepRun,
+    ) {
+        match m {
+            Micro::Issue(q) => {
+                let v = ctx.eval(q, &self.regs);
+                let c = SlotContrib {
+                    value: Some(v),
+                    ..self.contrib(SlotKind::Issue)
+                };
+                self.push(run, c, AccessTaint::default());
+            }
+            Micro::Barrier => {
+                self.push(run, self.contrib(SlotKind::Barrier), AccessTaint::default())
+            }
+            Micro::PopA(e) => self.pop(ctx, e, false, layout, deps, run),
+            Micro::PopB(e) => self.pop(ctx, e, true, layout, deps, run),
+            Micro::Assign { reg, value, pick } => {
+                let v = ctx.eval(value, &self.regs);
+                if deps {
+                    let t = union_taint(ctx.cnf, &self.taint, &vars_of(value));
+                    self.taint[reg.0 as usize] = if *pick { as_pick(ctx.cnf, t) } else { t };
+                }
+                self.regs[reg.0 as usize] = v;
+                self.written.insert(*reg);
+            }
+            Micro::Assume(e) => {
+                let v = ctx.eval(e, &self.regs);
+                let nz = ctx.cnf.bv_nonzero(&v);
+                ctx.cnf.implies(self.sel, nz);
+                if deps {
+                    let t = union_taint(ctx.cnf, &self.taint, &vars_of(e));
+                    run.assume_taint.push((self.sel, t));
+                }
+            }
+            Micro::Guard(e) => {
+                let v = ctx.eval(e, &self.regs);
+                let nz = ctx.cnf.bv_nonzero(&v);
+                ctx.cnf.implies(self.sel, nz);
+            }
+            Micro::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => {
+                let c = ctx.eval(cond, &self.regs);
+                let nz = ctx.cnf.bv_nonzero(&c);
+                let a = ctx.eval(then, &self.regs);
+                let b = ctx.eval(else_, &self.regs);
+                let v = ctx.cnf.bv_ite(nz, &a, &b);
+                if deps {
+                    // The condition's reads by pick paths, the selected
+                    // operand's as they are (Arm ARM B2.3.2).
+                    let tc = union_taint(ctx.cnf, &self.taint, &vars_of(cond));
+                    let tc = as_pick(ctx.cnf, tc);
+                    let ta = union_taint(ctx.cnf, &self.taint, &vars_of(then));
+                    let tb = union_taint(ctx.cnf, &self.taint, &vars_of(else_));
+                    let mut all: std::collections::BTreeMap<(usize, Via), Vec<Lit>> =
+                        std::collections::BTreeMap::new();
+                    for (s, l) in tc {
+                        all.entry(s).or_default().push(l);
+                    }
+                    for (s, l) in ta {
+                        let g = ctx.cnf.and(nz, l);
+                        all.entry(s).or_default().push(g);
+                    }
+                    for (s, l) in tb {
+                        let g = ctx.cnf.and(!nz, l);
+                        all.entry(s).or_default().push(g);
+                    }
+                    self.taint[reg.0 as usize] = all
+                        .into_iter()
+                        .map(|(s, ls)| (s, ctx.cnf.or_all(&ls)))
+                        .collect();
+                }
+                self.regs[reg.0 as usize] = v;
+                self.written.insert(*reg);
+            }
+            Micro::Fence(f) => self.push(
+                run,
+                self.contrib(SlotKind::Fence(*f)),
+                AccessTaint::default(),
+            ),
+            Micro::Load {
+                reg,
+                addr,
+                expect,
+                reserve,
+                ann,
+            } => {
+                let a = ctx.addr(addr, &self.regs);
+                let at = AccessTaint {
+                    addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
+                    value: Taint::new(),
+                };
+                let v = layout.read_vals[self.slot].clone();
+                if let Some(x) = expect {
+                    let c = ctx.cnf.bv_const(*x, ctx.w);
+                    let eq = ctx.cnf.bv_eq(&v, &c);
+                    ctx.cnf.implies(self.sel, eq);
+                }
+                let id = layout.base_id + self.slot;
+                if let Some(r) = reg {
+                    self.regs[r.0 as usize] = v.clone();
+                    self.written.insert(*r);
+                    if deps {
+                        let mut t = Taint::new();
+                        t.insert((id, Via::Data), ctx.cnf.tt());
+                        self.taint[r.0 as usize] = t;
+                    }
+                }
+                if *reserve {
+                    run.reserved.push((id, self.sel));
+                }
+                let c = SlotContrib {
+                    addr: Some(a),
+                    value: Some(v),
+                    ann: *ann,
+                    excl: *reserve,
+                    ..self.contrib(SlotKind::Read)
+                };
+                self.push(run, c, at);
+            }
+            Micro::Store {
+                addr,
+                value,
+                cond_flag,
+                ann,
+            } => {
+                let a = ctx.addr(addr, &self.regs);
+                let v = ctx.eval(value, &self.regs);
+                let at = AccessTaint {
+                    addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
+                    value: self.taint_of(ctx.cnf, deps, &vars_of(value)),
+                };
+                let kind = if let Some(f) = cond_flag {
+                    self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
+                    self.written.insert(*f);
+                    if deps {
+                        // Under `scdep` the flag depends on the write
+                        // (when it is performed), else on nothing.
+                        let mut t = Taint::new();
+                        if *ann & crate::program::Ann::SCDEP != 0 {
+                            t.insert((layout.base_id + self.slot, Via::Data), layout.sc_success);
+                        }
+                        self.taint[f.0 as usize] = t;
+                    }
+                    SlotKind::CondWrite
+                } else {
+                    SlotKind::Write
+                };
+                let c = SlotContrib {
+                    addr: Some(a),
+                    value: Some(v),
+                    ann: *ann,
+                    excl: cond_flag.is_some(),
+                    ..self.contrib(kind)
+                };
+                self.push(run, c, at);
+            }
+        }
+    }
+
+    /// A PGAS pop at global address `e`, in the step's first pop slot
+    /// (`popa`, which reads) or second (`popb`, which writes what the
+    /// `popa` read). Pops are outside the instruction's atomicity.
+    fn pop(
+        &mut self,
+        ctx: &mut Ctx,
+        e: &LExpr,
+        is_b: bool,
+        layout: &SlotLayout,
+        deps: bool,
+        run: &mut StepRun,
+    ) {
+        let ps = layout.pop_base + usize::from(is_b);
+        let a = ctx.addr(&AddrSrc::Expr(e.clone()), &self.regs);
+        let value = if is_b {
+            self.popa_val.clone()
+        } else {
+            self.popa_val = Some(layout.read_vals[ps].clone());
+            self.popa_val.clone()
+        };
+        let kind = if is_b { SlotKind::PopB } else { SlotKind::PopA };
+        let c = SlotContrib {
+            addr: Some(a),
+            value,
+            ..SlotContrib::new(self.sel, self.instr, kind, false)
+        };
+        let at = AccessTaint {
+            addr: self.taint_of(ctx.cnf, deps, &vars_of(e)),
+            value: Taint::new(),
+        };
+        push_at(run, ps, c, at);
+    }
+}
+
+/// Puts contribution `c` with operand taint `t` in slot `slot` of `run`.
+fn push_at(run: &mut StepRun, slot: usize, c: SlotContrib, t: AccessTaint) {
+    push_slot(&mut run.slots, slot, c);
+    while run.taints.len() <= slot {
+        run.taints.push(Vec::new());
+    }
+    run.taints[slot].push(t);
+}
+
+/// Register phase of a step: each register after the step is the value
+/// written by the selected candidate (`new_regs`, from [`execute_step`])
+/// if it writes the register, else its value before (`regs`, updated in
+/// place).
+pub(super) fn merge_registers(cnf: &mut Cnf, regs: &mut [Bv], new_regs: Vec<Vec<(Lit, Bv)>>) {
+    for (r, ups) in new_regs.into_iter().enumerate() {
+        let mut v = regs[r].clone();
+        for (s, nv) in ups {
+            v = cnf.bv_ite(s, &nv, &v);
+        }
+        regs[r] = v;
+    }
+}

@@ -1,0 +1,184 @@
+//! Dependencies (thesis §4.1 addrdep/datadep/ctrldep), by taint: a
+//! register is tainted by the reads whose value flowed into it through
+//! loads and assignments (per read, a literal: the value came from that
+//! read). `addr`/`data` go from the reads tainting the registers of an
+//! access's address/stored value to the access; `ctrl` from a read that
+//! tainted an executed `assume` (the ctrl prefix) to every later event.
+//!
+//! Two kinds of taint (Arm ARM B2.3.2): a value that came from a read
+//! through data flow only is tainted [`Via::Data`] (giving addr, data,
+//! ctrl); one whose path went through the condition of a select (Arm
+//! `CSEL`, a compare-and-swap's comparison) is tainted [`Via::Pick`]
+//! (giving pick-addr, pick-data, pick-ctrl). A register may carry both
+//! kinds for one read (two paths).
+//! Only with [`UnrollOpts::deps`](super::UnrollOpts::deps).
+
+use super::events::{SlotContrib, SlotKind};
+use super::{DepEdge, Event, Unrolled};
+use crate::engines::bounded::varisat::cnf::Cnf;
+use crate::program::RegId;
+use std::collections::{BTreeMap, BTreeSet};
+use varisat::Lit;
+
+/// How a value came from a read: by data flow only, or through a
+/// select's condition on the way (a "pick" path, Arm ARM B2.3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Via {
+    /// Register data flow only (addr, data, ctrl).
+    Data,
+    /// Through a select's condition (pick-addr, pick-data, pick-ctrl).
+    Pick,
+}
+
+/// The taint of a value: (read event id, path kind) → the literal under
+/// which the value came from that read that way.
+pub(super) type Taint = BTreeMap<(usize, Via), Lit>;
+
+/// `t` with every path made a pick path (the taint of a select's
+/// condition as seen by its result), literals of merged keys or-ed.
+pub(super) fn as_pick(cnf: &mut Cnf, t: Taint) -> Taint {
+    let mut out: BTreeMap<(usize, Via), Vec<Lit>> = BTreeMap::new();
+    for ((src, _), l) in t {
+        out.entry((src, Via::Pick)).or_default().push(l);
+    }
+    out.into_iter()
+        .map(|(s, ls)| (s, cnf.or_all(&ls)))
+        .collect()
+}
+
+/// The taint of a value computed from registers `regs`: the union of
+/// their taints in `taint` (a read's literals are or-ed).
+pub(super) fn union_taint(cnf: &mut Cnf, taint: &[Taint], regs: &BTreeSet<RegId>) -> Taint {
+    let mut out: BTreeMap<(usize, Via), Vec<Lit>> = BTreeMap::new();
+    for r in regs {
+        for (&src, &l) in &taint[r.0 as usize] {
+            out.entry(src).or_default().push(l);
+        }
+    }
+    out.into_iter()
+        .map(|(s, ls)| (s, cnf.or_all(&ls)))
+        .collect()
+}
+
+/// The taint of an access's operands (empty without dependencies).
+#[derive(Clone, Debug, Default)]
+pub(super) struct AccessTaint {
+    /// Of its address.
+    pub(super) addr: Taint,
+    /// Of the value it writes (writes only).
+    pub(super) value: Taint,
+}
+
+/// The dependency state of a thread between steps.
+pub(super) struct DepState {
+    /// Per register: its taint.
+    pub(super) taint: Vec<Taint>,
+    /// The reads that reached an executed assume so far.
+    ctrl_prefix: Taint,
+}
+
+impl DepState {
+    /// No taint, for `nregs` registers.
+    pub(super) fn new(nregs: usize) -> DepState {
+        DepState {
+            taint: vec![Taint::new(); nregs],
+            ctrl_prefix: Taint::new(),
+        }
+    }
+
+    /// Dependency phase, per event (after it is built): the `addr` edges
+    /// (from the reads tainting each contribution's address) and `data`
+    /// edges (its stored value, for writes) into `ev`, and their pick
+    /// forms, each under the contribution's sel literal, then the `ctrl`
+    /// and `pick-ctrl` edges from the ctrl prefix, under `ev`'s exec
+    /// literal. `taints[i]` is the taint of `contribs[i]`'s operands when
+    /// its micro-op ran (registers written earlier in the same
+    /// instruction count); appends to `un`'s dependency lists.
+    pub(super) fn event_deps(
+        &self,
+        cnf: &mut Cnf,
+        ev: &Event,
+        contribs: &[SlotContrib],
+        taints: &[AccessTaint],
+        un: &mut Unrolled,
+    ) {
+        for (c, t) in contribs.iter().zip(taints) {
+            edges(
+                cnf,
+                &t.addr,
+                ev.id,
+                c.sel,
+                [&mut un.addr_dep, &mut un.pick_addr_dep],
+            );
+            if matches!(c.kind, SlotKind::Write | SlotKind::CondWrite) {
+                edges(
+                    cnf,
+                    &t.value,
+                    ev.id,
+                    c.sel,
+                    [&mut un.data_dep, &mut un.pick_data_dep],
+                );
+            }
+        }
+        edges(
+            cnf,
+            &self.ctrl_prefix,
+            ev.id,
+            ev.exec,
+            [&mut un.ctrl_dep, &mut un.pick_ctrl_dep],
+        );
+    }
+
+    /// Ctrl-prefix phase of a step: adds the reads tainting the condition
+    /// of each assume of the step (`assume_taint`: sel, taint) under its
+    /// candidate's sel literal.
+    pub(super) fn extend_ctrl_prefix(&mut self, cnf: &mut Cnf, assume_taint: &[(Lit, Taint)]) {
+        for (s, t) in assume_taint {
+            add_guarded(cnf, &mut self.ctrl_prefix, *s, t);
+        }
+    }
+
+    /// Taint phase of a step: each register written by some candidate
+    /// (`new_taint`: per register, sel and taint after the step) keeps its
+    /// old taint only when no writer is selected, and gets each writer's
+    /// taint under its sel literal.
+    pub(super) fn merge_taint(&mut self, cnf: &mut Cnf, new_taint: Vec<Vec<(Lit, Taint)>>) {
+        for (r, ups) in new_taint.into_iter().enumerate() {
+            if ups.is_empty() {
+                continue;
+            }
+            let t = &mut self.taint[r];
+            let any: Vec<Lit> = ups.iter().map(|u| u.0).collect();
+            let anyl = cnf.or_all(&any);
+            for v in t.values_mut() {
+                *v = cnf.and(*v, !anyl);
+            }
+            for (s, nt) in &ups {
+                add_guarded(cnf, t, *s, nt);
+            }
+        }
+    }
+}
+
+/// `into ∪= guard ∧ from`: each read of `from` is added to `into` under
+/// `guard` and its literal, or-ed with its literal in `into`.
+fn add_guarded(cnf: &mut Cnf, into: &mut Taint, guard: Lit, from: &Taint) {
+    for (&src, &l) in from {
+        let e = cnf.and(guard, l);
+        let prev = into.get(&src).copied().unwrap_or(cnf.ff());
+        into.insert(src, cnf.or(prev, e));
+    }
+}
+
+/// Appends an edge (read, `to`, taint literal ∧ `guard`) for each entry
+/// of `from`: to `out[0]` for a data path, to `out[1]` for a pick path.
+fn edges(cnf: &mut Cnf, from: &Taint, to: usize, guard: Lit, out: [&mut Vec<DepEdge>; 2]) {
+    let [plain, pick] = out;
+    for (&(src, via), &l) in from {
+        let e = cnf.and(l, guard);
+        match via {
+            Via::Data => plain.push((src, to, e)),
+            Via::Pick => pick.push((src, to, e)),
+        }
+    }
+}

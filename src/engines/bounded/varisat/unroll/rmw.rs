@@ -1,0 +1,109 @@
+//! Read-modify-writes: the static rmw pairs of locked/atomic instructions
+//! (`lock`, `atomic {…}`), and load-reserve/store-conditional
+//! (`lwarx`/`stwcx.`): the thread's reservations, and the rmw pair from
+//! the live reservation to a successful store-conditional.
+
+use super::dataflow::StepRun;
+use super::events::{SlotContrib, SlotKind, SlotLayout};
+use super::{DepEdge, Event};
+use crate::engines::bounded::varisat::cnf::Cnf;
+use varisat::Lit;
+
+/// Atomic rmw phase of a step: in each atomic candidate, a pair from each
+/// of its read slots to each later plain write slot, under its sel
+/// literal (`slots`: the step's contributions; `base_id`: the id of its
+/// first event). Appends to `rmw`; creates no literal.
+/// A block without a read (two writes: Arm `STILP`) or without a write
+/// (two reads: `LDIAPP`) relates its accesses in order instead: the
+/// accesses of one instruction, which herd's program order does not
+/// relate (`sc-instr.cat`'s `po \ amo`) and `aarch64.cat` orders (`aob`).
+pub(super) fn atomic_pairs(slots: &[Vec<SlotContrib>], base_id: usize, rmw: &mut Vec<DepEdge>) {
+    let kind_in = |sel: Lit, k: fn(&SlotKind) -> bool| {
+        slots
+            .iter()
+            .any(|cs| cs.iter().any(|x| x.sel == sel && x.atomic && k(&x.kind)))
+    };
+    let is_read = |k: &SlotKind| matches!(k, SlotKind::Read);
+    let is_write = |k: &SlotKind| matches!(k, SlotKind::Write);
+    for (si, contribs) in slots.iter().enumerate() {
+        for c in contribs.iter().filter(|c| c.atomic) {
+            // The earlier accesses this one pairs with.
+            let from: fn(&SlotKind) -> bool = match c.kind {
+                SlotKind::Write if kind_in(c.sel, is_read) => is_read,
+                SlotKind::Write => is_write,
+                SlotKind::Read if !kind_in(c.sel, is_write) => is_read,
+                _ => continue,
+            };
+            for (ri, rc) in slots.iter().enumerate().take(si) {
+                if rc.iter().any(|x| x.sel == c.sel && from(&x.kind)) {
+                    rmw.push((base_id + ri, base_id + si, c.sel));
+                }
+            }
+        }
+    }
+}
+
+/// The load-reserves of a thread that may hold its reservation: (read
+/// event id, literal: its reservation was taken and not consumed since).
+#[derive(Default)]
+pub(super) struct Reservations(Vec<(usize, Lit)>);
+
+impl Reservations {
+    /// Store-conditional phase of a step: records the step's reservations
+    /// (`run.reserved`). For every store-conditional candidate of the step
+    /// (one per control state that may be current: several when branches
+    /// meet at the same step), its success (`layout.sc_success`) needs a
+    /// live reservation of the same address: an rmw pair from each
+    /// earlier reservation, under "live (no later reservation selected
+    /// before it), same address, success, selected"; success implies one
+    /// of them; and a selected store-conditional consumes every
+    /// reservation (PowerISA Book II §4.4.2 "lwarx/stwcx.": one
+    /// reservation per thread, cleared by any `stwcx.`).
+    /// `events` must hold the step's events; appends to `rmw`.
+    pub(super) fn store_conditional(
+        &mut self,
+        cnf: &mut Cnf,
+        run: &StepRun,
+        layout: &SlotLayout,
+        events: &[Event],
+        rmw: &mut Vec<DepEdge>,
+    ) {
+        self.0.extend_from_slice(&run.reserved);
+        let cond_writes: Vec<(usize, Lit)> = run
+            .slots
+            .iter()
+            .enumerate()
+            .flat_map(|(si, cs)| cs.iter().map(move |c| (si, c)))
+            .filter(|(_, c)| c.kind == SlotKind::CondWrite)
+            .map(|(si, c)| (layout.base_id + si, c.sel))
+            .collect();
+        if cond_writes.is_empty() {
+            return;
+        }
+        let reservations = &self.0;
+        for &(wid, wsel) in &cond_writes {
+            let mut pair_lits = Vec::new();
+            for &(rid, rsel) in reservations.iter().filter(|r| r.0 < wid) {
+                // Live: no later reservation/store-conditional selected in between.
+                let mut live = rsel;
+                for &(_, rsel2) in reservations.iter().filter(|r| r.0 > rid && r.0 < wid) {
+                    live = cnf.and(live, !rsel2);
+                }
+                let eq = cnf.bv_eq(&events[rid].addr, &events[wid].addr);
+                let l = cnf.and_all(&[live, eq, layout.sc_success, wsel]);
+                rmw.push((rid, wid, l));
+                pair_lits.push(l);
+            }
+            let any = cnf.or_all(&pair_lits);
+            let succ_here = cnf.and(layout.sc_success, wsel);
+            cnf.implies(succ_here, any);
+        }
+        // A store-conditional consumes the reservation.
+        let selected: Vec<Lit> = cond_writes.iter().map(|&(_, sel)| sel).collect();
+        let consumed = cnf.or_all(&selected);
+        self.0 = reservations
+            .iter()
+            .map(|&(r, l)| (r, cnf.and(l, !consumed)))
+            .collect();
+    }
+}

@@ -1,0 +1,267 @@
+//! What a litmus test is once read: its architecture, its program in the
+//! IR, the locations it observes, its condition and quantifier
+//! ([`LitmusTest`]), and herd's integer notation ([`parse_int`]).
+
+use crate::program::{Expr, GExpr, GVar, Program, RegId, ThreadId, Width};
+
+/// The architecture named in a test's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Arch {
+    /// `X86`: 32-bit Intel syntax (`MOV [x],$1`, `MOV EAX,[y]`).
+    X86,
+    /// `X86_64`: AT&T syntax (`movl $1,(x)`, `movl (y),%eax`).
+    X86_64,
+    /// `PPC`: Power (`lwz r1,0(r2)`, `stw`, `sync`, `lwsync`, ...).
+    Ppc,
+    /// `AArch64`: Armv8-A (`LDR W0,[X1]`, `STLR`, `DMB SY`, ...).
+    AArch64,
+    /// `RISCV`: RV64 (`lw x5,0(x6)`, `sw.rl`, `fence rw,rw`, ...).
+    RiscV,
+}
+
+impl Arch {
+    /// The header keyword (`X86`, `X86_64`, `PPC`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Arch::X86 => "X86",
+            Arch::X86_64 => "X86_64",
+            Arch::Ppc => "PPC",
+            Arch::AArch64 => "AArch64",
+            Arch::RiscV => "RISCV",
+        }
+    }
+}
+
+/// The quantifier of a test's final condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Quantifier {
+    /// `exists P` (also the old `final P with ...` form).
+    Exists,
+    /// `~exists P`.
+    NotExists,
+    /// `forall P` (also used when a test has no condition: `forall (true)`).
+    Forall,
+}
+
+impl Quantifier {
+    /// The keyword herd prints (`exists`, `~exists`, `forall`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        }
+    }
+}
+
+/// What an observed location is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum LocKind {
+    /// Register `reg` of thread `thread` (final value).
+    Reg {
+        /// The thread.
+        thread: ThreadId,
+        /// The register.
+        reg: RegId,
+    },
+    /// The memory cell at `addr` (final value).
+    Mem {
+        /// The address (of a variable in [`Program::vars`]).
+        addr: i64,
+    },
+}
+
+/// A location whose final value herd prints.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Location {
+    /// Register or memory cell.
+    pub kind: LocKind,
+    /// herd's name for it: `0:EAX`, `1:r1`, `0:rax`, `[x]`.
+    pub name: String,
+    /// True when the location may hold an address: its values that are
+    /// addresses of variables are then printed as the variable's name.
+    pub holds_address: bool,
+    /// The bits of the unsigned type the init block gives the location
+    /// (`uint32_t 0:X1` → 32): herd prints its values as unsigned numbers
+    /// of that size (`4294967295`, not `-1`).
+    pub unsigned: Option<u32>,
+    /// The bits of the location's type: the init block's type (`int64_t
+    /// 0:X1` → 64, `int8_t x` → 8), else herd's default `int` (32). herd
+    /// prints and compares a location's values in its type (an untyped
+    /// AArch64 register holding −1 in 64 bits equals `0xffffffff`).
+    pub bits: u32,
+    /// The memory cells the value is made of: 1 (one cell), or n > 1 for a
+    /// location of herd's mixed-size variant held as byte cells (the n
+    /// bytes from the address, little-endian).
+    pub cells: u32,
+}
+
+impl Location {
+    /// Value `v` converted to the location's type: sign-extended from
+    /// [`Location::bits`] (read back unsigned by the printer when the type
+    /// is unsigned).
+    pub fn typed(&self, v: i64) -> i64 {
+        if self.bits >= 64 || self.bits == 0 {
+            v
+        } else {
+            crate::program::Width(self.bits).wrap(v)
+        }
+    }
+
+    /// The goal expression of this location's value: its goal variable
+    /// ([`Location::gvar`]), or for byte cells (`cells` = n > 1) the sum
+    /// of byte k · 2^(8k) over the n cells (wrapping at the run's width).
+    pub fn expr(&self) -> GExpr {
+        match self.kind {
+            LocKind::Mem { addr } if self.cells > 1 => (0..self.cells)
+                .map(|k| {
+                    let b = Expr::Var(GVar::Mem(addr + i64::from(k)));
+                    if k == 0 {
+                        b
+                    } else {
+                        Expr::bin(
+                            crate::program::BinOp::Mul,
+                            b,
+                            Expr::Const(1i64.wrapping_shl(8 * k)),
+                        )
+                    }
+                })
+                .reduce(|a, b| Expr::bin(crate::program::BinOp::BitOr, a, b))
+                .unwrap_or(Expr::Const(0)),
+            _ => Expr::Var(self.gvar()),
+        }
+    }
+
+    /// The goal variable for this location (the first cell of byte cells).
+    pub fn gvar(&self) -> GVar {
+        match self.kind {
+            LocKind::Reg { thread, reg } => GVar::Reg(thread, reg),
+            LocKind::Mem { addr } => GVar::Mem(addr),
+        }
+    }
+}
+
+/// A proposition of a condition, over the test's observed locations.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Prop {
+    /// `true`
+    True,
+    /// `false`
+    False,
+    /// `loc=value`: `loc` indexes [`LitmusTest::observed`]; `symbolic`
+    /// is true when the value was written as a variable name (an address).
+    Eq {
+        /// Index into [`LitmusTest::observed`].
+        loc: usize,
+        /// The value (an address when `symbolic`).
+        value: i64,
+        /// Written as a name.
+        symbolic: bool,
+    },
+    /// `not P` (`~P`; `loc<>v` is `not (loc=v)`).
+    Not(Box<Prop>),
+    /// `P /\ Q /\ ...` (flattened).
+    And(Vec<Prop>),
+    /// `P \/ Q \/ ...` (flattened).
+    Or(Vec<Prop>),
+    /// `P => Q`.
+    Implies(Box<Prop>, Box<Prop>),
+}
+
+/// A parsed and lowered litmus test.
+#[derive(Clone, Debug)]
+pub struct LitmusTest {
+    /// The lowered program: threads `P0`, `P1`, ...; shared variables at
+    /// sequential addresses (alphabetical order, starting above every
+    /// integer constant of the test so that addresses and plain values
+    /// never collide); one goal [`GoalAt::Final`] whose condition is the
+    /// filter (if any) and the proposition.
+    pub program: Program,
+    /// The test's name (second word of the header).
+    pub name: String,
+    /// The architecture.
+    pub arch: Arch,
+    /// The quoted doc string, if any.
+    pub doc: Option<String>,
+    /// `key=value` metadata lines, in order.
+    pub metadata: Vec<(String, String)>,
+    /// The condition's quantifier.
+    pub quantifier: Quantifier,
+    /// The condition's proposition P (over [`LitmusTest::observed`]).
+    pub prop: Prop,
+    /// P as a goal expression (1 = holds).
+    pub cond: GExpr,
+    /// The `filter` proposition, if any.
+    pub filter: Option<Prop>,
+    /// The filter as a goal expression.
+    pub filter_expr: Option<GExpr>,
+    /// The observed locations (those of `locations`, the condition and
+    /// the filter), in herd's order: registers first by thread and by the
+    /// architecture's register order, then memory by name. A final state
+    /// is a vector of values in this order.
+    pub observed: Vec<Location>,
+    /// Per observed location: false when only the `filter` names it
+    /// (herd prints neither such a location nor states that differ only
+    /// there).
+    pub shown: Vec<bool>,
+    /// True when some thread's control graph has a cycle (a retry loop;
+    /// herd prints `Loop` and unrolls it).
+    pub has_loop: bool,
+    /// The width the test was lowered with.
+    pub width: Width,
+    /// Values printed by name, as herd prints them: code addresses that
+    /// are labels (`label:"P0:L0"`), when the test uses labels as values
+    /// (AArch64 `ADR`, `BL`, `BLR`, init values `P1:L1`), and instruction
+    /// values (`ins_t`: `NOP`, `instr:"B .+4"`).
+    pub code_labels: std::collections::BTreeMap<i64, String>,
+    /// The least width its semantics needs (64 when 32-bit PPC loads
+    /// extend possibly negative values; in a `Variant=mixed` test the
+    /// width its byte accesses combine at: 32 for a word, 64 beyond;
+    /// else 1): `run::auto_width` is at least this.
+    pub min_width: Width,
+}
+
+impl LitmusTest {
+    /// The name of the variable at `addr`, if any.
+    pub fn var_name(&self, addr: i64) -> Option<&str> {
+        self.program.var_at(addr).map(|v| self.program.name(v.name))
+    }
+
+    /// The address of variable `name`.
+    pub fn var_addr(&self, name: &str) -> Option<i64> {
+        let s = self.program.names.get(name)?;
+        self.program
+            .vars
+            .iter()
+            .find(|v| v.name == s)
+            .map(|v| v.addr)
+    }
+}
+
+/// Parses an integer as herd writes it (decimal or `0x` hex, optional
+/// sign; the 64-bit unsigned range is read as its wrap-around).
+pub fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (neg, d) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let v = if let Some(h) = d.strip_prefix("0x").or_else(|| d.strip_prefix("0X")) {
+        if h.is_empty() {
+            return None;
+        }
+        i128::from_str_radix(h, 16).ok()?
+    } else {
+        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        d.parse::<i128>().ok()?
+    };
+    let v = if neg { -v } else { v };
+    // Accept the 64-bit unsigned range (read back as its wrap-around);
+    // the width check happens during lowering.
+    if v > u64::MAX as i128 || v < i64::MIN as i128 {
+        return None;
+    }
+    Some(v as i64)
+}
