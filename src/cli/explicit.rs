@@ -4,7 +4,7 @@
 
 use super::args::CheckArgs;
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::Verdict;
+use bmc_rmm::engines::bounded::{CheckKind, Verdict};
 use bmc_rmm::engines::explicit::{self, Limits, Options, Robustness};
 use bmc_rmm::program::{Program, Width};
 use std::time::Duration;
