@@ -81,10 +81,12 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         print!("{head}");
     }
     for (f, p) in &progs {
-        let (ve, _, re) = super::explicit::explicit_robust(
+        let (_, _, re) = super::explicit::explicit_robust(
             p,
             &super::explicit::options(a.input.width, a.timeout),
         )?;
+        let ea = bmc_rmm::answer::Answer::from(&re);
+        let ve = ea.verdict;
         let deadline = super::batch::deadline(a.timeout);
         let lim = bounded::Limits {
             bound,
@@ -108,11 +110,8 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
             a.input.width,
             a.timeout,
         )?;
-        let vs = match sm.verdict {
-            bmc_rmm::engines::smc::SmcVerdict::NotRobust { .. } => Verdict::Violation,
-            bmc_rmm::engines::smc::SmcVerdict::Robust => Verdict::NoViolation,
-            _ => Verdict::Unknown,
-        };
+        let sa = sm.answer(bound);
+        let vs = sa.verdict;
         let mut agree = match (ve, rs.verdict) {
             (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
             (x, y) if x == y => "yes",
@@ -127,7 +126,7 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         let smc_disagrees =
             (vs != Verdict::Unknown && rs.verdict != Verdict::Unknown && vs != rs.verdict)
                 || (vs == Verdict::Violation && ve == Verdict::NoViolation)
-                || (vs == Verdict::NoViolation && !sm.stats.bound_cut && ve == Verdict::Violation);
+                || (sa.proves_absence() && ve == Verdict::Violation);
         if smc_disagrees {
             agree = "NO";
         } else if vs == Verdict::Unknown && agree != "NO" {
@@ -135,11 +134,7 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         }
         unknowns += usize::from(agree == "unknown");
         disagreements += usize::from(agree == "NO");
-        let witness = match (&re.verdict, &rs.witness, &rs.cycle) {
-            (Robustness::NotRobust(w), _, _) => Some(w.to_string()),
-            (_, Some(x), Some(c)) => Some(x.render_cycle(c)),
-            _ => None,
-        };
+        let witness = ea.witness.clone().or(rs.answer(bound).witness);
         let mut rec = crate::cli::shard::record(
             f,
             match agree {
@@ -246,6 +241,19 @@ enum Said {
 }
 
 impl Said {
+    /// What an engine's answer says about reachability: a "not
+    /// reachable" that holds only within a bound or a number of rounds is
+    /// [`Said::NotWithin`].
+    fn of(a: &bmc_rmm::answer::Answer) -> Said {
+        use bmc_rmm::answer::Scope;
+        match (a.verdict, a.scope) {
+            (Verdict::Violation, _) => Said::Reachable,
+            (Verdict::NoViolation, Scope::Complete) => Said::Unreachable,
+            (Verdict::NoViolation, _) => Said::NotWithin,
+            (Verdict::Unknown, _) => Said::Unknown,
+        }
+    }
+
     fn word(self) -> &'static str {
         match self {
             Said::Reachable => "reachable",
@@ -281,7 +289,6 @@ fn longest(w: &[bmc_rmm::engines::tso_reach::tso::TsoStep]) -> usize {
 /// Errors: a model other than tso; unreadable, malformed or unsupported
 /// inputs (exit 2).
 fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
-    use bmc_rmm::engines::bounded::{self, CheckKind, SolverKind, Verdict};
     if bmc_rmm::cat::builtin_name(&a.model) != Some("tso") {
         return Err(Error::Usage(
             "crosscheck --reach compares TSO engines (--model tso)".into(),
@@ -303,11 +310,7 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
         };
         let r =
             bounded::check(SolverKind::Varisat, p, m, lim, false, &[CheckKind::Reach])?.remove(0);
-        Ok(match r.verdict {
-            Verdict::Violation => Said::Reachable,
-            Verdict::NoViolation => Said::NotWithin,
-            Verdict::Unknown => Said::Unknown,
-        })
+        Ok(Said::of(&r.answer(bound)))
     };
     let head = format!(
         "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
@@ -351,18 +354,14 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
                 .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
         };
         let lz = bmc_rmm::engines::tso_reach::lazy::lazy_reach(&p, &lo).map_err(bad)?;
-        let (s_lazy, lazy_len) = match &lz.answer {
-            Answer::Reachable { witness, .. } => (Said::Reachable, longest(witness)),
-            Answer::Unreachable => (Said::Unreachable, 0),
-            Answer::Unknown(_) => (Said::Unknown, 0),
+        let s_lazy = Said::of(&(&lz).into());
+        let lazy_len = match &lz.answer {
+            Answer::Reachable { witness, .. } => longest(witness),
+            _ => 0,
         };
         let kr =
             kround::kround_reach(&p, k, &super::tso_reach::options(w, a.timeout)).map_err(bad)?;
-        let s_kr = match kr.answer {
-            Answer::Reachable { .. } => Said::Reachable,
-            Answer::Unreachable => Said::NotWithin,
-            Answer::Unknown(_) => Said::Unknown,
-        };
+        let s_kr = Said::of(&kr.answer(k));
         let tr = kround::translate(&p, k).map_err(bad)?;
         let s_psc = sat(&tr.program, &sc)?;
         let sim = bmc_rmm::engines::tso_reach::tso::explore(
@@ -375,11 +374,7 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
                 ..Default::default()
             },
         );
-        let s_sim = match sim {
-            bmc_rmm::engines::tso_reach::tso::SimVerdict::Reachable { .. } => Said::Reachable,
-            bmc_rmm::engines::tso_reach::tso::SimVerdict::Unreachable => Said::Unreachable,
-            bmc_rmm::engines::tso_reach::tso::SimVerdict::Unknown(_) => Said::Unknown,
-        };
+        let s_sim = Said::of(&sim.answer(None));
         let sm = super::smc::crosscheck_answer(
             &p,
             bmc_rmm::engines::smc::semantics::Model::Tso,
@@ -388,43 +383,15 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
             w,
             a.timeout,
         )?;
-        let s_smc = match sm.verdict {
-            bmc_rmm::engines::smc::SmcVerdict::Reachable { .. } => Said::Reachable,
-            bmc_rmm::engines::smc::SmcVerdict::Unreachable
-                if sm.stats.bound_cut || !p.notes.is_empty() =>
-            {
-                Said::NotWithin
-            }
-            bmc_rmm::engines::smc::SmcVerdict::Unreachable => Said::Unreachable,
-            _ => Said::Unknown,
-        };
+        let mut smc_answer = sm.answer(bound);
+        if !p.notes.is_empty() {
+            // The front-end cut the program (notes): no answer on it
+            // covers the original beyond the bound.
+            smc_answer.scope = bmc_rmm::answer::Scope::Bound(bound);
+        }
+        let s_smc = Said::of(&smc_answer);
         let all = [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc];
-        let mut why = Vec::new();
-        if all.contains(&Said::Reachable) && all.contains(&Said::Unreachable) {
-            why.push(
-                "one engine finds a goal reachable, another proves it unreachable".to_string(),
-            );
-        }
-        if s_lazy == Said::Reachable && s_sat == Said::NotWithin && lazy_len <= bound as usize {
-            why.push(format!(
-                "lazy's witness has {lazy_len} steps per thread at most, but SAT finds nothing within bound {bound}"
-            ));
-        }
-        // SMC and SAT answer the same bounded question.
-        if (s_smc == Said::Reachable && s_sat == Said::NotWithin)
-            || (s_sat == Said::Reachable && matches!(s_smc, Said::NotWithin | Said::Unreachable))
-        {
-            why.push(format!(
-                "SMC and SAT disagree within bound {bound} ({} / {})",
-                s_smc.word(),
-                s_sat.word()
-            ));
-        }
-        if s_kr == Said::NotWithin && s_psc == Said::Reachable {
-            why.push(
-                "SAT finds P' reachable under sc, the explicit SC search of P' does not".into(),
-            );
-        }
+        let why = reach_disagreements(all, lazy_len, bound);
         let agree = if !why.is_empty() {
             disagreements += 1;
             "NO"
@@ -469,4 +436,35 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
         shard.record(rec)?;
     }
     Ok(finish(progs.len(), disagreements, unknowns, a.input.json))
+}
+
+/// The disagreements between comparable answers of `crosscheck --reach`
+/// (`all`: SAT at the bound, lazy, kround, P' with SAT under sc, the
+/// simulator, SMC; `lazy_len`: the most instructions of one thread in
+/// lazy's witness), one sentence each.
+fn reach_disagreements(all: [Said; 6], lazy_len: usize, bound: u32) -> Vec<String> {
+    let [s_sat, s_lazy, s_kr, s_psc, _, s_smc] = all;
+    let mut why = Vec::new();
+    if all.contains(&Said::Reachable) && all.contains(&Said::Unreachable) {
+        why.push("one engine finds a goal reachable, another proves it unreachable".to_string());
+    }
+    if s_lazy == Said::Reachable && s_sat == Said::NotWithin && lazy_len <= bound as usize {
+        why.push(format!(
+            "lazy's witness has {lazy_len} steps per thread at most, but SAT finds nothing within bound {bound}"
+        ));
+    }
+    // SMC and SAT answer the same bounded question.
+    if (s_smc == Said::Reachable && s_sat == Said::NotWithin)
+        || (s_sat == Said::Reachable && matches!(s_smc, Said::NotWithin | Said::Unreachable))
+    {
+        why.push(format!(
+            "SMC and SAT disagree within bound {bound} ({} / {})",
+            s_smc.word(),
+            s_sat.word()
+        ));
+    }
+    if s_kr == Said::NotWithin && s_psc == Said::Reachable {
+        why.push("SAT finds P' reachable under sc, the explicit SC search of P' does not".into());
+    }
+    why
 }
