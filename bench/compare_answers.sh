@@ -17,8 +17,9 @@
 #
 # Prints one line per corpus with the number of commands run, the number
 # of differences and the number of timing-dependent pairs (one side or
-# both answered "unknown" because of a timeout, with different output:
-# not counted as differences), then the differing commands (first lines of a diff
+# both answered "unknown", with different output — a timeout under load:
+# not counted as differences, listed after the differences; rerun with a
+# larger COMPARE_TIMEOUT to settle them), then the differing commands (first lines of a diff
 # each). Exit status: 0 no difference, 1 some difference. COMPARE_TIMEOUT
 # sets the per-command timeout (default 5 s, 20 s with --full).
 #
@@ -89,8 +90,9 @@ run_cmd() {
     o=$(printf '%s\n' "$o" | normalize)
     n=$(printf '%s\n' "$n" | normalize)
     echo "$corpus" >>"$WORK/runs"
-    if [ "$o" != "$n" ] && printf '%s\n%s\n' "$o" "$n" | grep -qi 'timeout\|time limit\|timed out'; then
+    if [ "$o" != "$n" ] && printf '%s\n%s\n' "$o" "$n" | grep -qi 'timeout\|time limit\|timed out\|unknown'; then
         echo "$corpus" >>"$WORK/timeouts"
+        echo "timing-dependent [$corpus]: bmc-rmm $*" >>"$WORK/timing"
     elif [ "$o" != "$n" ]; then
         echo "$corpus" >>"$WORK/diffs"
         {
@@ -198,5 +200,6 @@ for c in "${CORPORA[@]}"; do
     TOTAL_DIFFS=$((TOTAL_DIFFS + diffs))
 done
 cat "$REPORT"
+[ -s "$WORK/timing" ] && cat "$WORK/timing"
 echo "total: $TOTAL_DIFFS difference(s)"
 [ "$TOTAL_DIFFS" -eq 0 ]
