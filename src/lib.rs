@@ -15,6 +15,7 @@
 //! The command line lives in the binary (`src/main.rs`, `src/cli/`): the
 //! library does not depend on clap.
 
+pub mod answer;
 pub mod cat;
 pub mod collections;
 pub mod diag;

@@ -1,11 +1,14 @@
 //! The module structure of `src/` (docs/architecture.md), checked from the
 //! source text:
 //!
-//! * no import cycle between sibling modules, at every level of the tree
+//! * no import cycle between sibling modules, at every level of the tree,
+//!   in the library and in the binary (`src/main.rs`, `src/cli/`) alike
 //!   (a reference from module A to module B is an edge between the two
 //!   children of their deepest common ancestor that contain them; a
 //!   reference to an ancestor — a folder's shared vocabulary in its
 //!   `mod.rs` — or to a descendant is not a sibling edge);
+//! * no engine (`engines::**`) references a front-end (`frontend`), and
+//!   no library module references the command line (`cli`);
 //! * the solver backends (`bounded::varisat`, `bounded::z3`) never
 //!   reference each other;
 //! * the library (everything but `src/main.rs` and `src/cli/`) never
@@ -107,9 +110,12 @@ fn references(me: &ModPath, binary: bool, text: &str) -> Vec<ModPath> {
         if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
             continue;
         }
-        // The base module of the path.
+        // The base module of the path: the binary's `crate::` is its own
+        // root (its modules' paths never clash with the library's within
+        // one graph); `bmc_rmm::` from the binary names the library,
+        // which is outside the binary's graph.
         let mut base: ModPath = match kw {
-            "crate::" if binary => vec!["<bin>".into()],
+            "bmc_rmm::" if binary => vec!["<lib>".into()],
             "crate::" | "bmc_rmm::" => Vec::new(),
             _ => {
                 // `super` is the parent module (of a `mod.rs`, whose path
@@ -166,20 +172,41 @@ fn resolve(p: &ModPath, known: &BTreeSet<ModPath>) -> Option<ModPath> {
 /// Sibling edges per folder: folder → set of (from child, to child).
 type Graph = BTreeMap<ModPath, BTreeSet<(String, String)>>;
 
-fn library_graph() -> (Graph, Vec<String>) {
+/// The sibling graph of the library (`binary == false`) or of the binary
+/// (`main.rs` and `cli/`), and the problems found on the way: clap in the
+/// library, a missing `//!` doc comment, an engine referencing a
+/// front-end, a library module referencing the command line.
+fn graph(binary: bool) -> (Graph, Vec<String>) {
     let mods = modules();
     let known: BTreeSet<ModPath> = mods
         .iter()
-        .filter(|m| !m.binary)
+        .filter(|m| m.binary == binary)
         .map(|m| m.path.clone())
         .collect();
     let mut g: Graph = BTreeMap::new();
     let mut problems = Vec::new();
-    for m in mods.iter().filter(|m| !m.binary) {
-        for r in references(&m.path, false, &m.text) {
+    for m in mods.iter().filter(|m| m.binary == binary) {
+        for r in references(&m.path, binary, &m.text) {
+            if !binary && r.first().is_some_and(|s| s == "cli") {
+                problems.push(format!(
+                    "{}: the library references the command line (`{}`)",
+                    m.file.display(),
+                    r.join("::")
+                ));
+            }
             let Some(to) = resolve(&r, &known) else {
                 continue;
             };
+            if !binary
+                && m.path.first().is_some_and(|s| s == "engines")
+                && to.first().is_some_and(|s| s == "frontend")
+            {
+                problems.push(format!(
+                    "{}: an engine references the front-end `{}`",
+                    m.file.display(),
+                    to.join("::")
+                ));
+            }
             let lca = m.path.iter().zip(&to).take_while(|(a, b)| a == b).count();
             if lca == m.path.len() || lca == to.len() {
                 continue; // ancestor or descendant
@@ -188,7 +215,7 @@ fn library_graph() -> (Graph, Vec<String>) {
             g.entry(m.path[..lca].to_vec()).or_default().insert((a, b));
         }
         let code = m.text.lines().filter(|l| !l.trim_start().starts_with("//"));
-        if code.clone().any(|l| l.contains("clap")) {
+        if !binary && code.clone().any(|l| l.contains("clap")) {
             problems.push(format!("{}: the library mentions clap", m.file.display()));
         }
         if !m.text.trim_start().starts_with("//!") {
@@ -196,6 +223,10 @@ fn library_graph() -> (Graph, Vec<String>) {
         }
     }
     (g, problems)
+}
+
+fn library_graph() -> (Graph, Vec<String>) {
+    graph(false)
 }
 
 /// A cycle in a directed graph, if any (as a list of nodes).
@@ -249,16 +280,11 @@ fn show(path: &ModPath) -> String {
     }
 }
 
-#[test]
-fn no_import_cycle_between_sibling_modules() {
-    let (g, _) = library_graph();
-    assert!(
-        g.contains_key(&Vec::new()),
-        "the crate root has sibling edges"
-    );
+/// The cycles of `g` (one per folder that has one), printing the graph.
+fn cycles(g: &Graph, prefix: &str) -> Vec<String> {
     let mut cycles = Vec::new();
-    for (folder, edges) in &g {
-        println!("{}:", show(folder));
+    for (folder, edges) in g {
+        println!("{prefix}{}:", show(folder));
         let mut by_from: BTreeMap<&String, Vec<&String>> = BTreeMap::new();
         for (a, b) in edges {
             by_from.entry(a).or_default().push(b);
@@ -269,20 +295,43 @@ fn no_import_cycle_between_sibling_modules() {
         }
         if let Some(c) = find_cycle(edges) {
             cycles.push(format!(
-                "import cycle in {}: {}",
+                "import cycle in {prefix}{}: {}",
                 show(folder),
                 c.join(" -> ")
             ));
         }
     }
-    assert!(cycles.is_empty(), "{}", cycles.join("\n"));
+    cycles
+}
+
+#[test]
+fn no_import_cycle_between_sibling_modules() {
+    let (g, _) = library_graph();
+    assert!(
+        g.contains_key(&Vec::new()),
+        "the crate root has sibling edges"
+    );
+    let found = cycles(&g, "");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The binary's modules (`cli/`) form no cycle either.
+#[test]
+fn no_import_cycle_in_the_binary() {
+    let (g, _) = graph(true);
+    assert!(
+        g.contains_key(&vec!["cli".to_string()]),
+        "cli has sibling edges"
+    );
+    let found = cycles(&g, "(binary) ");
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
 #[test]
 fn backends_never_reference_each_other() {
     let (g, _) = library_graph();
     let bounded = g
-        .get(&vec!["bounded".to_string()])
+        .get(&vec!["engines".to_string(), "bounded".to_string()])
         .cloned()
         .unwrap_or_default();
     for (a, b) in &bounded {
@@ -308,16 +357,10 @@ fn backends_never_reference_each_other() {
 
 #[test]
 fn library_has_no_clap_and_documents_every_module() {
-    let (_, problems) = library_graph();
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let (_, mut problems) = library_graph();
     // The binary's modules are documented too.
-    for m in modules().iter().filter(|m| m.binary) {
-        assert!(
-            m.text.trim_start().starts_with("//!"),
-            "{}: no `//!` module doc comment",
-            m.file.display()
-        );
-    }
+    problems.extend(graph(true).1);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The checker itself: a cycle is found, a chain is not.
@@ -345,4 +388,13 @@ fn cycle_finder_finds_cycles() {
     assert!(refs.contains(&vec!["bounded".into(), "z3".into(), "unroll".into()]));
     assert!(refs.contains(&vec!["cat".into(), "Model".into()]));
     assert!(!refs.iter().any(|r| r.first().is_some_and(|s| s == "cli")));
+    // In the binary, `crate::` is the binary's root and `bmc_rmm::` the
+    // library.
+    let refs = references(
+        &vec!["cli".into(), "diff".into()],
+        true,
+        "use crate::cli::shard::Record;\nuse bmc_rmm::diag::Error;\n",
+    );
+    assert!(refs.contains(&vec!["cli".into(), "shard".into(), "Record".into()]));
+    assert!(refs.contains(&vec!["<lib>".into(), "diag".into(), "Error".into()]));
 }

@@ -300,7 +300,7 @@ pub struct CrosscheckArgs {
     pub jobs: Option<usize>,
     /// Sharding and record files.
     #[command(flatten)]
-    pub shard: ShardArgs,
+    pub shard: super::shard::ShardArgs,
     /// PGAS node count.
     #[command(flatten)]
     pub pgas: PgasArgs,
@@ -638,25 +638,7 @@ pub struct BatchArgs {
     pub jobs: Option<usize>,
     /// Sharding and record files.
     #[command(flatten)]
-    pub shard: ShardArgs,
-}
-
-/// `--shard I/N`, `--jsonl OUT`, `--resume`: running a batch as N
-/// independent processes and merging their records (`bmc-rmm merge`,
-/// docs/batch.md, [`super::shard`]).
-#[derive(Args, Debug, Clone, Default)]
-pub struct ShardArgs {
-    /// Run only shard I of N of the expanded inputs (1 <= I <= N); the
-    /// split is by path, the same on every machine.
-    #[arg(long, value_name = "I/N", value_parser = super::shard::parse_shard)]
-    pub shard: Option<super::shard::ShardSpec>,
-    /// Append one JSON record per input to OUT as it completes (for
-    /// `bmc-rmm merge`).
-    #[arg(long, value_name = "OUT")]
-    pub jsonl: Option<String>,
-    /// Skip the inputs already recorded in the --jsonl file and append.
-    #[arg(long, requires = "jsonl")]
-    pub resume: bool,
+    pub shard: super::shard::ShardArgs,
 }
 
 /// `--solver`: the library's [`SolverKind`] names, with their help.

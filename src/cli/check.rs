@@ -1,8 +1,8 @@
-//! `bmc-rmm [reach|robust]` with the bounded engine, and `bmc-rmm parse`:
-//! loading programs for checking, running the checks in a batch, and
+//! `bmc-rmm [reach|robust]` (the default command) with the bounded
+//! engine: loading programs for checking, running the checks in a batch, and
 //! writing the results (text, JSON, DOT, expectations).
 
-use super::args::{CheckArgs, Engine, ParseArgs};
+use super::args::{CheckArgs, Engine};
 use super::batch::setup;
 use super::render;
 use bmc_rmm::diag::Error;
@@ -32,34 +32,6 @@ pub fn load_for_check(
         )));
     }
     Ok(p)
-}
-
-/// Runs `bmc-rmm parse`: prints each program in native syntax.
-pub fn run_parse(args: &ParseArgs) -> Result<i32, Error> {
-    if args.input.files.is_empty() {
-        return Err(Error::Usage("no input FILE given".into()));
-    }
-    let mut out = String::new();
-    for f in &args.input.files {
-        let p = frontend::load_program_with(
-            f,
-            args.input.format,
-            Width(args.input.width),
-            &args.input.c.options(),
-        )?;
-        if args.input.json {
-            let rec = serde_json::json!({ "file": f, "threads": p.threads.len(), "program": bmc_rmm::program::render::native(&p) });
-            out.push_str(&rec.to_string());
-            out.push('\n');
-        } else {
-            if args.input.files.len() > 1 {
-                out.push_str(&format!("# file: {f}\n"));
-            }
-            out.push_str(&bmc_rmm::program::render::native(&p));
-        }
-    }
-    print!("{out}");
-    Ok(0)
 }
 
 /// The bound of a check: `--bound`, else the longest path of a program

@@ -1,16 +1,143 @@
-//! `bmc-rmm fences --model M --bound K`: bounded fence synthesis for
-//! every built-in model ([`bmc_rmm::engines::derived::fence_synth`]), its cost files, its text
-//! and JSON answers and `--emit`; and the cost-file words shared with the
-//! explicit engine's `fences` (`cli::explicit::read_costs`).
+//! `bmc-rmm fences`: a minimal-cost set of fences that makes each input
+//! robust. Under tso without `--bound`, the explicit engine's fence
+//! insertion (unbounded, thesis §6.5); with `--model M --bound K`, the
+//! bounded fence synthesis for every built-in model
+//! ([`bmc_rmm::engines::derived::fence_synth`]). Both read the same cost
+//! files and print text or JSON answers and, with `--emit`, the fenced
+//! program.
 
 use super::args::FencesArgs;
-use super::explicit::MAX_FENCE_COST;
 use bmc_rmm::cat;
 use bmc_rmm::diag::{Error, SourceFile, Span};
 use bmc_rmm::engines::bounded::{Limits, DEFAULT_BOUND};
 use bmc_rmm::engines::derived::fence_synth::{self, Costs, Menu, Outcome};
+use bmc_rmm::engines::explicit::{self, FenceCosts, FenceLocation, FenceVerdict};
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, StateId, ThreadId, Width};
+
+/// The largest fence cost a cost file may give (2⁴⁰): sums over any
+/// realistic number of fences never saturate, so "optimal" stays exact.
+pub const MAX_FENCE_COST: u64 = 1 << 40;
+
+/// Reads a fence cost file: lines `THREAD STATE COST` (`#` comments);
+/// `default COST` sets the cost of every other location.
+///
+/// Errors (located at the offending word): unknown thread or state, a
+/// cost that is not a number or exceeds [`MAX_FENCE_COST`], a malformed
+/// line.
+pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
+    let src = SourceFile::read(path)?;
+    let mut costs = FenceCosts {
+        per_location: Default::default(),
+        default: 1,
+    };
+    for (span, words) in cost_lines(&src) {
+        match words.as_slice() {
+            [] => {}
+            [("default", _), c] => costs.default = cost_word(&src, *c)?,
+            [t, q, c] => {
+                let (thread, state) = location(&src, p, *t, *q)?;
+                costs
+                    .per_location
+                    .insert(FenceLocation { thread, state }, cost_word(&src, *c)?);
+            }
+            _ => {
+                return Err(src.error_help(
+                    span,
+                    "malformed cost line",
+                    "expected `THREAD STATE COST` or `default COST`",
+                ))
+            }
+        }
+    }
+    Ok(costs)
+}
+
+/// `bmc-rmm fences`: a minimal-cost valid fence set per input (thesis
+/// §6.5), the fenced program with `--emit`; with `--bound` or a model
+/// other than tso, the bounded synthesis ([`run_bounded`]).
+pub fn run(a: &FencesArgs) -> Result<i32, Error> {
+    if a.bound.is_some() || bmc_rmm::cat::builtin_name(&a.model) != Some("tso") {
+        return run_bounded(a);
+    }
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    if a.emit.is_some() && a.input.files.len() > 1 {
+        return Err(Error::Usage("--emit FILE takes a single input".into()));
+    }
+    let describe = crate::cli::shard::Describe {
+        command: "fences",
+        what: "inputs",
+        words: &[],
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::Value::Null,
+    };
+    let no_shard = crate::cli::shard::ShardArgs::default();
+    let (_, progs) = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.input.c.options(),
+        &no_shard,
+        describe,
+    )?;
+    let mut code = 0;
+    for (f, p) in &progs {
+        let costs = match &a.cost {
+            Some(c) => read_costs(c, p)?,
+            None => FenceCosts {
+                per_location: Default::default(),
+                default: 1,
+            },
+        };
+        let r = explicit::fence_insertion(
+            p,
+            &super::explicit::options(a.input.width, a.timeout),
+            &costs,
+        )
+        .map_err(|e| Error::Usage(e.to_string()))?;
+        let locs: Vec<FenceLocation> = match &r.verdict {
+            FenceVerdict::Robust => Vec::new(),
+            FenceVerdict::Fences(l) => l.clone(),
+            FenceVerdict::Unknown(why) => {
+                println!("{f}: fences [tso]: unknown: {why}");
+                code = 3;
+                continue;
+            }
+        };
+        let names: Vec<String> = locs.iter().map(|l| l.describe(p)).collect();
+        if a.input.json {
+            println!(
+                "{}",
+                serde_json::json!({"file": f, "model": "tso", "fences": names, "count": locs.len(),
+                    "cost": r.cost, "optimal": r.optimal, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats})
+            );
+        } else if locs.is_empty() {
+            println!("{f}: fences [tso]: robust, no fence needed");
+        } else {
+            println!(
+                "{f}: fences [tso]: {} fence(s), cost {}{}: {}",
+                locs.len(),
+                r.cost,
+                if r.optimal {
+                    " (optimal)"
+                } else {
+                    " (best found within limits)"
+                },
+                names.join(" ")
+            );
+        }
+        if let Some(out) = &a.emit {
+            let pairs: Vec<_> = locs.iter().map(|l| (l.thread, l.state)).collect();
+            let fenced = explicit::insert_fences(p, &pairs);
+            let text = bmc_rmm::program::render::native(&fenced);
+            super::output::write_file(out, &text)?;
+        }
+    }
+    Ok(code)
+}
 
 /// The lines of a cost file as words with their spans (`#` starts a
 /// comment), each with the span of the whole line.
@@ -158,7 +285,6 @@ fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
 /// same costs (kind `mfence`'s entries), to print beside the bounded one:
 /// JSON `{verdict, cost, optimal, text}`.
 fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value {
-    use bmc_rmm::engines::explicit::{fence_insertion, FenceCosts, FenceLocation, FenceVerdict};
     let mut ec = FenceCosts {
         per_location: Default::default(),
         default: costs.kind[0],
@@ -170,7 +296,7 @@ fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value
         ec.per_location.insert(FenceLocation { thread, state }, c);
     }
     let o = super::explicit::options(a.input.width, a.timeout);
-    match fence_insertion(p, &o, &ec) {
+    match explicit::fence_insertion(p, &o, &ec) {
         Err(e) => serde_json::json!({"verdict": "unsupported", "text": e.to_string()}),
         Ok(r) => {
             let (v, text) = match &r.verdict {
@@ -195,7 +321,7 @@ fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value
 ///
 /// Exit: 0 every input robust up to K (with the fences printed), 1 a
 /// cycle no fence breaks, 3 unknown.
-pub fn run(a: &FencesArgs) -> Result<i32, Error> {
+fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
     a.solver.available()?;
     if a.input.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));

@@ -16,7 +16,7 @@ pub fn load_sharded(
     format: Option<bmc_rmm::frontend::Format>,
     width: u32,
     copts: &bmc_rmm::frontend::c::Options,
-    shard: &crate::cli::args::ShardArgs,
+    shard: &crate::cli::shard::ShardArgs,
     describe: crate::cli::shard::Describe,
 ) -> Result<
     (

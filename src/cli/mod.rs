@@ -1,6 +1,10 @@
-//! The command line: flags ([`args`]), one file per command ([`check`],
-//! [`litmus`], [`diff`], [`explicit`]), and what commands share (inputs,
-//! batches, expectations, verdict words). Only the binary uses this
+//! The command line: flags ([`args`]), one file per command (the default
+//! command and `reach`/`robust` in [`check`] with the engines' forms in
+//! [`explicit`], [`smc`], [`tso_reach`], [`state`], [`parameterized`];
+//! [`parse`], [`litmus`], [`fences`], [`crosscheck`], [`diff`],
+//! [`merge`], [`translate`], `man`/`completions` in [`generate`]), and
+//! what commands share beside them ([`inputs`], [`batch`], [`shard`],
+//! [`output`], [`render`], [`expect`], [`report`]). Only the binary uses this
 //! module; the library does not depend on clap.
 //!
 //! Exit status (docs/behaviour.md): 0 no violation / goal unreachable,
@@ -10,6 +14,7 @@
 pub mod args;
 pub mod batch;
 pub mod check;
+pub mod crosscheck;
 pub mod diff;
 pub mod expect;
 pub mod explicit;
@@ -20,19 +25,20 @@ pub mod litmus;
 pub mod merge;
 pub mod output;
 pub mod parameterized;
+pub mod parse;
 pub mod render;
 pub mod report;
 pub mod shard;
 pub mod smc;
 pub mod state;
+pub mod translate;
 pub mod tso_reach;
 
 pub use args::Cli;
 
-use args::{Command, DiffArgs, Engine};
+use args::{Command, Engine};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::{CheckKind, SolverKind};
-use bmc_rmm::program::Width;
+use bmc_rmm::engines::bounded::CheckKind;
 
 /// Parses the command line `argv` (program name first) as users of git
 /// or cargo expect: options may come before the subcommand
@@ -180,7 +186,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
     };
     bmc_rmm::resources::set_memory_limit(budget.unwrap_or(usize::MAX));
     match cli.command {
-        Some(Command::Parse(a)) => check::run_parse(&a),
+        Some(Command::Parse(a)) => parse::run(&a),
         Some(Command::Reach(a)) if matches!(a.engine, Engine::Kround | Engine::Lazy) => {
             a.validate()?;
             tso_reach::run_reach(&a)
@@ -192,7 +198,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
             smc::run(&a, bmc_rmm::engines::smc::SmcCheck::Reach)
         }
         Some(Command::Reach(a)) => check::run_checks(&a, &[CheckKind::Reach]),
-        Some(Command::Translate(a)) => tso_reach::run_translate(&a),
+        Some(Command::Translate(a)) => translate::run(&a),
         Some(Command::Robust(a)) if parameterized::wanted(&a)? => parameterized::run(&a),
         Some(Command::Robust(a)) if a.state => state::run(&a),
         Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
@@ -203,29 +209,8 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
             bmc_rmm::diag::Error::Usage("--engine kround/lazy answer `reach` only".into()),
         ),
         Some(Command::Robust(a)) => check::run_checks(&a, &[CheckKind::Robust]),
-        Some(Command::Fences(a)) => explicit::run_fences(&a),
-        Some(Command::Crosscheck(a)) => match &a.solvers {
-            Some(solvers) => diff::run(&DiffArgs {
-                files: a.input.files.clone(),
-                models: None,
-                solvers: Some(solvers.clone()),
-                model: Some(a.model.clone()),
-                solver: SolverKind::Varisat,
-                bound: a.bound,
-                width: (a.input.width != Width::DEFAULT.0).then_some(a.input.width),
-                timeout: a.timeout.unwrap_or(args::DEFAULT_TIMEOUT),
-                verdicts_only: false,
-                json: a.input.json,
-                batch: args::BatchArgs {
-                    quiet: a.quiet,
-                    jobs: a.jobs,
-                    shard: a.shard.clone(),
-                },
-                pgas: a.pgas.clone(),
-            }),
-            None if a.reach => tso_reach::run_crosscheck(&a),
-            None => explicit::run_crosscheck(&a),
-        },
+        Some(Command::Fences(a)) => fences::run(&a),
+        Some(Command::Crosscheck(a)) => crosscheck::run(&a),
         Some(Command::Litmus(a)) => litmus::run(&a),
         Some(Command::Diff(a)) => diff::run(&a),
         Some(Command::Merge(a)) => merge::run(&a),

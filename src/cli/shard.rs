@@ -19,6 +19,7 @@
 //! finished; a torn last line is cut off by `--resume`.
 
 use bmc_rmm::diag::Error;
+use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::sync::Mutex;
@@ -185,6 +186,24 @@ pub fn read_lines(path: &str) -> Result<(Vec<Line>, Option<usize>), Error> {
     Ok((out, torn))
 }
 
+/// `--shard I/N`, `--jsonl OUT`, `--resume`: running a batch as N
+/// independent processes and merging their records (`bmc-rmm merge`,
+/// docs/batch.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShardArgs {
+    /// Run only shard I of N of the expanded inputs (1 <= I <= N); the
+    /// split is by path, the same on every machine.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<ShardSpec>,
+    /// Append one JSON record per input to OUT as it completes (for
+    /// `bmc-rmm merge`).
+    #[arg(long, value_name = "OUT")]
+    pub jsonl: Option<String>,
+    /// Skip the inputs already recorded in the --jsonl file and append.
+    #[arg(long, requires = "jsonl")]
+    pub resume: bool,
+}
+
 /// What a batch command runs under `--shard`/`--jsonl`/`--resume`, and
 /// where it records its answers.
 pub struct Shard {
@@ -222,7 +241,7 @@ impl Shard {
     /// `--resume`, a record file written by another command, shard or
     /// input list; an unreadable or unwritable file.
     pub fn select(
-        args: &super::args::ShardArgs,
+        args: &ShardArgs,
         d: Describe,
         files: Vec<String>,
     ) -> Result<(Shard, Vec<String>), Error> {

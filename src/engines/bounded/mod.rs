@@ -150,28 +150,9 @@ pub struct Query<'a> {
     pub limits: Limits,
 }
 
-/// The answer of a check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// Goal reachable / hb cycle found (exit 1).
-    Violation,
-    /// None within the bound (exit 0).
-    NoViolation,
-    /// Timeout or limit (exit 3).
-    Unknown,
-}
-
-impl Verdict {
-    /// Process exit status for this verdict.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Verdict::Violation => 1,
-            Verdict::NoViolation => 0,
-            Verdict::Unknown => 3,
-        }
-    }
-}
+/// The answer of a check ([`crate::answer::Verdict`], the verdict of
+/// every engine).
+pub use crate::answer::Verdict;
 
 /// Which check a user runs on a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -499,5 +480,24 @@ pub fn backend_with(
         SolverKind::Z3 => Ok(Box::new(z3::Z3)),
         #[cfg(not(feature = "z3"))]
         SolverKind::Z3 => Err(no_z3()),
+    }
+}
+
+impl CheckResult {
+    /// This result as an [`Answer`](crate::answer::Answer): a "no
+    /// violation" holds up to `bound`; the witness is the hb cycle of a
+    /// robustness violation (as [`Execution::render_cycle`] prints it).
+    pub fn answer(&self, bound: u32) -> crate::answer::Answer {
+        crate::answer::Answer {
+            verdict: self.verdict,
+            reason: self.reason.clone(),
+            scope: crate::answer::Scope::Bound(bound),
+            stats: Vec::new(),
+            witness: self
+                .witness
+                .as_ref()
+                .zip(self.cycle.as_ref())
+                .map(|(x, c)| x.render_cycle(c)),
+        }
     }
 }

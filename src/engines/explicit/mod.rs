@@ -182,3 +182,28 @@ pub enum ExplicitError {
 pub(crate) fn tid(t: usize) -> ThreadId {
     ThreadId(t as u32)
 }
+
+impl From<&RobustnessReport> for crate::answer::Answer {
+    /// Robustness against TSO for every execution (the engine is
+    /// unbounded); the witness is the TSO computation of the feasible
+    /// attack ([`TsoWitness`]'s text).
+    fn from(r: &RobustnessReport) -> crate::answer::Answer {
+        use crate::answer::{Answer, Scope, Verdict};
+        let mut a = match &r.verdict {
+            Robustness::Robust => Answer::new(Verdict::NoViolation, Scope::Complete),
+            Robustness::NotRobust(w) => Answer {
+                witness: Some(w.to_string()),
+                ..Answer::new(Verdict::Violation, Scope::Complete)
+            },
+            Robustness::Unknown(why) => Answer {
+                reason: Some(why.clone()),
+                ..Answer::new(Verdict::Unknown, Scope::Complete)
+            },
+        };
+        a.stats = vec![
+            ("attacks", r.stats.attacks_total as u64),
+            ("states", r.stats.states_visited),
+        ];
+        a
+    }
+}

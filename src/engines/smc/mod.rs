@@ -348,3 +348,38 @@ pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Erro
         finals: sink.finals,
     })
 }
+
+impl SmcResult {
+    /// This result as an [`Answer`](crate::answer::Answer): a "no
+    /// violation" holds for every execution unless the bound `bound`
+    /// cut a path ([`SmcStats::bound_cut`]); the witness is the cycle of
+    /// a robustness violation, one event per line.
+    pub fn answer(&self, bound: u32) -> crate::answer::Answer {
+        use crate::answer::{Answer, Scope, Verdict};
+        let scope = if self.stats.bound_cut {
+            Scope::Bound(bound)
+        } else {
+            Scope::Complete
+        };
+        let mut a = match &self.verdict {
+            SmcVerdict::Reachable { .. } => Answer::new(Verdict::Violation, scope),
+            SmcVerdict::NotRobust { cycle, .. } => Answer {
+                witness: Some(cycle.join("\n")),
+                ..Answer::new(Verdict::Violation, scope)
+            },
+            SmcVerdict::Unreachable | SmcVerdict::Robust => {
+                Answer::new(Verdict::NoViolation, scope)
+            }
+            SmcVerdict::Unknown(why) => Answer {
+                reason: Some(why.clone()),
+                ..Answer::new(Verdict::Unknown, scope)
+            },
+        };
+        a.stats = vec![
+            ("executions", self.stats.executions),
+            ("traces", self.stats.traces),
+            ("states", self.stats.states),
+        ];
+        a
+    }
+}

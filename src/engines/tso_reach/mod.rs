@@ -123,3 +123,61 @@ pub fn goal_threads_only(p: &Program) -> Option<Program> {
     )?;
     (!p.goals.is_empty() && keep.len() < p.threads.len()).then(|| freeze_others(p, &keep))
 }
+
+impl kround::Answer {
+    /// This answer as an [`Answer`](crate::answer::Answer) holding for
+    /// `scope` (every execution for the lazy engine, `Rounds(K)` for
+    /// kround).
+    pub fn answer(&self, scope: crate::answer::Scope) -> crate::answer::Answer {
+        use crate::answer::{Answer, Verdict};
+        match self {
+            kround::Answer::Reachable { .. } => Answer::new(Verdict::Violation, scope),
+            kround::Answer::Unreachable => Answer::new(Verdict::NoViolation, scope),
+            kround::Answer::Unknown(why) => Answer {
+                reason: Some(why.clone()),
+                ..Answer::new(Verdict::Unknown, scope)
+            },
+        }
+    }
+}
+
+impl kround::KroundResult {
+    /// This result as an [`Answer`](crate::answer::Answer): a "not
+    /// reachable" holds within `k` rounds per thread.
+    pub fn answer(&self, k: u32) -> crate::answer::Answer {
+        let mut a = self.answer.answer(crate::answer::Scope::Rounds(k));
+        a.stats = vec![("states", self.states)];
+        a
+    }
+}
+
+impl From<&lazy::LazyResult> for crate::answer::Answer {
+    /// The lazy engine's answer holds for every execution (it is
+    /// unbounded; a limit makes it unknown).
+    fn from(r: &lazy::LazyResult) -> crate::answer::Answer {
+        let mut a = r.answer.answer(crate::answer::Scope::Complete);
+        a.stats = vec![
+            ("refinements", u64::from(r.refinements)),
+            ("states", r.states),
+        ];
+        a
+    }
+}
+
+impl tso::SimVerdict {
+    /// This verdict as an [`Answer`](crate::answer::Answer): "not
+    /// reachable" holds within `max_rounds` rounds if the search was
+    /// given them, else for every execution.
+    pub fn answer(&self, max_rounds: Option<u32>) -> crate::answer::Answer {
+        use crate::answer::{Answer, Scope, Verdict};
+        let scope = max_rounds.map_or(Scope::Complete, Scope::Rounds);
+        match self {
+            tso::SimVerdict::Reachable { .. } => Answer::new(Verdict::Violation, scope),
+            tso::SimVerdict::Unreachable => Answer::new(Verdict::NoViolation, scope),
+            tso::SimVerdict::Unknown(why) => Answer {
+                reason: Some(why.clone()),
+                ..Answer::new(Verdict::Unknown, scope)
+            },
+        }
+    }
+}

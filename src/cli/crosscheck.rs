@@ -1,0 +1,470 @@
+//! `bmc-rmm crosscheck`: the same inputs answered by several engines and
+//! their answers compared. Three forms: robustness under TSO (the
+//! explicit engine unbounded, the bounded SAT engine and SMC up to K);
+//! `--reach`, reachability under TSO (SAT, lazy, kround and its P', the
+//! explicit simulator, SMC); `--solvers A,B`, the bounded engine under two
+//! solvers (the comparison of `diff`, [`super::diff`]).
+
+use super::args::{CrosscheckArgs, DiffArgs};
+use super::render::robustness_phrase;
+use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::{self, CheckKind, SolverKind, Verdict};
+use bmc_rmm::engines::explicit::{self, Robustness};
+use bmc_rmm::engines::tso_reach::kround::{self, Answer};
+use bmc_rmm::program::Width;
+use std::time::Duration;
+
+/// Runs `bmc-rmm crosscheck` in the form its flags ask for.
+///
+/// Errors: as each form (a model other than tso without `--solvers`;
+/// unreadable, malformed or unsupported inputs).
+pub fn run(a: &CrosscheckArgs) -> Result<i32, Error> {
+    match &a.solvers {
+        Some(solvers) => super::diff::run(&DiffArgs {
+            files: a.input.files.clone(),
+            models: None,
+            solvers: Some(solvers.clone()),
+            model: Some(a.model.clone()),
+            solver: SolverKind::Varisat,
+            bound: a.bound,
+            width: (a.input.width != Width::DEFAULT.0).then_some(a.input.width),
+            timeout: a.timeout.unwrap_or(super::args::DEFAULT_TIMEOUT),
+            verdicts_only: false,
+            json: a.input.json,
+            batch: super::args::BatchArgs {
+                quiet: a.quiet,
+                jobs: a.jobs,
+                shard: a.shard.clone(),
+            },
+            pgas: a.pgas.clone(),
+        }),
+        None if a.reach => run_reach(a),
+        None => run_robust(a),
+    }
+}
+
+/// `bmc-rmm crosscheck`: the explicit engine (unbounded) and the bounded
+/// SAT engine (up to K) on each input; reports agreement and, for a
+/// disagreement, what the violating side's witness shows.
+fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
+    let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
+    super::explicit::require_tso(&a.model, None)?;
+    if bound == 0 {
+        return Err(Error::Usage("--bound must be at least 1".into()));
+    }
+    let head = format!(
+        "{:<44} {:<22} {:<26} {:<26} agree\n",
+        "file",
+        "explicit (unbounded)",
+        format!("sat (bound {})", bound),
+        format!("smc (bound {})", bound)
+    );
+    let describe = crate::cli::shard::Describe {
+        command: "crosscheck",
+        what: "inputs",
+        words: &["yes", "yes (beyond bound)", "NO", "unknown"],
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::json!({ "head": head }),
+    };
+    let (shard, progs) = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.input.c.options(),
+        &a.shard,
+        describe,
+    )?;
+    let model = bmc_rmm::cat::builtin("tso")?;
+    let (mut disagreements, mut unknowns) = (0, 0);
+    if !a.input.json {
+        print!("{head}");
+    }
+    for (f, p) in &progs {
+        let (_, _, re) = super::explicit::explicit_robust(
+            p,
+            &super::explicit::options(a.input.width, a.timeout),
+        )?;
+        let ea = bmc_rmm::answer::Answer::from(&re);
+        let ve = ea.verdict;
+        let deadline = super::batch::deadline(a.timeout);
+        let lim = bounded::Limits {
+            bound,
+            width: a.input.width,
+            deadline,
+        };
+        let rs = bounded::check(
+            SolverKind::Varisat,
+            p,
+            &model,
+            lim,
+            false,
+            &[CheckKind::Robust],
+        )?
+        .remove(0);
+        let sm = super::smc::crosscheck_answer(
+            p,
+            bmc_rmm::engines::smc::semantics::Model::Tso,
+            bmc_rmm::engines::smc::SmcCheck::Robust,
+            bound,
+            a.input.width,
+            a.timeout,
+        )?;
+        let sa = sm.answer(bound);
+        let vs = sa.verdict;
+        let mut agree = match (ve, rs.verdict) {
+            (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
+            (x, y) if x == y => "yes",
+            // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
+            (Verdict::Violation, Verdict::NoViolation) if longest_thread(&re) > bound as usize => {
+                "yes (beyond bound)"
+            }
+            _ => "NO",
+        };
+        // SMC and SAT decide the same bounded question; SMC without a
+        // path cut by the bound decides the unbounded one.
+        let smc_disagrees =
+            (vs != Verdict::Unknown && rs.verdict != Verdict::Unknown && vs != rs.verdict)
+                || (vs == Verdict::Violation && ve == Verdict::NoViolation)
+                || (sa.proves_absence() && ve == Verdict::Violation);
+        if smc_disagrees {
+            agree = "NO";
+        } else if vs == Verdict::Unknown && agree != "NO" {
+            agree = "unknown";
+        }
+        unknowns += usize::from(agree == "unknown");
+        disagreements += usize::from(agree == "NO");
+        let witness = ea.witness.clone().or(rs.answer(bound).witness);
+        let mut rec = crate::cli::shard::record(
+            f,
+            match agree {
+                "NO" => 1,
+                "unknown" => 3,
+                _ => 0,
+            },
+        );
+        rec.summary = vec![agree.into()];
+        rec.json = vec![serde_json::json!({
+            "file": f, "model": "tso", "bound": bound,
+            "explicit": ve, "bounded": rs.verdict, "smc": vs, "agree": agree,
+            "witness": (agree == "NO").then_some(witness).flatten(),
+        })];
+        let mut text = format!(
+            "{:<44} {:<22} {:<26} {:<26} {agree}\n",
+            f,
+            robustness_phrase(ve),
+            robustness_phrase(rs.verdict),
+            robustness_phrase(vs)
+        );
+        if smc_disagrees {
+            text.push_str(&format!(
+                "  smc: {} ({} executions, {} traces)\n",
+                robustness_phrase(vs),
+                sm.stats.executions,
+                sm.stats.traces
+            ));
+        }
+        if agree == "NO" {
+            match (&re.verdict, &rs.witness) {
+                (Robustness::NotRobust(w), _) => {
+                    text.push_str(&format!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):\n{w}\n", longest_thread(&re), bound));
+                }
+                (_, Some(x)) => {
+                    text.push_str("  SAT witness (the explicit engine says robust):\n");
+                    if let Some(c) = &rs.cycle {
+                        text.push_str(&format!("  cycle: {}\n", x.render_cycle(c)));
+                    }
+                    text.push_str(&x.render(p));
+                }
+                _ => {}
+            }
+        }
+        rec.text = text;
+        if a.input.json {
+            println!("{}", rec.json[0]);
+        } else {
+            print!("{}", rec.text);
+        }
+        shard.record(rec)?;
+    }
+    Ok(finish(progs.len(), disagreements, unknowns, a.input.json))
+}
+
+/// Prints a crosscheck's summary line (stdout; stderr with `--json`,
+/// unless `-q`) and returns its exit status, as everywhere: 1 on a
+/// disagreement, else 3 if some answer is unknown, else 0.
+fn finish(files: usize, disagreements: usize, unknowns: usize, json: bool) -> i32 {
+    let summary = format!("{files} file(s), {disagreements} disagreement(s), {unknowns} unknown");
+    if json {
+        if !crate::cli::quiet() {
+            eprintln!("{summary}");
+        }
+    } else {
+        println!("{summary}");
+    }
+    if disagreements > 0 {
+        1
+    } else if unknowns > 0 {
+        3
+    } else {
+        0
+    }
+}
+
+/// Instructions executed by the busiest thread in the explicit witness.
+fn longest_thread(r: &explicit::RobustnessReport) -> usize {
+    match &r.verdict {
+        Robustness::NotRobust(w) => {
+            let mut per: std::collections::HashMap<_, usize> = Default::default();
+            for e in &w.events {
+                if !matches!(e.kind, explicit::TsoEventKind::DelayedFlush) {
+                    *per.entry(e.thread).or_default() += 1;
+                }
+            }
+            per.values().copied().max().unwrap_or(0)
+        }
+        _ => 0,
+    }
+}
+
+/// One engine's answer in `crosscheck --reach`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Said {
+    /// A goal is reachable under TSO (definitive).
+    Reachable,
+    /// No goal is reachable under TSO (definitive).
+    Unreachable,
+    /// No goal within the engine's bound (bound, rounds).
+    NotWithin,
+    /// No answer.
+    Unknown,
+}
+
+impl Said {
+    /// What an engine's answer says about reachability: a "not
+    /// reachable" that holds only within a bound or a number of rounds is
+    /// [`Said::NotWithin`].
+    fn of(a: &bmc_rmm::answer::Answer) -> Said {
+        use bmc_rmm::answer::Scope;
+        match (a.verdict, a.scope) {
+            (Verdict::Violation, _) => Said::Reachable,
+            (Verdict::NoViolation, Scope::Complete) => Said::Unreachable,
+            (Verdict::NoViolation, _) => Said::NotWithin,
+            (Verdict::Unknown, _) => Said::Unknown,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Said::Reachable => "reachable",
+            Said::Unreachable => "unreachable",
+            Said::NotWithin => "not within bound",
+            Said::Unknown => "unknown",
+        }
+    }
+}
+
+/// The most instructions one thread executes in a TSO computation.
+fn longest(w: &[bmc_rmm::engines::tso_reach::tso::TsoStep]) -> usize {
+    let mut n: std::collections::BTreeMap<u32, usize> = Default::default();
+    for s in w {
+        if let bmc_rmm::engines::tso_reach::tso::TsoStep::Instr { thread, .. } = s {
+            *n.entry(thread.0).or_default() += 1;
+        }
+    }
+    n.values().copied().max().unwrap_or(0)
+}
+
+/// Runs `crosscheck --reach`: on every input, the SAT engine at `--bound`
+/// under tso, the lazy engine, the kround engine (and its P' with the SAT
+/// engine under sc) and the explicit TSO simulator; prints one row per
+/// input and every disagreement between comparable answers (a definitive
+/// "reachable" against a definitive "unreachable"; the lazy engine's
+/// witness within the bound against SAT's "not within bound"; kround's
+/// exhaustive "not within K rounds" against SAT finding P' reachable).
+///
+/// Exit status: 1 on a disagreement, else 3 if some answer is unknown,
+/// else 0.
+///
+/// Errors: a model other than tso; unreadable, malformed or unsupported
+/// inputs (exit 2).
+fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
+    if bmc_rmm::cat::builtin_name(&a.model) != Some("tso") {
+        return Err(Error::Usage(
+            "crosscheck --reach compares TSO engines (--model tso)".into(),
+        ));
+    }
+    if a.input.files.is_empty() {
+        return Err(Error::Usage("no input FILE given".into()));
+    }
+    let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
+    let k = a.rounds.unwrap_or(super::tso_reach::DEFAULT_ROUNDS);
+    let w = a.input.width;
+    let tso = bmc_rmm::cat::builtin("tso")?;
+    let sc = bmc_rmm::cat::builtin("sc")?;
+    let sat = |p: &bmc_rmm::program::Program, m: &bmc_rmm::cat::Model| -> Result<Said, Error> {
+        let lim = bounded::Limits {
+            bound,
+            width: w,
+            deadline: super::batch::deadline(a.timeout),
+        };
+        let r =
+            bounded::check(SolverKind::Varisat, p, m, lim, false, &[CheckKind::Reach])?.remove(0);
+        Ok(Said::of(&r.answer(bound)))
+    };
+    let head = format!(
+        "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
+        "file",
+        format!("sat (bound {bound})"),
+        "lazy",
+        format!("kround {k}"),
+        format!("P' sat-sc ({bound})"),
+        "simulator",
+        format!("smc ({bound})")
+    );
+    let describe = crate::cli::shard::Describe {
+        command: "crosscheck",
+        what: "inputs",
+        words: &["yes", "NO", "unknown"],
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::json!({ "head": head }),
+    };
+    let (shard, progs) = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.input.c.options(),
+        &a.shard,
+        describe,
+    )?;
+    if !a.input.json {
+        print!("{head}");
+    }
+    let (mut disagreements, mut unknowns) = (0, 0);
+    for (f, p) in &progs {
+        let p = p.clone();
+        let bad = |e: bmc_rmm::engines::tso_reach::ReachError| Error::Usage(format!("{f}: {e}"));
+        let s_sat = sat(&p, &tso)?;
+        let lo = bmc_rmm::engines::tso_reach::lazy::LazyOptions {
+            explicit: super::tso_reach::options(w, None),
+            max_refinements: None,
+            deadline: a
+                .timeout
+                .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+        };
+        let lz = bmc_rmm::engines::tso_reach::lazy::lazy_reach(&p, &lo).map_err(bad)?;
+        let s_lazy = Said::of(&(&lz).into());
+        let lazy_len = match &lz.answer {
+            Answer::Reachable { witness, .. } => longest(witness),
+            _ => 0,
+        };
+        let kr =
+            kround::kround_reach(&p, k, &super::tso_reach::options(w, a.timeout)).map_err(bad)?;
+        let s_kr = Said::of(&kr.answer(k));
+        let tr = kround::translate(&p, k).map_err(bad)?;
+        let s_psc = sat(&tr.program, &sc)?;
+        let sim = bmc_rmm::engines::tso_reach::tso::explore(
+            &p,
+            &bmc_rmm::engines::tso_reach::tso::SimOptions {
+                width: Width(w),
+                deadline: a
+                    .timeout
+                    .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+                ..Default::default()
+            },
+        );
+        let s_sim = Said::of(&sim.answer(None));
+        let sm = super::smc::crosscheck_answer(
+            &p,
+            bmc_rmm::engines::smc::semantics::Model::Tso,
+            bmc_rmm::engines::smc::SmcCheck::Reach,
+            bound,
+            w,
+            a.timeout,
+        )?;
+        let mut smc_answer = sm.answer(bound);
+        if !p.notes.is_empty() {
+            // The front-end cut the program (notes): no answer on it
+            // covers the original beyond the bound.
+            smc_answer.scope = bmc_rmm::answer::Scope::Bound(bound);
+        }
+        let s_smc = Said::of(&smc_answer);
+        let all = [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc];
+        let why = reach_disagreements(all, lazy_len, bound);
+        let agree = if !why.is_empty() {
+            disagreements += 1;
+            "NO"
+        } else if all.contains(&Said::Unknown) {
+            unknowns += 1;
+            "unknown"
+        } else {
+            "yes"
+        };
+        let mut text = format!(
+            "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} {agree}\n",
+            f,
+            s_sat.word(),
+            s_lazy.word(),
+            s_kr.word(),
+            s_psc.word(),
+            s_sim.word(),
+            s_smc.word()
+        );
+        for x in &why {
+            text.push_str(&format!("  disagreement: {x}\n"));
+        }
+        let status = match agree {
+            "NO" => 1,
+            "unknown" => 3,
+            _ => 0,
+        };
+        let mut rec = crate::cli::shard::record(f, status);
+        rec.summary = vec![agree.into()];
+        rec.json = vec![serde_json::json!({
+            "file": f, "model": "tso", "bound": bound, "rounds": k,
+            "sat": s_sat.word(), "lazy": s_lazy.word(), "kround": s_kr.word(),
+            "translated_sat_sc": s_psc.word(), "simulator": s_sim.word(), "smc": s_smc.word(),
+            "agree": agree, "disagreements": why,
+        })];
+        rec.text = text;
+        if a.input.json {
+            println!("{}", rec.json[0]);
+        } else {
+            print!("{}", rec.text);
+        }
+        shard.record(rec)?;
+    }
+    Ok(finish(progs.len(), disagreements, unknowns, a.input.json))
+}
+
+/// The disagreements between comparable answers of `crosscheck --reach`
+/// (`all`: SAT at the bound, lazy, kround, P' with SAT under sc, the
+/// simulator, SMC; `lazy_len`: the most instructions of one thread in
+/// lazy's witness), one sentence each.
+fn reach_disagreements(all: [Said; 6], lazy_len: usize, bound: u32) -> Vec<String> {
+    let [s_sat, s_lazy, s_kr, s_psc, _, s_smc] = all;
+    let mut why = Vec::new();
+    if all.contains(&Said::Reachable) && all.contains(&Said::Unreachable) {
+        why.push("one engine finds a goal reachable, another proves it unreachable".to_string());
+    }
+    if s_lazy == Said::Reachable && s_sat == Said::NotWithin && lazy_len <= bound as usize {
+        why.push(format!(
+            "lazy's witness has {lazy_len} steps per thread at most, but SAT finds nothing within bound {bound}"
+        ));
+    }
+    // SMC and SAT answer the same bounded question.
+    if (s_smc == Said::Reachable && s_sat == Said::NotWithin)
+        || (s_sat == Said::Reachable && matches!(s_smc, Said::NotWithin | Said::Unreachable))
+    {
+        why.push(format!(
+            "SMC and SAT disagree within bound {bound} ({} / {})",
+            s_smc.word(),
+            s_sat.word()
+        ));
+    }
+    if s_kr == Said::NotWithin && s_psc == Said::Reachable {
+        why.push("SAT finds P' reachable under sc, the explicit SC search of P' does not".into());
+    }
+    why
+}
