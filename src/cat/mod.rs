@@ -2,7 +2,8 @@
 //! (Alglave, Maranget, Tautschnig, *Herding cats*, TOPLAS 2014; herd
 //! manual). This module owns the AST of a model, the table of compiled-in
 //! files (`encodings/*.cat`, among them the stdlib every model starts
-//! with) and model loading; [`base`] owns the vocabulary of base sets and
+//! with) and model loading; [`atomic_steps`] the contraction of the
+//! axioms over atomic steps, [`base`] owns the vocabulary of base sets and
 //! relations, [`parse`] the syntax and name resolution, [`eval`] the
 //! concrete evaluation, [`implied`] what the axioms imply syntactically. Models are data: `--model NAME` picks a
 //! compiled-in file, `--model-file` loads a user's file. docs/models.md
@@ -31,6 +32,7 @@
 //! `tso.cat`, …) or a path relative to the including file; every model
 //! implicitly starts with `include "stdlib.cat"`.
 
+pub mod atomic_steps;
 pub mod base;
 pub mod eval;
 pub mod implied;

@@ -78,14 +78,6 @@ pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult)
     if let (CheckKind::Robust, Verdict::NoViolation, Some(why)) = (r.check, r.verdict, &r.reason) {
         s.push_str(&format!("  note: {why}\n"));
     }
-    if let (CheckKind::Reach, Verdict::Violation, Some(t)) =
-        (r.check, r.verdict, p.multi_location_atomic())
-    {
-        s.push_str(&format!(
-            "  note: an atomic step of thread {} accesses several locations; this engine makes it atomic per location only, so the witness may interleave it (docs/c.md); `--engine smc` executes it indivisibly\n",
-            p.thread_name(t)
-        ));
-    }
     if r.verdict != Verdict::Violation {
         for n in &p.notes {
             s.push_str(&format!("  note: {n}\n"));

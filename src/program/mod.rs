@@ -395,6 +395,22 @@ impl Command {
         }
     }
 
+    /// True for an atomic step (`Atomic`) whose accesses name two
+    /// different addresses (as expressions: `x` and `y`, or `a[i]` and
+    /// `a[j]`). The bounded engine makes the events of one execution of
+    /// such a step one node of every `acyclic` axiom (the base relation
+    /// `stxn`, [`crate::cat::atomic_steps`]); a single-location atomic
+    /// step (CAS, exchange, increment, `lock`) keeps herd's semantics of
+    /// read-modify-writes (the `rmw` relation and the model's `atomic`
+    /// axiom).
+    pub fn is_multi_location_atomic(&self) -> bool {
+        if !matches!(self, Command::Atomic(_)) {
+            return false;
+        }
+        let addrs = self.access_addrs();
+        addrs.iter().any(|a| *a != addrs[0])
+    }
+
     /// True for commands that access shared memory (loads, stores,
     /// atomics, PGAS remote operations).
     pub fn accesses_memory(&self) -> bool {
@@ -595,24 +611,15 @@ pub struct Program {
 }
 
 impl Program {
-    /// The first thread with an atomic step (`Command::Atomic`) whose
-    /// accesses name two different addresses (as expressions: `x` and
-    /// `y`, or `a[i]` and `a[j]`). The SMC, explicit and simulator
-    /// engines execute such a step indivisibly; the bounded engine's
-    /// models only make it atomic per location (the `atomic` axiom on its
-    /// read-write pairs), so a witness there may interleave it
-    /// (docs/c.md, "Limits and choices").
+    /// The first thread with an atomic step over several locations
+    /// ([`Command::is_multi_location_atomic`]). Every engine executes such
+    /// a step indivisibly; the bounded engine then checks the model
+    /// contracted over its atomic steps ([`crate::cat::atomic_steps`]),
+    /// which costs nothing for programs without one.
     pub fn multi_location_atomic(&self) -> Option<ThreadId> {
         self.threads.iter().enumerate().find_map(|(t, th)| {
-            th.instrs
-                .iter()
-                .any(|i| {
-                    let addrs = match &i.cmd {
-                        Command::Atomic(_) => i.cmd.access_addrs(),
-                        _ => Vec::new(),
-                    };
-                    addrs.iter().any(|a| *a != addrs[0])
-                })
+            (th.instrs.iter())
+                .any(|i| i.cmd.is_multi_location_atomic())
                 .then_some(ThreadId(t as u32))
         })
     }

@@ -61,10 +61,11 @@ impl Backend for Cdclt {
         q: &Query,
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let model = q.encoded_model();
         let mut enc = Encoder::lazy_in(
             Cnf::recording(),
             q.program,
-            q.model,
+            &model,
             q.limits.bound,
             q.limits.width,
             Some(q.limits.deadline),
@@ -83,10 +84,11 @@ impl Backend for Cdclt {
             }
         }
         if enc.aborted.is_none() {
-            let tab = tables(&mut enc, q.model);
-            enc.external = Some(Box::new(TheorySolver::new(q.model, tab)));
+            let tab = tables(&mut enc, &model);
+            enc.external = Some(Box::new(TheorySolver::new(&model, tab)));
         }
-        f(&mut VarisatSession::new(enc))
+        let mut s = VarisatSession::new(enc);
+        f(&mut s)
     }
 }
 

@@ -91,6 +91,7 @@ impl Sym<'_, '_> {
                 .as_ref()
                 .map(|p| p.pairs(rel))
                 .unwrap_or_default(),
+            BaseRel::Stxn => self.enc.stxn_pairs(),
             BaseRel::Fr | BaseRel::Loc => all_pairs.collect(),
         };
         for (a, b) in pairs {
@@ -731,6 +732,7 @@ impl BaseBounds for Encoder<'_> {
                     p.pairs(r).into_iter().for_each(|(a, b)| may.set(a, b));
                 }
             }
+            BaseRel::Stxn => (self.stxn_pairs().into_iter()).for_each(|(a, b)| may.set(a, b)),
         }
         (may, must)
     }

@@ -119,6 +119,10 @@ pub struct Encoder<'a> {
     pub eager: Vec<String>,
     /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
     pub pgas: Option<pgas::PgasEnc>,
+    /// Per (thread, step) that may execute an atomic step over several
+    /// locations: the literal "it does" (the disjunction of the selectors
+    /// of those instructions). Built only when the model reads `stxn`.
+    stxn_steps: HashMap<(u32, u32), Lit>,
     /// Resource limits of the encoding (`None`: unchecked).
     pub limit: Option<Deadline>,
     /// The limit that stopped the encoding, if any (then it is incomplete
@@ -176,6 +180,7 @@ const G_PO: u8 = 3;
 const G_LOC: u8 = 4;
 const G_UNIV: u8 = 5;
 const G_HB: u8 = 6;
+const G_STXN: u8 = 7;
 
 /// The index of a dependency-like base relation in `Encoder::deps`:
 /// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6
@@ -249,12 +254,16 @@ impl<'a> Encoder<'a> {
             stats: Stats::default(),
             eager: Vec::new(),
             pgas: None,
+            stxn_steps: HashMap::default(),
             limit,
             aborted,
             external: None,
         };
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
+        }
+        if model.uses(BaseRel::Stxn) {
+            enc.encode_stxn_steps();
         }
         enc.encode_rf_co();
         let dep_lists: [(u8, Vec<unroll::DepEdge>); 7] = [
@@ -287,6 +296,43 @@ impl<'a> Encoder<'a> {
         }
         enc.stats.events = enc.un.events.len();
         enc
+    }
+
+    /// Fills [`Encoder::stxn_steps`] from the unrolling's selectors.
+    fn encode_stxn_steps(&mut self) {
+        for (t, tu) in self.un.threads.iter().enumerate() {
+            let instrs = &self.prog.threads[t].instrs;
+            for (step, sel) in tu.sel.iter().enumerate() {
+                let ls: Vec<Lit> = (sel.iter())
+                    .filter(|(i, _)| instrs[*i].cmd.is_multi_location_atomic())
+                    .map(|&(_, l)| l)
+                    .collect();
+                if !ls.is_empty() {
+                    let l = self.cnf.or_all(&ls);
+                    self.stxn_steps.insert((t as u32, step as u32), l);
+                }
+            }
+        }
+    }
+
+    /// The pairs that may be in `stxn` (same atomic step over several
+    /// locations): two different events of one thread and step that may
+    /// execute such a step.
+    pub(super) fn stxn_pairs(&self) -> Vec<(usize, usize)> {
+        let ev = &self.un.events;
+        let mut out = Vec::new();
+        for a in 0..ev.len() {
+            let key = (ev[a].thread.0, ev[a].step);
+            if !self.stxn_steps.contains_key(&key) {
+                continue;
+            }
+            for b in 0..ev.len() {
+                if a != b && (ev[b].thread.0, ev[b].step) == key {
+                    out.push((a, b));
+                }
+            }
+        }
+        out
     }
 
     /// Turns on the TSO-witness restriction of the hb-cycle query where
@@ -565,6 +611,15 @@ impl<'a> Encoder<'a> {
                 let (ma, mb) = (self.mem_lit(a), self.mem_lit(b));
                 self.cnf.and_all(&[any, ma, mb])
             }
+            G_STXN => {
+                let key = (ea.thread.0, ea.step);
+                if a == b || (eb.thread.0, eb.step) != key {
+                    return None;
+                }
+                let step = *self.stxn_steps.get(&key)?;
+                let (x, y) = (ea.exec, eb.exec);
+                self.cnf.and_all(&[x, y, step])
+            }
             _ => unreachable!(),
         };
         self.gates.insert((kind, a, b), l);
@@ -647,6 +702,7 @@ impl<'a> Encoder<'a> {
                 }
             }
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => self.pgas.as_ref()?.rel_lit(r, a, b),
+            BaseRel::Stxn => self.gate2(G_STXN, a, b),
             BaseRel::Addr
             | BaseRel::Data
             | BaseRel::Ctrl
@@ -1488,6 +1544,14 @@ impl Base for CandBase<'_, '_> {
                         if pe.rel_lit(rel, a, b).is_some_and(v) {
                             m.set(a, b);
                         }
+                    }
+                }
+            }
+            BaseRel::Stxn => {
+                for (a, b) in enc.stxn_pairs() {
+                    let key = (ev[a].thread.0, ev[a].step);
+                    if exec(a) && exec(b) && v(enc.stxn_steps[&key]) {
+                        m.set(a, b);
                     }
                 }
             }

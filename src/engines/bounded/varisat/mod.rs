@@ -145,11 +145,12 @@ impl Backend for Varisat {
         q: &Query,
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let model = q.encoded_model();
         let mut enc = if self.enumerate.is_some() && !self.eager {
             Encoder::lazy_in(
                 cnf::Cnf::recording(),
                 q.program,
-                q.model,
+                &model,
                 q.limits.bound,
                 q.limits.width,
                 Some(q.limits.deadline),
@@ -157,7 +158,7 @@ impl Backend for Varisat {
         } else {
             Encoder::limited(
                 q.program,
-                q.model,
+                &model,
                 q.limits.bound,
                 q.limits.width,
                 self.eager,

@@ -318,8 +318,42 @@ impl<'p> ZEnc<'p> {
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
                 m = super::pgas::relation(self.ctx, &self.un, self.pgas.as_ref(), rel)
             }
+            BaseRel::Stxn => m = self.stxn(),
         }
         self.cache.insert(rel, m.clone());
+        m
+    }
+
+    /// `stxn`: two different executed events of one thread and step
+    /// whose executed instruction (`ins[step]`) is an atomic step over
+    /// several locations ([`crate::program::Command::is_multi_location_atomic`]).
+    fn stxn(&self) -> ZRel {
+        let ctx = self.ctx;
+        let ev = &self.un.events;
+        let mut steps: HashMap<(u32, u32), ZBool> = HashMap::default();
+        for (t, zt) in self.un.threads.iter().enumerate() {
+            let instrs = &self.prog.threads[t].instrs;
+            for (step, cands) in zt.cands.iter().enumerate() {
+                let is: Vec<ZBool> = (cands.iter())
+                    .filter(|&&j| instrs[j].cmd.is_multi_location_atomic())
+                    .map(|&j| zt.ins[step]._eq(&Int::from_i64(ctx, j as i64)))
+                    .collect();
+                if !is.is_empty() {
+                    steps.insert((t as u32, step as u32), or(ctx, &is));
+                }
+            }
+        }
+        let mut m = ZRel::default();
+        for a in 0..ev.len() {
+            let key = (ev[a].thread.0, ev[a].step);
+            let Some(step) = steps.get(&key) else {
+                continue;
+            };
+            for b in (0..ev.len()).filter(|&b| b != a && (ev[b].thread.0, ev[b].step) == key) {
+                let c = and(ctx, &[ev[a].exec.clone(), ev[b].exec.clone(), step.clone()]);
+                m.insert((a, b), c);
+            }
+        }
         m
     }
 

@@ -82,12 +82,13 @@ impl Backend for Z3 {
         q: &Query,
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let model = q.encoded_model();
         with_solver(|ctx, solver| {
             let mut s = Z3Session::new(
                 ctx,
                 solver,
                 q.program,
-                q.model,
+                &model,
                 q.limits.bound,
                 q.limits.width,
             )?;

@@ -1,0 +1,205 @@
+//! Atomic steps over several locations (`atomic { }` over two or three
+//! variables): the bounded backends (varisat, cdclt; z3 under the `z3`
+//! feature), which contract the model's `acyclic` axioms over each such
+//! step (docs/models.md, "Atomic steps over several locations"), give
+//! the same reach verdicts as the SMC engine (which executes the step
+//! indivisibly) under sc, tso and pso, and as the explicit engine's SC
+//! search, on generated native programs.
+
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::{check, CheckKind, Deadline, Limits, SolverKind, Verdict};
+use bmc_rmm::engines::explicit::{self, ReachVerdict};
+use bmc_rmm::engines::smc::semantics::Model;
+use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcVerdict};
+use bmc_rmm::frontend::{self, Format};
+use bmc_rmm::program::{Program, Width};
+use proptest::prelude::*;
+
+const W: Width = Width(8);
+
+/// The backends compared (z3 only when built in).
+fn solvers() -> Vec<SolverKind> {
+    let mut v = vec![SolverKind::Varisat, SolverKind::Cdclt];
+    if cfg!(feature = "z3") {
+        v.push(SolverKind::Z3);
+    }
+    v
+}
+
+/// One statement of a generated thread: stores, loads, fences and
+/// atomic steps over two or three of x, y, z (reading and writing,
+/// with a test-and-set guard, reading a location twice around a write).
+fn stmt() -> impl Strategy<Value = String> {
+    let v = || prop::sample::select(vec!["x", "y", "z"]);
+    let r = || prop::sample::select(vec!["a", "b"]);
+    let c = || 1..3i64;
+    prop_oneof![
+        (v(), c()).prop_map(|(v, c)| format!("{v} = {c};")),
+        (r(), v()).prop_map(|(r, v)| format!("{r} = {v};")),
+        Just("mfence;".to_string()),
+        (v(), v(), c(), c())
+            .prop_filter("two locations", |(p, q, _, _)| p != q)
+            .prop_map(|(p, q, c, d)| format!("atomic {{ {p} = {c}; {q} = {d}; }};")),
+        (v(), v())
+            .prop_filter("two locations", |(p, q)| p != q)
+            .prop_map(|(p, q)| format!("atomic {{ a = {p}; b = {q}; }};")),
+        (r(), v(), v(), c())
+            .prop_filter("two locations", |(_, p, q, _)| p != q)
+            .prop_map(|(r, p, q, c)| format!("atomic {{ {r} = {p}; {q} = {r} + {c}; }};")),
+        (v(), v())
+            .prop_filter("two locations", |(p, q)| p != q)
+            .prop_map(|(p, q)| format!("atomic {{ a = {p}; {q} = 1; b = {p}; }};")),
+        (v(), v(), c())
+            .prop_filter("two locations", |(p, q, _)| p != q)
+            .prop_map(|(p, q, c)| {
+                format!("atomic {{ a = {p}; assume(a == 0); {p} = 1; {q} = {c}; }};")
+            }),
+    ]
+}
+
+/// A program: 2–3 threads of 1–3 statements over x, y, z (at least one
+/// atomic step over several locations), and a final goal on two
+/// registers.
+fn program() -> impl Strategy<Value = String> {
+    let thread = prop::collection::vec(stmt(), 1..4);
+    (
+        prop::collection::vec(thread, 2..4),
+        0..3usize,
+        0..3usize,
+        0..3i64,
+        0..3i64,
+    )
+        .prop_filter("an atomic step", |(ts, ..)| {
+            ts.iter().flatten().any(|s| s.starts_with("atomic"))
+        })
+        .prop_map(|(ts, t1, t2, v1, v2)| {
+            let n = ts.len();
+            let mut text = String::from("shared x, y, z;\n");
+            for (t, body) in ts.iter().enumerate() {
+                text.push_str(&format!("thread t{t} {{\n  reg a;\n  reg b;\n"));
+                for s in body {
+                    text.push_str(&format!("  {s}\n"));
+                }
+                text.push_str("}\n");
+            }
+            text.push_str(&format!(
+                "goal final where t{}.a == {v1} && t{}.b == {v2};\n",
+                t1 % n,
+                t2 % n
+            ));
+            text
+        })
+}
+
+fn native(text: &str) -> Program {
+    frontend::parse_program(&SourceFile::new("t.rmm", text), Some(Format::Native), W)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// The bounded backend's reach verdict (bound 16: every generated
+/// thread's path is shorter, so nothing is cut).
+fn sat(p: &Program, model: &str, solver: SolverKind) -> bool {
+    let m = bmc_rmm::cat::load_model(model, None).unwrap();
+    let lim = Limits {
+        bound: 16,
+        width: W.0,
+        deadline: Deadline(None),
+    };
+    let r = check(solver, p, &m, lim, false, &[CheckKind::Reach]).unwrap();
+    match r[0].verdict {
+        Verdict::Violation => true,
+        Verdict::NoViolation => false,
+        Verdict::Unknown => panic!("{} {model}: unknown", solver.name()),
+    }
+}
+
+/// The SMC engine's reach verdict.
+fn smc_reach(p: &Program, model: Model) -> bool {
+    let o = SmcOptions {
+        model,
+        width: W,
+        bound: 16,
+        check: SmcCheck::Reach,
+        reduction: Reduction::Dpor,
+        deadline: None,
+        collect: false,
+    };
+    match smc::check(p, &o).expect("supported program").verdict {
+        SmcVerdict::Reachable { .. } => true,
+        SmcVerdict::Unreachable => false,
+        v => panic!("smc: {v:?}"),
+    }
+}
+
+/// The explicit engine's SC reach verdict.
+fn explicit_sc(p: &Program) -> bool {
+    let o = explicit::Options {
+        width: W,
+        ..explicit::Options::default()
+    };
+    match explicit::sc_reach(p, &o)
+        .expect("supported program")
+        .verdict
+    {
+        ReachVerdict::Reachable(_) => true,
+        ReachVerdict::Unreachable => false,
+        v => panic!("explicit: {v:?}"),
+    }
+}
+
+/// Every engine's verdicts on `text` agree; returns the SC verdict.
+fn agree(text: &str) -> bool {
+    let p = native(text);
+    assert!(p.multi_location_atomic().is_some(), "{text}");
+    let sc = explicit_sc(&p);
+    for (m, name) in [(Model::Sc, "sc"), (Model::Tso, "tso"), (Model::Pso, "pso")] {
+        let want = smc_reach(&p, m);
+        if m == Model::Sc {
+            assert_eq!(want, sc, "smc vs explicit under sc\n{text}");
+        }
+        for s in solvers() {
+            assert_eq!(
+                sat(&p, name, s),
+                want,
+                "{} vs smc under {name}\n{text}",
+                s.name()
+            );
+        }
+    }
+    sc
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn bounded_smc_and_explicit_engines_agree_on_atomic_steps(text in program()) {
+        agree(&text);
+    }
+}
+
+/// Shapes where per-location atomicity and indivisibility differ: a
+/// step reading a location twice around another thread's write, a step
+/// writing two locations read in between by another thread, and
+/// read_write_lock's reader/writer counters (SV-COMP
+/// `pthread-atomic/read_write_lock-1.c`). The goal is unreachable under
+/// every model only when the step is indivisible.
+#[test]
+fn classic_shapes_are_indivisible() {
+    let cases = [
+        "shared x, y;\nthread t0 { reg a; reg b; atomic { a = x; y = 1; b = x; }; }\n\
+         thread t1 { reg a; reg b; x = 1; }\ngoal final where t0.a == 0 && t0.b == 1;\n",
+        "shared x, y;\nthread t0 { reg a; reg b; atomic { x = 1; y = 1; }; }\n\
+         thread t1 { reg a; reg b; atomic { a = x; b = y; }; }\n\
+         goal final where t1.a == 1 && t1.b == 0;\n",
+        "shared w, r, x;\n\
+         thread t0 { reg a; reg b; atomic { a = w; assume(a == 0); b = r; assume(b == 0); w = 1; }; \
+         x = 3; x = 0; atomic { w = 0; }; }\n\
+         thread t1 { reg a; reg b; atomic { a = w; assume(a == 0); b = r; r = b + 1; }; \
+         a = x; atomic { b = r; r = b - 1; }; }\n\
+         goal final where t1.a == 3;\n",
+    ];
+    for text in cases {
+        assert!(!agree(text), "reachable under sc\n{text}");
+    }
+}
