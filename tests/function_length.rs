@@ -48,7 +48,6 @@ const PENDING: &[(&str, &str)] = &[
     ("src/engines/bounded/z3/unroll.rs", "unroll"),
     ("src/engines/explicit/tso.rs", "build_witness"),
     ("src/engines/parameterized/coverability.rs", "backward"),
-    ("src/engines/parameterized/instrument.rs", "build"),
     ("src/engines/parameterized/mod.rs", "check"),
     ("src/engines/smc/chrono.rs", "push"),
     ("src/engines/smc/semantics.rs", "exec"),
