@@ -10,6 +10,8 @@
 //! (docs/performance.md). Own inputs (the bundled examples) always run;
 //! the Trencher corpus skips when `../shared/corpus` is absent.
 
+mod common;
+
 use bmc_rmm::cat::base::{BaseRel, BaseSet};
 use bmc_rmm::cat::eval::{Base, Bits, Evaluator, Mat};
 use bmc_rmm::cat::{ExprKind, Model, Stmt};
@@ -243,12 +245,10 @@ fn may_and_must_pairs_hold_on_the_bundled_examples() {
 
 #[test]
 fn may_and_must_pairs_hold_on_the_trencher_corpus() {
-    let dir = std::path::Path::new("../shared/corpus/trencher");
-    if !dir.exists() {
-        eprintln!("skipping: ../shared/corpus/trencher is absent");
+    let Some(dir) = common::corpus("trencher") else {
         return;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(dir)
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .chain(std::fs::read_dir(dir.join("memorax")).unwrap())
         .map(|e| e.unwrap().path())

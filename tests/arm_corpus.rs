@@ -8,6 +8,8 @@
 //! error; every other test must be answered. Skipped (with a message) when
 //! the corpus is absent.
 
+mod common;
+
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::Deadline;
@@ -37,13 +39,8 @@ const KNOWN_RISCV_RISCV: &[&str] = &[];
 const KNOWN_RISCV_SC: &[&str] = &[];
 
 fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus-arm");
-    if p.join("EXPECTED.detail.tsv").exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: corpus not found at {}", p.display());
-        None
-    }
+    common::corpus("litmus-arm/EXPECTED.detail.tsv")?;
+    Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus-arm"))
 }
 
 /// One row of `EXPECTED.detail.tsv`: (file, verdict, features).

@@ -2,8 +2,9 @@
 //! give a `file:line:column` message on stderr and exit status 2, never a
 //! panic or a crash (stack overflow included).
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 /// Writes `content` to a temp `.rmm` file and runs `bmc-rmm parse` on it
 /// with extra `args`; returns (exit code, stderr, file path).
@@ -12,7 +13,7 @@ fn run(name: &str, content: &[u8], args: &[&str]) -> (i32, String, String) {
     let path = dir.path().join(name);
     std::fs::write(&path, content).expect("write temp file");
     let path_s = path.to_string_lossy().into_owned();
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .arg("parse")
         .args(args)
         .arg(&path_s)
@@ -232,7 +233,7 @@ fn shared_variable_inside_expression() {
 fn examples_parse_through_the_binary() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     for name in ["sb.rmm", "dekker.rmm", "peterson.rmm"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        let out = common::bin()
             .arg("parse")
             .arg(dir.join(name))
             .output()
@@ -280,7 +281,7 @@ fn wrapped_variable_addresses_round_trip() {
     let path = dir.path().join("wrap.rmm");
     std::fs::write(&path, src).expect("write");
     let parse = |file: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        let out = common::bin()
             .args(["parse", "--width", "2", file])
             .output()
             .expect("run bmc-rmm");

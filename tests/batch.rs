@@ -4,29 +4,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
-fn bmc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run as bmc;
 
 fn corpus() -> Option<String> {
-    let d = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/litmus");
-    if Path::new(d).exists() {
-        Some(d.to_string())
-    } else {
-        eprintln!("skipping: ../shared/corpus/litmus not present");
-        None
-    }
+    common::corpus("litmus")?;
+    Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/litmus").to_string())
 }
 
 fn base(f: &str) -> String {

@@ -297,10 +297,7 @@ type NidhuggJob = (String, Vec<&'static str>, String, String, String);
 fn nidhugg_jobs() -> Option<(std::path::PathBuf, Vec<NidhuggJob>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nidhugg");
     let tsv = dir.join("EXPECTED.tsv");
-    if !tsv.exists() {
-        eprintln!("skipped: {} is absent", tsv.display());
-        return None;
-    }
+    c_common::common::corpus("nidhugg/EXPECTED.tsv")?;
     if !cpp_available() {
         eprintln!("skipped: no C preprocessor on PATH");
         return None;

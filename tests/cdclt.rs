@@ -7,6 +7,8 @@
 //! `../shared/corpus` is absent. The comparison with z3 is
 //! `crosscheck --solvers cdclt,z3` (docs/performance.md).
 
+mod common;
+
 use bmc_rmm::engines::bounded::{self, CheckKind, Deadline, Limits, SolverKind, Verdict};
 use bmc_rmm::program::{Program, Width};
 
@@ -105,8 +107,7 @@ fn litmus_final_states_agree() {
 #[test]
 fn trencher_corpus_agrees() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/trencher");
-    if !std::path::Path::new(dir).is_dir() {
-        eprintln!("skipped: {dir} not found");
+    if common::corpus("trencher").is_none() {
         return;
     }
     let mut files = Vec::new();
@@ -420,7 +421,7 @@ fn raced_backends_answer_like_one() {
     }
     assert!(n >= 8, "{n} examples");
     let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .args(["reach", "--json", "--model", "tso", ex])
         .output()
         .unwrap();

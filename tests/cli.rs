@@ -1,19 +1,7 @@
 //! The command line end to end: exit statuses, outputs, bad options.
 
-use std::process::Command;
-
-fn bmc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run as bmc;
 
 #[test]
 fn default_command_runs_both_checks() {

@@ -3,21 +3,16 @@
 //! and features, `-q`/`-v`/`--color`/`NO_COLOR` accepted the same way by
 //! every command, and `--json` on every checking command.
 
-use std::process::Command;
+mod common;
 
 fn bmc_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"));
-    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut c = common::bin();
+    c.args(args);
     c.env_remove("NO_COLOR");
     for (k, v) in env {
         c.env(k, v);
     }
-    let out = c.output().expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::output(c)
 }
 
 fn bmc(args: &[&str]) -> (i32, String, String) {

@@ -4,6 +4,8 @@
 //! under power with the default budget) skips when `../shared/corpus` is
 //! absent.
 
+mod common;
+
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::{Deadline, SolverKind};
 use bmc_rmm::frontend::litmus::LitmusTest;
@@ -54,12 +56,12 @@ fn corpus_dir(arch: &str) -> Option<String> {
         "{}/../shared/corpus/litmus/{arch}",
         env!("CARGO_MANIFEST_DIR")
     );
-    std::path::Path::new(&d).exists().then_some(d)
+    common::corpus(&format!("litmus/{arch}"))?;
+    Some(d)
 }
 
 fn corpus(arch: &str, model: &str, budget: usize) {
     let Some(dir) = corpus_dir(arch) else {
-        eprintln!("skipping: ../shared/corpus/litmus/{arch} not present");
         return;
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)

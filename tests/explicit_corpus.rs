@@ -7,6 +7,8 @@
 //! have that size, and inserting it must give a robust program. Rows with
 //! `?` are reported, never failed; a per-file time limit bounds them.
 
+mod common;
+
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::explicit::{
     check_robustness, fence_insertion, insert_fences, FenceCosts, FenceVerdict, Limits, Options,
@@ -31,10 +33,10 @@ fn opts(secs: u64) -> Options {
 
 #[test]
 fn trencher_corpus_matches_expected() {
-    let Ok(tsv) = std::fs::read_to_string(format!("{DIR}/EXPECTED.tsv")) else {
-        eprintln!("skipping: corpus not found at {DIR}");
+    let Some(tsv) = common::corpus("trencher/EXPECTED.tsv") else {
         return;
     };
+    let tsv = std::fs::read_to_string(tsv).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
     for line in tsv.lines().skip(1) {
@@ -172,10 +174,10 @@ fn check_witness_shape(w: &TsoWitness) -> Result<(), String> {
 /// on every corpus file decided by all of them.
 #[test]
 fn reductions_do_not_change_corpus_verdicts() {
-    let Ok(tsv) = std::fs::read_to_string(format!("{DIR}/EXPECTED.tsv")) else {
-        eprintln!("skipping: corpus not found at {DIR}");
+    let Some(tsv) = common::corpus("trencher/EXPECTED.tsv") else {
         return;
     };
+    let tsv = std::fs::read_to_string(tsv).unwrap();
     use bmc_rmm::engines::explicit::SearchOrder;
     for line in tsv.lines().skip(1) {
         let file = line.split('\t').next().unwrap_or("");

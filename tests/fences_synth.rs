@@ -13,7 +13,6 @@ use bmc_rmm::engines::derived::fence_synth::{self, Costs, Outcome};
 use bmc_rmm::engines::explicit;
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, Width};
-use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -167,9 +166,8 @@ fn tso_arm_riscv() {
     );
 }
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-}
+mod common;
+use common::bin;
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let p = dir.path().join(name);
@@ -298,10 +296,10 @@ fn tso_cost_equals_explicit_on_memorax_translations() {
 fn corpus_compare(sub: &str, expect_files: usize) {
     use rayon::prelude::*;
     let dir = format!("{ROOT}/../shared/corpus/trencher/{sub}");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: corpus not found at {dir}");
+    if common::corpus(&format!("trencher/{sub}")).is_none() {
         return;
-    };
+    }
+    let rd = std::fs::read_dir(&dir).unwrap();
     let mut files: Vec<String> = rd
         .filter_map(|e| e.ok())
         .map(|e| e.path().to_string_lossy().to_string())

@@ -6,12 +6,10 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn bmc(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run bmc-rmm");
+    let out = common::bin().args(args).output().expect("run bmc-rmm");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "panic on {args:?}: {err}");
     assert_ne!(out.status.code(), Some(101), "{args:?}");
@@ -238,8 +236,7 @@ fn many_threads_parse() {
 #[test]
 fn expectations_match_by_path() {
     let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");
-    if !c.join("EXPECTED.tsv").exists() {
-        eprintln!("skipping: ../shared/corpus/litmus not present");
+    if common::corpus("litmus/EXPECTED.tsv").is_none() {
         return;
     }
     let exp = c.join("EXPECTED.tsv");
@@ -383,7 +380,7 @@ fn resource_limits_answer_unknown() {
         let out = Command::new("sh")
             .arg("-c")
             .arg("ulimit -v 1500000 && exec \"$0\" robust --solver varisat \"$1\"")
-            .arg(env!("CARGO_BIN_EXE_bmc-rmm"))
+            .arg(common::bin_path())
             .arg(&f)
             .output()
             .unwrap();
@@ -418,7 +415,7 @@ fn ignored_fences_are_reported() {
 #[test]
 fn closed_stdout_ends_quietly() {
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let mut child = common::bin()
         .args([
             "litmus",
             "-q",

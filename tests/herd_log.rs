@@ -8,31 +8,15 @@
 
 use bmc_rmm::litmus::herd::log::{by_name, parse_log, LogBlock};
 use std::path::Path;
-use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn bmc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run as bmc;
 
 fn corpus() -> Option<std::path::PathBuf> {
-    let d = Path::new(ROOT).join("../shared/corpus/litmus");
-    if d.join("herd7-logs").is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipping: ../shared/corpus/litmus not present");
-        None
-    }
+    common::corpus("litmus/herd7-logs")?;
+    Some(Path::new(ROOT).join("../shared/corpus/litmus"))
 }
 
 /// Tests whose hash we do not compute as herd does (docs/litmus.md):

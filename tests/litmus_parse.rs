@@ -3,6 +3,8 @@
 //! printer reproduces herd's blocks, and malformed inputs give located
 //! errors.
 
+mod common;
+
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::frontend::litmus::LitmusTest;
 use bmc_rmm::litmus::herd::{self, log, Counts};
@@ -11,13 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");
-    if p.join("EXPECTED.tsv").exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: corpus not found at {}", p.display());
-        None
-    }
+    common::corpus("litmus/EXPECTED.tsv")?;
+    Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus"))
 }
 
 /// Corpus tests we knowingly do not support, with a word of the expected

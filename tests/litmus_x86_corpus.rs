@@ -5,6 +5,8 @@
 //! corpus README and docs/litmus.md) must have the same verdict and a
 //! subset of herd's states. Skips when `../shared/corpus` is absent.
 
+mod common;
+
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::Deadline;
 use bmc_rmm::litmus::herd::log::{parse_expected, parse_log};
@@ -14,8 +16,8 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 
 fn corpus() -> Option<String> {
-    let d = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/litmus");
-    std::path::Path::new(d).exists().then(|| d.to_string())
+    common::corpus("litmus")?;
+    Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/litmus").to_string())
 }
 
 fn quirk_files(dir: &str) -> BTreeSet<String> {
@@ -33,7 +35,6 @@ fn quirk_files(dir: &str) -> BTreeSet<String> {
 
 fn check(arch: &str, model: &str, herd_model: &str) {
     let Some(dir) = corpus() else {
-        eprintln!("skipping: ../shared/corpus/litmus not present");
         return;
     };
     let rows: Vec<_> =

@@ -3,6 +3,8 @@
 //! round trips `parse(print(p)) == p` (by fingerprint) for the examples,
 //! hand-built IR and the Trencher corpus.
 
+mod common;
+
 use bmc_rmm::diag::{SourceFile, Span};
 use bmc_rmm::frontend::{native, trencher};
 use bmc_rmm::program::{
@@ -1039,14 +1041,12 @@ fn random_expressions_round_trip() {
 }
 
 fn corpus_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trencher");
-    d.is_dir().then_some(d)
+    common::corpus("trencher")
 }
 
 #[test]
 fn trencher_corpus_round_trips() {
     let Some(dir) = corpus_dir() else {
-        eprintln!("skipping: ../shared/corpus/trencher not found");
         return;
     };
     let mut files = Vec::new();

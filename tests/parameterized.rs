@@ -9,7 +9,6 @@ use bmc_rmm::engines::parameterized::{check, instance, Options, Verdict};
 use bmc_rmm::frontend::native::parse;
 use bmc_rmm::program::render as print;
 use bmc_rmm::program::{Program, ThreadId, Width};
-use std::process::Command;
 
 const W: Width = Width(8);
 
@@ -253,18 +252,8 @@ fn every_thread_a_template_with_the_flag() {
     assert_eq!(answer(&p, &[], W), Some(vec![vec![]]));
 }
 
-fn bmc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run as bmc;
 
 #[test]
 fn cli_answers_text_and_json() {

@@ -61,7 +61,7 @@ fn verdicts(p: &Program, model: &str, k: u32) -> (Verdict, Verdict) {
 }
 
 fn bin() -> Proc {
-    Proc::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    common::bin()
 }
 
 #[test]

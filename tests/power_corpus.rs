@@ -5,6 +5,8 @@
 //! `herd7-logs/PPC.<model>.log`. Skipped (with a message) when the corpus
 //! is absent.
 
+mod common;
+
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::Deadline;
@@ -20,13 +22,8 @@ use std::time::{Duration, Instant};
 const UNSUPPORTED: &[&str] = &[];
 
 fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");
-    if p.join("EXPECTED.tsv").exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: corpus not found at {}", p.display());
-        None
-    }
+    common::corpus("litmus/EXPECTED.tsv")?;
+    Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus"))
 }
 
 /// Runs every PPC test under `model` and compares with herd's `herd_model`

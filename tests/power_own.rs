@@ -4,6 +4,8 @@
 //! under PSO (thesis 003 §5.2). The Trencher `pso.txt` check needs the
 //! shared corpus and is skipped without it.
 
+mod common;
+
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::Deadline;
@@ -11,7 +13,6 @@ use bmc_rmm::litmus::herd::Verdict;
 use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn verdict(model: &str, file: &str) -> Verdict {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -96,7 +97,7 @@ fn sparc_models_on_classic_shapes() {
 }
 
 fn robust(model: &str, file: &str) -> i32 {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .args(["robust", "--model", model, file])
         .output()
         .unwrap();
@@ -156,8 +157,7 @@ fn pso_robustness() {
 #[test]
 fn trencher_pso_txt_robust_under_tso_not_pso() {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trencher/pso.txt");
-    if !p.exists() {
-        eprintln!("skipping: corpus not found at {}", p.display());
+    if common::corpus("trencher/pso.txt").is_none() {
         return;
     }
     let f = p.to_str().unwrap();
@@ -166,7 +166,7 @@ fn trencher_pso_txt_robust_under_tso_not_pso() {
 }
 
 fn reach(model: &str, file: &str) -> i32 {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .args(["reach", "--model", model, file])
         .output()
         .unwrap();

@@ -129,7 +129,7 @@ fn assertion_and_truncation_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("t.rmm");
     std::fs::write(&f, bmc_rmm::program::render::native(&p)).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .args(["reach", "--model", "sc", "--bound", "4"])
         .arg(&f)
         .output()
@@ -220,10 +220,10 @@ fn eager_keeps_axioms_over_unevaluable_lets_lazy() {
 #[test]
 fn trencher_corpus_tso() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/trencher");
-    let Ok(tsv) = std::fs::read_to_string(format!("{dir}/EXPECTED.tsv")) else {
-        eprintln!("skipping: ../shared/corpus/trencher not present");
+    let Some(tsv) = common::corpus("trencher/EXPECTED.tsv") else {
         return;
     };
+    let tsv = std::fs::read_to_string(tsv).unwrap();
     let m = bmc_rmm::cat::builtin("tso").unwrap();
     for line in tsv.lines().skip(1) {
         let cols: Vec<&str> = line.split('\t').collect();

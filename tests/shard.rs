@@ -10,21 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_bmc-rmm");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn bmc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run as bmc;
 
 /// Text output without herd's `Time` lines (the only part that varies).
 fn strip_times(s: &str) -> String {
@@ -89,7 +78,7 @@ fn parallel_shards(dir: &Path, inputs: &[String], model: &str) -> Option<Vec<Str
             "--will-cite",
             "--halt",
             "never",
-            BIN,
+            common::bin_path(),
             "litmus",
             "-q",
             "-m",
@@ -406,7 +395,7 @@ fn a_killed_shard_resumed_gives_the_same_merged_result() {
     assert_eq!(bmc(&a).0, 1);
     // Shard 2 is killed (SIGKILL) once it has recorded two inputs.
     let o2 = p(&outs[1]);
-    let mut child = Command::new(BIN)
+    let mut child = common::bin()
         .args(base)
         .args(["--shard", "2/2", "--jsonl", &o2, &inp])
         .stdout(Stdio::null())

@@ -7,6 +7,8 @@
 //! of the corpus style is simplified by the front-end and keeps its
 //! answers (tests/c_frontend.rs checks the whole Nidhugg table).
 
+mod common;
+
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::smc::semantics::Model;
 use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcVerdict};
@@ -189,7 +191,7 @@ fn a_c_witness_leaves_removed_registers_out_of_its_final_line() {
          int main(void) { int k = 5; int z = 7; k = k + 1; z = x; assert(z == 1); return 0; }\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .args(["reach", "--model", "sc"])
         .arg(&file)
         .output()

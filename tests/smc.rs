@@ -13,7 +13,6 @@ use bmc_rmm::engines::smc::semantics::{Model, Step};
 use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
 use bmc_rmm::frontend::{self, Format};
 use bmc_rmm::program::{Program, Width};
-use std::process::Command;
 
 const W: Width = Width(8);
 
@@ -370,18 +369,8 @@ fn robust_programs_have_as_many_traces_under_tso_and_pso_as_under_sc() {
 }
 
 fn bin(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
+    let (code, out, err) = common::run(args);
+    (code, format!("{out}{err}"))
 }
 
 #[test]

@@ -8,9 +8,8 @@
 //! the `z3` feature only the
 //! "not built in" error is tested.
 
-fn bin() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-}
+mod common;
+use common::bin;
 
 #[cfg(not(feature = "z3"))]
 #[test]
@@ -298,13 +297,8 @@ mod with_z3 {
     }
 
     fn corpus() -> Option<String> {
-        let d = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-        if std::path::Path::new(d).exists() {
-            Some(d.to_string())
-        } else {
-            eprintln!("skipping: ../shared/corpus not present");
-            None
-        }
+        common::corpus("")?;
+        Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus").to_string())
     }
 
     fn corpus_litmus(arch: &str, model: &str) {

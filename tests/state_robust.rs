@@ -7,6 +7,8 @@
 //! explicit SC search and the operational TSO simulator with store
 //! buffers).
 
+mod common;
+
 use bmc_rmm::cat;
 use bmc_rmm::diag::{SourceFile, Span};
 use bmc_rmm::engines::bounded::{queries, CheckKind, Deadline, Limits, SolverKind, Verdict};
@@ -220,7 +222,7 @@ fn generated_programs_theorem_2_19_and_enumeration() {
 
 #[test]
 fn cli_state_flag() {
-    let bin = env!("CARGO_BIN_EXE_bmc-rmm");
+    let bin = common::bin_path();
     let sbp = format!("{ROOT}/examples/state/sb-plus.rmm");
     let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
     let o = run(&["robust", "--state", "--model", "tso", "--json", &sbp]);

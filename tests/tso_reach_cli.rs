@@ -2,20 +2,8 @@
 //! lazy|kround`, `translate --kround`, `crosscheck --reach`, and their
 //! usage errors.
 
-use std::process::Command;
-
-fn bmc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run as bmc;
 
 /// Writes `text` to `dir/name` (the directory is removed when the test
 /// drops it).

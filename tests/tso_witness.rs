@@ -17,6 +17,8 @@
 //! The switches are process environment variables: the tests of this
 //! binary take [`SERIAL`] so that none runs while another sets one.
 
+mod common;
+
 use bmc_rmm::cat::builtin;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::queries::{self, robust_along};
@@ -24,7 +26,6 @@ use bmc_rmm::engines::bounded::{backend, CheckKind, Deadline, Limits, Query, Sol
 use bmc_rmm::engines::explicit::{check_robustness, Options, Robustness};
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{Program, Width};
-use std::process::Command;
 use std::sync::Mutex;
 
 /// SB: the cycle Wx →po Ry →fr Wy →po Rx →fr Wx needs t1's write → read
@@ -231,7 +232,7 @@ fn along_the_explicit_witness() {
 }
 
 fn cli(file: &std::path::Path, bound: u32, explicit_first: bool) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+    let out = common::bin()
         .args(["robust", "--model", "tso", "--bound", &bound.to_string()])
         .arg(file)
         .env("BMC_EXPLICIT_FIRST", if explicit_first { "1" } else { "0" })
@@ -282,8 +283,7 @@ fn explicit_first_keeps_every_verdict() {
 fn corpus_witnesses_along_paths_replay() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trencher");
-    if !dir.is_dir() {
-        println!("skipped: {} is absent", dir.display());
+    if common::corpus("trencher").is_none() {
         return;
     }
     let mut files: Vec<_> = ["", "memorax"]

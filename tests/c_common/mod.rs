@@ -3,10 +3,11 @@
 
 use std::process::Command;
 
+#[path = "../common/mod.rs"]
+pub mod common;
+
 /// The `bmc-rmm` binary under test.
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_bmc-rmm")
-}
+pub use common::bin_path as bin;
 
 /// Is a C preprocessor on `PATH` (else the C tests skip)?
 pub fn cpp_available() -> bool {

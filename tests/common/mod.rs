@@ -39,3 +39,56 @@ pub fn all_locations(p: &bmc_rmm::program::Program) -> Vec<bmc_rmm::program::GEx
     }
     v
 }
+
+/// The crate root: the binary runs from there, so that relative paths
+/// such as `examples/sb.rmm` resolve.
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The path of the `bmc-rmm` binary of this build (feature `cli`).
+pub fn bin_path() -> &'static str {
+    option_env!("CARGO_BIN_EXE_bmc-rmm").expect("the bmc-rmm binary is built (feature `cli`)")
+}
+
+/// A command that runs the binary from the crate root.
+pub fn bin() -> std::process::Command {
+    let mut c = std::process::Command::new(bin_path());
+    c.current_dir(ROOT);
+    c
+}
+
+/// Runs a command to its end: (exit code, -1 when killed by a signal;
+/// stdout; stderr).
+pub fn output(mut c: std::process::Command) -> (i32, String, String) {
+    let out = c.output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs the binary with `args` from the crate root: see [`output`].
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let mut c = bin();
+    c.args(args);
+    output(c)
+}
+
+/// `../shared/corpus/<rel>` (beside the crate root) if it exists. When
+/// it is missing the caller skips (`None`, with a message on stderr) —
+/// unless the environment variable `CI` is set: then this panics, so a CI
+/// run that lost the corpus fails instead of passing.
+pub fn corpus(rel: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(ROOT)
+        .join("../shared/corpus")
+        .join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    let msg = format!("../shared/corpus/{rel} not present");
+    if std::env::var_os("CI").is_some() {
+        panic!("{msg} (CI is set: corpus tests must run)");
+    }
+    eprintln!("skipping: {msg}");
+    None
+}

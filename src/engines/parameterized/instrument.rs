@@ -673,6 +673,163 @@ impl Builder<'_, '_> {
     }
 }
 
+impl Builder<'_, '_> {
+    /// The transitions out of place `pl` of a helper copy of thread `t`
+    /// at local state `l` (`hat`: it has read after the attack's load),
+    /// and rule (6.1): the copy that becomes the attacker.
+    #[allow(clippy::too_many_arguments)]
+    fn helper_moves(
+        &mut self,
+        pl: Place,
+        t: usize,
+        l: &Local,
+        hat: bool,
+        outs: &[Vec<Vec<usize>>],
+        a: &Attack,
+        mv: &MemValues,
+        flag: Place,
+    ) -> Result<(), LimitHit> {
+        let (cx, p) = (self.cx, self.cx.p);
+        let b = self;
+        let Some(out) = outs[t].get(l.q as usize) else {
+            return Ok(());
+        };
+        for &i in out {
+            let ins = &p.threads[t].instrs[i];
+            let outs = cx.step(l, &ins.cmd, Mode::Helper(hat), &[], mv);
+            let outs: Vec<(Out, Local)> = outs
+                .into_iter()
+                .map(|o| {
+                    let nl = cx.after(t, ins.to.0, &o);
+                    (o, nl)
+                })
+                .collect();
+            for (o, nl) in cx.collapse(outs, mv) {
+                let to = b.place(Key::Thread(t, nl, o.hat))?;
+                b.emit(&o, pl, to, &[], (t, i, false))?;
+            }
+            // Rule (6.1): this copy becomes the attacker.
+            if t == a.thread.0 as usize && i == a.store && !hat {
+                if let Command::Store { addr, value } = &ins.cmd {
+                    let ad = cx.eval(&l.regs, addr);
+                    let v = cx.eval(&l.regs, value);
+                    let o = Out {
+                        regs: l.regs.clone(),
+                        mem: Vec::new(),
+                        hb: Vec::new(),
+                        hat: false,
+                        shadow: vec![(ad, v)],
+                        needs_free: !l.lock,
+                        lock: l.lock,
+                        lock_op: 0,
+                    };
+                    let nl = cx.after(t, ins.to.0, &o);
+                    let to = b.place(Key::Attacker(nl, o.shadow.clone(), ad))?;
+                    b.emit(&o, pl, to, &[flag], (t, i, true))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The transitions out of place `pl` of the attacker at local state
+    /// `l` with its delayed stores `shadow` (attack address `ra`), and
+    /// rule (6.5): the attack's load reading memory.
+    #[allow(clippy::too_many_arguments)]
+    fn attacker_moves(
+        &mut self,
+        pl: Place,
+        l: &Local,
+        shadow: &[(i64, i64)],
+        ra: i64,
+        outs: &[Vec<Vec<usize>>],
+        a: &Attack,
+        mv: &MemValues,
+    ) -> Result<(), LimitHit> {
+        let (cx, p) = (self.cx, self.cx.p);
+        let t_a = a.thread.0 as usize;
+        let b = self;
+        let Some(out) = outs[t_a].get(l.q as usize) else {
+            return Ok(());
+        };
+        for &i in out {
+            let ins = &p.threads[t_a].instrs[i];
+            if drains_buffer(&ins.cmd) {
+                continue; // no fences in the attacker's copy
+            }
+            let outs = cx.step(l, &ins.cmd, Mode::Attacker, shadow, mv);
+            let outs: Vec<(Out, Local)> = outs
+                .into_iter()
+                .map(|o| {
+                    let nl = cx.after(t_a, ins.to.0, &o);
+                    (o, nl)
+                })
+                .collect();
+            for (o, nl) in cx.collapse(outs, mv) {
+                let to = b.place(Key::Attacker(nl, o.shadow.clone(), ra))?;
+                b.emit(&o, pl, to, &[], (t_a, i, false))?;
+            }
+            // Rule (6.5): the attack's load, not an early read.
+            if i == a.load {
+                if let Command::Load { addr, .. } = &ins.cmd {
+                    let ad = cx.eval(&l.regs, addr);
+                    if shadow_get(shadow, ad).is_none() {
+                        let to = b.place(Key::Wait(ra, l.lock))?;
+                        // Lax (see `helper_access`): raise 0 → 1, or not.
+                        for hb in [vec![(ad, 0, 1)], Vec::new()] {
+                            let o = Out {
+                                regs: l.regs.clone(),
+                                mem: Vec::new(),
+                                hb,
+                                hat: false,
+                                shadow: Vec::new(),
+                                needs_free: !l.lock,
+                                lock: l.lock,
+                                lock_op: 0,
+                            };
+                            b.emit(&o, pl, to, &[], (t_a, i, true))?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule (6.6): from the waiting place `pl`, the goal once a helper
+    /// has raised the level of `ra`.
+    fn wait_moves(
+        &mut self,
+        pl: Place,
+        ra: i64,
+        lock: bool,
+        a: &Attack,
+        goal: Place,
+        free: Place,
+    ) -> Result<(), LimitHit> {
+        let b = self;
+        // Rule (6.6): mem[(r_a, hb)] ≠ 0.
+        for lvl in 1..3u8 {
+            let h = b.place(Key::Hb(ra, lvl))?;
+            let mut pre = vec![(pl, 1), (h, 1)];
+            let mut post = vec![(goal, 1), (h, 1)];
+            if !lock {
+                pre.push((free, 1));
+                post.push((free, 1));
+            }
+            b.net.add_transition(pre, post);
+            b.labels.push(Label {
+                instr: a.load,
+                variant: false,
+                from: pl,
+                to: goal,
+                goal: true,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Builds the net of the parameterized program `cx.p` (templates
 /// `templates`) instrumented for attack `a` (an attack of the template
 /// program, §6.3), with memory values `mv` from [`Ctx::memory_values`].
@@ -696,7 +853,6 @@ pub(crate) fn build(
         attacker: a.thread.0 as usize,
     };
     let outs: Vec<Vec<Vec<usize>>> = p.threads.iter().map(|t| t.outgoing()).collect();
-    let t_a = a.thread.0 as usize;
     let flag = b.place(Key::Flag)?;
     let free = b.place(Key::Free)?;
     let goal = b.place(Key::Goal)?;
@@ -708,112 +864,9 @@ pub(crate) fn build(
         cx.check(b.keys.len())?;
         let key = b.keys[pl as usize].clone();
         match key {
-            Key::Thread(t, l, hat) => {
-                let Some(out) = outs[t].get(l.q as usize) else {
-                    continue;
-                };
-                for &i in out {
-                    let ins = &p.threads[t].instrs[i];
-                    let outs = cx.step(&l, &ins.cmd, Mode::Helper(hat), &[], mv);
-                    let outs: Vec<(Out, Local)> = outs
-                        .into_iter()
-                        .map(|o| {
-                            let nl = cx.after(t, ins.to.0, &o);
-                            (o, nl)
-                        })
-                        .collect();
-                    for (o, nl) in cx.collapse(outs, mv) {
-                        let to = b.place(Key::Thread(t, nl, o.hat))?;
-                        b.emit(&o, pl, to, &[], (t, i, false))?;
-                    }
-                    // Rule (6.1): this copy becomes the attacker.
-                    if t == a.thread.0 as usize && i == a.store && !hat {
-                        if let Command::Store { addr, value } = &ins.cmd {
-                            let ad = cx.eval(&l.regs, addr);
-                            let v = cx.eval(&l.regs, value);
-                            let o = Out {
-                                regs: l.regs.clone(),
-                                mem: Vec::new(),
-                                hb: Vec::new(),
-                                hat: false,
-                                shadow: vec![(ad, v)],
-                                needs_free: !l.lock,
-                                lock: l.lock,
-                                lock_op: 0,
-                            };
-                            let nl = cx.after(t, ins.to.0, &o);
-                            let to = b.place(Key::Attacker(nl, o.shadow.clone(), ad))?;
-                            b.emit(&o, pl, to, &[flag], (t, i, true))?;
-                        }
-                    }
-                }
-            }
-            Key::Attacker(l, shadow, ra) => {
-                let Some(out) = outs[t_a].get(l.q as usize) else {
-                    continue;
-                };
-                for &i in out {
-                    let ins = &p.threads[t_a].instrs[i];
-                    if drains_buffer(&ins.cmd) {
-                        continue; // no fences in the attacker's copy
-                    }
-                    let outs = cx.step(&l, &ins.cmd, Mode::Attacker, &shadow, mv);
-                    let outs: Vec<(Out, Local)> = outs
-                        .into_iter()
-                        .map(|o| {
-                            let nl = cx.after(t_a, ins.to.0, &o);
-                            (o, nl)
-                        })
-                        .collect();
-                    for (o, nl) in cx.collapse(outs, mv) {
-                        let to = b.place(Key::Attacker(nl, o.shadow.clone(), ra))?;
-                        b.emit(&o, pl, to, &[], (t_a, i, false))?;
-                    }
-                    // Rule (6.5): the attack's load, not an early read.
-                    if i == a.load {
-                        if let Command::Load { addr, .. } = &ins.cmd {
-                            let ad = cx.eval(&l.regs, addr);
-                            if shadow_get(&shadow, ad).is_none() {
-                                let to = b.place(Key::Wait(ra, l.lock))?;
-                                // Lax (see `helper_access`): raise 0 → 1, or not.
-                                for hb in [vec![(ad, 0, 1)], Vec::new()] {
-                                    let o = Out {
-                                        regs: l.regs.clone(),
-                                        mem: Vec::new(),
-                                        hb,
-                                        hat: false,
-                                        shadow: Vec::new(),
-                                        needs_free: !l.lock,
-                                        lock: l.lock,
-                                        lock_op: 0,
-                                    };
-                                    b.emit(&o, pl, to, &[], (t_a, i, true))?;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            Key::Wait(ra, lock) => {
-                // Rule (6.6): mem[(r_a, hb)] ≠ 0.
-                for lvl in 1..3u8 {
-                    let h = b.place(Key::Hb(ra, lvl))?;
-                    let mut pre = vec![(pl, 1), (h, 1)];
-                    let mut post = vec![(goal, 1), (h, 1)];
-                    if !lock {
-                        pre.push((free, 1));
-                        post.push((free, 1));
-                    }
-                    b.net.add_transition(pre, post);
-                    b.labels.push(Label {
-                        instr: a.load,
-                        variant: false,
-                        from: pl,
-                        to: goal,
-                        goal: true,
-                    });
-                }
-            }
+            Key::Thread(t, l, hat) => b.helper_moves(pl, t, &l, hat, &outs, a, mv, flag)?,
+            Key::Attacker(l, shadow, ra) => b.attacker_moves(pl, &l, &shadow, ra, &outs, a, mv)?,
+            Key::Wait(ra, lock) => b.wait_moves(pl, ra, lock, a, goal, free)?,
             _ => {}
         }
     }

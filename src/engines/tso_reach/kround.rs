@@ -96,6 +96,10 @@ struct Regs {
     lv: Vec<RegId>,
     m: Vec<Vec<RegId>>,
     v: Vec<Vec<RegId>>,
+    /// `k.rnd`, `k.cur`, `k.pc`.
+    rnd: RegId,
+    cur: RegId,
+    pc: RegId,
 }
 
 fn fresh_reg(p: &mut Program, t: &mut Thread, base: &str) -> RegId {
@@ -160,276 +164,331 @@ pub fn translate(p: &Program, k: u32) -> Result<Translation, ReachError> {
         )));
     }
     let addrs = addresses(p);
-    let ix = |a: i64| addrs.binary_search(&a).ok();
-    let ki = k as i64;
     let mut q = p.clone();
     q.threads.clear();
     q.goals.clear();
     let mut origin = Vec::new();
     let mut waits = Vec::new();
-    for (ti, orig) in p.threads.iter().enumerate() {
-        let tid = ThreadId(ti as u32);
-        let mut t = orig.clone();
-        t.instrs.clear();
-        let rnd = fresh_reg(&mut q, &mut t, "k.rnd");
-        let cur = fresh_reg(&mut q, &mut t, "k.cur");
-        let pc = fresh_reg(&mut q, &mut t, "k.pc");
-        t.reg_init[rnd.0 as usize] = -1;
-        t.reg_init[pc.0 as usize] = orig.initial.0 as i64;
-        let mut g = Regs {
-            lv: Vec::new(),
-            m: Vec::new(),
-            v: Vec::new(),
-        };
-        for a in &addrs {
-            let x = fresh_reg(&mut q, &mut t, &format!("k.lv.{a}"));
-            g.lv.push(x);
-        }
-        for j in 1..=k {
-            let mut ms = Vec::new();
-            let mut vs = Vec::new();
-            for a in &addrs {
-                ms.push(fresh_reg(&mut q, &mut t, &format!("k.m{j}.{a}")));
-                vs.push(fresh_reg(&mut q, &mut t, &format!("k.v{j}.{a}")));
-            }
-            g.m.push(ms);
-            g.v.push(vs);
-        }
-        let mut org = Vec::new();
-        let mut add = |t: &mut Thread, from: StateId, to: StateId, cmd: Command, o: Origin| {
-            t.instrs.push(Instr {
-                from,
-                to,
-                cmd,
-                span: orig.span,
-            });
-            org.push(o);
-        };
-        let pending = |ai: usize| -> LExpr {
-            let mut e = b(BinOp::Ne, r(g.m[0][ai]), c(0));
-            for j in 1..k as usize {
-                e = b(BinOp::Or, e, b(BinOp::Ne, r(g.m[j][ai]), c(0)));
-            }
-            e
-        };
-        let nothing_pending = b(BinOp::Eq, r(cur), r(rnd));
-        for (i, ins) in orig.instrs.iter().enumerate() {
-            let (from, to) = (ins.from, ins.to);
-            let unsup = |what: &str| {
-                ReachError::Unsupported(format!(
-                    "thread `{}`, instruction {} -> {}: {what} is not supported by the k-round engine",
-                    p.thread_name(tid),
-                    p.state_name(tid, from),
-                    p.state_name(tid, to)
-                ))
-            };
-            match &ins.cmd {
-                Command::Lock | Command::Unlock => return Err(unsup("`lock`/`unlock`")),
-                Command::Store { addr, value } => {
-                    let now = Command::Atomic(vec![
-                        Command::Assume(nothing_pending.clone()),
-                        ins.cmd.clone(),
-                    ]);
-                    add(&mut t, from, to, now, Origin::StoreNow(i));
-                    let konst = addr.as_const(p_width());
-                    let targets: Vec<usize> = match konst {
-                        Some(a) => ix(a).into_iter().collect(),
-                        None => (0..addrs.len()).collect(),
-                    };
-                    for ai in targets {
-                        for j in 1..=k {
-                            let ju = j as usize - 1;
-                            let mut cond = b(
-                                BinOp::And,
-                                b(BinOp::Gt, c(j as i64), r(rnd)),
-                                b(BinOp::Ge, c(j as i64), r(cur)),
-                            );
-                            if konst.is_none() {
-                                cond =
-                                    b(BinOp::And, b(BinOp::Eq, addr.clone(), c(addrs[ai])), cond);
-                            }
-                            let cmd = Command::Atomic(vec![
-                                Command::Assume(cond),
-                                Command::Assign {
-                                    reg: g.v[ju][ai],
-                                    value: value.clone(),
-                                },
-                                Command::Assign {
-                                    reg: g.m[ju][ai],
-                                    value: c(1),
-                                },
-                                Command::Assign {
-                                    reg: g.lv[ai],
-                                    value: r(g.v[ju][ai]),
-                                },
-                                Command::Assign {
-                                    reg: cur,
-                                    value: c(j as i64),
-                                },
-                            ]);
-                            add(&mut t, from, to, cmd, Origin::StoreDelayed(i, j));
-                        }
-                    }
-                }
-                Command::Load { reg, addr } => {
-                    let konst = addr.as_const(p_width());
-                    let targets: Vec<usize> = match konst {
-                        Some(a) => ix(a).into_iter().collect(),
-                        None => (0..addrs.len()).collect(),
-                    };
-                    let mut none_pending = c(1);
-                    for ai in targets {
-                        let mut own = pending(ai);
-                        if konst.is_none() {
-                            own = b(BinOp::And, b(BinOp::Eq, addr.clone(), c(addrs[ai])), own);
-                        }
-                        none_pending = b(
-                            BinOp::And,
-                            none_pending,
-                            Expr::un(crate::program::UnOp::Not, own.clone()),
-                        );
-                        let cmd = Command::Atomic(vec![
-                            Command::Assume(own),
-                            Command::Assign {
-                                reg: *reg,
-                                value: r(g.lv[ai]),
-                            },
-                        ]);
-                        add(&mut t, from, to, cmd, Origin::Same(i));
-                    }
-                    let cmd = Command::Atomic(vec![Command::Assume(none_pending), ins.cmd.clone()]);
-                    add(&mut t, from, to, cmd, Origin::Same(i));
-                }
-                Command::Atomic(cs) => {
-                    let mut v = vec![Command::Assume(nothing_pending.clone())];
-                    v.extend(cs.iter().cloned());
-                    add(&mut t, from, to, Command::Atomic(v), Origin::Same(i));
-                }
-                cmd if drains_buffer(cmd) => {
-                    let cmd = Command::Assume(nothing_pending.clone());
-                    add(&mut t, from, to, cmd, Origin::Same(i));
-                }
-                cmd => add(&mut t, from, to, cmd.clone(), Origin::Same(i)),
-            }
-        }
-        // Round switches.
-        let x = fresh_state(&mut q, &mut t, "k.end_round");
-        let w = fresh_state(&mut q, &mut t, "k.wait");
-        let w2 = fresh_state(&mut q, &mut t, "k.next");
-        let s = fresh_state(&mut q, &mut t, "k.start");
-        let d = fresh_state(&mut q, &mut t, "k.resume");
-        for st in 0..orig.states.len() {
-            let assign = Command::Assign {
-                reg: pc,
-                value: c(st as i64),
-            };
-            add(&mut t, StateId(st as u32), x, assign, Origin::Internal);
-        }
-        add(&mut t, x, w, Command::Unlock, Origin::Internal);
-        let more = b(BinOp::Lt, b(BinOp::Add, r(rnd), c(1)), c(ki));
-        add(&mut t, w, w2, Command::Assume(more), Origin::Internal);
-        add(&mut t, w2, s, Command::Lock, Origin::Internal);
-        for j in 0..k {
-            let ji = j as i64;
-            // cur := max(cur, j)
-            let maxed = b(
-                BinOp::Add,
-                r(cur),
-                b(
-                    BinOp::Mul,
-                    b(BinOp::Sub, c(ji), r(cur)),
-                    b(BinOp::Lt, r(cur), c(ji)),
-                ),
-            );
-            let start = Command::Atomic(vec![
-                Command::Assume(b(BinOp::Eq, r(rnd), c(ji - 1))),
-                Command::Assign {
-                    reg: rnd,
-                    value: c(ji),
-                },
-                Command::Assign {
-                    reg: cur,
-                    value: maxed,
-                },
-            ]);
-            if j == 0 || addrs.is_empty() {
-                add(&mut t, s, d, start, Origin::RoundStart(j));
-                continue;
-            }
-            let mut f = fresh_state(&mut q, &mut t, &format!("k.apply{j}.0"));
-            add(&mut t, s, f, start, Origin::RoundStart(j));
-            let ju = j as usize - 1;
-            for (ai, a) in addrs.iter().enumerate() {
-                let next = if ai + 1 == addrs.len() {
-                    d
-                } else {
-                    fresh_state(&mut q, &mut t, &format!("k.apply{j}.{}", ai + 1))
-                };
-                let (m, v) = (g.m[ju][ai], g.v[ju][ai]);
-                let apply = Command::Atomic(vec![
-                    Command::Assume(b(BinOp::Ne, r(m), c(0))),
-                    Command::Store {
-                        addr: c(*a),
-                        value: r(v),
-                    },
-                    Command::Assign {
-                        reg: m,
-                        value: c(0),
-                    },
-                ]);
-                add(&mut t, f, next, apply, Origin::Internal);
-                let skip = Command::Assume(b(BinOp::Eq, r(m), c(0)));
-                add(&mut t, f, next, skip, Origin::Internal);
-                f = next;
-            }
-        }
-        for st in 0..orig.states.len() {
-            let back = Command::Assume(b(BinOp::Eq, r(pc), c(st as i64)));
-            add(&mut t, d, StateId(st as u32), back, Origin::Internal);
-        }
-        t.initial = w;
-        if orig.instrs.is_empty() {
-            // A thread that never moves needs no rounds (goals name
-            // only the threads they constrain).
-            t.instrs.clear();
-            org.clear();
-        }
-        waits.push((w, pc));
+    for ti in 0..p.threads.len() {
+        let (t, org, wait) = translate_thread(p, &mut q, ThreadId(ti as u32), &addrs, k)?;
+        waits.push(wait);
         origin.push(org);
         q.threads.push(t);
     }
-    // Goals: every listed thread waiting between rounds with k.pc = its
-    // state (a thread inside a round can always end it without changing
-    // anything else, so this loses nothing).
+    let goal_of = translate_goals(p, &mut q, &waits)?;
+    Ok(Translation {
+        program: q,
+        goal_of,
+        origin,
+        rounds: k,
+    })
+}
+
+/// One thread of P' under construction: its instructions and their
+/// origins, all located at the span of the thread of P.
+struct Emit {
+    t: Thread,
+    org: Vec<Origin>,
+    span: crate::diag::Span,
+}
+
+impl Emit {
+    fn add(&mut self, from: StateId, to: StateId, cmd: Command, o: Origin) {
+        self.t.instrs.push(Instr {
+            from,
+            to,
+            cmd,
+            span: self.span,
+        });
+        self.org.push(o);
+    }
+}
+
+/// The translation of thread `tid` of P: the thread of P', the origin of
+/// each of its instructions, and its waiting state between rounds with
+/// its `k.pc` register.
+fn translate_thread(
+    p: &Program,
+    q: &mut Program,
+    tid: ThreadId,
+    addrs: &[i64],
+    k: u32,
+) -> Result<(Thread, Vec<Origin>, (StateId, RegId)), ReachError> {
+    let orig = &p.threads[tid.0 as usize];
+    let mut t = orig.clone();
+    t.instrs.clear();
+    let rnd = fresh_reg(q, &mut t, "k.rnd");
+    let cur = fresh_reg(q, &mut t, "k.cur");
+    let pc = fresh_reg(q, &mut t, "k.pc");
+    t.reg_init[rnd.0 as usize] = -1;
+    t.reg_init[pc.0 as usize] = orig.initial.0 as i64;
+    let mut g = Regs {
+        lv: Vec::new(),
+        m: Vec::new(),
+        v: Vec::new(),
+        rnd,
+        cur,
+        pc,
+    };
+    for a in addrs {
+        let x = fresh_reg(q, &mut t, &format!("k.lv.{a}"));
+        g.lv.push(x);
+    }
+    for j in 1..=k {
+        let mut ms = Vec::new();
+        let mut vs = Vec::new();
+        for a in addrs {
+            ms.push(fresh_reg(q, &mut t, &format!("k.m{j}.{a}")));
+            vs.push(fresh_reg(q, &mut t, &format!("k.v{j}.{a}")));
+        }
+        g.m.push(ms);
+        g.v.push(vs);
+    }
+    let mut e = Emit {
+        t,
+        org: Vec::new(),
+        span: orig.span,
+    };
+    for (i, ins) in orig.instrs.iter().enumerate() {
+        translate_instr(p, tid, addrs, k, &g, &mut e, i, ins)?;
+    }
+    let w = round_switches(q, orig, addrs, k, &g, &mut e);
+    let Emit { mut t, mut org, .. } = e;
+    t.initial = w;
+    if orig.instrs.is_empty() {
+        // A thread that never moves needs no rounds (goals name
+        // only the threads they constrain).
+        t.instrs.clear();
+        org.clear();
+    }
+    Ok((t, org, (w, pc)))
+}
+
+/// The instructions of P' for instruction `i` (`ins`) of thread `tid`.
+#[allow(clippy::too_many_arguments)]
+fn translate_instr(
+    p: &Program,
+    tid: ThreadId,
+    addrs: &[i64],
+    k: u32,
+    g: &Regs,
+    e: &mut Emit,
+    i: usize,
+    ins: &Instr,
+) -> Result<(), ReachError> {
+    let ix = |a: i64| addrs.binary_search(&a).ok();
+    let (rnd, cur) = (g.rnd, g.cur);
+    let pending = |ai: usize| -> LExpr {
+        let mut e = b(BinOp::Ne, r(g.m[0][ai]), c(0));
+        for j in 1..k as usize {
+            e = b(BinOp::Or, e, b(BinOp::Ne, r(g.m[j][ai]), c(0)));
+        }
+        e
+    };
+    let nothing_pending = b(BinOp::Eq, r(cur), r(rnd));
+    let (from, to) = (ins.from, ins.to);
+    let unsup = |what: &str| {
+        ReachError::Unsupported(format!(
+            "thread `{}`, instruction {} -> {}: {what} is not supported by the k-round engine",
+            p.thread_name(tid),
+            p.state_name(tid, from),
+            p.state_name(tid, to)
+        ))
+    };
+    match &ins.cmd {
+        Command::Lock | Command::Unlock => return Err(unsup("`lock`/`unlock`")),
+        Command::Store { addr, value } => {
+            let now = Command::Atomic(vec![
+                Command::Assume(nothing_pending.clone()),
+                ins.cmd.clone(),
+            ]);
+            e.add(from, to, now, Origin::StoreNow(i));
+            let konst = addr.as_const(p_width());
+            let targets: Vec<usize> = match konst {
+                Some(a) => ix(a).into_iter().collect(),
+                None => (0..addrs.len()).collect(),
+            };
+            for ai in targets {
+                for j in 1..=k {
+                    let ju = j as usize - 1;
+                    let mut cond = b(
+                        BinOp::And,
+                        b(BinOp::Gt, c(j as i64), r(rnd)),
+                        b(BinOp::Ge, c(j as i64), r(cur)),
+                    );
+                    if konst.is_none() {
+                        cond = b(BinOp::And, b(BinOp::Eq, addr.clone(), c(addrs[ai])), cond);
+                    }
+                    let cmd = Command::Atomic(vec![
+                        Command::Assume(cond),
+                        Command::Assign {
+                            reg: g.v[ju][ai],
+                            value: value.clone(),
+                        },
+                        Command::Assign {
+                            reg: g.m[ju][ai],
+                            value: c(1),
+                        },
+                        Command::Assign {
+                            reg: g.lv[ai],
+                            value: r(g.v[ju][ai]),
+                        },
+                        Command::Assign {
+                            reg: cur,
+                            value: c(j as i64),
+                        },
+                    ]);
+                    e.add(from, to, cmd, Origin::StoreDelayed(i, j));
+                }
+            }
+        }
+        Command::Load { reg, addr } => {
+            let konst = addr.as_const(p_width());
+            let targets: Vec<usize> = match konst {
+                Some(a) => ix(a).into_iter().collect(),
+                None => (0..addrs.len()).collect(),
+            };
+            let mut none_pending = c(1);
+            for ai in targets {
+                let mut own = pending(ai);
+                if konst.is_none() {
+                    own = b(BinOp::And, b(BinOp::Eq, addr.clone(), c(addrs[ai])), own);
+                }
+                none_pending = b(
+                    BinOp::And,
+                    none_pending,
+                    Expr::un(crate::program::UnOp::Not, own.clone()),
+                );
+                let cmd = Command::Atomic(vec![
+                    Command::Assume(own),
+                    Command::Assign {
+                        reg: *reg,
+                        value: r(g.lv[ai]),
+                    },
+                ]);
+                e.add(from, to, cmd, Origin::Same(i));
+            }
+            let cmd = Command::Atomic(vec![Command::Assume(none_pending), ins.cmd.clone()]);
+            e.add(from, to, cmd, Origin::Same(i));
+        }
+        Command::Atomic(cs) => {
+            let mut v = vec![Command::Assume(nothing_pending.clone())];
+            v.extend(cs.iter().cloned());
+            e.add(from, to, Command::Atomic(v), Origin::Same(i));
+        }
+        cmd if drains_buffer(cmd) => {
+            let cmd = Command::Assume(nothing_pending.clone());
+            e.add(from, to, cmd, Origin::Same(i));
+        }
+        cmd => e.add(from, to, cmd.clone(), Origin::Same(i)),
+    }
+    Ok(())
+}
+
+/// The round switches of a thread of P': from any state q of P, save q
+/// in `k.pc` and unlock; wait for a next round, lock, start it (apply the
+/// stores delayed to it), and return to `k.pc`. Returns the waiting state.
+fn round_switches(
+    q: &mut Program,
+    orig: &Thread,
+    addrs: &[i64],
+    k: u32,
+    g: &Regs,
+    e: &mut Emit,
+) -> StateId {
+    let (rnd, cur, pc) = (g.rnd, g.cur, g.pc);
+    let ki = k as i64;
+    let x = fresh_state(q, &mut e.t, "k.end_round");
+    let w = fresh_state(q, &mut e.t, "k.wait");
+    let w2 = fresh_state(q, &mut e.t, "k.next");
+    let s = fresh_state(q, &mut e.t, "k.start");
+    let d = fresh_state(q, &mut e.t, "k.resume");
+    for st in 0..orig.states.len() {
+        let assign = Command::Assign {
+            reg: pc,
+            value: c(st as i64),
+        };
+        e.add(StateId(st as u32), x, assign, Origin::Internal);
+    }
+    e.add(x, w, Command::Unlock, Origin::Internal);
+    let more = b(BinOp::Lt, b(BinOp::Add, r(rnd), c(1)), c(ki));
+    e.add(w, w2, Command::Assume(more), Origin::Internal);
+    e.add(w2, s, Command::Lock, Origin::Internal);
+    for j in 0..k {
+        let ji = j as i64;
+        // cur := max(cur, j)
+        let maxed = b(
+            BinOp::Add,
+            r(cur),
+            b(
+                BinOp::Mul,
+                b(BinOp::Sub, c(ji), r(cur)),
+                b(BinOp::Lt, r(cur), c(ji)),
+            ),
+        );
+        let start = Command::Atomic(vec![
+            Command::Assume(b(BinOp::Eq, r(rnd), c(ji - 1))),
+            Command::Assign {
+                reg: rnd,
+                value: c(ji),
+            },
+            Command::Assign {
+                reg: cur,
+                value: maxed,
+            },
+        ]);
+        if j == 0 || addrs.is_empty() {
+            e.add(s, d, start, Origin::RoundStart(j));
+            continue;
+        }
+        let mut f = fresh_state(q, &mut e.t, &format!("k.apply{j}.0"));
+        e.add(s, f, start, Origin::RoundStart(j));
+        let ju = j as usize - 1;
+        for (ai, a) in addrs.iter().enumerate() {
+            let next = if ai + 1 == addrs.len() {
+                d
+            } else {
+                fresh_state(q, &mut e.t, &format!("k.apply{j}.{}", ai + 1))
+            };
+            let (m, v) = (g.m[ju][ai], g.v[ju][ai]);
+            let apply = Command::Atomic(vec![
+                Command::Assume(b(BinOp::Ne, r(m), c(0))),
+                Command::Store {
+                    addr: c(*a),
+                    value: r(v),
+                },
+                Command::Assign {
+                    reg: m,
+                    value: c(0),
+                },
+            ]);
+            e.add(f, next, apply, Origin::Internal);
+            let skip = Command::Assume(b(BinOp::Eq, r(m), c(0)));
+            e.add(f, next, skip, Origin::Internal);
+            f = next;
+        }
+    }
+    for st in 0..orig.states.len() {
+        let back = Command::Assume(b(BinOp::Eq, r(pc), c(st as i64)));
+        e.add(d, StateId(st as u32), back, Origin::Internal);
+    }
+    w
+}
+
+/// The goals of P': every listed thread waiting between rounds with
+/// `k.pc` = its state (a thread inside a round can always end it without
+/// changing anything else, so this loses nothing). Returns, for each goal
+/// of P', the goal of P it stands for.
+fn translate_goals(
+    p: &Program,
+    q: &mut Program,
+    waits: &[(StateId, RegId)],
+) -> Result<Vec<usize>, ReachError> {
     let mut goal_of = Vec::new();
     for (gi, goal) in p.goals.iter().enumerate() {
         let lists: Vec<Vec<(ThreadId, StateId)>> = match &goal.at {
             GoalAt::States(l) => vec![l.clone()],
-            GoalAt::Final => {
-                let mut lists = vec![Vec::new()];
-                for (ti, th) in p.threads.iter().enumerate() {
-                    let out = th.outgoing();
-                    let terms: Vec<StateId> = (0..th.states.len())
-                        .filter(|s| out[*s].is_empty())
-                        .map(|s| StateId(s as u32))
-                        .collect();
-                    let mut next = Vec::new();
-                    for l in &lists {
-                        for s in &terms {
-                            let mut l2: Vec<(ThreadId, StateId)> = l.clone();
-                            l2.push((ThreadId(ti as u32), *s));
-                            next.push(l2);
-                        }
-                    }
-                    lists = next;
-                    if lists.len() > MAX_GOALS {
-                        return Err(ReachError::Unsupported(format!(
-                            "a `final` goal has more than {MAX_GOALS} combinations of terminal states"
-                        )));
-                    }
-                }
-                lists
-            }
+            GoalAt::Final => final_combinations(p)?,
         };
         for l in lists {
             let mut at = Vec::new();
@@ -462,12 +521,35 @@ pub fn translate(p: &Program, k: u32) -> Result<Translation, ReachError> {
             }
         }
     }
-    Ok(Translation {
-        program: q,
-        goal_of,
-        origin,
-        rounds: k,
-    })
+    Ok(goal_of)
+}
+
+/// Every combination of one terminal state per thread of P (a `final`
+/// goal); at most [`MAX_GOALS`].
+fn final_combinations(p: &Program) -> Result<Vec<Vec<(ThreadId, StateId)>>, ReachError> {
+    let mut lists = vec![Vec::new()];
+    for (ti, th) in p.threads.iter().enumerate() {
+        let out = th.outgoing();
+        let terms: Vec<StateId> = (0..th.states.len())
+            .filter(|s| out[*s].is_empty())
+            .map(|s| StateId(s as u32))
+            .collect();
+        let mut next = Vec::new();
+        for l in &lists {
+            for s in &terms {
+                let mut l2: Vec<(ThreadId, StateId)> = l.clone();
+                l2.push((ThreadId(ti as u32), *s));
+                next.push(l2);
+            }
+        }
+        lists = next;
+        if lists.len() > MAX_GOALS {
+            return Err(ReachError::Unsupported(format!(
+                "a `final` goal has more than {MAX_GOALS} combinations of terminal states"
+            )));
+        }
+    }
+    Ok(lists)
 }
 
 /// Constant folding of addresses uses the widest width: addresses are

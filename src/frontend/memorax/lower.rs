@@ -27,7 +27,7 @@
 //!   integers of `--width` (docs/memorax.md).
 //! * `forbidden` rows → goals `P0@L0, P1@L1, …` (`*` entries omitted).
 
-use super::{Decl, File, Init, LStmt, MExpr, MemLoc, Stmt};
+use super::{Decl, File, Init, LStmt, MExpr, MemLoc, Process, Stmt};
 use crate::collections::HashMap;
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
@@ -527,6 +527,33 @@ pub fn lower(src: &SourceFile, f: &File, width: Width) -> Result<Program, Error>
         source: Some(src.clone()),
         ..Program::default()
     };
+    let (cx, procs, array_names) = layout(src, f, width)?;
+    let top = cx.array_addr(array_names.len(), 0);
+    let any_cells = memory(&mut prog, &cx, f, &procs, &array_names)?;
+    // The flag the `init` thread raises once it has chosen the `*` cells.
+    let done_addr = top;
+    let mut label_maps = Vec::new();
+    for (p, &pi) in procs.iter().enumerate() {
+        let labels = lower_process(&mut prog, &cx, &f.processes[pi], p, &any_cells, done_addr)?;
+        label_maps.push(labels);
+    }
+    if !any_cells.is_empty() {
+        let t = init_thread(&mut prog, &any_cells, done_addr);
+        prog.threads.push(t);
+    }
+    forbidden_goals(&mut prog, src, f, cx.n_procs, &label_maps)?;
+    Ok(prog)
+}
+
+/// The names and the memory layout: global variables, process copies
+/// (the declaration index of each), per-process arrays in order of first
+/// declaration. Errors on duplicates and on a layout that does not fit
+/// `width`.
+fn layout<'a>(
+    src: &'a SourceFile,
+    f: &File,
+    width: Width,
+) -> Result<(Ctx<'a>, Vec<usize>, Vec<String>), Error> {
     let mut globals = HashMap::default();
     for (i, d) in f.data.iter().enumerate() {
         if globals.insert(d.name.clone(), i).is_some() {
@@ -573,6 +600,21 @@ pub fn lower(src: &SourceFile, f: &File, width: Width) -> Result<Program, Error>
             width.raise_hint(),
         ));
     }
+    Ok((cx, procs, array_names))
+}
+
+/// The shared variables of the program: globals, then one cell per array
+/// and process copy, then (if some cell starts with `*`) the `init_done`
+/// flag. Returns the `*` cells as (address, lowest, highest value).
+fn memory(
+    prog: &mut Program,
+    cx: &Ctx,
+    f: &File,
+    procs: &[usize],
+    array_names: &[String],
+) -> Result<Vec<(i64, i64, i64)>, Error> {
+    let (src, width) = (cx.src, cx.width);
+    let top = cx.array_addr(array_names.len(), 0);
     // Memory cells: globals, then arrays.
     let mut cells: Vec<(String, Cell)> = Vec::new();
     for (i, d) in f.data.iter().enumerate() {
@@ -648,158 +690,181 @@ pub fn lower(src: &SourceFile, f: &File, width: Width) -> Result<Program, Error>
             span: Span::default(),
         });
     }
-    // Threads.
-    let mut label_maps = Vec::new();
-    for (p, &pi) in procs.iter().enumerate() {
-        let pd = &f.processes[pi];
-        let tname = prog.names.intern(&format!("P{p}"));
-        let mut used = crate::collections::HashSet::default();
-        collect_labels(&pd.text, &mut used);
-        let init_sym = match pd.text.first().and_then(|s| s.labels.first()) {
-            Some((l, _)) => prog.names.intern(l),
-            None => {
-                let mut k = 0;
-                while used.contains(&format!("q{k}")) {
-                    k += 1;
-                }
-                prog.names.intern(&format!("q{k}"))
+    Ok(any_cells)
+}
+
+/// Thread `P<p>` for process declaration `pd` (pushed onto `prog`):
+/// registers, the statements, then a prefix that waits for the `init`
+/// thread (if there are `*` cells) and chooses the `*` registers that can
+/// be read before written. Returns its labels.
+fn lower_process(
+    prog: &mut Program,
+    cx: &Ctx,
+    pd: &Process,
+    p: usize,
+    any_cells: &[(i64, i64, i64)],
+    done_addr: i64,
+) -> Result<HashMap<String, StateId>, Error> {
+    let src = cx.src;
+    let tname = prog.names.intern(&format!("P{p}"));
+    let mut used = crate::collections::HashSet::default();
+    collect_labels(&pd.text, &mut used);
+    let init_sym = match pd.text.first().and_then(|s| s.labels.first()) {
+        Some((l, _)) => prog.names.intern(l),
+        None => {
+            let mut k = 0;
+            while used.contains(&format!("q{k}")) {
+                k += 1;
             }
-        };
-        let mut t = Thread::new(tname, init_sym, pd.span);
-        let mut seen_regs = crate::collections::HashSet::default();
-        for d in &pd.regs {
-            if !seen_regs.insert(d.name.clone()) {
-                return Err(src.error(d.span, format!("duplicate register `${}`", d.name)));
-            }
-            let r = t.reg(prog.names.intern(&format!("${}", d.name)));
-            if let Init::Value(v) = d.init {
-                t.reg_init[r.0 as usize] = cx.constant(v, d.span)?;
-            }
+            prog.names.intern(&format!("q{k}"))
         }
-        let mut b = ThreadBuilder {
-            cx: &cx,
-            prog: &mut prog,
-            t,
-            p: p as i64,
-            labels: HashMap::default(),
-            used_names: used,
-            fresh: 0,
-        };
-        let first = StateId(0);
-        if let Some((l, _)) = pd.text.first().and_then(|s| s.labels.first()) {
-            b.labels.insert(l.clone(), (first, None));
-        } else {
-            let n = b.prog.name(b.t.states[0]).to_string();
-            b.used_names.insert(n.clone());
-            b.fresh = n[1..].parse::<usize>().unwrap_or(0) + 1;
+    };
+    let mut t = Thread::new(tname, init_sym, pd.span);
+    let mut seen_regs = crate::collections::HashSet::default();
+    for d in &pd.regs {
+        if !seen_regs.insert(d.name.clone()) {
+            return Err(src.error(d.span, format!("duplicate register `${}`", d.name)));
         }
-        let end = {
-            let mut n = "end".to_string();
-            while b.used_names.contains(&n) {
-                n.push('_');
-            }
-            let s = b.prog.names.intern(&n);
-            b.t.state(s)
-        };
-        b.seq(&pd.text, first, end)?;
-        // Undefined goto targets.
-        for (l, (_, def)) in &b.labels {
-            if def.is_none() {
-                let span = goto_span(&pd.text, l).unwrap_or(pd.span);
-                return Err(src.error(span, format!("undefined label `{l}`")));
-            }
+        let r = t.reg(prog.names.intern(&format!("${}", d.name)));
+        if let Init::Value(v) = d.init {
+            t.reg_init[r.0 as usize] = cx.constant(v, d.span)?;
         }
-        // Prefix: `*` registers that can be read, and the start gate.
-        let mut prefix: Vec<Vec<Command>> = Vec::new();
-        if !any_cells.is_empty() {
-            let go = b.t.reg(b.prog.names.intern("go"));
-            prefix.push(vec![Command::Atomic(vec![
-                Command::Load {
-                    reg: go,
-                    addr: Expr::Const(done_addr),
-                },
-                Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(go), Expr::Const(1))),
-            ])]);
-        }
-        for d in &pd.regs {
-            if d.init != Init::Any {
-                continue;
-            }
-            let r = b.reg(&d.name, d.span)?;
-            if !read_before_written(&b.t, first, r) {
-                continue;
-            }
-            let (lo, hi) = choices(src, d, &format!("for register `${}`", d.name))?;
-            let mut alts = Vec::new();
-            for v in lo..=hi {
-                alts.push(Command::Assign {
-                    reg: r,
-                    value: Expr::Const(cx.constant(v, d.span)?),
-                });
-            }
-            prefix.push(alts);
-        }
-        let mut next = first;
-        for alts in prefix.into_iter().rev() {
-            let s = b.fresh();
-            for c in alts {
-                b.add(s, next, c, pd.span);
-            }
-            next = s;
-        }
-        b.t.initial = next;
-        let labels: HashMap<String, StateId> =
-            b.labels.iter().map(|(k, (s, _))| (k.clone(), *s)).collect();
-        label_maps.push(labels);
-        let t = b.t;
-        prog.threads.push(t);
     }
-    if !any_cells.is_empty() {
-        let name = prog.names.intern("init");
-        let q = |prog: &mut Program, i: usize| prog.names.intern(&format!("i{i}"));
-        let s0 = q(&mut prog, 0);
-        let mut t = Thread::new(name, s0, Span::default());
-        let mut cur = StateId(0);
-        for (k, (addr, lo, hi)) in any_cells.iter().enumerate() {
-            let ns = q(&mut prog, k + 1);
-            let next = t.state(ns);
-            for v in *lo..=*hi {
-                t.instrs.push(Instr {
-                    from: cur,
-                    to: next,
-                    cmd: Command::Store {
-                        addr: Expr::Const(*addr),
-                        value: Expr::Const(v),
-                    },
-                    span: Span::default(),
-                });
-            }
-            cur = next;
+    let mut b = ThreadBuilder {
+        cx,
+        prog,
+        t,
+        p: p as i64,
+        labels: HashMap::default(),
+        used_names: used,
+        fresh: 0,
+    };
+    let first = StateId(0);
+    if let Some((l, _)) = pd.text.first().and_then(|s| s.labels.first()) {
+        b.labels.insert(l.clone(), (first, None));
+    } else {
+        let n = b.prog.name(b.t.states[0]).to_string();
+        b.used_names.insert(n.clone());
+        b.fresh = n[1..].parse::<usize>().unwrap_or(0) + 1;
+    }
+    let end = {
+        let mut n = "end".to_string();
+        while b.used_names.contains(&n) {
+            n.push('_');
         }
-        let f1 = q(&mut prog, any_cells.len() + 1);
-        let f2 = q(&mut prog, any_cells.len() + 2);
-        let (a, b2) = (t.state(f1), t.state(f2));
-        for (from, to, cmd) in [
-            (cur, a, Command::Fence(Fence::MFence)),
-            (
-                a,
-                b2,
-                Command::Store {
-                    addr: Expr::Const(done_addr),
-                    value: Expr::Const(1),
-                },
-            ),
-        ] {
+        let s = b.prog.names.intern(&n);
+        b.t.state(s)
+    };
+    b.seq(&pd.text, first, end)?;
+    // Undefined goto targets.
+    for (l, (_, def)) in &b.labels {
+        if def.is_none() {
+            let span = goto_span(&pd.text, l).unwrap_or(pd.span);
+            return Err(src.error(span, format!("undefined label `{l}`")));
+        }
+    }
+    // Prefix: `*` registers that can be read, and the start gate.
+    let mut prefix: Vec<Vec<Command>> = Vec::new();
+    if !any_cells.is_empty() {
+        let go = b.t.reg(b.prog.names.intern("go"));
+        prefix.push(vec![Command::Atomic(vec![
+            Command::Load {
+                reg: go,
+                addr: Expr::Const(done_addr),
+            },
+            Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(go), Expr::Const(1))),
+        ])]);
+    }
+    for d in &pd.regs {
+        if d.init != Init::Any {
+            continue;
+        }
+        let r = b.reg(&d.name, d.span)?;
+        if !read_before_written(&b.t, first, r) {
+            continue;
+        }
+        let (lo, hi) = choices(src, d, &format!("for register `${}`", d.name))?;
+        let mut alts = Vec::new();
+        for v in lo..=hi {
+            alts.push(Command::Assign {
+                reg: r,
+                value: Expr::Const(cx.constant(v, d.span)?),
+            });
+        }
+        prefix.push(alts);
+    }
+    let mut next = first;
+    for alts in prefix.into_iter().rev() {
+        let s = b.fresh();
+        for c in alts {
+            b.add(s, next, c, pd.span);
+        }
+        next = s;
+    }
+    b.t.initial = next;
+    let labels: HashMap<String, StateId> =
+        b.labels.iter().map(|(k, (s, _))| (k.clone(), *s)).collect();
+    let t = b.t;
+    prog.threads.push(t);
+    Ok(labels)
+}
+
+/// The `init` thread: stores one value of its domain into each `*` cell,
+/// then a fence, then raises the flag at `done_addr`.
+fn init_thread(prog: &mut Program, any_cells: &[(i64, i64, i64)], done_addr: i64) -> Thread {
+    let name = prog.names.intern("init");
+    let q = |prog: &mut Program, i: usize| prog.names.intern(&format!("i{i}"));
+    let s0 = q(prog, 0);
+    let mut t = Thread::new(name, s0, Span::default());
+    let mut cur = StateId(0);
+    for (k, (addr, lo, hi)) in any_cells.iter().enumerate() {
+        let ns = q(prog, k + 1);
+        let next = t.state(ns);
+        for v in *lo..=*hi {
             t.instrs.push(Instr {
-                from,
-                to,
-                cmd,
+                from: cur,
+                to: next,
+                cmd: Command::Store {
+                    addr: Expr::Const(*addr),
+                    value: Expr::Const(v),
+                },
                 span: Span::default(),
             });
         }
-        prog.threads.push(t);
+        cur = next;
     }
-    // Goals.
+    let f1 = q(prog, any_cells.len() + 1);
+    let f2 = q(prog, any_cells.len() + 2);
+    let (a, b2) = (t.state(f1), t.state(f2));
+    for (from, to, cmd) in [
+        (cur, a, Command::Fence(Fence::MFence)),
+        (
+            a,
+            b2,
+            Command::Store {
+                addr: Expr::Const(done_addr),
+                value: Expr::Const(1),
+            },
+        ),
+    ] {
+        t.instrs.push(Instr {
+            from,
+            to,
+            cmd,
+            span: Span::default(),
+        });
+    }
+    t
+}
+
+/// One goal per `forbidden` row: the named processes at the named labels.
+fn forbidden_goals(
+    prog: &mut Program,
+    src: &SourceFile,
+    f: &File,
+    n_procs: i64,
+    label_maps: &[HashMap<String, StateId>],
+) -> Result<(), Error> {
     for (row, span) in f.forbidden.iter().zip(&f.forbidden_spans) {
         if row.len() as i64 != n_procs {
             return Err(src.error(
@@ -833,7 +898,7 @@ pub fn lower(src: &SourceFile, f: &File, width: Width) -> Result<Program, Error>
             span: *span,
         });
     }
-    Ok(prog)
+    Ok(())
 }
 
 fn goto_span(b: &[LStmt], l: &str) -> Option<Span> {
