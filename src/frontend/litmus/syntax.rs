@@ -835,10 +835,16 @@ fn parse_init(
             }
         };
         let unsigned = unsigned_bits(&ty);
+        // A memory location typed as a pointer (`ins_t *y`) is 8 bytes.
+        let pointer = last.starts_with('*') || ty.ends_with('*');
+        let bits = match &lhs {
+            InitLhs::Mem(_) if pointer => Some(64),
+            _ => type_bits(&ty),
+        };
         items.push(InitItem {
             lhs,
             unsigned,
-            bits: type_bits(&ty),
+            bits,
             rhs,
             array: None,
             span,
