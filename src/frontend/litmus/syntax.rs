@@ -151,13 +151,30 @@ pub(crate) struct Surface {
 }
 
 /// Replaces `(* ... *)` comments (nested) by spaces, keeping offsets and
-/// newlines. Errors: an unterminated comment.
+/// newlines. Before the init block `{` a `(*` opens a comment only when a
+/// newline, a `{` or the end of the file follows it, as in herd's splitter
+/// (`lib/splitter.mll`, `find_init`: the longest match `[^'\n''{']+`
+/// takes any other `(* ...` as header text, skipped line by line; so a
+/// header comment need not be closed). Errors: an unterminated comment.
 fn strip_comments(src: &SourceFile) -> Result<String, Error> {
     let t = src.text.as_bytes();
     let mut out = t.to_vec();
     let mut i = 0;
     let mut in_str = false;
+    let mut header = true;
     while i < t.len() {
+        if header && !in_str && t[i] == b'{' {
+            header = false;
+        }
+        if header
+            && t[i] == b'('
+            && t.get(i + 1) == Some(&b'*')
+            && !matches!(t.get(i + 2), None | Some(b'\n' | b'{'))
+        {
+            // Header text, not a comment: the rest of the line is skipped.
+            i += 2;
+            continue;
+        }
         if t[i] == b'"' {
             in_str = !in_str;
             i += 1;
@@ -818,10 +835,16 @@ fn parse_init(
             }
         };
         let unsigned = unsigned_bits(&ty);
+        // A memory location typed as a pointer (`ins_t *y`) is 8 bytes.
+        let pointer = last.starts_with('*') || ty.ends_with('*');
+        let bits = match &lhs {
+            InitLhs::Mem(_) if pointer => Some(64),
+            _ => type_bits(&ty),
+        };
         items.push(InitItem {
             lhs,
             unsigned,
-            bits: type_bits(&ty),
+            bits,
             rhs,
             array: None,
             span,
@@ -999,7 +1022,14 @@ impl PLex<'_, '_> {
             self.c.pos += 1;
             return Ok((PTok::RParen, Span::new(s, s + 1)));
         }
-        if r.starts_with('~') {
+        if let Some(after) = r.strip_prefix('~') {
+            // `~exists` after a `filter` starts the final condition.
+            let after = after.trim_start();
+            if after.starts_with("exists")
+                && !after[6..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_')
+            {
+                return Ok((PTok::End, Span::new(s, s)));
+            }
             self.c.pos += 1;
             return Ok((PTok::Not, Span::new(s, s + 1)));
         }
