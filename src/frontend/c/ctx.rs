@@ -604,36 +604,7 @@ pub fn lower(
         bad_call: None,
         extern_call: None,
     };
-    // Struct tags defined anywhere at file scope, so that a pointer to a
-    // struct declared before its definition (`typedef struct t t; t *p;`
-    // … `struct t { … };`) names the defined struct (C11 6.7.2.3).
-    let mut tags = TagDefs::default();
-    for ext in &unit.0 {
-        if let ExternalDeclaration::Declaration(d) = &ext.node {
-            lang_c::visit::Visit::visit_declaration(&mut tags, &d.node, &d.span);
-            // File-scope typedef names likewise (a struct's pointer field
-            // may name a typedef that follows the struct).
-            let is_typedef = d.node.specifiers.iter().any(|s| {
-                matches!(&s.node, DeclarationSpecifier::StorageClass(c)
-                    if c.node == lang_c::ast::StorageClassSpecifier::Typedef)
-            });
-            if is_typedef {
-                for id in &d.node.declarators {
-                    if let Some(name) = declarator_name(&id.node.declarator) {
-                        cx.types
-                            .typedefs
-                            .entry(name)
-                            .or_insert((&d.node.specifiers, &id.node.declarator));
-                    }
-                }
-            }
-        }
-    }
-    for st in tags.defs {
-        if let Some(tag) = &st.node.identifier {
-            cx.types.tag_defs.entry(tag.node.name.clone()).or_insert(st);
-        }
-    }
+    cx.file_scope_names(unit);
     // Function pointers: the file's functions and which of them code
     // reachable from `main` may use as values (module `funptr`).
     let mut global_refs: HashMap<String, super::funptr::Refs> = HashMap::new();
@@ -710,27 +681,7 @@ pub fn lower(
         let l = cx.lower_thread(p)?;
         longest = longest.max(l);
     }
-    let mut notes = Vec::new();
-    if !cx.cut_loops.is_empty() {
-        let mut lines: Vec<usize> = cx.cut_loops.clone();
-        lines.sort_unstable();
-        lines.dedup();
-        let ls: Vec<String> = lines
-            .iter()
-            .map(|l| format!("{}:{l}", src.main.path))
-            .collect();
-        notes.push(format!(
-            "--unwind {} cut the loops at {} (paths needing more iterations are not explored)",
-            opts.unwind,
-            ls.join(", ")
-        ));
-    }
-    if cx.spin_loops > 0 {
-        notes.push(format!(
-            "{} spin loop(s) `while (c);` replaced by load + assume(!c) (--no-spin-assume keeps them as loops)",
-            cx.spin_loops
-        ));
-    }
+    let notes = cx.notes();
     cx.prog.notes = notes;
     cx.prog.max_path = Some(longest.max(1));
     // Pointers read from cells that only ever hold constants become
@@ -740,6 +691,70 @@ pub fn lower(
 }
 
 impl<'a> Ctx<'a> {
+    /// Struct tags and typedef names defined anywhere at file scope,
+    /// recorded before the declarations are lowered.
+    fn file_scope_names(&mut self, unit: &'a TranslationUnit) {
+        // Struct tags defined anywhere at file scope, so that a pointer to a
+        // struct declared before its definition (`typedef struct t t; t *p;`
+        // … `struct t { … };`) names the defined struct (C11 6.7.2.3).
+        let mut tags = TagDefs::default();
+        for ext in &unit.0 {
+            if let ExternalDeclaration::Declaration(d) = &ext.node {
+                lang_c::visit::Visit::visit_declaration(&mut tags, &d.node, &d.span);
+                // File-scope typedef names likewise (a struct's pointer field
+                // may name a typedef that follows the struct).
+                let is_typedef = d.node.specifiers.iter().any(|s| {
+                    matches!(&s.node, DeclarationSpecifier::StorageClass(c)
+                    if c.node == lang_c::ast::StorageClassSpecifier::Typedef)
+                });
+                if is_typedef {
+                    for id in &d.node.declarators {
+                        if let Some(name) = declarator_name(&id.node.declarator) {
+                            self.types
+                                .typedefs
+                                .entry(name)
+                                .or_insert((&d.node.specifiers, &id.node.declarator));
+                        }
+                    }
+                }
+            }
+        }
+        for st in tags.defs {
+            if let Some(tag) = &st.node.identifier {
+                self.types
+                    .tag_defs
+                    .entry(tag.node.name.clone())
+                    .or_insert(st);
+            }
+        }
+    }
+
+    /// The program's notes: the loops `--unwind` cut, the spin loops
+    /// replaced by `assume`s.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.cut_loops.is_empty() {
+            let mut lines: Vec<usize> = self.cut_loops.clone();
+            lines.sort_unstable();
+            lines.dedup();
+            let ls: Vec<String> = lines
+                .iter()
+                .map(|l| format!("{}:{l}", self.src.main.path))
+                .collect();
+            notes.push(format!(
+                "--unwind {} cut the loops at {} (paths needing more iterations are not explored)",
+                self.opts.unwind,
+                ls.join(", ")
+            ));
+        }
+        if self.spin_loops > 0 {
+            notes.push(format!(
+            "{} spin loop(s) `while (c);` replaced by load + assume(!c) (--no-spin-assume keeps them as loops)",
+            self.spin_loops
+        ));
+        }
+        notes
+    }
     /// Reserves a thread id: its name, start and done flags.
     ///
     /// Errors: memory does not fit the width; too many threads.

@@ -16,19 +16,28 @@
 //! * [`stmt`]: statements, loops unwound to `--unwind`, calls inlined;
 //! * [`switch`]: `switch` statements (dispatch on the case constants,
 //!   case labels as forward jump targets);
-//! * [`expr`]: expressions, lvalues, and the built-in functions (pthreads,
-//!   SV-COMP conventions, fences, atomic read-modify-writes).
+//! * [`expr`]: expressions and lvalues;
+//! * [`call`]: calls (user functions inlined, function pointers, atomic
+//!   sections) and their dispatch to the built-ins;
+//! * [`builtins`]: the built-in functions by group — SV-COMP conventions
+//!   there, [`pthreads`], [`memory`] (allocation, block copies),
+//!   [`atomics`] (read-modify-writes, C11 atomics, fences).
 //!
 //! The whole pipeline runs on a thread with a large stack
 //! ([`PIPELINE_STACK`]) so that the generated parser's recursion cannot
 //! overflow; nesting is capped before parsing ([`preprocess::check_nesting`])
 //! and during lowering ([`ctx::MAX_DEPTH`]).
 
+pub mod atomics;
 pub mod builder;
+pub mod builtins;
+pub mod call;
 pub mod ctx;
 pub mod expr;
 pub mod funptr;
+pub mod memory;
 pub mod preprocess;
+pub mod pthreads;
 pub mod stmt;
 pub mod switch;
 pub mod types;
