@@ -11,9 +11,6 @@ use crate::program::{BinOp, Command, Expr, LExpr};
 use lang_c::ast::{CallExpression, Expression};
 use lang_c::span::{Node, Span};
 
-/// Most paths of an atomic section (each becomes one `Atomic` step).
-pub const MAX_ATOMIC_PATHS: usize = 256;
-
 impl<'a> Ctx<'a> {
     /// A function used as a value: its address (docs/c.md, "Function
     /// pointers").
@@ -158,6 +155,20 @@ impl<'a> Ctx<'a> {
         self.builtin(&name, c, s)
     }
 
+    /// A cell that no object of the program uses (`atomic.unused`), the
+    /// target of the accesses an atomic section's step does not take
+    /// (module `atomic_section`); allocated on first use.
+    ///
+    /// Errors: the memory does not fit the width.
+    fn unused_cell(&mut self, s: Span) -> Result<i64, Error> {
+        if let Some(a) = self.unused {
+            return Ok(a);
+        }
+        let a = self.alloc("atomic.unused", 1, &[], s)?;
+        self.unused = Some(a);
+        Ok(a)
+    }
+
     /// The arguments of a call evaluated left to right, each made stable
     /// ([`Self::stable`]) so that later arguments cannot change it.
     ///
@@ -208,9 +219,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// A call of a `__VERIFIER_atomic_*` function: its body is lowered
-    /// apart, and each of its paths (at most [`MAX_ATOMIC_PATHS`])
-    /// becomes one `Atomic` step from here: to the return, or to the
-    /// error state when the path fails an assertion.
+    /// apart (loops unwound, calls inlined) and becomes one `Atomic` step
+    /// from here, its paths if-converted (module `atomic_section`): the
+    /// thread first makes the section's choices, then runs the step, then
+    /// goes to the return, or to the error state when the step's path
+    /// failed an assertion.
+    ///
+    /// Errors: a mutex, `__VERIFIER_atomic_begin` or `pthread_exit` in
+    /// the body; those of the body.
     fn atomic_call(
         &mut self,
         f: &'a Node<lang_c::ast::FunctionDefinition>,
@@ -232,7 +248,6 @@ impl<'a> Ctx<'a> {
         let mut sub = std::mem::replace(&mut self.b, main);
         let sub_err = std::mem::replace(&mut self.error, saved_err);
         let ret = r?;
-        self.b.adopt_regs(&sub);
         let done = sub.cur;
         let mut fail_state = None;
         if let Some((l, _)) = sub_err {
@@ -240,33 +255,27 @@ impl<'a> Ctx<'a> {
             sub.place(l);
             fail_state = sub.cur;
         }
+        let unused = self.unused_cell(s)?;
+        let st = super::atomic_section::straighten(&mut sub, done, fail_state, unused)
+            .map_err(|e| self.err(s, format!("atomic section: {e}")))?;
+        self.b.adopt_regs(&sub);
         let sp = self.span(s);
-        let why = |e: String| self.err(s, format!("atomic section: {e}"));
-        let ok_paths = match done {
-            Some(d) => sub.paths_to(d, MAX_ATOMIC_PATHS).map_err(why)?,
-            None => Vec::new(),
-        };
-        let fail_paths = match fail_state {
-            Some(st) => sub.paths_to(st, MAX_ATOMIC_PATHS).map_err(why)?,
-            None => Vec::new(),
-        };
-        let n_ok = ok_paths.len();
-        let cmds: Vec<Command> = ok_paths
-            .into_iter()
-            .chain(fail_paths)
-            .map(Command::Atomic)
-            .collect();
-        let pos = self.b.split(cmds, sp)?;
-        let join = self.b.label();
-        for (k, p) in pos.into_iter().enumerate() {
-            self.b.goto_pos(p);
-            if k < n_ok {
-                self.b.jump(join);
-            } else {
-                self.fail(s);
-            }
+        for (r, n) in st.selectors {
+            let alts = (0..n)
+                .map(|k| Command::Assign {
+                    reg: r,
+                    value: Expr::Const(k as i64),
+                })
+                .collect();
+            self.b.choice(alts, sp)?;
         }
-        self.b.place(join);
+        self.emit(Command::Atomic(st.body), s)?;
+        if st.fail != Expr::Const(0) {
+            let (f, ok) = self.b.branch(&st.fail, sp)?;
+            self.b.goto_pos(f);
+            self.fail(s);
+            self.b.goto_pos(ok);
+        }
         match ret {
             Some((r, ty)) => {
                 let e = self.stable(Expr::Var(r), s)?;
