@@ -196,7 +196,7 @@ pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, 
 /// Preprocess, check nesting, parse, lower (on the big-stack thread).
 fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
     let pp = if is_preprocessed_path(&src.path) {
-        src.text.to_string()
+        preprocess::blank_comments(&src.text)
     } else {
         preprocess::run(src, opts)?
     };

@@ -458,6 +458,56 @@ pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error
     Ok(String::from_utf8(bytes).unwrap_or_default())
 }
 
+/// The text of a file that is already preprocessed (`.i`) with its
+/// comments blanked: each character of a `/* … */` or `// …` comment
+/// outside string and character literals becomes a space (line breaks
+/// kept), so offsets, lines and columns are unchanged (GCC's compiler
+/// proper accepts comments in `.i` files; SV-COMP's carry a licence
+/// header). The parser of preprocessed text does not.
+pub fn blank_comments(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let q = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != q && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    bytes[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let mut end = i + 2;
+                while end < bytes.len()
+                    && !(bytes[end] == b'*' && bytes.get(end + 1) == Some(&b'/'))
+                {
+                    end += 1;
+                }
+                let end = (end + 2).min(bytes.len());
+                for b in &mut bytes[i..end] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced, by ASCII spaces: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
+}
+
 /// GCC's storage class `__thread`, which the parser does not know, as
 /// the C11 keyword `_Thread_local` (GCC manual, "Thread-Local Storage":
 /// the same meaning). Returns the new text and the offsets in it where
@@ -575,6 +625,14 @@ mod tests {
         assert_eq!(s.line(lang_c::span::Span::span(foo, foo + 3)), 5);
         let y = pp.find("int y").unwrap();
         assert_eq!(s.in_main(y), Some((3, 1)));
+    }
+
+    #[test]
+    fn comments_are_blanked_in_place() {
+        let t = "int a; // x \"y\"\n/* b\n c */ int s = \"/*\";\n";
+        let b = blank_comments(t);
+        assert_eq!(b.len(), t.len());
+        assert_eq!(b, "int a;            \n    \n      int s = \"/*\";\n");
     }
 
     #[test]
