@@ -11,7 +11,9 @@
 //!   RMM language ([`memorax`], docs/memorax.md), whatever the extension
 //!   (Memorax files are `.rmm` too);
 //! * `.c`: C/pthreads programs ([`c`], docs/c.md), through the system's C
-//!   preprocessor.
+//!   preprocessor; `.i`: C already preprocessed (parsed as it is);
+//! * any other extension: content that reads as C ([`c::looks_like`]: a
+//!   leading `#include` or line marker, or a C declaration keyword) is C.
 
 pub mod c;
 pub mod litmus;
@@ -52,7 +54,8 @@ impl Format {
     }
 
     /// Picks the format: Memorax by content (a leading `forbidden`),
-    /// else from the extension, then from the content.
+    /// else from the extension (`.c`, `.i`, `.litmus`, `.txt`, `.rmm`),
+    /// then from the content (litmus header, C, Trencher, else native).
     pub fn detect(path: &str, text: &str) -> Format {
         if memorax::looks_like(text) {
             return Format::Memorax;
@@ -78,6 +81,7 @@ impl Format {
         let mut words = first.split_whitespace();
         match words.next() {
             Some("X86" | "PPC" | "X86_64" | "x86" | "ppc" | "AArch64") => Format::Litmus,
+            _ if c::looks_like(text) => Format::C,
             _ if text.contains("transition") && !text.contains('{') => Format::Trencher,
             _ => Format::Native,
         }
@@ -178,6 +182,25 @@ mod tests {
         assert_eq!(
             Format::detect("a.rmm", "/* c */\nforbidden\n  CS CS\nprocess"),
             Format::Memorax
+        );
+        assert_eq!(Format::detect("t.i", "int x;"), Format::C);
+        assert_eq!(Format::detect("T.I", ""), Format::C);
+        assert_eq!(
+            Format::detect("a", "/* a\n b */\n#include <pthread.h>\n"),
+            Format::C
+        );
+        assert_eq!(Format::detect("a", "# 1 \"t.c\"\nint x;"), Format::C);
+        assert_eq!(
+            Format::detect("a", "extern void abort(void);\nint main() {}"),
+            Format::C
+        );
+        assert_eq!(
+            Format::detect("a", "__extension__ typedef int t;"),
+            Format::C
+        );
+        assert_eq!(
+            Format::detect("a", "// x\nshared x;\nthread t { }"),
+            Format::Native
         );
     }
 }

@@ -497,56 +497,20 @@ impl Builder {
         self.temps = sub.temps.clone();
     }
 
-    /// The paths of this (acyclic) automaton from its initial state to
-    /// state `to`, each as its commands (`nop`s and fences left out:
-    /// an atomic step is a full fence anyway).
-    ///
-    /// Errors: more than `max` paths, or a command that cannot be part of
-    /// an atomic step (locks, nested sections' own locks, PGAS), as the
-    /// message.
-    pub fn paths_to(&mut self, to: u32, max: usize) -> Result<Vec<Vec<Command>>, String> {
-        let to = self.find(to);
-        let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); self.states.len()];
-        let raw: Vec<(u32, u32)> = self.instrs.iter().map(|(f, t, _, _)| (*f, *t)).collect();
-        for (i, (f, _)) in raw.iter().enumerate() {
-            let f = self.find(*f) as usize;
-            out_edges[f].push(i);
-        }
-        let targets: Vec<u32> = raw.iter().map(|(_, t)| *t).collect();
-        let targets: Vec<u32> = targets.into_iter().map(|t| self.find(t)).collect();
-        let start = self.find(0);
-        let mut paths = Vec::new();
-        let mut stack: Vec<(u32, Vec<usize>)> = vec![(start, Vec::new())];
-        let mut work = 0usize;
-        while let Some((s, path)) = stack.pop() {
-            work += 1;
-            if work > 64 * max + 4096 {
-                return Err("too many paths to enumerate".into());
-            }
-            if s == to {
-                if paths.len() >= max {
-                    return Err(format!("more than {max} paths"));
-                }
-                paths.push(path.clone());
-            }
-            for &i in &out_edges[s as usize] {
-                let mut p = path.clone();
-                p.push(i);
-                if p.len() > MAX_INSTRS {
-                    return Err("too long".into());
-                }
-                stack.push((targets[i], p));
-            }
-        }
-        let mut res = Vec::new();
-        for p in paths {
-            let mut cmds = Vec::new();
-            for i in p {
-                flatten(&self.instrs[i].2, &mut cmds)?;
-            }
-            res.push(cmds);
-        }
-        Ok(res)
+    /// The transitions of this automaton as (from, to, command), states
+    /// given by their representative after the merges so far; and the
+    /// representative of the initial state.
+    pub fn edges(&mut self) -> (u32, Vec<(u32, u32, Command)>) {
+        let raw: Vec<(u32, u32, Command)> = self
+            .instrs
+            .iter()
+            .map(|(f, t, c, _)| (*f, *t, c.clone()))
+            .collect();
+        let edges = raw
+            .into_iter()
+            .map(|(f, t, c)| (self.find(f), self.find(t), c))
+            .collect();
+        (self.find(0), edges)
     }
 
     /// The finished thread: merged states renumbered in order of first
@@ -717,24 +681,6 @@ fn depths(t: &Thread) -> Option<Vec<u32>> {
 }
 
 /// The commands of `c` as parts of one atomic step.
-fn flatten(c: &Command, out: &mut Vec<Command>) -> Result<(), String> {
-    match c {
-        Command::Nop | Command::Fence(_) => Ok(()),
-        Command::Load { .. }
-        | Command::Store { .. }
-        | Command::Assign { .. }
-        | Command::Assume(_) => {
-            out.push(c.clone());
-            Ok(())
-        }
-        Command::Atomic(cs) => cs.iter().try_for_each(|c| flatten(c, out)),
-        Command::Lock | Command::Unlock => {
-            Err("a mutex or atomic section inside an atomic section".into())
-        }
-        _ => Err("a command that cannot be part of an atomic step".into()),
-    }
-}
-
 fn collect_written(c: &Command, out: &mut Vec<RegId>) {
     match c {
         Command::Load { reg, .. } | Command::Assign { reg, .. } => out.push(*reg),

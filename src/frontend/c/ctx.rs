@@ -42,6 +42,11 @@ pub struct Global {
     pub ty: CType,
     /// `_Atomic`: stores are locked.
     pub atomic: bool,
+    /// `Some(init)` for a thread-local object (`_Thread_local`,
+    /// `__thread`): each thread has its own copy, allocated when the
+    /// thread is lowered, with these initial cells (offset, value); `addr`
+    /// is then unused (docs/c.md, "Thread-local objects").
+    pub thread_local: Option<Vec<(u64, i64)>>,
 }
 
 /// A local variable: a register, or cells of memory.
@@ -131,6 +136,12 @@ pub struct Ctx<'a> {
     pub frames: Vec<Frame>,
     /// Its id.
     pub thread: usize,
+    /// The current thread's copies of the thread-local objects: global
+    /// key → first cell.
+    pub tls: HashMap<String, i64>,
+    /// The cell atomic sections access on the paths they do not take
+    /// (allocated on first use).
+    pub unused: Option<i64>,
     /// Where a failed assertion of this thread goes.
     pub error: Option<(LabelId, Span)>,
     /// Where the thread ends (`pthread_exit`, return of its function).
@@ -317,9 +328,39 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        self.globals
-            .get(name)
-            .map(|g| Local::Mem(g.addr, g.ty.clone(), g.atomic))
+        let g = self.globals.get(name)?;
+        let addr = match &g.thread_local {
+            None => g.addr,
+            Some(_) => *self.tls.get(name)?,
+        };
+        Some(Local::Mem(addr, g.ty.clone(), g.atomic))
+    }
+
+    /// The first cell of the current thread's copy of the thread-local
+    /// global `key`, allocated (`NAME.THREAD`, with the object's initial
+    /// cells) on the thread's first use.
+    ///
+    /// Errors: `key` is not a thread-local global; the memory does not
+    /// fit the width.
+    pub fn tls_copy(&mut self, key: &str, span: lang_c::span::Span) -> Result<i64, Error> {
+        if let Some(&a) = self.tls.get(key) {
+            return Ok(a);
+        }
+        let Some(g) = self.globals.get(key) else {
+            return Err(self.err(span, format!("`{key}` is not a global object")));
+        };
+        let Some(init) = g.thread_local.clone() else {
+            return Err(self.err(span, format!("`{key}` is not thread-local")));
+        };
+        let size = self.types.size(&g.ty);
+        let name = format!(
+            "{}.{}",
+            key.replace("::", "."),
+            self.thread_names[self.thread]
+        );
+        let a = self.alloc(&name, size, &init, span)?;
+        self.tls.insert(key.to_string(), a);
+        Ok(a)
     }
 
     /// Declares a local of the current function in the innermost scope:
@@ -584,6 +625,8 @@ pub fn lower(
         b: Builder::new(width),
         frames: Vec::new(),
         thread: 0,
+        tls: HashMap::new(),
+        unused: None,
         error: None,
         end: None,
         bounds: None,
@@ -604,36 +647,7 @@ pub fn lower(
         bad_call: None,
         extern_call: None,
     };
-    // Struct tags defined anywhere at file scope, so that a pointer to a
-    // struct declared before its definition (`typedef struct t t; t *p;`
-    // … `struct t { … };`) names the defined struct (C11 6.7.2.3).
-    let mut tags = TagDefs::default();
-    for ext in &unit.0 {
-        if let ExternalDeclaration::Declaration(d) = &ext.node {
-            lang_c::visit::Visit::visit_declaration(&mut tags, &d.node, &d.span);
-            // File-scope typedef names likewise (a struct's pointer field
-            // may name a typedef that follows the struct).
-            let is_typedef = d.node.specifiers.iter().any(|s| {
-                matches!(&s.node, DeclarationSpecifier::StorageClass(c)
-                    if c.node == lang_c::ast::StorageClassSpecifier::Typedef)
-            });
-            if is_typedef {
-                for id in &d.node.declarators {
-                    if let Some(name) = declarator_name(&id.node.declarator) {
-                        cx.types
-                            .typedefs
-                            .entry(name)
-                            .or_insert((&d.node.specifiers, &id.node.declarator));
-                    }
-                }
-            }
-        }
-    }
-    for st in tags.defs {
-        if let Some(tag) = &st.node.identifier {
-            cx.types.tag_defs.entry(tag.node.name.clone()).or_insert(st);
-        }
-    }
+    cx.file_scope_names(unit);
     // Function pointers: the file's functions and which of them code
     // reachable from `main` may use as values (module `funptr`).
     let mut global_refs: HashMap<String, super::funptr::Refs> = HashMap::new();
@@ -688,7 +702,8 @@ pub fn lower(
             .mutexes
             .iter()
             .all(|x| x.as_deref() == Some(m.as_str()));
-        let global_scalar = matches!(cx.globals.get(&m), Some(g) if g.ty == CType::Mutex);
+        let global_scalar = matches!(cx.globals.get(&m),
+            Some(g) if g.ty == CType::Mutex && g.thread_local.is_none());
         if all_same && global_scalar && !calls.atomic_sections {
             cx.single_mutex = Some(m);
         }
@@ -710,27 +725,7 @@ pub fn lower(
         let l = cx.lower_thread(p)?;
         longest = longest.max(l);
     }
-    let mut notes = Vec::new();
-    if !cx.cut_loops.is_empty() {
-        let mut lines: Vec<usize> = cx.cut_loops.clone();
-        lines.sort_unstable();
-        lines.dedup();
-        let ls: Vec<String> = lines
-            .iter()
-            .map(|l| format!("{}:{l}", src.main.path))
-            .collect();
-        notes.push(format!(
-            "--unwind {} cut the loops at {} (paths needing more iterations are not explored)",
-            opts.unwind,
-            ls.join(", ")
-        ));
-    }
-    if cx.spin_loops > 0 {
-        notes.push(format!(
-            "{} spin loop(s) `while (c);` replaced by load + assume(!c) (--no-spin-assume keeps them as loops)",
-            cx.spin_loops
-        ));
-    }
+    let notes = cx.notes();
     cx.prog.notes = notes;
     cx.prog.max_path = Some(longest.max(1));
     // Pointers read from cells that only ever hold constants become
@@ -740,6 +735,70 @@ pub fn lower(
 }
 
 impl<'a> Ctx<'a> {
+    /// Struct tags and typedef names defined anywhere at file scope,
+    /// recorded before the declarations are lowered.
+    fn file_scope_names(&mut self, unit: &'a TranslationUnit) {
+        // Struct tags defined anywhere at file scope, so that a pointer to a
+        // struct declared before its definition (`typedef struct t t; t *p;`
+        // … `struct t { … };`) names the defined struct (C11 6.7.2.3).
+        let mut tags = TagDefs::default();
+        for ext in &unit.0 {
+            if let ExternalDeclaration::Declaration(d) = &ext.node {
+                lang_c::visit::Visit::visit_declaration(&mut tags, &d.node, &d.span);
+                // File-scope typedef names likewise (a struct's pointer field
+                // may name a typedef that follows the struct).
+                let is_typedef = d.node.specifiers.iter().any(|s| {
+                    matches!(&s.node, DeclarationSpecifier::StorageClass(c)
+                    if c.node == lang_c::ast::StorageClassSpecifier::Typedef)
+                });
+                if is_typedef {
+                    for id in &d.node.declarators {
+                        if let Some(name) = declarator_name(&id.node.declarator) {
+                            self.types
+                                .typedefs
+                                .entry(name)
+                                .or_insert((&d.node.specifiers, &id.node.declarator));
+                        }
+                    }
+                }
+            }
+        }
+        for st in tags.defs {
+            if let Some(tag) = &st.node.identifier {
+                self.types
+                    .tag_defs
+                    .entry(tag.node.name.clone())
+                    .or_insert(st);
+            }
+        }
+    }
+
+    /// The program's notes: the loops `--unwind` cut, the spin loops
+    /// replaced by `assume`s.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.cut_loops.is_empty() {
+            let mut lines: Vec<usize> = self.cut_loops.clone();
+            lines.sort_unstable();
+            lines.dedup();
+            let ls: Vec<String> = lines
+                .iter()
+                .map(|l| format!("{}:{l}", self.src.main.path))
+                .collect();
+            notes.push(format!(
+                "--unwind {} cut the loops at {} (paths needing more iterations are not explored)",
+                self.opts.unwind,
+                ls.join(", ")
+            ));
+        }
+        if self.spin_loops > 0 {
+            notes.push(format!(
+            "{} spin loop(s) `while (c);` replaced by load + assume(!c) (--no-spin-assume keeps them as loops)",
+            self.spin_loops
+        ));
+        }
+        notes
+    }
     /// Reserves a thread id: its name, start and done flags.
     ///
     /// Errors: memory does not fit the width; too many threads.
@@ -882,10 +941,32 @@ impl<'a> Ctx<'a> {
             self.const_init(&ty, 0, i, &mut init)?;
         }
         let size = self.types.size(&ty);
-        if let Some(g) = self.globals.get(key).cloned() {
+        if let Some(g) = self.globals.get_mut(key) {
             // A tentative definition followed by a definition.
+            if let Some(cells) = &mut g.thread_local {
+                cells.extend(init);
+                return Ok(());
+            }
+            let addr = g.addr;
             for (o, v) in init {
-                self.prog.init.insert(g.addr + o as i64, self.width.wrap(v));
+                self.prog.init.insert(addr + o as i64, self.width.wrap(v));
+            }
+            return Ok(());
+        }
+        if r.thread_local {
+            // Each thread's copy is allocated when the thread is lowered
+            // (now, for an object first defined inside a thread's code).
+            self.globals.insert(
+                key.to_string(),
+                Global {
+                    addr: 0,
+                    ty,
+                    atomic: r.atomic,
+                    thread_local: Some(init),
+                },
+            );
+            if !self.frames.is_empty() {
+                self.tls_copy(key, id.span)?;
             }
             return Ok(());
         }
@@ -896,6 +977,7 @@ impl<'a> Ctx<'a> {
                 addr,
                 ty,
                 atomic: r.atomic,
+                thread_local: None,
             },
         );
         Ok(())
@@ -1006,6 +1088,7 @@ impl<'a> Ctx<'a> {
                 self.const_address(&u.node.operand)
             }
             Expression::Identifier(i) => match self.globals.get(&i.node.name) {
+                Some(g) if g.thread_local.is_some() => Err(self.thread_local_not_constant(e)),
                 Some(g) if matches!(g.ty, CType::Array(..)) => Ok(g.addr),
                 None if self.is_function_name(&i.node.name) => self.func_addr(&i.node.name, e.span),
                 _ => self.types.const_int(e, self.src),
@@ -1073,6 +1156,7 @@ impl<'a> Ctx<'a> {
         use lang_c::ast::BinaryOperator as B;
         match &e.node {
             Expression::Identifier(i) => match self.globals.get(&i.node.name) {
+                Some(g) if g.thread_local.is_some() => Err(self.thread_local_not_constant(e)),
                 Some(g) => Ok(g.addr),
                 None if self.is_function_name(&i.node.name) => self.func_addr(&i.node.name, e.span),
                 None => Err(self.err(e.span, format!("`{}` is not a global object", i.node.name))),
@@ -1105,6 +1189,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The error for a thread-local object in a constant expression: its
+    /// address differs from thread to thread (C11 6.6p9: not an address
+    /// constant).
+    fn thread_local_not_constant(&self, e: &Node<Expression>) -> Error {
+        self.err(
+            e.span,
+            "the address of a thread-local object is not a constant (each thread has its own)",
+        )
+    }
+
     /// The type of a global lvalue expression (constant initializers).
     fn const_type(&self, e: &Node<Expression>) -> Option<CType> {
         match &e.node {
@@ -1126,6 +1220,7 @@ impl<'a> Ctx<'a> {
     /// signals its end; returns the longest path of its automaton.
     fn lower_thread(&mut self, p: PendingThread<'a>) -> Result<u32, Error> {
         self.thread = p.id;
+        self.tls.clear();
         self.b = Builder::new(self.width);
         self.error = None;
         self.bounds = None;
@@ -1146,6 +1241,18 @@ impl<'a> Ctx<'a> {
                 }
             }
             self.b.init_mem = Some(m);
+        }
+        // This thread's copies of the thread-local objects (in name
+        // order, so that addresses do not depend on hashing).
+        let mut keys: Vec<String> = self
+            .globals
+            .iter()
+            .filter(|(_, g)| g.thread_local.is_some())
+            .map(|(k, _)| k.clone())
+            .collect();
+        keys.sort();
+        for k in keys {
+            self.tls_copy(&k, fspan)?;
         }
         if p.id != 0 {
             let t = self.b.temp();

@@ -1,22 +1,20 @@
 //! Expressions: values and lvalues, pointer arithmetic in cells, the
 //! short-circuit operators and `?:` as control flow when an operand has
-//! side effects, and calls — inlined user functions and the built-ins
-//! (pthreads, the SV-COMP `__VERIFIER_*` conventions, fences, atomic
-//! read-modify-writes). docs/c.md lists each one's meaning.
+//! side effects, GNU statement expressions. Calls are lowered by module
+//! `call`, built-in functions by module `builtins`. docs/c.md lists each
+//! construct's meaning.
 //!
 //! Every read of memory (a global, a `volatile`, a local whose address is
 //! taken, `*p`, `a[i]`, `s.f`) is one load into a temporary register;
 //! every write one store.
 
 use super::builder::{is_boolean, negate};
-use super::ctx::{Ctx, Local, ThreadArg};
+use super::ctx::{Ctx, Local};
 use super::stmt::convert;
 use super::types::CType;
 use crate::diag::Error;
-use crate::program::{BinOp, Command, Expr, Fence, LExpr, MembarMask, UnOp};
-use lang_c::ast::{
-    BinaryOperator as B, CallExpression, Expression, MemberOperator, UnaryOperator as U,
-};
+use crate::program::{BinOp, Command, Expr, LExpr, UnOp};
+use lang_c::ast::{BinaryOperator as B, Expression, MemberOperator, UnaryOperator as U};
 use lang_c::span::{Node, Span};
 
 /// A value and its C type.
@@ -29,7 +27,8 @@ pub struct Val {
 }
 
 impl Val {
-    fn int(e: LExpr) -> Val {
+    /// An `int` value.
+    pub fn int(e: LExpr) -> Val {
         Val { e, ty: CType::Int }
     }
 }
@@ -41,20 +40,6 @@ pub enum LVal {
     Reg(crate::program::RegId, CType),
     /// Memory at an address (`atomic`: stores are locked).
     Mem(LExpr, CType, bool),
-}
-
-/// Most cells `memset`/`memcpy`/`memmove` write.
-pub const MAX_BLOCK: i64 = 1024;
-
-/// The read-modify-write operations of the atomic built-ins.
-#[derive(Clone, Copy, Debug)]
-enum Rmw {
-    Add,
-    Sub,
-    Or,
-    And,
-    Xor,
-    Xchg,
 }
 
 impl<'a> Ctx<'a> {
@@ -154,37 +139,7 @@ impl<'a> Ctx<'a> {
             Expression::BinaryOperator(b) => {
                 self.binary(&b.node.operator.node, &b.node.lhs, &b.node.rhs, s)
             }
-            Expression::Conditional(c) => {
-                let cv = self.cond(&c.node.condition)?;
-                let cv = self.b.fold(&cv);
-                if let Some(k) = cv.as_const(self.width) {
-                    return if k != 0 {
-                        self.rvalue(&c.node.then_expression)
-                    } else {
-                        self.rvalue(&c.node.else_expression)
-                    };
-                }
-                let t = self.b.temp();
-                let (pt, pe) = self.b.branch(&cv, self.span(s))?;
-                let join = self.b.label();
-                self.b.goto_pos(pt);
-                let a = self.rvalue(&c.node.then_expression)?;
-                self.emit(Command::Assign { reg: t, value: a.e }, s)?;
-                self.b.jump(join);
-                self.b.goto_pos(pe);
-                let b = self.rvalue(&c.node.else_expression)?;
-                self.emit(Command::Assign { reg: t, value: b.e }, s)?;
-                self.b.place(join);
-                let ty = if a.ty.is_pointer() {
-                    a.ty
-                } else {
-                    common(&a.ty, &b.ty)
-                };
-                Ok(Val {
-                    e: self.known_or(t),
-                    ty,
-                })
-            }
+            Expression::Conditional(c) => self.conditional(&c.node, s),
             Expression::Comma(es) => {
                 let mut last = Val::int(Expr::Const(0));
                 for x in es.iter() {
@@ -192,41 +147,7 @@ impl<'a> Ctx<'a> {
                 }
                 Ok(last)
             }
-            Expression::Statement(st) => {
-                // GNU statement expression: the value of its last
-                // expression statement.
-                let lang_c::ast::Statement::Compound(items) = &st.node else {
-                    return Err(self.err(s, "unsupported statement expression"));
-                };
-                self.frame().scopes.push(std::collections::HashMap::new());
-                let mut val = Val {
-                    e: Expr::Const(0),
-                    ty: CType::Void,
-                };
-                let mut r = Ok(());
-                for (k, it) in items.iter().enumerate() {
-                    let last = k + 1 == items.len();
-                    r = match &it.node {
-                        lang_c::ast::BlockItem::Statement(x) if last => match &x.node {
-                            lang_c::ast::Statement::Expression(Some(ex)) => {
-                                self.rvalue(ex).map(|v| val = v)
-                            }
-                            _ => self.stmt(x),
-                        },
-                        lang_c::ast::BlockItem::Statement(x) => self.stmt(x),
-                        lang_c::ast::BlockItem::Declaration(_) => Err(self.err(
-                            it.span,
-                            "declarations inside statement expressions are not supported",
-                        )),
-                        lang_c::ast::BlockItem::StaticAssert(_) => Ok(()),
-                    };
-                    if r.is_err() {
-                        break;
-                    }
-                }
-                self.frame().scopes.pop();
-                r.map(|_| val)
-            }
+            Expression::Statement(st) => self.statement_expr(st, s),
             Expression::GenericSelection(_) => Err(self.err(s, "`_Generic` is not supported")),
             Expression::CompoundLiteral(_) => {
                 Err(self.err(s, "compound literals are not supported"))
@@ -237,7 +158,88 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The register's known constant, else the register.
+    /// `c ? a : b`: one of the operands when the condition is a known
+    /// constant, else a branch whose arms assign a temporary.
+    fn conditional(
+        &mut self,
+        c: &'a lang_c::ast::ConditionalExpression,
+        s: Span,
+    ) -> Result<Val, Error> {
+        let cv = self.cond(&c.condition)?;
+        let cv = self.b.fold(&cv);
+        if let Some(k) = cv.as_const(self.width) {
+            return if k != 0 {
+                self.rvalue(&c.then_expression)
+            } else {
+                self.rvalue(&c.else_expression)
+            };
+        }
+        let t = self.b.temp();
+        let (pt, pe) = self.b.branch(&cv, self.span(s))?;
+        let join = self.b.label();
+        self.b.goto_pos(pt);
+        let a = self.rvalue(&c.then_expression)?;
+        self.emit(Command::Assign { reg: t, value: a.e }, s)?;
+        self.b.jump(join);
+        self.b.goto_pos(pe);
+        let b = self.rvalue(&c.else_expression)?;
+        self.emit(Command::Assign { reg: t, value: b.e }, s)?;
+        self.b.place(join);
+        let ty = if a.ty.is_pointer() {
+            a.ty
+        } else {
+            common(&a.ty, &b.ty)
+        };
+        Ok(Val {
+            e: self.known_or(t),
+            ty,
+        })
+    }
+
+    /// A GNU statement expression `({ ... })`: the value of its last
+    /// expression statement.
+    ///
+    /// Errors: declarations inside it; those of its statements.
+    fn statement_expr(
+        &mut self,
+        st: &'a Node<lang_c::ast::Statement>,
+        s: Span,
+    ) -> Result<Val, Error> {
+        // GNU statement expression: the value of its last
+        // expression statement.
+        let lang_c::ast::Statement::Compound(items) = &st.node else {
+            return Err(self.err(s, "unsupported statement expression"));
+        };
+        self.frame().scopes.push(std::collections::HashMap::new());
+        let mut val = Val {
+            e: Expr::Const(0),
+            ty: CType::Void,
+        };
+        let mut r = Ok(());
+        for (k, it) in items.iter().enumerate() {
+            let last = k + 1 == items.len();
+            r = match &it.node {
+                lang_c::ast::BlockItem::Statement(x) if last => match &x.node {
+                    lang_c::ast::Statement::Expression(Some(ex)) => {
+                        self.rvalue(ex).map(|v| val = v)
+                    }
+                    _ => self.stmt(x),
+                },
+                lang_c::ast::BlockItem::Statement(x) => self.stmt(x),
+                lang_c::ast::BlockItem::Declaration(_) => Err(self.err(
+                    it.span,
+                    "declarations inside statement expressions are not supported",
+                )),
+                lang_c::ast::BlockItem::StaticAssert(_) => Ok(()),
+            };
+            if r.is_err() {
+                break;
+            }
+        }
+        self.frame().scopes.pop();
+        r.map(|_| val)
+    }
+
     /// The size of `ty` in cells (`sizeof`).
     ///
     /// Errors: an incomplete struct (located at `s`).
@@ -331,7 +333,8 @@ impl<'a> Ctx<'a> {
         lv
     }
 
-    fn known_or(&self, r: crate::program::RegId) -> LExpr {
+    /// The register's known constant, else the register.
+    pub(super) fn known_or(&self, r: crate::program::RegId) -> LExpr {
         match self.b.known(r) {
             Some(c) => Expr::Const(c),
             None => Expr::Var(r),
@@ -947,1174 +950,11 @@ impl<'a> Ctx<'a> {
             _ => false,
         }
     }
-
-    /// A function used as a value: its address (docs/c.md, "Function
-    /// pointers").
-    ///
-    /// Errors: the memory does not fit the width.
-    fn function_value(&mut self, name: &str, s: Span) -> Result<Val, Error> {
-        let a = self.func_addr(name, s)?;
-        Ok(Val {
-            e: Expr::Const(a),
-            ty: CType::Ptr(Box::new(CType::Func)),
-        })
-    }
-
-    /// True when `e` has a function-pointer type, judged syntactically
-    /// without evaluating it: a function name, or a variable, member or
-    /// call whose declared type is a pointer to a function.
-    fn callee_is_pointer(&mut self, e: &'a Node<Expression>) -> bool {
-        match &e.node {
-            Expression::Identifier(i) if self.is_function_name(&i.node.name) => true,
-            Expression::Identifier(_) | Expression::Member(_) => {
-                !self.has_effects(e, 0)
-                    && matches!(self.type_of(e), Ok(CType::Ptr(t)) if *t == CType::Func)
-            }
-            Expression::Cast(c) => self.callee_is_pointer(&c.node.expression),
-            _ => false,
-        }
-    }
-
-    /// A call through a function pointer `callee` (docs/c.md, "Function
-    /// pointers"): arguments evaluated left to right, then the function
-    /// the pointer holds inlined — at once when constant propagation knows
-    /// it, else one branch `assume(p == &f)` per target `f` of the module
-    /// `funptr` taking as many parameters, and a branch for any other
-    /// value into the thread's invalid-call violation.
-    ///
-    /// Errors: a known pointer to a function declared but not defined in
-    /// the file; those of inlining.
-    fn indirect_call(
-        &mut self,
-        callee: &'a Node<Expression>,
-        args: &'a [Node<Expression>],
-        s: Span,
-    ) -> Result<Val, Error> {
-        let fv = self.rvalue(callee)?;
-        let p = self.stable(fv.e, callee.span)?;
-        let vals = self.stable_args(args)?;
-        if !self.b.live() {
-            return Ok(Val::int(Expr::Const(0)));
-        }
-        if let Some(k) = self.b.fold(&p).as_const(self.width) {
-            if let Some(name) = self.fn_names.get(&k).cloned() {
-                let Some(&f) = self.funcs.get(&name) else {
-                    return Err(self.err(
-                        callee.span,
-                        format!(
-                            "call through a pointer to `{name}`, which is not defined in the file"
-                        ),
-                    ));
-                };
-                return self.inline_values(f, vals, s);
-            }
-            // Null or not a function: no candidate.
-        }
-        let targets: Vec<String> = if self.b.fold(&p).as_const(self.width).is_some() {
-            Vec::new()
-        } else {
-            // A target active in an enclosing frame would recurse
-            // (outside the subset): its value joins the invalid ones.
-            self.fn_targets
-                .iter()
-                .filter(|n| super::stmt::parameters(self.funcs[*n]).len() == args.len())
-                .filter(|n| !self.frames.iter().any(|f| &f.func == *n))
-                .cloned()
-                .collect()
-        };
-        let mut addrs = Vec::new();
-        for n in &targets {
-            addrs.push(self.func_addr(n, s)?);
-        }
-        let mut cmds: Vec<Command> = addrs
-            .iter()
-            .map(|&a| Command::Assume(Expr::bin(BinOp::Eq, p.clone(), Expr::Const(a))))
-            .collect();
-        let none = addrs
-            .iter()
-            .map(|&a| Expr::bin(BinOp::Ne, p.clone(), Expr::Const(a)))
-            .reduce(|x, y| Expr::bin(BinOp::And, x, y))
-            .unwrap_or(Expr::Const(1));
-        cmds.push(Command::Assume(none));
-        let sp = self.span(s);
-        let mut pos = self.b.split(cmds, sp)?;
-        let bad = pos.pop().flatten();
-        let join = self.b.label();
-        let res = self.b.reg(&format!("call.{}", self.src.line(s)));
-        let mut ty = CType::Int;
-        for (n, at) in targets.iter().zip(pos) {
-            self.b.goto_pos(at);
-            if !self.b.live() {
-                continue;
-            }
-            let f = self.funcs[n];
-            let v = self.inline_values(f, vals.clone(), s)?;
-            ty = v.ty.clone();
-            self.emit(
-                Command::Assign {
-                    reg: res,
-                    value: v.e,
-                },
-                s,
-            )?;
-            self.b.jump(join);
-        }
-        self.b.goto_pos(bad);
-        if self.in_atomic > 0 {
-            self.fail(s);
-        } else {
-            self.b.jump_shared(&mut self.bad_call, sp);
-        }
-        self.b.place(join);
-        // A copy: another call on this line may reuse `res`.
-        let e = self.known_or(res);
-        let e = self.stable(e, s)?;
-        Ok(Val { e, ty })
-    }
-
-    /// A call: a user function (inlined), a built-in, or a call through a
-    /// function pointer ([`Ctx::indirect_call`]).
-    fn call(&mut self, c: &'a CallExpression, s: Span) -> Result<Val, Error> {
-        let name = match &c.callee.node {
-            Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => i.node.name.clone(),
-            _ => return self.indirect_call(&c.callee, &c.arguments, s),
-        };
-        let args = &c.arguments;
-        if !reserved(&name) {
-            if let Some(&f) = self.funcs.get(&name) {
-                if name.starts_with("__VERIFIER_atomic_") {
-                    return self.atomic_call(f, args, s);
-                }
-                return self.inline_call(f, args, s);
-            }
-        }
-        let argn = |k: usize| -> Result<&'a Node<Expression>, Error> {
-            args.get(k).ok_or_else(|| {
-                self.err(s, format!("`{name}` needs at least {} argument(s)", k + 1))
-            })
-        };
-        let zero = Ok(Val::int(Expr::Const(0)));
-        match name.as_str() {
-            "__VERIFIER_assume" | "assume" | "__CPROVER_assume" => {
-                let v = self.cond(argn(0)?)?;
-                self.emit(Command::Assume(v), s)?;
-                zero
-            }
-            "assert" | "__VERIFIER_assert" => {
-                let v = self.cond(argn(0)?)?;
-                let (t, e) = self.b.branch(&v, self.span(s))?;
-                self.b.goto_pos(e);
-                self.fail(s);
-                self.b.goto_pos(t);
-                zero
-            }
-            "__assert_fail"
-            | "__assert_perror_fail"
-            | "__assert"
-            | "__assert_rtn"
-            | "reach_error"
-            | "__VERIFIER_error" => {
-                self.fail(s);
-                zero
-            }
-            "abort" | "exit" | "_exit" | "_Exit" => {
-                self.b.cur = None;
-                zero
-            }
-            "pthread_exit" => {
-                let Some(end) = self.end else {
-                    return Err(self.err(
-                        s,
-                        "`pthread_exit` inside an atomic section is not supported",
-                    ));
-                };
-                self.b.jump(end);
-                zero
-            }
-            "pthread_create" => self.pthread_create(args, s),
-            "pthread_join" => self.pthread_join(args, s),
-            "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock" => {
-                self.mutex(&name, argn(0)?, s)
-            }
-            "pthread_cond_wait" | "pthread_cond_timedwait" => {
-                // POSIX allows spurious wakeups: waiting is releasing the
-                // mutex and taking it again (docs/c.md, "Threads").
-                let (c, m) = (argn(0)?, argn(1)?);
-                self.rvalue(c)?;
-                self.mutex("pthread_mutex_unlock", m, s)?;
-                self.mutex("pthread_mutex_lock", m, s)?;
-                if let Some(t) = args.get(2) {
-                    self.rvalue(t)?;
-                }
-                zero
-            }
-            "pthread_cond_signal"
-            | "pthread_cond_broadcast"
-            | "pthread_cond_init"
-            | "pthread_cond_destroy" => {
-                for a in args {
-                    self.rvalue(a)?;
-                }
-                zero
-            }
-            "pthread_mutex_init"
-            | "pthread_mutex_destroy"
-            | "pthread_attr_init"
-            | "pthread_attr_destroy"
-            | "pthread_mutexattr_init"
-            | "pthread_mutexattr_destroy"
-            | "pthread_attr_setdetachstate"
-            | "printf"
-            | "puts"
-            | "putchar"
-            | "fprintf"
-            | "fflush"
-            | "sched_yield"
-            | "pthread_yield"
-            | "usleep"
-            | "sleep" => zero,
-            "__VERIFIER_atomic_begin" => {
-                self.emit(Command::Lock, s)?;
-                zero
-            }
-            "__VERIFIER_atomic_end" => {
-                self.emit(Command::Unlock, s)?;
-                zero
-            }
-            "__sync_synchronize" => {
-                self.emit(Command::Fence(Fence::MFence), s)?;
-                zero
-            }
-            "atomic_thread_fence" | "__atomic_thread_fence" => {
-                if let Some(f) = self.order(c.arguments.first()).fence() {
-                    self.emit(Command::Fence(f), s)?;
-                }
-                zero
-            }
-            "atomic_signal_fence" | "__atomic_signal_fence" => zero,
-            "__builtin_expect" => self.rvalue(argn(0)?),
-            "malloc" | "calloc" | "alloca" | "__builtin_alloca" | "__builtin_malloc" => {
-                self.allocate(&name, args, s)
-            }
-            "atexit" => {
-                // Handlers would run after `main` returns, which ends only
-                // thread `main` here (docs/c.md, "Threads"): not run.
-                self.rvalue(argn(0)?)?;
-                zero
-            }
-            "free" => {
-                // Memory is not reused (docs/c.md, "Dynamic memory").
-                self.rvalue(argn(0)?)?;
-                zero
-            }
-            "memset" | "memcpy" | "memmove" | "__builtin_memset" | "__builtin_memcpy" => {
-                self.mem_block(&name, args, s)
-            }
-            "strcpy" | "__builtin_strcpy" => self.strcpy(args, s),
-            "realloc" => Err(self.err(
-                s,
-                "`realloc` is not supported (docs/c.md, \"Dynamic memory\")",
-            )),
-            n if n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_") => {
-                self.nondet(n, s)
-            }
-            n => {
-                if let Some(v) = self.atomic_builtin(n, args, s)? {
-                    return Ok(v);
-                }
-                if self.fn_decls.contains(n) && self.in_atomic == 0 {
-                    // Declared, not defined: the path reports reaching it
-                    // (docs/c.md, "Functions declared but not defined").
-                    for a in args {
-                        self.rvalue(a)?;
-                    }
-                    let sp = self.span(c.callee.span);
-                    self.b.jump_shared(&mut self.extern_call, sp);
-                    return zero;
-                }
-                Err(self.err(
-                    c.callee.span,
-                    format!("call of `{n}`, which is neither defined in the file nor a supported built-in (docs/c.md)"),
-                ))
-            }
-        }
-    }
-
-    /// The arguments of a call evaluated left to right, each made stable
-    /// ([`Self::stable`]) so that later arguments cannot change it.
-    ///
-    /// Errors: those of the arguments' expressions.
-    fn stable_args(&mut self, args: &'a [Node<Expression>]) -> Result<Vec<LExpr>, Error> {
-        let mut vals = Vec::new();
-        for a in args {
-            let v = self.rvalue(a)?;
-            vals.push(self.stable(v.e, a.span)?);
-        }
-        Ok(vals)
-    }
-
-    /// Inlines a user function: arguments evaluated in order, the body
-    /// lowered, the returned value copied to a temporary.
-    fn inline_call(
-        &mut self,
-        f: &'a Node<lang_c::ast::FunctionDefinition>,
-        args: &'a [Node<Expression>],
-        s: Span,
-    ) -> Result<Val, Error> {
-        let vals = self.stable_args(args)?;
-        self.inline_values(f, vals, s)
-    }
-
-    /// `malloc(n)`, `calloc(k, n)`, `alloca(n)` (docs/c.md, "Dynamic
-    /// memory"): a fresh object of `n` (`k·n`) cells, allocated at this
-    /// call site of the unwound program (which runs at most once per
-    /// execution, so one object per site is exact), its cells 0 at the
-    /// start; the call returns its address and never fails.
-    ///
-    /// Errors: a size that constant propagation does not know, or outside
-    /// 1..=`MAX_CELLS`; memory beyond the width's addresses.
-    fn allocate(
-        &mut self,
-        name: &str,
-        args: &'a [Node<Expression>],
-        s: Span,
-    ) -> Result<Val, Error> {
-        let want = if name == "calloc" { 2 } else { 1 };
-        if args.len() != want {
-            return Err(self.err(s, format!("`{name}` takes {want} argument(s)")));
-        }
-        let mut size: i64 = 1;
-        for a in args {
-            let v = self.rvalue(a)?;
-            if !self.b.live() {
-                return Ok(Val::int(Expr::Const(0)));
-            }
-            let Some(k) = self.b.fold(&v.e).as_const(self.width) else {
-                return Err(self.err(
-                    a.span,
-                    format!("`{name}` of a size that is not a constant here (docs/c.md, \"Dynamic memory\")"),
-                ));
-            };
-            size = size.saturating_mul(k);
-        }
-        let max = super::types::MAX_CELLS as i64;
-        if !(0..=max).contains(&size) {
-            return Err(self.err(s, format!("`{name}` of {size} cells (at most {max})")));
-        }
-        if !self.b.live() {
-            return Ok(Val::int(Expr::Const(0)));
-        }
-        let line = self.src.line(s);
-        let a = self.alloc(&format!("heap.{line}"), size.max(1) as u64, &[], s)?;
-        Ok(Val {
-            e: Expr::Const(a),
-            ty: CType::Ptr(Box::new(CType::Void)),
-        })
-    }
-
-    /// `memset(p, v, n)`, `memcpy(d, s, n)`, `memmove(d, s, n)` with `n`
-    /// a constant of at most [`MAX_BLOCK`] cells: one store per cell
-    /// (`memcpy`/`memmove`: all loads first, then the stores, in cell
-    /// order); returns `p`/`d`.
-    ///
-    /// Errors: a size that is not a constant here or above the limit.
-    /// `strcpy(d, "literal")`: one store per character of the literal
-    /// and its terminating 0, at `d`, `d + 1`, …; returns `d`.
-    ///
-    /// Errors: a source that is not a string literal (its length would
-    /// be a loop over memory), or a wrong number of arguments.
-    fn strcpy(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
-        if args.len() != 2 {
-            return Err(self.err(s, "`strcpy` takes 2 arguments"));
-        }
-        let chars = match &args[1].node {
-            Expression::StringLiteral(p) => super::types::string_value(&p.node),
-            _ => None,
-        };
-        let Some(chars) = chars else {
-            return Err(self.err(
-                args[1].span,
-                "`strcpy` from a source that is not a string literal is not supported",
-            ));
-        };
-        let d = self.rvalue(&args[0])?;
-        let d = Val {
-            e: self.stable(d.e, args[0].span)?,
-            ty: d.ty,
-        };
-        for (k, c) in chars.iter().chain(std::iter::once(&0)).enumerate() {
-            self.emit(
-                Command::Store {
-                    addr: Expr::bin(BinOp::Add, d.e.clone(), Expr::Const(k as i64)),
-                    value: Expr::Const(self.width.wrap(*c)),
-                },
-                s,
-            )?;
-        }
-        Ok(d)
-    }
-
-    fn mem_block(
-        &mut self,
-        name: &str,
-        args: &'a [Node<Expression>],
-        s: Span,
-    ) -> Result<Val, Error> {
-        if args.len() != 3 {
-            return Err(self.err(s, format!("`{name}` takes 3 arguments")));
-        }
-        let d = self.rvalue(&args[0])?;
-        let d = Val {
-            e: self.stable(d.e, args[0].span)?,
-            ty: d.ty,
-        };
-        let v = self.rvalue(&args[1])?;
-        let v = self.stable(v.e, args[1].span)?;
-        let n = self.rvalue(&args[2])?;
-        if !self.b.live() {
-            return Ok(d);
-        }
-        let n = match self.b.fold(&n.e).as_const(self.width) {
-            Some(k) if (0..=MAX_BLOCK).contains(&k) => k,
-            _ => {
-                return Err(self.err(
-                    args[2].span,
-                    format!(
-                    "`{name}` of a size that is not a constant of at most {MAX_BLOCK} cells here"
-                ),
-                ))
-            }
-        };
-        let at = |base: &LExpr, k: i64| Expr::bin(BinOp::Add, base.clone(), Expr::Const(k));
-        if name.ends_with("memset") {
-            for k in 0..n {
-                self.emit(
-                    Command::Store {
-                        addr: at(&d.e, k),
-                        value: v.clone(),
-                    },
-                    s,
-                )?;
-            }
-        } else {
-            let mut loaded = Vec::new();
-            for k in 0..n {
-                let t = self.b.reg(&format!("copy.{}.{k}", s.start));
-                self.emit(
-                    Command::Load {
-                        reg: t,
-                        addr: at(&v, k),
-                    },
-                    s,
-                )?;
-                loaded.push(t);
-            }
-            for (k, t) in loaded.into_iter().enumerate() {
-                self.emit(
-                    Command::Store {
-                        addr: at(&d.e, k as i64),
-                        value: Expr::Var(t),
-                    },
-                    s,
-                )?;
-            }
-        }
-        Ok(d)
-    }
-
-    /// Inlines a user function with the argument values `vals`.
-    fn inline_values(
-        &mut self,
-        f: &'a Node<lang_c::ast::FunctionDefinition>,
-        vals: Vec<LExpr>,
-        s: Span,
-    ) -> Result<Val, Error> {
-        let ret = self.inline_body(f, vals, None, s)?;
-        match ret {
-            Some((r, ty)) => {
-                let v = self.known_or(r);
-                let e = self.stable(v, s)?;
-                Ok(Val { e, ty })
-            }
-            None => Ok(Val {
-                e: Expr::Const(0),
-                ty: CType::Void,
-            }),
-        }
-    }
-
-    /// A call of a `__VERIFIER_atomic_*` function: its body is lowered
-    /// apart, and each of its paths (at most [`MAX_ATOMIC_PATHS`])
-    /// becomes one `Atomic` step from here: to the return, or to the
-    /// error state when the path fails an assertion.
-    fn atomic_call(
-        &mut self,
-        f: &'a Node<lang_c::ast::FunctionDefinition>,
-        args: &'a [Node<Expression>],
-        s: Span,
-    ) -> Result<Val, Error> {
-        let vals = self.stable_args(args)?;
-        if !self.b.live() {
-            return Ok(Val::int(Expr::Const(0)));
-        }
-        let sub = self.b.sub();
-        let main = std::mem::replace(&mut self.b, sub);
-        let saved_err = self.error.take();
-        let saved_end = self.end.take();
-        self.in_atomic += 1;
-        let r = self.inline_body(f, vals, None, s);
-        self.in_atomic -= 1;
-        self.end = saved_end;
-        let mut sub = std::mem::replace(&mut self.b, main);
-        let sub_err = std::mem::replace(&mut self.error, saved_err);
-        let ret = r?;
-        self.b.adopt_regs(&sub);
-        let done = sub.cur;
-        let mut fail_state = None;
-        if let Some((l, _)) = sub_err {
-            sub.cur = None;
-            sub.place(l);
-            fail_state = sub.cur;
-        }
-        let sp = self.span(s);
-        let why = |e: String| self.err(s, format!("atomic section: {e}"));
-        let ok_paths = match done {
-            Some(d) => sub.paths_to(d, MAX_ATOMIC_PATHS).map_err(why)?,
-            None => Vec::new(),
-        };
-        let fail_paths = match fail_state {
-            Some(st) => sub.paths_to(st, MAX_ATOMIC_PATHS).map_err(why)?,
-            None => Vec::new(),
-        };
-        let n_ok = ok_paths.len();
-        let cmds: Vec<Command> = ok_paths
-            .into_iter()
-            .chain(fail_paths)
-            .map(Command::Atomic)
-            .collect();
-        let pos = self.b.split(cmds, sp)?;
-        let join = self.b.label();
-        for (k, p) in pos.into_iter().enumerate() {
-            self.b.goto_pos(p);
-            if k < n_ok {
-                self.b.jump(join);
-            } else {
-                self.fail(s);
-            }
-        }
-        self.b.place(join);
-        match ret {
-            Some((r, ty)) => {
-                let e = self.stable(Expr::Var(r), s)?;
-                Ok(Val { e, ty })
-            }
-            None => Ok(Val {
-                e: Expr::Const(0),
-                ty: CType::Void,
-            }),
-        }
-    }
-
-    /// `__VERIFIER_nondet_T()`: any value of the width (`_Bool`/`bool`:
-    /// 0 or 1), chosen bit by bit.
-    fn nondet(&mut self, name: &str, s: Span) -> Result<Val, Error> {
-        let t = self.b.temp();
-        self.emit(
-            Command::Assign {
-                reg: t,
-                value: Expr::Const(0),
-            },
-            s,
-        )?;
-        let bits = if name.ends_with("bool") {
-            1
-        } else {
-            self.width.0
-        };
-        for i in 0..bits {
-            let bit = self.width.wrap(1i64 << i);
-            let set = Command::Assign {
-                reg: t,
-                value: Expr::bin(BinOp::BitOr, Expr::Var(t), Expr::Const(bit)),
-            };
-            let sp = self.span(s);
-            self.b.choice(vec![set, Command::Nop], sp)?;
-        }
-        let ty = if name.ends_with("bool") {
-            CType::Bool
-        } else {
-            super::types::int_named(name.rsplit("nondet_").next().unwrap_or(""))
-        };
-        Ok(Val {
-            e: Expr::Var(t),
-            ty,
-        })
-    }
-
-    /// `pthread_create(&h, attr, f, arg)`: a new thread (module doc of
-    /// `ctx`); the handle receives the thread's id.
-    fn pthread_create(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
-        // Another thread may run from here on (builder::Builder::init_mem).
-        self.b.init_mem = None;
-        if args.len() != 4 {
-            return Err(self.err(s, "`pthread_create` takes 4 arguments"));
-        }
-        let fname = match &args[2].node {
-            Expression::Identifier(i) => Some(i.node.name.clone()),
-            Expression::UnaryOperator(u) if u.node.operator.node == U::Address => {
-                match &u.node.operand.node {
-                    Expression::Identifier(i) => Some(i.node.name.clone()),
-                    _ => None,
-                }
-            }
-            Expression::Cast(c) => match &c.node.expression.node {
-                Expression::Identifier(i) => Some(i.node.name.clone()),
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some(f) = fname.as_ref().and_then(|n| self.funcs.get(n).copied()) else {
-            return Err(self.err(
-                args[2].span,
-                "the start routine must name a function defined in the file",
-            ));
-        };
-        let arg = self.rvalue(&args[3])?;
-        let arg = self.b.fold(&arg.e);
-        let id = self.new_thread_slot(fname.as_deref().unwrap_or("thread"), s)?;
-        let targ = match arg.as_const(self.width) {
-            Some(v) => ThreadArg::Const(v),
-            None => {
-                let tn = self.thread_names[id].clone();
-                let cell = self.alloc(&format!("{tn}.arg"), 1, &[], s)?;
-                self.emit(
-                    Command::Store {
-                        addr: Expr::Const(cell),
-                        value: arg,
-                    },
-                    s,
-                )?;
-                ThreadArg::Cell(cell)
-            }
-        };
-        // The handle: `&local` stays a register; anything else is memory.
-        let handle = &args[0];
-        match &handle.node {
-            Expression::UnaryOperator(u) if u.node.operator.node == U::Address => {
-                let lv = self.lvalue(&u.node.operand)?;
-                self.write(&lv, Expr::Const(id as i64), s)?;
-            }
-            Expression::Constant(_) => {}
-            _ => {
-                let p = self.rvalue(handle)?;
-                self.write(
-                    &LVal::Mem(p.e, CType::Int, false),
-                    Expr::Const(id as i64),
-                    s,
-                )?;
-            }
-        }
-        let flag = self.start_flags[id];
-        self.emit(Command::Fence(Fence::MFence), s)?;
-        self.emit(
-            Command::Store {
-                addr: Expr::Const(flag),
-                value: Expr::Const(1),
-            },
-            s,
-        )?;
-        self.pending.push_back(super::ctx::PendingThread {
-            id,
-            func: f,
-            arg: targ,
-        });
-        Ok(Val::int(Expr::Const(0)))
-    }
-
-    /// `pthread_join(h, ret)`: waits for the thread's done flag; a handle
-    /// that is not a known constant chooses among the threads created so
-    /// far.
-    fn pthread_join(&mut self, args: &'a [Node<Expression>], s: Span) -> Result<Val, Error> {
-        let Some(h) = args.first() else {
-            return Err(self.err(s, "`pthread_join` takes 2 arguments"));
-        };
-        let v = self.rvalue(h)?;
-        let v = self.b.fold(&v.e);
-        let wait = |cx: &mut Ctx<'a>, id: usize| -> Result<(), Error> {
-            let t = cx.b.temp();
-            let flag = cx.done_flags[id];
-            cx.emit(
-                Command::Load {
-                    reg: t,
-                    addr: Expr::Const(flag),
-                },
-                s,
-            )?;
-            cx.emit(
-                Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(t), Expr::Const(1))),
-                s,
-            )
-        };
-        match v.as_const(self.width) {
-            Some(id) if id > 0 && (id as usize) < self.thread_names.len() => {
-                wait(self, id as usize)?
-            }
-            Some(_) => {
-                return Err(self.err(
-                    h.span,
-                    "`pthread_join` of a handle that names no created thread",
-                ))
-            }
-            None => {
-                let ids: Vec<usize> = (1..self.thread_names.len()).collect();
-                if ids.is_empty() {
-                    return Err(self.err(h.span, "`pthread_join` before any thread was created"));
-                }
-                let join = self.b.label();
-                let sp = self.span(s);
-                let alts: Vec<Command> = ids
-                    .iter()
-                    .map(|&i| {
-                        Command::Assume(Expr::bin(BinOp::Eq, v.clone(), Expr::Const(i as i64)))
-                    })
-                    .collect();
-                let pos = self.b.split(alts, sp)?;
-                for (p, &i) in pos.into_iter().zip(&ids) {
-                    self.b.goto_pos(p);
-                    wait(self, i)?;
-                    self.b.jump(join);
-                }
-                self.b.place(join);
-            }
-        }
-        Ok(Val::int(Expr::Const(0)))
-    }
-
-    /// Mutexes: the IR's lock when the program has one mutex (a global
-    /// named in every call), else a cell taken by a locked
-    /// compare-and-swap 0 → 1 and released by a locked write of 0.
-    fn mutex(&mut self, name: &str, m: &'a Node<Expression>, s: Span) -> Result<Val, Error> {
-        if self.single_mutex.is_some() && name != "pthread_mutex_trylock" {
-            self.emit(
-                if name == "pthread_mutex_lock" {
-                    Command::Lock
-                } else {
-                    Command::Unlock
-                },
-                s,
-            )?;
-            return Ok(Val::int(Expr::Const(0)));
-        }
-        let p = self.rvalue(m)?;
-        let t = self.b.temp();
-        let load = Command::Load {
-            reg: t,
-            addr: p.e.clone(),
-        };
-        match name {
-            "pthread_mutex_lock" => {
-                let cmd = Command::Atomic(vec![
-                    load,
-                    Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(t), Expr::Const(0))),
-                    Command::Store {
-                        addr: p.e,
-                        value: Expr::Const(1),
-                    },
-                ]);
-                self.emit(cmd, s)?;
-                Ok(Val::int(Expr::Const(0)))
-            }
-            "pthread_mutex_unlock" => {
-                let cmd = Command::Atomic(vec![
-                    load,
-                    Command::Store {
-                        addr: p.e,
-                        value: Expr::Const(0),
-                    },
-                ]);
-                self.emit(cmd, s)?;
-                Ok(Val::int(Expr::Const(0)))
-            }
-            _ => {
-                // trylock: 0 on success, 1 when held.
-                let r = self.b.temp();
-                let ok = Command::Atomic(vec![
-                    load.clone(),
-                    Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(t), Expr::Const(0))),
-                    Command::Store {
-                        addr: p.e.clone(),
-                        value: Expr::Const(1),
-                    },
-                    Command::Assign {
-                        reg: r,
-                        value: Expr::Const(0),
-                    },
-                ]);
-                let busy = Command::Atomic(vec![
-                    load,
-                    Command::Assume(Expr::bin(BinOp::Ne, Expr::Var(t), Expr::Const(0))),
-                    Command::Assign {
-                        reg: r,
-                        value: Expr::Const(1),
-                    },
-                ]);
-                let sp = self.span(s);
-                self.b.choice(vec![ok, busy], sp)?;
-                Ok(Val::int(Expr::Var(r)))
-            }
-        }
-    }
-
-    /// The atomic read-modify-write built-ins (`__sync_*`, `__atomic_*`,
-    /// C11 `atomic_*`): locked instructions (`Atomic`). `None`: not one.
-    fn atomic_builtin(
-        &mut self,
-        n: &str,
-        args: &'a [Node<Expression>],
-        s: Span,
-    ) -> Result<Option<Val>, Error> {
-        let base = n
-            .strip_suffix("_explicit")
-            .or_else(|| n.strip_suffix("_n"))
-            .unwrap_or(n);
-        let op = |x: &str| -> Option<Rmw> {
-            Some(match x {
-                "add" => Rmw::Add,
-                "sub" => Rmw::Sub,
-                "or" => Rmw::Or,
-                "and" => Rmw::And,
-                "xor" => Rmw::Xor,
-                _ => return None,
-            })
-        };
-        // GCC's generic `__atomic_load/store/exchange/compare_exchange`
-        // pass values through pointers (`__atomic_store(p, &v, mo)`).
-        let generic = n == base && n.starts_with("__atomic_");
-        // (operation, returns the new value)
-        let (rmw, new): (Option<Rmw>, bool) = if generic && base == "__atomic_exchange" {
-            (None, false)
-        } else if let Some(x) = base.strip_prefix("__sync_fetch_and_") {
-            (op(x), false)
-        } else if let Some(x) = base
-            .strip_prefix("__sync_")
-            .and_then(|x| x.strip_suffix("_and_fetch"))
-        {
-            (op(x), true)
-        } else if let Some(x) = base.strip_prefix("__atomic_fetch_") {
-            (op(x), false)
-        } else if let Some(x) = base
-            .strip_prefix("__atomic_")
-            .and_then(|x| x.strip_suffix("_fetch"))
-        {
-            (op(x), true)
-        } else if let Some(x) = base.strip_prefix("atomic_fetch_") {
-            (op(x), false)
-        } else if matches!(
-            base,
-            "__sync_lock_test_and_set" | "__atomic_exchange" | "atomic_exchange"
-        ) {
-            (Some(Rmw::Xchg), false)
-        } else {
-            (None, false)
-        };
-        let need = |cx: &Ctx<'a>, k: usize| -> Result<(), Error> {
-            if args.len() < k {
-                Err(cx.err(s, format!("`{n}` needs {k} arguments")))
-            } else {
-                Ok(())
-            }
-        };
-        if let Some(rmw) = rmw {
-            need(self, 2)?;
-            let p = self.rvalue(&args[0])?;
-            let v = self.rvalue(&args[1])?;
-            let old = self.b.temp();
-            let nv = match rmw {
-                Rmw::Add => Expr::bin(BinOp::Add, Expr::Var(old), v.e.clone()),
-                Rmw::Sub => Expr::bin(BinOp::Sub, Expr::Var(old), v.e.clone()),
-                Rmw::Or => Expr::bin(BinOp::BitOr, Expr::Var(old), v.e.clone()),
-                Rmw::And => Expr::bin(BinOp::BitAnd, Expr::Var(old), v.e.clone()),
-                Rmw::Xor => Expr::bin(BinOp::BitXor, Expr::Var(old), v.e.clone()),
-                Rmw::Xchg => v.e.clone(),
-            };
-            let cmd = Command::Atomic(vec![
-                Command::Load {
-                    reg: old,
-                    addr: p.e.clone(),
-                },
-                Command::Store {
-                    addr: p.e,
-                    value: nv.clone(),
-                },
-            ]);
-            self.emit(cmd, s)?;
-            let ty = p.ty.pointee().cloned().unwrap_or(CType::Int);
-            return Ok(Some(Val {
-                e: if new { nv } else { Expr::Var(old) },
-                ty,
-            }));
-        }
-        match base {
-            "__sync_lock_release" => {
-                need(self, 1)?;
-                let p = self.rvalue(&args[0])?;
-                self.emit(
-                    Command::Atomic(vec![Command::Store {
-                        addr: p.e,
-                        value: Expr::Const(0),
-                    }]),
-                    s,
-                )?;
-                Ok(Some(Val::int(Expr::Const(0))))
-            }
-            "__atomic_load" | "atomic_load" => {
-                // Every order is a plain load (docs/c.md, "C11 atomics").
-                need(self, if generic { 2 } else { 1 })?;
-                let p = self.rvalue(&args[0])?;
-                let ty = p.ty.pointee().cloned().unwrap_or(CType::Int);
-                let v = self.read(LVal::Mem(p.e, ty.clone(), false), s)?;
-                if generic {
-                    let out = self.rvalue(&args[1])?;
-                    self.emit(
-                        Command::Store {
-                            addr: out.e,
-                            value: v.e,
-                        },
-                        s,
-                    )?;
-                    return Ok(Some(Val::int(Expr::Const(0))));
-                }
-                Ok(Some(v))
-            }
-            "__atomic_store" | "atomic_store" => {
-                need(self, 2)?;
-                let p = self.rvalue(&args[0])?;
-                let v = self.rvalue(&args[1])?;
-                let v = if generic {
-                    let ty = v.ty.pointee().cloned().unwrap_or(CType::Int);
-                    self.read(LVal::Mem(v.e, ty, false), s)?
-                } else {
-                    v
-                };
-                let store = Command::Store {
-                    addr: p.e,
-                    value: v.e,
-                };
-                match self.order(args.get(2)) {
-                    Order::SeqCst => self.emit(Command::Atomic(vec![store]), s)?,
-                    mo => {
-                        if let Some(f) = mo.release_fence() {
-                            self.emit(Command::Fence(f), s)?;
-                        }
-                        self.emit(store, s)?;
-                    }
-                }
-                Ok(Some(Val::int(Expr::Const(0))))
-            }
-            "__atomic_exchange" => {
-                // Generic: (ptr, &value, &old, mo); a locked exchange.
-                need(self, 3)?;
-                let p = self.rvalue(&args[0])?;
-                let vp = self.rvalue(&args[1])?;
-                let ty = vp.ty.pointee().cloned().unwrap_or(CType::Int);
-                let v = self.read(LVal::Mem(vp.e, ty, false), s)?;
-                let out = self.rvalue(&args[2])?;
-                let old = self.b.temp();
-                self.emit(
-                    Command::Atomic(vec![
-                        Command::Load {
-                            reg: old,
-                            addr: p.e.clone(),
-                        },
-                        Command::Store {
-                            addr: p.e,
-                            value: v.e,
-                        },
-                    ]),
-                    s,
-                )?;
-                self.emit(
-                    Command::Store {
-                        addr: out.e,
-                        value: Expr::Var(old),
-                    },
-                    s,
-                )?;
-                Ok(Some(Val::int(Expr::Const(0))))
-            }
-            "__sync_bool_compare_and_swap" | "__sync_val_compare_and_swap" => {
-                need(self, 3)?;
-                let p = self.rvalue(&args[0])?;
-                let o = self.rvalue(&args[1])?;
-                let nv = self.rvalue(&args[2])?;
-                let (old, ok) = self.cas(p.e, o.e, nv.e, None, s)?;
-                Ok(Some(Val::int(if base.contains("bool") { ok } else { old })))
-            }
-            "__atomic_compare_exchange"
-            | "atomic_compare_exchange_strong"
-            | "atomic_compare_exchange_weak" => {
-                // (ptr, &expected, desired, …): on failure *expected = old.
-                need(self, 3)?;
-                let p = self.rvalue(&args[0])?;
-                let ep = self.rvalue(&args[1])?;
-                let expected = self.read(LVal::Mem(ep.e.clone(), CType::Int, false), s)?;
-                let nv = self.rvalue(&args[2])?;
-                let nv = if generic {
-                    let ty = nv.ty.pointee().cloned().unwrap_or(CType::Int);
-                    self.read(LVal::Mem(nv.e, ty, false), s)?
-                } else {
-                    nv
-                };
-                let (_, ok) = self.cas(p.e, expected.e, nv.e, Some(ep.e), s)?;
-                Ok(Some(Val::int(ok)))
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// A compare-and-swap of `*p` from `o` to `nv`: two locked
-    /// alternatives; on failure `old` is written to `*fail_out` if given.
-    /// Returns (old value, success flag).
-    fn cas(
-        &mut self,
-        p: LExpr,
-        o: LExpr,
-        nv: LExpr,
-        fail_out: Option<LExpr>,
-        s: Span,
-    ) -> Result<(LExpr, LExpr), Error> {
-        let old = self.b.temp();
-        let ok = self.b.temp();
-        let o = self.stable(o, s)?;
-        let succ = Command::Atomic(vec![
-            Command::Load {
-                reg: old,
-                addr: p.clone(),
-            },
-            Command::Assume(Expr::bin(BinOp::Eq, Expr::Var(old), o.clone())),
-            Command::Store {
-                addr: p.clone(),
-                value: nv,
-            },
-            Command::Assign {
-                reg: ok,
-                value: Expr::Const(1),
-            },
-        ]);
-        let fail = Command::Atomic(vec![
-            Command::Load { reg: old, addr: p },
-            Command::Assume(Expr::bin(BinOp::Ne, Expr::Var(old), o)),
-            Command::Assign {
-                reg: ok,
-                value: Expr::Const(0),
-            },
-        ]);
-        let sp = self.span(s);
-        let pos = self.b.split(vec![succ, fail], sp)?;
-        let join = self.b.label();
-        let mut it = pos.into_iter();
-        self.b.jump_from(it.next().flatten(), join);
-        self.b.goto_pos(it.next().flatten());
-        if let Some(out) = fail_out {
-            self.emit(
-                Command::Store {
-                    addr: out,
-                    value: Expr::Var(old),
-                },
-                s,
-            )?;
-        }
-        self.b.place(join);
-        Ok((Expr::Var(old), self.known_or(ok)))
-    }
 }
-
-/// A C11 memory order (`memory_order_*`; GCC's `__ATOMIC_*` have the same
-/// values 0..=5). docs/c.md, "C11 atomics", gives each one's lowering:
-/// the x86 and SPARC mappings (plain loads; relaxed stores plain, release
-/// stores after `membar #LoadStore|#StoreStore`, seq_cst stores locked).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// `memory_order_relaxed` (0).
-    Relaxed,
-    /// `memory_order_consume` (1).
-    Consume,
-    /// `memory_order_acquire` (2).
-    Acquire,
-    /// `memory_order_release` (3).
-    Release,
-    /// `memory_order_acq_rel` (4).
-    AcqRel,
-    /// `memory_order_seq_cst` (5), and any order that is not a constant.
-    SeqCst,
-}
-
-impl Order {
-    /// The order of a constant `memory_order` value; others are `SeqCst`.
-    pub fn of(v: i64) -> Order {
-        match v {
-            0 => Order::Relaxed,
-            1 => Order::Consume,
-            2 => Order::Acquire,
-            3 => Order::Release,
-            4 => Order::AcqRel,
-            _ => Order::SeqCst,
-        }
-    }
-
-    /// The fence a store of this order needs before it (release:
-    /// `membar #LoadStore|#StoreStore`, SPARC's release mapping).
-    fn release_fence(self) -> Option<Fence> {
-        matches!(self, Order::Release | Order::AcqRel)
-            .then_some(Fence::Membar(MembarMask(MembarMask::LS | MembarMask::SS)))
-    }
-
-    /// `atomic_thread_fence(order)`: seq_cst a full fence, the others
-    /// the SPARC masks of their order (acquire `#LoadLoad|#LoadStore`,
-    /// release `#LoadStore|#StoreStore`, acq_rel the three), relaxed none.
-    fn fence(self) -> Option<Fence> {
-        let m = |bits| Some(Fence::Membar(MembarMask(bits)));
-        match self {
-            Order::Relaxed => None,
-            Order::Consume | Order::Acquire => m(MembarMask::LL | MembarMask::LS),
-            Order::Release => m(MembarMask::LS | MembarMask::SS),
-            Order::AcqRel => m(MembarMask::LL | MembarMask::LS | MembarMask::SS),
-            Order::SeqCst => Some(Fence::MFence),
-        }
-    }
-}
-
-impl<'a> Ctx<'a> {
-    /// The memory order of an optional order argument (absent or not a
-    /// constant: seq_cst).
-    fn order(&mut self, arg: Option<&'a Node<Expression>>) -> Order {
-        arg.and_then(|e| self.const_value(e).ok())
-            .map_or(Order::SeqCst, Order::of)
-    }
-}
-
-/// Most paths of an atomic section (each becomes one `Atomic` step).
-pub const MAX_ATOMIC_PATHS: usize = 256;
 
 /// Most elements an object may have for its non-constant indices to be
 /// split into one branch per index (docs/c.md, "Array indices").
 pub const MAX_INDEX_SPLIT: i64 = 16;
-
-/// Names the C front-end always treats as built-ins, even if the file
-/// defines a function of that name: the pthreads API, the atomic
-/// section markers, and SV-COMP's error functions (the `unreach-call`
-/// property is the call itself; the benchmarks define `reach_error` with
-/// an empty body or `assert(0)`).
-fn reserved(n: &str) -> bool {
-    n.starts_with("pthread_")
-        || matches!(
-            n,
-            "__VERIFIER_atomic_begin"
-                | "__VERIFIER_atomic_end"
-                | "reach_error"
-                | "__VERIFIER_error"
-        )
-}
 
 /// `i * size` (no multiplication for size 1).
 fn scale(i: LExpr, size: i64) -> LExpr {

@@ -6,7 +6,7 @@
 //! * [`preprocess`]: finding and running the preprocessor, the map from
 //!   its output back to the original file (`# line` markers), the nesting
 //!   pre-check that keeps the parser's recursion bounded, GCC's `$` in
-//!   identifiers;
+//!   identifiers and `__thread`;
 //! * [`types`]: C types as cells of the IR's memory (every scalar is one
 //!   W-bit cell), typedefs, structs, enums;
 //! * [`builder`]: one thread's automaton under construction: states,
@@ -16,19 +16,31 @@
 //! * [`stmt`]: statements, loops unwound to `--unwind`, calls inlined;
 //! * [`switch`]: `switch` statements (dispatch on the case constants,
 //!   case labels as forward jump targets);
-//! * [`expr`]: expressions, lvalues, and the built-in functions (pthreads,
-//!   SV-COMP conventions, fences, atomic read-modify-writes).
+//! * [`expr`]: expressions and lvalues;
+//! * [`call`]: calls (user functions inlined, function pointers, atomic
+//!   sections) and their dispatch to the built-ins;
+//! * [`atomic_section`]: an atomic section's automaton as one
+//!   straight-line `Atomic` step (if-conversion, no path enumeration);
+//! * [`builtins`]: the built-in functions by group — SV-COMP conventions
+//!   there, [`pthreads`], [`memory`] (allocation, block copies),
+//!   [`atomics`] (read-modify-writes, C11 atomics, fences).
 //!
 //! The whole pipeline runs on a thread with a large stack
 //! ([`PIPELINE_STACK`]) so that the generated parser's recursion cannot
 //! overflow; nesting is capped before parsing ([`preprocess::check_nesting`])
 //! and during lowering ([`ctx::MAX_DEPTH`]).
 
+pub mod atomic_section;
+pub mod atomics;
 pub mod builder;
+pub mod builtins;
+pub mod call;
 pub mod ctx;
 pub mod expr;
 pub mod funptr;
+pub mod memory;
 pub mod preprocess;
+pub mod pthreads;
 pub mod stmt;
 pub mod switch;
 pub mod types;
@@ -71,9 +83,90 @@ impl Default for Options {
     }
 }
 
-/// True for a file name the C front-end reads (`.c`).
+/// True for a file name the C front-end reads: `.c`, and `.i` (C that
+/// is already preprocessed, [`is_preprocessed_path`]).
 pub fn is_c_path(path: &str) -> bool {
-    path.to_ascii_lowercase().ends_with(".c")
+    let p = path.to_ascii_lowercase();
+    p.ends_with(".c") || p.ends_with(".i")
+}
+
+/// True for `.i`: C that is already preprocessed (GCC's meaning of the
+/// extension, as SV-COMP distributes its tasks); its text is parsed as
+/// it is, without running the preprocessor again (`-D` does not apply).
+pub fn is_preprocessed_path(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".i")
+}
+
+/// True when `text` reads as C rather than as one of the other formats
+/// (for a file whose extension does not say): its first line that is not
+/// blank or a comment is a preprocessor directive or line marker
+/// (`#include`, `#define`, `# 1 "f.c"`), or starts with a word only a C
+/// declaration starts with (`typedef`, `extern`, `static`, `struct`,
+/// `int`, `void`, `__extension__`, ...), none of them a word that starts
+/// a native, Trencher, Memorax or litmus file.
+pub fn looks_like(text: &str) -> bool {
+    let mut in_comment = false;
+    for line in text.lines() {
+        let mut l = line.trim();
+        if in_comment {
+            match l.find("*/") {
+                Some(i) => {
+                    in_comment = false;
+                    l = l[i + 2..].trim();
+                }
+                None => continue,
+            }
+        }
+        while let Some(rest) = l.strip_prefix("/*") {
+            match rest.find("*/") {
+                Some(i) => l = rest[i + 2..].trim(),
+                None => {
+                    in_comment = true;
+                    l = "";
+                }
+            }
+        }
+        if l.is_empty() || l.starts_with("//") {
+            continue;
+        }
+        if let Some(d) = l.strip_prefix('#') {
+            let d = d.trim_start();
+            return ["include", "define", "if", "pragma", "undef", "line"]
+                .iter()
+                .any(|k| d.starts_with(k))
+                || d.starts_with(|c: char| c.is_ascii_digit());
+        }
+        let word: String = l
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        return matches!(
+            word.as_str(),
+            "typedef"
+                | "extern"
+                | "static"
+                | "struct"
+                | "union"
+                | "enum"
+                | "int"
+                | "void"
+                | "char"
+                | "unsigned"
+                | "signed"
+                | "long"
+                | "short"
+                | "const"
+                | "volatile"
+                | "inline"
+                | "_Bool"
+                | "__extension__"
+                | "__thread"
+                | "_Thread_local"
+                | "pthread_t"
+                | "pthread_mutex_t"
+        );
+    }
+    false
 }
 
 /// Preprocesses, parses and lowers the C program `src` (its text is fed
@@ -102,8 +195,14 @@ pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, 
 
 /// Preprocess, check nesting, parse, lower (on the big-stack thread).
 fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
-    let pp = preprocess::run(src, opts)?;
-    let sources = preprocess::Sources::new(src.clone(), &pp);
+    let pp = if is_preprocessed_path(&src.path) {
+        preprocess::blank_comments(&src.text)
+    } else {
+        preprocess::run(src, opts)?
+    };
+    let (pp, widened) = preprocess::thread_keyword(pp);
+    let mut sources = preprocess::Sources::new(src.clone(), &pp);
+    sources.set_widened(widened);
     preprocess::check_nesting(&pp, &sources)?;
     let pp = preprocess::dollar_identifiers(pp, &sources)?;
     let config = lang_c::driver::Config::with_gcc();

@@ -195,7 +195,14 @@ pub struct Sources {
     /// Nidhugg `apr_*.c`): errors there point into the input, where the
     /// text really is, not into a file that may not exist.
     input_lines: HashMap<(String, u32), u32>,
+    /// Offsets of the text where a keyword was written longer than in
+    /// the input ([`thread_keyword`]), sorted: columns after one on its
+    /// line are [`WIDENED_BY`] bytes less.
+    widened: Vec<usize>,
 }
+
+/// How much longer `_Thread_local` is than the `__thread` it replaces.
+pub const WIDENED_BY: usize = "_Thread_local".len() - "__thread".len();
 
 impl Sources {
     /// Builds the line map of `pp` (the preprocessor's output for `main`).
@@ -230,7 +237,15 @@ impl Sources {
             files,
             others: std::sync::Mutex::new(HashMap::new()),
             input_lines,
+            widened: Vec::new(),
         }
+    }
+
+    /// Records where the text has keywords written longer than in the
+    /// input ([`thread_keyword`]'s offsets), so that columns stay those
+    /// of the input.
+    pub fn set_widened(&mut self, widened: Vec<usize>) {
+        self.widened = widened;
     }
 
     /// (1-based line, 1-based column) in the input file of a
@@ -255,7 +270,14 @@ impl Sources {
         let Some(&(f, l)) = self.origin.get(i) else {
             return ("<stdin>", 1, 1);
         };
-        let col = offset.saturating_sub(self.line_starts[i]) + 1;
+        let start = self.line_starts[i];
+        let first = self.widened.partition_point(|&w| w < start);
+        let extra: usize = self.widened[first..]
+            .iter()
+            .take_while(|&&w| w < offset)
+            .map(|&w| (offset - w).min(WIDENED_BY))
+            .sum();
+        let col = offset.saturating_sub(start + extra) + 1;
         (&self.files[f as usize], l as usize, col)
     }
 
@@ -343,23 +365,13 @@ fn marker(line: &str) -> Option<(u32, String)> {
     Some((l, rest[..end].to_string()))
 }
 
-/// GCC's `$` in identifiers (`y$w_buff0`, as in goto-instrument's
-/// output, e.g. SV-COMP's `pthread-wmm` benchmarks), which the parser
-/// does not accept: each `$` outside string and character literals and
-/// line markers becomes `_`, one byte for one, so every span still points
-/// at the original text (an identifier in messages shows `_` for `$`).
-///
-/// Errors: the renaming would make two identifiers one (`a$b` and `a_b`
-/// both present), located at the identifier with `$`.
-pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error> {
-    if !pp.contains('$') {
-        return Ok(pp);
-    }
-    let mut bytes = pp.into_bytes();
+/// The (start, end) byte ranges of the identifiers and keywords of
+/// preprocessed text (`$` counts as an identifier character, as GCC's),
+/// outside string and character literals and directive lines (line
+/// markers, pragmas).
+fn identifiers(bytes: &[u8]) -> Vec<(usize, usize)> {
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    // (start, end) of identifiers with `$`, and every identifier's text.
-    let mut renamed: Vec<(usize, usize)> = Vec::new();
-    let mut all: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    let mut out = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     while i < bytes.len() {
@@ -387,12 +399,7 @@ pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error
             while i < bytes.len() && ident(bytes[i]) {
                 i += 1;
             }
-            let word = &bytes[start..i];
-            if word.contains(&b'$') {
-                renamed.push((start, i));
-            } else {
-                all.insert(word.to_vec());
-            }
+            out.push((start, i));
             continue;
         }
         if b.is_ascii_digit() {
@@ -403,6 +410,33 @@ pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error
             continue;
         }
         i += 1;
+    }
+    out
+}
+
+/// GCC's `$` in identifiers (`y$w_buff0`, as in goto-instrument's
+/// output, e.g. SV-COMP's `pthread-wmm` benchmarks), which the parser
+/// does not accept: each `$` outside string and character literals and
+/// line markers becomes `_`, one byte for one, so every span still points
+/// at the original text (an identifier in messages shows `_` for `$`).
+///
+/// Errors: the renaming would make two identifiers one (`a$b` and `a_b`
+/// both present), located at the identifier with `$`.
+pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error> {
+    if !pp.contains('$') {
+        return Ok(pp);
+    }
+    let mut bytes = pp.into_bytes();
+    // (start, end) of identifiers with `$`, and every identifier's text.
+    let mut renamed: Vec<(usize, usize)> = Vec::new();
+    let mut all: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    for (start, end) in identifiers(&bytes) {
+        let word = &bytes[start..end];
+        if word.contains(&b'$') {
+            renamed.push((start, end));
+        } else {
+            all.insert(word.to_vec());
+        }
     }
     for &(start, end) in &renamed {
         let new: Vec<u8> = bytes[start..end]
@@ -422,6 +456,81 @@ pub fn dollar_identifiers(pp: String, sources: &Sources) -> Result<String, Error
         bytes[start..end].copy_from_slice(&new);
     }
     Ok(String::from_utf8(bytes).unwrap_or_default())
+}
+
+/// The text of a file that is already preprocessed (`.i`) with its
+/// comments blanked: each character of a `/* … */` or `// …` comment
+/// outside string and character literals becomes a space (line breaks
+/// kept), so offsets, lines and columns are unchanged (GCC's compiler
+/// proper accepts comments in `.i` files; SV-COMP's carry a licence
+/// header). The parser of preprocessed text does not.
+pub fn blank_comments(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let q = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != q && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    bytes[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let mut end = i + 2;
+                while end < bytes.len()
+                    && !(bytes[end] == b'*' && bytes.get(end + 1) == Some(&b'/'))
+                {
+                    end += 1;
+                }
+                let end = (end + 2).min(bytes.len());
+                for b in &mut bytes[i..end] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced, by ASCII spaces: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
+}
+
+/// GCC's storage class `__thread`, which the parser does not know, as
+/// the C11 keyword `_Thread_local` (GCC manual, "Thread-Local Storage":
+/// the same meaning). Returns the new text and the offsets in it where
+/// a `_Thread_local` replaced a `__thread` (each 5 bytes longer), for
+/// [`Sources::set_widened`] to keep columns exact.
+pub fn thread_keyword(pp: String) -> (String, Vec<usize>) {
+    if !pp.contains("__thread") {
+        return (pp, Vec::new());
+    }
+    let bytes = pp.as_bytes();
+    let mut out = String::with_capacity(pp.len() + 64);
+    let mut widened = Vec::new();
+    let mut last = 0;
+    for (start, end) in identifiers(bytes) {
+        if &bytes[start..end] == b"__thread" {
+            out.push_str(&pp[last..start]);
+            widened.push(out.len());
+            out.push_str("_Thread_local");
+            last = end;
+        }
+    }
+    out.push_str(&pp[last..]);
+    (out, widened)
 }
 
 /// Rejects input whose brackets nest deeper than [`MAX_NESTING`] or that
@@ -516,6 +625,14 @@ mod tests {
         assert_eq!(s.line(lang_c::span::Span::span(foo, foo + 3)), 5);
         let y = pp.find("int y").unwrap();
         assert_eq!(s.in_main(y), Some((3, 1)));
+    }
+
+    #[test]
+    fn comments_are_blanked_in_place() {
+        let t = "int a; // x \"y\"\n/* b\n c */ int s = \"/*\";\n";
+        let b = blank_comments(t);
+        assert_eq!(b.len(), t.len());
+        assert_eq!(b, "int a;            \n    \n      int s = \"/*\";\n");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Statements: blocks and declarations, `if`, the loops (unwound to
 //! `--unwind` iterations, CBMC's meaning; loops whose condition constant
 //! propagation decides are unrolled completely; spin loops `while (c);`
-//! become loads and `assume(!c)`), `goto` (forward only), `break`,
+//! become loads and `assume(!c)`), `goto` (forward; a backward `goto L`
+//! to a labeled item of the same block makes the items from `L` to the
+//! last such `goto` a loop, unwound like the others), `break`,
 //! `continue`, `return`, `switch` (dispatch and case labels in
 //! [`super::switch`]), inline assembly (`mfence`), and inlining of a
 //! called function's body.
@@ -194,17 +196,7 @@ impl<'a> Ctx<'a> {
         match &s.node {
             Statement::Compound(items) => {
                 self.frame().scopes.push(HashMap::new());
-                let mut r = Ok(());
-                for it in items {
-                    r = match &it.node {
-                        BlockItem::Declaration(d) => self.local_declaration(d),
-                        BlockItem::StaticAssert(_) => Ok(()),
-                        BlockItem::Statement(st) => self.stmt(st),
-                    };
-                    if r.is_err() {
-                        break;
-                    }
-                }
+                let r = self.block_items(items);
                 self.frame().scopes.pop();
                 r
             }
@@ -255,10 +247,7 @@ impl<'a> Ctx<'a> {
                     return Ok(());
                 }
                 if self.b.placed(l) {
-                    return Err(self.err(
-                        id.span,
-                        format!("backward `goto {}` (a loop made of goto) is not supported; use a loop statement", id.node.name),
-                    ));
+                    return self.backward_goto(&id.node.name, id.span);
                 }
                 self.b.jump(l);
                 Ok(())
@@ -304,6 +293,146 @@ impl<'a> Ctx<'a> {
             }
             Statement::Asm(a) => self.asm(a, s.span),
         }
+    }
+
+    /// A backward `goto L` that is not a loop of its block (module doc):
+    /// when `L` labels a statement that ends every path through it (an
+    /// error function, `abort`, a `return`, a `goto` forward), a copy of
+    /// that statement here is the same as jumping back to it (SV-COMP's
+    /// `goto ERROR` to an earlier `ERROR: reach_error();`).
+    ///
+    /// Errors: the labeled statement can complete normally (then the
+    /// jump is a loop that is not one of its block: not supported).
+    fn backward_goto(&mut self, name: &str, span: Span) -> Result<(), Error> {
+        let func = self.frame().func.clone();
+        let target = self
+            .funcs
+            .get(&func)
+            .and_then(|f| labeled_statement(&f.node.statement, name));
+        let refuse = |cx: &Ctx<'a>| {
+            cx.err(
+                span,
+                format!("backward `goto {name}` to a statement that can complete (a loop made of goto that is not one of the label's block) is not supported; use a loop statement"),
+            )
+        };
+        let Some(st) = target else {
+            return Err(refuse(self));
+        };
+        let mut labels = Vec::new();
+        collect_labels(st, &mut labels, 0);
+        let scope: HashMap<String, LabelId> =
+            labels.into_iter().map(|l| (l, self.b.label())).collect();
+        self.frame().label_scopes.push(scope);
+        let r = self.stmt(st);
+        self.frame().label_scopes.pop();
+        r?;
+        if self.b.live() {
+            return Err(refuse(self));
+        }
+        Ok(())
+    }
+
+    /// The items of a block in order; a labeled item `L: ...` that a
+    /// later `goto L` of the same block jumps back to starts a loop made
+    /// of goto ([`Ctx::goto_loop`]).
+    fn block_items(&mut self, items: &'a [Node<BlockItem>]) -> Result<(), Error> {
+        let mut i = 0;
+        while i < items.len() {
+            if let Some((label, end)) = goto_loop_at(items, i) {
+                self.goto_loop(items, i, end, label)?;
+                i = end + 1;
+                continue;
+            }
+            self.block_item(&items[i])?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// One item of a block.
+    fn block_item(&mut self, it: &'a Node<BlockItem>) -> Result<(), Error> {
+        match &it.node {
+            BlockItem::Declaration(d) => self.local_declaration(d),
+            BlockItem::StaticAssert(_) => Ok(()),
+            BlockItem::Statement(st) => self.stmt(st),
+        }
+    }
+
+    /// A loop made of goto: the items `first..=last` of a block, from the
+    /// item labeled `label` to the last one holding a `goto label`,
+    /// unwound like a loop statement (module doc): each pass lowers the
+    /// items with fresh labels, its `goto label`s jumping forward to the
+    /// next pass; falling through the last item leaves the loop; a path
+    /// that would start pass `--unwind` + 1 is cut and reported as a cut
+    /// loop at the label's line. Gotos from before the loop still reach
+    /// the label (the first pass).
+    ///
+    /// Errors: a `goto` from outside the loop to another label inside it
+    /// (located at the label); those of the items.
+    fn goto_loop(
+        &mut self,
+        items: &'a [Node<BlockItem>],
+        first: usize,
+        last: usize,
+        label: &'a str,
+    ) -> Result<(), Error> {
+        let BlockItem::Statement(head) = &items[first].node else {
+            unreachable!("goto_loop_at gives a labeled statement")
+        };
+        let Statement::Labeled(lab) = &head.node else {
+            unreachable!("goto_loop_at gives a labeled statement")
+        };
+        let span = lab.node.label.span;
+        let region = &items[first..=last];
+        let mut labels = Vec::new();
+        for it in region {
+            if let BlockItem::Statement(st) = &it.node {
+                collect_labels(st, &mut labels, 0);
+            }
+        }
+        let func = self.frame().func.clone();
+        if let Some(&f) = self.funcs.get(&func) {
+            let everywhere = goto_targets(&f.node.statement);
+            let inside: Vec<String> = region.iter().flat_map(item_goto_targets).collect();
+            for m in labels.iter().filter(|m| m.as_str() != label) {
+                let count = |v: &[String]| v.iter().filter(|x| *x == m).count();
+                if count(&everywhere) > count(&inside) {
+                    return Err(self.err(
+                        span,
+                        format!("`goto {m}` from outside into the loop made of `goto {label}` is not supported"),
+                    ));
+                }
+            }
+        }
+        let entry = self.find_label(label, span)?;
+        self.b.place(entry);
+        let exit = self.b.label();
+        let mut k: u32 = 0;
+        while self.b.live() {
+            if k >= self.opts.unwind {
+                // The unwinding bound: this path would need another pass.
+                self.cut_loops.push(self.src.line(span));
+                self.b.cur = None;
+                break;
+            }
+            let again = self.b.label();
+            let mut scope: HashMap<String, LabelId> = HashMap::new();
+            for m in &labels {
+                let l = if m == label { again } else { self.b.label() };
+                scope.insert(m.clone(), l);
+            }
+            self.frame().label_scopes.push(scope);
+            let r = self
+                .stmt(&lab.node.statement)
+                .and_then(|_| region[1..].iter().try_for_each(|it| self.block_item(it)));
+            self.frame().label_scopes.pop();
+            r?;
+            self.b.jump(exit);
+            self.b.place(again);
+            k += 1;
+        }
+        self.b.place(exit);
+        Ok(())
     }
 
     /// Inline assembly: `mfence` (and `lock; addl $0,(%rsp)`-free forms
@@ -388,11 +517,15 @@ impl<'a> Ctx<'a> {
                     self.define_global(&key, &format!("{func}.{name}"), &d.node.specifiers, id)?;
                 }
                 let g = self.globals[&key].clone();
+                let addr = match g.thread_local {
+                    Some(_) => self.tls_copy(&key, id.span)?,
+                    None => g.addr,
+                };
                 self.frame()
                     .scopes
                     .last_mut()
                     .expect("a scope")
-                    .insert(name, Local::Mem(g.addr, g.ty, g.atomic));
+                    .insert(name, Local::Mem(addr, g.ty, g.atomic));
                 continue;
             }
             let sized = self.vla_sizes(&id.node.declarator, &name)?;
@@ -401,6 +534,12 @@ impl<'a> Ctx<'a> {
                 Some(sized.as_ref().unwrap_or(&id.node.declarator)),
                 self.src,
             )?;
+            if r.thread_local {
+                return Err(self.err(
+                    id.span,
+                    format!("thread-local `{name}` at block scope must be `static` or `extern` (C11 6.7.1p3)"),
+                ));
+            }
             let mut ty = r.ty;
             if let (CType::Array(e, 0), Some(init)) = (&ty, &id.node.initializer) {
                 if let Initializer::List(items) = &init.node {
@@ -701,6 +840,80 @@ fn is_empty(s: &Node<Statement>) -> bool {
         Statement::Expression(None) => true,
         Statement::Compound(items) => items.is_empty(),
         _ => false,
+    }
+}
+
+/// When item `i` of a block is a statement labeled `L` (an identifier
+/// label) and a later item of the block, or the item itself, holds a
+/// `goto L`: `L` and the index of the last such item (module doc: a loop
+/// made of goto).
+fn goto_loop_at(items: &[Node<BlockItem>], i: usize) -> Option<(&str, usize)> {
+    let BlockItem::Statement(st) = &items[i].node else {
+        return None;
+    };
+    let Statement::Labeled(l) = &st.node else {
+        return None;
+    };
+    let Label::Identifier(id) = &l.node.label.node else {
+        return None;
+    };
+    let name = id.node.name.as_str();
+    let last = (i..items.len())
+        .rev()
+        .find(|&j| item_goto_targets(&items[j]).iter().any(|t| t == name))?;
+    Some((name, last))
+}
+
+/// The statement labeled `name` (an identifier label) in `s`.
+fn labeled_statement<'a>(s: &'a Node<Statement>, name: &str) -> Option<&'a Node<Statement>> {
+    struct Find<'a, 'n> {
+        name: &'n str,
+        found: Option<&'a Node<Statement>>,
+    }
+    impl<'a> lang_c::visit::Visit<'a> for Find<'a, '_> {
+        fn visit_labeled_statement(
+            &mut self,
+            l: &'a lang_c::ast::LabeledStatement,
+            span: &'a Span,
+        ) {
+            if let Label::Identifier(id) = &l.label.node {
+                if id.node.name == self.name && self.found.is_none() {
+                    self.found = Some(&l.statement);
+                }
+            }
+            lang_c::visit::visit_labeled_statement(self, l, span);
+        }
+    }
+    let mut v = Find { name, found: None };
+    lang_c::visit::Visit::visit_statement(&mut v, &s.node, &s.span);
+    v.found
+}
+
+/// The targets of the `goto`s in a block item (nested statements and
+/// statement expressions included).
+fn item_goto_targets(it: &Node<BlockItem>) -> Vec<String> {
+    let mut v = GotoTargets::default();
+    lang_c::visit::Visit::visit_block_item(&mut v, &it.node, &it.span);
+    v.0
+}
+
+/// The targets of the `goto`s in a statement, nested ones included.
+fn goto_targets(s: &Node<Statement>) -> Vec<String> {
+    let mut v = GotoTargets::default();
+    lang_c::visit::Visit::visit_statement(&mut v, &s.node, &s.span);
+    v.0
+}
+
+/// Collects the target of every `goto` it visits.
+#[derive(Default)]
+struct GotoTargets(Vec<String>);
+
+impl<'ast> lang_c::visit::Visit<'ast> for GotoTargets {
+    fn visit_statement(&mut self, s: &'ast Statement, span: &'ast Span) {
+        if let Statement::Goto(id) = s {
+            self.0.push(id.node.name.clone());
+        }
+        lang_c::visit::visit_statement(self, s, span);
     }
 }
 

@@ -98,6 +98,8 @@ pub struct Resolved {
     pub is_static: bool,
     /// `extern`.
     pub is_extern: bool,
+    /// `_Thread_local` (GCC's `__thread`): one object per thread.
+    pub thread_local: bool,
 }
 
 /// Largest object accepted (cells).
@@ -171,9 +173,7 @@ impl<'a> Types<'a> {
                     lang_c::ast::StorageClassSpecifier::Typedef => quals.typedef = true,
                     lang_c::ast::StorageClassSpecifier::Static => quals.is_static = true,
                     lang_c::ast::StorageClassSpecifier::Extern => quals.is_extern = true,
-                    lang_c::ast::StorageClassSpecifier::ThreadLocal => {
-                        return Err(src.error(s.span, "`_Thread_local` is not supported"))
-                    }
+                    lang_c::ast::StorageClassSpecifier::ThreadLocal => quals.thread_local = true,
                     _ => {}
                 },
                 DeclarationSpecifier::TypeSpecifier(t) => tss.push(t),

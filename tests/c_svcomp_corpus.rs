@@ -1,0 +1,62 @@
+//! The SV-COMP concurrency tasks of `../shared/corpus/svcomp`
+//! (`TASKS.tsv`): every task's `.i` input is read as C by its extension
+//! and parses and lowers (`bmc-rmm parse --width 32`, the tasks' ILP32
+//! `int`). Skips when the corpus is absent, except under CI (`CI` set),
+//! where a missing corpus is a failure.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn every_svcomp_task_parses() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/svcomp");
+    let Ok(tasks) = std::fs::read_to_string(dir.join("TASKS.tsv")) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the SV-COMP corpus is missing at {}",
+            dir.display()
+        );
+        eprintln!("skipped: no corpus at {}", dir.display());
+        return;
+    };
+    let mut inputs: Vec<String> = tasks
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() > 2).then(|| format!("{}/{}", f[0], f[2]))
+        })
+        .collect();
+    inputs.sort();
+    inputs.dedup();
+    assert!(
+        inputs.len() >= 40,
+        "TASKS.tsv lists {} inputs",
+        inputs.len()
+    );
+    let mut bad = Vec::new();
+    for input in &inputs {
+        let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+            .args(["parse", "--width", "32"])
+            .arg(dir.join(input))
+            .output()
+            .expect("run bmc-rmm");
+        if !out.status.success() {
+            bad.push(format!(
+                "{input}: exit {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} tasks do not parse:\n{}",
+        bad.len(),
+        inputs.len(),
+        bad.join("\n")
+    );
+}
