@@ -360,24 +360,43 @@ pub fn read(text: &str) -> Result<(Vec<Waypoint>, Option<u32>), String> {
 /// Errors: no execution matches (the witness is rejected), with the
 /// number of waypoints the best attempt passed.
 pub fn replay(p: &Program, w: Width, wps: &[Waypoint]) -> Result<usize, String> {
+    // The search recurses once per step: run it on a thread with a large
+    // stack, as the C front-end does.
+    std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .name("witness-replay".into())
+            .stack_size(crate::frontend::c::PIPELINE_STACK)
+            .spawn_scoped(sc, || replay_here(p, w, wps))
+            .map_err(|e| format!("cannot start the replay: {e}"))?
+            .join()
+            .unwrap_or_else(|_| Err("the replay failed".into()))
+    })
+}
+
+/// [`replay`] on the current thread.
+fn replay_here(p: &Program, w: Width, wps: &[Waypoint]) -> Result<usize, String> {
     let sem = Semantics::new(p, Model::Sc, w, u32::MAX);
     let end = wps
         .iter()
         .position(|x| x.kind == Kind::Target)
         .unwrap_or(wps.len());
-    let mut best = 0;
-    let mut budget: u64 = 5_000_000;
+    let mut ctl = Control {
+        best: 0,
+        budget: REPLAY_BUDGET,
+        seen: crate::collections::HashSet::default(),
+    };
     let init = Node {
         s: sem.initial(),
         next: 0,
         mover: None,
         value: vec![None; p.threads.len()],
     };
-    let r = search(&sem, wps, end, init, &mut best, &mut budget);
+    let r = search(&sem, wps, end, init, &mut ctl);
     r.ok_or_else(|| {
         format!(
-            "no execution follows the witness (passed {best} of {end} waypoints{})",
-            if budget == 0 {
+            "no execution follows the witness (passed {} of {end} waypoints{})",
+            ctl.best,
+            if ctl.budget == 0 {
                 "; search budget used up"
             } else {
                 ""
@@ -386,9 +405,20 @@ pub fn replay(p: &Program, w: Width, wps: &[Waypoint]) -> Result<usize, String> 
     })
 }
 
+/// Configurations [`replay`] visits at most.
+const REPLAY_BUDGET: u64 = 2_000_000;
+
+/// The replay's bookkeeping: the most waypoints passed, the configurations
+/// left to visit, and those visited.
+struct Control {
+    best: usize,
+    budget: u64,
+    seen: crate::collections::HashSet<Node>,
+}
+
 /// A configuration of the replay: the machine state, the next waypoint,
 /// the thread allowed to move, and each thread's current nondet value.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 struct Node {
     s: State,
     next: usize,
@@ -401,14 +431,13 @@ fn search(
     wps: &[Waypoint],
     end: usize,
     n: Node,
-    best: &mut usize,
-    budget: &mut u64,
+    ctl: &mut Control,
 ) -> Option<usize> {
-    *best = (*best).max(n.next);
-    if *budget == 0 {
+    ctl.best = ctl.best.max(n.next);
+    if ctl.budget == 0 || !ctl.seen.insert(n.clone()) {
         return None;
     }
-    *budget -= 1;
+    ctl.budget -= 1;
     if n.next == end {
         if let Some(g) = sem.goal(&n.s) {
             return Some(g);
@@ -433,7 +462,7 @@ fn search(
             if let Kind::Returns(v) = wp.kind {
                 m.value[wp.thread as usize] = Some(v);
             }
-            if let Some(g) = search(sem, wps, end, m, best, budget) {
+            if let Some(g) = search(sem, wps, end, m, ctl) {
                 return Some(g);
             }
         }
@@ -484,7 +513,7 @@ fn search(
             mover: n.mover,
             value: n.value.clone(),
         };
-        if let Some(g) = search(sem, wps, end, m, best, budget) {
+        if let Some(g) = search(sem, wps, end, m, ctl) {
             return Some(g);
         }
     }
