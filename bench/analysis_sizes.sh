@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Encoding sizes with and without the static relation analysis (issue 14),
+# Encoding sizes with and without the static relation analysis,
 # side by side in one run: every Trencher corpus program (and memorax/)
 # under `robust --solver cdclt --model M --bound K`, the plain hb-cycle
 # query, the OLD binary (before the analysis) and the NEW one. Prints the

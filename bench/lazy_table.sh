@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The experiments of the lazy TSO reachability paper (seed 000, section 5)
+# The experiments of the lazy TSO reachability paper ("Lazy TSO reachability", FASE 2015, section 5)
 # on examples/lazy/: per family and N, the wall time of
 #   reach --engine lazy            (unbounded, semi-decision)
 #   reach --engine kround --rounds 2 and --rounds 3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Table 1 of seed 001 ("Stateless model checking for TSO and PSO") on the
+# Table 1 of "Stateless model checking for TSO and PSO" (TACAS 2015) on the
 # Nidhugg benchmarks of ../shared/corpus/nidhugg: per row (file, fences,
 # loop bound) and model (sc, tso, pso), the wall time of
 #   reach --model M --unwind B [-D ENABLE_{TSO,PSO}_FENCES]                (SAT engine)

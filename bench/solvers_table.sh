@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Backend comparison table (issue 6): the same suites on the varisat and
+# Backend comparison table: the same suites on the varisat and
 # the z3 backend, one run each (the z3 build), wall time and the ratio
 # z3 / varisat.
 #   litmus suites: bmc-rmm litmus -q --solver S --model M CORPUS/litmus/SUITE

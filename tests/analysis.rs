@@ -1,4 +1,4 @@
-//! Static relation analysis (`bounded::varisat::analysis`, issue 14): on
+//! Static relation analysis (`bounded::varisat::analysis`): on
 //! enumerated candidate executions of the unrolling (the base encoding's
 //! solutions, before any model check), every access's address is in its
 //! static address set, every rf, co, fr and loc pair is a may-pair, po

@@ -1,4 +1,4 @@
-//! Batch mode end to end (issue 7): `diff`, `--expect`/`--write-expect`,
+//! Batch mode end to end: `diff`, `--expect`/`--write-expect`,
 //! parallel runs with stable output, per-input timeouts, `--dot DIR`, and
 //! bad inputs. Corpus tests skip when `../shared/corpus` is absent.
 

@@ -189,11 +189,6 @@ fn bad_c_is_a_located_error() {
             ":4:",
         ),
         (
-            "int main() {\n  L: goto L;\n}\n",
-            "backward `goto L`",
-            ":2:",
-        ),
-        (
             "int main() {\n  return y;\n}\n",
             "undeclared identifier `y`",
             ":2:10",

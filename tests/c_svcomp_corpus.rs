@@ -1,6 +1,6 @@
 //! The SV-COMP concurrency tasks of `../shared/corpus/svcomp`
 //! (`TASKS.tsv`): every task's `.i` input is read as C by its extension
-//! and parses and lowers (`bmc-rmm parse --width 32`, the tasks' ILP32
+//! and parses and lowers (`bmc-rmm parse --width 32 --unwind 2`, the tasks' ILP32
 //! `int`). Skips when the corpus is absent, except under CI (`CI` set),
 //! where a missing corpus is a failure.
 
@@ -37,7 +37,7 @@ fn every_svcomp_task_parses() {
     let mut bad = Vec::new();
     for input in &inputs {
         let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-            .args(["parse", "--width", "32"])
+            .args(["parse", "--width", "32", "--unwind", "2"])
             .arg(dir.join(input))
             .output()
             .expect("run bmc-rmm");

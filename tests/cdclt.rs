@@ -1,4 +1,4 @@
-//! The CDCL(T) backend (`--solver cdclt`, issue 14) answers like the lazy
+//! The CDCL(T) backend (`--solver cdclt`) answers like the lazy
 //! varisat loop: the same `reach` and `robust` verdicts, the same
 //! final-state sets of litmus tests, and each backend accepts the other's
 //! witnesses (replayed as concrete executions). Own inputs (the bundled

@@ -1,4 +1,4 @@
-//! Command-line conventions (issue 20): man pages and shell completions
+//! Command-line conventions: man pages and shell completions
 //! generated from the clap definitions, `--version` naming the backends
 //! and features, `-q`/`-v`/`--color`/`NO_COLOR` accepted the same way by
 //! every command, and `--json` on every checking command.

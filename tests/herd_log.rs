@@ -1,4 +1,4 @@
-//! `litmus --herd-log` against herd7's own logs (issue 20): our log and
+//! `litmus --herd-log` against herd7's own logs: our log and
 //! `../shared/corpus/litmus/herd7-logs/` are parsed by the same reader
 //! (`litmus::herd::log`) and compared per test on States, Observation and
 //! Hash — what herd's `mcompare7` compares. Runs on the X86 (x86tso.cat)

@@ -1,4 +1,4 @@
-//! Parameterized robustness against TSO (thesis §6.3; issue 18 part 3):
+//! Parameterized robustness against TSO (thesis §6.3):
 //! the examples' answers and minimal instances, agreement with the finite
 //! explicit engine on generated templates for every small number of
 //! copies, the `thread t *` syntax, and bad input through the CLI.

@@ -1,4 +1,4 @@
-//! PGAS in the bounded engine (issue 5; thesis 003 ch. 8).
+//! PGAS in the bounded engine (thesis 003 ch. 8).
 //!
 //! * Acceptance: OneToOne (Figure 8.2) on 2 nodes is not robust and its
 //!   assertion fails; with a wait on the queue before the barrier it is

@@ -1,4 +1,4 @@
-//! Sharded batches (issue 20): `--shard I/N`, `--jsonl OUT`, `--resume`
+//! Sharded batches: `--shard I/N`, `--jsonl OUT`, `--resume`
 //! and `bmc-rmm merge`. The merged report of N shards must equal the
 //! report of one process (times aside), under GNU parallel, after a
 //! shard was killed and resumed, and for every batch command; `merge`

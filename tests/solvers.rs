@@ -1,4 +1,4 @@
-//! The two solver backends (varisat and z3, issue 6) give identical
+//! The two solver backends (varisat and z3) give identical
 //! answers: verdicts of `reach` and `robust`, final-state sets of litmus
 //! tests, and each backend accepts the other's witnesses as concrete
 //! executions. Own inputs always run; the corpus part (X86 under tso and

@@ -1,4 +1,4 @@
-//! TSO witnesses (thesis 003 §6.1–6.2) in `robust` under tso (issue 14):
+//! TSO witnesses (thesis 003 §6.1–6.2) in `robust` under tso:
 //!
 //! * the bounded hb-cycle query restricted to one attacker thread
 //!   (`bounded::varisat::tso_witness`) against the unrestricted query

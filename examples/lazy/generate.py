@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the parameterised examples of the lazy TSO reachability paper
-(seed 000, section 5) in the native language: Lamport's fast mutex for N
+("Lazy TSO reachability", FASE 2015, section 5) in the native language: Lamport's fast mutex for N
 threads (Fig. 6), Dekker with an N-branch diamond (Fig. 7) and the N-loop
 family (Fig. 8). Run from this directory: ./generate.py"""
 

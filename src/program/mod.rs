@@ -354,7 +354,7 @@ pub enum Command {
         /// Register receiving 1 (stored) or 0 (failed).
         flag: RegId,
     },
-    /// A PGAS command (issue 5).
+    /// A PGAS command.
     Pgas(PgasCmd),
     /// A memory access (`Load`, `Store`, `LoadReserve`, `StoreCond`) with
     /// ordering annotations; inside `Atomic` each access carries its own
@@ -402,9 +402,18 @@ impl Command {
     /// `stxn`, [`crate::cat::atomic_steps`]); a single-location atomic
     /// step (CAS, exchange, increment, `lock`) keeps herd's semantics of
     /// read-modify-writes (the `rmw` relation and the model's `atomic`
-    /// axiom).
+    /// axiom). A block whose every access carries an ordering annotation
+    /// (`Ann`) is one hardware instruction's accesses (AArch64 `STILP` /
+    /// `LDIAPP` pairs of a litmus test): herd's events of one instruction,
+    /// ordered by the model alone, not an atomic step.
     pub fn is_multi_location_atomic(&self) -> bool {
-        if !matches!(self, Command::Atomic(_)) {
+        let Command::Atomic(cs) = self else {
+            return false;
+        };
+        if cs
+            .iter()
+            .all(|c| matches!(c, Command::Ann(..)) || !c.accesses_memory())
+        {
             return false;
         }
         let addrs = self.access_addrs();

@@ -9,7 +9,7 @@
 //! is a canonical 128-bit key (two executions have the same key iff they
 //! have the same trace, up to hash collisions), used to count distinct
 //! traces; [`SsTrace::hb_cycle`] finds a cycle of po ∪ rf ∪ co ∪ fr (a
-//! trace no SC execution has: the robustness question of seed 001 and
+//! trace no SC execution has: the robustness question of "Stateless model checking for TSO and PSO" (TACAS 2015) and
 //! thesis `003_…` §2.8).
 //!
 //! The global lock is the pseudo-address [`super::semantics::LOCK_ADDR`]:

@@ -632,7 +632,7 @@ mod tests {
         let t = "int a; // x \"y\"\n/* b\n c */ int s = \"/*\";\n";
         let b = blank_comments(t);
         assert_eq!(b.len(), t.len());
-        assert_eq!(b, "int a;            \n    \n      int s = \"/*\";\n");
+        assert_eq!(b, "int a;         \n    \n      int s = \"/*\";\n");
     }
 
     #[test]

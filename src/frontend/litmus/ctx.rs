@@ -80,6 +80,10 @@ pub(crate) struct Vars {
     /// bytes ([`Vars::scalar_bytes`]; 4 for `int`), and immediate offsets
     /// address bytes.
     pub mixed: bool,
+    /// Set by the lowering of a test read outside the variant when an
+    /// access has a size other than its location's: the test is read
+    /// again in the variant.
+    pub mixed_needed: bool,
     /// In a mixed-size test, the bytes of the scalar locations the init
     /// block types (others are `int`, 4 bytes).
     pub scalar_bytes: BTreeMap<String, i64>,

@@ -537,7 +537,7 @@ pub struct Escape {
 /// that execution realizes. On the fenced loops of the Trencher corpus
 /// every program-order write → read pair has a fence (or a locked
 /// instruction) between it on every path, so the clause becomes empty
-/// and `robust` answers after the probe (docs/models.md, issue 14).
+/// and `robust` answers after the probe (docs/models.md).
 /// `rounds == 0`: no probe, everything kept. The encoder's deadline
 /// stops a phase (the rest kept).
 fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> Vec<bool> {

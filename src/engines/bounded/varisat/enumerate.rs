@@ -37,7 +37,7 @@ use varisat::Lit;
 
 /// Default budget of candidates (`litmus --enumerate auto`): above it the
 /// SAT path answers. Chosen by measurement on the litmus corpora
-/// (docs/performance.md, "round 5": 64 and 1,000 leave X86's
+/// (CHANGELOG.md: 64 and 1,000 leave X86's
 /// `pso.litmus` to the solver, twice as slow there).
 pub const DEFAULT_BUDGET: usize = 30_000;
 

@@ -1,4 +1,4 @@
-//! TSO witnesses in the bounded encoding (issue 14): under the built-in
+//! TSO witnesses in the bounded encoding: under the built-in
 //! `tso` model, the `robust` query looks only for executions in which a
 //! single thread, the attacker, delays stores; every other thread (a
 //! helper) drains its store buffer at once.

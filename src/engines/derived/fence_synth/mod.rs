@@ -1,4 +1,4 @@
-//! Bounded-exact fence synthesis for every built-in model (issue 18):
+//! Bounded-exact fence synthesis for every built-in model:
 //! a minimum-cost set of fence insertions that makes a program robust
 //! (no happens-before cycle, thesis 003 §2.8) against a model up to a
 //! bound K.
