@@ -24,4 +24,3 @@ pub mod frontend;
 pub mod litmus;
 pub mod program;
 pub mod resources;
-pub mod svcomp;
