@@ -111,7 +111,7 @@ fn strip(src: &str) -> Vec<u8> {
             let k = if c == b'b' { i + 2 } else { i + 1 };
             let hashes = b[k..].iter().take_while(|&&c| c == b'#').count();
             let mut close = vec![b'"'];
-            close.extend(std::iter::repeat(b'#').take(hashes));
+            close.extend(std::iter::repeat_n(b'#', hashes));
             let start = k + hashes + 1;
             let end = b[start..]
                 .windows(close.len())

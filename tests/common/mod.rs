@@ -46,7 +46,7 @@ pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The path of the `bmc-rmm` binary of this build (feature `cli`).
 pub fn bin_path() -> &'static str {
-    option_env!("CARGO_BIN_EXE_bmc-rmm").expect("the bmc-rmm binary is built (feature `cli`)")
+    env!("CARGO_BIN_EXE_bmc-rmm")
 }
 
 /// A command that runs the binary from the crate root.

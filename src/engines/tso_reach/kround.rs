@@ -204,16 +204,19 @@ impl Emit {
     }
 }
 
-/// The translation of thread `tid` of P: the thread of P', the origin of
-/// each of its instructions, and its waiting state between rounds with
-/// its `k.pc` register.
+/// One translated thread: the thread of P', the origin of each of its
+/// instructions, and its waiting state between rounds with its `k.pc`
+/// register.
+type TranslatedThread = (Thread, Vec<Origin>, (StateId, RegId));
+
+/// The translation of thread `tid` of P ([`TranslatedThread`]).
 fn translate_thread(
     p: &Program,
     q: &mut Program,
     tid: ThreadId,
     addrs: &[i64],
     k: u32,
-) -> Result<(Thread, Vec<Origin>, (StateId, RegId)), ReachError> {
+) -> Result<TranslatedThread, ReachError> {
     let orig = &p.threads[tid.0 as usize];
     let mut t = orig.clone();
     t.instrs.clear();

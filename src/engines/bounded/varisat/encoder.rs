@@ -326,8 +326,8 @@ impl<'a> Encoder<'a> {
             if !self.stxn_steps.contains_key(&key) {
                 continue;
             }
-            for b in 0..ev.len() {
-                if a != b && (ev[b].thread.0, ev[b].step) == key {
+            for (b, eb) in ev.iter().enumerate() {
+                if a != b && (eb.thread.0, eb.step) == key {
                     out.push((a, b));
                 }
             }
