@@ -8,29 +8,7 @@
 
 mod c_common;
 
-use c_common::{bin, cpp_available};
-use std::process::Command;
-
-/// Writes `text` to `name` in a fresh directory and runs `bmc-rmm reach
-/// -q ARGS FILE`; returns (exit code, output, the file's path).
-fn reach_named(name: &str, text: &str, args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join(name);
-    std::fs::write(&p, text).unwrap();
-    let path = p.to_string_lossy().into_owned();
-    let out = Command::new(bin())
-        .args(["reach", "-q"])
-        .args(args)
-        .arg(&path)
-        .output()
-        .expect("run bmc-rmm");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text, path)
-}
+use c_common::cpp_available;
 
 /// Checks each (name, program, safe?) as `t.c` under sc with the SAT
 /// engine and SMC at `--unwind 3`; panics with every mismatch.
@@ -66,13 +44,14 @@ fn preprocessed_files_are_c_without_the_preprocessor() {
     // `__BMC_RMM__` is a macro of the preprocessor's run: in a `.i` file
     // it stays an identifier (through cpp it would be `1`).
     let prog = "extern void reach_error(void);\nint __BMC_RMM__ = 5;\nint main() {\n  if (__BMC_RMM__ == 5) reach_error();\n  return 0;\n}\n";
-    let (code, out, _) = reach_named("t.i", prog, &["-m", "sc"]);
+    let (code, out, _) = c_common::reach_named("t.i", prog, &["-m", "sc"]);
     assert_eq!(code, 1, "{out}");
     let safe = prog.replace("== 5)", "== 6)");
-    let (code, out, _) = reach_named("t.i", &safe, &["-m", "sc"]);
+    let (code, out, _) = c_common::reach_named("t.i", &safe, &["-m", "sc"]);
     assert_eq!(code, 0, "{out}");
     // A syntax error is located in the `.i` file itself.
-    let (code, out, path) = reach_named("t.i", "int x;\nint main() {\n  x = ;\n}\n", &["-m", "sc"]);
+    let (code, out, path) =
+        c_common::reach_named("t.i", "int x;\nint main() {\n  x = ;\n}\n", &["-m", "sc"]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains(&format!("{path}:3:")), "{out}");
     assert!(!out.contains("panicked"), "{out}");
@@ -85,10 +64,10 @@ fn c_is_detected_by_content() {
         return;
     }
     let prog = "#include <assert.h>\nint x;\nint main() { x = 1; assert(x == 2); return 0; }\n";
-    let (code, out, _) = reach_named("prog", prog, &["-m", "sc"]);
+    let (code, out, _) = c_common::reach_named("prog", prog, &["-m", "sc"]);
     assert_eq!(code, 1, "{out}");
     let prog = "extern void reach_error(void);\nint main() { return 0; }\n";
-    let (code, out, _) = reach_named("prog.src", prog, &["-m", "sc"]);
+    let (code, out, _) = c_common::reach_named("prog.src", prog, &["-m", "sc"]);
     assert_eq!(code, 0, "{out}");
 }
 

@@ -19,8 +19,14 @@ pub fn cpp_available() -> bool {
 /// the file's path, for checking error locations; the directory is gone
 /// once this returns).
 pub fn reach_c(text: &str, args: &[&str]) -> (i32, String, String) {
+    reach_named("t.c", text, args)
+}
+
+/// [`reach_c`] with the file named `name` (its extension chooses the
+/// front-end: `.i`, `.c`, or none).
+pub fn reach_named(name: &str, text: &str, args: &[&str]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.c");
+    let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
     let path = p.to_string_lossy().into_owned();
     let out = Command::new(bin())
