@@ -16,6 +16,7 @@
 //! library does not depend on clap.
 
 pub mod answer;
+pub mod ask;
 pub mod cat;
 pub mod collections;
 pub mod diag;

@@ -218,6 +218,17 @@ pub enum HbQuery {
     Race,
 }
 
+impl From<HbQuery> for bmc_rmm::ask::HbQuery {
+    fn from(q: HbQuery) -> bmc_rmm::ask::HbQuery {
+        match q {
+            HbQuery::Auto => bmc_rmm::ask::HbQuery::Auto,
+            HbQuery::Plain => bmc_rmm::ask::HbQuery::Plain,
+            HbQuery::Shortest => bmc_rmm::ask::HbQuery::Shortest,
+            HbQuery::Race => bmc_rmm::ask::HbQuery::Race,
+        }
+    }
+}
+
 /// `bmc-rmm translate` options.
 #[derive(Args, Debug, Clone)]
 pub struct TranslateArgs {

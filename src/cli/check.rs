@@ -34,13 +34,7 @@ pub fn load_for_check(
     Ok(p)
 }
 
-/// The bound of a check: `--bound`, else the longest path of a program
-/// the front-end made acyclic (C), else [`bmc_rmm::engines::bounded::DEFAULT_BOUND`].
-pub fn effective_bound(given: Option<u32>, p: &bmc_rmm::program::Program) -> u32 {
-    given
-        .or(p.max_path)
-        .unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND)
-}
+pub use bmc_rmm::ask::effective_bound;
 
 /// Where `--dot` writes: one file, or one file per input and check in a
 /// directory.
@@ -162,190 +156,54 @@ fn present(
     rec
 }
 
-/// True when the machine has a core to spare for a race of backends:
-/// the 1-minute load average (`/proc/loadavg`) is below the number of
-/// cores minus one half (one core idle on average; the margin absorbs
-/// the average's lag behind a single-threaded job that just ended, which
-/// keeps it near 1.1–1.2 during a sequential script on 2 cores). Where
-/// the load is unknown (not Linux), true.
-fn idle_core() -> bool {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
-    cores >= 2 && load.is_none_or(|l| l < cores as f64 - 0.5)
+/// The library request for `kinds` on one input under the command's
+/// flags: the bounded engine with `--solver` (`auto`: the automatic
+/// choice of [`bmc_rmm::ask::ask`]), `--hb-query`, `--eager`, `--bound`,
+/// `--width`, `--timeout`; `alone` when the input is the only one (the
+/// automatic choice may then race engines). `BMC_EXPLICIT_FIRST=0` turns
+/// off the explicit engine's robustness proof before the bounded one.
+pub fn request<'a>(
+    a: &CheckArgs,
+    p: &'a bmc_rmm::program::Program,
+    model: &'a bmc_rmm::cat::Model,
+    kinds: &'a [CheckKind],
+    alone: bool,
+) -> bmc_rmm::ask::Request<'a> {
+    let builtin = match a.model.model_file {
+        None => bmc_rmm::cat::builtin_name(&a.model.model),
+        Some(_) => None,
+    };
+    let mut r = bmc_rmm::ask::Request::new(p, model, builtin, kinds, effective_bound(a.bound, p));
+    r.engine = bmc_rmm::ask::EngineChoice::Bounded(a.solver.0);
+    r.hb_query = a.hb_query.into();
+    r.eager = a.eager;
+    r.width = a.input.width;
+    r.timeout = a.timeout.map(std::time::Duration::from_secs_f64);
+    r.alone = alone;
+    r.smc_keep_reads = a.smc_keep_reads;
+    r.explicit_first = std::env::var("BMC_EXPLICIT_FIRST").map_or(true, |v| v != "0");
+    r
 }
 
-/// Runs the bounded checks of one input: `reach` alone of a single input
-/// with `--solver auto` on a machine with a core to spare ([`idle_core`])
-/// races varisat and cdclt
-/// ([`bmc_rmm::engines::bounded::queries::check_race_solvers`]); `robust` alone of
-/// a single input (auto, `--hb-query auto`, not `--eager`, not PGAS) on
-/// such a machine runs cdclt with its two hb-cycle queries raced
-/// ([`bmc_rmm::engines::bounded::queries::check_race`]); otherwise the
-/// backend `--solver` names (varisat for `auto`) with the hb-cycle query
-/// `--hb-query` asks for (`auto`: raced with `--solver cdclt` when the
-/// input is the only one, `single`; otherwise as `BMC_SHORTEST_CYCLES`
-/// says, plain unless set).
+/// The bounded engine's results for `kinds` on one input, through the
+/// library's entry point ([`bmc_rmm::ask::ask`]).
 ///
-/// Errors: those of [`bmc_rmm::engines::bounded::check`].
-fn check_with_query(
+/// Errors: those of [`bmc_rmm::ask::ask`].
+fn bounded_results(
     a: &CheckArgs,
     p: &bmc_rmm::program::Program,
     model: &bmc_rmm::cat::Model,
-    lim: bmc_rmm::engines::bounded::Limits,
     kinds: &[CheckKind],
-    single: bool,
+    alone: bool,
 ) -> Result<Vec<bmc_rmm::engines::bounded::CheckResult>, Error> {
-    use crate::cli::args::HbQuery;
-    use bmc_rmm::engines::bounded::{backend_with, queries};
-    if let Some(proved) = explicit_robust_first(a, p, model, &lim, kinds) {
-        // The rest (reach) on the bounded engine as usual.
-        let rest: Vec<CheckKind> = kinds
-            .iter()
-            .copied()
-            .filter(|&k| k != CheckKind::Robust)
-            .collect();
-        let mut out = if rest.is_empty() {
-            Vec::new()
-        } else {
-            check_with_query(a, p, model, lim, &rest, single)?
-        };
-        // `out` holds the other kinds' results in order; put the proof in
-        // at the positions of `robust` so results follow `kinds`.
-        for (i, &k) in kinds.iter().enumerate() {
-            if k == CheckKind::Robust {
-                out.insert(i.min(out.len()), proved.clone());
-            }
-        }
-        return Ok(out);
-    }
-    // None: as BMC_SHORTEST_CYCLES says (plain unless set).
-    let solver = a.solver.kind();
-    if a.solver.0.is_none() && single && kinds == [CheckKind::Reach] && idle_core() {
-        return queries::check_race_solvers(p, model, lim, a.eager, kinds);
-    }
-    let auto_robust = a.solver.0.is_none()
-        && single
-        && kinds == [CheckKind::Robust]
-        && matches!(a.hb_query, HbQuery::Auto)
-        && !a.eager
-        && p.nodes.is_none();
-    if auto_robust && idle_core() {
-        // cdclt with its plain and narrowed hb-cycle queries raced: on the
-        // Trencher corpus never slower than varisat by more than 0.1 s on a
-        // quiet machine, 5 → 2 rows over 1 s (docs/solvers.md).
-        let cdclt = bmc_rmm::engines::bounded::SolverKind::Cdclt;
-        let mut r = queries::check_race(cdclt, p, model, lim, false, kinds)?;
-        for x in &mut r {
-            x.stats.solver.get_or_insert(cdclt);
-        }
-        return Ok(r);
-    }
-    let shortest = match a.hb_query {
-        HbQuery::Race => return queries::check_race(solver, p, model, lim, a.eager, kinds),
-        HbQuery::Auto if single && solver == bmc_rmm::engines::bounded::SolverKind::Cdclt => {
-            return queries::check_race(solver, p, model, lim, a.eager, kinds)
-        }
-        HbQuery::Auto => None,
-        HbQuery::Shortest => Some(true),
-        HbQuery::Plain => Some(false),
-    };
-    let q = bmc_rmm::engines::bounded::Query {
-        program: p,
-        model,
-        limits: lim,
-    };
-    queries::check_on(&*backend_with(solver, a.eager, shortest, None)?, &q, kinds)
-}
-
-/// Time budget of the explicit engine's robustness proof before a
-/// bounded `robust` check under tso ([`explicit_robust_first`]).
-const EXPLICIT_FIRST_TIME: std::time::Duration = std::time::Duration::from_millis(300);
-
-/// States one attack's search of that proof may visit.
-const EXPLICIT_FIRST_STATES: usize = 200_000;
-
-/// `robust` under the built-in tso model with `--solver auto` (not
-/// `--eager`, not PGAS, `BMC_EXPLICIT_FIRST` not `0`): first the explicit
-/// engine's robustness check by attacks (TSO witnesses, thesis 003 §6.1–6.2,
-/// Theorem 6.10; `bmc_rmm::engines::explicit::check_robustness`) within
-/// [`EXPLICIT_FIRST_TIME`] and [`EXPLICIT_FIRST_STATES`]. When it proves
-/// the program robust — no TSO computation at all has a cyclic
-/// happens-before — no execution within the bound has one either, and
-/// that is the answer (`reason` says so). When it finds a TSO witness
-/// whose threads' paths fit the bound, one bounded solve along those
-/// paths ([`bmc_rmm::engines::bounded::queries::robust_along`]) gives the bounded
-/// witness (an execution of the bounded engine, not necessarily the
-/// shortest). `None` otherwise (out of budget, unsupported, paths longer
-/// than the bound, or no bounded cycle along them): the bounded query
-/// runs as before. docs/performance.md, "TSO witnesses".
-fn explicit_robust_first(
-    a: &CheckArgs,
-    p: &bmc_rmm::program::Program,
-    model: &bmc_rmm::cat::Model,
-    lim: &bmc_rmm::engines::bounded::Limits,
-    kinds: &[CheckKind],
-) -> Option<bmc_rmm::engines::bounded::CheckResult> {
-    use bmc_rmm::engines::explicit::{check_robustness, Limits, Options, Robustness};
-    let on = std::env::var("BMC_EXPLICIT_FIRST").map_or(true, |v| v != "0");
-    if !on
-        || a.solver.0.is_some()
-        || a.eager
-        || p.nodes.is_some()
-        || !kinds.contains(&CheckKind::Robust)
-        || !bmc_rmm::engines::bounded::varisat::tso_witness::is_tso(model)
-    {
-        return None;
-    }
-    let start = std::time::Instant::now();
-    let left = lim
-        .deadline
-        .0
-        .map(|d| d.saturating_duration_since(start))
-        .unwrap_or(EXPLICIT_FIRST_TIME);
-    let opts = Options {
-        width: Width(a.input.width),
-        limits: Limits {
-            timeout: Some(left.min(EXPLICIT_FIRST_TIME)),
-            max_states: Some(EXPLICIT_FIRST_STATES),
-            // Within the user's budget (`--memory`, or the default).
-            max_memory_bytes: Some((256usize << 20).min(bmc_rmm::resources::memory_limit())),
-        },
-        ..Options::default()
-    };
-    let report = check_robustness(p, &opts).ok()?;
-    if let Robustness::NotRobust(w) = &report.verdict {
-        // Its paths, when they fit the bound: one solve along them.
-        let mut paths = vec![Vec::new(); p.threads.len()];
-        for e in &w.events {
-            if let (Some(i), Some(path)) = (e.instr, paths.get_mut(e.thread.0 as usize)) {
-                path.push(i);
-            }
-        }
-        if paths.iter().any(|x| x.len() > lim.bound as usize) {
-            return None;
-        }
-        let q = bmc_rmm::engines::bounded::Query {
-            program: p,
-            model,
-            limits: *lim,
-        };
-        let b = bmc_rmm::engines::bounded::backend_with(a.solver.kind(), false, None, None).ok()?;
-        let mut r = bmc_rmm::engines::bounded::queries::robust_along(&*b, &q, &paths).ok()??;
-        r.time = start.elapsed().as_secs_f64();
-        return Some(r);
-    }
-    if report.verdict != Robustness::Robust {
-        return None;
-    }
-    let mut r = bmc_rmm::engines::bounded::CheckResult::new(CheckKind::Robust);
-    r.reason = Some(format!(
-        "proved for every bound by the explicit engine: none of the {} attacks has a TSO witness (thesis 003 Theorem 6.10)",
-        report.stats.attacks_total
-    ));
-    r.time = start.elapsed().as_secs_f64();
-    Some(r)
+    let replies = bmc_rmm::ask::ask(&request(a, p, model, kinds, alone))?;
+    Ok(replies
+        .into_iter()
+        .filter_map(|r| match r.detail {
+            bmc_rmm::ask::Detail::Bounded(x) => Some(*x),
+            _ => None,
+        })
+        .collect())
 }
 
 /// Runs `reach` and/or `robust` on every input (files, directories of
@@ -362,25 +220,7 @@ fn explicit_robust_first(
 /// runs), a bad model file, a malformed expectations file, an unwritable
 /// `--dot` or `--write-expect` path.
 pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
-    use crate::cli::expect::{self, Check, Compared};
-    a.validate()?;
-    if a.state {
-        return Err(Error::Usage("--state applies to `robust` only".into()));
-    }
-    match a.engine {
-        Engine::Explicit => {
-            return Err(Error::Usage(
-                "--engine explicit answers `robust` only".into(),
-            ))
-        }
-        Engine::Kround | Engine::Lazy => {
-            return Err(Error::Usage(
-                "--engine kround/lazy answer `reach` only (use the `reach` command)".into(),
-            ))
-        }
-        Engine::Smc => return Err(Error::Usage("--engine smc: use `reach` or `robust`".into())),
-        Engine::Bounded => {}
-    }
+    refuse_other_engines(a)?;
     let (model, model_name, aliases, exp, files) = setup(
         &a.model,
         a.solver.kind(),
@@ -411,8 +251,61 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         .map(|d| DotTarget::resolve(d, files.len(), kinds.len()))
         .transpose()?;
     // Parse everything first: a bad input stops the run before any output.
+    let progs = load_all(a, &files, &model, &model_name)?;
+    let single = progs.len() == 1;
+    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
+    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
+    let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
+        let rs = bounded_results(a, p, &model, kinds, single)?;
+        shard.record(present(f, p, &rs, a, &model_name))?;
+        Ok(rs)
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
+    let report = Report {
+        a,
+        model_name: &model_name,
+        aliases: &aliases,
+        exp: exp.as_ref(),
+        files: &files,
+        dot: dot.as_ref(),
+    };
+    report.print(&progs, &results)
+}
+
+/// The engine and flags of `reach`/`robust`/`check` on the bounded path:
+/// the other engines have their own commands.
+///
+/// Errors: `--state`, or an engine other than the bounded one.
+fn refuse_other_engines(a: &CheckArgs) -> Result<(), Error> {
+    a.validate()?;
+    if a.state {
+        return Err(Error::Usage("--state applies to `robust` only".into()));
+    }
+    match a.engine {
+        Engine::Explicit => Err(Error::Usage(
+            "--engine explicit answers `robust` only".into(),
+        )),
+        Engine::Kround | Engine::Lazy => Err(Error::Usage(
+            "--engine kround/lazy answer `reach` only (use the `reach` command)".into(),
+        )),
+        Engine::Smc => Err(Error::Usage("--engine smc: use `reach` or `robust`".into())),
+        Engine::Bounded => Ok(()),
+    }
+}
+
+/// Every input loaded for the bounded engine (in order), with a warning
+/// on stderr for each construct the model gives no meaning to.
+///
+/// Errors: the first unreadable, malformed or unsupported input.
+fn load_all(
+    a: &CheckArgs,
+    files: &[String],
+    model: &bmc_rmm::cat::Model,
+    model_name: &str,
+) -> Result<Vec<(String, bmc_rmm::program::Program)>, Error> {
     let mut progs = Vec::new();
-    for f in &files {
+    for f in files {
         let w = Width(a.input.width);
         let copts = a.input.c.options();
         let p = load_for_check(
@@ -421,117 +314,122 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             w,
             &copts,
             a.pgas.nodes,
-            &model,
-            &model_name,
+            model,
+            model_name,
         )?;
-        for what in bmc_rmm::cat::base::ignored_constructs(&model, &p) {
+        for what in bmc_rmm::cat::base::ignored_constructs(model, &p) {
             if !crate::cli::quiet() {
                 eprintln!("warning: {f}: model `{model_name}` gives no meaning to {what}");
             }
         }
         progs.push((f.clone(), p));
     }
-    let single = progs.len() == 1;
-    let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
-    let mut summary = crate::cli::batch::Summary::new("results", &[]);
-    let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
-    let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
-        let lim = bmc_rmm::engines::bounded::Limits {
-            bound: effective_bound(a.bound, p),
-            width: a.input.width,
-            deadline: crate::cli::batch::deadline(a.timeout),
-        };
-        let rs = check_with_query(a, p, &model, lim, kinds, single)?;
-        shard.record(present(f, p, &rs, a, &model_name))?;
-        Ok(rs)
-    })?
-    .into_iter()
-    .collect::<Result<Vec<_>, Error>>()?;
-    let mut cmp = expect::Comparison::default();
-    let mut records = Vec::new();
-    let (mut violation, mut unknown, mut unknown_unmatched) = (false, false, false);
-    let mut out = String::new();
-    for (i, ((f, p), rs)) in progs.iter().zip(&results).enumerate() {
-        for r in rs {
-            let word = render::verdict_word(r.check, r.verdict);
-            summary.add(word);
-            let ck = Check::from(r.check);
-            let compared = exp
-                .as_ref()
-                .map(|e| cmp.compare(e, f, &model_name, &aliases, ck, word));
-            if a.expectations.write_expect.is_some() {
-                records.push(expect::Record {
-                    arch: format_name(f, a.input.format).into(),
-                    file: f.clone(),
-                    model: aliases[0].clone(),
-                    verdict: word.into(),
-                });
-            }
-            if a.input.json {
-                let mut rec = json_record(f, p, r, a, &model_name);
-                if let Some(c) = &compared {
-                    c.annotate(&mut rec, word);
+    Ok(progs)
+}
+
+/// What the results of a `reach`/`robust`/`check` run are printed and
+/// compared against.
+struct Report<'a> {
+    a: &'a CheckArgs,
+    model_name: &'a str,
+    aliases: &'a [String],
+    exp: Option<&'a crate::cli::expect::Expectations>,
+    files: &'a [String],
+    dot: Option<&'a DotTarget>,
+}
+
+impl Report<'_> {
+    /// Prints the results in input order (text or JSON, `--dot` files,
+    /// mismatches with `--expect`), writes `--write-expect`, prints the
+    /// summary on stderr and returns the exit status of [`run_checks`].
+    ///
+    /// Errors: an unwritable `--dot` or `--write-expect` path.
+    fn print(
+        &self,
+        progs: &[(String, bmc_rmm::program::Program)],
+        results: &[Vec<bmc_rmm::engines::bounded::CheckResult>],
+    ) -> Result<i32, Error> {
+        use crate::cli::expect::{self, Check, Compared};
+        let (a, model_name, aliases, exp) = (self.a, self.model_name, self.aliases, self.exp);
+        let mut summary = crate::cli::batch::Summary::new("results", &[]);
+        let mut cmp = expect::Comparison::default();
+        let mut records = Vec::new();
+        let (mut violation, mut unknown, mut unknown_unmatched) = (false, false, false);
+        let mut out = String::new();
+        for (i, ((f, p), rs)) in progs.iter().zip(results).enumerate() {
+            for r in rs {
+                let word = render::verdict_word(r.check, r.verdict);
+                summary.add(word);
+                let ck = Check::from(r.check);
+                let compared = exp.map(|e| cmp.compare(e, f, model_name, aliases, ck, word));
+                if a.expectations.write_expect.is_some() {
+                    records.push(expect::Record {
+                        arch: format_name(f, a.input.format).into(),
+                        file: f.clone(),
+                        model: aliases[0].clone(),
+                        verdict: word.into(),
+                    });
                 }
-                out.push_str(&rec.to_string());
-                out.push('\n');
-            } else {
-                out.push_str(&render::render(
-                    p,
-                    f,
-                    &model_name,
-                    effective_bound(a.bound, p),
-                    r,
-                ));
-            }
-            if let (Some(t), Some(x)) = (&dot, &r.witness) {
-                let path = t.path_for(&files, i, r.check.name());
-                let text = x.to_dot(p, r.cycle.as_ref(), &r.fr);
-                super::output::write_file(&path, &text)?;
-            }
-            match r.verdict {
-                Verdict::Violation => violation = true,
-                Verdict::Unknown => {
-                    unknown = true;
-                    if matches!(compared, None | Some(Compared::Missing)) {
-                        unknown_unmatched = true;
+                if a.input.json {
+                    let mut rec = json_record(f, p, r, a, model_name);
+                    if let Some(c) = &compared {
+                        c.annotate(&mut rec, word);
                     }
+                    out.push_str(&rec.to_string());
+                    out.push('\n');
+                } else {
+                    let bound = effective_bound(a.bound, p);
+                    out.push_str(&render::render(p, f, model_name, bound, r));
                 }
-                Verdict::NoViolation => {}
+                if let (Some(t), Some(x)) = (self.dot, &r.witness) {
+                    let path = t.path_for(self.files, i, r.check.name());
+                    let text = x.to_dot(p, r.cycle.as_ref(), &r.fr);
+                    super::output::write_file(&path, &text)?;
+                }
+                match r.verdict {
+                    Verdict::Violation => violation = true,
+                    Verdict::Unknown => {
+                        unknown = true;
+                        if matches!(compared, None | Some(Compared::Missing)) {
+                            unknown_unmatched = true;
+                        }
+                    }
+                    Verdict::NoViolation => {}
+                }
             }
         }
-    }
-    if let Some(e) = &exp {
-        if !a.input.json {
+        if exp.is_some() && !a.input.json {
             for m in &cmp.mismatches {
                 out.push_str(m);
                 out.push('\n');
             }
         }
-        let _ = e;
-    }
-    print!("{out}");
-    if let Some(path) = &a.expectations.write_expect {
-        expect::write(path, &records)?;
-    }
-    let quiet = crate::cli::quiet();
-    if !quiet && (files.len() > 1 || exp.is_some() || a.expectations.write_expect.is_some()) {
-        eprintln!("{}", summary.render());
-    }
-    if let Some(e) = &exp {
-        eprintln!("{}", cmp.render(e));
-        return Ok(if !cmp.mismatches.is_empty() {
+        print!("{out}");
+        if let Some(path) = &a.expectations.write_expect {
+            expect::write(path, &records)?;
+        }
+        let quiet = crate::cli::quiet();
+        if !quiet
+            && (self.files.len() > 1 || exp.is_some() || a.expectations.write_expect.is_some())
+        {
+            eprintln!("{}", summary.render());
+        }
+        if let Some(e) = exp {
+            eprintln!("{}", cmp.render(e));
+            return Ok(if !cmp.mismatches.is_empty() {
+                1
+            } else if unknown_unmatched {
+                3
+            } else {
+                0
+            });
+        }
+        Ok(if violation {
             1
-        } else if unknown_unmatched {
+        } else if unknown {
             3
         } else {
             0
-        });
+        })
     }
-    Ok(if violation {
-        1
-    } else if unknown {
-        3
-    } else {
-        0
-    })
 }

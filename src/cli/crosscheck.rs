@@ -7,8 +7,9 @@
 
 use super::args::{CrosscheckArgs, DiffArgs};
 use super::render::robustness_phrase;
+use bmc_rmm::ask::{self, Detail, EngineChoice};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::{self, CheckKind, SolverKind, Verdict};
+use bmc_rmm::engines::bounded::{CheckKind, SolverKind, Verdict};
 use bmc_rmm::engines::explicit::{self, Robustness};
 use bmc_rmm::engines::tso_reach::kround::{self, Answer};
 use bmc_rmm::program::Width;
@@ -48,7 +49,11 @@ pub fn run(a: &CrosscheckArgs) -> Result<i32, Error> {
 /// disagreement, what the violating side's witness shows.
 fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
     let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
-    super::explicit::require_tso(&a.model, None)?;
+    ask::validate(
+        EngineChoice::Explicit,
+        bmc_rmm::cat::builtin_name(&a.model),
+        &[CheckKind::Robust],
+    )?;
     if bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
@@ -81,36 +86,21 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         print!("{head}");
     }
     for (f, p) in &progs {
-        let (_, _, re) = super::explicit::explicit_robust(
-            p,
-            &super::explicit::options(a.input.width, a.timeout),
-        )?;
-        let ea = bmc_rmm::answer::Answer::from(&re);
-        let ve = ea.verdict;
-        let deadline = super::batch::deadline(a.timeout);
-        let lim = bounded::Limits {
-            bound,
-            width: a.input.width,
-            deadline,
+        let ask = |engine| answer_with(p, &model, "tso", CheckKind::Robust, engine, bound, a);
+        let explicit_reply = ask(EngineChoice::Explicit)?;
+        let (ea, Detail::Explicit(re)) = (explicit_reply.answer, explicit_reply.detail) else {
+            unreachable!("the explicit engine replies with its report")
         };
-        let rs = bounded::check(
-            SolverKind::Varisat,
-            p,
-            &model,
-            lim,
-            false,
-            &[CheckKind::Robust],
-        )?
-        .remove(0);
-        let sm = super::smc::crosscheck_answer(
-            p,
-            bmc_rmm::engines::smc::semantics::Model::Tso,
-            bmc_rmm::engines::smc::SmcCheck::Robust,
-            bound,
-            a.input.width,
-            a.timeout,
-        )?;
-        let sa = sm.answer(bound);
+        let ve = ea.verdict;
+        let Detail::Bounded(rs) = ask(EngineChoice::Bounded(Some(SolverKind::Varisat)))?.detail
+        else {
+            unreachable!("the bounded engine replies with its result")
+        };
+        let smc_reply = ask(EngineChoice::Smc)?;
+        let (sa, Detail::Smc(sm)) = (smc_reply.answer, smc_reply.detail) else {
+            unreachable!("the SMC engine replies with its result")
+        };
+        let sm = sm.result;
         let vs = sa.verdict;
         let mut agree = match (ve, rs.verdict) {
             (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
@@ -211,6 +201,29 @@ fn finish(files: usize, disagreements: usize, unknowns: usize, json: bool) -> i3
     }
 }
 
+/// One engine's reply to `question` on `p` under the built-in model
+/// `name` (`m` its cat model) within the crosscheck's `--bound`,
+/// `--width` and `--timeout`, through the library's entry point.
+///
+/// Errors: those of [`bmc_rmm::ask::ask`].
+fn answer_with(
+    p: &bmc_rmm::program::Program,
+    m: &bmc_rmm::cat::Model,
+    name: &str,
+    question: CheckKind,
+    engine: EngineChoice,
+    bound: u32,
+    a: &CrosscheckArgs,
+) -> Result<ask::Reply, Error> {
+    let questions = [question];
+    let mut req = ask::Request::new(p, m, Some(name), &questions, bound);
+    req.engine = engine;
+    req.width = a.input.width;
+    req.timeout = a.timeout.map(Duration::from_secs_f64);
+    req.alone = false;
+    Ok(ask::ask(&req)?.remove(0))
+}
+
 /// Instructions executed by the busiest thread in the explicit witness.
 fn longest_thread(r: &explicit::RobustnessReport) -> usize {
     match &r.verdict {
@@ -299,19 +312,8 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     }
     let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
     let k = a.rounds.unwrap_or(super::tso_reach::DEFAULT_ROUNDS);
-    let w = a.input.width;
     let tso = bmc_rmm::cat::builtin("tso")?;
     let sc = bmc_rmm::cat::builtin("sc")?;
-    let sat = |p: &bmc_rmm::program::Program, m: &bmc_rmm::cat::Model| -> Result<Said, Error> {
-        let lim = bounded::Limits {
-            bound,
-            width: w,
-            deadline: super::batch::deadline(a.timeout),
-        };
-        let r =
-            bounded::check(SolverKind::Varisat, p, m, lim, false, &[CheckKind::Reach])?.remove(0);
-        Ok(Said::of(&r.answer(bound)))
-    };
     let head = format!(
         "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
         "file",
@@ -345,45 +347,33 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     for (f, p) in &progs {
         let p = p.clone();
         let bad = |e: bmc_rmm::engines::tso_reach::ReachError| Error::Usage(format!("{f}: {e}"));
-        let s_sat = sat(&p, &tso)?;
-        let lo = bmc_rmm::engines::tso_reach::lazy::LazyOptions {
-            explicit: super::tso_reach::options(w, None),
-            max_refinements: None,
-            deadline: a
-                .timeout
-                .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
+        // The lazy and k-round engines' errors name the input.
+        let said = |p: &bmc_rmm::program::Program, m, name, engine| {
+            answer_with(p, m, name, CheckKind::Reach, engine, bound, a).map_err(|e| match e {
+                Error::Usage(m)
+                    if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) =>
+                {
+                    Error::Usage(format!("{f}: {m}"))
+                }
+                e => e,
+            })
         };
-        let lz = bmc_rmm::engines::tso_reach::lazy::lazy_reach(&p, &lo).map_err(bad)?;
-        let s_lazy = Said::of(&(&lz).into());
-        let lazy_len = match &lz.answer {
-            Answer::Reachable { witness, .. } => longest(witness),
+        let sat = EngineChoice::Bounded(Some(SolverKind::Varisat));
+        let s_sat = Said::of(&said(&p, &tso, "tso", sat)?.answer);
+        let lz = said(&p, &tso, "tso", EngineChoice::Lazy(None))?;
+        let s_lazy = Said::of(&lz.answer);
+        let lazy_len = match &lz.detail {
+            Detail::TsoReach(kround::KroundResult {
+                answer: Answer::Reachable { witness, .. },
+                ..
+            }) => longest(witness),
             _ => 0,
         };
-        let kr =
-            kround::kround_reach(&p, k, &super::tso_reach::options(w, a.timeout)).map_err(bad)?;
-        let s_kr = Said::of(&kr.answer(k));
+        let s_kr = Said::of(&said(&p, &tso, "tso", EngineChoice::Kround(k))?.answer);
         let tr = kround::translate(&p, k).map_err(bad)?;
-        let s_psc = sat(&tr.program, &sc)?;
-        let sim = bmc_rmm::engines::tso_reach::tso::explore(
-            &p,
-            &bmc_rmm::engines::tso_reach::tso::SimOptions {
-                width: Width(w),
-                deadline: a
-                    .timeout
-                    .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
-                ..Default::default()
-            },
-        );
-        let s_sim = Said::of(&sim.answer(None));
-        let sm = super::smc::crosscheck_answer(
-            &p,
-            bmc_rmm::engines::smc::semantics::Model::Tso,
-            bmc_rmm::engines::smc::SmcCheck::Reach,
-            bound,
-            w,
-            a.timeout,
-        )?;
-        let mut smc_answer = sm.answer(bound);
+        let s_psc = Said::of(&said(&tr.program, &sc, "sc", sat)?.answer);
+        let s_sim = Said::of(&said(&p, &tso, "tso", EngineChoice::Simulator)?.answer);
+        let mut smc_answer = said(&p, &tso, "tso", EngineChoice::Smc)?.answer;
         if !p.notes.is_empty() {
             // The front-end cut the program (notes): no answer on it
             // covers the original beyond the bound.

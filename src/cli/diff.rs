@@ -112,14 +112,31 @@ fn answer(
         &side.model,
         &side.model_name,
     )?;
-    let lim = bmc_rmm::engines::bounded::Limits {
-        bound: super::check::effective_bound(a.bound, &p),
-        width: w,
-        deadline: batch::deadline(Some(a.timeout)),
-    };
     let kinds = [CheckKind::Reach, CheckKind::Robust];
-    let results =
-        bmc_rmm::engines::bounded::check(side.solver, &p, &side.model, lim, false, &kinds)?;
+    let mut req = bmc_rmm::ask::Request::new(
+        &p,
+        &side.model,
+        None,
+        &kinds,
+        super::check::effective_bound(a.bound, &p),
+    );
+    req.engine = bmc_rmm::ask::EngineChoice::Bounded(Some(side.solver));
+    req.width = w;
+    req.timeout = Some(std::time::Duration::from_secs_f64(a.timeout));
+    req.alone = false;
+    let start = std::time::Instant::now();
+    let results: Vec<CheckResult> = bmc_rmm::ask::ask(&req)?
+        .into_iter()
+        .filter_map(|r| match r.detail {
+            bmc_rmm::ask::Detail::Bounded(x) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    let lim = bmc_rmm::engines::bounded::Limits {
+        bound: req.bound,
+        width: w,
+        deadline: bmc_rmm::engines::bounded::Deadline(req.timeout.map(|t| start + t)),
+    };
     let mut replays = Vec::new();
     if let Some(o) = other {
         for r in &results {

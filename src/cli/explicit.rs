@@ -3,32 +3,16 @@
 //! `--timeout` that `fences` and `crosscheck` share.
 
 use super::args::CheckArgs;
+use bmc_rmm::ask::{Detail, EngineChoice};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{CheckKind, Verdict};
-use bmc_rmm::engines::explicit::{self, Limits, Options, Robustness};
-use bmc_rmm::program::{Program, Width};
+use bmc_rmm::engines::explicit::{self, Options, Robustness};
 use std::time::Duration;
 
-/// The explicit engine's options for `--width` and `--timeout`.
+/// The explicit engine's options for `--width` and `--timeout`
+/// ([`bmc_rmm::ask::explicit_options`]).
 pub fn options(width: u32, timeout: Option<f64>) -> Options {
-    let mut o = Options {
-        width: Width(width),
-        ..Options::default()
-    };
-    o.limits = Limits {
-        timeout: timeout.map(Duration::from_secs_f64),
-        ..Limits::default()
-    };
-    o
-}
-
-pub fn require_tso(model: &str, model_file: Option<&str>) -> Result<(), Error> {
-    if model_file.is_some() || bmc_rmm::cat::builtin_name(model) != Some("tso") {
-        return Err(Error::Usage(
-            "the explicit engine decides robustness against TSO only (--model tso)".into(),
-        ));
-    }
-    Ok(())
+    bmc_rmm::ask::explicit_options(width, timeout.map(Duration::from_secs_f64))
 }
 
 /// Exit status of one verdict (1 violation, 3 unknown, 0).
@@ -40,21 +24,13 @@ fn status(v: Verdict) -> i32 {
     }
 }
 
-/// The explicit verdict as a [`Verdict`] and a text.
-pub fn explicit_robust(
-    p: &Program,
-    o: &Options,
-) -> Result<(Verdict, String, explicit::RobustnessReport), Error> {
-    let r = explicit::check_robustness(p, o).map_err(|e| Error::Usage(e.to_string()))?;
-    let (v, text) = match &r.verdict {
-        Robustness::Robust => (Verdict::NoViolation, "robust (unbounded)".to_string()),
-        Robustness::NotRobust(w) => (
-            Verdict::Violation,
-            format!("NOT ROBUST: attack {}\n{w}", w.attack_text),
-        ),
-        Robustness::Unknown(why) => (Verdict::Unknown, format!("unknown: {why}")),
-    };
-    Ok((v, text, r))
+/// The explicit verdict as a text.
+fn explicit_text(r: &explicit::RobustnessReport) -> String {
+    match &r.verdict {
+        Robustness::Robust => "robust (unbounded)".to_string(),
+        Robustness::NotRobust(w) => format!("NOT ROBUST: attack {}\n{w}", w.attack_text),
+        Robustness::Unknown(why) => format!("unknown: {why}"),
+    }
 }
 
 /// `bmc-rmm robust --engine explicit`: unbounded TSO robustness by attacks.
@@ -67,7 +43,12 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
                 .into(),
         ));
     }
-    require_tso(&a.model.model, a.model.model_file.as_deref())?;
+    let builtin = match a.model.model_file {
+        None => bmc_rmm::cat::builtin_name(&a.model.model),
+        Some(_) => None,
+    };
+    bmc_rmm::ask::validate(EngineChoice::Explicit, builtin, &[CheckKind::Robust])?;
+    let cat = bmc_rmm::cat::builtin("tso")?;
     let aliases = super::expect::model_aliases("tso", None);
     let describe = crate::cli::shard::Describe {
         command: "robust",
@@ -87,7 +68,13 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     )?;
     let mut worst = Verdict::NoViolation;
     for (f, p) in &progs {
-        let (v, text, r) = explicit_robust(p, &options(a.input.width, a.timeout))?;
+        let mut req = super::check::request(a, p, &cat, &[CheckKind::Robust], false);
+        req.engine = EngineChoice::Explicit;
+        let reply = bmc_rmm::ask::ask(&req)?.remove(0);
+        let (v, Detail::Explicit(r)) = (reply.answer.verdict, reply.detail) else {
+            unreachable!("the explicit engine replies with its report")
+        };
+        let text = explicit_text(&r);
         let w = match &r.verdict {
             Robustness::NotRobust(w) => Some(w.to_string()),
             _ => None,

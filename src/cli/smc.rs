@@ -4,50 +4,11 @@
 //! `@lists`, in parallel, with `--shard`/`--jsonl` like every batch.
 
 use super::args::CheckArgs;
+use bmc_rmm::ask::{Detail, EngineChoice};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::smc::semantics::Model;
-use bmc_rmm::engines::smc::{self, Reduction, SmcCheck, SmcOptions, SmcResult, SmcVerdict};
-use bmc_rmm::program::{Program, Width};
-use std::time::{Duration, Instant};
-
-/// The engine's model for `--model` (`sc`, `tso`, `pso` and their
-/// aliases; robustness: `tso`, `pso`).
-///
-/// Errors: a model file or another model.
-pub fn model_of(a: &CheckArgs, check: SmcCheck) -> Result<Model, Error> {
-    let name = bmc_rmm::cat::builtin_name(&a.model.model);
-    let m =
-        match (&a.model.model_file, name.and_then(Model::from_name)) {
-            (None, Some(m)) => m,
-            _ => return Err(Error::Usage(
-                "--engine smc runs the operational sc, tso and pso semantics (--model sc|tso|pso)"
-                    .into(),
-            )),
-        };
-    if check == SmcCheck::Robust && m == Model::Sc {
-        return Err(Error::Usage(
-            "robust --engine smc compares tso or pso traces with sc (--model tso|pso)".into(),
-        ));
-    }
-    Ok(m)
-}
-
-/// The options of one input's check: `--bound` (default: the longest
-/// path of a program the front-end made acyclic, else the SAT engine's
-/// default), `--width`, `--timeout`.
-pub fn options(a: &CheckArgs, p: &Program, model: Model, check: SmcCheck) -> SmcOptions {
-    SmcOptions {
-        model,
-        width: Width(a.input.width),
-        bound: super::check::effective_bound(a.bound, p),
-        check,
-        reduction: Reduction::Dpor,
-        deadline: a
-            .timeout
-            .map(|t| Instant::now() + Duration::from_secs_f64(t)),
-        collect: false,
-    }
-}
+use bmc_rmm::engines::bounded::CheckKind;
+use bmc_rmm::engines::smc::{SmcCheck, SmcOptions, SmcResult, SmcVerdict};
+use bmc_rmm::program::Program;
 
 /// Runs `reach|robust --engine smc` on every input; prints the answers
 /// in input order (a summary on stderr for several inputs). Exit status:
@@ -59,7 +20,15 @@ pub fn options(a: &CheckArgs, p: &Program, model: Model, check: SmcCheck) -> Smc
 /// unreadable, malformed or unsupported inputs (exit 2).
 pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
     a.validate()?;
-    let model = model_of(a, check)?;
+    let kind = match check {
+        SmcCheck::Reach => CheckKind::Reach,
+        SmcCheck::Robust => CheckKind::Robust,
+    };
+    let builtin = match a.model.model_file {
+        None => bmc_rmm::cat::builtin_name(&a.model.model),
+        Some(_) => None,
+    };
+    let model = bmc_rmm::ask::smc_model(builtin, kind)?;
     if a.expectations.expect.is_some()
         || a.expectations.write_expect.is_some()
         || a.dot.is_some()
@@ -75,20 +44,17 @@ pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
         SmcCheck::Reach => "reach",
         SmcCheck::Robust => "robust",
     };
+    let kinds = [kind];
+    let cat = bmc_rmm::cat::builtin(model.name())?;
     crate::cli::batch::run_records(a, cmd, model.name(), |f, p| {
-        let o = options(a, p, model, check);
-        let skipped = match check {
-            SmcCheck::Reach if !a.smc_keep_reads => smc::regions::skip_read_only(p, o.bound),
-            _ => None,
+        let mut req = super::check::request(a, p, &cat, &kinds, false);
+        req.engine = EngineChoice::Smc;
+        let mut reply = bmc_rmm::ask::ask(&req)?.remove(0);
+        let Detail::Smc(s) = reply.detail else {
+            unreachable!("the SMC engine replies with its own result")
         };
-        let (p, note) = match &skipped {
-            Some((q, n)) => (q, Some(format!(
-                "{n} read-only region(s) (loads into registers nothing reads afterwards, e.g. bounded spin loops) explored as one `nop` each; --smc-keep-reads explores them"
-            ))),
-            None => (p, None),
-        };
-        let r = smc::check(p, &o)?;
-        Ok(record(f, p, &o, &r, note))
+        let p = s.explored.as_ref().unwrap_or(p);
+        Ok(record(f, p, &s.options, &s.result, reply.notes.pop()))
     })
 }
 
@@ -230,30 +196,4 @@ pub fn record(
     })];
     rec.text = text;
     rec
-}
-
-/// The SMC engine's answer for a cross-check: `check` under `model`
-/// within `bound` instructions per thread, `--timeout` seconds.
-///
-/// Errors: the program uses what the engine does not model.
-pub fn crosscheck_answer(
-    p: &Program,
-    model: Model,
-    check: SmcCheck,
-    bound: u32,
-    width: u32,
-    timeout: Option<f64>,
-) -> Result<SmcResult, Error> {
-    smc::check(
-        p,
-        &SmcOptions {
-            model,
-            width: Width(width),
-            bound,
-            check,
-            reduction: Reduction::Dpor,
-            deadline: timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)),
-            collect: false,
-        },
-    )
 }

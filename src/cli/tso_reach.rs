@@ -3,25 +3,13 @@
 //! --engine lazy` (lazy TSO reachability: `bmc_rmm::engines::tso_reach::lazy`).
 
 use super::args::{CheckArgs, Engine};
+use bmc_rmm::ask::{Detail, EngineChoice, Reply};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::explicit::{Limits, Options};
-use bmc_rmm::engines::tso_reach::kround::{self, Answer};
-use bmc_rmm::program::Width;
-use std::time::Duration;
+use bmc_rmm::engines::bounded::CheckKind;
+use bmc_rmm::engines::tso_reach::kround::Answer;
 
 /// Rounds when `--rounds` is not given.
 pub const DEFAULT_ROUNDS: u32 = 2;
-
-pub fn options(width: u32, timeout: Option<f64>) -> Options {
-    Options {
-        width: Width(width),
-        limits: Limits {
-            timeout: timeout.map(Duration::from_secs_f64),
-            ..Limits::default()
-        },
-        ..Options::default()
-    }
-}
 
 /// Runs `reach --engine kround|lazy` on every input (files, directories,
 /// `@list`s; `--shard`/`--jsonl`/`--resume` as every batch command), in
@@ -37,11 +25,6 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
     if a.input.files.is_empty() {
         return Err(Error::Usage("no input FILE given".into()));
     }
-    if a.model.model_file.is_some() || bmc_rmm::cat::builtin_name(&a.model.model) != Some("tso") {
-        return Err(Error::Usage(
-            "--engine kround/lazy answer reachability under TSO only (--model tso)".into(),
-        ));
-    }
     if a.expectations.expect.is_some() || a.expectations.write_expect.is_some() || a.dot.is_some() {
         return Err(Error::Usage(
             "--expect, --write-expect and --dot apply to the bounded engine, not --engine kround/lazy"
@@ -49,12 +32,17 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
         ));
     }
     let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
-    if a.engine == Engine::Kround && !(1..=64).contains(&k) {
-        return Err(Error::Usage(
-            "--rounds of --engine kround must be 1..=64".into(),
-        ));
-    }
-    crate::cli::batch::run_records(a, "reach", "tso", |f, p| answer(f, p, a, k))
+    let engine = match a.engine {
+        Engine::Lazy => EngineChoice::Lazy(a.rounds),
+        _ => EngineChoice::Kround(k),
+    };
+    let builtin = match a.model.model_file {
+        None => bmc_rmm::cat::builtin_name(&a.model.model),
+        Some(_) => None,
+    };
+    bmc_rmm::ask::validate(engine, builtin, &[CheckKind::Reach])?;
+    let cat = bmc_rmm::cat::builtin("tso")?;
+    crate::cli::batch::run_records(a, "reach", "tso", |f, p| answer(f, p, a, &cat, engine))
 }
 
 /// One input's `reach --engine kround|lazy` answer as a record (text,
@@ -65,10 +53,14 @@ fn answer(
     f: &str,
     p: &bmc_rmm::program::Program,
     a: &CheckArgs,
-    k: u32,
+    cat: &bmc_rmm::cat::Model,
+    engine: EngineChoice,
 ) -> Result<crate::cli::shard::Record, Error> {
     let t0 = std::time::Instant::now();
-    let lazy = a.engine == Engine::Lazy;
+    let (lazy, k) = match engine {
+        EngineChoice::Kround(k) => (false, k),
+        _ => (true, 0),
+    };
     let (tag, scope) = if lazy {
         ("lazy".to_string(), String::new())
     } else {
@@ -77,23 +69,18 @@ fn answer(
             format!(" within {k} rounds per thread"),
         )
     };
-    let r = if lazy {
-        let o = bmc_rmm::engines::tso_reach::lazy::LazyOptions {
-            explicit: options(a.input.width, None),
-            max_refinements: a.rounds,
-            deadline: a
-                .timeout
-                .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t)),
-        };
-        let r = bmc_rmm::engines::tso_reach::lazy::lazy_reach(p, &o)
-            .map_err(|e| Error::Usage(format!("{f}: {e}")))?;
-        kround::KroundResult {
-            answer: r.answer,
-            states: r.states,
-        }
-    } else {
-        kround::kround_reach(p, k, &options(a.input.width, a.timeout))
-            .map_err(|e| Error::Usage(format!("{f}: {e}")))?
+    let mut req = super::check::request(a, p, cat, &[CheckKind::Reach], false);
+    req.engine = engine;
+    let reply = bmc_rmm::ask::ask(&req).map_err(|e| match e {
+        Error::Usage(m) => Error::Usage(format!("{f}: {m}")),
+        e => e,
+    })?;
+    let Some(Reply {
+        detail: Detail::TsoReach(r),
+        ..
+    }) = reply.into_iter().next()
+    else {
+        unreachable!("the lazy and k-round engines reply with their result")
     };
     let secs = t0.elapsed().as_secs_f64();
     let (word, status, goal) = match &r.answer {

@@ -1,0 +1,598 @@
+//! The library's one entry point for a question about a program: given
+//! the program, the model, the questions (reachability of the goals,
+//! robustness), the limits and an engine choice (`auto` or a named
+//! engine), [`ask`] picks and runs the engines — the explicit engine's
+//! unbounded TSO robustness proof before the bounded one, the race of two
+//! solvers or of two hb-cycle queries on a machine with a core to spare —
+//! and returns one [`Reply`] per question: the shared
+//! [`Answer`](crate::answer::Answer) and the engine's own result
+//! ([`Detail`]) for rendering its witness. The command line parses its
+//! arguments into a [`Request`], calls [`ask`] and renders; batch,
+//! shards and crosscheck go through the same call.
+//!
+//! Engines (docs/engines.md): [`EngineChoice::Bounded`] (SAT/SMT, every
+//! model, up to the bound), [`EngineChoice::Explicit`] (TSO robustness,
+//! unbounded; thesis 003 §6), [`EngineChoice::Smc`] (stateless model
+//! checking under sc/tso/pso), [`EngineChoice::Lazy`] and
+//! [`EngineChoice::Kround`] (TSO reachability beyond the bound),
+//! [`EngineChoice::Simulator`] (TSO reachability by explicit search).
+
+use crate::answer::Answer;
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::engines::bounded::{self, CheckKind, CheckResult, Deadline, Limits, SolverKind};
+use crate::engines::explicit::{self, RobustnessReport};
+use crate::engines::smc::{self, SmcCheck, SmcOptions, SmcResult};
+use crate::engines::tso_reach::kround::{self, KroundResult};
+use crate::program::{Program, Width};
+use std::time::{Duration, Instant};
+
+/// Which engine answers. `Bounded(None)` is `--solver auto`: the
+/// explicit engine's robustness proof first under tso, the races on an
+/// idle core, varisat otherwise ([`ask`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// The bounded engine with this solver, or the automatic choice.
+    Bounded(Option<SolverKind>),
+    /// The explicit-state engine: TSO robustness by attacks (unbounded).
+    Explicit,
+    /// Stateless model checking (sc, tso, pso), reachability and
+    /// robustness within the bound.
+    Smc,
+    /// Lazy TSO reachability (unbounded; at most this many refinements
+    /// when given).
+    Lazy(Option<u32>),
+    /// TSO reachability within this many rounds per thread.
+    Kround(u32),
+    /// The explicit TSO simulator: reachability by breadth-first search
+    /// of the TSO configurations (buffers of at most 8 entries; a
+    /// configuration beyond makes the answer unknown).
+    Simulator,
+}
+
+/// How the bounded engine looks for an hb cycle (`--hb-query`): `Auto`
+/// races the plain and narrowed queries under cdclt when the question is
+/// alone, else plain; `Race` always races; `Shortest` asks for the
+/// shortest cycle; `Plain` for any cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HbQuery {
+    /// As described above.
+    #[default]
+    Auto,
+    /// The two queries raced.
+    Race,
+    /// The shortest cycle.
+    Shortest,
+    /// Any cycle.
+    Plain,
+}
+
+/// One question about one program.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    /// The program (after PGAS lowering, for the bounded engine).
+    pub program: &'a Program,
+    /// The memory model (cat) of the bounded engine.
+    pub model: &'a Model,
+    /// The canonical name of the built-in model (`sc`, `tso`, `pso`, …),
+    /// `None` for a model file; the operational engines need it.
+    pub builtin: Option<&'a str>,
+    /// The questions, answered in this order.
+    pub questions: &'a [CheckKind],
+    /// The engine.
+    pub engine: EngineChoice,
+    /// The hb-cycle query of the bounded engine.
+    pub hb_query: HbQuery,
+    /// The bounded engine's eager encoding (`--eager`).
+    pub eager: bool,
+    /// Instructions per thread (K).
+    pub bound: u32,
+    /// Value width W in bits.
+    pub width: u32,
+    /// Wall-clock time limit of the whole request.
+    pub timeout: Option<Duration>,
+    /// The only request of this process: the automatic choice may race
+    /// engines on a core to spare.
+    pub alone: bool,
+    /// SMC reachability explores read-only regions (spin loops whose
+    /// loads nothing reads afterwards) instead of one `nop` each.
+    pub smc_keep_reads: bool,
+    /// Try the explicit engine's unbounded TSO robustness proof first
+    /// (`auto` choice only; on by default).
+    pub explicit_first: bool,
+}
+
+/// The engine's own result behind an [`Answer`], for rendering its
+/// witness and statistics.
+#[derive(Clone, Debug)]
+pub enum Detail {
+    /// The bounded engine (or the explicit engine's proof reported in
+    /// its vocabulary, `reason` saying so).
+    Bounded(Box<CheckResult>),
+    /// The explicit engine's robustness report.
+    Explicit(Box<RobustnessReport>),
+    /// SMC's result with the options it ran under and, when read-only
+    /// regions were replaced, the program it explored (its steps refer
+    /// to that program).
+    Smc(Box<SmcReply>),
+    /// The lazy or k-round engine's result.
+    TsoReach(KroundResult),
+    /// The explicit TSO simulator's verdict.
+    Simulator(crate::engines::tso_reach::tso::SimVerdict),
+}
+
+/// SMC's part of a [`Detail`].
+#[derive(Clone, Debug)]
+pub struct SmcReply {
+    /// The result.
+    pub result: SmcResult,
+    /// The options it ran under.
+    pub options: SmcOptions,
+    /// The program explored when it differs from the request's.
+    pub explored: Option<Program>,
+}
+
+/// The answer to one question of a [`Request`].
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// The question.
+    pub question: CheckKind,
+    /// The answer in the shared vocabulary.
+    pub answer: Answer,
+    /// The engine's own result.
+    pub detail: Detail,
+    /// Notes on how the question was answered (regions skipped, ...).
+    pub notes: Vec<String>,
+}
+
+impl<'a> Request<'a> {
+    /// A request with the defaults of the command line: the automatic
+    /// engine, `--hb-query auto`, not eager, no time limit, alone, the
+    /// explicit proof first.
+    pub fn new(
+        program: &'a Program,
+        model: &'a Model,
+        builtin: Option<&'a str>,
+        questions: &'a [CheckKind],
+        bound: u32,
+    ) -> Request<'a> {
+        Request {
+            program,
+            model,
+            builtin,
+            questions,
+            engine: EngineChoice::Bounded(None),
+            hb_query: HbQuery::Auto,
+            eager: false,
+            bound,
+            width: Width::DEFAULT.0,
+            timeout: None,
+            alone: true,
+            smc_keep_reads: false,
+            explicit_first: true,
+        }
+    }
+
+    fn deadline(&self, start: Instant) -> Deadline {
+        Deadline(self.timeout.map(|t| start + t))
+    }
+
+    fn limits(&self, start: Instant) -> Limits {
+        Limits {
+            bound: self.bound,
+            width: self.width,
+            deadline: self.deadline(start),
+        }
+    }
+}
+
+/// The bound of a check: `given` (`--bound`), else the longest path of
+/// a program the front-end made acyclic (C: every loop unwound), else
+/// [`bounded::DEFAULT_BOUND`].
+pub fn effective_bound(given: Option<u32>, p: &Program) -> u32 {
+    given.or(p.max_path).unwrap_or(bounded::DEFAULT_BOUND)
+}
+
+/// Answers every question of `req` with the engine it names (or the
+/// automatic choice), one [`Reply`] per question in order.
+///
+/// Errors: a question the engine does not answer (the explicit engine:
+/// robustness under tso only; lazy/k-round: reachability under tso only;
+/// SMC: sc, tso, pso, robustness under tso/pso) and programs the engine
+/// does not model; a resource limit of the bounded engine before any
+/// answer (`Error::Unknown`).
+pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
+    validate(req.engine, req.builtin, req.questions)?;
+    match req.engine {
+        EngineChoice::Bounded(solver) => {
+            let rs = bounded_answers(req, solver, req.limits(Instant::now()))?;
+            Ok(rs
+                .into_iter()
+                .map(|r| Reply {
+                    question: r.check,
+                    answer: r.answer(req.bound),
+                    detail: Detail::Bounded(Box::new(r)),
+                    notes: Vec::new(),
+                })
+                .collect())
+        }
+        EngineChoice::Explicit => req
+            .questions
+            .iter()
+            .map(|&q| explicit_reply(req, q))
+            .collect(),
+        EngineChoice::Smc => req.questions.iter().map(|&q| smc_reply(req, q)).collect(),
+        EngineChoice::Lazy(_) | EngineChoice::Kround(_) => req
+            .questions
+            .iter()
+            .map(|&q| tso_reach_reply(req, q))
+            .collect(),
+        EngineChoice::Simulator => Ok(req
+            .questions
+            .iter()
+            .map(|&q| {
+                let v = crate::engines::tso_reach::tso::explore(
+                    req.program,
+                    &crate::engines::tso_reach::tso::SimOptions {
+                        width: Width(req.width),
+                        deadline: req.timeout.map(|t| Instant::now() + t),
+                        ..Default::default()
+                    },
+                );
+                Reply {
+                    question: q,
+                    answer: v.answer(None),
+                    detail: Detail::Simulator(v),
+                    notes: Vec::new(),
+                }
+            })
+            .collect()),
+    }
+}
+
+/// Checks, before any input is read, that `engine` answers `questions`
+/// under the built-in model `builtin` (`None`: a model file): the
+/// explicit engine decides robustness under tso; the lazy and k-round
+/// engines and the simulator reachability under tso (k-round: 1 to 64
+/// rounds); SMC runs sc,
+/// tso and pso (robustness under tso and pso).
+///
+/// Errors: the first question the engine does not answer, as a usage
+/// error naming the model or engine to use.
+pub fn validate(
+    engine: EngineChoice,
+    builtin: Option<&str>,
+    questions: &[CheckKind],
+) -> Result<(), Error> {
+    for &q in questions {
+        match engine {
+            EngineChoice::Bounded(_) => {}
+            EngineChoice::Explicit => {
+                if builtin != Some("tso") || q != CheckKind::Robust {
+                    return Err(Error::Usage(
+                        "the explicit engine decides robustness against TSO only (--model tso)"
+                            .into(),
+                    ));
+                }
+            }
+            EngineChoice::Smc => {
+                smc_model(builtin, q)?;
+            }
+            EngineChoice::Lazy(_) | EngineChoice::Kround(_) | EngineChoice::Simulator => {
+                if builtin != Some("tso") || q != CheckKind::Reach {
+                    return Err(Error::Usage(
+                        "--engine kround/lazy answer reachability under TSO only (--model tso)"
+                            .into(),
+                    ));
+                }
+                if matches!(engine, EngineChoice::Kround(k) if !(1..=64).contains(&k)) {
+                    return Err(Error::Usage(
+                        "--rounds of --engine kround must be 1..=64".into(),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The explicit engine's options for `width` and a time limit.
+pub fn explicit_options(width: u32, timeout: Option<Duration>) -> explicit::Options {
+    explicit::Options {
+        width: Width(width),
+        limits: explicit::Limits {
+            timeout,
+            ..explicit::Limits::default()
+        },
+        ..explicit::Options::default()
+    }
+}
+
+fn explicit_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
+    let r = explicit::check_robustness(req.program, &explicit_options(req.width, req.timeout))
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    Ok(Reply {
+        question: q,
+        answer: Answer::from(&r),
+        detail: Detail::Explicit(Box::new(r)),
+        notes: Vec::new(),
+    })
+}
+
+/// The SMC engine's model for the built-in model `builtin` and question
+/// `q`.
+///
+/// Errors: a model other than sc, tso, pso; sc for robustness.
+pub fn smc_model(builtin: Option<&str>, q: CheckKind) -> Result<smc::semantics::Model, Error> {
+    let m = builtin
+        .and_then(smc::semantics::Model::from_name)
+        .ok_or_else(|| {
+            Error::Usage(
+                "--engine smc runs the operational sc, tso and pso semantics (--model sc|tso|pso)"
+                    .into(),
+            )
+        })?;
+    if q == CheckKind::Robust && m == smc::semantics::Model::Sc {
+        return Err(Error::Usage(
+            "robust --engine smc compares tso or pso traces with sc (--model tso|pso)".into(),
+        ));
+    }
+    Ok(m)
+}
+
+fn smc_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
+    let options = SmcOptions {
+        model: smc_model(req.builtin, q)?,
+        width: Width(req.width),
+        bound: req.bound,
+        check: match q {
+            CheckKind::Reach => SmcCheck::Reach,
+            CheckKind::Robust => SmcCheck::Robust,
+        },
+        reduction: smc::Reduction::Dpor,
+        deadline: req.timeout.map(|t| Instant::now() + t),
+        collect: false,
+    };
+    let skipped = match q {
+        CheckKind::Reach if !req.smc_keep_reads => {
+            smc::regions::skip_read_only(req.program, options.bound)
+        }
+        _ => None,
+    };
+    let mut notes = Vec::new();
+    let explored = skipped.map(|(p, n)| {
+        notes.push(format!(
+            "{n} read-only region(s) (loads into registers nothing reads afterwards, e.g. bounded spin loops) explored as one `nop` each; --smc-keep-reads explores them"
+        ));
+        p
+    });
+    let result = smc::check(explored.as_ref().unwrap_or(req.program), &options)?;
+    Ok(Reply {
+        question: q,
+        answer: result.answer(req.bound),
+        detail: Detail::Smc(Box::new(SmcReply {
+            result,
+            options,
+            explored,
+        })),
+        notes,
+    })
+}
+
+fn tso_reach_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
+    let (r, answer) = match req.engine {
+        EngineChoice::Lazy(max) => {
+            let o = crate::engines::tso_reach::lazy::LazyOptions {
+                explicit: explicit_options(req.width, None),
+                max_refinements: max,
+                deadline: req.timeout.map(|t| Instant::now() + t),
+            };
+            let r = crate::engines::tso_reach::lazy::lazy_reach(req.program, &o)
+                .map_err(|e| Error::Usage(e.to_string()))?;
+            let answer = Answer::from(&r);
+            let r = KroundResult {
+                answer: r.answer,
+                states: r.states,
+            };
+            (r, answer)
+        }
+        EngineChoice::Kround(k) => {
+            let r = kround::kround_reach(req.program, k, &explicit_options(req.width, req.timeout))
+                .map_err(|e| Error::Usage(e.to_string()))?;
+            let answer = r.answer(k);
+            (r, answer)
+        }
+        _ => unreachable!("tso_reach_reply is called for the lazy and k-round engines"),
+    };
+    Ok(Reply {
+        question: q,
+        answer,
+        detail: Detail::TsoReach(r),
+        notes: Vec::new(),
+    })
+}
+
+/// True when the machine has a core to spare for a race of backends:
+/// the 1-minute load average (`/proc/loadavg`) is below the number of
+/// cores minus one half (one core idle on average; the margin absorbs
+/// the average's lag behind a single-threaded job that just ended, which
+/// keeps it near 1.1–1.2 during a sequential script on 2 cores). Where
+/// the load is unknown (not Linux), true.
+fn idle_core() -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    cores >= 2 && load.is_none_or(|l| l < cores as f64 - 0.5)
+}
+
+/// The bounded engine's results, one per question: with the automatic
+/// choice (`solver` `None`), `robust` under tso first by the explicit
+/// engine's proof ([`explicit_robust_first`]); `reach` alone on a
+/// machine with a core to spare ([`idle_core`]) races varisat and cdclt
+/// ([`bounded::queries::check_race_solvers`]); `robust` alone (not
+/// eager, not PGAS, `HbQuery::Auto`) on such a machine runs cdclt with
+/// its two hb-cycle queries raced ([`bounded::queries::check_race`]);
+/// otherwise the named backend (varisat for auto) with the hb-cycle
+/// query the request asks for (`Auto`: raced under cdclt when alone,
+/// plain otherwise).
+///
+/// Errors: those of [`bounded::queries::check_on`].
+fn bounded_answers(
+    req: &Request,
+    solver: Option<SolverKind>,
+    lim: Limits,
+) -> Result<Vec<CheckResult>, Error> {
+    use bounded::queries;
+    let (p, model, kinds) = (req.program, req.model, req.questions);
+    if solver.is_none() {
+        if let Some(proved) = explicit_robust_first(req, &lim) {
+            // The rest (reach) on the bounded engine as usual, the proof
+            // at the positions of `robust` so results follow the questions.
+            let rest: Vec<CheckKind> = kinds
+                .iter()
+                .copied()
+                .filter(|&k| k != CheckKind::Robust)
+                .collect();
+            let mut out = if rest.is_empty() {
+                Vec::new()
+            } else {
+                bounded_answers(
+                    &Request {
+                        questions: &rest,
+                        ..*req
+                    },
+                    solver,
+                    lim,
+                )?
+            };
+            for (i, &k) in kinds.iter().enumerate() {
+                if k == CheckKind::Robust {
+                    out.insert(i.min(out.len()), proved.clone());
+                }
+            }
+            return Ok(out);
+        }
+    }
+    let kind = solver.unwrap_or(SolverKind::Varisat);
+    if solver.is_none() && req.alone && kinds == [CheckKind::Reach] && idle_core() {
+        return queries::check_race_solvers(p, model, lim, req.eager, kinds);
+    }
+    let auto_robust = solver.is_none()
+        && req.alone
+        && kinds == [CheckKind::Robust]
+        && req.hb_query == HbQuery::Auto
+        && !req.eager
+        && p.nodes.is_none();
+    if auto_robust && idle_core() {
+        // cdclt with its plain and narrowed hb-cycle queries raced: on the
+        // Trencher corpus never slower than varisat by more than 0.1 s on a
+        // quiet machine (docs/solvers.md).
+        let cdclt = SolverKind::Cdclt;
+        let mut r = queries::check_race(cdclt, p, model, lim, false, kinds)?;
+        for x in &mut r {
+            x.stats.solver.get_or_insert(cdclt);
+        }
+        return Ok(r);
+    }
+    let shortest = match req.hb_query {
+        HbQuery::Race => return queries::check_race(kind, p, model, lim, req.eager, kinds),
+        HbQuery::Auto if req.alone && kind == SolverKind::Cdclt => {
+            return queries::check_race(kind, p, model, lim, req.eager, kinds)
+        }
+        HbQuery::Auto => None,
+        HbQuery::Shortest => Some(true),
+        HbQuery::Plain => Some(false),
+    };
+    let q = bounded::Query {
+        program: p,
+        model,
+        limits: lim,
+    };
+    queries::check_on(
+        &*bounded::backend_with(kind, req.eager, shortest, None)?,
+        &q,
+        kinds,
+    )
+}
+
+/// Time budget of the explicit engine's robustness proof before a
+/// bounded `robust` check under tso ([`explicit_robust_first`]).
+const EXPLICIT_FIRST_TIME: Duration = Duration::from_millis(300);
+
+/// States one attack's search of that proof may visit.
+const EXPLICIT_FIRST_STATES: usize = 200_000;
+
+/// `robust` under the built-in tso model with the automatic choice (not
+/// eager, not PGAS, [`Request::explicit_first`]): first the explicit
+/// engine's robustness check by attacks (TSO witnesses, thesis 003
+/// §6.1–6.2, Theorem 6.10; [`explicit::check_robustness`]) within
+/// [`EXPLICIT_FIRST_TIME`] and [`EXPLICIT_FIRST_STATES`]. When it proves
+/// the program robust — no TSO computation at all has a cyclic
+/// happens-before — no execution within the bound has one either, and
+/// that is the answer (`reason` says so). When it finds a TSO witness
+/// whose threads' paths fit the bound, one bounded solve along those
+/// paths ([`bounded::queries::robust_along`]) gives the bounded witness
+/// (an execution of the bounded engine, not necessarily the shortest).
+/// `None` otherwise (out of budget, unsupported, paths longer than the
+/// bound, or no bounded cycle along them): the bounded query runs as
+/// usual. docs/performance.md, "TSO witnesses".
+fn explicit_robust_first(req: &Request, lim: &Limits) -> Option<CheckResult> {
+    let p = req.program;
+    if !req.explicit_first
+        || req.eager
+        || p.nodes.is_some()
+        || !req.questions.contains(&CheckKind::Robust)
+        || !bounded::varisat::tso_witness::is_tso(req.model)
+    {
+        return None;
+    }
+    let start = Instant::now();
+    let left = lim
+        .deadline
+        .0
+        .map(|d| d.saturating_duration_since(start))
+        .unwrap_or(EXPLICIT_FIRST_TIME);
+    let opts = explicit::Options {
+        width: Width(req.width),
+        limits: explicit::Limits {
+            timeout: Some(left.min(EXPLICIT_FIRST_TIME)),
+            max_states: Some(EXPLICIT_FIRST_STATES),
+            // Within the user's memory budget.
+            max_memory_bytes: Some((256usize << 20).min(crate::resources::memory_limit())),
+        },
+        ..explicit::Options::default()
+    };
+    let report = explicit::check_robustness(p, &opts).ok()?;
+    if let explicit::Robustness::NotRobust(w) = &report.verdict {
+        // Its paths, when they fit the bound: one solve along them.
+        let mut paths = vec![Vec::new(); p.threads.len()];
+        for e in &w.events {
+            if let (Some(i), Some(path)) = (e.instr, paths.get_mut(e.thread.0 as usize)) {
+                path.push(i);
+            }
+        }
+        if paths.iter().any(|x| x.len() > lim.bound as usize) {
+            return None;
+        }
+        let q = bounded::Query {
+            program: p,
+            model: req.model,
+            limits: *lim,
+        };
+        let b = bounded::backend_with(SolverKind::Varisat, false, None, None).ok()?;
+        let mut r = bounded::queries::robust_along(&*b, &q, &paths).ok()??;
+        r.time = start.elapsed().as_secs_f64();
+        return Some(r);
+    }
+    if report.verdict != explicit::Robustness::Robust {
+        return None;
+    }
+    let mut r = CheckResult::new(CheckKind::Robust);
+    r.reason = Some(format!(
+        "proved for every bound by the explicit engine: none of the {} attacks has a TSO witness (thesis 003 Theorem 6.10)",
+        report.stats.attacks_total
+    ));
+    r.time = start.elapsed().as_secs_f64();
+    Some(r)
+}
