@@ -27,6 +27,47 @@ use crate::engines::tso_reach::kround::{self, KroundResult};
 use crate::program::{Program, Width};
 use std::time::{Duration, Instant};
 
+/// A question about a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// Is a goal reachable? (`reach`)
+    Reach,
+    /// Is every execution's happens-before po ∪ rf ∪ co ∪ fr acyclic?
+    /// (`robust`, thesis §2.8)
+    Robust,
+    /// Is every control state reachable under the model reachable under
+    /// SC? (`robust --state`, thesis §2.6, Problem 2.10; the bounded
+    /// engine.)
+    StateRobust,
+    /// Is the program robust against TSO for any number of copies of its
+    /// templates (thesis §6.3; the parameterized engine)? `every_thread`:
+    /// every thread is a template, else the threads marked `thread t *`.
+    ParameterizedRobust {
+        /// Every thread a template.
+        every_thread: bool,
+    },
+}
+
+impl Question {
+    /// The bounded check this question is, if it is one.
+    pub fn check(self) -> Option<CheckKind> {
+        match self {
+            Question::Reach => Some(CheckKind::Reach),
+            Question::Robust => Some(CheckKind::Robust),
+            _ => None,
+        }
+    }
+}
+
+impl From<CheckKind> for Question {
+    fn from(k: CheckKind) -> Question {
+        match k {
+            CheckKind::Reach => Question::Reach,
+            CheckKind::Robust => Question::Robust,
+        }
+    }
+}
+
 /// Which engine answers. `Bounded(None)` is `--solver auto`: the
 /// explicit engine's robustness proof first under tso, the races on an
 /// idle core, varisat otherwise ([`ask`]).
@@ -78,7 +119,7 @@ pub struct Request<'a> {
     /// `None` for a model file; the operational engines need it.
     pub builtin: Option<&'a str>,
     /// The questions, answered in this order.
-    pub questions: &'a [CheckKind],
+    pub questions: &'a [Question],
     /// The engine.
     pub engine: EngineChoice,
     /// The hb-cycle query of the bounded engine.
@@ -117,6 +158,10 @@ pub enum Detail {
     Smc(Box<SmcReply>),
     /// The lazy or k-round engine's result.
     TsoReach(KroundResult),
+    /// State-robustness's report.
+    StateRobust(Box<crate::engines::derived::state_robust::StateReport>),
+    /// The parameterized engine's report.
+    Parameterized(Box<crate::engines::parameterized::Report>),
     /// The explicit TSO simulator's verdict.
     Simulator(crate::engines::tso_reach::tso::SimVerdict),
 }
@@ -136,7 +181,7 @@ pub struct SmcReply {
 #[derive(Clone, Debug)]
 pub struct Reply {
     /// The question.
-    pub question: CheckKind,
+    pub question: Question,
     /// The answer in the shared vocabulary.
     pub answer: Answer,
     /// The engine's own result.
@@ -153,7 +198,7 @@ impl<'a> Request<'a> {
         program: &'a Program,
         model: &'a Model,
         builtin: Option<&'a str>,
-        questions: &'a [CheckKind],
+        questions: &'a [Question],
         bound: u32,
     ) -> Request<'a> {
         Request {
@@ -203,32 +248,50 @@ pub fn effective_bound(given: Option<u32>, p: &Program) -> u32 {
 /// answer (`Error::Unknown`).
 pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
     validate(req.engine, req.builtin, req.questions)?;
+    let checks: Vec<CheckKind> = req.questions.iter().filter_map(|q| q.check()).collect();
+    let mut answered = if checks.is_empty() {
+        Vec::new()
+    } else {
+        check_replies(req, &checks)?
+    }
+    .into_iter();
+    req.questions
+        .iter()
+        .map(|&q| match q {
+            Question::Reach | Question::Robust => {
+                Ok(answered.next().expect("one reply per check, in order"))
+            }
+            Question::StateRobust => state_robust_reply(req),
+            Question::ParameterizedRobust { every_thread } => {
+                parameterized_reply(req, every_thread)
+            }
+        })
+        .collect()
+}
+
+/// The replies to the bounded checks `kinds` (in order) by the request's
+/// engine.
+fn check_replies(req: &Request, kinds: &[CheckKind]) -> Result<Vec<Reply>, Error> {
+    let reply = |question: CheckKind, answer, detail| Reply {
+        question: question.into(),
+        answer,
+        detail,
+        notes: Vec::new(),
+    };
     match req.engine {
         EngineChoice::Bounded(solver) => {
-            let rs = bounded_answers(req, solver, req.limits(Instant::now()))?;
+            let rs = bounded_answers(req, kinds, solver, req.limits(Instant::now()))?;
             Ok(rs
                 .into_iter()
-                .map(|r| Reply {
-                    question: r.check,
-                    answer: r.answer(req.bound),
-                    detail: Detail::Bounded(Box::new(r)),
-                    notes: Vec::new(),
-                })
+                .map(|r| reply(r.check, r.answer(req.bound), Detail::Bounded(Box::new(r))))
                 .collect())
         }
-        EngineChoice::Explicit => req
-            .questions
-            .iter()
-            .map(|&q| explicit_reply(req, q))
-            .collect(),
-        EngineChoice::Smc => req.questions.iter().map(|&q| smc_reply(req, q)).collect(),
-        EngineChoice::Lazy(_) | EngineChoice::Kround(_) => req
-            .questions
-            .iter()
-            .map(|&q| tso_reach_reply(req, q))
-            .collect(),
-        EngineChoice::Simulator => Ok(req
-            .questions
+        EngineChoice::Explicit => kinds.iter().map(|_| explicit_reply(req)).collect(),
+        EngineChoice::Smc => kinds.iter().map(|&q| smc_reply(req, q)).collect(),
+        EngineChoice::Lazy(_) | EngineChoice::Kround(_) => {
+            kinds.iter().map(|_| tso_reach_reply(req)).collect()
+        }
+        EngineChoice::Simulator => Ok(kinds
             .iter()
             .map(|&q| {
                 let v = crate::engines::tso_reach::tso::explore(
@@ -239,15 +302,56 @@ pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
                         ..Default::default()
                     },
                 );
-                Reply {
-                    question: q,
-                    answer: v.answer(None),
-                    detail: Detail::Simulator(v),
-                    notes: Vec::new(),
-                }
+                reply(q, v.answer(None), Detail::Simulator(v))
             })
             .collect()),
     }
+}
+
+/// State-robustness on the bounded engine (varisat for the automatic
+/// choice).
+fn state_robust_reply(req: &Request) -> Result<Reply, Error> {
+    let EngineChoice::Bounded(solver) = req.engine else {
+        unreachable!("validated: the bounded engine decides state-robustness")
+    };
+    let r = crate::engines::derived::state_robust::state_robustness(
+        solver.unwrap_or(SolverKind::Varisat),
+        req.program,
+        req.model,
+        req.limits(Instant::now()),
+    )?;
+    Ok(Reply {
+        question: Question::StateRobust,
+        answer: r.answer(req.bound),
+        detail: Detail::StateRobust(Box::new(r)),
+        notes: Vec::new(),
+    })
+}
+
+/// Parameterized robustness against TSO of the templates (every thread
+/// when `every_thread`).
+fn parameterized_reply(req: &Request, every_thread: bool) -> Result<Reply, Error> {
+    use crate::engines::parameterized;
+    let p = req.program;
+    let width = Width(req.width);
+    parameterized::validate(p, width)?;
+    let templates: Vec<_> = if every_thread {
+        p.thread_ids().collect()
+    } else {
+        p.templates.clone()
+    };
+    let opts = parameterized::Options {
+        width,
+        timeout: req.timeout,
+        ..parameterized::Options::default()
+    };
+    let r = parameterized::check(p, &templates, &opts)?;
+    Ok(Reply {
+        question: Question::ParameterizedRobust { every_thread },
+        answer: r.answer(),
+        detail: Detail::Parameterized(Box::new(r)),
+        notes: Vec::new(),
+    })
 }
 
 /// Checks, before any input is read, that `engine` answers `questions`
@@ -262,9 +366,35 @@ pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
 pub fn validate(
     engine: EngineChoice,
     builtin: Option<&str>,
-    questions: &[CheckKind],
+    questions: &[Question],
 ) -> Result<(), Error> {
-    for &q in questions {
+    for &question in questions {
+        let q = match question {
+            Question::Reach => CheckKind::Reach,
+            Question::Robust => CheckKind::Robust,
+            Question::StateRobust => {
+                if !matches!(engine, EngineChoice::Bounded(_)) {
+                    return Err(Error::Usage(
+                        "--state is decided by the bounded engine (--engine sat)".into(),
+                    ));
+                }
+                continue;
+            }
+            Question::ParameterizedRobust { .. } => {
+                if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) {
+                    return Err(Error::Usage(
+                        "--parameterized is decided by the explicit engine (--engine explicit)"
+                            .into(),
+                    ));
+                }
+                if builtin != Some("tso") {
+                    return Err(Error::Usage(
+                        "parameterized robustness is decided against TSO only (--model tso)".into(),
+                    ));
+                }
+                continue;
+            }
+        };
         match engine {
             EngineChoice::Bounded(_) => {}
             EngineChoice::Explicit => {
@@ -308,11 +438,11 @@ pub fn explicit_options(width: u32, timeout: Option<Duration>) -> explicit::Opti
     }
 }
 
-fn explicit_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
+fn explicit_reply(req: &Request) -> Result<Reply, Error> {
     let r = explicit::check_robustness(req.program, &explicit_options(req.width, req.timeout))
         .map_err(|e| Error::Usage(e.to_string()))?;
     Ok(Reply {
-        question: q,
+        question: Question::Robust,
         answer: Answer::from(&r),
         detail: Detail::Explicit(Box::new(r)),
         notes: Vec::new(),
@@ -368,7 +498,7 @@ fn smc_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
     });
     let result = smc::check(explored.as_ref().unwrap_or(req.program), &options)?;
     Ok(Reply {
-        question: q,
+        question: q.into(),
         answer: result.answer(req.bound),
         detail: Detail::Smc(Box::new(SmcReply {
             result,
@@ -379,7 +509,7 @@ fn smc_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
     })
 }
 
-fn tso_reach_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
+fn tso_reach_reply(req: &Request) -> Result<Reply, Error> {
     let (r, answer) = match req.engine {
         EngineChoice::Lazy(max) => {
             let o = crate::engines::tso_reach::lazy::LazyOptions {
@@ -405,7 +535,7 @@ fn tso_reach_reply(req: &Request, q: CheckKind) -> Result<Reply, Error> {
         _ => unreachable!("tso_reach_reply is called for the lazy and k-round engines"),
     };
     Ok(Reply {
-        question: q,
+        question: Question::Reach,
         answer,
         detail: Detail::TsoReach(r),
         notes: Vec::new(),
@@ -440,13 +570,14 @@ fn idle_core() -> bool {
 /// Errors: those of [`bounded::queries::check_on`].
 fn bounded_answers(
     req: &Request,
+    kinds: &[CheckKind],
     solver: Option<SolverKind>,
     lim: Limits,
 ) -> Result<Vec<CheckResult>, Error> {
     use bounded::queries;
-    let (p, model, kinds) = (req.program, req.model, req.questions);
+    let (p, model) = (req.program, req.model);
     if solver.is_none() {
-        if let Some(proved) = explicit_robust_first(req, &lim) {
+        if let Some(proved) = explicit_robust_first(req, kinds, &lim) {
             // The rest (reach) on the bounded engine as usual, the proof
             // at the positions of `robust` so results follow the questions.
             let rest: Vec<CheckKind> = kinds
@@ -457,14 +588,7 @@ fn bounded_answers(
             let mut out = if rest.is_empty() {
                 Vec::new()
             } else {
-                bounded_answers(
-                    &Request {
-                        questions: &rest,
-                        ..*req
-                    },
-                    solver,
-                    lim,
-                )?
+                bounded_answers(req, &rest, solver, lim)?
             };
             for (i, &k) in kinds.iter().enumerate() {
                 if k == CheckKind::Robust {
@@ -537,12 +661,12 @@ const EXPLICIT_FIRST_STATES: usize = 200_000;
 /// `None` otherwise (out of budget, unsupported, paths longer than the
 /// bound, or no bounded cycle along them): the bounded query runs as
 /// usual. docs/performance.md, "TSO witnesses".
-fn explicit_robust_first(req: &Request, lim: &Limits) -> Option<CheckResult> {
+fn explicit_robust_first(req: &Request, kinds: &[CheckKind], lim: &Limits) -> Option<CheckResult> {
     let p = req.program;
     if !req.explicit_first
         || req.eager
         || p.nodes.is_some()
-        || !req.questions.contains(&CheckKind::Robust)
+        || !kinds.contains(&CheckKind::Robust)
         || !bounded::varisat::tso_witness::is_tso(req.model)
     {
         return None;

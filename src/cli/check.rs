@@ -156,9 +156,23 @@ fn present(
     rec
 }
 
+/// The engine `--engine` (with `--solver`, `--rounds`) names.
+pub fn engine_choice(a: &CheckArgs) -> bmc_rmm::ask::EngineChoice {
+    use bmc_rmm::ask::EngineChoice;
+    match a.engine {
+        Engine::Bounded => EngineChoice::Bounded(a.solver.0),
+        Engine::Explicit => EngineChoice::Explicit,
+        Engine::Smc => EngineChoice::Smc,
+        Engine::Lazy => EngineChoice::Lazy(a.rounds),
+        Engine::Kround => {
+            EngineChoice::Kround(a.rounds.unwrap_or(crate::cli::tso_reach::DEFAULT_ROUNDS))
+        }
+    }
+}
+
 /// The library request for `kinds` on one input under the command's
-/// flags: the bounded engine with `--solver` (`auto`: the automatic
-/// choice of [`bmc_rmm::ask::ask`]), `--hb-query`, `--eager`, `--bound`,
+/// flags: the engine of `--engine` ([`engine_choice`]; the bounded one
+/// with `--solver auto` is the automatic choice of [`bmc_rmm::ask::ask`]), `--hb-query`, `--eager`, `--bound`,
 /// `--width`, `--timeout`; `alone` when the input is the only one (the
 /// automatic choice may then race engines). `BMC_EXPLICIT_FIRST=0` turns
 /// off the explicit engine's robustness proof before the bounded one.
@@ -166,7 +180,7 @@ pub fn request<'a>(
     a: &CheckArgs,
     p: &'a bmc_rmm::program::Program,
     model: &'a bmc_rmm::cat::Model,
-    kinds: &'a [CheckKind],
+    kinds: &'a [bmc_rmm::ask::Question],
     alone: bool,
 ) -> bmc_rmm::ask::Request<'a> {
     let builtin = match a.model.model_file {
@@ -174,7 +188,7 @@ pub fn request<'a>(
         Some(_) => None,
     };
     let mut r = bmc_rmm::ask::Request::new(p, model, builtin, kinds, effective_bound(a.bound, p));
-    r.engine = bmc_rmm::ask::EngineChoice::Bounded(a.solver.0);
+    r.engine = engine_choice(a);
     r.hb_query = a.hb_query.into();
     r.eager = a.eager;
     r.width = a.input.width;
@@ -196,7 +210,8 @@ fn bounded_results(
     kinds: &[CheckKind],
     alone: bool,
 ) -> Result<Vec<bmc_rmm::engines::bounded::CheckResult>, Error> {
-    let replies = bmc_rmm::ask::ask(&request(a, p, model, kinds, alone))?;
+    let questions: Vec<bmc_rmm::ask::Question> = kinds.iter().map(|&k| k.into()).collect();
+    let replies = bmc_rmm::ask::ask(&request(a, p, model, &questions, alone))?;
     Ok(replies
         .into_iter()
         .filter_map(|r| match r.detail {

@@ -7,7 +7,7 @@
 
 use super::args::{CrosscheckArgs, DiffArgs};
 use super::render::robustness_phrase;
-use bmc_rmm::ask::{self, Detail, EngineChoice};
+use bmc_rmm::ask::{self, Detail, EngineChoice, Question};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{CheckKind, SolverKind, Verdict};
 use bmc_rmm::engines::explicit::{self, Robustness};
@@ -52,7 +52,7 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
     ask::validate(
         EngineChoice::Explicit,
         bmc_rmm::cat::builtin_name(&a.model),
-        &[CheckKind::Robust],
+        &[Question::Robust],
     )?;
     if bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
@@ -215,7 +215,7 @@ fn answer_with(
     bound: u32,
     a: &CrosscheckArgs,
 ) -> Result<ask::Reply, Error> {
-    let questions = [question];
+    let questions = [question.into()];
     let mut req = ask::Request::new(p, m, Some(name), &questions, bound);
     req.engine = engine;
     req.width = a.input.width;

@@ -20,6 +20,7 @@
 use super::args::DiffArgs;
 use super::render::{litmus_verdict_word, verdict_word};
 use crate::cli::batch::{self, BatchOptions, Summary};
+use bmc_rmm::ask::Question;
 use bmc_rmm::cat::load_model_spec;
 use bmc_rmm::cat::Model;
 use bmc_rmm::diag::Error;
@@ -112,12 +113,11 @@ fn answer(
         &side.model,
         &side.model_name,
     )?;
-    let kinds = [CheckKind::Reach, CheckKind::Robust];
     let mut req = bmc_rmm::ask::Request::new(
         &p,
         &side.model,
         None,
-        &kinds,
+        &[Question::Reach, Question::Robust],
         super::check::effective_bound(a.bound, &p),
     );
     req.engine = bmc_rmm::ask::EngineChoice::Bounded(Some(side.solver));

@@ -3,7 +3,7 @@
 //! `--timeout` that `fences` and `crosscheck` share.
 
 use super::args::CheckArgs;
-use bmc_rmm::ask::{Detail, EngineChoice};
+use bmc_rmm::ask::{Detail, EngineChoice, Question};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{CheckKind, Verdict};
 use bmc_rmm::engines::explicit::{self, Options, Robustness};
@@ -47,7 +47,7 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         None => bmc_rmm::cat::builtin_name(&a.model.model),
         Some(_) => None,
     };
-    bmc_rmm::ask::validate(EngineChoice::Explicit, builtin, &[CheckKind::Robust])?;
+    bmc_rmm::ask::validate(EngineChoice::Explicit, builtin, &[Question::Robust])?;
     let cat = bmc_rmm::cat::builtin("tso")?;
     let aliases = super::expect::model_aliases("tso", None);
     let describe = crate::cli::shard::Describe {
@@ -68,7 +68,7 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     )?;
     let mut worst = Verdict::NoViolation;
     for (f, p) in &progs {
-        let mut req = super::check::request(a, p, &cat, &[CheckKind::Robust], false);
+        let mut req = super::check::request(a, p, &cat, &[Question::Robust], false);
         req.engine = EngineChoice::Explicit;
         let reply = bmc_rmm::ask::ask(&req)?.remove(0);
         let (v, Detail::Explicit(r)) = (reply.answer.verdict, reply.detail) else {

@@ -5,10 +5,11 @@
 //! replayed on the finite explicit engine; text and JSON.
 
 use super::args::{CheckArgs, Engine};
+use bmc_rmm::ask::{Detail, Question};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::explicit::Robustness;
-use bmc_rmm::engines::parameterized::{self, AttackOutcome, Options, Report, Verdict};
-use bmc_rmm::program::{Program, ThreadId, Width};
+use bmc_rmm::engines::parameterized::{AttackOutcome, Report, Verdict};
+use bmc_rmm::program::{Program, Width};
 use std::time::Duration;
 
 /// True when `robust` must run the parameterized check: `--parameterized`,
@@ -73,20 +74,10 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
                 .into(),
         ));
     }
-    if matches!(a.engine, Engine::Kround | Engine::Lazy) {
-        return Err(Error::Usage(
-            "--parameterized is decided by the explicit engine (--engine explicit)".into(),
-        ));
-    }
     if a.dot.is_some() {
         return Err(Error::Usage(
             "--dot draws witnesses of the bounded engine; the parameterized witness is printed"
                 .into(),
-        ));
-    }
-    if a.model.model_file.is_some() || bmc_rmm::cat::builtin_name(&a.model.model) != Some("tso") {
-        return Err(Error::Usage(
-            "parameterized robustness is decided against TSO only (--model tso)".into(),
         ));
     }
     if a.expectations.expect.is_some() || a.expectations.write_expect.is_some() {
@@ -95,22 +86,24 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
                 .into(),
         ));
     }
-    let width = Width(a.input.width);
+    let question = [Question::ParameterizedRobust {
+        every_thread: a.parameterized,
+    }];
+    let engine = super::check::engine_choice(a);
+    let builtin = match a.model.model_file {
+        None => bmc_rmm::cat::builtin_name(&a.model.model),
+        Some(_) => None,
+    };
+    bmc_rmm::ask::validate(engine, builtin, &question)?;
+    let cat = bmc_rmm::cat::builtin("tso")?;
     crate::cli::batch::run_records(a, "robust", "tso", |f, p| {
-        parameterized::validate(p, width)?;
-        let templates: Vec<ThreadId> = if a.parameterized {
-            p.thread_ids().collect()
-        } else {
-            p.templates.clone()
+        let mut req = super::check::request(a, p, &cat, &question, false);
+        req.timeout = Some(Duration::from_secs_f64(
+            a.timeout.unwrap_or(super::args::DEFAULT_TIMEOUT),
+        ));
+        let Detail::Parameterized(r) = bmc_rmm::ask::ask(&req)?.remove(0).detail else {
+            unreachable!("the parameterized engine replies with its report")
         };
-        let opts = Options {
-            width,
-            timeout: Some(Duration::from_secs_f64(
-                a.timeout.unwrap_or(super::args::DEFAULT_TIMEOUT),
-            )),
-            ..Options::default()
-        };
-        let r = parameterized::check(p, &templates, &opts)?;
         let (word, status) = match &r.verdict {
             Verdict::Robust => ("robust", 0),
             Verdict::NotRobust(v) if v.witness.is_ok() => ("not robust", 1),

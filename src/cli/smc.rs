@@ -44,7 +44,7 @@ pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
         SmcCheck::Reach => "reach",
         SmcCheck::Robust => "robust",
     };
-    let kinds = [kind];
+    let kinds = [bmc_rmm::ask::Question::from(kind)];
     let cat = bmc_rmm::cat::builtin(model.name())?;
     crate::cli::batch::run_records(a, cmd, model.name(), |f, p| {
         let mut req = super::check::request(a, p, &cat, &kinds, false);

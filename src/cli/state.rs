@@ -3,10 +3,9 @@
 //! the model but not under SC within the bound, each with its witness;
 //! text and JSON.
 
-use super::args::{CheckArgs, Engine};
+use super::args::CheckArgs;
+use bmc_rmm::ask::{Detail, Question};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::Limits;
-use bmc_rmm::engines::derived::state_robust::state_robustness;
 use bmc_rmm::program::Width;
 
 /// Runs `robust --state` on every input. Exit: 0 every input state-robust
@@ -14,11 +13,11 @@ use bmc_rmm::program::Width;
 /// limit left a state undecided (and no violation).
 pub fn run(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
-    if a.engine != Engine::Bounded {
-        return Err(Error::Usage(
-            "--state is decided by the bounded engine (--engine sat)".into(),
-        ));
-    }
+    bmc_rmm::ask::validate(
+        super::check::engine_choice(a),
+        None,
+        &[Question::StateRobust],
+    )?;
     if a.dot.is_some() {
         return Err(Error::Usage(
             "--dot is not supported with --state (witnesses are printed)".into(),
@@ -43,12 +42,10 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
     let mut code = 0;
     for (f, p) in &progs {
         let bound = super::check::effective_bound(a.bound, p);
-        let lim = Limits {
-            bound,
-            width: a.input.width,
-            deadline: crate::cli::batch::deadline(a.timeout),
+        let req = super::check::request(a, p, &model.model, &[Question::StateRobust], false);
+        let Detail::StateRobust(r) = bmc_rmm::ask::ask(&req)?.remove(0).detail else {
+            unreachable!("state-robustness replies with its report")
         };
-        let r = state_robustness(a.solver.kind(), p, &model.model, lim)?;
         let status = if !r.violations.is_empty() {
             1
         } else if !r.unknown.is_empty() {

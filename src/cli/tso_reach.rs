@@ -2,10 +2,9 @@
 //! per thread, by reduction to SC: `bmc_rmm::engines::tso_reach::kround`), `reach
 //! --engine lazy` (lazy TSO reachability: `bmc_rmm::engines::tso_reach::lazy`).
 
-use super::args::{CheckArgs, Engine};
-use bmc_rmm::ask::{Detail, EngineChoice, Reply};
+use super::args::CheckArgs;
+use bmc_rmm::ask::{Detail, EngineChoice, Question, Reply};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::CheckKind;
 use bmc_rmm::engines::tso_reach::kround::Answer;
 
 /// Rounds when `--rounds` is not given.
@@ -31,16 +30,12 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
                 .into(),
         ));
     }
-    let k = a.rounds.unwrap_or(DEFAULT_ROUNDS);
-    let engine = match a.engine {
-        Engine::Lazy => EngineChoice::Lazy(a.rounds),
-        _ => EngineChoice::Kround(k),
-    };
+    let engine = super::check::engine_choice(a);
     let builtin = match a.model.model_file {
         None => bmc_rmm::cat::builtin_name(&a.model.model),
         Some(_) => None,
     };
-    bmc_rmm::ask::validate(engine, builtin, &[CheckKind::Reach])?;
+    bmc_rmm::ask::validate(engine, builtin, &[Question::Reach])?;
     let cat = bmc_rmm::cat::builtin("tso")?;
     crate::cli::batch::run_records(a, "reach", "tso", |f, p| answer(f, p, a, &cat, engine))
 }
@@ -69,7 +64,7 @@ fn answer(
             format!(" within {k} rounds per thread"),
         )
     };
-    let mut req = super::check::request(a, p, cat, &[CheckKind::Reach], false);
+    let mut req = super::check::request(a, p, cat, &[Question::Reach], false);
     req.engine = engine;
     let reply = bmc_rmm::ask::ask(&req).map_err(|e| match e {
         Error::Usage(m) => Error::Usage(format!("{f}: {m}")),

@@ -54,6 +54,31 @@ pub struct StateReport {
 }
 
 impl StateReport {
+    /// This report as an [`Answer`](crate::answer::Answer): a violation
+    /// when a state is reachable under the model only (the witness: its
+    /// count), unknown when a limit left a state undecided, else no
+    /// violation up to `bound`.
+    pub fn answer(&self, bound: u32) -> crate::answer::Answer {
+        use crate::answer::{Answer, Scope, Verdict};
+        let verdict = if !self.violations.is_empty() {
+            Verdict::Violation
+        } else if !self.unknown.is_empty() {
+            Verdict::Unknown
+        } else {
+            Verdict::NoViolation
+        };
+        let mut a = Answer::new(verdict, Scope::Bound(bound));
+        if verdict == Verdict::Unknown {
+            a.reason = self.unknown.first().map(|(_, _, why)| why.clone());
+        }
+        a.stats = vec![
+            ("violations", self.violations.len() as u64),
+            ("asked", self.asked as u64),
+            ("sc_reachable", self.sc_reachable as u64),
+        ];
+        a
+    }
+
     /// State-robust up to the bound: no violation and nothing unknown.
     pub fn robust(&self) -> bool {
         self.violations.is_empty() && self.unknown.is_empty()

@@ -159,6 +159,30 @@ pub struct Report {
     pub stats: Stats,
 }
 
+impl Report {
+    /// This report as an [`Answer`](crate::answer::Answer) holding for
+    /// every number of copies: robust is no violation; an instance not
+    /// robust is a violation when its witness replayed on the explicit
+    /// engine, else unknown (the replay's failure is the reason).
+    pub fn answer(&self) -> crate::answer::Answer {
+        use crate::answer::{Answer, Scope, Verdict as V};
+        match &self.verdict {
+            Verdict::Robust => Answer::new(V::NoViolation, Scope::Complete),
+            Verdict::NotRobust(v) => match &v.witness {
+                Ok(_) => Answer::new(V::Violation, Scope::Complete),
+                Err(why) => Answer {
+                    reason: Some(why.to_string()),
+                    ..Answer::new(V::Unknown, Scope::Complete)
+                },
+            },
+            Verdict::Unknown(why) => Answer {
+                reason: Some(why.clone()),
+                ..Answer::new(V::Unknown, Scope::Complete)
+            },
+        }
+    }
+}
+
 /// Checks that the program is one the reduction handles: the explicit
 /// engine's commands (TSO with locks and atomic sequences) and a width in
 /// 1..=32.
