@@ -10,8 +10,8 @@
 
 mod common;
 
-use bmc_rmm::ask::{self, EngineChoice, Request};
-use bmc_rmm::engines::bounded::CheckKind;
+use bmc_rmm::ask::{self, EngineChoice, Question, Request};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -39,18 +39,19 @@ fn cli_verdicts(args: &[&str]) -> BTreeMap<String, String> {
 
 /// A CLI verdict word as the library's verdict spells it: the bounded
 /// engine's `violation`/`no-violation`, SMC's `not robust`/`robust` and
-/// `reachable`/`unreachable`.
+/// `reachable`/`unreachable`, the parameterized engine's `not-robust`,
+/// state-robustness's `state-robust`/`not-state-robust`.
 fn normalized(word: &str) -> &str {
     match word {
-        "not robust" | "reachable" => "violation",
-        "robust" | "unreachable" => "no-violation",
+        "not robust" | "not-robust" | "not-state-robust" | "reachable" => "violation",
+        "robust" | "state-robust" | "unreachable" => "no-violation",
         w => w,
     }
 }
 
 /// The library's verdict (as the bounded engine's JSON spells it) for `question` on the
 /// program in `path` under the built-in model `model` with `engine`.
-fn library_verdict(path: &Path, model: &str, question: CheckKind, engine: EngineChoice) -> String {
+fn library_verdict(path: &Path, model: &str, question: Question, engine: EngineChoice) -> String {
     let p = bmc_rmm::frontend::load_program(
         path.to_str().unwrap(),
         None,
@@ -85,7 +86,7 @@ fn same_as_cli(
     dir: &Path,
     ext: &str,
     model: &str,
-    question: CheckKind,
+    question: Question,
     engine: EngineChoice,
     cli_args: &[&str],
 ) -> BTreeMap<String, String> {
@@ -128,7 +129,7 @@ fn trencher_robustness_auto_and_smc_as_the_cli() {
         &dir,
         "txt",
         "tso",
-        CheckKind::Robust,
+        Question::Robust,
         EngineChoice::Bounded(None),
         &["robust"],
     );
@@ -136,7 +137,7 @@ fn trencher_robustness_auto_and_smc_as_the_cli() {
         &dir,
         "txt",
         "tso",
-        CheckKind::Robust,
+        Question::Robust,
         EngineChoice::Smc,
         &["robust", "--engine", "smc"],
     );
@@ -151,7 +152,7 @@ fn trencher_explicit_as_the_cli_and_the_expected_answers() {
         &dir,
         "txt",
         "tso",
-        CheckKind::Robust,
+        Question::Robust,
         EngineChoice::Explicit,
         &["robust", "--engine", "explicit"],
     );
@@ -181,7 +182,7 @@ fn memorax_reachability_auto_as_the_cli() {
         &dir,
         "rmm",
         "tso",
-        CheckKind::Reach,
+        Question::Reach,
         EngineChoice::Bounded(None),
         &["reach"],
     );
@@ -196,7 +197,7 @@ fn an_engine_refuses_a_question_it_does_not_answer() {
     )
     .unwrap();
     let m = bmc_rmm::cat::builtin("power").unwrap();
-    let questions = [CheckKind::Robust];
+    let questions = [Question::Robust];
     let mut req = Request::new(&p, &m, Some("power"), &questions, 4);
     for engine in [
         EngineChoice::Explicit,
@@ -212,4 +213,64 @@ fn an_engine_refuses_a_question_it_does_not_answer() {
     let r = ask::ask(&req).expect("the bounded engine answers under power");
     assert_eq!(r.len(), 1);
     assert_eq!(r[0].answer.scope, bmc_rmm::answer::Scope::Bound(4));
+}
+
+#[test]
+fn parameterized_and_state_robustness_as_the_cli() {
+    let dir = Path::new(common::ROOT).join("examples/parameterized");
+    let cli = cli_verdicts(&[
+        "robust",
+        "--parameterized",
+        "--model",
+        "tso",
+        dir.to_str().unwrap(),
+    ]);
+    let state = cli_verdicts(&[
+        "robust",
+        "--state",
+        "--bound",
+        "6",
+        "--model",
+        "tso",
+        dir.to_str().unwrap(),
+    ]);
+    let m = bmc_rmm::cat::builtin("tso").unwrap();
+    let mut compared = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let p = bmc_rmm::frontend::load_program(
+            path.to_str().unwrap(),
+            None,
+            bmc_rmm::program::Width::DEFAULT,
+        )
+        .unwrap();
+        let questions = [
+            ask::Question::ParameterizedRobust { every_thread: true },
+            ask::Question::StateRobust,
+        ];
+        let mut req = Request::new(&p, &m, Some("tso"), &questions, 6);
+        req.timeout = Some(Duration::from_secs(TIMEOUT));
+        let r = ask::ask(&req).expect("answered");
+        assert_eq!(r.len(), 2);
+        let word = |v| {
+            serde_json::to_value(v)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let (param, st) = (word(r[0].answer.verdict), word(r[1].answer.verdict));
+        assert_eq!(r[0].answer.scope, bmc_rmm::answer::Scope::Complete);
+        assert_eq!(r[1].answer.scope, bmc_rmm::answer::Scope::Bound(6));
+        let st_cli = state[&name].as_str();
+        if param != "unknown" && cli[&name] != "unknown" {
+            assert_eq!(param, cli[&name], "{name}: parameterized");
+            compared += 1;
+        }
+        if st != "unknown" && st_cli != "unknown" {
+            assert_eq!(st, st_cli, "{name}: state-robustness");
+        }
+    }
+    assert!(compared >= 6, "only {compared} compared");
 }

@@ -64,27 +64,9 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         format!("sat (bound {})", bound),
         format!("smc (bound {})", bound)
     );
-    let describe = crate::cli::shard::Describe {
-        command: "crosscheck",
-        what: "inputs",
-        words: &["yes", "yes (beyond bound)", "NO", "unknown"],
-        model: "tso",
-        aliases: &[],
-        meta: serde_json::json!({ "head": head }),
-    };
-    let (shard, progs) = crate::cli::inputs::load_sharded(
-        &a.input.files,
-        a.input.format,
-        a.input.width,
-        &a.input.c.options(),
-        &a.shard,
-        describe,
-    )?;
+    let (shard, progs) = load(a, &head, &["yes", "yes (beyond bound)", "NO", "unknown"])?;
     let model = bmc_rmm::cat::builtin("tso")?;
     let (mut disagreements, mut unknowns) = (0, 0);
-    if !a.input.json {
-        print!("{head}");
-    }
     for (f, p) in &progs {
         let ask = |engine| answer_with(p, &model, "tso", CheckKind::Robust, engine, bound, a);
         let explicit_reply = ask(EngineChoice::Explicit)?;
@@ -178,6 +160,44 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         shard.record(rec)?;
     }
     Ok(finish(progs.len(), disagreements, unknowns, a.input.json))
+}
+
+/// The inputs of this shard of a crosscheck (whose table starts with
+/// `head` and whose agreement column says one of `words`), loaded before
+/// anything runs; prints `head` unless `--json`.
+///
+/// Errors: unreadable or malformed inputs, a bad `--shard`/`--jsonl`.
+fn load(
+    a: &CrosscheckArgs,
+    head: &str,
+    words: &'static [&'static str],
+) -> Result<
+    (
+        crate::cli::shard::Shard,
+        Vec<(String, bmc_rmm::program::Program)>,
+    ),
+    Error,
+> {
+    let describe = crate::cli::shard::Describe {
+        command: "crosscheck",
+        what: "inputs",
+        words,
+        model: "tso",
+        aliases: &[],
+        meta: serde_json::json!({ "head": head }),
+    };
+    let loaded = crate::cli::inputs::load_sharded(
+        &a.input.files,
+        a.input.format,
+        a.input.width,
+        &a.input.c.options(),
+        &a.shard,
+        describe,
+    )?;
+    if !a.input.json {
+        print!("{head}");
+    }
+    Ok(loaded)
 }
 
 /// Prints a crosscheck's summary line (stdout; stderr with `--json`,
@@ -324,25 +344,7 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
         "simulator",
         format!("smc ({bound})")
     );
-    let describe = crate::cli::shard::Describe {
-        command: "crosscheck",
-        what: "inputs",
-        words: &["yes", "NO", "unknown"],
-        model: "tso",
-        aliases: &[],
-        meta: serde_json::json!({ "head": head }),
-    };
-    let (shard, progs) = crate::cli::inputs::load_sharded(
-        &a.input.files,
-        a.input.format,
-        a.input.width,
-        &a.input.c.options(),
-        &a.shard,
-        describe,
-    )?;
-    if !a.input.json {
-        print!("{head}");
-    }
+    let (shard, progs) = load(a, &head, &["yes", "NO", "unknown"])?;
     let (mut disagreements, mut unknowns) = (0, 0);
     for (f, p) in &progs {
         let p = p.clone();
