@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-pub use crate::common;
+pub(crate) use crate::common;
 
 /// The `bmc-rmm` binary under test.
 pub use common::bin_path as bin;

@@ -1,7 +1,9 @@
 //! Command-line conventions: man pages and shell completions
 //! generated from the clap definitions, `--version` naming the backends
 //! and features, `-q`/`-v`/`--color`/`NO_COLOR` accepted the same way by
-//! every command, and `--json` on every checking command.
+//! every command, and `--json` on every checking command. Built without
+//! the `z3` feature, `--solver z3` is a usage error (CI runs this file on
+//! the default build too: README, "Run the tests").
 
 use crate::common;
 
@@ -90,6 +92,20 @@ fn version_names_solvers_and_features() {
     assert!(out.contains("solvers: varisat"), "{out}");
     assert!(out.contains("features: cli"), "{out}");
     assert_eq!(out.contains("z3"), cfg!(feature = "z3"), "{out}");
+}
+
+#[cfg(not(feature = "z3"))]
+#[test]
+fn z3_solver_is_a_usage_error_without_the_feature() {
+    let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sb.rmm");
+    let out = common::bin()
+        .args(["robust", "--solver", "z3", ex])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("built without z3"), "{err}");
+    assert!(out.stdout.is_empty());
 }
 
 #[test]

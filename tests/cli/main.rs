@@ -7,9 +7,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch;
 mod cli;
 mod conventions;
 mod hardening;
-mod batch;
 mod shard;
 mod tso_reach_cli;

@@ -2,23 +2,18 @@
 //! (`TASKS.tsv`): every task's `.i` input is read as C by its extension
 //! and parses and lowers (`bmc-rmm parse --width 32 --unwind 2`, the tasks' ILP32
 //! `int`). Skips when the corpus is absent, except under CI (`CI` set),
-//! where a missing corpus is a failure.
+//! where a missing corpus is a failure (`common::corpus`).
 
-use std::path::Path;
+use crate::common;
 use std::process::Command;
 
 #[test]
 fn every_svcomp_task_parses() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/svcomp");
-    let Ok(tasks) = std::fs::read_to_string(dir.join("TASKS.tsv")) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the SV-COMP corpus is missing at {}",
-            dir.display()
-        );
-        eprintln!("skipped: no corpus at {}", dir.display());
+    let Some(tsv) = common::corpus("svcomp/TASKS.tsv") else {
         return;
     };
+    let dir = tsv.parent().expect("TASKS.tsv is in the corpus folder");
+    let tasks = std::fs::read_to_string(&tsv).expect("TASKS.tsv readable");
     let mut inputs: Vec<String> = tasks
         .lines()
         .skip(1)

@@ -3,24 +3,17 @@
 //! (1: the final condition holds, 0: it does not), per suite (AArch64
 //! including `mixed/`, RISC-V, PPC, X86). A test may be refused (a located
 //! error naming what is not modelled), never answered wrongly. Skips when
-//! the collection is absent, unless `CI` is set (then it fails).
+//! the collection is absent, unless `CI` is set (then it fails:
+//! `common::corpus`).
 
+use crate::common;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 
 fn root() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus-dat3m");
-    if p.join("EXPECTED.tsv").exists() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus not found at {} (CI is set)",
-        p.display()
-    );
-    eprintln!("skipping: corpus not found at {}", p.display());
-    None
+    common::corpus("litmus-dat3m/EXPECTED.tsv")?;
+    common::corpus("litmus-dat3m")
 }
 
 /// True when the record's final condition holds (herd's `Ok`).

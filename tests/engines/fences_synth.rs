@@ -274,19 +274,14 @@ fn bad_input_is_located_exit_2() {
 /// For every Trencher corpus program of the top folder: the bounded TSO
 /// synthesis at bound 20 costs what the explicit engine's optimal
 /// (unbounded) fence set costs, and its output is robust by the explicit
-/// engine. ~3 min on 2 cores (release): run by the default build's test
-/// pass only (the z3 build's pass runs the same code without z3 in it).
+/// engine. ~3 min on 2 cores (release).
 #[test]
-#[cfg_attr(
-    feature = "z3",
-    ignore = "the same check as the default build's; no z3 involved"
-)]
 fn tso_cost_equals_explicit_on_trencher_corpus() {
     corpus_compare("", 24);
 }
 
 /// The same on the Memorax translations (`memorax/`); ~6 min, so not run
-/// by default: `cargo test --release --test fences_synth -- --ignored`.
+/// by default: `cargo test --release --test engines -- fences_synth:: --ignored`.
 #[test]
 #[ignore]
 fn tso_cost_equals_explicit_on_memorax_translations() {

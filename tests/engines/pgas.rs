@@ -9,6 +9,7 @@
 //!   agrees with the SAT engine on the reachability of every final state.
 //! * Bad input: located errors, exit 2.
 
+use crate::common;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::Verdict;
 use bmc_rmm::engines::bounded::{varisat::Encoder, Deadline};
@@ -17,10 +18,9 @@ use bmc_rmm::program::{
     BinOp, Command, Expr, GExpr, GVar, Goal, GoalAt, GoalKind, PgasCmd, Program, RegId, Spmd,
     ThreadId, Width,
 };
+use common::check1;
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::process::Command as Proc;
-use crate::common;
-use common::check1;
 
 const W: Width = Width::DEFAULT;
 

@@ -39,9 +39,9 @@ fn example(name: &str) -> Program {
     bmc_rmm::frontend::load_program(&path, None, Width::DEFAULT).unwrap()
 }
 
-use Verdict::{NoViolation as No, Violation as Yes};
 use crate::common;
 use common::check1;
+use Verdict::{NoViolation as No, Violation as Yes};
 
 #[test]
 fn classic_examples_sc_and_tso() {

@@ -4,6 +4,7 @@
 //! register), ASR, MOVZ, MOVK, MADD, B.cond with unsigned conditions,
 //! STR post-index), computed by hand in the comments.
 
+use crate::common::litmus_states as states_under;
 use bmc_rmm::cat;
 use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::{Deadline, SolverKind};
@@ -13,25 +14,6 @@ use bmc_rmm::program::Width;
 /// The sorted final state lines of `text` under sc.
 fn states(text: &str) -> Vec<String> {
     states_under(text, "sc")
-}
-
-/// The sorted final state lines of `text` under the built-in `model`.
-fn states_under(text: &str, model: &str) -> Vec<String> {
-    let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let m = cat::builtin(model).unwrap();
-    let r = run::run(
-        &t,
-        &m,
-        12,
-        run::auto_width(&t),
-        Deadline(None),
-        SolverKind::Varisat,
-    )
-    .unwrap();
-    let mut v: Vec<String> = r.states.iter().map(|s| t.state_line(s)).collect();
-    v.sort();
-    v
 }
 
 #[test]

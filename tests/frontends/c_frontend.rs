@@ -329,13 +329,8 @@ fn nidhugg_jobs() -> Option<(std::path::PathBuf, Vec<NidhuggJob>)> {
 }
 
 /// Every row of the Nidhugg corpus' Table 1 under sc, tso and pso (about
-/// 6 CPU-minutes): run by the default build's test pass only (the z3
-/// build's pass would run the same code again, without z3 in it).
+/// 6 CPU-minutes).
 #[test]
-#[cfg_attr(
-    feature = "z3",
-    ignore = "the same check as the default build's; no z3 involved"
-)]
 fn nidhugg_corpus_matches_expected() {
     let Some((dir, jobs)) = nidhugg_jobs() else {
         return;
@@ -439,10 +434,6 @@ fn verifier_atomic_functions_are_one_step() {
 /// nodes by undo logs; most of it `pgsql_bnd.c`, 3.4·10^5 executions per
 /// model, and `fib_bench_true.c` under tso and pso, 6·10^5 each).
 #[test]
-#[cfg_attr(
-    feature = "z3",
-    ignore = "the same check as the default build's; no z3 involved"
-)]
 fn nidhugg_corpus_smc_matches_expected() {
     let Some((dir, jobs)) = nidhugg_jobs() else {
         return;

@@ -9,30 +9,9 @@
 //! The expected states are herd7 7.58's (`riscv.cat`; `aarch64.cat
 //! -variant mixed`), run on these texts.
 
-use bmc_rmm::cat;
+use crate::common::litmus_states as states;
 use bmc_rmm::diag::{Error, SourceFile};
-use bmc_rmm::engines::bounded::{Deadline, SolverKind};
-use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
-
-/// The sorted final state lines of `text` under the built-in `model`.
-fn states(text: &str, model: &str) -> Vec<String> {
-    let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let m = cat::builtin(model).unwrap();
-    let r = run::run(
-        &t,
-        &m,
-        12,
-        run::auto_width(&t),
-        Deadline(None),
-        SolverKind::Varisat,
-    )
-    .unwrap();
-    let mut v: Vec<String> = r.states.iter().map(|s| t.state_line(s)).collect();
-    v.sort();
-    v
-}
 
 /// `(location, message)` of the located error `text` gives.
 fn refused(text: &str) -> (String, String) {

@@ -3,10 +3,10 @@
 //! semantics), malformed inputs and the smoke fuzz. One test binary; each
 //! file is a module.
 
-#[path = "../common/mod.rs"]
-mod common;
 #[path = "../c_common/mod.rs"]
 mod c_common;
+#[path = "../common/mod.rs"]
+mod common;
 
 mod arm_own;
 mod bad_input;

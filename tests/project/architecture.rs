@@ -15,7 +15,7 @@
 //!   references clap or the command line;
 //! * every module starts with a `//!` doc comment.
 //!
-//! `cargo test --test architecture -- --nocapture` prints the sibling
+//! `cargo test --test project -- architecture:: --nocapture` prints the sibling
 //! graphs (the listing quoted in docs/architecture.md).
 
 use std::collections::{BTreeMap, BTreeSet};
