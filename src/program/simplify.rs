@@ -44,7 +44,7 @@
 //! registers (witnesses print them), and state names of contracted
 //! states. What does not: the memory accesses, fences and atomic steps of
 //! every path in order, the values they read and write, and which goal
-//! states (and goal-condition registers) are reachable. `tests/simplify.rs`
+//! states (and goal-condition registers) are reachable. `tests/engines/simplify.rs`
 //! checks this on generated programs by comparing final memories and goal
 //! answers before and after with the SMC engine.
 

@@ -3,8 +3,7 @@
 
 use std::process::Command;
 
-#[path = "../common/mod.rs"]
-pub mod common;
+pub(crate) use crate::common;
 
 /// The `bmc-rmm` binary under test.
 pub use common::bin_path as bin;

@@ -92,3 +92,28 @@ pub fn corpus(rel: &str) -> Option<std::path::PathBuf> {
     eprintln!("skipping: {msg}");
     None
 }
+
+/// The sorted final-state lines (`t.state_line`) of the litmus test
+/// `text` (read at 64 bits as `t.litmus`; a parse error panics) under the
+/// built-in `model`, at bound 12 and the test's own width, with varisat.
+pub fn litmus_states(text: &str, model: &str) -> Vec<String> {
+    use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::engines::bounded::{Deadline, SolverKind};
+    use bmc_rmm::litmus::run;
+    use bmc_rmm::program::Width;
+    let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let m = bmc_rmm::cat::builtin(model).unwrap();
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        SolverKind::Varisat,
+    )
+    .unwrap();
+    let mut v: Vec<String> = r.states.iter().map(|s| t.state_line(s)).collect();
+    v.sort();
+    v
+}

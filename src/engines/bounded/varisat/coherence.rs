@@ -31,7 +31,7 @@
 //! Each clause is implied by the model, so any subset is sound: at most
 //! [`MAX_CLAUSES`] are added (the lazy loop finds the rest) and the
 //! encoding's resource limit stops it like any other growth point.
-//! Measured on the Nidhugg rows in docs/performance.md; `tests/coherence.rs`
+//! Measured on the Nidhugg rows in docs/performance.md; `tests/engines/coherence.rs`
 //! checks that the final states stay those of the lazy loop alone.
 
 use super::encoder::{same_po, Encoder};

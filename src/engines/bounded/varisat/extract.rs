@@ -153,7 +153,7 @@ pub fn extract(enc: &Encoder) -> Execution {
 /// executed memory events of `x`, its extraction), and its fr edges, from
 /// the encoder's concrete relations. [`Execution::hb_cycle`] computes the
 /// same from the execution alone and is what [`crate::engines::bounded::queries`] uses; this is kept
-/// as its reference (tests/replay.rs compares them).
+/// as its reference (tests/engines/replay.rs compares them).
 pub fn hb_cycle_of_candidate(
     enc: &mut Encoder,
     x: &Execution,

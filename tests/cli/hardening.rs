@@ -1,0 +1,436 @@
+//! The failure classes of the hardening issue, one test each, through the
+//! binary: every bad input or option ends in one clear message and exit
+//! 2 (or "unknown" and exit 3), never a panic, an abort or a damaged file
+//! (docs/reliability.md).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::common;
+
+fn bmc(args: &[&str]) -> Output {
+    let out = common::bin().args(args).output().expect("run bmc-rmm");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "panic on {args:?}: {err}");
+    assert_ne!(out.status.code(), Some(101), "{args:?}");
+    out
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// One duration parser: huge, infinite, zero and malformed timeouts are
+/// usage errors on every command (they used to panic in
+/// `Duration::from_secs_f64`).
+#[test]
+fn timeouts_out_of_range_are_usage_errors() {
+    for t in [
+        "1e20",
+        "inf",
+        "1e300",
+        "18446744073709551616",
+        "0",
+        "NaN",
+        "abc",
+    ] {
+        for cmd in [
+            vec!["reach", "--timeout", t, "examples/sb.rmm"],
+            vec!["litmus", "--timeout", t, "tests/litmus"],
+            vec!["diff", "--models", "sc,tso", "--timeout", t, "examples"],
+            vec![
+                "robust",
+                "--engine",
+                "explicit",
+                "--timeout",
+                t,
+                "examples/sb.rmm",
+            ],
+        ] {
+            let o = bmc(&cmd);
+            assert_eq!(code(&o), 2, "{cmd:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--timeout"), "{cmd:?}: {}", stderr(&o));
+        }
+    }
+    // A large but finite timeout is accepted.
+    assert_eq!(
+        code(&bmc(&["reach", "--timeout", "1e6", "examples/sb.rmm"])),
+        1
+    );
+}
+
+/// Output files: write errors are reported (exit 2), special files are
+/// written through and never replaced, symlinks stay links.
+#[test]
+fn output_files_are_never_clobbered() {
+    if Path::new("/dev/full").exists() {
+        let o = bmc(&["robust", "--write-expect", "/dev/full", "examples/sb.rmm"]);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stderr(&o).contains("/dev/full"), "{}", stderr(&o));
+        assert!(!std::fs::metadata("/dev/full").unwrap().is_file());
+    }
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("target.tsv");
+    std::fs::write(&target, "old").unwrap();
+    #[cfg(unix)]
+    {
+        let link = d.path().join("link.tsv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let o = bmc(&[
+            "robust",
+            "--write-expect",
+            link.to_str().unwrap(),
+            "examples/sb.rmm",
+        ]);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::read_to_string(&target)
+            .unwrap()
+            .contains("not-robust"));
+    }
+    // No temporary file is left in the directory.
+    for e in std::fs::read_dir(d.path()).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".tmp"), "stray {name}");
+    }
+}
+
+/// `--dot FILE` without a subcommand writes one file per check instead
+/// of overwriting the reach witness with the robust one; with the
+/// explicit engine it is a usage error, not silently ignored.
+#[test]
+fn dot_files_are_not_overwritten_or_ignored() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("sb.dot");
+    let o = bmc(&["--dot", f.to_str().unwrap(), "examples/sb.rmm"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    for check in ["reach", "robust"] {
+        let p = d.path().join(format!("sb.{check}.dot"));
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        assert!(text.starts_with("digraph"), "{}", p.display());
+    }
+    let o = bmc(&[
+        "robust",
+        "--engine",
+        "explicit",
+        "--dot",
+        f.to_str().unwrap(),
+        "examples/sb.rmm",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--dot"), "{}", stderr(&o));
+}
+
+/// Options may precede the subcommand; a mistyped subcommand gets a
+/// suggestion instead of "no such file".
+#[test]
+fn subcommands_after_options_and_typos() {
+    let o = bmc(&["--json", "--model", "sc", "reach", "examples/sb.rmm"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(rec["check"], "reach");
+    assert_eq!(rec["model"], "sc");
+    let o = bmc(&["robst", "examples/sb.rmm"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("robust"), "{}", stderr(&o));
+}
+
+/// `crosscheck --json` prints JSON; unknown answers give exit 3.
+#[test]
+fn crosscheck_json_and_unknown_exit() {
+    let o = bmc(&["crosscheck", "--json", "--bound", "6", "examples/sb.rmm"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(rec["agree"], "yes");
+    assert_eq!(rec["explicit"], "violation");
+    let o = bmc(&[
+        "crosscheck",
+        "--timeout",
+        "0.000001",
+        "--bound",
+        "20",
+        "examples/dekker.rmm",
+    ]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+}
+
+/// One rendering per error, and a long line is clipped.
+#[test]
+fn errors_are_printed_once_and_clipped() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("long.rmm");
+    let mut text = String::from("shared x;\nthread t { ");
+    for _ in 0..20_000 {
+        text.push_str("x = 1; ");
+    }
+    text.push_str("x = ; }\n");
+    std::fs::write(&f, text).unwrap();
+    let o = bmc(&["parse", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert_eq!(err.matches("expected an expression").count(), 1, "{err}");
+    assert!(err.len() < 1000, "{} bytes", err.len());
+    assert!(err.lines().next().unwrap().contains("long.rmm:2:"), "{err}");
+}
+
+/// `--model` and `--model-file` together are a usage error.
+#[test]
+fn model_and_model_file_conflict() {
+    let o = bmc(&[
+        "--model",
+        "sc",
+        "--model-file",
+        "encodings/tso.cat",
+        "examples/sb.rmm",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--model-file"), "{}", stderr(&o));
+}
+
+/// A list file that includes itself is a located error, not a stack
+/// overflow.
+#[test]
+fn self_including_list_is_located() {
+    let d = tempfile::tempdir().unwrap();
+    let l = d.path().join("self.lst");
+    std::fs::write(&l, "@self.lst\n").unwrap();
+    let o = bmc(&["litmus", &format!("@{}", l.display())]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("self.lst:1:1: error:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Parsing is linear in the number of threads (200,000 threads parse in
+/// well under the time the old quadratic lookup needed for 40,000).
+#[test]
+fn many_threads_parse() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("many.rmm");
+    let mut text = String::from("shared x;\n");
+    for i in 0..100_000 {
+        text.push_str(&format!("thread t{i} {{ x = 1; }}\n"));
+    }
+    std::fs::write(&f, text).unwrap();
+    let o = bmc(&["parse", "--json", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(rec["threads"], 100_000);
+}
+
+/// `--expect` matches rows by path: an X86_64 test is not compared with
+/// the X86 row of the same name.
+#[test]
+fn expectations_match_by_path() {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/litmus");
+    if common::corpus("litmus/EXPECTED.tsv").is_none() {
+        return;
+    }
+    let exp = c.join("EXPECTED.tsv");
+    let o = bmc(&[
+        "litmus",
+        "-q",
+        "--model",
+        "tso",
+        "--expect",
+        exp.to_str().unwrap(),
+        c.join("X86_64").to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(err.contains(" 0 mismatches"), "{err}");
+    assert!(err.contains("0 without expectation"), "{err}");
+}
+
+/// Deeply nested litmus conditions are located errors; long flat chains
+/// of `\/` are fine (they used to overflow the stack).
+#[test]
+fn litmus_conditions_never_overflow() {
+    let hdr = "X86 T\n{ x=0; y=0; }\n P0          | P1          ;\n MOV [x],$1  | MOV [y],$1  ;\n MOV EAX,[y] | MOV EAX,[x] ;\n";
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "paren",
+            format!("exists {}0:EAX=0{}\n", "(".repeat(3000), ")".repeat(3000)),
+            2,
+        ),
+        (
+            "not",
+            format!("exists ({}0:EAX=0)\n", "~".repeat(100_000)),
+            2,
+        ),
+        (
+            "or",
+            format!("exists ({})\n", vec!["0:EAX=0"; 10_000].join(" \\/ ")),
+            0,
+        ),
+    ];
+    for (name, cond, want) in cases {
+        let f = d.path().join(format!("{name}.litmus"));
+        std::fs::write(&f, format!("{hdr}{cond}")).unwrap();
+        let o = bmc(&["parse", f.to_str().unwrap()]);
+        assert_eq!(code(&o), want, "{name}: {}", stderr(&o));
+        if want == 2 {
+            assert!(stderr(&o).contains("nested more than"), "{}", stderr(&o));
+            assert!(
+                stderr(&o).contains(&format!("{name}.litmus:6:")),
+                "{}",
+                stderr(&o)
+            );
+        }
+    }
+}
+
+/// Models: non-ASCII text after a symbol, very long operator chains and
+/// definition chains are located errors, not panics or stack overflows.
+#[test]
+fn cat_models_never_crash() {
+    let d = tempfile::tempdir().unwrap();
+    let chain = |op: &str| format!("acyclic {}\n", vec!["po"; 20_000].join(op));
+    let mut lets = String::from("let a0 = po\n");
+    for i in 1..5000 {
+        lets.push_str(&format!("let a{i} = a{} | po\n", i - 1));
+    }
+    lets.push_str("acyclic a4999\n");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "utf8",
+            b"acyclic po\n\xf0\x9f\x98\x80\n".to_vec(),
+            "unexpected character",
+        ),
+        ("union", chain(" | ").into_bytes(), "nested too deeply"),
+        ("seq", chain(" ; ").into_bytes(), "nested too deeply"),
+        (
+            "inverse",
+            format!("acyclic po{}\n", "^-1".repeat(20_000)).into_bytes(),
+            "nested too deeply",
+        ),
+        ("lets", lets.into_bytes(), "nested too deeply"),
+    ];
+    for (name, text, msg) in cases {
+        let f = d.path().join(format!("{name}.cat"));
+        std::fs::write(&f, text).unwrap();
+        let o = bmc(&[
+            "reach",
+            "--model-file",
+            f.to_str().unwrap(),
+            "examples/sb.rmm",
+        ]);
+        assert_eq!(code(&o), 2, "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!("{}:", f.display())),
+            "{name}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A program with `n` threads that each store to one variable: its
+/// encoding grows with the square of `n` (every pair of writes may be
+/// co-related).
+fn many_writers(dir: &Path, n: usize) -> String {
+    let f = dir.join(format!("writers{n}.rmm"));
+    let mut text = String::from("shared x;\n");
+    for i in 0..n {
+        text.push_str(&format!("thread t{i} {{ x = 1; }}\n"));
+    }
+    std::fs::write(&f, text).unwrap();
+    f.to_string_lossy().into_owned()
+}
+
+/// Resource limits end in "unknown" and exit 3, also while encoding: a
+/// memory budget (`--memory`), the address-space limit (`ulimit -v`,
+/// which used to abort with "memory allocation failed"), and a timeout
+/// that used to be checked only once the encoding was done.
+#[test]
+fn resource_limits_answer_unknown() {
+    let d = tempfile::tempdir().unwrap();
+    let f = many_writers(d.path(), 3000);
+    // The default solver would first ask the explicit engine, which
+    // proves this load-free program robust at once (tests/tso_witness.rs);
+    // the limits here are those of the bounded encoding.
+    let o = bmc(&["robust", "--solver", "varisat", "--memory", "64", &f]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("memory limit reached"),
+        "{}",
+        stdout(&o)
+    );
+    let o = bmc(&["robust", "--solver", "varisat", "--timeout", "0.5", &f]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+    assert!(stdout(&o).contains("time limit reached"), "{}", stdout(&o));
+    #[cfg(target_os = "linux")]
+    {
+        // Under an address-space limit the default budget (half of it)
+        // stops the check before an allocation can fail.
+        let f = many_writers(d.path(), 6000);
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1500000 && exec \"$0\" robust --solver varisat \"$1\"")
+            .arg(common::bin_path())
+            .arg(&f)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("memory limit reached"), "{text}");
+    }
+}
+
+/// A fence the model gives no meaning to is reported once per program
+/// (under power, `mfence` orders nothing; under tso it is a fence).
+#[test]
+fn ignored_fences_are_reported() {
+    let o = bmc(&["--model", "power", "--bound", "6", "examples/sb-fenced.rmm"]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("`mfence`") && err.contains("orders nothing"),
+        "{err}"
+    );
+    let o = bmc(&["--model", "tso", "--bound", "6", "examples/sb-fenced.rmm"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+/// A reader that goes away (`bmc-rmm … | head -1`): the process ends by
+/// SIGPIPE as Unix tools do, never with a panic about a failed write.
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = common::bin()
+        .args([
+            "litmus",
+            "-q",
+            "tests/litmus",
+            "tests/litmus",
+            "tests/litmus",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run bmc-rmm");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for bmc-rmm");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
+}

@@ -1,0 +1,252 @@
+//! The bounded SAT engine on classic programs with known verdicts under SC
+//! and TSO (always run), and on the Trencher corpus (when present).
+
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::engines::bounded::Verdict;
+use bmc_rmm::engines::bounded::{varisat::Encoder, Deadline};
+use bmc_rmm::frontend::{native, trencher};
+use bmc_rmm::program::{Program, Width};
+
+fn prog(src: &str) -> Program {
+    native::parse(&SourceFile::new("t.rmm", src), Width::DEFAULT).expect("parses")
+}
+
+fn run(p: &Program, model: &str, bound: u32) -> (Verdict, Verdict) {
+    let m = bmc_rmm::cat::builtin(model).unwrap();
+    let r = check1(
+        bmc_rmm::engines::bounded::CheckKind::Reach,
+        p,
+        &m,
+        bound,
+        Width::DEFAULT.0,
+        false,
+        Deadline(None),
+    );
+    let b = check1(
+        bmc_rmm::engines::bounded::CheckKind::Robust,
+        p,
+        &m,
+        bound,
+        Width::DEFAULT.0,
+        false,
+        Deadline(None),
+    );
+    (r.verdict, b.verdict)
+}
+
+fn example(name: &str) -> Program {
+    let path = format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    bmc_rmm::frontend::load_program(&path, None, Width::DEFAULT).unwrap()
+}
+
+use crate::common;
+use common::check1;
+use Verdict::{NoViolation as No, Violation as Yes};
+
+#[test]
+fn classic_examples_sc_and_tso() {
+    // (file, reach SC, robust SC, reach TSO, robust TSO)
+    let table = [
+        ("sb.rmm", No, No, Yes, Yes),
+        ("sb-fenced.rmm", No, No, No, No),
+        ("mp.rmm", No, No, No, No),
+        ("lb.rmm", No, No, No, No),
+        ("iriw.rmm", No, No, No, No),
+        ("dekker.rmm", No, No, Yes, Yes),
+        ("peterson.rmm", No, No, Yes, Yes),
+    ];
+    for (f, rsc, bsc, rtso, btso) in table {
+        let p = example(f);
+        assert_eq!(run(&p, "sc", 10), (rsc, bsc), "{f} under sc");
+        assert_eq!(run(&p, "tso", 10), (rtso, btso), "{f} under tso");
+    }
+}
+
+#[test]
+fn two_plus_two_w_and_lock_xchg() {
+    // 2+2W: forbidden under TSO (stores leave the buffer in order).
+    let p = prog(
+        "shared x, y; thread t0 { x = 1; y = 2; } thread t1 { y = 1; x = 2; }
+         goal final where x == 1 && y == 1;",
+    );
+    assert_eq!(run(&p, "sc", 5).0, No);
+    assert_eq!(run(&p, "tso", 5).0, No);
+    // SB with xchg (locked instruction) instead of plain stores: robust under TSO.
+    let p = prog(
+        "shared x, y; thread t0 { a = xchg(x, 1); r1 = y; } thread t1 { b = xchg(y, 1); r2 = x; }
+         goal final where t0.r1 == 0 && t1.r2 == 0;",
+    );
+    assert_eq!(run(&p, "tso", 5), (No, No));
+    // Mutual exclusion with lock/unlock holds under TSO.
+    let p = prog(
+        "shared c; thread t0 { lock; r = c; c = r + 1; unlock; } thread t1 { lock; s = c; c = s + 1; unlock; }
+         goal final where c != 2;",
+    );
+    assert_eq!(run(&p, "tso", 6).0, No);
+    // Without the lock, an increment is lost.
+    let p = prog(
+        "shared c; thread t0 { r = c; c = r + 1; } thread t1 { s = c; c = s + 1; }
+         goal final where c != 2;",
+    );
+    assert_eq!(run(&p, "sc", 6).0, Yes);
+}
+
+#[test]
+fn store_forwarding_and_values() {
+    // A thread reads its own buffered store early: SB+rfi shape allowed under TSO.
+    let p = prog(
+        "shared x, y; thread t0 { x = 1; a = x; b = y; } thread t1 { y = 1; c = y; d = x; }
+         goal final where t0.a == 1 && t0.b == 0 && t1.c == 1 && t1.d == 0;",
+    );
+    assert_eq!(run(&p, "tso", 6).0, Yes);
+    assert_eq!(run(&p, "sc", 6).0, No);
+    // Arithmetic and address computation: pointer chasing.
+    let p = prog(
+        "shared x = 7, p; thread t0 { p = &x; } thread t1 { a = p; b = mem[a]; }
+         goal final where t1.a == 0 && t1.b != 0;",
+    );
+    // t1 reads p = 0 then mem[0] = x's cell... x is at address 0 and holds 7.
+    assert_eq!(run(&p, "sc", 4).0, Yes);
+    let p = prog("shared x; thread t { x = 5 * 3 - 20 / 3; r = x; } goal final where t.r == 9;");
+    assert_eq!(run(&p, "sc", 3).0, Yes);
+}
+
+#[test]
+fn assertion_and_truncation_are_reported() {
+    let p = prog("shared x; thread t { while (1) { x = 1; } } thread u { r = x; assert(r == 0); }");
+    let m = bmc_rmm::cat::builtin("sc").unwrap();
+    let r = check1(
+        bmc_rmm::engines::bounded::CheckKind::Reach,
+        &p,
+        &m,
+        4,
+        16,
+        false,
+        Deadline(None),
+    );
+    assert_eq!(r.verdict, Yes);
+    assert_eq!(r.truncated, vec!["t".to_string()]);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.rmm");
+    std::fs::write(&f, bmc_rmm::program::render::native(&p)).unwrap();
+    let out = common::bin()
+        .args(["reach", "--model", "sc", "--bound", "4"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("an assertion failure is reachable"), "{text}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn robust_witness_is_a_readable_cycle() {
+    let p = example("sb.rmm");
+    let m = bmc_rmm::cat::builtin("tso").unwrap();
+    let r = check1(
+        bmc_rmm::engines::bounded::CheckKind::Robust,
+        &p,
+        &m,
+        10,
+        16,
+        false,
+        Deadline(None),
+    );
+    assert_eq!(r.verdict, Yes);
+    let x = r.witness.as_ref().unwrap();
+    let chain = x.render_cycle(r.cycle.as_ref().unwrap());
+    assert_eq!(chain.matches(" -po-> ").count(), 2, "{chain}");
+    assert_eq!(chain.matches(" -fr-> ").count(), 2, "{chain}");
+    let (w, l) = r.attack.unwrap();
+    assert_eq!(x.event(w).unwrap().kind, "W");
+    assert_eq!(x.event(l).unwrap().kind, "R");
+    let dot = x.to_dot(&p, r.cycle.as_ref(), &r.fr);
+    assert!(
+        dot.starts_with("digraph") && dot.contains("color=red"),
+        "{dot}"
+    );
+}
+
+#[test]
+fn eager_and_lazy_agree() {
+    for f in ["sb.rmm", "mp.rmm", "dekker.rmm", "iriw.rmm"] {
+        let p = example(f);
+        for model in ["sc", "tso"] {
+            let m = bmc_rmm::cat::builtin(model).unwrap();
+            let b = Encoder::new(&p, &m, 8, 16, true);
+            assert!(!b.eager.is_empty());
+            let reach = bmc_rmm::engines::bounded::CheckKind::Reach;
+            assert_eq!(
+                check1(reach, &p, &m, 8, 16, false, Deadline(None)).verdict,
+                check1(reach, &p, &m, 8, 16, true, Deadline(None)).verdict,
+                "{f} {model}"
+            );
+        }
+    }
+}
+
+/// An axiom that reads a `let` the eager encoder cannot evaluate
+/// symbolically (here a closure below the top level) stays lazy. The
+/// encoder used to read such a `let` as the empty relation, which turned
+/// `(po | co) \ h` (always empty) into `po | co` and lost 2+2W.
+#[test]
+fn eager_keeps_axioms_over_unevaluable_lets_lazy() {
+    let p = prog(
+        "shared x, y;
+        thread t0 { x = 1; y = 2; }
+        thread t1 { y = 1; x = 2; }
+        goal final where x == 1 && y == 1;",
+    );
+    let m = bmc_rmm::cat::parse::parse_model(&SourceFile::new(
+        "weak.cat",
+        "let h = (po | co)+
+         acyclic (po | co) \\ h as a
+         acyclic po-loc | com as sc-per-location",
+    ))
+    .unwrap();
+    let b = Encoder::new(&p, &m, 6, 16, true);
+    assert_eq!(b.eager, ["sc-per-location"]);
+    let reach = bmc_rmm::engines::bounded::CheckKind::Reach;
+    for eager in [false, true] {
+        let r = check1(reach, &p, &m, 6, 16, eager, Deadline(None));
+        assert_eq!(r.verdict, Yes, "eager = {eager}");
+    }
+}
+
+/// Corpus: every Trencher file marked not robust has an hb cycle under TSO
+/// within bound 20 (found at the smallest depth by iterative deepening);
+/// files marked robust have none up to bound 6 (larger bounds are in the
+/// benchmark table of docs/performance.md).
+#[test]
+fn trencher_corpus_tso() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/trencher");
+    let Some(tsv) = common::corpus("trencher/EXPECTED.tsv") else {
+        return;
+    };
+    let tsv = std::fs::read_to_string(tsv).unwrap();
+    let m = bmc_rmm::cat::builtin("tso").unwrap();
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (file, robust) = (cols[0], cols[1]);
+        if robust == "?" {
+            continue;
+        }
+        let src = SourceFile::read(&format!("{dir}/{file}")).unwrap();
+        let p = trencher::parse(&src, Width::DEFAULT).unwrap();
+        let bound = if robust == "no" { 20 } else { 6 };
+        let deadline = Deadline(Some(
+            std::time::Instant::now() + std::time::Duration::from_secs(60),
+        ));
+        let r = check1(
+            bmc_rmm::engines::bounded::CheckKind::Robust,
+            &p,
+            &m,
+            bound,
+            16,
+            false,
+            deadline,
+        );
+        let want = if robust == "no" { Yes } else { No };
+        assert_eq!(r.verdict, want, "{file} (bound {bound})");
+    }
+}
