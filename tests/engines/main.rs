@@ -10,6 +10,7 @@
 mod common;
 
 mod analysis;
+mod ask;
 mod atomic_steps;
 mod cdclt;
 mod coherence;

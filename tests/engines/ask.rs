@@ -8,7 +8,7 @@
 //! with. The explicit engine's unbounded answers are also compared with
 //! the corpus' EXPECTED.tsv.
 
-mod common;
+use crate::common;
 
 use bmc_rmm::ask::{self, EngineChoice, Question, Request};
 
