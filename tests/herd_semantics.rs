@@ -221,14 +221,26 @@ fn atomic_with_acquire_and_release_orders_its_write_before_later_accesses() {
         "0:X2=0; 1:X1=0; 1:X3=1;",
         "0:X2=0; 1:X1=1; 1:X3=1;",
     ];
-    assert_eq!(states(&aarch64_rmw_then_store(" SWPAL W1,W2,[X0]", ""), "arm"), never);
-    assert_eq!(states(&aarch64_rmw_then_store(" LDADDAL W1,W2,[X0]", ""), "arm"), never);
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" SWPAL W1,W2,[X0]", ""), "arm"),
+        never
+    );
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" LDADDAL W1,W2,[X0]", ""), "arm"),
+        never
+    );
     // Acquire only or release only: herd7 Sometimes (the fourth state).
     let mut all = never.to_vec();
     all.push("0:X2=0; 1:X1=1; 1:X3=0;");
     all.sort();
-    assert_eq!(states(&aarch64_rmw_then_store(" SWPA W1,W2,[X0]", ""), "arm"), all);
-    assert_eq!(states(&aarch64_rmw_then_store(" SWPL W1,W2,[X0]", ""), "arm"), all);
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" SWPA W1,W2,[X0]", ""), "arm"),
+        all
+    );
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" SWPL W1,W2,[X0]", ""), "arm"),
+        all
+    );
     // An exclusive pair LDAXR/STLXR is no amo: herd7 Sometimes.
     let pair = aarch64_rmw_then_store(" LDAXR W2,[X0] | ;\n STLXR W4,W1,[X0]", " /\\ 0:X4=0");
     let herd = [
