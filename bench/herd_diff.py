@@ -7,8 +7,8 @@ prints each test where they differ: the Observation words, and the final
 states only one of them reaches. herd7 runs with `-variant mixed` on
 AArch64 tests of the mixed-size collections (a path with `mixed` in it, or
 a `Variant=mixed` line) or always with --mixed. A test that bmc-rmm
-refuses (a located error) is counted as refused, not as a disagreement;
-a test herd7 does not answer within --herd-timeout is skipped.
+refuses (a located error) is counted as refused, not as a disagreement
+(herd7 is not run on it); a test herd7 does not answer within --herd-timeout is skipped.
 
 Usage: bench/herd_diff.py BIN [--model M] [--herd-model CAT] [--mixed]
        [--herd-timeout S] [--jobs J] [--quiet] INPUT...
@@ -114,8 +114,9 @@ def main():
         model, cat = DEFAULTS.get(arch, ("sc", "sc.cat"))
         model, cat = a.model or model, a.herd_model or cat
         mixed = a.mixed or variant or (arch == "AArch64" and "mixed" in path)
-        h = herd(path, cat, mixed, a.herd_timeout, scratch)
         o = ours(a.bin, path, model)
+        # A test bmc-rmm refuses is counted as refused whatever herd7 says.
+        h = ("skipped-herd", None) if o[0] == "refused" else herd(path, cat, mixed, a.herd_timeout, scratch)
         return path, h, o
 
     agree = refused = skipped = herd_err = 0
@@ -124,6 +125,8 @@ def main():
         for path, h, o in ex.map(one, files):
             if h is None:
                 skipped += 1
+                if not a.quiet:
+                    print(f"skipped {path}: herd7 took over {a.herd_timeout} s")
                 continue
             if h[0] == "error":
                 herd_err += 1
@@ -138,6 +141,8 @@ def main():
                 continue
             if o[0] == "unknown":
                 skipped += 1
+                if not a.quiet:
+                    print(f"skipped {path}: bmc-rmm unknown ({o[1]})")
                 continue
             if h[0] == o[0] and h[1] == o[1]:
                 agree += 1

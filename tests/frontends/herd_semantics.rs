@@ -1,7 +1,8 @@
 //! herd7's semantics on small tests that need no corpus: RISC-V
 //! dependencies into and out of an AMO (herd makes an AMO one event, in R
 //! and W, whose register reads all precede it), herd's `filter` before a
-//! `~exists` condition, a header comment herd's splitter skips line by line
+//! `~exists` condition, the order an AArch64 atomic with acquire and release
+//! semantics gives its write, a header comment herd's splitter skips line by line
 //! (`(*` not closed), and AArch64 mixed-size accesses: answered where
 //! modelled (a dependency's zero offset), refused with a located error
 //! where not (a register offset computed from a read value, a location
@@ -177,4 +178,57 @@ fn narrow_accesses_without_variant_line_are_mixed_size() {
              exists (1:X2=0x3 /\\ 1:X3=0x3 /\\ x=0x203)\n";
     let (_, msg) = refused(t);
     assert!(msg.contains("mixed-size"), "{msg}");
+}
+
+/// An MP test whose writer does `rmw` (an atomic or an exclusive pair) on
+/// y, then stores x; the reader reads x, DMB SY, reads y. `cond` is
+/// added to the final condition.
+fn aarch64_rmw_then_store(rmw: &str, cond: &str) -> String {
+    format!(
+        "AArch64 RMW-po\n{{\n0:X0=y; 0:X3=x; 1:X0=x; 1:X2=y;\n}}\n P0 | P1 ;\n\
+         MOV W1,#1 | LDR W1,[X0] ;\n{rmw} | DMB SY ;\n MOV W5,#1 | LDR W3,[X2] ;\n\
+         STR W5,[X3] | ;\nexists (0:X2=0 /\\ 1:X1=1 /\\ 1:X3=0{cond})\n"
+    )
+}
+
+#[test]
+fn atomic_with_acquire_and_release_orders_its_write_before_later_accesses() {
+    // aarch64.cat's bob: [range([A]; amo; [L])]; po. Found by
+    // bench/gen_litmus.py; herd7 (aarch64.cat): Never for SWPAL.
+    let never = [
+        "0:X2=0; 1:X1=0; 1:X3=0;",
+        "0:X2=0; 1:X1=0; 1:X3=1;",
+        "0:X2=0; 1:X1=1; 1:X3=1;",
+    ];
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" SWPAL W1,W2,[X0]", ""), "arm"),
+        never
+    );
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" LDADDAL W1,W2,[X0]", ""), "arm"),
+        never
+    );
+    // Acquire only or release only: herd7 Sometimes (the fourth state).
+    let mut all = never.to_vec();
+    all.push("0:X2=0; 1:X1=1; 1:X3=0;");
+    all.sort();
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" SWPA W1,W2,[X0]", ""), "arm"),
+        all
+    );
+    assert_eq!(
+        states(&aarch64_rmw_then_store(" SWPL W1,W2,[X0]", ""), "arm"),
+        all
+    );
+    // An exclusive pair LDAXR/STLXR is no amo: herd7 Sometimes.
+    let pair = aarch64_rmw_then_store(" LDAXR W2,[X0] | ;\n STLXR W4,W1,[X0]", " /\\ 0:X4=0");
+    let herd = [
+        "0:X2=0; 0:X4=0; 1:X1=0; 1:X3=0;",
+        "0:X2=0; 0:X4=0; 1:X1=0; 1:X3=1;",
+        "0:X2=0; 0:X4=0; 1:X1=1; 1:X3=0;",
+        "0:X2=0; 0:X4=0; 1:X1=1; 1:X3=1;",
+        "0:X2=0; 0:X4=1; 1:X1=0; 1:X3=0;",
+        "0:X2=0; 0:X4=1; 1:X1=1; 1:X3=0;",
+    ];
+    assert_eq!(states(&pair, "arm"), herd);
 }

@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""Writes random litmus tests (herd syntax) built from cycles of
+relaxations, the way herd's diy7 builds them (Alglave and Maranget, "diy"),
+for the differential test against herd7 (bench/herd_diff.py).
+
+A cycle is a sequence of edges between memory events, each edge with a
+source and a target direction (R or W):
+  communication edges  Rf (W->R), Fr (R->W), Co (W->W), external (`e`: the
+                       target is on the next thread) or internal (`i`);
+  program-order edges  Po[sd]XY (s: same location, d: a different one),
+                       fences between them (AArch64 DMB.SY/LD/ST, DMB.ISH*,
+                       ISB; RISC-V fence r,r ... fence rw,rw, fence.tso),
+                       dependencies DpAddr[sd]X, DpData[sd]W, DpCtrl[sd]X and
+                       (AArch64) DpCtrlIsb[sd]X from a read.
+Each event gets an access kind: AArch64 LDR, LDAR, LDAPR, LDXR, LDAXR for a
+read; STR, STLR, LDXR/STXR and LDAXR/STLXR pairs, SWP, CAS, LDADD (plain,
+A, L, AL) and STADD for a write (the read part of an atomic is observed);
+RISC-V lw, lr.w(.aq/.aqrl) for a read; sw, lr.w/sc.w pairs, amoswap.w and
+amoadd.w (plain, .aq, .rl, .aqrl) for a write. The cycle has 2 to 4
+external edges (threads) and at least one edge to a different location;
+at least two edges to a different location (one would
+return to the location it leaves); each maximal same-location stretch of the cycle gets a fresh location.
+Values follow the cycle along each stretch: the k-th write of a location
+writes k, a read reads the latest write before it on the stretch (0 at
+its start), so the final condition is the cycle's (the reads' values and,
+for a location written twice or more, its final value).
+
+With --mixed (AArch64), every location is a 64-bit cell and each access
+has a size (B, H, W, X) and an aligned byte offset, as in the Dat3M
+mixed-size tests; the k-th write of a location writes the byte k in each
+of its bytes, values are computed per byte, and the writes' values sit in
+initialised registers. Run these with herd7's `-variant mixed` (herd_diff
+does when the path contains `mixed`).
+
+Deterministic: the same arguments write the same files.
+
+Usage: bench/gen_litmus.py --arch aarch64|riscv [--mixed] --count N
+       [--seed S] OUTDIR
+"""
+import argparse, os, random, sys
+
+SIZES = {"B": 1, "H": 2, "W": 4, "X": 8}
+
+
+class Edge:
+    """One edge of a cycle: name, directions, external?, same location?,
+    kind ('com', 'po', 'fence', 'addr', 'data', 'ctrl', 'ctrlisb'), fence."""
+
+    def __init__(self, name, src, dst, ext, same, kind, fence=None):
+        self.name, self.src, self.dst, self.ext, self.same = name, src, dst, ext, same
+        self.kind, self.fence = kind, fence
+
+
+AARCH64_FENCES = ["DMB SY", "DMB LD", "DMB ST", "DMB ISH", "DMB ISHLD", "DMB ISHST", "ISB"]
+RISCV_FENCES = ["fence rw,rw", "fence r,r", "fence w,w", "fence r,w", "fence w,r", "fence r,rw",
+                "fence rw,r", "fence w,rw", "fence rw,w", "fence.tso"]
+
+
+def edges(arch):
+    """The internal edges (program order, fences, dependencies, internal
+    communications) and the external ones for arch."""
+    ext = [Edge("Rfe", "W", "R", True, True, "com"), Edge("Fre", "R", "W", True, True, "com"),
+           Edge("Coe", "W", "W", True, True, "com")]
+    inter = [Edge("Rfi", "W", "R", False, True, "com"), Edge("Fri", "R", "W", False, True, "com"),
+             Edge("Coi", "W", "W", False, True, "com")]
+    fences = AARCH64_FENCES if arch == "aarch64" else RISCV_FENCES
+    for x in "RW":
+        for y in "RW":
+            inter.append(Edge(f"Pod{x}{y}", x, y, False, False, "po"))
+            inter.append(Edge(f"Pos{x}{y}", x, y, False, True, "po"))
+            for f in fences:
+                n = f.replace(" ", ".").replace(",", ".").upper() if arch == "aarch64" else \
+                    "Fence." + f.split()[-1].replace(",", ".") if " " in f else "Fence.tso"
+                inter.append(Edge(f"{n}d{x}{y}", x, y, False, False, "fence", f))
+                inter.append(Edge(f"{n}s{x}{y}", x, y, False, True, "fence", f))
+    deps = ["addr", "data", "ctrl"] + (["ctrlisb"] if arch == "aarch64" else [])
+    for d in deps:
+        for y in "RW":
+            if d == "data" and y == "R":
+                continue
+            name = {"addr": "DpAddr", "data": "DpData", "ctrl": "DpCtrl", "ctrlisb": "DpCtrlIsb"}[d]
+            # Dependencies appear three times: they are the edges of interest.
+            for _ in range(3):
+                inter.append(Edge(f"{name}d{y}", "R", y, False, False, d))
+            inter.append(Edge(f"{name}s{y}", "R", y, False, True, d))
+    return inter, ext
+
+
+def gen_cycle(rng, arch):
+    """A random cycle: a list of edges, thread 0 starting at edge 0's source."""
+    inter, ext = edges(arch)
+    while True:
+        nthreads = rng.choice([2, 2, 2, 3, 3, 4])
+        start = rng.choice("RW")
+        cur, cyc = start, []
+        for t in range(nthreads):
+            n = rng.choice([0, 1, 1, 1, 2, 2]) if nthreads <= 3 else rng.choice([0, 1, 1])
+            for _ in range(n):
+                cands = [e for e in inter if e.src == cur]
+                e = rng.choice(cands)
+                cyc.append(e)
+                cur = e.dst
+            last = t == nthreads - 1
+            cands = [e for e in ext if e.src == cur and (not last or e.dst == start)]
+            if not cands:
+                break
+            e = rng.choice(cands)
+            cyc.append(e)
+            cur = e.dst
+        else:
+            # herd7's time grows fast with the events: diy's sizes.
+            if sum(not e.same for e in cyc) >= 2 and len(cyc) <= 6 + (nthreads == 2):
+                return cyc
+
+
+class Event:
+    def __init__(self, i, d):
+        self.i, self.dir = i, d
+        self.thread = self.loc = None
+        self.kind = "P"          # access kind
+        self.size, self.off = "W", 0
+        self.value = None        # written value (W)
+        self.read = None         # value read (R, or the read part of an atomic W)
+
+
+def read_bytes(mem, ev):
+    return sum(mem.get(ev.off + b, 0) << (8 * b) for b in range(SIZES[ev.size]))
+
+
+def pattern(k, size):
+    return sum(k << (8 * b) for b in range(SIZES[size]))
+
+
+AARCH64_R = ["P"] * 6 + ["A", "Q", "X", "XA"]
+AARCH64_W = ["P"] * 12 + ["L", "L", "X", "XL", "XA", "XAL", "SWP", "SWPA", "SWPL", "SWPAL", "CAS",
+             "CASA", "CASL", "CASAL", "LDADD", "LDADDA", "LDADDL", "LDADDAL", "STADD", "STADDL"]
+AARCH64_MIXED_R = ["P", "P", "P", "P", "A", "Q"]
+AARCH64_MIXED_W = ["P", "P", "P", "P", "L", "SWP", "SWPAL", "LDADD"]
+RISCV_R = ["P"] * 6 + ["X", "X.aq", "X.aqrl"]
+RISCV_W = ["P"] * 10 + ["X", "X.rl", "X.aqrl", "SWP", "SWP.aq", "SWP.rl", "SWP.aqrl", "ADD",
+           "ADD.aq", "ADD.rl", "ADD.aqrl"]
+ATOMIC_W = ("SWP", "CAS", "LDADD", "STADD", "ADD", "X")
+
+
+def has_read_part(kind):
+    """A write kind that also reads the location into a register."""
+    return kind.startswith(("SWP", "CAS", "LDADD", "ADD"))
+
+
+def build(rng, arch, mixed, cyc):
+    """Events with threads, locations, access kinds and values."""
+    n = len(cyc)
+    evs = [Event(i, cyc[i].src) for i in range(n)]
+    t = 0
+    for i, e in enumerate(cyc):
+        evs[i].thread = t
+        if e.ext:
+            t += 1
+    nthreads = t
+    # Locations: stretches separated by edges to a different location; the
+    # stretch that wraps around the cycle's end is one location.
+    first_cut = next(i for i, e in enumerate(cyc) if not e.same)
+    order = [(first_cut + 1 + k) % n for k in range(n)]
+    loc, locs = -1, []
+    for k, i in enumerate(order):
+        prev_edge = cyc[(i - 1) % n]
+        if k == 0 or not prev_edge.same:
+            loc += 1
+            locs.append([])
+        evs[i].loc = loc
+        locs[loc].append(i)
+    kinds_r = (AARCH64_MIXED_R if mixed else AARCH64_R) if arch == "aarch64" else RISCV_R
+    kinds_w = (AARCH64_MIXED_W if mixed else AARCH64_W) if arch == "aarch64" else RISCV_W
+    for ev in evs:
+        ev.kind = rng.choice(kinds_r if ev.dir == "R" else kinds_w)
+    if mixed:
+        for stretch in locs:
+            prev = None
+            for i in stretch:
+                ev = evs[i]
+                if prev is not None and rng.random() < 0.4:
+                    ev.size, ev.off = prev.size, prev.off
+                else:
+                    ev.size = rng.choice("BHWWX")
+                    ev.off = rng.randrange(0, 8, SIZES[ev.size])
+                if ev.kind != "P" and ev.off:
+                    ev.off = 0  # acquire/release/atomic forms take no offset
+                prev = ev
+    # Values along each stretch.
+    finals = {}
+    for l, stretch in enumerate(locs):
+        mem, k, writes = {}, 0, 0
+        for i in stretch:
+            ev = evs[i]
+            if ev.dir == "R":
+                ev.read = read_bytes(mem, ev) if mixed else mem.get(0, 0)
+                continue
+            k += 1
+            writes += 1
+            if has_read_part(ev.kind) or ev.kind.startswith("X") or ev.kind.startswith("STADD"):
+                ev.read = read_bytes(mem, ev) if mixed else mem.get(0, 0)
+            if mixed:
+                ev.value = pattern(k, ev.size)
+                for b in range(SIZES[ev.size]):
+                    mem[ev.off + b] = k
+            else:
+                ev.value = k
+                mem[0] = k
+        if writes >= 2:
+            finals[l] = sum(mem.get(b, 0) << (8 * b) for b in range(8)) if mixed else mem[0]
+    return evs, nthreads, len(locs), finals
+
+
+LOCNAMES = "xyzabcdefghijk"
+
+
+class Thread:
+    """Code of one thread: registers, instructions, init items."""
+
+    def __init__(self, tid, arch):
+        self.tid, self.arch = tid, arch
+        self.next = 0 if arch == "aarch64" else 5
+        self.code, self.init, self.addr, self.cond, self.types = [], [], {}, [], []
+
+    def reg(self):
+        r = self.next
+        self.next += 1
+        if self.arch == "riscv" and r >= 32:
+            raise OverflowError("out of registers")
+        if self.arch == "aarch64" and r >= 29:
+            raise OverflowError("out of registers")
+        return r
+
+    def address(self, loc):
+        if loc not in self.addr:
+            r = self.reg()
+            self.addr[loc] = r
+            name = f"X{r}" if self.arch == "aarch64" else f"x{r}"
+            self.init.append(f"{self.tid}:{name}={LOCNAMES[loc]}")
+        return self.addr[loc]
+
+
+def aarch64_thread(th, items, mixed, labels):
+    """items: list of (incoming edge or None, event, source register of a
+    dependency or None). Appends AArch64 code to th."""
+    W = lambda r, ev=None: (f"X{r}" if ev is not None and ev.size == "X" else f"W{r}")
+    for edge, ev, dep_src in items:
+        a = th.address(ev.loc)
+        base, idx = f"X{a}", None
+        if edge is not None and edge.kind == "fence":
+            th.code.append(edge.fence)
+        if edge is not None and edge.kind in ("ctrl", "ctrlisb"):
+            lab = f"LC{labels[0]:02d}"
+            labels[0] += 1
+            th.code += [f"CBNZ W{dep_src},{lab}", f"{lab}:"]
+            if edge.kind == "ctrlisb":
+                th.code.append("ISB")
+        if edge is not None and edge.kind == "addr":
+            t = th.reg()
+            th.code.append(f"EOR X{t},X{dep_src},X{dep_src}" if mixed else f"EOR W{t},W{dep_src},W{dep_src}")
+            if ev.kind == "P" and ev.off == 0:
+                idx = f"X{t}" if mixed else f"W{t},SXTW"
+            else:
+                n = th.reg()
+                th.code.append(f"ADD X{n},X{a},X{t}" if mixed else f"ADD X{n},X{a},W{t},SXTW")
+                base = f"X{n}"
+        addr = f"[{base},{idx}]" if idx else (f"[{base},#{ev.off}]" if ev.off else f"[{base}]")
+        sz = "" if ev.size in ("W", "X") else ev.size
+        if ev.dir == "R":
+            r = th.reg()
+            ev.reg = r
+            op = {"P": "LDR", "A": "LDAR", "Q": "LDAPR", "X": "LDXR", "XA": "LDAXR"}[ev.kind]
+            th.code.append(f"{op}{sz} {W(r, ev)},{addr}")
+            th.cond.append((f"{th.tid}:X{r}", ev.read))
+            if ev.size == "X":
+                th.types.append(f"uint64_t {th.tid}:X{r};")
+            continue
+        # The value to write, in register v.
+        v = th.reg()
+        operand = ev.value - ev.read if ev.kind.startswith(("LDADD", "STADD")) else ev.value
+        if edge is not None and edge.kind == "data":
+            if mixed:
+                c = th.reg()
+                th.init.append(f"{th.tid}:X{c}={hex(operand)}")
+                th.code += [f"EOR X{v},X{dep_src},X{dep_src}", f"ADD X{v},X{v},X{c}"]
+            else:
+                th.code += [f"EOR W{v},W{dep_src},W{dep_src}", f"ADD W{v},W{v},#{operand}"]
+        elif mixed:
+            th.init.append(f"{th.tid}:X{v}={hex(operand)}")
+        else:
+            th.code.append(f"MOV W{v},#{operand}")
+        k = ev.kind
+        if k in ("P", "L"):
+            th.code.append(f"{'STR' if k == 'P' else 'STLR'}{sz} {W(v, ev)},{addr}")
+        elif k.startswith("X"):
+            r, s = th.reg(), th.reg()
+            ld = "LDAXR" if "A" in k[1:] else "LDXR"
+            st = "STLXR" if "L" in k[1:] else "STXR"
+            th.code += [f"{ld} W{r},{addr}", f"{st} W{s},W{v},{addr}"]
+            th.cond += [(f"{th.tid}:X{r}", ev.read), (f"{th.tid}:X{s}", 0)]
+            ev.reg = r
+        elif k.startswith("CAS"):
+            e = th.reg()
+            if mixed:
+                th.init.append(f"{th.tid}:X{e}={hex(ev.read)}")
+            else:
+                th.code.append(f"MOV W{e},#{ev.read}")
+            th.code.append(f"{k}{sz} {W(e, ev)},{W(v, ev)},{addr}")
+            th.cond.append((f"{th.tid}:X{e}", ev.read))
+            ev.reg = e
+        elif k.startswith("STADD"):
+            th.code.append(f"{k}{sz} {W(v, ev)},{addr}")
+        else:  # SWP*, LDADD*
+            r = th.reg()
+            th.code.append(f"{k}{sz} {W(v, ev)},{W(r, ev)},{addr}")
+            th.cond.append((f"{th.tid}:X{r}", ev.read))
+            ev.reg = r
+            if ev.size == "X":
+                th.types.append(f"uint64_t {th.tid}:X{r};")
+
+
+def riscv_thread(th, items, labels):
+    """As aarch64_thread, for RISC-V."""
+    for edge, ev, dep_src in items:
+        a = th.address(ev.loc)
+        base = a
+        if edge is not None and edge.kind == "fence":
+            th.code.append(edge.fence)
+        if edge is not None and edge.kind == "ctrl":
+            lab = f"LC{labels[0]:02d}"
+            labels[0] += 1
+            th.code += [f"bne x{dep_src},x0,{lab}", f"{lab}:"]
+        if edge is not None and edge.kind == "addr":
+            t, n = th.reg(), th.reg()
+            th.code += [f"xor x{t},x{dep_src},x{dep_src}", f"add x{n},x{a},x{t}"]
+            base = n
+        k = ev.kind
+        ann = k[k.index("."):] if "." in k else ""
+        if ev.dir == "R":
+            r = th.reg()
+            ev.reg = r
+            th.code.append(f"lw x{r},0(x{base})" if k == "P" else f"lr.w{ann} x{r},0(x{base})")
+            th.cond.append((f"{th.tid}:x{r}", ev.read))
+            continue
+        v = th.reg()
+        operand = ev.value - ev.read if k.startswith("ADD") else ev.value
+        if edge is not None and edge.kind == "data":
+            th.code += [f"xor x{v},x{dep_src},x{dep_src}", f"ori x{v},x{v},{operand}"]
+        else:
+            th.code.append(f"ori x{v},x0,{operand}")
+        if k == "P":
+            th.code.append(f"sw x{v},0(x{base})")
+        elif k.startswith("X"):
+            r, s = th.reg(), th.reg()
+            lr_ann = ".aq" if ann == ".aqrl" else ""
+            th.code += [f"lr.w{lr_ann} x{r},0(x{base})", f"sc.w{ann} x{s},x{v},0(x{base})"]
+            th.cond += [(f"{th.tid}:x{r}", ev.read), (f"{th.tid}:x{s}", 0)]
+            ev.reg = r
+        else:
+            r = th.reg()
+            op = "amoswap.w" if k.startswith("SWP") else "amoadd.w"
+            th.code.append(f"{op}{ann} x{r},x{v},(x{base})")
+            th.cond.append((f"{th.tid}:x{r}", ev.read))
+            ev.reg = r
+
+
+def render(rng, arch, mixed, idx, seed):
+    cyc = gen_cycle(rng, arch)
+    evs, nthreads, nlocs, finals = build(rng, arch, mixed, cyc)
+    # Dependencies start at reads (edges()), whose register holds the value.
+    threads = [Thread(t, arch) for t in range(nthreads)]
+    labels = [0]
+    per = [[] for _ in range(nthreads)]
+    n = len(cyc)
+    for i, ev in enumerate(evs):
+        prev_edge = cyc[(i - 1) % n]
+        incoming = None if (i == 0 or prev_edge.ext) else prev_edge
+        per[ev.thread].append((incoming, ev, i))
+    for t, items in enumerate(per):
+        th = threads[t]
+        resolved = []
+        for incoming, ev, i in items:
+            src = evs[(i - 1) % n]
+            resolved.append((incoming, ev, src))
+        # Registers of dependency sources are known once the source is emitted.
+        for incoming, ev, src in resolved:
+            dep = getattr(src, "reg", None) if incoming is not None else None
+            if arch == "aarch64":
+                aarch64_thread(th, [(incoming, ev, dep)], mixed, labels)
+            else:
+                riscv_thread(th, [(incoming, ev, dep)], labels)
+    cycle = " ".join(e.name for e in cyc)
+    name = f"{'A' if arch == 'aarch64' else 'R'}{'M' if mixed else ''}{seed}-{idx:05d}"
+    head = "AArch64" if arch == "aarch64" else "RISCV"
+    out = [f"{head} {name}", f'"{cycle}"', f"Cycle={cycle}", "{"]
+    if mixed:
+        out.append(" ".join(f"uint64_t {LOCNAMES[l]};" for l in range(nlocs)) + " " +
+                   " ".join(x for th in threads for x in th.types))
+    out.append(" ".join(f"{x};" for th in threads for x in th.init))
+    out.append("}")
+    width = max(len(c) for th in threads for c in th.code + [f"P{th.tid}"]) + 1
+    rows = max(len(th.code) for th in threads)
+    out.append(" " + " | ".join(f"{'P' + str(th.tid):<{width}}" for th in threads) + " ;")
+    for r in range(rows):
+        cells = [th.code[r] if r < len(th.code) else "" for th in threads]
+        out.append(" " + " | ".join(f"{c:<{width}}" for c in cells) + " ;")
+    conj = [f"{reg}={hex(v) if mixed else v}" for th in threads for reg, v in th.cond]
+    conj += [f"{LOCNAMES[l]}={hex(v) if mixed else v}" for l, v in sorted(finals.items())]
+    out.append("exists (" + " /\\ ".join(conj) + ")")
+    return name, "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", choices=["aarch64", "riscv"], required=True)
+    ap.add_argument("--mixed", action="store_true")
+    ap.add_argument("--count", type=int, required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("outdir")
+    a = ap.parse_args()
+    if a.mixed and a.arch != "aarch64":
+        sys.exit("--mixed is for --arch aarch64")
+    os.makedirs(a.outdir, exist_ok=True)
+    made = 0
+    for idx in range(a.count):
+        rng = random.Random(f"{a.arch}-{a.mixed}-{a.seed}-{idx}")
+        while True:
+            try:
+                name, text = render(rng, a.arch, a.mixed, idx, a.seed)
+                break
+            except OverflowError:
+                continue
+        with open(os.path.join(a.outdir, name + ".litmus"), "w") as f:
+            f.write(text)
+        made += 1
+    print(f"{made} tests in {a.outdir}")
+
+
+if __name__ == "__main__":
+    main()
