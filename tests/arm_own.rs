@@ -700,9 +700,9 @@ fn mixed_size_accesses_are_byte_accesses() {
 fn mixed_size_accesses_are_refused_located() {
     for (text, at, want) in [
         (
-            "{ uint8_t t[4]; 0:X2=t; 1:X2=t; }\n P0 | P1 ;\n STR W0,[X2] | LDRB W1,[X2] ;",
-            "5:16",
-            "accessed by P0 too (mixed-size: byte-addressed locations shared between threads)",
+            "{ int x; 0:X2=x; }\n P0 ;\n LDRH W0,[X2,#1] ;",
+            "5:2",
+            "not aligned to its size (mixed-size: unaligned accesses)",
         ),
         (
             "{ uint8_t t[4]; 0:X2=t; }\n P0 ;\n STLR W0,[X2] ;",

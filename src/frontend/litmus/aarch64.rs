@@ -130,7 +130,13 @@ fn mem_addr(cx: &mut Ctx, op: &Op) -> Result<LExpr, Error> {
                 // A byte offset into an array of the init block (elements
                 // are at their byte addresses; docs/litmus.md).
                 // In herd's mixed-size variant any byte offset.
-                Some(k) if k > 0 && (cx.vars.mixed || !cx.vars.arrays.is_empty() && k % 4 == 0) => {
+                // Outside it, a byte offset into a scalar is a mixed-size
+                // access (herd7 without `-variant mixed` rejects the test):
+                // the test is read again in the variant.
+                Some(k) if k > 0 => {
+                    if !(cx.vars.mixed || !cx.vars.arrays.is_empty() && k % 4 == 0) {
+                        cx.vars.mixed_needed = true;
+                    }
                     addr = Expr::bin(BinOp::Add, addr, cx.int(k, p.span)?);
                 }
                 _ => {

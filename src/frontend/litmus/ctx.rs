@@ -71,6 +71,10 @@ pub(crate) struct Vars {
     /// The instructions (by span: start, end) whose access is to a location of
     /// [`Vars::split`].
     pub split_spans: BTreeSet<(usize, usize)>,
+    /// The located error for a location of [`Vars::split`] accessed by
+    /// two threads, reported when the test runs under a model without
+    /// `si` (`LitmusTest::shared_bytes`).
+    pub shared_bytes: Option<crate::diag::Error>,
     /// The accesses of a `Variant=mixed` test with the location each
     /// addresses (second pass, `lower::check_sizes`), from which
     /// `lower::plan_bytes` chooses [`Vars::split`].

@@ -12,7 +12,7 @@
 
 use super::ctx::Ctx;
 use crate::diag::{Error, Span};
-use crate::program::{BinOp, Command, Expr, LExpr, RegId, UnOp};
+use crate::program::{Ann, BinOp, Command, Expr, LExpr, RegId, UnOp};
 
 /// What one source instruction lowers to.
 pub(super) enum Low {
@@ -264,10 +264,13 @@ pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<C
     let mut value: Option<LExpr> = None;
     for k in 0..n {
         let b = cx.reg(&format!("#b{k}"));
-        cmds.push(Command::Load {
-            reg: b,
-            addr: byte_addr(addr, k),
-        });
+        cmds.push(same_instr(
+            k,
+            Command::Load {
+                reg: b,
+                addr: byte_addr(addr, k),
+            },
+        ));
         let part = if k == 0 {
             Expr::Var(b)
         } else {
@@ -314,12 +317,25 @@ pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> V
                     Expr::Const(255),
                 )
             };
-            Command::Store {
-                addr: byte_addr(addr, k),
-                value: byte,
-            }
+            same_instr(
+                k,
+                Command::Store {
+                    addr: byte_addr(addr, k),
+                    value: byte,
+                },
+            )
         })
         .collect()
+}
+
+/// Byte `k` of an access: after the first, annotated [`Ann::SI`] (the
+/// byte events of one instruction, related by `si`).
+fn same_instr(k: u32, c: Command) -> Command {
+    if k == 0 {
+        c
+    } else {
+        Command::Ann(Ann(Ann::SI), Box::new(c))
+    }
 }
 
 /// The width an access of `n` bytes needs for its bytes to combine
