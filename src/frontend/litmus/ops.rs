@@ -256,9 +256,10 @@ pub(super) fn min_max(signed: bool, max: bool, a: LExpr, b: LExpr) -> LExpr {
 /// access is a set of byte accesses): byte k is read from `addr + k` into
 /// a helper register `#b<k>`, then `reg` gets the bytes little-endian,
 /// `Σ #b<k> · 2^(8k)` (wrapping at the test's width, as the register
-/// would). Each byte read keeps the address dependencies of `addr`; `reg`
-/// depends on every byte read.
-pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<Command> {
+/// would). Each byte read keeps the address dependencies of `addr` and
+/// the ordering annotations `ann` ([`Ann`] bits: herd's byte events of an
+/// `LDAR` are each an acquire); `reg` depends on every byte read.
+pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32, ann: u8) -> Vec<Command> {
     wide_bytes(cx, n);
     let mut cmds = Vec::new();
     let mut value: Option<LExpr> = None;
@@ -266,6 +267,7 @@ pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<C
         let b = cx.reg(&format!("#b{k}"));
         cmds.push(same_instr(
             k,
+            ann,
             Command::Load {
                 reg: b,
                 addr: byte_addr(addr, k),
@@ -296,9 +298,15 @@ pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<C
 /// to a byte-addressed location (see [`byte_load`]): byte k of the value,
 /// `(value & 255·2^(8k)) / 2^(8k) & 255` (exact: the division of a
 /// multiple of 2^(8k)), is written at `addr + k`, so each byte write has
-/// the data dependencies of `value` and the address dependencies of
-/// `addr`.
-pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> Vec<Command> {
+/// the data dependencies of `value`, the address dependencies of `addr`
+/// and the ordering annotations `ann`.
+pub(super) fn byte_store(
+    cx: &mut Ctx,
+    addr: &LExpr,
+    value: &LExpr,
+    n: u32,
+    ann: u8,
+) -> Vec<Command> {
     wide_bytes(cx, n);
     (0..n)
         .map(|k| {
@@ -319,6 +327,7 @@ pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> V
             };
             same_instr(
                 k,
+                ann,
                 Command::Store {
                     addr: byte_addr(addr, k),
                     value: byte,
@@ -328,13 +337,15 @@ pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> V
         .collect()
 }
 
-/// Byte `k` of an access: after the first, annotated [`Ann::SI`] (the
-/// byte events of one instruction, related by `si`).
-fn same_instr(k: u32, c: Command) -> Command {
-    if k == 0 {
+/// Byte `k` of an access with ordering annotations `ann`: after the
+/// first, annotated [`Ann::SI`] too (the byte events of one instruction,
+/// related by `si`).
+fn same_instr(k: u32, ann: u8, c: Command) -> Command {
+    let bits = if k == 0 { ann } else { ann | Ann::SI };
+    if bits == 0 {
         c
     } else {
-        Command::Ann(Ann(Ann::SI), Box::new(c))
+        Command::Ann(Ann(bits), Box::new(c))
     }
 }
 
