@@ -444,7 +444,7 @@ fn bad_arrays_are_located() {
         ("{ int v[2] = {1,2,3}; 0:X2=v; }", "2 elements but 3"),
         ("{ int v[2] = 5; 0:X2=v; }", "expected `{a, b, …}`"),
         (
-            "{ uint8_t v[4]; 0:X2=v; }\n P0 ;\n LDR W0,[X2,#1] ;\nexists (0:X0=0)",
+            "{ uint8_t v[8]; 0:X2=v; }\n P0 ;\n LDR W0,[X2,#1] ;\nexists (0:X0=0)",
             "(mixed-size: unaligned accesses)",
         ),
         (

@@ -553,7 +553,7 @@ impl Thread {
     /// without [`Ann::SI`] followed by the straight line (each state with
     /// one outgoing instruction) of accesses with it; groups of one
     /// access are left out (their `si` is the identity).
-    pub fn si_groups(&self) -> (Vec<Option<(usize, u32)>>, Vec<Vec<usize>>) {
+    pub fn si_groups(&self) -> SiGroups {
         let is_si = |i: usize| matches!(&self.instrs[i].cmd, Command::Ann(a, _) if a.has(Ann::SI));
         let out = self.outgoing();
         let mut of = vec![None; self.instrs.len()];
@@ -580,6 +580,11 @@ impl Thread {
         (of, groups)
     }
 }
+
+/// [`Thread::si_groups`]: per instruction, its group and byte number
+/// (`None` outside groups of two or more accesses); per group, its
+/// instructions in order.
+pub type SiGroups = (Vec<Option<(usize, u32)>>, Vec<Vec<usize>>);
 
 /// A named shared variable: a name for an address, with an initial value.
 #[derive(Clone, Debug, PartialEq, Eq)]
