@@ -145,6 +145,9 @@ pub enum BaseRel {
     /// `stxn`: two events of one execution of an atomic step over several
     /// locations.
     Stxn,
+    /// `si`: two memory events of one instruction (herd's
+    /// single-copy-atomic groups), reflexive on memory events.
+    Si,
 }
 
 /// One row of the vocabulary table: the value, the name models use and
@@ -206,7 +209,7 @@ pub const SETS: [Entry<BaseSet>; 34] = [
 ];
 
 /// The base relations, in [`BaseRel`] order.
-pub const RELS: [Entry<BaseRel>; 20] = [
+pub const RELS: [Entry<BaseRel>; 21] = [
     rel(BaseRel::Po, "po", "program order: events of one thread in execution order (step, then position in the instruction); PGAS pops are in no pair (thesis 003 §2.7, §8.2)"),
     rel(BaseRel::Rf, "rf", "reads-from: the write a read takes its value from, same location; none for a read of the initial value (thesis 003 §2.7, source order)"),
     rel(BaseRel::Co, "co", "coherence: a strict total order of the writes to each location (thesis 003 §2.7)"),
@@ -227,6 +230,7 @@ pub const RELS: [Entry<BaseRel>; 20] = [
     rel(BaseRel::Fifo, "fifo", "PGAS: pops of two remote operations of one rank and queue in issue order, popa → popa and popb → popb (thesis 003 §8.1.2, queues fa/fb)"),
     rel(BaseRel::Bar, "bar", "PGAS: the k-th barrier events of different ranks, both ways (thesis 003 §8.1.2 rule (bar), §8.2)"),
     rel(BaseRel::Stxn, "stxn", "same atomic step: two different executed events of one execution of an atomic step over several locations (Command::is_multi_location_atomic), both ways; every model's acyclic axioms are checked with each such step contracted (docs/models.md; the stxn of Chong, Sorensen, Wickerson, PLDI 2018)"),
+    rel(BaseRel::Si, "si", "same instruction: memory events of one access's bytes (herd's mixed-size variant, where an access to a byte-addressed location is one event per byte; its single-copy-atomic group, Thread::si_groups), both ways, and every executed memory event with itself (herd's si and sm; Flur et al., POPL 2017)"),
 ];
 
 // The tables are indexed by the enums' discriminants.
@@ -394,7 +398,8 @@ impl BaseRel {
             | BaseRel::Op
             | BaseRel::Fifo
             | BaseRel::Bar
-            | BaseRel::Stxn => None,
+            | BaseRel::Stxn
+            | BaseRel::Si => None,
         }
     }
 }

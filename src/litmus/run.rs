@@ -38,8 +38,16 @@ pub struct LitmusResult {
 /// and write are unordered) on AArch64 tests, as herd7's sc.cat behaves
 /// there (on RISC-V herd orders an AMO's read before its write); any other
 /// model is itself.
+///
+/// Errors: the test has a byte-addressed location accessed by two threads
+/// ([`LitmusTest::shared_bytes`]) and the model does not read `si`.
 pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Error> {
     static SC_INSTR: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+    if let Some(e) = &t.shared_bytes {
+        if !model.uses(crate::cat::base::BaseRel::Si) {
+            return Err(e.clone());
+        }
+    }
     let is_sc = &*model.source.path == "encodings/sc.cat";
     if !is_sc || t.arch != Arch::AArch64 {
         return Ok(model);

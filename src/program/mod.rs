@@ -206,8 +206,16 @@ impl Ann {
     /// architectures", ESOP 2020): the read of a modifiable instruction
     /// from its code address before the instruction executes.
     pub const IFETCH: u8 = 64;
+    /// On a load or store: a byte access that continues the byte accesses
+    /// of the access before it (herd's mixed-size variant, where an access
+    /// to a byte-addressed location is a set of byte events; Flur et al.,
+    /// "Mixed-size concurrency: ARM, POWER, C/C++11, and SC", POPL 2017).
+    /// An access without this bit followed by a straight line of accesses
+    /// with it are the byte events of one instruction, which the base
+    /// relation `si` relates ([`Thread::si_groups`]).
+    pub const SI: u8 = 128;
     /// The native keyword of each bit, in bit order.
-    pub const NAMES: [(&'static str, u8); 7] = [
+    pub const NAMES: [(&'static str, u8); 8] = [
         ("acq", Self::ACQ),
         ("acqpc", Self::ACQPC),
         ("rel", Self::REL),
@@ -215,6 +223,7 @@ impl Ann {
         ("pick", Self::PICK),
         ("scdep", Self::SCDEP),
         ("ifetch", Self::IFETCH),
+        ("si", Self::SI),
     ];
 
     /// Whether bit `b` is set.
@@ -535,7 +544,47 @@ impl Thread {
         }
         out
     }
+
+    /// herd's single-copy-atomic groups of byte events (its `sca`, whose
+    /// pairs are the base relation `si`; herd's mixed-size variant): per
+    /// instruction (index into [`Thread::instrs`]), `Some((group, k))`
+    /// when it is byte `k` of group `group` (an index into the second
+    /// result, the groups' instructions in order). A group is an access
+    /// without [`Ann::SI`] followed by the straight line (each state with
+    /// one outgoing instruction) of accesses with it; groups of one
+    /// access are left out (their `si` is the identity).
+    pub fn si_groups(&self) -> SiGroups {
+        let is_si = |i: usize| matches!(&self.instrs[i].cmd, Command::Ann(a, _) if a.has(Ann::SI));
+        let out = self.outgoing();
+        let mut of = vec![None; self.instrs.len()];
+        let mut groups = Vec::new();
+        for first in (0..self.instrs.len()).filter(|&i| !is_si(i)) {
+            if !self.instrs[first].cmd.accesses_memory() {
+                continue;
+            }
+            let mut g = vec![first];
+            loop {
+                let next = &out[self.instrs[g[g.len() - 1]].to.0 as usize];
+                match next[..] {
+                    [j] if is_si(j) && !g.contains(&j) => g.push(j),
+                    _ => break,
+                }
+            }
+            if g.len() > 1 {
+                for (k, &i) in g.iter().enumerate() {
+                    of[i] = Some((groups.len(), k as u32));
+                }
+                groups.push(g);
+            }
+        }
+        (of, groups)
+    }
 }
+
+/// [`Thread::si_groups`]: per instruction, its group and byte number
+/// (`None` outside groups of two or more accesses); per group, its
+/// instructions in order.
+pub type SiGroups = (Vec<Option<(usize, u32)>>, Vec<Vec<usize>>);
 
 /// A named shared variable: a name for an address, with an initial value.
 #[derive(Clone, Debug, PartialEq, Eq)]

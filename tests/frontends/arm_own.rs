@@ -425,7 +425,10 @@ fn bad_arrays_are_located() {
         ("{ int v[0]; 0:X2=v; }", "1 ≤ N"),
         ("{ int v[2] = {1,2,3}; 0:X2=v; }", "2 elements but 3"),
         ("{ int v[2] = 5; 0:X2=v; }", "expected `{a, b, …}`"),
-        ("{ uint8_t v[4]; 0:X2=v; }", "byte/half-access"),
+        (
+            "{ uint8_t v[8]; 0:X2=v; }\n P0 ;\n LDR W0,[X2,#1] ;\nexists (0:X0=0)",
+            "(mixed-size: unaligned accesses)",
+        ),
         (
             "{ int v[2]; 0:X2=v; }\n P0 ;\n LDR W0,[X2] ;\nexists (v[2]=0)",
             "outside the array",
@@ -682,19 +685,19 @@ fn mixed_size_accesses_are_byte_accesses() {
 fn mixed_size_accesses_are_refused_located() {
     for (text, at, want) in [
         (
-            "{ uint8_t t[4]; 0:X2=t; 1:X2=t; }\n P0 | P1 ;\n STR W0,[X2] | LDRB W1,[X2] ;",
-            "5:16",
-            "accessed by P0 too (mixed-size: byte-addressed locations shared between threads)",
+            "{ int x; 0:X2=x; }\n P0 ;\n LDRH W0,[X2,#1] ;",
+            "5:2",
+            "not aligned to its size (mixed-size: unaligned accesses)",
         ),
         (
-            "{ uint8_t t[4]; 0:X2=t; }\n P0 ;\n STLR W0,[X2] ;",
+            "{ uint8_t t[4]; 0:X2=t; }\n P0 ;\n LDXR W0,[X2] ;",
             "5:2",
-            "(mixed-size: ordered or atomic byte-addressed accesses)",
+            "(mixed-size: exclusive or atomic byte-addressed accesses)",
         ),
         (
-            "{ int x; 0:X2=x; }\n P0 ;\n LDAR W0,[X2] ;\n STRB W0,[X2] ;",
+            "{ int x; 0:X2=x; }\n P0 ;\n SWP W1,W0,[X2] ;\n STRB W0,[X2] ;",
             "5:2",
-            "(mixed-size: ordered or atomic byte-addressed accesses)",
+            "(mixed-size: exclusive or atomic byte-addressed accesses)",
         ),
         (
             "{ int x; 0:X2=x; }\n P0 ;\n LDR X0,[X2] ;\n STRB W0,[X2] ;",

@@ -4,14 +4,20 @@
 //! `~exists` condition, the order an AArch64 atomic with acquire and release
 //! semantics gives its write, a header comment herd's splitter skips line by line
 //! (`(*` not closed), and AArch64 mixed-size accesses: answered where
-//! modelled (a dependency's zero offset), refused with a located error
-//! where not (a register offset computed from a read value, a location
-//! accessed at two sizes by two threads, a test without a `Variant` line).
+//! modelled (a dependency's zero offset; locations accessed at several
+//! sizes by several threads, a rule per test: per-byte rf and co, the
+//! single-copy atomicity of an access's bytes through `si`, a test without
+//! a `Variant` line), refused with a located error where not (a register
+//! offset computed from a read value, a misaligned access, a shared
+//! byte-addressed location under a model without `si`).
 //! The expected states are herd7 7.58's (`riscv.cat`; `aarch64.cat
 //! -variant mixed`), run on these texts.
 
 use crate::common::litmus_states as states;
+use bmc_rmm::cat;
 use bmc_rmm::diag::{Error, SourceFile};
+use bmc_rmm::engines::bounded::{Deadline, SolverKind};
+use bmc_rmm::litmus::run;
 use bmc_rmm::program::Width;
 
 /// `(location, message)` of the located error `text` gives.
@@ -154,30 +160,310 @@ fn mixed_size_offset_from_a_read_is_refused() {
     assert!(msg.contains("not known statically"), "{msg}");
 }
 
+/// The run error of `text` under the built-in `model` (the test parses).
+fn run_refused(text: &str, model: &str) -> String {
+    let t = bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let m = cat::builtin(model).unwrap();
+    let r = run::run(
+        &t,
+        &m,
+        12,
+        run::auto_width(&t),
+        Deadline(None),
+        SolverKind::Varisat,
+    );
+    match r {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("answered under {model}:\n{text}"),
+    }
+}
+
+/// A `Variant=mixed` AArch64 test of `threads` (columns joined by `|`)
+/// with init items `init` and condition `cond`.
+fn mixed(init: &str, threads: &[&str], cond: &str) -> String {
+    let n = threads[0].split('|').count();
+    let head = (0..n)
+        .map(|i| format!("P{i}"))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let body: String = threads.iter().map(|r| format!(" {r} ;\n")).collect();
+    format!("AArch64 T\nVariant=mixed\n{{\n{init}\n}}\n {head} ;\n{body}{cond}\n")
+}
+
+// The tests below are herd7 7.58's answers, each recorded from
+//   herd7 -set-libdir $T/libdir -model aarch64.cat -variant mixed T.litmus
+// on the test's text (T = ../shared/tools/herd7), States in herd's order
+// sorted as text.
+
 #[test]
-fn mixed_size_location_shared_between_threads_is_refused() {
-    // Dat3M's CO-MIXED-W0Q0-01 (herd: Sometimes): a word store and a
-    // quad store to one location from two threads.
+fn mixed_size_location_shared_between_threads_is_herds() {
+    // Dat3M's CO-MIXED-W0Q0-01 (herd: Sometimes, 5 states): a word store
+    // and a quad store to one location from two threads; each byte has
+    // its own co, so P0 may read its low word over P1's high word.
     let t = "AArch64 CO-MIXED\n{\nuint64_t x;\n0:X1=x; 1:X1=x;\nuint32_t 0:X2=0x1;\n\
              uint64_t 0:X4;\nuint64_t 0:X5;\nuint64_t 1:X3=0x200000002;\n}\n\
              P0 | P1 ;\nSTR W2,[X1] | STR X3,[X1] ;\nLDR X4,[X1] | ;\nLDR X5,[X1] | ;\n\
              exists(0:X4 = 0x1 /\\ 0:X5=0x200000001)\n";
-    let (_, msg) = refused(t);
-    assert!(msg.contains("mixed-size"), "{msg}");
+    assert_eq!(
+        states(t, "arm"),
+        [
+            "0:X4=1; 0:X5=1;",
+            "0:X4=1; 0:X5=8589934593;",
+            "0:X4=1; 0:X5=8589934594;",
+            "0:X4=8589934593; 0:X5=8589934593;",
+            "0:X4=8589934594; 0:X5=8589934594;",
+        ]
+    );
+    // A model without `si` cannot make an access's bytes one instruction.
+    let e = run_refused(t, "sc");
+    assert!(
+        e.contains("t.litmus:11:")
+            && e.contains("(mixed-size: byte-addressed locations shared between threads)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn mixed_size_no_tearing_between_two_writers() {
+    // Single-copy atomicity (obs ; si): a word load reads all its bytes
+    // from one of two word stores (herd: Never, 3 states).
+    let t = mixed(
+        "uint32_t x; 0:X1=x; 1:X1=x; 2:X1=x; 0:X0=257; 1:X0=514;",
+        &[
+            "STR W0,[X1] | STR W0,[X1] | LDR W2,[X1]",
+            " | | LDRB W3,[X1]",
+        ],
+        "exists (2:X2=513 \\/ 2:X2=258)",
+    );
+    assert_eq!(states(&t, "arm"), ["2:X2=0;", "2:X2=257;", "2:X2=514;"]);
+}
+
+#[test]
+fn mixed_size_wide_load_of_two_narrow_stores() {
+    // LDR X vs two STR W of another thread: the load may see either word
+    // alone (herd: Sometimes, 4 states).
+    let t = mixed(
+        "uint64_t x; 0:X1=x; 1:X1=x; 0:X0=1; uint64_t 1:X2;",
+        &["STR W0,[X1] | LDR X2,[X1]", "STR W0,[X1,#4] |"],
+        "exists (1:X2=4294967296)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        ["1:X2=0;", "1:X2=1;", "1:X2=4294967296;", "1:X2=4294967297;"]
+    );
+}
+
+#[test]
+fn mixed_size_byte_loads_of_a_word_store_are_unordered() {
+    // STR W vs two LDRB of its bytes: nothing orders the byte loads
+    // (herd: Sometimes, 4 states).
+    let t = mixed(
+        "uint32_t x; 0:X1=x; 1:X1=x; 0:X0=513;",
+        &["STR W0,[X1] | LDRB W2,[X1]", " | LDRB W3,[X1,#1]"],
+        "exists (1:X2=1 /\\ 1:X3=0)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        [
+            "1:X2=0; 1:X3=0;",
+            "1:X2=0; 1:X3=2;",
+            "1:X2=1; 1:X3=0;",
+            "1:X2=1; 1:X3=2;"
+        ]
+    );
+}
+
+#[test]
+fn mixed_size_barriers_order_every_byte() {
+    // MP with DMB SY on both sides, the reader loading one byte of the
+    // word written first (herd: Never, 3 states).
+    let t = mixed(
+        "uint32_t x; uint32_t y; 0:X1=x; 0:X3=y; 1:X1=x; 1:X3=y; 0:X0=257; 0:X2=1;",
+        &[
+            "STR W0,[X1] | LDR W2,[X3]",
+            "DMB SY | DMB SY",
+            "STR W2,[X3] | LDRB W4,[X1,#1]",
+        ],
+        "exists (1:X2=1 /\\ 1:X4=0)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        ["1:X2=0; 1:X4=0;", "1:X2=0; 1:X4=1;", "1:X2=1; 1:X4=1;"]
+    );
+}
+
+#[test]
+fn mixed_size_coherence_is_per_byte() {
+    // A word store and a half-word store to its upper half: the final
+    // value takes each byte's co-last write (herd: 2 states).
+    let t = mixed(
+        "uint32_t x; 0:X1=x; 1:X1=x; 0:X0=257; 1:X0=514;",
+        &["STR W0,[X1] | STRH W0,[X1,#2]"],
+        "locations [x;]\nexists (x=33685761)",
+    );
+    assert_eq!(states(&t, "arm"), ["[x]=257;", "[x]=33685761;"]);
+}
+
+#[test]
+fn mixed_size_observation_of_other_bytes() {
+    // obs ; si: P1's word store observed by P0 through one byte orders
+    // every byte of it (herd: Sometimes, 2 states).
+    let t = mixed(
+        "uint32_t x; uint32_t y; 0:X1=x; 0:X3=y; 1:X1=x; 1:X3=y; 0:X0=257; 1:X0=1;",
+        &[
+            "LDRB W2,[X1] | STR W0,[X3]",
+            "DMB SY | DMB SY",
+            "STR W0,[X3,#0] | LDR W5,[X1]",
+            "LDR W4,[X3] |",
+        ],
+        "exists (0:X4=1 /\\ 1:X5=0)",
+    );
+    assert_eq!(states(&t, "arm"), ["0:X4=1; 1:X5=0;", "0:X4=257; 1:X5=0;"]);
+}
+
+#[test]
+fn mixed_size_reads_of_two_bytes_then_a_half_word() {
+    // Two reads of one location at different sizes before a write it
+    // communicates with (herd's Exp-haz-ob shape; herd: Never, 4 states).
+    let t = mixed(
+        "uint32_t x; uint32_t y; 0:X1=x; 1:X1=x; 0:X5=y; 1:X5=y; 1:X0=257; 1:X6=1;",
+        &[
+            "LDRB W2,[X1,#1] | STR W0,[X1]",
+            "LDRH W3,[X1] | DMB SY",
+            "DMB SY | LDR W7,[X5]",
+            "STR W2,[X5] |",
+        ],
+        "exists (0:X2=1 /\\ 0:X3=0 /\\ 1:X7=0)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        [
+            "0:X2=0; 0:X3=0; 1:X7=0;",
+            "0:X2=0; 0:X3=257; 1:X7=0;",
+            "0:X2=1; 0:X3=257; 1:X7=0;",
+            "0:X2=1; 0:X3=257; 1:X7=1;",
+        ]
+    );
+}
+
+#[test]
+fn mixed_size_wide_load_of_a_quad_and_two_words() {
+    // A quad store by P0, two word stores by P1 (high, then low), a quad
+    // load by P2 (herd: Sometimes, 6 states).
+    let t = mixed(
+        "uint64_t x; 0:X1=x; 1:X1=x; 2:X1=x; 0:X0=1; 1:X0=2; uint64_t 2:X2;",
+        &[
+            "STR X0,[X1] | STR W0,[X1,#4] | LDR X2,[X1]",
+            " | STR W0,[X1] |",
+        ],
+        "exists (2:X2=1)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        [
+            "2:X2=0;",
+            "2:X2=1;",
+            "2:X2=2;",
+            "2:X2=8589934592;",
+            "2:X2=8589934593;",
+            "2:X2=8589934594;",
+        ]
+    );
+}
+
+#[test]
+fn mixed_size_misaligned_access_is_refused() {
+    // herd7 -variant mixed: "Unaligned or out-of-bound access: x+1, 2
+    // bytes (User error)".
+    let t = mixed(
+        "uint32_t x; 0:X1=x; 1:X1=x; 0:X0=257; 1:X0=514;",
+        &["STR W0,[X1] | STRH W0,[X1,#1]"],
+        "exists (x=0)",
+    );
+    let (at, msg) = refused(&t);
+    assert!(at.starts_with("t.litmus:7:"), "{at}");
+    assert!(msg.contains("(mixed-size: unaligned accesses)"), "{msg}");
 }
 
 #[test]
 fn narrow_accesses_without_variant_line_are_mixed_size() {
     // Dat3M's R+wsib0h0+rfib0h0-posh0b0 has no `Variant` line; herd7
     // without `-variant mixed` rejects it ("Illegal mixed-size test"),
-    // with it answers x = 0x203: byte and half-word stores to one word by
-    // two threads, which is refused, never answered as one cell.
+    // with it answers these 8 states: byte and half-word stores to one
+    // word by two threads.
     let t = "AArch64 R\n{\nuint32_t x; uint32_t 1:X3; uint32_t 1:X2;\n0:X1=x;\n1:X1=x;\n}\n\
              P0 | P1 ;\n MOV W0,#1 | MOV W0,#3 ;\n STRB W0,[X1] | STRB W0,[X1] ;\n\
              MOV W2,#514 | LDRH W2,[X1] ;\n STRH W2,[X1] | LDRB W3,[X1] ;\n\
              exists (1:X2=0x3 /\\ 1:X3=0x3 /\\ x=0x203)\n";
-    let (_, msg) = refused(t);
-    assert!(msg.contains("mixed-size"), "{msg}");
+    assert_eq!(
+        states(t, "arm"),
+        [
+            "1:X2=1; 1:X3=1; [x]=514;",
+            "1:X2=1; 1:X3=2; [x]=514;",
+            "1:X2=3; 1:X3=1; [x]=514;",
+            "1:X2=3; 1:X3=2; [x]=514;",
+            "1:X2=3; 1:X3=3; [x]=514;",
+            "1:X2=3; 1:X3=3; [x]=515;",
+            "1:X2=514; 1:X3=2; [x]=514;",
+            "1:X2=515; 1:X3=3; [x]=515;",
+        ]
+    );
+}
+
+#[test]
+fn mixed_size_release_and_acquire_bytes() {
+    // STLR of a word, LDARB of its first byte: every byte of the release
+    // is ordered after the earlier store, the acquire before the later
+    // loads (herd: Never, 3 states).
+    let t = mixed(
+        "uint32_t x; uint32_t y; 0:X1=x; 0:X3=y; 1:X1=x; 1:X3=y; 0:X0=257; 0:X2=1;",
+        &[
+            "STR W0,[X1] | LDARB W2,[X3]",
+            "STLR W2,[X3] | LDRB W4,[X1,#1]",
+            " | LDRH W5,[X3]",
+        ],
+        "exists (1:X2=1 /\\ 1:X4=0)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        ["1:X2=0; 1:X4=0;", "1:X2=0; 1:X4=1;", "1:X2=1; 1:X4=1;"]
+    );
+}
+
+#[test]
+fn mixed_size_acquire_word_over_narrow_writes() {
+    // LDAR of a word written by a half-word and a byte store (herd:
+    // Never, 5 states).
+    let t = mixed(
+        "uint32_t x; uint32_t y; 0:X1=x; 0:X3=y; 1:X1=x; 1:X3=y; 0:X0=257; 0:X2=65537;",
+        &[
+            "STRH W0,[X1,#2] | LDAR W2,[X3]",
+            "DMB SY | LDRB W4,[X1,#3]",
+            "STRH W2,[X3,#2] | STLRB W2,[X1]",
+            "STRB W2,[X3] |",
+        ],
+        "exists (1:X2=65536 /\\ 1:X4=0)",
+    );
+    assert_eq!(
+        states(&t, "arm"),
+        [
+            "1:X2=0; 1:X4=0;",
+            "1:X2=0; 1:X4=1;",
+            "1:X2=1; 1:X4=1;",
+            "1:X2=65536; 1:X4=1;",
+            "1:X2=65537; 1:X4=1;",
+        ]
+    );
+}
+
+#[test]
+fn byte_array_without_variant_line_is_mixed_size() {
+    // A word store into a byte array another thread reads a byte of, no
+    // `Variant` line (herd7 -variant mixed: Sometimes, 2 states).
+    let t = "AArch64 T\n{ uint8_t t[4]; 0:X2=t; 1:X2=t; 0:X0=67305985; }\n P0 | P1 ;\n\
+             STR W0,[X2] | LDRB W1,[X2] ;\nexists (1:X1=1)\n";
+    assert_eq!(states(t, "arm"), ["1:X1=0;", "1:X1=1;"]);
 }
 
 /// An MP test whose writer does `rmw` (an atomic or an exclusive pair) on

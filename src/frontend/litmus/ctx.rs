@@ -71,6 +71,10 @@ pub(crate) struct Vars {
     /// The instructions (by span: start, end) whose access is to a location of
     /// [`Vars::split`].
     pub split_spans: BTreeSet<(usize, usize)>,
+    /// The located error for a location of [`Vars::split`] accessed by
+    /// two threads, reported when the test runs under a model without
+    /// `si` (`LitmusTest::shared_bytes`).
+    pub shared_bytes: Option<crate::diag::Error>,
     /// The accesses of a `Variant=mixed` test with the location each
     /// addresses (second pass, `lower::check_sizes`), from which
     /// `lower::plan_bytes` chooses [`Vars::split`].
@@ -124,6 +128,10 @@ pub(crate) struct SizedAccess {
     /// half-word and sign-extending forms), the accesses a byte-addressed
     /// location may have.
     pub plain: bool,
+    /// True for a load-acquire or store-release that is not exclusive
+    /// (`LDAR`, `LDAPR`, `STLR` and their byte and half-word forms): a
+    /// byte-addressed location may have them too, each byte annotated.
+    pub ordered: bool,
 }
 
 /// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
@@ -229,12 +237,23 @@ impl Vars {
     }
     /// Records an access of `bits` bits at `addr` (second pass only).
     pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, plain: bool, span: Span) {
+        self.record(addr, bits, plain, false, span);
+    }
+
+    /// [`Vars::access`] for a load-acquire or store-release that is not
+    /// exclusive ([`SizedAccess::ordered`]).
+    pub fn access_ordered(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
+        self.record(addr, bits, false, true, span);
+    }
+
+    fn record(&mut self, addr: &Expr<RegId>, bits: u32, plain: bool, ordered: bool, span: Span) {
         if self.fixed.is_some() {
             self.accesses.push(SizedAccess {
                 addr: addr.clone(),
                 bits,
                 span,
                 plain,
+                ordered,
             });
         }
     }

@@ -75,6 +75,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             .any(|it| matches!(it.lhs, InitLhs::Reg { .. }) && it.bits.is_some_and(|b| b > 32)),
         split: BTreeMap::new(),
         split_spans: BTreeSet::new(),
+        shared_bytes: None,
         targets: Vec::new(),
         mixed,
         mixed_needed: false,
@@ -92,7 +93,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
             })
             .collect(),
     };
-    let mut vars = make_vars(is_mixed(&surf));
+    let mut vars = make_vars(is_mixed(&surf) || arch == Arch::AArch64 && narrow_arrays(&surf));
     lower(src, &surf, arch, width, &mut vars)?;
     assign_addresses(src, width, &mut vars)?;
     let mut t = lower(src, &surf, arch, width, &mut vars)?;
@@ -160,6 +161,17 @@ fn is_mixed(surf: &super::syntax::Surface) -> bool {
     surf.metadata
         .iter()
         .any(|(k, v)| k == "Variant" && v.split(',').any(|x| x.trim() == "mixed"))
+}
+
+/// True when the init block declares an array of bytes or half-words: an
+/// AArch64 test with one is read in herd's mixed-size variant (its memory
+/// is byte-addressed; herd's own AArch64 tests of such arrays carry
+/// `Variant=mixed`, the Dat3M `mixed/` ones no line). With every access
+/// at its element's size the variant's cells are the elements.
+fn narrow_arrays(surf: &super::syntax::Surface) -> bool {
+    surf.init
+        .iter()
+        .any(|it| it.array.as_ref().is_some_and(|a| a.1 < 4))
 }
 
 /// The code addresses of the test's threads ([`CodeMap`]), enabled when
@@ -630,6 +642,7 @@ fn lower(
         has_loop,
         width,
         min_width: Width(vars.min_width.max(1)),
+        shared_bytes: vars.shared_bytes.clone(),
         code_labels: instr_names(vars)
             .into_iter()
             .chain(if vars.code.enabled {
@@ -1226,19 +1239,18 @@ fn check_sizes(
 /// a byte load of an `int`) becomes byte cells ([`Vars::split`]), and
 /// every access to it a sequence of byte accesses
 /// ([`Vars::split_spans`]; `ops::byte_load`, `ops::byte_store`), each
-/// byte with its own rf and co. Returns false when there is none.
+/// byte with its own rf and co; the bytes of one access are one
+/// instruction's events, related by the base relation `si`
+/// (`program::Ann::SI`), over which the model lifts its orders (herd's
+/// `sca-class`). Returns false when there is none.
 ///
-/// Exact (and so answered) when such a location is accessed by one thread
-/// only, by plain loads and stores inside the location: its byte events
-/// then meet other threads only through the thread's dependencies and
-/// barriers, which relate every byte of an access alike, so ordering the
-/// bytes of one access in program order (herd relates them by none) adds
-/// no ordering a model can see. Otherwise a located "unsupported …
-/// (mixed-size: …)" error names what is not modelled: a location
-/// accessed at several sizes by several threads (herd relates the bytes of
-/// one access as one instruction's events: single-copy atomicity across
-/// threads), an acquire, release, exclusive or atomic access to it, an
-/// access crossing its end.
+/// Plain loads and stores inside the location are modelled. A location
+/// accessed by two threads needs a model that reads `si` (the located
+/// error [`Vars::shared_bytes`] is reported under another). Otherwise a
+/// located "unsupported … (mixed-size: …)" error names what is not
+/// modelled: an exclusive or atomic access to it (herd's rmw over byte
+/// events), an access crossing its end, a misaligned access (herd rejects
+/// it). Acquire and release accesses annotate every byte.
 fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let elem = |t: &super::ctx::Target| i64::from(t.decl / 8).max(1);
     for t in vars.targets.iter().filter(|t| !t.name.is_empty()) {
@@ -1252,6 +1264,19 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
                     a.bits, t.offset, t.name
                 ),
                 "see docs/litmus.md",
+            ));
+        }
+        // herd's mixed-size variant rejects a misaligned access ("Unaligned
+        // or out-of-bound access", a user error) unless its `unaligned`
+        // variant is on.
+        if a.bits > 8 && t.offset % i64::from(a.bits / 8) != 0 {
+            return Err(src.error_help(
+                a.span,
+                format!(
+                    "unsupported {}-bit access at byte {} of `{}`: not aligned to its size (mixed-size: unaligned accesses)",
+                    a.bits, t.offset, t.name
+                ),
+                "herd7 -variant mixed rejects it too (\"Unaligned or out-of-bound access\"); see docs/litmus.md",
             ));
         }
     }
@@ -1277,25 +1302,25 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
     for t in vars.targets.iter().filter(|t| split.contains(&t.name)) {
         let a = &t.access;
-        if !a.plain {
+        if !a.plain && !a.ordered {
             return Err(src.error_help(
                 a.span,
                 format!(
-                    "unsupported acquire, release, exclusive or atomic access to `{}`, a location accessed at several sizes (mixed-size: ordered or atomic byte-addressed accesses)",
+                    "unsupported exclusive or atomic access to `{}`, a location accessed at several sizes (mixed-size: exclusive or atomic byte-addressed accesses)",
                     t.name
                 ),
-                "in a `Variant=mixed` test only LDR/STR and their byte, half-word and sign-extending forms may access a location at a size other than its own; see docs/litmus.md",
+                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR and their byte, half-word and sign-extending forms may access a location at a size other than its own; see docs/litmus.md",
             ));
         }
         let first = *owner.entry(&t.name).or_insert(t.thread);
-        if first != t.thread {
-            return Err(src.error_help(
+        if first != t.thread && vars.shared_bytes.is_none() {
+            vars.shared_bytes = Some(src.error_help(
                 a.span,
                 format!(
-                    "unsupported access to `{}` by thread P{}: a location accessed at several sizes is accessed by P{first} too (mixed-size: byte-addressed locations shared between threads)",
+                    "unsupported access to `{}` by thread P{}: a location accessed at several sizes is accessed by P{first} too, under a model without `si` (mixed-size: byte-addressed locations shared between threads)",
                     t.name, t.thread
                 ),
-                "herd's mixed-size memory is modelled for locations one thread accesses; see docs/litmus.md",
+                "herd's single-copy atomicity of an access's bytes is the model's: a model that reads `si` (same instruction; `--model arm`) answers it; see docs/litmus.md",
             ));
         }
     }

@@ -12,7 +12,7 @@
 
 use super::ctx::Ctx;
 use crate::diag::{Error, Span};
-use crate::program::{BinOp, Command, Expr, LExpr, RegId, UnOp};
+use crate::program::{Ann, BinOp, Command, Expr, LExpr, RegId, UnOp};
 
 /// What one source instruction lowers to.
 pub(super) enum Low {
@@ -256,18 +256,23 @@ pub(super) fn min_max(signed: bool, max: bool, a: LExpr, b: LExpr) -> LExpr {
 /// access is a set of byte accesses): byte k is read from `addr + k` into
 /// a helper register `#b<k>`, then `reg` gets the bytes little-endian,
 /// `Σ #b<k> · 2^(8k)` (wrapping at the test's width, as the register
-/// would). Each byte read keeps the address dependencies of `addr`; `reg`
-/// depends on every byte read.
-pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<Command> {
+/// would). Each byte read keeps the address dependencies of `addr` and
+/// the ordering annotations `ann` ([`Ann`] bits: herd's byte events of an
+/// `LDAR` are each an acquire); `reg` depends on every byte read.
+pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32, ann: u8) -> Vec<Command> {
     wide_bytes(cx, n);
     let mut cmds = Vec::new();
     let mut value: Option<LExpr> = None;
     for k in 0..n {
         let b = cx.reg(&format!("#b{k}"));
-        cmds.push(Command::Load {
-            reg: b,
-            addr: byte_addr(addr, k),
-        });
+        cmds.push(same_instr(
+            k,
+            ann,
+            Command::Load {
+                reg: b,
+                addr: byte_addr(addr, k),
+            },
+        ));
         let part = if k == 0 {
             Expr::Var(b)
         } else {
@@ -293,9 +298,15 @@ pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32) -> Vec<C
 /// to a byte-addressed location (see [`byte_load`]): byte k of the value,
 /// `(value & 255·2^(8k)) / 2^(8k) & 255` (exact: the division of a
 /// multiple of 2^(8k)), is written at `addr + k`, so each byte write has
-/// the data dependencies of `value` and the address dependencies of
-/// `addr`.
-pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> Vec<Command> {
+/// the data dependencies of `value`, the address dependencies of `addr`
+/// and the ordering annotations `ann`.
+pub(super) fn byte_store(
+    cx: &mut Ctx,
+    addr: &LExpr,
+    value: &LExpr,
+    n: u32,
+    ann: u8,
+) -> Vec<Command> {
     wide_bytes(cx, n);
     (0..n)
         .map(|k| {
@@ -314,12 +325,28 @@ pub(super) fn byte_store(cx: &mut Ctx, addr: &LExpr, value: &LExpr, n: u32) -> V
                     Expr::Const(255),
                 )
             };
-            Command::Store {
-                addr: byte_addr(addr, k),
-                value: byte,
-            }
+            same_instr(
+                k,
+                ann,
+                Command::Store {
+                    addr: byte_addr(addr, k),
+                    value: byte,
+                },
+            )
         })
         .collect()
+}
+
+/// Byte `k` of an access with ordering annotations `ann`: after the
+/// first, annotated [`Ann::SI`] too (the byte events of one instruction,
+/// related by `si`).
+fn same_instr(k: u32, ann: u8, c: Command) -> Command {
+    let bits = if k == 0 { ann } else { ann | Ann::SI };
+    if bits == 0 {
+        c
+    } else {
+        Command::Ann(Ann(bits), Box::new(c))
+    }
 }
 
 /// The width an access of `n` bytes needs for its bytes to combine

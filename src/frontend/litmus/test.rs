@@ -219,6 +219,12 @@ pub struct LitmusTest {
     /// width its byte accesses combine at: 32 for a word, 64 beyond;
     /// else 1): `run::auto_width` is at least this.
     pub min_width: Width,
+    /// herd's mixed-size variant: the located error for a byte-addressed
+    /// location accessed by two threads, when there is one. Its accesses'
+    /// bytes are one instruction's events only through the base relation
+    /// `si`, so the test runs only under a model that reads it
+    /// (`litmus::run::herd_model`).
+    pub shared_bytes: Option<crate::diag::Error>,
 }
 
 impl LitmusTest {

@@ -92,6 +92,12 @@ impl Sym<'_, '_> {
                 .map(|p| p.pairs(rel))
                 .unwrap_or_default(),
             BaseRel::Stxn => self.enc.stxn_pairs(),
+            BaseRel::Si => {
+                let k = super::encoder::dep_kind(rel);
+                let ds = self.enc.deps.keys().filter(|x| x.0 == k);
+                let ids = (0..self.enc.un.events.len()).map(|a| (a, a));
+                ds.map(|x| (x.1, x.2)).chain(ids).collect()
+            }
             BaseRel::Fr | BaseRel::Loc => all_pairs.collect(),
         };
         for (a, b) in pairs {
@@ -733,6 +739,13 @@ impl BaseBounds for Encoder<'_> {
                 }
             }
             BaseRel::Stxn => (self.stxn_pairs().into_iter()).for_each(|(a, b)| may.set(a, b)),
+            BaseRel::Si => {
+                let k = super::encoder::dep_kind(r);
+                (self.deps.keys())
+                    .filter(|x| x.0 == k)
+                    .for_each(|x| may.set(x.1, x.2));
+                (0..self.un.events.len()).for_each(|a| may.set(a, a));
+            }
         }
         (may, must)
     }

@@ -183,8 +183,8 @@ const G_HB: u8 = 6;
 const G_STXN: u8 = 7;
 
 /// The index of a dependency-like base relation in `Encoder::deps`:
-/// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6
-/// (the unrolling's lists).
+/// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6,
+/// si 7 (its pairs of distinct events; the unrolling's lists).
 pub(super) fn dep_kind(r: BaseRel) -> u8 {
     match r {
         BaseRel::Addr => 0,
@@ -194,6 +194,7 @@ pub(super) fn dep_kind(r: BaseRel) -> u8 {
         BaseRel::PickAddr => 4,
         BaseRel::PickData => 5,
         BaseRel::PickCtrl => 6,
+        BaseRel::Si => 7,
         _ => unreachable!("{} is not a dependency relation", r.name()),
     }
 }
@@ -266,7 +267,7 @@ impl<'a> Encoder<'a> {
             enc.encode_stxn_steps();
         }
         enc.encode_rf_co();
-        let dep_lists: [(u8, Vec<unroll::DepEdge>); 7] = [
+        let dep_lists: [(u8, Vec<unroll::DepEdge>); 8] = [
             (0, std::mem::take(&mut enc.un.addr_dep)),
             (1, std::mem::take(&mut enc.un.data_dep)),
             (2, std::mem::take(&mut enc.un.ctrl_dep)),
@@ -274,6 +275,7 @@ impl<'a> Encoder<'a> {
             (4, std::mem::take(&mut enc.un.pick_addr_dep)),
             (5, std::mem::take(&mut enc.un.pick_data_dep)),
             (6, std::mem::take(&mut enc.un.pick_ctrl_dep)),
+            (7, std::mem::take(&mut enc.un.si)),
         ];
         for (k, list) in dep_lists {
             let mut m: HashMap<(usize, usize), Vec<Lit>> = HashMap::default();
@@ -291,7 +293,8 @@ impl<'a> Encoder<'a> {
                 3 => enc.un.rmw = list,
                 4 => enc.un.pick_addr_dep = list,
                 5 => enc.un.pick_data_dep = list,
-                _ => enc.un.pick_ctrl_dep = list,
+                6 => enc.un.pick_ctrl_dep = list,
+                _ => enc.un.si = list,
             }
         }
         enc.stats.events = enc.un.events.len();
@@ -703,13 +706,16 @@ impl<'a> Encoder<'a> {
             }
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => self.pgas.as_ref()?.rel_lit(r, a, b),
             BaseRel::Stxn => self.gate2(G_STXN, a, b),
+            // herd's si is reflexive on memory events.
+            BaseRel::Si if a == b => Some(self.mem_lit(a)),
             BaseRel::Addr
             | BaseRel::Data
             | BaseRel::Ctrl
             | BaseRel::Rmw
             | BaseRel::PickAddr
             | BaseRel::PickData
-            | BaseRel::PickCtrl => self.deps.get(&(dep_kind(r), a, b)).copied(),
+            | BaseRel::PickCtrl
+            | BaseRel::Si => self.deps.get(&(dep_kind(r), a, b)).copied(),
         }
     }
 
@@ -1530,12 +1536,18 @@ impl Base for CandBase<'_, '_> {
             | BaseRel::Rmw
             | BaseRel::PickAddr
             | BaseRel::PickData
-            | BaseRel::PickCtrl => {
+            | BaseRel::PickCtrl
+            | BaseRel::Si => {
                 let k = dep_kind(rel);
                 for (&(kk, a, b), &l) in &enc.deps {
                     if kk == k && v(l) {
                         m.set(a, b);
                     }
+                }
+                if rel == BaseRel::Si {
+                    (0..n)
+                        .filter(|&a| isr(a) || isw(a))
+                        .for_each(|a| m.set(a, a));
                 }
             }
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {

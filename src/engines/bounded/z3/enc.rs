@@ -319,6 +319,7 @@ impl<'p> ZEnc<'p> {
                 m = super::pgas::relation(self.ctx, &self.un, self.pgas.as_ref(), rel)
             }
             BaseRel::Stxn => m = self.stxn(),
+            BaseRel::Si => m = self.si(),
         }
         self.cache.insert(rel, m.clone());
         m
@@ -352,6 +353,50 @@ impl<'p> ZEnc<'p> {
             for b in (0..ev.len()).filter(|&b| b != a && (ev[b].thread.0, ev[b].step) == key) {
                 let c = and(ctx, &[ev[a].exec.clone(), ev[b].exec.clone(), step.clone()]);
                 m.insert((a, b), c);
+            }
+        }
+        m
+    }
+
+    /// `si` (herd's same instruction): every executed memory event with
+    /// itself, and the byte events of one access to a byte-addressed
+    /// location ([`crate::program::Thread::si_groups`]): byte `k` of a
+    /// group executed at step `s` with the event of byte `j` at step
+    /// `s − k + j` (the varisat unroller's `si` pairs).
+    fn si(&self) -> ZRel {
+        let ctx = self.ctx;
+        let ev = &self.un.events;
+        let mut m = ZRel::default();
+        let mem = |e: usize| ev[e].may_read || ev[e].may_write;
+        for a in (0..ev.len()).filter(|&a| mem(a)) {
+            m.insert((a, a), self.mem(a));
+        }
+        for (t, zt) in self.un.threads.iter().enumerate() {
+            let (of, groups) = self.prog.threads[t].si_groups();
+            if groups.is_empty() {
+                continue;
+            }
+            let own = |e: usize| ev[e].thread.0 as usize == t && mem(e);
+            for a in (0..ev.len()).filter(|&a| own(a)) {
+                let s = ev[a].step;
+                for &i in zt.cands.get(s as usize).into_iter().flatten() {
+                    let Some((g, k)) = of[i] else { continue };
+                    let is_i = zt.ins[s as usize]._eq(&Int::from_i64(ctx, i as i64));
+                    for j in (0..groups[g].len() as u32).filter(|&j| j != k) {
+                        let Some(sb) = (s + j).checked_sub(k) else {
+                            continue;
+                        };
+                        for b in (0..ev.len()).filter(|&b| own(b) && ev[b].step == sb) {
+                            let c =
+                                and(ctx, &[ev[a].exec.clone(), ev[b].exec.clone(), is_i.clone()]);
+                            let c = match m.remove(&(a, b)) {
+                                Some(old) => or(ctx, &[old, c]),
+                                None => c,
+                            };
+                            m.insert((a, b), c);
+                        }
+                    }
+                }
             }
         }
         m

@@ -46,6 +46,7 @@ mod deps;
 mod events;
 mod micro;
 mod rmw;
+mod si;
 
 use crate::diag::Error;
 use crate::engines::bounded::varisat::bv::Bv;
@@ -147,6 +148,9 @@ pub struct Unrolled {
     pub threads: Vec<ThreadUnroll>,
     /// rmw pairs (read, write, literal).
     pub rmw: Vec<DepEdge>,
+    /// `si` pairs of distinct events (the byte events of one access;
+    /// [`crate::program::Thread::si_groups`]), both ways.
+    pub si: Vec<DepEdge>,
     /// addr dependencies (read, event, literal).
     pub addr_dep: Vec<DepEdge>,
     /// data dependencies.
@@ -190,6 +194,7 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
         events: Vec::new(),
         threads: Vec::new(),
         rmw: Vec::new(),
+        si: Vec::new(),
         addr_dep: Vec::new(),
         data_dep: Vec::new(),
         ctrl_dep: Vec::new(),
@@ -201,7 +206,9 @@ pub fn unroll(p: &Program, cnf: &mut Cnf, opts: UnrollOpts) -> Unrolled {
         aborted: None,
     };
     for (ti, th) in p.threads.iter().enumerate() {
+        let first = un.events.len();
         let t = unroll_thread(th, ThreadId(ti as u32), p.nodes, cnf, opts, &mut un);
+        si::pairs(th, &un.events[first..], &mut un.si);
         un.threads.push(t);
     }
     un
