@@ -4,6 +4,7 @@
 
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{SolverKind, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::engines::Switches;
 use bmc_rmm::frontend::Format;
 use bmc_rmm::program::Width;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -349,7 +350,9 @@ pub struct LitmusArgs {
     pub batch: BatchArgs,
     /// Expectations files.
     #[command(flatten)]
-    pub expectations: ExpectArgs,
+    pub expectations: ExpectArgs,    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    #[arg(skip)]
+    pub switches: Switches,
 }
 
 /// `bmc-rmm diff` options.
@@ -405,6 +408,9 @@ pub struct DiffArgs {
     /// PGAS node count.
     #[command(flatten)]
     pub pgas: PgasArgs,
+    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    #[arg(skip)]
+    pub switches: Switches,
 }
 
 /// Options shared by every command that reads programs.
@@ -424,7 +430,9 @@ pub struct InputArgs {
     pub json: bool,
     /// C front-end options.
     #[command(flatten)]
-    pub c: CArgs,
+    pub c: CArgs,    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    #[arg(skip)]
+    pub switches: Switches,
 }
 
 /// Options of the C front-end (`.c` inputs, docs/c.md).

@@ -440,6 +440,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
             bound: effective_bound(a.bound, p),
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
+            switches: a.input.switches,
         };
         let rs = check_with_query(a, p, &model, lim, kinds, single)?;
         shard.record(present(f, p, &rs, a, &model_name))?;

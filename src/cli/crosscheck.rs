@@ -37,6 +37,7 @@ pub fn run(a: &CrosscheckArgs) -> Result<i32, Error> {
                 shard: a.shard.clone(),
             },
             pgas: a.pgas.clone(),
+            switches: a.input.switches,
         }),
         None if a.reach => run_reach(a),
         None => run_robust(a),
@@ -92,6 +93,7 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
             bound,
             width: a.input.width,
             deadline,
+            switches: a.input.switches,
         };
         let rs = bounded::check(
             SolverKind::Varisat,
@@ -307,6 +309,7 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
             bound,
             width: w,
             deadline: super::batch::deadline(a.timeout),
+            switches: a.input.switches,
         };
         let r =
             bounded::check(SolverKind::Varisat, p, m, lim, false, &[CheckKind::Reach])?.remove(0);

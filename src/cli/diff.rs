@@ -88,15 +88,15 @@ fn answer(
     a: &DiffArgs,
 ) -> Result<Answer, Error> {
     if is_litmus(file) {
-        let (t, r) = super::litmus::run_one(
-            file,
-            &side.model,
-            a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
-            a.width,
-            a.timeout,
-            side.solver,
-            Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
-        )?;
+        let o = super::litmus::RunOptions {
+            bound: a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
+            width: a.width,
+            timeout: a.timeout,
+            solver: side.solver,
+            budget: Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
+            switches: a.switches,
+        };
+        let (t, r) = super::litmus::run_one(file, &side.model, &o)?;
         return Ok(Answer::Litmus {
             verdict: litmus_verdict_word(&r).to_string(),
             states: r.states.iter().map(|s| t.state_line(s)).collect(),
@@ -116,6 +116,7 @@ fn answer(
         bound: super::check::effective_bound(a.bound, &p),
         width: w,
         deadline: batch::deadline(Some(a.timeout)),
+        switches: a.switches,
     };
     let kinds = [CheckKind::Reach, CheckKind::Robust];
     let results =

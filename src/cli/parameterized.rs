@@ -108,6 +108,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             timeout: Some(Duration::from_secs_f64(
                 a.timeout.unwrap_or(super::args::DEFAULT_TIMEOUT),
             )),
+            switches: a.input.switches,
             ..Options::default()
         };
         let r = parameterized::check(p, &templates, &opts)?;

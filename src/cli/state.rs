@@ -47,6 +47,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
             bound,
             width: a.input.width,
             deadline: crate::cli::batch::deadline(a.timeout),
+            switches: a.input.switches,
         };
         let r = state_robustness(a.solver.kind(), p, &model.model, lim)?;
         let status = if !r.violations.is_empty() {

@@ -30,6 +30,7 @@ pub use queries::{check, enumerate_final, enumerate_final_with, replay, validate
 
 use crate::cat::Model;
 use crate::diag::Error;
+use crate::engines::Switches;
 use crate::program::{GExpr, Program, ThreadId};
 use std::time::Instant;
 
@@ -127,7 +128,7 @@ fn cancelled() -> bool {
 }
 
 /// The bound (steps per thread), value width (bits) and deadline of a
-/// query.
+/// query, and the developer switches it runs with.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// K.
@@ -136,6 +137,9 @@ pub struct Limits {
     pub width: u32,
     /// When to give up (`unknown`).
     pub deadline: Deadline,
+    /// Developer switches of the encoders and solvers (diagnostics and
+    /// alternative strategies; [`Switches::default`] for none).
+    pub switches: Switches,
 }
 
 /// One bounded question's inputs: a program (after PGAS lowering), a
@@ -470,7 +474,8 @@ pub fn backend_enumerating(
 
 /// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
 /// cycles (`Some(true)`, docs/models.md), plain (`Some(false)`), or as the
-/// environment says (`None`: `BMC_SHORTEST_CYCLES`); z3 has one query.
+/// query's switches say (`None`: [`Switches::shortest_cycles`]); z3 has
+/// one query.
 ///
 /// Errors: [`Error::Usage`] when this build lacks the backend.
 pub fn backend_with(

@@ -43,6 +43,9 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Most basis elements created (each a pre-image kept at the time).
     pub max_elements: usize,
+    /// Print the search's progress on stderr every 20 000 elements taken
+    /// from the work queue ([`crate::engines::Switches::param_debug`]).
+    pub debug: bool,
 }
 
 /// One element ever added to the basis: a marking and how it leads to a
@@ -278,7 +281,7 @@ pub fn backward(
     let mut seen: Vec<usize> = vec![usize::MAX; net.transitions.len()];
     let mut cand: Vec<usize> = Vec::new();
     let mut tick = 0u64;
-    let debug = std::env::var_os("BMC_PARAM_DEBUG").is_some();
+    let debug = budget.debug;
     while let Some(i) = work.pop_front() {
         if !active[i] {
             continue;
@@ -365,6 +368,7 @@ mod tests {
         Budget {
             deadline: None,
             max_elements: 100_000,
+            debug: false,
         }
     }
 
@@ -420,6 +424,7 @@ mod tests {
         let tiny = Budget {
             deadline: None,
             max_elements: 0,
+            debug: false,
         };
         assert!(backward(&n, &[vec![(1, 5)]], &[], &[], tiny, None).is_err());
     }

@@ -41,6 +41,7 @@ pub mod petri;
 
 use crate::diag::Error;
 use crate::engines::explicit::{self, Attack, Robustness, TsoWitness};
+use crate::engines::Switches;
 use crate::program::{Program, ThreadId, Width};
 use coverability::{backward, Basis, Budget};
 use instrument::{Built, Ctx};
@@ -59,6 +60,8 @@ pub struct Options {
     pub max_places: usize,
     /// Most basis elements of one backward fixpoint.
     pub max_elements: usize,
+    /// Developer switches ([`Switches::param_debug`]: progress on stderr).
+    pub switches: Switches,
 }
 
 impl Default for Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             timeout: Some(Duration::from_secs(60)),
             max_places: 200_000,
             max_elements: 2_000_000,
+            switches: Switches::default(),
         }
     }
 }
@@ -285,6 +289,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
         let budget = Budget {
             deadline,
             max_elements: opts.max_elements,
+            debug: opts.switches.param_debug,
         };
         let basis = match backward(
             &built.net,
@@ -300,7 +305,7 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
                 continue;
             }
         };
-        if std::env::var_os("BMC_PARAM_DEBUG").is_some() {
+        if opts.switches.param_debug {
             eprintln!(
                 "attack {}: {} places, {} transitions, {} elements, {} minimal",
                 a.describe(p),

@@ -471,7 +471,7 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
         let mut it = ordered.iter();
         cands.retain(|_| !*it.next().unwrap_or(&false));
     }
-    if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+    if enc.switches.cdclt_debug {
         eprintln!(
             "escape cfg pre-filter: {found} candidates, {} left, {:.3} s",
             cands.len(),
@@ -559,7 +559,8 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
     let (keep_idx, r2) = if rounds == 0 || maybe.is_empty() || over {
         (maybe, 0)
     } else {
-        harvest(enc, cands, maybe, deadline, consistent_rounds(), false)
+        let rounds2 = enc.switches.escape_rounds;
+        harvest(enc, cands, maybe, deadline, rounds2, false)
     };
     stats[2] = keep_idx.len();
     stats[3] = r2;
@@ -567,7 +568,7 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
     for i in keep_idx {
         keep[i] = true;
     }
-    if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+    if enc.switches.cdclt_debug {
         eprintln!(
             "escape probe: {} candidates, {} after {} boolean rounds, {} kept after {} consistent rounds, {:.3} s",
             cands.len(),
@@ -579,15 +580,6 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
         );
     }
     keep
-}
-
-/// The rounds of [`feasible_escapes`]' second phase (`BMC_ESCAPE_ROUNDS`,
-/// default 1).
-fn consistent_rounds() -> usize {
-    std::env::var("BMC_ESCAPE_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1)
 }
 
 /// One phase of [`feasible_escapes`]: asks at most `rounds` times whether

@@ -28,6 +28,7 @@ use crate::cat::Model;
 use crate::collections::HashMap;
 use crate::diag::Error;
 use crate::engines::bounded::{Deadline, Execution, Stats};
+use crate::engines::Switches;
 use crate::program::{GExpr, GVar, GoalAt, Program, ThreadId};
 use std::time::Instant;
 use varisat::Lit;
@@ -91,17 +92,22 @@ pub struct Encoder<'a> {
     /// an `acyclic` axiom's relation). The answer is the same either
     /// way (docs/models.md); off by default (it made some checks much
     /// faster and others much slower, docs/performance.md), on with
-    /// `BMC_SHORTEST_CYCLES=1` or by setting it before
+    /// [`Switches::shortest_cycles`] or by setting it before
     /// [`Encoder::robust_act`].
     pub shortest_cycles: bool,
     /// Solves the escape-edge probe of the narrowed query may spend on the
     /// clauses alone (`eager::encode_escape`; 0 = no probe): from
-    /// `BMC_ESCAPE_PROBE`, default 32.
+    /// [`Switches::escape_probe`], default 32.
     pub escape_probe: usize,
     /// Drop the escape candidates the model orders on every control path
     /// before the probe (`escape_cfg`, the CFG pre-filter): on unless
-    /// `BMC_ESCAPE_CFG=0`.
+    /// [`Switches::escape_cfg`] is off.
     pub escape_cfg: bool,
+    /// The developer switches of this encoding ([`Encoder::set_switches`];
+    /// the default until then): the three fields above start from them,
+    /// the rest (debug output, probe rounds, the TSO-witness restriction)
+    /// are read where they apply.
+    pub switches: Switches,
     /// Give up the narrowed query (the encoding answers unknown,
     /// [`Encoder::aborted`]) when more escape edges than this may be
     /// realized (found by the probe's first phase, or left when it
@@ -218,6 +224,7 @@ impl<'a> Encoder<'a> {
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
         let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r));
+        let switches = Switches::default();
         let opts = UnrollOpts {
             bound,
             width,
@@ -242,12 +249,10 @@ impl<'a> Encoder<'a> {
             robust_act: None,
             static_robust: None,
             robust_succ: Vec::new(),
-            shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
-            escape_probe: std::env::var("BMC_ESCAPE_PROBE")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(32),
-            escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
+            shortest_cycles: switches.shortest_cycles,
+            escape_probe: switches.escape_probe,
+            escape_cfg: switches.escape_cfg,
+            switches,
             escape_yield: None,
             tso_witness: None,
             final_mem: HashMap::default(),
@@ -335,11 +340,22 @@ impl<'a> Encoder<'a> {
         out
     }
 
+    /// Sets the developer switches of this encoding, and the settings that
+    /// start from them ([`Encoder::shortest_cycles`],
+    /// [`Encoder::escape_probe`], [`Encoder::escape_cfg`]). Call it before
+    /// [`Encoder::enable_tso_witness`] and the hb-cycle query.
+    pub fn set_switches(&mut self, switches: Switches) {
+        self.shortest_cycles = switches.shortest_cycles;
+        self.escape_probe = switches.escape_probe;
+        self.escape_cfg = switches.escape_cfg;
+        self.switches = switches;
+    }
+
     /// Turns on the TSO-witness restriction of the hb-cycle query where
     /// it applies ([`tso_witness::applies`]). Call it before anything
     /// reads the set `A` (the eager axioms, cdclt's tables).
     pub fn enable_tso_witness(&mut self) {
-        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog) {
+        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog, &self.switches) {
             self.tso_witness = Some(TsoWitness::build(&mut self.cnf, &self.un));
         }
     }
