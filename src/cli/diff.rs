@@ -702,7 +702,10 @@ mod tests {
     #[test]
     fn model_specs() {
         assert!(load_model_spec("sc").is_ok());
-        assert!(matches!(load_model_spec("nosuch"), Err(Error::Usage(_))));
+        assert!(matches!(
+            load_model_spec("nosuch"),
+            Err(Error::UnknownName(_))
+        ));
         assert!(matches!(
             load_model_spec("nosuch.cat"),
             Err(Error::Io { .. })

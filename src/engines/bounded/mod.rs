@@ -291,7 +291,7 @@ impl SolverKind {
         }
     }
 
-    /// Errors: [`Error::Usage`] when this build lacks the backend.
+    /// Errors: [`Error::Unsupported`] when this build lacks the backend.
     pub fn available(self) -> Result<(), Error> {
         if self == SolverKind::Z3 && !cfg!(feature = "z3") {
             return Err(no_z3());
@@ -316,7 +316,7 @@ impl std::str::FromStr for SolverKind {
             "varisat" | "sat" => Ok(SolverKind::Varisat),
             "cdclt" => Ok(SolverKind::Cdclt),
             "z3" => Ok(SolverKind::Z3),
-            other => Err(Error::Usage(format!(
+            other => Err(Error::UnknownName(format!(
                 "unknown solver `{other}`; solvers: varisat, cdclt, z3"
             ))),
         }
@@ -325,7 +325,7 @@ impl std::str::FromStr for SolverKind {
 
 /// The error of a build without the z3 backend.
 fn no_z3() -> Error {
-    Error::Usage(
+    Error::Unsupported(
         "this bmc-rmm was built without z3; rebuild with `cargo build --release --features z3` \
          (needs libz3-dev and libclang-dev, docs/solvers.md)"
             .into(),
@@ -433,7 +433,7 @@ pub trait Backend {
 /// The backend `kind`; `eager` (varisat only) encodes the model's
 /// `acyclic` axioms up front instead of lazily.
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error> {
     backend_with(kind, eager, None, None)
 }
@@ -442,7 +442,7 @@ pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error>
 /// an encoding of more than `clause_yield` clauses
 /// ([`cdclt::Cdclt::clause_yield`]); other backends as [`backend`].
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn Backend>, Error> {
     match kind {
         SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
@@ -458,7 +458,7 @@ pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn
 /// ([`Session::enumerate_observed`]; the varisat backend only, others
 /// ignore it); `None`: always by solving.
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend_enumerating(
     kind: SolverKind,
     budget: Option<usize>,
@@ -477,7 +477,7 @@ pub fn backend_enumerating(
 /// query's switches say (`None`: [`Switches::shortest_cycles`]); z3 has
 /// one query.
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend_with(
     kind: SolverKind,
     eager: bool,

@@ -173,13 +173,16 @@ pub struct Report {
 pub fn validate(p: &Program, w: Width) -> Result<(), Error> {
     let err = |span, msg: String| match &p.source {
         Some(src) => src.error(span, msg),
-        None => Error::Usage(msg),
+        None => Error::Unsupported(msg),
     };
     if w.0 == 0 || w.0 > 32 {
-        return Err(Error::Usage(format!("width {} is outside 1..=32", w.0)));
+        return Err(Error::Unsupported(format!(
+            "width {} is outside 1..=32",
+            w.0
+        )));
     }
     if p.nodes.is_some() {
-        return Err(Error::Usage(
+        return Err(Error::Unsupported(
             "parameterized robustness: PGAS (SPMD) programs are not supported".into(),
         ));
     }
@@ -196,7 +199,7 @@ pub fn validate(p: &Program, w: Width) -> Result<(), Error> {
             }
         }
     }
-    explicit::validate(p, w).map_err(|e| Error::Usage(e.to_string()))
+    explicit::validate(p, w).map_err(|e| Error::Unsupported(e.to_string()))
 }
 
 /// The instance of `p` with `copies[i]` copies of template `templates[i]`

@@ -29,7 +29,7 @@
 //!   position the exact value is built: closures by Warshall's algorithm
 //!   over symbolic terms, `let rec` by symbolic Kleene iteration for as
 //!   many rounds as the static support allows the value to grow (within a
-//!   work budget; beyond it the encoder reports a usage error naming the
+//!   work budget; beyond it the encoder reports an unsupported construct naming the
 //!   group).
 //! * The closure of one value is built once (the three `hb*` of Power
 //!   share their variables), and `acyclic r+` is encoded as `acyclic r`.
@@ -82,7 +82,7 @@ pub struct Encoded {
 /// [`crate::cat::eval::Evaluator`] implements it. See the module
 /// documentation for the encoding.
 ///
-/// Errors ([`Error::Usage`], located in the model file): a `let rec`
+/// Errors ([`Error::Unsupported`], located in the model file): a `let rec`
 /// group whose body reads one of its own names under `~` or on the right
 /// of `\` (not monotone, no least fixed point guaranteed); a `let rec`
 /// group used in negative position whose exact Kleene iteration exceeds
@@ -128,7 +128,7 @@ pub fn encode_axioms_named(model: &Model, base: &mut dyn ZBase) -> Result<Encode
             }
             (AxiomKind::Empty, ZVal::Set(s)) => s.iter().flatten().map(|t| t.not()).collect(),
             (_, ZVal::Set(_)) => {
-                return Err(enc.usage(
+                return Err(enc.unsupported(
                     expr,
                     "`acyclic` / `irreflexive` of a set (the model is not type-checked)",
                 ))
@@ -288,7 +288,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             Name(s) => {
                 let d = names.contains(&s.as_str());
                 if d && neg {
-                    return Err(self.usage(
+                    return Err(self.unsupported(
                         node,
                         &format!(
                             "`let rec {}` reads `{}` under `~` or on the right of `\\` \
@@ -321,11 +321,11 @@ impl<'m, 'b> Enc<'m, 'b> {
         Ok(d)
     }
 
-    /// A usage error about `node`, located in its file.
-    fn usage(&self, node: &Node, what: &str) -> Error {
+    /// An unsupported-construct error about `node`, located in its file.
+    fn unsupported(&self, node: &Node, what: &str) -> Error {
         let src = self.model.file_of(node);
         let (l, c) = src.line_col(node.span.start);
-        Error::Usage(format!("z3 backend: {what} ({}:{l}:{c})", src.path))
+        Error::Unsupported(format!("z3 backend: {what} ({}:{l}:{c})", src.path))
     }
 
     /// `a ∧ b`, None when false.
@@ -464,7 +464,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             Stmt::Let { rec: true, binds } => {
                 if self.busy.contains(&(si, pol)) {
-                    return Err(self.usage(
+                    return Err(self.unsupported(
                         &binds[bi].1,
                         &format!(
                             "`let rec {}` read outside its own group while being encoded",
@@ -965,7 +965,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 match x.rel().get(&key) {
                     Some(xv) => self.imply(t, xv),
                     None => {
-                        return Err(self.usage(
+                        return Err(self.unsupported(
                             body,
                             &format!(
                                 "internal error: `let rec {}` support too small",
@@ -1016,7 +1016,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 break;
             }
             if self.work - start > KLEENE_WORK_LIMIT {
-                return Err(self.usage(
+                return Err(self.unsupported(
                     &binds[0].1,
                     &format!(
                         "`let rec {}` is used under `~` or on the right of `\\`, \
