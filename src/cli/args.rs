@@ -350,7 +350,8 @@ pub struct LitmusArgs {
     pub batch: BatchArgs,
     /// Expectations files.
     #[command(flatten)]
-    pub expectations: ExpectArgs,    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    pub expectations: ExpectArgs,
+    /// Developer switches (`BMC_*` variables), set by `cli::run`.
     #[arg(skip)]
     pub switches: Switches,
 }
@@ -430,7 +431,8 @@ pub struct InputArgs {
     pub json: bool,
     /// C front-end options.
     #[command(flatten)]
-    pub c: CArgs,    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    pub c: CArgs,
+    /// Developer switches (`BMC_*` variables), set by `cli::run`.
     #[arg(skip)]
     pub switches: Switches,
 }

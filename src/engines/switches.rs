@@ -93,11 +93,8 @@ impl Switches {
         let d = Switches::default();
         let set = |name: &str| get(name).is_some();
         let text = |name: &str| get(name).and_then(|v| v.into_string().ok());
-        let number = |name: &str, default: usize| {
-            text(name)
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(default)
-        };
+        let number =
+            |name: &str, default: usize| text(name).and_then(|v| v.parse().ok()).unwrap_or(default);
         Switches {
             cdclt_debug: set("BMC_CDCLT_DEBUG"),
             cdclt_partial: set("BMC_CDCLT_PARTIAL"),

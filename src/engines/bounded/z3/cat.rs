@@ -506,33 +506,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                     pol
                 };
                 let y = self.eval(b, pb, env)?;
-                match (&*x, &*y) {
-                    (ZVal::Set(p), ZVal::Set(q)) => {
-                        let mut out = vec![None; self.n];
-                        for (i, o) in out.iter_mut().enumerate() {
-                            let (p, q) = (p.get(i).cloned().flatten(), q.get(i).cloned().flatten());
-                            *o = self.combine(&node.kind, p.as_ref(), q.as_ref());
-                        }
-                        ZVal::Set(out)
-                    }
-                    (ZVal::Rel(p), ZVal::Rel(q)) => {
-                        let mut out = ZRel::default();
-                        for (k, t) in sorted(p) {
-                            if let Some(u) = self.combine(&node.kind, Some(t), q.get(&k)) {
-                                out.insert(k, u);
-                            }
-                        }
-                        if matches!(node.kind, Union(..)) {
-                            for (k, t) in sorted(q) {
-                                if !p.contains_key(&k) {
-                                    out.insert(k, t.clone());
-                                }
-                            }
-                        }
-                        ZVal::Rel(out)
-                    }
-                    _ => unreachable!("type-checked"),
-                }
+                self.combine_vals(&node.kind, &x, &y)
             }
             Seq(a, b) => {
                 let x = self.eval(a, pol, env)?;
@@ -556,44 +530,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             Compl(a) => {
                 let x = self.eval(a, pol.flip(), env)?;
-                let u = self.universe();
-                let u = u.set();
-                match &*x {
-                    ZVal::Set(s) => {
-                        let mut out = vec![None; self.n];
-                        for (i, o) in out.iter_mut().enumerate() {
-                            let Some(ui) = &u[i] else { continue };
-                            *o = match &s[i] {
-                                None => Some(ui.clone()),
-                                Some(si) => self.and_not(ui, si),
-                            };
-                        }
-                        ZVal::Set(out)
-                    }
-                    ZVal::Rel(r) => {
-                        let mut out = ZRel::default();
-                        for (i, ui) in u.iter().enumerate() {
-                            let Some(ui) = ui else { continue };
-                            for (j, uj) in u.iter().enumerate() {
-                                let Some(uj) = uj else { continue };
-                                let both = if i == j {
-                                    Some(ui.clone())
-                                } else {
-                                    self.and2(ui, uj)
-                                };
-                                let Some(both) = both else { continue };
-                                let t = match r.get(&(i, j)) {
-                                    None => Some(both),
-                                    Some(rij) => self.and_not(&both, rij),
-                                };
-                                if let Some(t) = t {
-                                    out.insert((i, j), t);
-                                }
-                            }
-                        }
-                        ZVal::Rel(out)
-                    }
-                }
+                self.complement(&x)
             }
             Plus(a) | Star(a) => {
                 let x = self.eval(a, pol, env)?;
@@ -655,6 +592,81 @@ impl<'m, 'b> Enc<'m, 'b> {
         let v = Rc::new(v);
         self.memo.insert(key, v.clone());
         Ok(v)
+    }
+
+    /// `x | y`, `x & y` or `x \ y` (`kind`) of two sets or two relations,
+    /// entry by entry ([`Self::combine`]).
+    fn combine_vals(&mut self, kind: &ExprKind, x: &ZVal, y: &ZVal) -> ZVal {
+        match (x, y) {
+            (ZVal::Set(p), ZVal::Set(q)) => {
+                let mut out = vec![None; self.n];
+                for (i, o) in out.iter_mut().enumerate() {
+                    let (p, q) = (p.get(i).cloned().flatten(), q.get(i).cloned().flatten());
+                    *o = self.combine(kind, p.as_ref(), q.as_ref());
+                }
+                ZVal::Set(out)
+            }
+            (ZVal::Rel(p), ZVal::Rel(q)) => {
+                let mut out = ZRel::default();
+                for (k, t) in sorted(p) {
+                    if let Some(u) = self.combine(kind, Some(t), q.get(&k)) {
+                        out.insert(k, u);
+                    }
+                }
+                if matches!(kind, ExprKind::Union(..)) {
+                    for (k, t) in sorted(q) {
+                        if !p.contains_key(&k) {
+                            out.insert(k, t.clone());
+                        }
+                    }
+                }
+                ZVal::Rel(out)
+            }
+            _ => unreachable!("type-checked"),
+        }
+    }
+
+    /// `~x`: the complement of a set or relation within the universe (the
+    /// events that may execute; pairs of them).
+    fn complement(&mut self, x: &ZVal) -> ZVal {
+        let u = self.universe();
+        let u = u.set();
+        match x {
+            ZVal::Set(s) => {
+                let mut out = vec![None; self.n];
+                for (i, o) in out.iter_mut().enumerate() {
+                    let Some(ui) = &u[i] else { continue };
+                    *o = match &s[i] {
+                        None => Some(ui.clone()),
+                        Some(si) => self.and_not(ui, si),
+                    };
+                }
+                ZVal::Set(out)
+            }
+            ZVal::Rel(r) => {
+                let mut out = ZRel::default();
+                for (i, ui) in u.iter().enumerate() {
+                    let Some(ui) = ui else { continue };
+                    for (j, uj) in u.iter().enumerate() {
+                        let Some(uj) = uj else { continue };
+                        let both = if i == j {
+                            Some(ui.clone())
+                        } else {
+                            self.and2(ui, uj)
+                        };
+                        let Some(both) = both else { continue };
+                        let t = match r.get(&(i, j)) {
+                            None => Some(both),
+                            Some(rij) => self.and_not(&both, rij),
+                        };
+                        if let Some(t) = t {
+                            out.insert((i, j), t);
+                        }
+                    }
+                }
+                ZVal::Rel(out)
+            }
+        }
     }
 
     /// One entry of `p | q`, `p & q` or `p \ q` (absent = None).
