@@ -24,6 +24,7 @@ use crate::engines::bounded::{self, CheckKind, CheckResult, Deadline, Limits, So
 use crate::engines::explicit::{self, RobustnessReport};
 use crate::engines::smc::{self, SmcCheck, SmcOptions, SmcResult};
 use crate::engines::tso_reach::kround::{self, KroundResult};
+use crate::engines::Switches;
 use crate::program::{Program, Width};
 use std::time::{Duration, Instant};
 
@@ -138,9 +139,9 @@ pub struct Request<'a> {
     /// SMC reachability explores read-only regions (spin loops whose
     /// loads nothing reads afterwards) instead of one `nop` each.
     pub smc_keep_reads: bool,
-    /// Try the explicit engine's unbounded TSO robustness proof first
-    /// (`auto` choice only; on by default).
-    pub explicit_first: bool,
+    /// Developer switches ([`Switches`]; `explicit_first` turns off the
+    /// explicit engine's proof before the bounded robustness query).
+    pub switches: Switches,
 }
 
 /// The engine's own result behind an [`Answer`], for rendering its
@@ -193,7 +194,7 @@ pub struct Reply {
 impl<'a> Request<'a> {
     /// A request with the defaults of the command line: the automatic
     /// engine, `--hb-query auto`, not eager, no time limit, alone, the
-    /// explicit proof first.
+    /// developer switches unset.
     pub fn new(
         program: &'a Program,
         model: &'a Model,
@@ -214,7 +215,7 @@ impl<'a> Request<'a> {
             timeout: None,
             alone: true,
             smc_keep_reads: false,
-            explicit_first: true,
+            switches: Switches::default(),
         }
     }
 
@@ -227,6 +228,7 @@ impl<'a> Request<'a> {
             bound: self.bound,
             width: self.width,
             deadline: self.deadline(start),
+            switches: self.switches,
         }
     }
 }
@@ -343,6 +345,7 @@ fn parameterized_reply(req: &Request, every_thread: bool) -> Result<Reply, Error
     let opts = parameterized::Options {
         width,
         timeout: req.timeout,
+        switches: req.switches,
         ..parameterized::Options::default()
     };
     let r = parameterized::check(p, &templates, &opts)?;
@@ -648,7 +651,7 @@ const EXPLICIT_FIRST_TIME: Duration = Duration::from_millis(300);
 const EXPLICIT_FIRST_STATES: usize = 200_000;
 
 /// `robust` under the built-in tso model with the automatic choice (not
-/// eager, not PGAS, [`Request::explicit_first`]): first the explicit
+/// eager, not PGAS, the switch `explicit_first` on): first the explicit
 /// engine's robustness check by attacks (TSO witnesses, thesis 003
 /// §6.1–6.2, Theorem 6.10; [`explicit::check_robustness`]) within
 /// [`EXPLICIT_FIRST_TIME`] and [`EXPLICIT_FIRST_STATES`]. When it proves
@@ -663,7 +666,7 @@ const EXPLICIT_FIRST_STATES: usize = 200_000;
 /// usual. docs/performance.md, "TSO witnesses".
 fn explicit_robust_first(req: &Request, kinds: &[CheckKind], lim: &Limits) -> Option<CheckResult> {
     let p = req.program;
-    if !req.explicit_first
+    if !req.switches.explicit_first
         || req.eager
         || p.nodes.is_some()
         || !kinds.contains(&CheckKind::Robust)

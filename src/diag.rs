@@ -213,17 +213,39 @@ pub enum Error {
         /// The OS error text.
         message: String,
     },
-    /// A bad command line (unknown model, bound 0, ...).
+    /// A bad command line (a misspelt option value, conflicting flags,
+    /// bound 0, ...): made by the command-line tool only; the library
+    /// reports [`Error::Unsupported`], [`Error::UnknownName`] or
+    /// [`Error::Tool`].
     #[error("usage error: {0}")]
     Usage(String),
+    /// A request the library cannot answer as made: an option value
+    /// outside the range an engine or front-end handles (a width, a number
+    /// of PGAS nodes, a missing node count), a program or model construct
+    /// an engine or backend does not model where the program or model has
+    /// no source to locate it in (otherwise it is an [`Error::Input`]), a
+    /// backend this build lacks. The message says what and why.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A name that names nothing the library knows: a memory model, a
+    /// solver backend, an input format. The message lists the known
+    /// names.
+    #[error("error: {0}")]
+    UnknownName(String),
+    /// An external program or worker thread a request needs could not run
+    /// or failed: no C preprocessor, the preprocessor failed without a
+    /// location in the input, the C front-end's thread could not start or
+    /// stopped. The message names the program.
+    #[error("error: {0}")]
+    Tool(String),
     /// A resource limit or timeout ended the check without an answer.
     #[error("unknown: {0}")]
     Unknown(String),
 }
 
 impl Error {
-    /// The process exit status for this error (DESIGN.md: 2 input/usage,
-    /// 3 unknown).
+    /// The process exit status for this error (DESIGN.md: 2 input, usage,
+    /// unsupported requests, unknown names, tool failures; 3 unknown).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Unknown(_) => 3,

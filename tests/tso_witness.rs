@@ -2,7 +2,7 @@
 //!
 //! * the bounded hb-cycle query restricted to one attacker thread
 //!   (`bounded::varisat::tso_witness`) against the unrestricted query
-//!   (`BMC_TSO_WITNESS=1` against unset): same verdicts on every backend and query form,
+//!   (`Switches::tso_witness`, `BMC_TSO_WITNESS=1`, against off): same verdicts on every backend and query form,
 //!   on programs whose violations need a helper's write → read pair on the
 //!   cycle (SB), an attacker that is not the first thread (SB with the
 //!   first thread fenced), three threads, loops; every witness replays
@@ -13,9 +13,6 @@
 //! * the CLI's explicit-first step (`--solver auto`): same verdicts as
 //!   `BMC_EXPLICIT_FIRST=0`, including a program that is not robust
 //!   but robust within a small bound (its TSO witness needs more steps).
-//!
-//! The switches are process environment variables: the tests of this
-//! binary take [`SERIAL`] so that none runs while another sets one.
 
 mod common;
 
@@ -24,9 +21,9 @@ use bmc_rmm::diag::SourceFile;
 use bmc_rmm::engines::bounded::queries::{self, robust_along};
 use bmc_rmm::engines::bounded::{backend, CheckKind, Deadline, Limits, Query, SolverKind, Verdict};
 use bmc_rmm::engines::explicit::{check_robustness, Options, Robustness};
+use bmc_rmm::engines::Switches;
 use bmc_rmm::frontend::native;
 use bmc_rmm::program::{Program, Width};
-use std::sync::Mutex;
 
 /// SB: the cycle Wx →po Ry →fr Wy →po Rx →fr Wx needs t1's write → read
 /// pair on it while only t0 delays (thesis Example 6.6).
@@ -85,9 +82,6 @@ const ALL: [(&str, &str); 8] = [
     ("late_sb", LATE_SB),
 ];
 
-/// Held by every test of this binary (see the module comment).
-static SERIAL: Mutex<()> = Mutex::new(());
-
 fn parse(name: &str, text: &str) -> Program {
     native::parse(
         &SourceFile::new(format!("{name}.rmm"), text),
@@ -101,15 +95,23 @@ fn limits(bound: u32) -> Limits {
         bound,
         width: 16,
         deadline: Deadline(None),
+        switches: Default::default(),
     }
 }
 
-/// The robust verdict of every backend and hb-query form, and the
-/// witnesses (replayed under tso on varisat, which then runs without the
-/// restriction only if the caller turned it off; the replay pins the
-/// whole execution, so the restriction's free `sc` literals cannot
-/// reject it either way).
-fn verdicts(p: &Program, bound: u32) -> Vec<Verdict> {
+/// The robust verdict of every backend and hb-query form, with the
+/// TSO-witness restriction on (`tso_witness`) or off, and the witnesses
+/// (replayed under tso on varisat with the same switches; the replay
+/// pins the whole execution, so the restriction's free `sc` literals
+/// cannot reject it either way).
+fn verdicts(p: &Program, bound: u32, tso_witness: bool) -> Vec<Verdict> {
+    let lim = Limits {
+        switches: Switches {
+            tso_witness,
+            ..Switches::default()
+        },
+        ..limits(bound)
+    };
     let model = builtin("tso").unwrap();
     let mut out = Vec::new();
     for (solver, shortest) in [
@@ -122,12 +124,12 @@ fn verdicts(p: &Program, bound: u32) -> Vec<Verdict> {
         let q = Query {
             program: p,
             model: &model,
-            limits: limits(bound),
+            limits: lim,
         };
         let r = queries::check_on(&*b, &q, &[CheckKind::Robust]).unwrap();
         let r = &r[0];
         if let Some(x) = &r.witness {
-            let replay = queries::replay(SolverKind::Varisat, p, &model, limits(bound), x).unwrap();
+            let replay = queries::replay(SolverKind::Varisat, p, &model, lim, x).unwrap();
             assert_eq!(replay, Ok(()), "{solver:?} witness does not replay");
             assert!(r.cycle.is_some());
         }
@@ -138,17 +140,14 @@ fn verdicts(p: &Program, bound: u32) -> Vec<Verdict> {
 
 #[test]
 fn one_attacker_keeps_every_verdict() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Violations the restriction must keep: SB needs a helper's W → R pair
     // on the cycle; SB with t0 fenced needs t1 as the attacker; the ring
     // the last of three threads.
     for (name, text) in ALL {
         let p = parse(name, text);
         for bound in [4, 8, 14] {
-            std::env::set_var("BMC_TSO_WITNESS", "1");
-            let on = verdicts(&p, bound);
-            std::env::remove_var("BMC_TSO_WITNESS");
-            let off = verdicts(&p, bound);
+            let on = verdicts(&p, bound, true);
+            let off = verdicts(&p, bound, false);
             assert_eq!(
                 on, off,
                 "{name} at bound {bound}: restricted vs unrestricted"
@@ -171,13 +170,12 @@ fn one_attacker_keeps_every_verdict() {
     // The restriction is the only change between the two runs above: the
     // late SB is robust within 4 steps and not within 14 either way.
     let p = parse("late_sb", LATE_SB);
-    assert_eq!(verdicts(&p, 4)[0], Verdict::NoViolation);
-    assert_eq!(verdicts(&p, 14)[0], Verdict::Violation);
+    assert_eq!(verdicts(&p, 4, false)[0], Verdict::NoViolation);
+    assert_eq!(verdicts(&p, 14, false)[0], Verdict::Violation);
 }
 
 #[test]
 fn along_the_explicit_witness() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let model = builtin("tso").unwrap();
     for (name, text) in [
         ("sb", SB),
@@ -246,7 +244,6 @@ fn cli(file: &std::path::Path, bound: u32, explicit_first: bool) -> (i32, String
 
 #[test]
 fn explicit_first_keeps_every_verdict() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     for (name, text) in ALL {
@@ -281,7 +278,6 @@ fn explicit_first_keeps_every_verdict() {
 /// (and, when built with z3, on z3, whose encoding is independent).
 #[test]
 fn corpus_witnesses_along_paths_replay() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trencher");
     if common::corpus("trencher").is_none() {
         return;
@@ -333,4 +329,26 @@ fn corpus_witnesses_along_paths_replay() {
         along += 1;
     }
     assert!(along > 0, "no TSO witness in the corpus fits bound 20");
+}
+
+/// The restriction is a value the caller passes: on with
+/// `Switches::tso_witness` (whatever the environment says), off by
+/// default, and only for programs it applies to.
+#[test]
+fn the_switch_turns_the_restriction_on() {
+    use bmc_rmm::engines::bounded::varisat::Encoder;
+    let model = builtin("tso").unwrap();
+    let p = parse("sb", SB);
+    let on = Switches {
+        tso_witness: true,
+        ..Switches::default()
+    };
+    let built = |switches: Switches, m: &bmc_rmm::cat::Model| {
+        Encoder::limited(&p, m, 6, 16, false, None, switches)
+            .tso_witness
+            .is_some()
+    };
+    assert!(built(on, &model));
+    assert!(!built(Switches::default(), &model));
+    assert!(!built(on, &builtin("pso").unwrap()));
 }

@@ -343,7 +343,7 @@ pub fn builtin(name: &str) -> Result<Model, crate::diag::Error> {
             &SourceFile::new(format!("encodings/{n}.cat"), *text),
             parse::Origin::Builtin,
         ),
-        None => Err(crate::diag::Error::Usage(format!(
+        None => Err(crate::diag::Error::UnknownName(format!(
             "unknown model `{name}`; built-in models: {}",
             BUILTIN_MODELS
                 .iter()

@@ -4,6 +4,7 @@
 
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{SolverKind, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::engines::Switches;
 use bmc_rmm::frontend::Format;
 use bmc_rmm::program::Width;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -361,6 +362,9 @@ pub struct LitmusArgs {
     /// Expectations files.
     #[command(flatten)]
     pub expectations: ExpectArgs,
+    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    #[arg(skip)]
+    pub switches: Switches,
 }
 
 /// `bmc-rmm diff` options.
@@ -416,6 +420,9 @@ pub struct DiffArgs {
     /// PGAS node count.
     #[command(flatten)]
     pub pgas: PgasArgs,
+    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    #[arg(skip)]
+    pub switches: Switches,
 }
 
 /// Options shared by every command that reads programs.
@@ -436,6 +443,9 @@ pub struct InputArgs {
     /// C front-end options.
     #[command(flatten)]
     pub c: CArgs,
+    /// Developer switches (`BMC_*` variables), set by `cli::run`.
+    #[arg(skip)]
+    pub switches: Switches,
 }
 
 /// Options of the C front-end (`.c` inputs, docs/c.md).

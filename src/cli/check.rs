@@ -174,8 +174,9 @@ pub fn engine_choice(a: &CheckArgs) -> bmc_rmm::ask::EngineChoice {
 /// flags: the engine of `--engine` ([`engine_choice`]; the bounded one
 /// with `--solver auto` is the automatic choice of [`bmc_rmm::ask::ask`]), `--hb-query`, `--eager`, `--bound`,
 /// `--width`, `--timeout`; `alone` when the input is the only one (the
-/// automatic choice may then race engines). `BMC_EXPLICIT_FIRST=0` turns
-/// off the explicit engine's robustness proof before the bounded one.
+/// automatic choice may then race engines); the developer switches
+/// (`BMC_EXPLICIT_FIRST=0` turns off the explicit engine's robustness
+/// proof before the bounded one).
 pub fn request<'a>(
     a: &CheckArgs,
     p: &'a bmc_rmm::program::Program,
@@ -195,7 +196,7 @@ pub fn request<'a>(
     r.timeout = a.timeout.map(std::time::Duration::from_secs_f64);
     r.alone = alone;
     r.smc_keep_reads = a.smc_keep_reads;
-    r.explicit_first = std::env::var("BMC_EXPLICIT_FIRST").map_or(true, |v| v != "0");
+    r.switches = a.input.switches;
     r
 }
 

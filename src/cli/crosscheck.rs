@@ -38,6 +38,7 @@ pub fn run(a: &CrosscheckArgs) -> Result<i32, Error> {
                 shard: a.shard.clone(),
             },
             pgas: a.pgas.clone(),
+            switches: a.input.switches,
         }),
         None if a.reach => run_reach(a),
         None => run_robust(a),
@@ -241,6 +242,7 @@ fn answer_with(
     req.width = a.input.width;
     req.timeout = a.timeout.map(Duration::from_secs_f64);
     req.alone = false;
+    req.switches = a.input.switches;
     Ok(ask::ask(&req)?.remove(0))
 }
 

@@ -89,15 +89,15 @@ fn answer(
     a: &DiffArgs,
 ) -> Result<Answer, Error> {
     if is_litmus(file) {
-        let (t, r) = super::litmus::run_one(
-            file,
-            &side.model,
-            a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
-            a.width,
-            a.timeout,
-            side.solver,
-            Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
-        )?;
+        let o = super::litmus::RunOptions {
+            bound: a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
+            width: a.width,
+            timeout: a.timeout,
+            solver: side.solver,
+            budget: Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
+            switches: a.switches,
+        };
+        let (t, r) = super::litmus::run_one(file, &side.model, &o)?;
         return Ok(Answer::Litmus {
             verdict: litmus_verdict_word(&r).to_string(),
             states: r.states.iter().map(|s| t.state_line(s)).collect(),
@@ -124,6 +124,7 @@ fn answer(
     req.width = w;
     req.timeout = Some(std::time::Duration::from_secs_f64(a.timeout));
     req.alone = false;
+    req.switches = a.switches;
     let start = std::time::Instant::now();
     let results: Vec<CheckResult> = bmc_rmm::ask::ask(&req)?
         .into_iter()
@@ -136,6 +137,7 @@ fn answer(
         bound: req.bound,
         width: w,
         deadline: bmc_rmm::engines::bounded::Deadline(req.timeout.map(|t| start + t)),
+        switches: a.switches,
     };
     let mut replays = Vec::new();
     if let Some(o) = other {
@@ -718,7 +720,10 @@ mod tests {
     #[test]
     fn model_specs() {
         assert!(load_model_spec("sc").is_ok());
-        assert!(matches!(load_model_spec("nosuch"), Err(Error::Usage(_))));
+        assert!(matches!(
+            load_model_spec("nosuch"),
+            Err(Error::UnknownName(_))
+        ));
         assert!(matches!(
             load_model_spec("nosuch.cat"),
             Err(Error::Io { .. })

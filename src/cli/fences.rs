@@ -362,6 +362,7 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
                 bound,
                 width: a.input.width,
                 deadline: crate::cli::batch::deadline(a.timeout),
+                switches: a.input.switches,
             },
             max_iterations: 1000,
         };

@@ -21,20 +21,38 @@ use bmc_rmm::program::Width;
 pub fn run_one(
     file: &str,
     model: &bmc_rmm::cat::Model,
-    bound: u32,
-    width: Option<u32>,
-    timeout: f64,
-    solver: bmc_rmm::engines::bounded::SolverKind,
-    budget: Option<usize>,
+    o: &RunOptions,
 ) -> Result<(LitmusTest, LitmusResult), Error> {
     let src = SourceFile::read(file)?;
-    let t = bmc_rmm::frontend::litmus::parse(&src, Width(width.unwrap_or(Width::MAX.0)))?;
-    let w = width
+    let t = bmc_rmm::frontend::litmus::parse(&src, Width(o.width.unwrap_or(Width::MAX.0)))?;
+    let w = o
+        .width
         .map(Width)
         .unwrap_or_else(|| litmus::run::auto_width(&t));
-    let deadline = crate::cli::batch::deadline(Some(timeout));
-    let r = litmus::run::run_with(&t, model, bound, w, deadline, solver, budget)?;
+    let lim = bmc_rmm::engines::bounded::Limits {
+        bound: o.bound,
+        width: w.0,
+        deadline: crate::cli::batch::deadline(Some(o.timeout)),
+        switches: o.switches,
+    };
+    let r = litmus::run::run_with(&t, model, lim, o.solver, o.budget)?;
     Ok((t, r))
+}
+
+/// How [`run_one`] runs a test.
+pub struct RunOptions {
+    /// Steps per thread (before [`litmus::run::effective_bound`]).
+    pub bound: u32,
+    /// Bit-width of values; `None`: [`litmus::run::auto_width`].
+    pub width: Option<u32>,
+    /// Seconds from the start of the run.
+    pub timeout: f64,
+    /// The backend.
+    pub solver: bmc_rmm::engines::bounded::SolverKind,
+    /// The enumeration engine's budget ([`litmus::run::run_with`]).
+    pub budget: Option<usize>,
+    /// Developer switches (`BMC_*` variables).
+    pub switches: bmc_rmm::engines::Switches,
 }
 
 /// Which parts of a test's record the run prints or writes
@@ -141,16 +159,16 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         herd_log: a.herd_log || shard.records(),
     };
     let size = |f: &String| std::fs::metadata(f).map_or(0, |m| m.len());
+    let run_options = RunOptions {
+        bound: a.bound,
+        width: a.width,
+        timeout: a.timeout,
+        solver: a.solver,
+        budget: a.enumerate.budget(),
+        switches: a.switches,
+    };
     let results = crate::cli::batch::run_heaviest_first(&files, size, &opts, |f| {
-        let r = run_one(
-            f,
-            &model,
-            a.bound,
-            a.width,
-            a.timeout,
-            a.solver,
-            a.enumerate.budget(),
-        );
+        let r = run_one(f, &model, &run_options);
         let rec = present(f, &r, &model_name, a.solver, parts);
         let written = if shard.records() || crate::cli::verbose() {
             shard.record(rec.clone())

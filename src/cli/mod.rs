@@ -172,12 +172,33 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
     };
     VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
     let quiet = v.quiet;
+    // The developer switches: read from the environment here only, and
+    // handed to the engines through the command's options.
+    let switches = bmc_rmm::engines::Switches::from_env();
     match &mut cli.command {
-        Some(Command::Reach(a) | Command::Robust(a)) => a.batch.quiet = quiet,
-        Some(Command::Litmus(a)) => a.batch.quiet = quiet,
-        Some(Command::Diff(a)) => a.batch.quiet = quiet,
-        Some(Command::Crosscheck(a)) => a.quiet = quiet,
-        None => cli.check.batch.quiet = quiet,
+        Some(Command::Reach(a) | Command::Robust(a)) => {
+            a.batch.quiet = quiet;
+            a.input.switches = switches;
+        }
+        Some(Command::Litmus(a)) => {
+            a.batch.quiet = quiet;
+            a.switches = switches;
+        }
+        Some(Command::Diff(a)) => {
+            a.batch.quiet = quiet;
+            a.switches = switches;
+        }
+        Some(Command::Crosscheck(a)) => {
+            a.quiet = quiet;
+            a.input.switches = switches;
+        }
+        Some(Command::Fences(a)) => a.input.switches = switches,
+        Some(Command::Translate(a)) => a.input.switches = switches,
+        Some(Command::Parse(a)) => a.input.switches = switches,
+        None => {
+            cli.check.batch.quiet = quiet;
+            cli.check.input.switches = switches;
+        }
         _ => {}
     }
     let budget = match cli.memory {

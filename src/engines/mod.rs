@@ -11,10 +11,16 @@
 //! | [`smc`] | reachability under SC/TSO/PSO and TSO/PSO robustness by stateless model checking |
 //! | [`parameterized`] | robustness against TSO of a template for any number of threads |
 //! | [`derived`] | questions answered by driving the bounded engine repeatedly: fence synthesis, state-robustness |
+//!
+//! [`switches`] holds the developer switches (`BMC_*` variables) the
+//! caller passes to the engines.
 
 pub mod bounded;
 pub mod derived;
 pub mod explicit;
 pub mod parameterized;
 pub mod smc;
+pub mod switches;
 pub mod tso_reach;
+
+pub use switches::Switches;

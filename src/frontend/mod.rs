@@ -103,7 +103,7 @@ impl std::str::FromStr for Format {
         .into_iter()
         .find(|f| f.name() == s)
         .ok_or_else(|| {
-            Error::Usage(format!(
+            Error::UnknownName(format!(
                 "unknown format `{s}`; formats: native, trencher, litmus, memorax, c"
             ))
         })

@@ -11,6 +11,7 @@ use crate::cat::Model;
 use crate::diag::Error;
 use crate::engines::bounded::varisat::enumerate::DEFAULT_BUDGET;
 use crate::engines::bounded::{enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats};
+use crate::engines::Switches;
 use crate::frontend::litmus::{Arch, LitmusTest};
 use crate::program::concrete::concrete_prefix;
 use crate::program::{GExpr, StateId, Thread, Width};
@@ -164,30 +165,28 @@ pub fn run(
     deadline: Deadline,
     solver: SolverKind,
 ) -> Result<LitmusResult, Error> {
-    run_with(
-        t,
-        model,
+    let lim = Limits {
         bound,
-        width,
+        width: width.0,
         deadline,
-        solver,
-        Some(DEFAULT_BUDGET),
-    )
+        switches: Switches::default(),
+    };
+    run_with(t, model, lim, solver, Some(DEFAULT_BUDGET))
 }
 
-/// [`run`] with the enumeration engine's budget: the varisat backend
-/// visits the candidate executions directly when there are at most
-/// `budget` of them and otherwise solves once per final state
-/// (`crate::engines::bounded::varisat::enumerate`); `None`: always solve. Same
-/// states either way.
+/// [`run`] with the limits given as one value (`lim.bound` before
+/// [`effective_bound`]; the query's developer switches) and the
+/// enumeration engine's budget: the varisat backend visits the candidate
+/// executions directly when there are at most `budget` of them and
+/// otherwise solves once per final state
+/// (`crate::engines::bounded::varisat::enumerate`); `None`: always solve.
+/// Same states either way.
 ///
 /// Errors: see [`run`].
 pub fn run_with(
     t: &LitmusTest,
     model: &Model,
-    bound: u32,
-    width: Width,
-    deadline: Deadline,
+    lim: Limits,
     solver: SolverKind,
     budget: Option<usize>,
 ) -> Result<LitmusResult, Error> {
@@ -198,9 +197,8 @@ pub fn run_with(
         program: &t.program,
         model,
         limits: Limits {
-            bound: effective_bound(t, bound),
-            width: width.0,
-            deadline,
+            bound: effective_bound(t, lim.bound),
+            ..lim
         },
     };
     let e = enumerate_final_with(solver, budget, &q, t.filter_expr.as_ref(), &obs)?;
@@ -226,7 +224,7 @@ pub fn run_with(
         observation,
         unknown,
         time: start.elapsed().as_secs_f64(),
-        width: width.0,
+        width: lim.width,
         stats: e.stats,
     })
 }

@@ -75,19 +75,19 @@ impl Layout {
     /// Errors: N = 0, or W too small to give each node at least 2 cells.
     pub fn new(nodes: u32, width: Width) -> Result<Layout, Error> {
         if nodes == 0 {
-            return Err(Error::Usage(
+            return Err(Error::Unsupported(
                 "the number of nodes must be at least 1".into(),
             ));
         }
         if width.0 > 32 {
-            return Err(Error::Usage(format!(
+            return Err(Error::Unsupported(format!(
                 "PGAS programs need --width at most 32 (got {})",
                 width.0
             )));
         }
         let b = 32 - (nodes - 1).leading_zeros(); // ⌈log2 N⌉
         if b + 1 > width.0 {
-            return Err(Error::Usage(format!(
+            return Err(Error::Unsupported(format!(
                 "{nodes} nodes need a width of at least {} bits (--width {})",
                 b + 1,
                 width.0
@@ -153,7 +153,7 @@ pub fn lower(p: &Program, nodes: u32, w: Width) -> Result<Program, Error> {
     let lay = Layout::new(nodes, w)?;
     let err = |span, msg: String| match &p.source {
         Some(src) => src.error(span, msg),
-        None => Error::Usage(msg),
+        None => Error::Unsupported(msg),
     };
     let mut out = Program {
         names: p.names.clone(),
@@ -179,7 +179,7 @@ pub fn lower(p: &Program, nodes: u32, w: Width) -> Result<Program, Error> {
     }
     for &a in p.init.keys() {
         if a < 0 || a >= lay.stride {
-            return Err(Error::Usage(format!(
+            return Err(Error::Unsupported(format!(
                 "initialised cell {a} lies outside the {} cells of a node's memory",
                 lay.stride
             )));
@@ -314,7 +314,7 @@ pub fn nodes_for(p: &Program, cli: Option<u32>) -> Result<Option<u32>, Error> {
     }
     match cli.or(p.nodes) {
         Some(n) => Ok(Some(n)),
-        None => Err(Error::Usage(
+        None => Err(Error::Unsupported(
             "the program uses PGAS commands: give the number of nodes (`--nodes N` or `nodes N;` in the file)".into(),
         )),
     }

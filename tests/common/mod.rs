@@ -17,6 +17,7 @@ pub fn check1(
         bound,
         width,
         deadline,
+        switches: Default::default(),
     };
     let k = bmc_rmm::engines::bounded::SolverKind::Varisat;
     bmc_rmm::engines::bounded::check(k, p, m, lim, eager, &[kind])

@@ -104,6 +104,7 @@ fn sat(p: &Program, model: &str, solver: SolverKind) -> bool {
         bound: 16,
         width: W.0,
         deadline: Deadline(None),
+        switches: Default::default(),
     };
     let r = check(solver, p, &m, lim, false, &[CheckKind::Reach]).unwrap();
     match r[0].verdict {

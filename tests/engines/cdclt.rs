@@ -17,6 +17,7 @@ fn lim(bound: u32) -> Limits {
         bound,
         width: 16,
         deadline: Deadline(None),
+        switches: Default::default(),
     }
 }
 
@@ -137,6 +138,7 @@ fn a_passed_deadline_is_unknown_not_a_verdict() {
         bound: 12,
         width: 16,
         deadline: Deadline(Some(std::time::Instant::now())),
+        switches: Default::default(),
     };
     let r = bounded::check(SolverKind::Cdclt, &p, &m, lim, false, &[CheckKind::Robust]).unwrap();
     assert_eq!(r[0].verdict, Verdict::Unknown);

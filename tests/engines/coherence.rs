@@ -49,6 +49,7 @@ fn finals(p: &Program, m: &Model, obs: &[GExpr]) -> (Vec<Vec<i64>>, usize) {
             bound: 8,
             width: 4,
             deadline: Deadline(None),
+            switches: Default::default(),
         },
     };
     let r = enumerate_final(SolverKind::Varisat, &q, None, obs).expect("varisat");

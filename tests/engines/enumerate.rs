@@ -7,7 +7,7 @@
 use crate::common;
 
 use bmc_rmm::diag::SourceFile;
-use bmc_rmm::engines::bounded::{Deadline, SolverKind};
+use bmc_rmm::engines::bounded::{Deadline, Limits, SolverKind};
 use bmc_rmm::frontend::litmus::LitmusTest;
 use bmc_rmm::litmus::run::{self, LitmusResult};
 use bmc_rmm::program::Width;
@@ -16,7 +16,13 @@ use rayon::prelude::*;
 fn answer(t: &LitmusTest, model: &str, budget: Option<usize>) -> LitmusResult {
     let m = bmc_rmm::cat::builtin(model).unwrap();
     let w = run::auto_width(t);
-    run::run_with(t, &m, 12, w, Deadline(None), SolverKind::Varisat, budget).unwrap()
+    let lim = Limits {
+        bound: 12,
+        width: w.0,
+        deadline: Deadline(None),
+        switches: Default::default(),
+    };
+    run::run_with(t, &m, lim, SolverKind::Varisat, budget).unwrap()
 }
 
 fn parse(name: &str, text: &str) -> LitmusTest {

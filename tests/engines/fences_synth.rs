@@ -25,6 +25,7 @@ fn limits(bound: u32) -> Limits {
         bound,
         width: Width::DEFAULT.0,
         deadline: Deadline(None),
+        switches: Default::default(),
     }
 }
 

@@ -138,6 +138,7 @@ fn states(
             bound,
             width: w.0,
             deadline: Deadline(None),
+            switches: Default::default(),
         },
     };
     let varisat = bmc_rmm::engines::bounded::SolverKind::Varisat;

@@ -589,6 +589,7 @@ fn generated_programs_same_verdicts_on_both_backends() {
         bound: k,
         width: W.0,
         deadline: Deadline(None),
+        switches: Default::default(),
     };
     let mut checked = 0;
     for case in 0..24 {

@@ -252,6 +252,7 @@ fn sat(p: &Program, model: &str, kind: CheckKind, bound: u32) -> Verdict {
         bound,
         width: W.0,
         deadline: Deadline(None),
+        switches: Default::default(),
     };
     check(SolverKind::Varisat, p, &m, lim, false, &[kind]).unwrap()[0].verdict
 }

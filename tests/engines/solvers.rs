@@ -71,6 +71,7 @@ mod with_z3 {
             bound,
             width: 16,
             deadline: Deadline(None),
+            switches: Default::default(),
         };
         let rs: Vec<_> = BOTH
             .iter()
@@ -171,6 +172,7 @@ mod with_z3 {
             bound: 8,
             width: 16,
             deadline: Deadline(None),
+            switches: Default::default(),
         };
         for finder in BOTH {
             let r = bounded::check(finder, &p, &tso, lim, false, &[CheckKind::Robust]).unwrap();

@@ -26,6 +26,7 @@ fn lim(bound: u32) -> Limits {
         bound,
         width: Width::DEFAULT.0,
         deadline: Deadline(None),
+        switches: Default::default(),
     }
 }
 

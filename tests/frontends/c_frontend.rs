@@ -382,6 +382,7 @@ fn printed_c_programs_give_the_same_answers() {
                 bound,
                 width: w.0,
                 deadline: Deadline(None),
+                switches: Default::default(),
             };
             let a = check(
                 SolverKind::Varisat,

@@ -477,6 +477,6 @@ fn non_ascii_in_condition_is_an_error_not_a_panic() {
     assert!(msg.contains("MOVé"), "{msg}");
     assert!(matches!(
         bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", "X86 T\n"), Width(0)),
-        Err(Error::Usage(_))
+        Err(Error::Unsupported(_))
     ));
 }

@@ -30,6 +30,7 @@ pub use queries::{check, enumerate_final, enumerate_final_with, replay, validate
 
 use crate::cat::Model;
 use crate::diag::Error;
+use crate::engines::Switches;
 use crate::program::{GExpr, Program, ThreadId};
 use std::time::Instant;
 
@@ -127,7 +128,7 @@ fn cancelled() -> bool {
 }
 
 /// The bound (steps per thread), value width (bits) and deadline of a
-/// query.
+/// query, and the developer switches it runs with.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// K.
@@ -136,6 +137,9 @@ pub struct Limits {
     pub width: u32,
     /// When to give up (`unknown`).
     pub deadline: Deadline,
+    /// Developer switches of the encoders and solvers (diagnostics and
+    /// alternative strategies; [`Switches::default`] for none).
+    pub switches: Switches,
 }
 
 /// One bounded question's inputs: a program (after PGAS lowering), a
@@ -287,7 +291,7 @@ impl SolverKind {
         }
     }
 
-    /// Errors: [`Error::Usage`] when this build lacks the backend.
+    /// Errors: [`Error::Unsupported`] when this build lacks the backend.
     pub fn available(self) -> Result<(), Error> {
         if self == SolverKind::Z3 && !cfg!(feature = "z3") {
             return Err(no_z3());
@@ -312,7 +316,7 @@ impl std::str::FromStr for SolverKind {
             "varisat" | "sat" => Ok(SolverKind::Varisat),
             "cdclt" => Ok(SolverKind::Cdclt),
             "z3" => Ok(SolverKind::Z3),
-            other => Err(Error::Usage(format!(
+            other => Err(Error::UnknownName(format!(
                 "unknown solver `{other}`; solvers: varisat, cdclt, z3"
             ))),
         }
@@ -321,7 +325,7 @@ impl std::str::FromStr for SolverKind {
 
 /// The error of a build without the z3 backend.
 fn no_z3() -> Error {
-    Error::Usage(
+    Error::Unsupported(
         "this bmc-rmm was built without z3; rebuild with `cargo build --release --features z3` \
          (needs libz3-dev and libclang-dev, docs/solvers.md)"
             .into(),
@@ -429,7 +433,7 @@ pub trait Backend {
 /// The backend `kind`; `eager` (varisat only) encodes the model's
 /// `acyclic` axioms up front instead of lazily.
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error> {
     backend_with(kind, eager, None, None)
 }
@@ -438,7 +442,7 @@ pub fn backend(kind: SolverKind, eager: bool) -> Result<Box<dyn Backend>, Error>
 /// an encoding of more than `clause_yield` clauses
 /// ([`cdclt::Cdclt::clause_yield`]); other backends as [`backend`].
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn Backend>, Error> {
     match kind {
         SolverKind::Cdclt => Ok(Box::new(cdclt::Cdclt {
@@ -454,7 +458,7 @@ pub fn backend_yielding(kind: SolverKind, clause_yield: usize) -> Result<Box<dyn
 /// ([`Session::enumerate_observed`]; the varisat backend only, others
 /// ignore it); `None`: always by solving.
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend_enumerating(
     kind: SolverKind,
     budget: Option<usize>,
@@ -470,9 +474,10 @@ pub fn backend_enumerating(
 
 /// [`backend`] with the hb-cycle query of `robust` narrowed to shortest
 /// cycles (`Some(true)`, docs/models.md), plain (`Some(false)`), or as the
-/// environment says (`None`: `BMC_SHORTEST_CYCLES`); z3 has one query.
+/// query's switches say (`None`: [`Switches::shortest_cycles`]); z3 has
+/// one query.
 ///
-/// Errors: [`Error::Usage`] when this build lacks the backend.
+/// Errors: [`Error::Unsupported`] when this build lacks the backend.
 pub fn backend_with(
     kind: SolverKind,
     eager: bool,

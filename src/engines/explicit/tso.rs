@@ -456,10 +456,7 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
     let states: Vec<St> = m.replay(steps).unwrap_or_default();
     let mut events: Vec<TsoEvent> = Vec::new();
     let mut buffer: Vec<(String, i64)> = Vec::new(); // (text, address), FIFO
-                                                     // Per address: (event number, was a store) of the hb-dependent access.
-    let mut hb_acc: HashMap<i64, (usize, bool)> = HashMap::new();
-    // Per helper thread: its last hb-dependent event.
-    let mut hb_thread: HashMap<usize, usize> = HashMap::new();
+    let mut track = HbTrack::default();
     let mut attacker_path: Vec<usize> = Vec::new();
     let mut path_done = false;
     for (k, st) in steps.iter().enumerate() {
@@ -512,7 +509,7 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
             }
             (Command::Load { addr, .. }, true, 1, _) => {
                 let ad = addr_of(addr);
-                hb_acc.insert(ad, (num, false));
+                track.acc.insert(ad, (num, false));
                 (
                     TsoEventKind::OvertakingLoad,
                     format!("{head}  (reads {} from memory)", m.mem_get(before, ad)),
@@ -546,28 +543,8 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
                 }
             }
             (cmd, false, _, _) if mode_a == HAT => {
-                // A helper event on the hb path.
-                let mut why = hb_thread.get(&t).map(|e| format!("po after #{e}"));
-                let mut accs: Vec<(i64, bool)> = Vec::new();
-                collect_accesses(&m, before, t, cmd, &mut accs);
-                for (ad, is_store) in &accs {
-                    if why.is_none() {
-                        if let Some(&(e, prev_store)) = hb_acc.get(ad) {
-                            let rel = match (prev_store, *is_store) {
-                                (true, false) => "rf",
-                                (true, true) => "co",
-                                (false, _) => "fr",
-                            };
-                            why = Some(format!("{rel} from #{e} on {}", p.addr_name(*ad)));
-                        }
-                    }
-                    let prev = hb_acc.get(ad).copied();
-                    if *is_store || prev.is_none() || prev.is_some_and(|x| !x.1) {
-                        hb_acc.insert(*ad, (num, *is_store));
-                    }
-                }
                 let _ = mode_b == ORIG;
-                hb_thread.insert(t, num);
+                let why = track.helper_event(p, &m, before, t, cmd, num);
                 (TsoEventKind::HbPath, plain_text(cmd), why)
             }
             (cmd, _, _, _) => (TsoEventKind::Sc, plain_text(cmd), None),
@@ -581,10 +558,75 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
             hb,
         });
     }
-    // e3 and τ4: the attacker's buffer drains in FIFO order.
+    flush_events(p, a.thread, buffer, &track.acc, &mut events);
+    TsoWitness {
+        attacker_path,
+        attack: *a,
+        attack_text: a.describe(p),
+        events,
+    }
+}
+
+/// The hb path of a witness so far: per address, the number of the
+/// hb-dependent access and whether it was a store; per helper thread, its
+/// last hb-dependent event.
+#[derive(Default)]
+struct HbTrack {
+    acc: HashMap<i64, (usize, bool)>,
+    thread: HashMap<usize, usize>,
+}
+
+impl HbTrack {
+    /// Records event `num`, helper thread `t`'s `cmd` in state `before`, on
+    /// the hb path; returns why it is there: po after the thread's last hb
+    /// event, else rf/co/fr from the last hb access to an address it
+    /// touches.
+    fn helper_event(
+        &mut self,
+        p: &Program,
+        m: &Machine,
+        before: &St,
+        t: usize,
+        cmd: &Command,
+        num: usize,
+    ) -> Option<String> {
+        let mut why = self.thread.get(&t).map(|e| format!("po after #{e}"));
+        let mut accs: Vec<(i64, bool)> = Vec::new();
+        collect_accesses(m, before, t, cmd, &mut accs);
+        for (ad, is_store) in &accs {
+            if why.is_none() {
+                if let Some(&(e, prev_store)) = self.acc.get(ad) {
+                    let rel = match (prev_store, *is_store) {
+                        (true, false) => "rf",
+                        (true, true) => "co",
+                        (false, _) => "fr",
+                    };
+                    why = Some(format!("{rel} from #{e} on {}", p.addr_name(*ad)));
+                }
+            }
+            let prev = self.acc.get(ad).copied();
+            if *is_store || prev.is_none() || prev.is_some_and(|x| !x.1) {
+                self.acc.insert(*ad, (num, *is_store));
+            }
+        }
+        self.thread.insert(t, num);
+        why
+    }
+}
+
+/// e3 and τ4 of a witness: the `attacker`'s `buffer` (event text and
+/// address) drains in FIFO order; the first flush follows (co after / fr
+/// from) the last hb access to its address (`acc`).
+fn flush_events(
+    p: &Program,
+    attacker: ThreadId,
+    buffer: Vec<(String, i64)>,
+    acc: &HashMap<i64, (usize, bool)>,
+    events: &mut Vec<TsoEvent>,
+) {
     for (i, (text, ad)) in buffer.into_iter().enumerate() {
         let hb = if i == 0 {
-            hb_acc.get(&ad).map(|&(e, st)| {
+            acc.get(&ad).map(|&(e, st)| {
                 let rel = if st { "co after" } else { "fr from" };
                 format!("{rel} #{e} on {}", p.addr_name(ad))
             })
@@ -592,7 +634,7 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
             None
         };
         events.push(TsoEvent {
-            thread: a.thread,
+            thread: attacker,
             instr: None,
             kind: if i == 0 {
                 TsoEventKind::DelayedFlush
@@ -601,17 +643,11 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
             },
             text: format!(
                 "{}: flush {}",
-                p.thread_name(a.thread),
+                p.thread_name(attacker),
                 text.split_once("  ").map_or(text.as_str(), |x| x.1)
             ),
             hb,
         });
-    }
-    TsoWitness {
-        attacker_path,
-        attack: *a,
-        attack_text: a.describe(p),
-        events,
     }
 }
 

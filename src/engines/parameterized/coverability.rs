@@ -43,6 +43,9 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Most basis elements created (each a pre-image kept at the time).
     pub max_elements: usize,
+    /// Print the search's progress on stderr every 20 000 elements taken
+    /// from the work queue ([`crate::engines::Switches::param_debug`]).
+    pub debug: bool,
 }
 
 /// One element ever added to the basis: a marking and how it leads to a
@@ -219,54 +222,9 @@ pub fn backward(
         by_first: vec![Vec::new(); np],
         by_place: vec![Vec::new(); np],
     };
-    // Adds `m` unless subsumed; returns its index when added.
-    let add = |b: &mut Basis,
-               active: &mut Vec<bool>,
-               idx: &mut Index,
-               work: &mut std::collections::VecDeque<usize>,
-               m: Marking,
-               via: Option<(usize, usize)>|
-     -> Option<usize> {
-        for &(p, _) in &m {
-            if idx.by_first[p as usize]
-                .iter()
-                .any(|&j| active[j] && covers(&m, &b.elems[j].marking))
-            {
-                return None;
-            }
-        }
-        if let Some(&(rare, _)) = m
-            .iter()
-            .min_by_key(|(p, _)| idx.by_place[*p as usize].len())
-        {
-            for &j in &idx.by_place[rare as usize] {
-                if active[j] && covers(&b.elems[j].marking, &m) {
-                    active[j] = false;
-                }
-            }
-        } else {
-            // The empty marking covers everything: it is the whole basis.
-            active.iter_mut().for_each(|a| *a = false);
-        }
-        let i = b.elems.len();
-        // Registered under its place with the fewest registrations.
-        if let Some(&(p, _)) = m
-            .iter()
-            .min_by_key(|(p, _)| idx.by_first[*p as usize].len())
-        {
-            idx.by_first[p as usize].push(i);
-        }
-        for &(p, _) in &m {
-            idx.by_place[p as usize].push(i);
-        }
-        b.elems.push(Elem { marking: m, via });
-        active.push(true);
-        work.push_back(i);
-        Some(i)
-    };
     for t in targets {
         if !inv.violated(t, &mut sums, &mut seen_sides) {
-            add(&mut b, &mut active, &mut idx, &mut work, t.clone(), None);
+            add_element(&mut b, &mut active, &mut idx, &mut work, t.clone(), None);
         }
     }
     if let Some(init) = stop_at {
@@ -278,7 +236,7 @@ pub fn backward(
     let mut seen: Vec<usize> = vec![usize::MAX; net.transitions.len()];
     let mut cand: Vec<usize> = Vec::new();
     let mut tick = 0u64;
-    let debug = std::env::var_os("BMC_PARAM_DEBUG").is_some();
+    let debug = budget.debug;
     while let Some(i) = work.pop_front() {
         if !active[i] {
             continue;
@@ -327,7 +285,9 @@ pub fn backward(
                 continue;
             }
             let len = pre.len();
-            if let Some(k) = add(&mut b, &mut active, &mut idx, &mut work, pre, Some((t, i))) {
+            if let Some(k) =
+                add_element(&mut b, &mut active, &mut idx, &mut work, pre, Some((t, i)))
+            {
                 bytes += 48 + 8 * len;
                 if b.elems.len() > budget.max_elements {
                     return Err(LimitHit(format!(
@@ -347,9 +307,62 @@ pub fn backward(
     Ok(b)
 }
 
+/// Indices over the basis elements (inactive ones are skipped): by one
+/// place of their support (an element below `m` has that place in `m`'s
+/// support), and by every place of their support (an element above `m`
+/// contains every place of `m`).
 struct Index {
     by_first: Vec<Vec<usize>>,
     by_place: Vec<Vec<usize>>,
+}
+
+/// Adds `m` (reached by `via`) to the basis `b` unless an active element
+/// is below it, deactivating the active elements above it, registering it
+/// in `idx` and queueing it in `work`; returns its index when added.
+fn add_element(
+    b: &mut Basis,
+    active: &mut Vec<bool>,
+    idx: &mut Index,
+    work: &mut std::collections::VecDeque<usize>,
+    m: Marking,
+    via: Option<(usize, usize)>,
+) -> Option<usize> {
+    for &(p, _) in &m {
+        if idx.by_first[p as usize]
+            .iter()
+            .any(|&j| active[j] && covers(&m, &b.elems[j].marking))
+        {
+            return None;
+        }
+    }
+    if let Some(&(rare, _)) = m
+        .iter()
+        .min_by_key(|(p, _)| idx.by_place[*p as usize].len())
+    {
+        for &j in &idx.by_place[rare as usize] {
+            if active[j] && covers(&b.elems[j].marking, &m) {
+                active[j] = false;
+            }
+        }
+    } else {
+        // The empty marking covers everything: it is the whole basis.
+        active.iter_mut().for_each(|a| *a = false);
+    }
+    let i = b.elems.len();
+    // Registered under its place with the fewest registrations.
+    if let Some(&(p, _)) = m
+        .iter()
+        .min_by_key(|(p, _)| idx.by_first[*p as usize].len())
+    {
+        idx.by_first[p as usize].push(i);
+    }
+    for &(p, _) in &m {
+        idx.by_place[p as usize].push(i);
+    }
+    b.elems.push(Elem { marking: m, via });
+    active.push(true);
+    work.push_back(i);
+    Some(i)
 }
 
 fn live(active: &[bool]) -> Vec<usize> {
@@ -365,6 +378,7 @@ mod tests {
         Budget {
             deadline: None,
             max_elements: 100_000,
+            debug: false,
         }
     }
 
@@ -420,6 +434,7 @@ mod tests {
         let tiny = Budget {
             deadline: None,
             max_elements: 0,
+            debug: false,
         };
         assert!(backward(&n, &[vec![(1, 5)]], &[], &[], tiny, None).is_err());
     }

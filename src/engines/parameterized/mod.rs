@@ -41,6 +41,7 @@ pub mod petri;
 
 use crate::diag::Error;
 use crate::engines::explicit::{self, Attack, Robustness, TsoWitness};
+use crate::engines::Switches;
 use crate::program::{Program, ThreadId, Width};
 use coverability::{backward, Basis, Budget};
 use instrument::{Built, Ctx};
@@ -59,6 +60,8 @@ pub struct Options {
     pub max_places: usize,
     /// Most basis elements of one backward fixpoint.
     pub max_elements: usize,
+    /// Developer switches ([`Switches::param_debug`]: progress on stderr).
+    pub switches: Switches,
 }
 
 impl Default for Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             timeout: Some(Duration::from_secs(60)),
             max_places: 200_000,
             max_elements: 2_000_000,
+            switches: Switches::default(),
         }
     }
 }
@@ -193,13 +197,16 @@ impl Report {
 pub fn validate(p: &Program, w: Width) -> Result<(), Error> {
     let err = |span, msg: String| match &p.source {
         Some(src) => src.error(span, msg),
-        None => Error::Usage(msg),
+        None => Error::Unsupported(msg),
     };
     if w.0 == 0 || w.0 > 32 {
-        return Err(Error::Usage(format!("width {} is outside 1..=32", w.0)));
+        return Err(Error::Unsupported(format!(
+            "width {} is outside 1..=32",
+            w.0
+        )));
     }
     if p.nodes.is_some() {
-        return Err(Error::Usage(
+        return Err(Error::Unsupported(
             "parameterized robustness: PGAS (SPMD) programs are not supported".into(),
         ));
     }
@@ -216,7 +223,7 @@ pub fn validate(p: &Program, w: Width) -> Result<(), Error> {
             }
         }
     }
-    explicit::validate(p, w).map_err(|e| Error::Usage(e.to_string()))
+    explicit::validate(p, w).map_err(|e| Error::Unsupported(e.to_string()))
 }
 
 /// The instance of `p` with `copies[i]` copies of template `templates[i]`
@@ -297,57 +304,13 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
                 continue;
             }
         };
-        let built = match instrument::build(&cx, &tmpl, a, mv) {
-            Ok(b) => b,
-            Err(e) => {
-                outcomes.push(AttackOutcome::Unknown(e.0));
+        let (built, basis, hits) = match search_attack(&cx, &tmpl, a, mv, opts, &mut stats) {
+            Ok(r) => r,
+            Err(reason) => {
+                outcomes.push(AttackOutcome::Unknown(reason));
                 continue;
             }
         };
-        stats.max_places = stats.max_places.max(built.net.places.len());
-        stats.max_transitions = stats.max_transitions.max(built.net.transitions.len());
-        let budget = Budget {
-            deadline,
-            max_elements: opts.max_elements,
-        };
-        let basis = match backward(
-            &built.net,
-            std::slice::from_ref(&built.target),
-            &built.groups,
-            &built.conflicts,
-            budget,
-            None,
-        ) {
-            Ok(b) => b,
-            Err(e) => {
-                outcomes.push(AttackOutcome::Unknown(e.0));
-                continue;
-            }
-        };
-        if std::env::var_os("BMC_PARAM_DEBUG").is_some() {
-            eprintln!(
-                "attack {}: {} places, {} transitions, {} elements, {} minimal",
-                a.describe(p),
-                built.net.places.len(),
-                built.net.transitions.len(),
-                basis.elems.len(),
-                basis.minimal.len()
-            );
-            for &i in basis.minimal.iter().take(40) {
-                eprintln!("  {}", built.net.show(&basis.elems[i].marking));
-            }
-        }
-        stats.basis_elements += basis.elems.len() as u64;
-        stats.pre_images += basis.pre_images;
-        let hits: Vec<(usize, Vec<u32>)> = basis
-            .covered_by(&built.init)
-            .into_iter()
-            .map(|e| {
-                let m = &basis.elems[e].marking;
-                let inst: Vec<u32> = tmpl.iter().map(|&t| tokens(m, built.start[t])).collect();
-                (e, inst)
-            })
-            .collect();
         if hits.is_empty() {
             outcomes.push(AttackOutcome::Infeasible);
         } else {
@@ -421,6 +384,65 @@ pub fn check(p: &Program, templates: &[ThreadId], opts: &Options) -> Result<Repo
         attacks: attacks.into_iter().zip(outcomes).collect(),
         stats,
     })
+}
+
+/// One attack's search: its instrumented net (thesis §6.3), the backward
+/// coverability basis of its goal, and the basis elements the initial
+/// marking covers with their instances (copies per template in `tmpl`);
+/// counts the net's size and the search's work in `stats`.
+///
+/// Errors: the limit that stopped the net's construction or the search
+/// (the attack's answer is then unknown).
+fn search_attack(
+    cx: &Ctx,
+    tmpl: &[usize],
+    a: &Attack,
+    mv: &instrument::MemValues,
+    opts: &Options,
+    stats: &mut Stats,
+) -> Result<(Built, Basis, Vec<(usize, Vec<u32>)>), String> {
+    let built = instrument::build(cx, tmpl, a, mv).map_err(|e| e.0)?;
+    stats.max_places = stats.max_places.max(built.net.places.len());
+    stats.max_transitions = stats.max_transitions.max(built.net.transitions.len());
+    let budget = Budget {
+        deadline: cx.deadline,
+        max_elements: opts.max_elements,
+        debug: opts.switches.param_debug,
+    };
+    let basis = backward(
+        &built.net,
+        std::slice::from_ref(&built.target),
+        &built.groups,
+        &built.conflicts,
+        budget,
+        None,
+    )
+    .map_err(|e| e.0)?;
+    if opts.switches.param_debug {
+        eprintln!(
+            "attack {}: {} places, {} transitions, {} elements, {} minimal",
+            a.describe(cx.p),
+            built.net.places.len(),
+            built.net.transitions.len(),
+            basis.elems.len(),
+            basis.minimal.len()
+        );
+        for &i in basis.minimal.iter().take(40) {
+            eprintln!("  {}", built.net.show(&basis.elems[i].marking));
+        }
+    }
+    stats.basis_elements += basis.elems.len() as u64;
+    stats.pre_images += basis.pre_images;
+    let hits: Vec<(usize, Vec<u32>)> = basis
+        .covered_by(&built.init)
+        .into_iter()
+        .map(|e| {
+            let m = &basis.elems[e].marking;
+            let inst: Vec<u32> = tmpl.iter().map(|&t| tokens(m, built.start[t])).collect();
+            (e, inst)
+        })
+        .collect();
+    Ok((built, basis, hits))
 }
 
 /// An attack whose goal is coverable: its net, basis, and the basis

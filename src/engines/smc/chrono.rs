@@ -337,7 +337,6 @@ impl Chrono {
         found: &mut Vec<usize>,
     ) {
         let t = step.thread();
-        let tu = t as usize;
         let id = self.events.len();
         let mut pre = self.actor_clock(actor);
         if pre.len() <= actor as usize {
@@ -346,54 +345,7 @@ impl Chrono {
         pre[actor as usize] += 1;
         let idx = pre[actor as usize];
         let mut cv = Cands::new();
-        let mut lock_of = None;
-        match eff {
-            Effect::Local => {}
-            Effect::Fence => join(&mut pre, &self.flushed[tu]),
-            Effect::Buffered { epoch, .. } => {
-                self.buf[tu].push((id, None, *epoch));
-                self.undo.push(Undo::BufPush(t));
-            }
-            Effect::LoadFwd { pos, .. } => {
-                if let Some(e) = self.buf[tu].get_mut(*pos) {
-                    self.undo.push(Undo::BufFwd(t, *pos, e.1));
-                    e.1 = Some(id);
-                }
-            }
-            Effect::LoadMem { addr, .. } => {
-                self.read_cands(Loc::from(*addr), t, &mut cv);
-                self.read_cands(LOCK_ADDR, t, &mut cv);
-            }
-            Effect::Update { addr, pos, .. } => {
-                if *pos < self.buf[tu].len() {
-                    let (st, _, ep) = self.buf[tu][*pos];
-                    join(&mut pre, &self.events[st].clock);
-                    for c in self.epochs[tu].range(..ep).map(|(_, c)| c) {
-                        join(&mut pre, c);
-                    }
-                }
-                self.write_cands(Loc::from(*addr), t, &mut cv);
-                self.read_cands(LOCK_ADDR, t, &mut cv);
-            }
-            Effect::Direct(acc) => {
-                join(&mut pre, &self.flushed[tu]);
-                for &(a, _, w) in acc {
-                    if w {
-                        self.write_cands(Loc::from(a), t, &mut cv);
-                    } else {
-                        self.read_cands(Loc::from(a), t, &mut cv);
-                    }
-                }
-                self.read_cands(LOCK_ADDR, t, &mut cv);
-            }
-            Effect::Lock | Effect::Unlock => {
-                join(&mut pre, &self.flushed[tu]);
-                self.write_cands(LOCK_ADDR, t, &mut cv);
-                if matches!(eff, Effect::Unlock) {
-                    lock_of = self.locked[tu];
-                }
-            }
-        }
+        let lock_of = self.step_orders(t, id, eff, &mut pre, &mut cv);
         cv.sort_unstable();
         cv.dedup();
         let cands = cv;
@@ -427,7 +379,94 @@ impl Chrono {
             Effect::Lock | Effect::Unlock => self.add_write(LOCK_ADDR, id),
             _ => {}
         }
-        // Bookkeeping after the step.
+        self.after_step(actor, t, id, eff, &clock);
+        let au = actor as usize;
+        if self.actor_last.len() <= au {
+            self.actor_last.resize(au + 1, None);
+        }
+        self.undo.push(Undo::ActorLast(actor, self.actor_last[au]));
+        self.actor_last[au] = Some(id);
+        self.events.push(Event {
+            actor,
+            idx,
+            thread: t,
+            clock,
+            lock_of,
+        });
+        self.undo.push(Undo::Event);
+    }
+
+    /// The first phase of [`Chrono::push`] for event `id` of thread `t`
+    /// with effect `eff`: joins into `pre` what the step is ordered after
+    /// (the thread's flushed writes before a fence or direct access, the
+    /// buffered store an update flushes and earlier epochs), records the
+    /// buffer changes, and collects in `cv` the earlier events the step
+    /// may race with. Returns the lock event an `unlock` releases.
+    fn step_orders(
+        &mut self,
+        t: u32,
+        id: usize,
+        eff: &Effect,
+        pre: &mut Clock,
+        cv: &mut Cands,
+    ) -> Option<usize> {
+        let tu = t as usize;
+        match eff {
+            Effect::Local => {}
+            Effect::Fence => join(pre, &self.flushed[tu]),
+            Effect::Buffered { epoch, .. } => {
+                self.buf[tu].push((id, None, *epoch));
+                self.undo.push(Undo::BufPush(t));
+            }
+            Effect::LoadFwd { pos, .. } => {
+                if let Some(e) = self.buf[tu].get_mut(*pos) {
+                    self.undo.push(Undo::BufFwd(t, *pos, e.1));
+                    e.1 = Some(id);
+                }
+            }
+            Effect::LoadMem { addr, .. } => {
+                self.read_cands(Loc::from(*addr), t, cv);
+                self.read_cands(LOCK_ADDR, t, cv);
+            }
+            Effect::Update { addr, pos, .. } => {
+                if *pos < self.buf[tu].len() {
+                    let (st, _, ep) = self.buf[tu][*pos];
+                    join(pre, &self.events[st].clock);
+                    for c in self.epochs[tu].range(..ep).map(|(_, c)| c) {
+                        join(pre, c);
+                    }
+                }
+                self.write_cands(Loc::from(*addr), t, cv);
+                self.read_cands(LOCK_ADDR, t, cv);
+            }
+            Effect::Direct(acc) => {
+                join(pre, &self.flushed[tu]);
+                for &(a, _, w) in acc {
+                    if w {
+                        self.write_cands(Loc::from(a), t, cv);
+                    } else {
+                        self.read_cands(Loc::from(a), t, cv);
+                    }
+                }
+                self.read_cands(LOCK_ADDR, t, cv);
+            }
+            Effect::Lock | Effect::Unlock => {
+                join(pre, &self.flushed[tu]);
+                self.write_cands(LOCK_ADDR, t, cv);
+                if matches!(eff, Effect::Unlock) {
+                    return self.locked[tu];
+                }
+            }
+        }
+        None
+    }
+
+    /// The bookkeeping of [`Chrono::push`] after event `id` (of `actor`,
+    /// thread `t`, with effect `eff` and clock `clock`): last writes and
+    /// readers per location, the flushed buffer entry and its epoch, the
+    /// thread's flushed clock, the lock held.
+    fn after_step(&mut self, actor: u32, t: u32, id: usize, eff: &Effect, clock: &[u32]) {
+        let tu = t as usize;
         match eff {
             Effect::LoadMem { addr, .. } => {
                 self.reader(Loc::from(*addr), actor, id);
@@ -440,7 +479,7 @@ impl Chrono {
                     let (_, fwd, ep) = entry;
                     let old = self.epochs[tu].get(&ep).cloned();
                     self.undo.push(Undo::Epoch(t, ep, old));
-                    join(self.epochs[tu].entry(ep).or_default(), &clock);
+                    join(self.epochs[tu].entry(ep).or_default(), clock);
                     fwd
                 } else {
                     None
@@ -454,7 +493,7 @@ impl Chrono {
                 }
                 let old = self.flushed[tu].clone();
                 self.undo.push(Undo::Flushed(t, old));
-                join(&mut self.flushed[tu], &clock);
+                join(&mut self.flushed[tu], clock);
                 self.reader(LOCK_ADDR, actor, id);
             }
             Effect::Direct(acc) => {
@@ -481,20 +520,6 @@ impl Chrono {
             }
             _ => {}
         }
-        let au = actor as usize;
-        if self.actor_last.len() <= au {
-            self.actor_last.resize(au + 1, None);
-        }
-        self.undo.push(Undo::ActorLast(actor, self.actor_last[au]));
-        self.actor_last[au] = Some(id);
-        self.events.push(Event {
-            actor,
-            idx,
-            thread: t,
-            clock,
-            lock_of,
-        });
-        self.undo.push(Undo::Event);
     }
 
     /// A read of `addrs` by `actor` (of thread `t`) that has not run (it

@@ -260,12 +260,12 @@ pub fn goals_trace_determined(p: &Program) -> bool {
 ///
 /// Errors: the program uses a command the engine does not model
 /// (`lwarx`/`stwcx.`, PGAS, a lock or fence inside an atomic): a located
-/// error when the program has a source, else a usage error; a width
+/// error when the program has a source, else [`Error::Unsupported`](crate::diag::Error::Unsupported); a width
 /// outside 1..=64 ([`Width::MAX`](crate::program::Width::MAX)).
 pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Error> {
     let t0 = Instant::now();
     if o.width.0 == 0 || o.width.0 > crate::program::Width::MAX.0 {
-        return Err(crate::diag::Error::Usage(format!(
+        return Err(crate::diag::Error::Unsupported(format!(
             "width {} is outside 1..={}",
             o.width.0,
             crate::program::Width::MAX.0
@@ -289,7 +289,7 @@ pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Erro
             .map(|x| x.span);
         return Err(match (&p.source, span) {
             (Some(src), Some(sp)) => src.error(sp, msg),
-            _ => crate::diag::Error::Usage(msg),
+            _ => crate::diag::Error::Unsupported(msg),
         });
     }
     let sem = Semantics::new(p, o.model, o.width, o.bound);

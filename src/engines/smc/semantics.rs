@@ -644,59 +644,153 @@ impl<'p> Semantics<'p> {
         }
     }
 
+    /// A load of thread `t` into `reg`: from the thread's own buffer (the
+    /// newest store to the address; not under SC), else from memory when
+    /// no other thread holds the lock.
+    fn load(&self, s: &mut State, t: usize, reg: RegId, addr: &LExpr) -> Result<Effect, Blocked> {
+        let w = self.width;
+        let a = eval(w, &s.regs[t], addr);
+        let fwd = if self.model == Model::Sc {
+            None
+        } else {
+            s.buf[t].iter().rposition(|e| e.addr == a)
+        };
+        let eff = match fwd {
+            Some(pos) => Effect::LoadFwd {
+                addr: a,
+                val: s.buf[t][pos].val,
+                pos,
+            },
+            None if !Self::free_for(s, t) => return Err(Blocked::Wait),
+            None => Effect::LoadMem {
+                addr: a,
+                val: Self::mem(s, a),
+            },
+        };
+        let v = match eff {
+            Effect::LoadFwd { val, .. } | Effect::LoadMem { val, .. } => val,
+            _ => 0,
+        };
+        if let Some(r) = s.regs[t].get_mut(reg.0 as usize) {
+            *r = v;
+        }
+        Ok(eff)
+    }
+
+    /// A store of thread `t`: to memory under SC (when no other thread
+    /// holds the lock), else into the thread's buffer in its current epoch.
+    fn store(
+        &self,
+        s: &mut State,
+        t: usize,
+        addr: &LExpr,
+        value: &LExpr,
+    ) -> Result<Effect, Blocked> {
+        let w = self.width;
+        let (a, v) = (eval(w, &s.regs[t], addr), eval(w, &s.regs[t], value));
+        if self.model == Model::Sc {
+            if !Self::free_for(s, t) {
+                return Err(Blocked::Wait);
+            }
+            Self::set_mem(s, a, v);
+            Ok(Effect::Direct(smallvec::smallvec![(a, v, true)]))
+        } else {
+            let epoch = s.epoch[t];
+            s.buf[t].push(Entry {
+                addr: a,
+                val: v,
+                epoch,
+            });
+            Ok(Effect::Buffered {
+                addr: a,
+                val: v,
+                epoch,
+            })
+        }
+    }
+
+    /// An atomic sequence of thread `t`, run at once on memory when no
+    /// other thread holds the lock: its accesses in order;
+    /// blocked by a false condition (waiting when it read memory) or a
+    /// command the engine does not run inside an atomic.
+    fn atomic(&self, s: &mut State, t: usize, cs: &[Command]) -> Result<Effect, Blocked> {
+        let w = self.width;
+        if !Self::free_for(s, t) {
+            return Err(Blocked::Wait);
+        }
+        let mut acc = Accesses::new();
+        let mut regs = s.regs[t].clone();
+        let mut writes: Vec<(i64, i64)> = Vec::new();
+        let read = |s: &State, writes: &[(i64, i64)], a: i64| {
+            writes
+                .iter()
+                .rev()
+                .find(|x| x.0 == a)
+                .map_or_else(|| Self::mem(s, a), |x| x.1)
+        };
+        for c in cs {
+            match plain(c) {
+                Command::Load { reg, addr } => {
+                    let a = eval(w, &regs, addr);
+                    let v = read(s, &writes, a);
+                    acc.push((a, v, false));
+                    if let Some(r) = regs.get_mut(reg.0 as usize) {
+                        *r = v;
+                    }
+                }
+                Command::Store { addr, value } => {
+                    let (a, v) = (eval(w, &regs, addr), eval(w, &regs, value));
+                    acc.push((a, v, true));
+                    writes.push((a, v));
+                }
+                Command::Assign { reg, value } => {
+                    let v = eval(w, &regs, value);
+                    if let Some(r) = regs.get_mut(reg.0 as usize) {
+                        *r = v;
+                    }
+                }
+                Command::Select {
+                    reg,
+                    cond,
+                    then,
+                    else_,
+                } => {
+                    let c = eval(w, &regs, cond);
+                    let v = eval(w, &regs, if c != 0 { then } else { else_ });
+                    if let Some(r) = regs.get_mut(reg.0 as usize) {
+                        *r = v;
+                    }
+                }
+                Command::Assume(e) | Command::Guard(e) => {
+                    if eval(w, &regs, e) == 0 {
+                        // The condition may read memory: another
+                        // actor's step may make it true.
+                        return Err(if acc.iter().any(|x| !x.2) {
+                            Blocked::Wait
+                        } else {
+                            Blocked::Dead
+                        });
+                    }
+                }
+                Command::Nop => {}
+                _ => return Err(Blocked::Dead),
+            }
+        }
+        for (a, v) in writes {
+            Self::set_mem(s, a, v);
+        }
+        s.regs[t] = regs;
+        Ok(Effect::Direct(acc))
+    }
+
+    /// Runs `cmd` for thread `t` in `s` under the model: its effect, or
+    /// why it cannot run now ([`Blocked::Wait`]: another actor's step may
+    /// enable it; [`Blocked::Dead`]: never in this execution).
     fn exec(&self, s: &mut State, t: usize, cmd: &Command) -> Result<Effect, Blocked> {
         let w = self.width;
         match cmd {
-            Command::Load { reg, addr } => {
-                let a = eval(w, &s.regs[t], addr);
-                let fwd = if self.model == Model::Sc {
-                    None
-                } else {
-                    s.buf[t].iter().rposition(|e| e.addr == a)
-                };
-                let eff = match fwd {
-                    Some(pos) => Effect::LoadFwd {
-                        addr: a,
-                        val: s.buf[t][pos].val,
-                        pos,
-                    },
-                    None if !Self::free_for(s, t) => return Err(Blocked::Wait),
-                    None => Effect::LoadMem {
-                        addr: a,
-                        val: Self::mem(s, a),
-                    },
-                };
-                let v = match eff {
-                    Effect::LoadFwd { val, .. } | Effect::LoadMem { val, .. } => val,
-                    _ => 0,
-                };
-                if let Some(r) = s.regs[t].get_mut(reg.0 as usize) {
-                    *r = v;
-                }
-                Ok(eff)
-            }
-            Command::Store { addr, value } => {
-                let (a, v) = (eval(w, &s.regs[t], addr), eval(w, &s.regs[t], value));
-                if self.model == Model::Sc {
-                    if !Self::free_for(s, t) {
-                        return Err(Blocked::Wait);
-                    }
-                    Self::set_mem(s, a, v);
-                    Ok(Effect::Direct(smallvec::smallvec![(a, v, true)]))
-                } else {
-                    let epoch = s.epoch[t];
-                    s.buf[t].push(Entry {
-                        addr: a,
-                        val: v,
-                        epoch,
-                    });
-                    Ok(Effect::Buffered {
-                        addr: a,
-                        val: v,
-                        epoch,
-                    })
-                }
-            }
+            Command::Load { reg, addr } => self.load(s, t, *reg, addr),
+            Command::Store { addr, value } => self.store(s, t, addr, value),
             Command::Assign { reg, value } => {
                 let v = eval(w, &s.regs[t], value);
                 if let Some(r) = s.regs[t].get_mut(reg.0 as usize) {
@@ -749,74 +843,7 @@ impl<'p> Semantics<'p> {
                 s.lock = None;
                 Ok(Effect::Unlock)
             }
-            Command::Atomic(cs) => {
-                if !Self::free_for(s, t) {
-                    return Err(Blocked::Wait);
-                }
-                let mut acc = Accesses::new();
-                let mut regs = s.regs[t].clone();
-                let mut writes: Vec<(i64, i64)> = Vec::new();
-                let read = |s: &State, writes: &[(i64, i64)], a: i64| {
-                    writes
-                        .iter()
-                        .rev()
-                        .find(|x| x.0 == a)
-                        .map_or_else(|| Self::mem(s, a), |x| x.1)
-                };
-                for c in cs {
-                    match plain(c) {
-                        Command::Load { reg, addr } => {
-                            let a = eval(w, &regs, addr);
-                            let v = read(s, &writes, a);
-                            acc.push((a, v, false));
-                            if let Some(r) = regs.get_mut(reg.0 as usize) {
-                                *r = v;
-                            }
-                        }
-                        Command::Store { addr, value } => {
-                            let (a, v) = (eval(w, &regs, addr), eval(w, &regs, value));
-                            acc.push((a, v, true));
-                            writes.push((a, v));
-                        }
-                        Command::Assign { reg, value } => {
-                            let v = eval(w, &regs, value);
-                            if let Some(r) = regs.get_mut(reg.0 as usize) {
-                                *r = v;
-                            }
-                        }
-                        Command::Select {
-                            reg,
-                            cond,
-                            then,
-                            else_,
-                        } => {
-                            let c = eval(w, &regs, cond);
-                            let v = eval(w, &regs, if c != 0 { then } else { else_ });
-                            if let Some(r) = regs.get_mut(reg.0 as usize) {
-                                *r = v;
-                            }
-                        }
-                        Command::Assume(e) | Command::Guard(e) => {
-                            if eval(w, &regs, e) == 0 {
-                                // The condition may read memory: another
-                                // actor's step may make it true.
-                                return Err(if acc.iter().any(|x| !x.2) {
-                                    Blocked::Wait
-                                } else {
-                                    Blocked::Dead
-                                });
-                            }
-                        }
-                        Command::Nop => {}
-                        _ => return Err(Blocked::Dead),
-                    }
-                }
-                for (a, v) in writes {
-                    Self::set_mem(s, a, v);
-                }
-                s.regs[t] = regs;
-                Ok(Effect::Direct(acc))
-            }
+            Command::Atomic(cs) => self.atomic(s, t, cs),
             _ => Err(Blocked::Dead),
         }
     }

@@ -187,10 +187,10 @@ pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, 
         .name("c-front-end".into())
         .stack_size(PIPELINE_STACK)
         .spawn(move || pipeline(&src, width, &opts))
-        .map_err(|e| Error::Usage(format!("cannot start the C front-end: {e}")))?;
+        .map_err(|e| Error::Tool(format!("cannot start the C front-end: {e}")))?;
     worker
         .join()
-        .unwrap_or_else(|_| Err(Error::Usage("the C front-end failed".into())))
+        .unwrap_or_else(|_| Err(Error::Tool("the C front-end failed".into())))
 }
 
 /// Preprocess, check nesting, parse, lower (on the big-stack thread).

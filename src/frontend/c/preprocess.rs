@@ -68,14 +68,14 @@ fn bundled_include_dir() -> Option<std::path::PathBuf> {
 /// path, before the system's), with `-D` for each of
 /// `opts.defines` and `__BMC_RMM__` defined.
 ///
-/// Errors: no preprocessor ([`Error::Usage`]); the preprocessor failed
+/// Errors: no preprocessor ([`Error::Tool`]); the preprocessor failed
 /// (its first `file:line:col: error:` line, located in `src` when it
 /// names the input, else its message).
 pub fn run(src: &SourceFile, opts: &Options) -> Result<String, Error> {
     let cmd = match &opts.cpp {
         Some(c) if !c.is_empty() => c.clone(),
         _ => find().ok_or_else(|| {
-            Error::Usage(format!(
+            Error::Tool(format!(
                 "{}: no C preprocessor found: install `cpp` or `gcc` (tried cpp, gcc -E, cc -E, clang -E on PATH)",
                 src.path
             ))
@@ -102,7 +102,7 @@ pub fn run(src: &SourceFile, opts: &Options) -> Result<String, Error> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = c.spawn().map_err(|e| {
-        Error::Usage(format!(
+        Error::Tool(format!(
             "{}: cannot run the C preprocessor `{}`: {e}",
             src.path, cmd[0]
         ))
@@ -149,7 +149,7 @@ fn cpp_error(src: &SourceFile, stderr: &str) -> Error {
         }
     }
     let first = stderr.lines().next().unwrap_or("failed").to_string();
-    Error::Usage(format!("{}: the C preprocessor failed: {first}", src.path))
+    Error::Tool(format!("{}: the C preprocessor failed: {first}", src.path))
 }
 
 /// The byte offset of 1-based `line`, `col` in `text` (clamped to the

@@ -23,10 +23,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// syntax, truncated files, an unknown architecture, an unsupported
 /// instruction (the message names it), an undefined label, a register of
 /// a thread that does not exist, a constant that does not fit
-/// ([`Error::Input`]); a width outside 1..=64 ([`Error::Usage`]).
+/// ([`Error::Input`]); a width outside 1..=64 ([`Error::Unsupported`]).
 pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     if width.0 == 0 || width.0 > 64 {
-        return Err(Error::Usage(format!(
+        return Err(Error::Unsupported(format!(
             "width {} is out of range (1..=64)",
             width.0
         )));

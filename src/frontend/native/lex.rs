@@ -112,71 +112,11 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
         }
         if c.is_ascii_digit() {
             let end = ident_end(&mut it, i);
-            let word = &text[i..end];
-            let value = if let Some(h) = word.strip_prefix("0x").or(word.strip_prefix("0X")) {
-                if h.is_empty() || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(src.error(
-                        Span::new(i, end),
-                        format!("malformed hexadecimal number `{word}`"),
-                    ));
-                }
-                i64::from_str_radix(h, 16).ok()
-            } else if word.bytes().all(|b| b.is_ascii_digit()) {
-                word.parse::<i64>().ok()
-            } else {
-                return Err(src.error_help(
-                    Span::new(i, end),
-                    format!("malformed number `{word}`"),
-                    "names cannot start with a digit; write unusual names in backquotes",
-                ));
-            };
-            toks.push(Tok {
-                t: T::Int(value, word.to_string()),
-                span: Span::new(i, end),
-            });
+            toks.push(number(src, i, end)?);
             continue;
         }
         if c == '`' {
-            it.next();
-            let mut name = String::new();
-            let mut closed = None;
-            while let Some((j, c)) = it.next() {
-                match c {
-                    '`' => {
-                        closed = Some(j + 1);
-                        break;
-                    }
-                    '\\' => match it.next() {
-                        Some((_, e @ ('`' | '\\'))) => name.push(e),
-                        Some((k, _)) => {
-                            return Err(src.error_help(
-                                Span::new(j, k + 1),
-                                "unknown escape in a backquoted name",
-                                "only \\` and \\\\ are escapes",
-                            ))
-                        }
-                        None => break,
-                    },
-                    '\n' | '\r' => break,
-                    c if c.is_control() || c == '\u{fffd}' => {
-                        return Err(src.error(
-                            Span::new(j, j + c.len_utf8()),
-                            format!("unexpected character {c:?} in a backquoted name"),
-                        ))
-                    }
-                    c => name.push(c),
-                }
-            }
-            let Some(end) = closed else {
-                return Err(src.error(Span::new(i, i + 1), "unterminated backquoted name"));
-            };
-            if name.is_empty() {
-                return Err(src.error(Span::new(i, end), "empty backquoted name"));
-            }
-            toks.push(Tok {
-                t: T::Quoted(name),
-                span: Span::new(i, end),
-            });
+            toks.push(quoted(src, &mut it, i)?);
             continue;
         }
         if c == '#' {
@@ -229,6 +169,89 @@ pub(super) fn tokenize(src: &SourceFile) -> Result<Vec<Tok>, Error> {
         span: Span::new(n, n),
     });
     Ok(toks)
+}
+
+/// The number token `text[i..end]` of `src`: decimal or `0x` hexadecimal
+/// (its value `None` when it does not fit an `i64`).
+///
+/// Errors: a malformed hexadecimal number; digits followed by letters.
+fn number(src: &SourceFile, i: usize, end: usize) -> Result<Tok, Error> {
+    let text: &str = &src.text;
+    let word = &text[i..end];
+    let value = if let Some(h) = word.strip_prefix("0x").or(word.strip_prefix("0X")) {
+        if h.is_empty() || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(src.error(
+                Span::new(i, end),
+                format!("malformed hexadecimal number `{word}`"),
+            ));
+        }
+        i64::from_str_radix(h, 16).ok()
+    } else if word.bytes().all(|b| b.is_ascii_digit()) {
+        word.parse::<i64>().ok()
+    } else {
+        return Err(src.error_help(
+            Span::new(i, end),
+            format!("malformed number `{word}`"),
+            "names cannot start with a digit; write unusual names in backquotes",
+        ));
+    };
+    Ok(Tok {
+        t: T::Int(value, word.to_string()),
+        span: Span::new(i, end),
+    })
+}
+
+/// The backquoted name starting at byte `i` of `src` (`it` at its opening
+/// backquote): `` \` `` and `\\` are its escapes; it ends at the closing
+/// backquote, on the same line.
+///
+/// Errors: an unknown escape, a control character, an unterminated or
+/// empty name.
+fn quoted(
+    src: &SourceFile,
+    it: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+    i: usize,
+) -> Result<Tok, Error> {
+    it.next();
+    let mut name = String::new();
+    let mut closed = None;
+    while let Some((j, c)) = it.next() {
+        match c {
+            '`' => {
+                closed = Some(j + 1);
+                break;
+            }
+            '\\' => match it.next() {
+                Some((_, e @ ('`' | '\\'))) => name.push(e),
+                Some((k, _)) => {
+                    return Err(src.error_help(
+                        Span::new(j, k + 1),
+                        "unknown escape in a backquoted name",
+                        "only \\` and \\\\ are escapes",
+                    ))
+                }
+                None => break,
+            },
+            '\n' | '\r' => break,
+            c if c.is_control() || c == '\u{fffd}' => {
+                return Err(src.error(
+                    Span::new(j, j + c.len_utf8()),
+                    format!("unexpected character {c:?} in a backquoted name"),
+                ))
+            }
+            c => name.push(c),
+        }
+    }
+    let Some(end) = closed else {
+        return Err(src.error(Span::new(i, i + 1), "unterminated backquoted name"));
+    };
+    if name.is_empty() {
+        return Err(src.error(Span::new(i, end), "empty backquoted name"));
+    }
+    Ok(Tok {
+        t: T::Quoted(name),
+        span: Span::new(i, end),
+    })
 }
 
 /// Consumes the identifier characters after the one at byte `start`;

@@ -1054,6 +1054,87 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
+    /// The body of `atomic { … }` (after the keyword, at `start`):
+    /// (annotated) loads and stores, assignments, selects, assumes, guards
+    /// and nops.
+    ///
+    /// Errors: a nested `atomic` (`in_atomic`), another command inside.
+    fn atomic_block(&mut self, ctx: &mut Ctx, start: Span, in_atomic: bool) -> R<Vec<Command>> {
+        if in_atomic {
+            return Err(self.src.error(start, "`atomic` blocks cannot be nested"));
+        }
+        self.expect_p("{")?;
+        let mut body = Vec::new();
+        while !self.is_p("}") {
+            let (mut cs, csp) = self.command(ctx, true)?;
+            self.expect_p(";")?;
+            let ok = cs.len() == 1
+                && matches!(
+                    cs[0],
+                    Command::Load { .. }
+                        | Command::Store { .. }
+                        | Command::Assign { .. }
+                        | Command::Assume(_)
+                        | Command::Guard(_)
+                        | Command::Select { .. }
+                        | Command::Nop
+                )
+                || matches!(&cs[0], Command::Ann(_, c)
+                    if matches!(**c, Command::Load { .. } | Command::Store { .. }));
+            if !ok {
+                return Err(self.src.error_help(
+                    csp,
+                    "not allowed inside `atomic`",
+                    "an atomic block holds (annotated) loads and stores, assignments, selects, assumes, guards and nops",
+                ));
+            }
+            body.append(&mut cs);
+        }
+        self.expect_p("}")?;
+        Ok(vec![Command::Atomic(body)])
+    }
+
+    /// The arguments of PGAS `read(local, rank, remote, queue)` or `write`
+    /// (`k`, the keyword at `start`; thesis §8.1).
+    ///
+    /// Errors: not four expressions.
+    fn pgas_remote(&mut self, ctx: &mut Ctx, k: &str, start: Span) -> R<Vec<Command>> {
+        self.expect_p("(")?;
+        let mut args = Vec::new();
+        for i in 0..4 {
+            if i > 0 {
+                self.expect_p(",")?;
+            }
+            let e = self.expr()?;
+            args.push(self.lower_l(ctx, &e)?);
+        }
+        self.expect_p(")")?;
+        let mut it = args.into_iter();
+        let (Some(local), Some(rank), Some(remote), Some(queue)) =
+            (it.next(), it.next(), it.next(), it.next())
+        else {
+            return Err(self.src.error(start, "expected four arguments"));
+        };
+        Ok(vec![Command::Pgas(if k == "read" {
+            PgasCmd::Read {
+                local,
+                rank,
+                remote,
+                queue,
+            }
+        } else {
+            PgasCmd::Write {
+                local,
+                rank,
+                remote,
+                queue,
+            }
+        })])
+    }
+
+    /// One command without its annotation prefix: a keyword command
+    /// (fences, `assume`, `atomic { … }`, PGAS `read`/`write`, …) or an
+    /// assignment, with its span; `in_atomic` inside an `atomic` block.
     fn command_plain(&mut self, ctx: &mut Ctx, in_atomic: bool) -> R<(Vec<Command>, Span)> {
         let start = self.span();
         let kw = match self.peek() {
@@ -1130,40 +1211,7 @@ impl<'a> Parser<'a> {
                 "unlock" => vec![Command::Unlock],
                 "nop" => vec![Command::Nop],
                 "barrier" => vec![Command::Pgas(PgasCmd::Barrier)],
-                "atomic" => {
-                    if in_atomic {
-                        return Err(self.src.error(start, "`atomic` blocks cannot be nested"));
-                    }
-                    self.expect_p("{")?;
-                    let mut body = Vec::new();
-                    while !self.is_p("}") {
-                        let (mut cs, csp) = self.command(ctx, true)?;
-                        self.expect_p(";")?;
-                        let ok = cs.len() == 1
-                            && matches!(
-                                cs[0],
-                                Command::Load { .. }
-                                    | Command::Store { .. }
-                                    | Command::Assign { .. }
-                                    | Command::Assume(_)
-                                    | Command::Guard(_)
-                                    | Command::Select { .. }
-                                    | Command::Nop
-                            )
-                            || matches!(&cs[0], Command::Ann(_, c)
-                                if matches!(**c, Command::Load { .. } | Command::Store { .. }));
-                        if !ok {
-                            return Err(self.src.error_help(
-                                csp,
-                                "not allowed inside `atomic`",
-                                "an atomic block holds (annotated) loads and stores, assignments, selects, assumes, guards and nops",
-                            ));
-                        }
-                        body.append(&mut cs);
-                    }
-                    self.expect_p("}")?;
-                    vec![Command::Atomic(body)]
-                }
+                "atomic" => self.atomic_block(ctx, start, in_atomic)?,
                 "stwcx" => {
                     self.expect_p("(")?;
                     let addr = self.location(ctx)?;
@@ -1175,39 +1223,7 @@ impl<'a> Parser<'a> {
                     let flag = self.target_reg(ctx)?;
                     vec![Command::StoreCond { addr, value, flag }]
                 }
-                "read" | "write" => {
-                    self.expect_p("(")?;
-                    let mut args = Vec::new();
-                    for i in 0..4 {
-                        if i > 0 {
-                            self.expect_p(",")?;
-                        }
-                        let e = self.expr()?;
-                        args.push(self.lower_l(ctx, &e)?);
-                    }
-                    self.expect_p(")")?;
-                    let mut it = args.into_iter();
-                    let (Some(local), Some(rank), Some(remote), Some(queue)) =
-                        (it.next(), it.next(), it.next(), it.next())
-                    else {
-                        return Err(self.src.error(start, "expected four arguments"));
-                    };
-                    vec![Command::Pgas(if k == "read" {
-                        PgasCmd::Read {
-                            local,
-                            rank,
-                            remote,
-                            queue,
-                        }
-                    } else {
-                        PgasCmd::Write {
-                            local,
-                            rank,
-                            remote,
-                            queue,
-                        }
-                    })]
-                }
+                "read" | "write" => self.pgas_remote(ctx, &k, start)?,
                 _ => {
                     return Err(self.src.error_help(
                         start,

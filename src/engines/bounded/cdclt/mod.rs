@@ -30,6 +30,7 @@ use crate::engines::bounded::varisat::cnf::Cnf;
 use crate::engines::bounded::varisat::encoder::ExternalSolve;
 use crate::engines::bounded::varisat::{Encoder, VarisatSession};
 use crate::engines::bounded::{Backend, Deadline, Query, Session};
+use crate::engines::Switches;
 use batsat::{lbool, BasicSolver, Lit, SolverInterface, Var};
 use std::time::Instant;
 use theory::{ModelTheory, Tables};
@@ -38,7 +39,7 @@ use theory::{ModelTheory, Tables};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cdclt {
     /// Narrow the hb-cycle query to shortest cycles
-    /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
+    /// ([`Encoder::shortest_cycles`]); `None`: as the query's switches say.
     pub shortest: Option<bool>,
     /// See [`crate::engines::bounded::varisat::Varisat::escape_yield`].
     pub escape_yield: Option<usize>,
@@ -70,6 +71,7 @@ impl Backend for Cdclt {
             q.limits.width,
             Some(q.limits.deadline),
         );
+        enc.set_switches(q.limits.switches);
         if let Some(s) = self.shortest {
             enc.shortest_cycles = s;
         }
@@ -85,7 +87,7 @@ impl Backend for Cdclt {
         }
         if enc.aborted.is_none() {
             let tab = tables(&mut enc, &model);
-            enc.external = Some(Box::new(TheorySolver::new(&model, tab)));
+            enc.external = Some(Box::new(TheorySolver::new(&model, tab, &q.limits.switches)));
         }
         let mut s = VarisatSession::new(enc);
         f(&mut s)
@@ -156,11 +158,12 @@ pub struct TheorySolver<'m> {
 }
 
 impl<'m> TheorySolver<'m> {
-    /// A solver for `model` whose propagator reads `tab`.
-    pub fn new(model: &'m Model, tab: Tables) -> TheorySolver<'m> {
+    /// A solver for `model` whose propagator reads `tab`, with the cdclt
+    /// strategies `switches` turn on.
+    pub fn new(model: &'m Model, tab: Tables, switches: &Switches) -> TheorySolver<'m> {
         TheorySolver {
             sat: BasicSolver::default(),
-            theory: ModelTheory::new(model, tab),
+            theory: ModelTheory::new(model, tab, switches),
             synced: 0,
         }
     }
@@ -274,7 +277,7 @@ impl ExternalSolve for TheorySolver<'_> {
         let sat = self.take_model(enc, r);
         self.sat.pop_model(&mut self.theory);
         let after = self.theory.stats;
-        if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+        if enc.switches.cdclt_debug {
             eprintln!(
                 "cdclt: {:?} sat conflicts {} decisions {} props {} {:?}",
                 r,

@@ -41,6 +41,7 @@ use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
 use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
+use crate::engines::Switches;
 use batsat::{lbool, Lit, Theory, TheoryArg};
 
 /// The literals of the base sets and relations of one encoding (batsat
@@ -390,8 +391,9 @@ fn path(m: &Mat, from: usize, to: usize) -> Option<Vec<(usize, usize)>> {
 }
 
 impl<'m> ModelTheory<'m> {
-    /// A propagator for `model` over `tab`.
-    pub fn new(model: &'m Model, tab: Tables) -> ModelTheory<'m> {
+    /// A propagator for `model` over `tab`; `switches` turn on partial
+    /// evaluation, theory propagation and lemma rotation.
+    pub fn new(model: &'m Model, tab: Tables, switches: &Switches) -> ModelTheory<'m> {
         let n = tab.n;
         let mut direct = Vec::new();
         for (si, st) in model.stmts.iter().enumerate() {
@@ -417,13 +419,13 @@ impl<'m> ModelTheory<'m> {
             co: Graph::new(n),
             co_trail: Vec::new(),
             dirty: true,
-            eager_eval: std::env::var_os("BMC_CDCLT_PARTIAL").is_some(),
+            eager_eval: switches.cdclt_partial,
             shortest: true,
             stats: TheoryStats::default(),
             direct,
             expl: HashMap::default(),
-            propagate: std::env::var_os("BMC_CDCLT_PROPAGATE").is_some(),
-            rotate: std::env::var_os("BMC_CDCLT_ROTATE").is_some(),
+            propagate: switches.cdclt_propagate,
+            rotate: switches.cdclt_rotate,
             pending: Vec::new(),
             wants_restart: Default::default(),
             learnt: Default::default(),

@@ -110,6 +110,116 @@ impl Sym<'_, '_> {
         r
     }
 
+    /// `a ∪ b`, `a ∩ b` or `a \ b` (`kind`) of two sets or two
+    /// relations, pointwise over the literals; `None` for mixed operands.
+    fn combine(&mut self, kind: &ExprKind, a: SVal, b: SVal) -> Option<SVal> {
+        use ExprKind::*;
+        let n = self.n;
+        let cnf = &mut self.enc.cnf;
+        Some(match (a, b) {
+            (SVal::Set(p), SVal::Set(q)) => SVal::Set(
+                p.iter()
+                    .zip(&q)
+                    .map(|(u, v)| match kind {
+                        Union(..) => cnf.or(*u, *v),
+                        Inter(..) => cnf.and(*u, *v),
+                        _ => cnf.and(*u, !*v),
+                    })
+                    .collect(),
+            ),
+            (SVal::Rel(p), SVal::Rel(q)) => {
+                let mut out = SRel(vec![BTreeMap::new(); n]);
+                for a in 0..n {
+                    match kind {
+                        Union(..) => {
+                            let mut row = p.0[a].clone();
+                            for (&b, &l) in &q.0[a] {
+                                let e = row.entry(b).or_insert(cnf.ff());
+                                *e = cnf.or(*e, l);
+                            }
+                            out.0[a] = row;
+                        }
+                        Inter(..) => {
+                            for (&b, &l) in &p.0[a] {
+                                if let Some(&m) = q.0[a].get(&b) {
+                                    out.0[a].insert(b, cnf.and(l, m));
+                                }
+                            }
+                        }
+                        _ => {
+                            for (&b, &l) in &p.0[a] {
+                                let v = match q.0[a].get(&b) {
+                                    Some(&m) => cnf.and(l, !m),
+                                    None => l,
+                                };
+                                out.0[a].insert(b, v);
+                            }
+                        }
+                    }
+                    out.0[a].retain(|_, l| !cnf.is_false(*l));
+                }
+                SVal::Rel(out)
+            }
+            _ => return None,
+        })
+    }
+
+    /// `p ; q`: per pair, the disjunction over the middle events of both
+    /// edges; `None` once the gate budget runs out.
+    fn seq(&mut self, p: &SRel, q: &SRel) -> Option<SVal> {
+        let n = self.n;
+        let mut out = self.empty();
+        for a in 0..n {
+            let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
+            for (&c, &l) in &p.0[a] {
+                for (&b, &m) in &q.0[c] {
+                    let t = self.enc.cnf.and(l, m);
+                    terms.entry(b).or_default().push(t);
+                }
+            }
+            for (b, ts) in terms {
+                let l = self.enc.cnf.or_all(&ts);
+                if !self.enc.cnf.is_false(l) {
+                    out.0[a].insert(b, l);
+                }
+            }
+            if self.budget < n {
+                return None;
+            }
+            self.budget -= 1;
+        }
+        Some(SVal::Rel(out))
+    }
+
+    /// `fencerel(s)`: `po; [s]; po` — pairs with an event of set `s`
+    /// between them in program order.
+    fn fence_rel(&mut self, s: &[Lit]) -> SVal {
+        let n = self.n;
+        let po = self.base_rel(BaseRel::Po);
+        let mut out = self.empty();
+        for a in 0..n {
+            let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
+            for (&c, &l) in &po.0[a] {
+                if self.enc.cnf.is_false(s[c]) {
+                    continue;
+                }
+                for (&b, &m) in &po.0[c] {
+                    let t = self.enc.cnf.and_all(&[l, s[c], m]);
+                    terms.entry(b).or_default().push(t);
+                }
+            }
+            for (b, ts) in terms {
+                let l = self.enc.cnf.or_all(&ts);
+                out.0[a].insert(b, l);
+            }
+        }
+        SVal::Rel(out)
+    }
+
+    /// The symbolic value of `node` (a set: a literal per event; a
+    /// relation: per pair), or `None` when it cannot be evaluated
+    /// symbolically within the gate budget (recursion, an unevaluated
+    /// `let`, an operator without a symbolic form).
     fn eval(&mut self, node: &Node) -> Option<SVal> {
         if self.budget == 0 {
             return None;
@@ -148,79 +258,13 @@ impl Sym<'_, '_> {
             Empty => SVal::Rel(self.empty()),
             Union(x, y) | Inter(x, y) | Diff(x, y) => {
                 let (a, b) = (self.eval(x)?, self.eval(y)?);
-                let cnf = &mut self.enc.cnf;
-                match (a, b) {
-                    (SVal::Set(p), SVal::Set(q)) => SVal::Set(
-                        p.iter()
-                            .zip(&q)
-                            .map(|(u, v)| match &node.kind {
-                                Union(..) => cnf.or(*u, *v),
-                                Inter(..) => cnf.and(*u, *v),
-                                _ => cnf.and(*u, !*v),
-                            })
-                            .collect(),
-                    ),
-                    (SVal::Rel(p), SVal::Rel(q)) => {
-                        let mut out = SRel(vec![BTreeMap::new(); n]);
-                        for a in 0..n {
-                            match &node.kind {
-                                Union(..) => {
-                                    let mut row = p.0[a].clone();
-                                    for (&b, &l) in &q.0[a] {
-                                        let e = row.entry(b).or_insert(cnf.ff());
-                                        *e = cnf.or(*e, l);
-                                    }
-                                    out.0[a] = row;
-                                }
-                                Inter(..) => {
-                                    for (&b, &l) in &p.0[a] {
-                                        if let Some(&m) = q.0[a].get(&b) {
-                                            out.0[a].insert(b, cnf.and(l, m));
-                                        }
-                                    }
-                                }
-                                _ => {
-                                    for (&b, &l) in &p.0[a] {
-                                        let v = match q.0[a].get(&b) {
-                                            Some(&m) => cnf.and(l, !m),
-                                            None => l,
-                                        };
-                                        out.0[a].insert(b, v);
-                                    }
-                                }
-                            }
-                            out.0[a].retain(|_, l| !cnf.is_false(*l));
-                        }
-                        SVal::Rel(out)
-                    }
-                    _ => return None,
-                }
+                self.combine(&node.kind, a, b)?
             }
             Seq(x, y) => {
                 let (SVal::Rel(p), SVal::Rel(q)) = (self.eval(x)?, self.eval(y)?) else {
                     return None;
                 };
-                let mut out = self.empty();
-                for a in 0..n {
-                    let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
-                    for (&c, &l) in &p.0[a] {
-                        for (&b, &m) in &q.0[c] {
-                            let t = self.enc.cnf.and(l, m);
-                            terms.entry(b).or_default().push(t);
-                        }
-                    }
-                    for (b, ts) in terms {
-                        let l = self.enc.cnf.or_all(&ts);
-                        if !self.enc.cnf.is_false(l) {
-                            out.0[a].insert(b, l);
-                        }
-                    }
-                    if self.budget < n {
-                        return None;
-                    }
-                    self.budget -= 1;
-                }
-                SVal::Rel(out)
+                self.seq(&p, &q)?
             }
             Cart(x, y) => {
                 let (SVal::Set(p), SVal::Set(q)) = (self.eval(x)?, self.eval(y)?) else {
@@ -279,25 +323,7 @@ impl Sym<'_, '_> {
                 let SVal::Set(s) = self.eval(x)? else {
                     return None;
                 };
-                let po = self.base_rel(BaseRel::Po);
-                let mut out = self.empty();
-                for a in 0..n {
-                    let mut terms: BTreeMap<usize, Vec<Lit>> = BTreeMap::new();
-                    for (&c, &l) in &po.0[a] {
-                        if self.enc.cnf.is_false(s[c]) {
-                            continue;
-                        }
-                        for (&b, &m) in &po.0[c] {
-                            let t = self.enc.cnf.and_all(&[l, s[c], m]);
-                            terms.entry(b).or_default().push(t);
-                        }
-                    }
-                    for (b, ts) in terms {
-                        let l = self.enc.cnf.or_all(&ts);
-                        out.0[a].insert(b, l);
-                    }
-                }
-                SVal::Rel(out)
+                self.fence_rel(&s)
             }
             Domain(_) | Range(_) | Compl(_) | Plus(_) | Star(_) => return None,
         })
@@ -477,7 +503,7 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
         let mut it = ordered.iter();
         cands.retain(|_| !*it.next().unwrap_or(&false));
     }
-    if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+    if enc.switches.cdclt_debug {
         eprintln!(
             "escape cfg pre-filter: {found} candidates, {} left, {:.3} s",
             cands.len(),
@@ -565,7 +591,8 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
     let (keep_idx, r2) = if rounds == 0 || maybe.is_empty() || over {
         (maybe, 0)
     } else {
-        harvest(enc, cands, maybe, deadline, consistent_rounds(), false)
+        let rounds2 = enc.switches.escape_rounds;
+        harvest(enc, cands, maybe, deadline, rounds2, false)
     };
     stats[2] = keep_idx.len();
     stats[3] = r2;
@@ -573,7 +600,7 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
     for i in keep_idx {
         keep[i] = true;
     }
-    if std::env::var_os("BMC_CDCLT_DEBUG").is_some() {
+    if enc.switches.cdclt_debug {
         eprintln!(
             "escape probe: {} candidates, {} after {} boolean rounds, {} kept after {} consistent rounds, {:.3} s",
             cands.len(),
@@ -585,15 +612,6 @@ fn feasible_escapes(enc: &mut Encoder, cands: &[(Lit, Lit)], rounds: usize) -> V
         );
     }
     keep
-}
-
-/// The rounds of [`feasible_escapes`]' second phase (`BMC_ESCAPE_ROUNDS`,
-/// default 1).
-fn consistent_rounds() -> usize {
-    std::env::var("BMC_ESCAPE_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1)
 }
 
 /// One phase of [`feasible_escapes`]: asks at most `rounds` times whether

@@ -27,7 +27,8 @@ use crate::cat::eval::{Base, Bits, Evaluator, Mat};
 use crate::cat::Model;
 use crate::collections::HashMap;
 use crate::diag::Error;
-use crate::engines::bounded::{Deadline, Execution, Stats};
+use crate::engines::bounded::{Deadline, EventInfo, Execution, Stats};
+use crate::engines::Switches;
 use crate::program::{GExpr, GVar, GoalAt, Program, ThreadId};
 use std::time::Instant;
 use varisat::Lit;
@@ -91,17 +92,22 @@ pub struct Encoder<'a> {
     /// an `acyclic` axiom's relation). The answer is the same either
     /// way (docs/models.md); off by default (it made some checks much
     /// faster and others much slower, docs/performance.md), on with
-    /// `BMC_SHORTEST_CYCLES=1` or by setting it before
+    /// [`Switches::shortest_cycles`] or by setting it before
     /// [`Encoder::robust_act`].
     pub shortest_cycles: bool,
     /// Solves the escape-edge probe of the narrowed query may spend on the
     /// clauses alone (`eager::encode_escape`; 0 = no probe): from
-    /// `BMC_ESCAPE_PROBE`, default 32.
+    /// [`Switches::escape_probe`], default 32.
     pub escape_probe: usize,
     /// Drop the escape candidates the model orders on every control path
     /// before the probe (`escape_cfg`, the CFG pre-filter): on unless
-    /// `BMC_ESCAPE_CFG=0`.
+    /// [`Switches::escape_cfg`] is off.
     pub escape_cfg: bool,
+    /// The developer switches of this encoding ([`Encoder::set_switches`];
+    /// the default until then): the three fields above start from them,
+    /// the rest (debug output, probe rounds, the TSO-witness restriction)
+    /// are read where they apply.
+    pub switches: Switches,
     /// Give up the narrowed query (the encoding answers unknown,
     /// [`Encoder::aborted`]) when more escape edges than this may be
     /// realized (found by the probe's first phase, or left when it
@@ -219,6 +225,7 @@ impl<'a> Encoder<'a> {
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
         let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r));
+        let switches = Switches::default();
         let opts = UnrollOpts {
             bound,
             width,
@@ -243,12 +250,10 @@ impl<'a> Encoder<'a> {
             robust_act: None,
             static_robust: None,
             robust_succ: Vec::new(),
-            shortest_cycles: std::env::var_os("BMC_SHORTEST_CYCLES").is_some(),
-            escape_probe: std::env::var("BMC_ESCAPE_PROBE")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(32),
-            escape_cfg: std::env::var("BMC_ESCAPE_CFG").map_or(true, |v| v != "0"),
+            shortest_cycles: switches.shortest_cycles,
+            escape_probe: switches.escape_probe,
+            escape_cfg: switches.escape_cfg,
+            switches,
             escape_yield: None,
             tso_witness: None,
             final_mem: HashMap::default(),
@@ -338,11 +343,23 @@ impl<'a> Encoder<'a> {
         out
     }
 
+    /// Sets the developer switches of this encoding, and the settings that
+    /// start from them ([`Encoder::shortest_cycles`],
+    /// [`Encoder::escape_probe`], [`Encoder::escape_cfg`]). Call it before
+    /// [`Encoder::enable_tso_witness`] and the hb-cycle query.
+    pub fn set_switches(&mut self, switches: Switches) {
+        self.shortest_cycles = switches.shortest_cycles;
+        self.escape_probe = switches.escape_probe;
+        self.escape_cfg = switches.escape_cfg;
+        self.switches = switches;
+    }
+
     /// Turns on the TSO-witness restriction of the hb-cycle query where
     /// it applies ([`tso_witness::applies`]). Call it before anything
     /// reads the set `A` (the eager axioms, cdclt's tables).
     pub fn enable_tso_witness(&mut self) {
-        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog) {
+        if self.tso_witness.is_none() && tso_witness::applies(self.model, self.prog, &self.switches)
+        {
             self.tso_witness = Some(TsoWitness::build(&mut self.cnf, &self.un));
         }
     }
@@ -1199,26 +1216,7 @@ impl<'a> Encoder<'a> {
             }
         }
         let mut lits = self.follow(&x.path)?;
-        // The events each path step's instruction produces, in `ord` order.
-        let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
-        for (t, path) in x.path.iter().enumerate() {
-            for (s, &i) in path.iter().enumerate() {
-                let of_step: Vec<&unroll::Event> = self
-                    .un
-                    .events
-                    .iter()
-                    .filter(|e| {
-                        e.thread.0 as usize == t
-                            && e.step as usize == s
-                            && e.instrs.iter().any(|c| c.0 == i)
-                    })
-                    .collect();
-                let mut v: Vec<usize> = of_step.iter().filter(|e| !e.pop).map(|e| e.id).collect();
-                v.extend(of_step.iter().filter(|e| e.pop).map(|e| e.id));
-                produced.insert((t as u32, s as u32), v);
-            }
-        }
-        let w = self.un.width as usize;
+        let produced = self.produced(&x.path);
         let mut map: HashMap<usize, usize> = HashMap::default();
         let mut used: crate::collections::HashSet<usize> = Default::default();
         for e in &x.events {
@@ -1249,52 +1247,7 @@ impl<'a> Encoder<'a> {
             }
             let ev = &self.un.events[sat];
             lits.push(ev.exec);
-            match e.kind.as_str() {
-                "R" | "W" => {
-                    let (yes, no) = if e.kind == "R" {
-                        (ev.read, ev.write)
-                    } else {
-                        (ev.write, ev.read)
-                    };
-                    lits.push(yes);
-                    lits.push(!no);
-                    let low = &ev.addr[..w];
-                    let top = ev.addr[w];
-                    if e.lock {
-                        lits.push(top);
-                        lits.extend(bits_equal(low, 0).map_err(|m| format!("event {name}: {m}"))?);
-                    } else {
-                        let a = e
-                            .addr
-                            .ok_or_else(|| format!("event {name}: an access without address"))?;
-                        lits.push(!top);
-                        lits.extend(
-                            bits_equal(low, a).map_err(|m| format!("event {name}: address {m}"))?,
-                        );
-                    }
-                    lits.extend(
-                        bits_equal(&ev.value, e.value)
-                            .map_err(|m| format!("event {name}: value {m}"))?,
-                    );
-                }
-                f => {
-                    let l = ev
-                        .fences
-                        .iter()
-                        .find(|(n, _)| *n == f)
-                        .map(|x| x.1)
-                        .ok_or_else(|| format!("event {name}: cannot be a `{f}`"))?;
-                    lits.push(l);
-                    lits.push(!ev.read);
-                    lits.push(!ev.write);
-                    if f == "ISSUE" {
-                        lits.extend(
-                            bits_equal(&ev.value, e.value)
-                                .map_err(|m| format!("event {name}: value {m}"))?,
-                        );
-                    }
-                }
-            }
+            lits.extend(self.pin_labels(e, ev, &name)?);
         }
         // Produced but absent: no access, no fence (a failing store-conditional).
         for ids in produced.values() {
@@ -1305,6 +1258,110 @@ impl<'a> Encoder<'a> {
                 lits.extend(ev.fences.iter().map(|f| !f.1));
             }
         }
+        lits.extend(self.pin_rf_co(x, &map)?);
+        Ok(lits)
+    }
+
+    /// The events each path step's instruction produces (`paths[t][s]`
+    /// the instruction of thread `t` at step `s`), by (thread, step), in
+    /// `ord` order: ordinary events first, then PGAS pops.
+    fn produced(&self, paths: &[Vec<usize>]) -> HashMap<(u32, u32), Vec<usize>> {
+        let mut produced: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+        for (t, path) in paths.iter().enumerate() {
+            for (s, &i) in path.iter().enumerate() {
+                let of_step: Vec<&unroll::Event> = self
+                    .un
+                    .events
+                    .iter()
+                    .filter(|e| {
+                        e.thread.0 as usize == t
+                            && e.step as usize == s
+                            && e.instrs.iter().any(|c| c.0 == i)
+                    })
+                    .collect();
+                let mut v: Vec<usize> = of_step.iter().filter(|e| !e.pop).map(|e| e.id).collect();
+                v.extend(of_step.iter().filter(|e| e.pop).map(|e| e.id));
+                produced.insert((t as u32, s as u32), v);
+            }
+        }
+        produced
+    }
+
+    /// [`Encoder::pin`] for the labels of one event `e` (named `name` in
+    /// errors) mapped to `ev`: read or write with its address (or the
+    /// lock) and value, or the fence set it belongs to (an `ISSUE` with its
+    /// value), and not the other kinds.
+    ///
+    /// Errors: an access without address, a value or address that does not
+    /// fit the width, a fence kind `ev` cannot be.
+    fn pin_labels(
+        &self,
+        e: &EventInfo,
+        ev: &unroll::Event,
+        name: &str,
+    ) -> Result<Vec<Lit>, String> {
+        let w = self.un.width as usize;
+        let mut out = Vec::new();
+        match e.kind.as_str() {
+            "R" | "W" => {
+                let (yes, no) = if e.kind == "R" {
+                    (ev.read, ev.write)
+                } else {
+                    (ev.write, ev.read)
+                };
+                out.push(yes);
+                out.push(!no);
+                let low = &ev.addr[..w];
+                let top = ev.addr[w];
+                if e.lock {
+                    out.push(top);
+                    out.extend(bits_equal(low, 0).map_err(|m| format!("event {name}: {m}"))?);
+                } else {
+                    let a = e
+                        .addr
+                        .ok_or_else(|| format!("event {name}: an access without address"))?;
+                    out.push(!top);
+                    out.extend(
+                        bits_equal(low, a).map_err(|m| format!("event {name}: address {m}"))?,
+                    );
+                }
+                out.extend(
+                    bits_equal(&ev.value, e.value)
+                        .map_err(|m| format!("event {name}: value {m}"))?,
+                );
+            }
+            f => {
+                let l = ev
+                    .fences
+                    .iter()
+                    .find(|(n, _)| *n == f)
+                    .map(|x| x.1)
+                    .ok_or_else(|| format!("event {name}: cannot be a `{f}`"))?;
+                out.push(l);
+                out.push(!ev.read);
+                out.push(!ev.write);
+                if f == "ISSUE" {
+                    out.extend(
+                        bits_equal(&ev.value, e.value)
+                            .map_err(|m| format!("event {name}: value {m}"))?,
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Encoder::pin`] for the rf and co edges of `x` (`map`: event ids
+    /// of `x` to events of the unrolling).
+    ///
+    /// Errors: an edge naming an event not in the execution, a pair that
+    /// can never be rf/co related, a read without source.
+    fn pin_rf_co(
+        &mut self,
+        x: &Execution,
+        map: &HashMap<usize, usize>,
+    ) -> Result<Vec<Lit>, String> {
+        let mut out = Vec::new();
         let get = |id: usize, what: &str| {
             map.get(&id)
                 .copied()
@@ -1317,14 +1374,14 @@ impl<'a> Encoder<'a> {
                 self.rf.get(&(a, b)).copied().ok_or_else(|| {
                     format!("rf #{wr} -> #{r}: these events can never be rf-related")
                 })?;
-            lits.push(l);
+            out.push(l);
             has_src.insert(r);
         }
         for &r in &x.rf_init {
             let b = get(r, "rf_init")?;
             let l = self.rf_init[b]
                 .ok_or_else(|| format!("rf_init #{r}: this event can never be a read"))?;
-            lits.push(l);
+            out.push(l);
             has_src.insert(r);
         }
         if let Some(e) = x
@@ -1343,10 +1400,10 @@ impl<'a> Encoder<'a> {
                         pair[0], pair[1]
                     )
                 })?;
-                lits.push(l);
+                out.push(l);
             }
         }
-        Ok(lits)
+        Ok(out)
     }
 
     /// Checks the current candidate: co must be acyclic, then the model's

@@ -95,7 +95,7 @@ pub fn always_ordered(
                             || tp.backward_inconsistent(model, p, sa, q, sb)
                     })
                 });
-                if !all && std::env::var_os("BMC_ESCAPE_CFG_DEBUG").is_some() {
+                if !all && enc.switches.escape_cfg_debug {
                     eprintln!(
                         "kept back t{} {}.{} {:?} -> {}.{} {:?}",
                         ea.thread.0, ea.step, ea.slot, ea.instrs, eb.step, eb.slot, eb.instrs
@@ -127,7 +127,7 @@ pub fn always_ordered(
                     break;
                 }
             }
-            if !all && std::env::var_os("BMC_ESCAPE_CFG_DEBUG").is_some() {
+            if !all && enc.switches.escape_cfg_debug {
                 eprintln!(
                     "kept t{} {}.{} {:?} -> {}.{} {:?}",
                     ea.thread.0,

@@ -44,6 +44,7 @@ pub use varisat::Lit;
 use crate::cat::Model;
 use crate::diag::Error;
 use crate::engines::bounded::{Backend, Cond, Deadline, Execution, Query, Session, Stats};
+use crate::engines::Switches;
 use crate::program::{GExpr, Program, ThreadId};
 use bv::Bv;
 
@@ -94,7 +95,7 @@ impl<'a> Encoder<'a> {
         width: u32,
         eager: bool,
     ) -> Encoder<'a> {
-        Encoder::limited(prog, model, bound, width, eager, None)
+        Encoder::limited(prog, model, bound, width, eager, None, Switches::default())
     }
 
     /// [`Encoder::new`] with resource limits checked while encoding
@@ -106,8 +107,10 @@ impl<'a> Encoder<'a> {
         width: u32,
         eager: bool,
         limit: Option<Deadline>,
+        switches: Switches,
     ) -> Encoder<'a> {
         let mut enc = Encoder::lazy(prog, model, bound, width, limit);
+        enc.set_switches(switches);
         enc.enable_tso_witness();
         if eager && enc.aborted.is_none() {
             enc.eager = eager::encode_acyclic(&mut enc, model);
@@ -122,7 +125,7 @@ pub struct Varisat {
     /// `--eager`.
     pub eager: bool,
     /// Narrow the hb-cycle query to shortest cycles
-    /// ([`Encoder::shortest_cycles`]); `None`: as the environment says.
+    /// ([`Encoder::shortest_cycles`]); `None`: as the query's switches say.
     pub shortest: Option<bool>,
     /// In a race ([`crate::engines::bounded::queries::check_race`]): the narrowed
     /// query gives up (unknown) when more escape edges than this survive
@@ -147,14 +150,16 @@ impl Backend for Varisat {
     ) -> Result<(), Error> {
         let model = q.encoded_model();
         let mut enc = if self.enumerate.is_some() && !self.eager {
-            Encoder::lazy_in(
+            let mut enc = Encoder::lazy_in(
                 cnf::Cnf::recording(),
                 q.program,
                 &model,
                 q.limits.bound,
                 q.limits.width,
                 Some(q.limits.deadline),
-            )
+            );
+            enc.set_switches(q.limits.switches);
+            enc
         } else {
             Encoder::limited(
                 q.program,
@@ -163,6 +168,7 @@ impl Backend for Varisat {
                 q.limits.width,
                 self.eager,
                 Some(q.limits.deadline),
+                q.limits.switches,
             )
         };
         if let Some(s) = self.shortest {

@@ -40,13 +40,15 @@
 //!
 //! Only for the built-in `tso` model (the model's text, not its name:
 //! the argument uses its `implied` rule) and non-PGAS programs with at
-//! least two threads, and only when `BMC_TSO_WITNESS=1` turns it on (it
+//! least two threads, and only when `BMC_TSO_WITNESS=1` turns it on
+//! ([`Switches::tso_witness`]; it
 //! measured within noise of the unrestricted query, so it is opt-in).
 
 use crate::cat::Model;
 use crate::engines::bounded::varisat::cnf::Cnf;
 use crate::engines::bounded::varisat::unroll::Unrolled;
 use crate::engines::bounded::varisat::Lit;
+use crate::engines::Switches;
 use crate::program::Program;
 
 /// The attacker selection of one encoding.
@@ -61,9 +63,10 @@ pub struct TsoWitness {
 
 /// Does the TSO-witness restriction apply to `prog` under `model`? The
 /// built-in `tso` model's text, no PGAS nodes, two threads or more, and
-/// `BMC_TSO_WITNESS=1` (opt-in: measured within noise, docs/performance.md).
-pub fn applies(model: &Model, prog: &Program) -> bool {
-    if !std::env::var("BMC_TSO_WITNESS").is_ok_and(|v| v == "1") {
+/// [`Switches::tso_witness`] (`BMC_TSO_WITNESS=1`; opt-in: measured within
+/// noise, docs/performance.md).
+pub fn applies(model: &Model, prog: &Program, switches: &Switches) -> bool {
+    if !switches.tso_witness {
         return false;
     }
     prog.nodes.is_none() && prog.threads.len() >= 2 && is_tso(model)

@@ -29,7 +29,7 @@
 //!   position the exact value is built: closures by Warshall's algorithm
 //!   over symbolic terms, `let rec` by symbolic Kleene iteration for as
 //!   many rounds as the static support allows the value to grow (within a
-//!   work budget; beyond it the encoder reports a usage error naming the
+//!   work budget; beyond it the encoder reports an unsupported construct naming the
 //!   group).
 //! * The closure of one value is built once (the three `hb*` of Power
 //!   share their variables), and `acyclic r+` is encoded as `acyclic r`.
@@ -82,7 +82,7 @@ pub struct Encoded {
 /// [`crate::cat::eval::Evaluator`] implements it. See the module
 /// documentation for the encoding.
 ///
-/// Errors ([`Error::Usage`], located in the model file): a `let rec`
+/// Errors ([`Error::Unsupported`], located in the model file): a `let rec`
 /// group whose body reads one of its own names under `~` or on the right
 /// of `\` (not monotone, no least fixed point guaranteed); a `let rec`
 /// group used in negative position whose exact Kleene iteration exceeds
@@ -128,7 +128,7 @@ pub fn encode_axioms_named(model: &Model, base: &mut dyn ZBase) -> Result<Encode
             }
             (AxiomKind::Empty, ZVal::Set(s)) => s.iter().flatten().map(|t| t.not()).collect(),
             (_, ZVal::Set(_)) => {
-                return Err(enc.usage(
+                return Err(enc.unsupported(
                     expr,
                     "`acyclic` / `irreflexive` of a set (the model is not type-checked)",
                 ))
@@ -288,7 +288,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             Name(s) => {
                 let d = names.contains(&s.as_str());
                 if d && neg {
-                    return Err(self.usage(
+                    return Err(self.unsupported(
                         node,
                         &format!(
                             "`let rec {}` reads `{}` under `~` or on the right of `\\` \
@@ -321,11 +321,11 @@ impl<'m, 'b> Enc<'m, 'b> {
         Ok(d)
     }
 
-    /// A usage error about `node`, located in its file.
-    fn usage(&self, node: &Node, what: &str) -> Error {
+    /// An unsupported-construct error about `node`, located in its file.
+    fn unsupported(&self, node: &Node, what: &str) -> Error {
         let src = self.model.file_of(node);
         let (l, c) = src.line_col(node.span.start);
-        Error::Usage(format!("z3 backend: {what} ({}:{l}:{c})", src.path))
+        Error::Unsupported(format!("z3 backend: {what} ({}:{l}:{c})", src.path))
     }
 
     /// `a ∧ b`, None when false.
@@ -464,7 +464,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             Stmt::Let { rec: true, binds } => {
                 if self.busy.contains(&(si, pol)) {
-                    return Err(self.usage(
+                    return Err(self.unsupported(
                         &binds[bi].1,
                         &format!(
                             "`let rec {}` read outside its own group while being encoded",
@@ -506,33 +506,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                     pol
                 };
                 let y = self.eval(b, pb, env)?;
-                match (&*x, &*y) {
-                    (ZVal::Set(p), ZVal::Set(q)) => {
-                        let mut out = vec![None; self.n];
-                        for (i, o) in out.iter_mut().enumerate() {
-                            let (p, q) = (p.get(i).cloned().flatten(), q.get(i).cloned().flatten());
-                            *o = self.combine(&node.kind, p.as_ref(), q.as_ref());
-                        }
-                        ZVal::Set(out)
-                    }
-                    (ZVal::Rel(p), ZVal::Rel(q)) => {
-                        let mut out = ZRel::default();
-                        for (k, t) in sorted(p) {
-                            if let Some(u) = self.combine(&node.kind, Some(t), q.get(&k)) {
-                                out.insert(k, u);
-                            }
-                        }
-                        if matches!(node.kind, Union(..)) {
-                            for (k, t) in sorted(q) {
-                                if !p.contains_key(&k) {
-                                    out.insert(k, t.clone());
-                                }
-                            }
-                        }
-                        ZVal::Rel(out)
-                    }
-                    _ => unreachable!("type-checked"),
-                }
+                self.combine_vals(&node.kind, &x, &y)
             }
             Seq(a, b) => {
                 let x = self.eval(a, pol, env)?;
@@ -556,44 +530,7 @@ impl<'m, 'b> Enc<'m, 'b> {
             }
             Compl(a) => {
                 let x = self.eval(a, pol.flip(), env)?;
-                let u = self.universe();
-                let u = u.set();
-                match &*x {
-                    ZVal::Set(s) => {
-                        let mut out = vec![None; self.n];
-                        for (i, o) in out.iter_mut().enumerate() {
-                            let Some(ui) = &u[i] else { continue };
-                            *o = match &s[i] {
-                                None => Some(ui.clone()),
-                                Some(si) => self.and_not(ui, si),
-                            };
-                        }
-                        ZVal::Set(out)
-                    }
-                    ZVal::Rel(r) => {
-                        let mut out = ZRel::default();
-                        for (i, ui) in u.iter().enumerate() {
-                            let Some(ui) = ui else { continue };
-                            for (j, uj) in u.iter().enumerate() {
-                                let Some(uj) = uj else { continue };
-                                let both = if i == j {
-                                    Some(ui.clone())
-                                } else {
-                                    self.and2(ui, uj)
-                                };
-                                let Some(both) = both else { continue };
-                                let t = match r.get(&(i, j)) {
-                                    None => Some(both),
-                                    Some(rij) => self.and_not(&both, rij),
-                                };
-                                if let Some(t) = t {
-                                    out.insert((i, j), t);
-                                }
-                            }
-                        }
-                        ZVal::Rel(out)
-                    }
-                }
+                self.complement(&x)
             }
             Plus(a) | Star(a) => {
                 let x = self.eval(a, pol, env)?;
@@ -655,6 +592,81 @@ impl<'m, 'b> Enc<'m, 'b> {
         let v = Rc::new(v);
         self.memo.insert(key, v.clone());
         Ok(v)
+    }
+
+    /// `x | y`, `x & y` or `x \ y` (`kind`) of two sets or two relations,
+    /// entry by entry ([`Self::combine`]).
+    fn combine_vals(&mut self, kind: &ExprKind, x: &ZVal, y: &ZVal) -> ZVal {
+        match (x, y) {
+            (ZVal::Set(p), ZVal::Set(q)) => {
+                let mut out = vec![None; self.n];
+                for (i, o) in out.iter_mut().enumerate() {
+                    let (p, q) = (p.get(i).cloned().flatten(), q.get(i).cloned().flatten());
+                    *o = self.combine(kind, p.as_ref(), q.as_ref());
+                }
+                ZVal::Set(out)
+            }
+            (ZVal::Rel(p), ZVal::Rel(q)) => {
+                let mut out = ZRel::default();
+                for (k, t) in sorted(p) {
+                    if let Some(u) = self.combine(kind, Some(t), q.get(&k)) {
+                        out.insert(k, u);
+                    }
+                }
+                if matches!(kind, ExprKind::Union(..)) {
+                    for (k, t) in sorted(q) {
+                        if !p.contains_key(&k) {
+                            out.insert(k, t.clone());
+                        }
+                    }
+                }
+                ZVal::Rel(out)
+            }
+            _ => unreachable!("type-checked"),
+        }
+    }
+
+    /// `~x`: the complement of a set or relation within the universe (the
+    /// events that may execute; pairs of them).
+    fn complement(&mut self, x: &ZVal) -> ZVal {
+        let u = self.universe();
+        let u = u.set();
+        match x {
+            ZVal::Set(s) => {
+                let mut out = vec![None; self.n];
+                for (i, o) in out.iter_mut().enumerate() {
+                    let Some(ui) = &u[i] else { continue };
+                    *o = match &s[i] {
+                        None => Some(ui.clone()),
+                        Some(si) => self.and_not(ui, si),
+                    };
+                }
+                ZVal::Set(out)
+            }
+            ZVal::Rel(r) => {
+                let mut out = ZRel::default();
+                for (i, ui) in u.iter().enumerate() {
+                    let Some(ui) = ui else { continue };
+                    for (j, uj) in u.iter().enumerate() {
+                        let Some(uj) = uj else { continue };
+                        let both = if i == j {
+                            Some(ui.clone())
+                        } else {
+                            self.and2(ui, uj)
+                        };
+                        let Some(both) = both else { continue };
+                        let t = match r.get(&(i, j)) {
+                            None => Some(both),
+                            Some(rij) => self.and_not(&both, rij),
+                        };
+                        if let Some(t) = t {
+                            out.insert((i, j), t);
+                        }
+                    }
+                }
+                ZVal::Rel(out)
+            }
+        }
     }
 
     /// One entry of `p | q`, `p & q` or `p \ q` (absent = None).
@@ -965,7 +977,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 match x.rel().get(&key) {
                     Some(xv) => self.imply(t, xv),
                     None => {
-                        return Err(self.usage(
+                        return Err(self.unsupported(
                             body,
                             &format!(
                                 "internal error: `let rec {}` support too small",
@@ -1016,7 +1028,7 @@ impl<'m, 'b> Enc<'m, 'b> {
                 break;
             }
             if self.work - start > KLEENE_WORK_LIMIT {
-                return Err(self.usage(
+                return Err(self.unsupported(
                     &binds[0].1,
                     &format!(
                         "`let rec {}` is used under `~` or on the right of `\\`, \

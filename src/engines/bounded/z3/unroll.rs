@@ -33,7 +33,9 @@
 use super::{and, or, ZBool, ZBv};
 use crate::cat::base::{fence_sets, BaseSet};
 use crate::diag::Error;
-use crate::program::{Ann, BinOp, Command, Expr, LExpr, PgasCmd, Program, StateId, ThreadId};
+use crate::program::{
+    Ann, BinOp, Command, Expr, LExpr, PgasCmd, Program, RegId, StateId, ThreadId,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::Context;
@@ -546,6 +548,114 @@ impl Builder<'_> {
         e
     }
 
+    /// `assume(e)`: the candidate's selector implies `e ≠ 0`; with
+    /// dependencies, `e`'s reads become control (and pick-control)
+    /// sources of the later events.
+    fn assume(&mut self, e: &LExpr, l: &mut Local) {
+        let v = self.eval(e, &l.regs);
+        let nz = v._eq(&self.c(0)).not();
+        self.out.constraints.push(l.sel.implies(&nz));
+        if self.deps {
+            for (src, c) in self.taint_of(e, &l.taint) {
+                let cc = Bool::and(self.ctx, &[&l.sel, &c]);
+                let prev = self.ctrl_now.remove(&src);
+                let nv = match prev {
+                    Some(p) => Bool::or(self.ctx, &[&p, &cc]),
+                    None => cc,
+                };
+                self.ctrl_now.insert(src, nv);
+            }
+            let guarded: Taint = self
+                .taint_of(e, &l.pick)
+                .into_iter()
+                .map(|(src, c)| (src, Bool::and(self.ctx, &[&l.sel, &c])))
+                .collect();
+            let mut pc = std::mem::take(&mut self.pick_ctrl_now);
+            self.merge_into(&mut pc, guarded);
+            self.pick_ctrl_now = pc;
+        }
+    }
+
+    /// `reg := cond ? then : else_`: with dependencies, the selected
+    /// operand's taints as they are, every read of the condition as a pick
+    /// path.
+    fn select(&mut self, reg: RegId, [cond, then, else_]: [&LExpr; 3], l: &mut Local) {
+        let c = self.eval(cond, &l.regs);
+        let nz = c._eq(&self.c(0)).not();
+        let a = self.eval(then, &l.regs);
+        let b = self.eval(else_, &l.regs);
+        let v = nz.ite(&a, &b);
+        if self.deps {
+            // The selected operand's taints as they are; every
+            // read of the condition as a pick path.
+            let not_nz = nz.not();
+            let mut t = Taint::new();
+            let mut p = self.taint_of(cond, &l.taint);
+            let cp = self.taint_of(cond, &l.pick);
+            self.merge_into(&mut p, cp);
+            for (x, g) in [(then, &nz), (else_, &not_nz)] {
+                let guard = |m: Taint| -> Taint {
+                    m.into_iter()
+                        .map(|(src, c)| (src, Bool::and(self.ctx, &[g, &c])))
+                        .collect()
+                };
+                let xt = guard(self.taint_of(x, &l.taint));
+                let xp = guard(self.taint_of(x, &l.pick));
+                self.merge_into(&mut t, xt);
+                self.merge_into(&mut p, xp);
+            }
+            l.taint[reg.0 as usize] = t;
+            l.pick[reg.0 as usize] = p;
+        }
+        l.regs[reg.0 as usize] = v;
+    }
+
+    /// `stwcx.`/`sc`: a store that succeeds (fresh `stcx`) only when the
+    /// reservation is valid and on the same address; a success pairs the
+    /// store with the reserving reads (rmw), clears the reservation and
+    /// sets `flag` (1/0), which under `scdep` depends on the write.
+    fn store_cond(&mut self, addr: &LExpr, value: &LExpr, flag: RegId, l: &mut Local) {
+        let succ = Bool::fresh_const(self.ctx, "stcx");
+        let v = self.eval(value, &l.regs);
+        let e = self.store(l, Some(addr), v, Some(value), Some(succ.clone()));
+        let ev_addr = self.out.events[e].addr.clone();
+        let ok = match &l.resv {
+            Some((valid, ra, _)) => Bool::and(self.ctx, &[valid, &ra._eq(&ev_addr)]),
+            None => Bool::from_bool(self.ctx, false),
+        };
+        self.out.constraints.push(l.sel.implies(&succ.implies(&ok)));
+        if let Some((_, _, rid)) = &l.resv {
+            for &r in &self.thread_reads {
+                if r == e {
+                    continue;
+                }
+                let c = Bool::and(
+                    self.ctx,
+                    &[&l.sel, &succ, &rid._eq(&Int::from_i64(self.ctx, r as i64))],
+                );
+                self.out.rmw.push((r, e, c));
+            }
+        }
+        if let Some((valid, ra, rid)) = l.resv.take() {
+            let _ = valid;
+            l.resv = Some((Bool::from_bool(self.ctx, false), ra, rid));
+        }
+        l.regs[flag.0 as usize] = succ.ite(&self.c(1), &self.c(0));
+        if self.deps {
+            // Under `scdep` the flag depends on the write when it
+            // is performed (RVWMO syntactic dependencies).
+            let mut t = Taint::new();
+            if l.ann & Ann::SCDEP != 0 {
+                t.insert(e, succ.clone());
+                if !self.thread_scs.contains(&e) {
+                    self.thread_scs.push(e);
+                }
+            }
+            l.taint[flag.0 as usize] = t;
+            l.pick[flag.0 as usize] = Taint::new();
+        }
+    }
+
     /// Interprets one command for the candidate `l`.
     fn exec(&mut self, cmd: &Command, l: &mut Local) -> Result<(), Error> {
         match cmd {
@@ -566,30 +676,7 @@ impl Builder<'_> {
                 }
                 l.regs[reg.0 as usize] = v;
             }
-            Command::Assume(e) => {
-                let v = self.eval(e, &l.regs);
-                let nz = v._eq(&self.c(0)).not();
-                self.out.constraints.push(l.sel.implies(&nz));
-                if self.deps {
-                    for (src, c) in self.taint_of(e, &l.taint) {
-                        let cc = Bool::and(self.ctx, &[&l.sel, &c]);
-                        let prev = self.ctrl_now.remove(&src);
-                        let nv = match prev {
-                            Some(p) => Bool::or(self.ctx, &[&p, &cc]),
-                            None => cc,
-                        };
-                        self.ctrl_now.insert(src, nv);
-                    }
-                    let guarded: Taint = self
-                        .taint_of(e, &l.pick)
-                        .into_iter()
-                        .map(|(src, c)| (src, Bool::and(self.ctx, &[&l.sel, &c])))
-                        .collect();
-                    let mut pc = std::mem::take(&mut self.pick_ctrl_now);
-                    self.merge_into(&mut pc, guarded);
-                    self.pick_ctrl_now = pc;
-                }
-            }
+            Command::Assume(e) => self.assume(e, l),
             Command::Load { reg, addr } => {
                 self.load(l, Some(*reg), Some(addr));
             }
@@ -610,36 +697,7 @@ impl Builder<'_> {
                 cond,
                 then,
                 else_,
-            } => {
-                let c = self.eval(cond, &l.regs);
-                let nz = c._eq(&self.c(0)).not();
-                let a = self.eval(then, &l.regs);
-                let b = self.eval(else_, &l.regs);
-                let v = nz.ite(&a, &b);
-                if self.deps {
-                    // The selected operand's taints as they are; every
-                    // read of the condition as a pick path.
-                    let not_nz = nz.not();
-                    let mut t = Taint::new();
-                    let mut p = self.taint_of(cond, &l.taint);
-                    let cp = self.taint_of(cond, &l.pick);
-                    self.merge_into(&mut p, cp);
-                    for (x, g) in [(then, &nz), (else_, &not_nz)] {
-                        let guard = |m: Taint| -> Taint {
-                            m.into_iter()
-                                .map(|(src, c)| (src, Bool::and(self.ctx, &[g, &c])))
-                                .collect()
-                        };
-                        let xt = guard(self.taint_of(x, &l.taint));
-                        let xp = guard(self.taint_of(x, &l.pick));
-                        self.merge_into(&mut t, xt);
-                        self.merge_into(&mut p, xp);
-                    }
-                    l.taint[reg.0 as usize] = t;
-                    l.pick[reg.0 as usize] = p;
-                }
-                l.regs[reg.0 as usize] = v;
-            }
+            } => self.select(*reg, [cond, then, else_], l),
             Command::Store { addr, value } => {
                 let v = self.eval(value, &l.regs);
                 self.store(l, Some(addr), v, Some(value), None);
@@ -681,47 +739,7 @@ impl Builder<'_> {
                 let a = self.out.events[e].addr.clone();
                 l.resv = Some((self.tt(), a, Int::from_i64(self.ctx, e as i64)));
             }
-            Command::StoreCond { addr, value, flag } => {
-                let succ = Bool::fresh_const(self.ctx, "stcx");
-                let v = self.eval(value, &l.regs);
-                let e = self.store(l, Some(addr), v, Some(value), Some(succ.clone()));
-                let ev_addr = self.out.events[e].addr.clone();
-                let ok = match &l.resv {
-                    Some((valid, ra, _)) => Bool::and(self.ctx, &[valid, &ra._eq(&ev_addr)]),
-                    None => Bool::from_bool(self.ctx, false),
-                };
-                self.out.constraints.push(l.sel.implies(&succ.implies(&ok)));
-                if let Some((_, _, rid)) = &l.resv {
-                    for &r in &self.thread_reads {
-                        if r == e {
-                            continue;
-                        }
-                        let c = Bool::and(
-                            self.ctx,
-                            &[&l.sel, &succ, &rid._eq(&Int::from_i64(self.ctx, r as i64))],
-                        );
-                        self.out.rmw.push((r, e, c));
-                    }
-                }
-                if let Some((valid, ra, rid)) = l.resv.take() {
-                    let _ = valid;
-                    l.resv = Some((Bool::from_bool(self.ctx, false), ra, rid));
-                }
-                l.regs[flag.0 as usize] = succ.ite(&self.c(1), &self.c(0));
-                if self.deps {
-                    // Under `scdep` the flag depends on the write when it
-                    // is performed (RVWMO syntactic dependencies).
-                    let mut t = Taint::new();
-                    if l.ann & Ann::SCDEP != 0 {
-                        t.insert(e, succ.clone());
-                        if !self.thread_scs.contains(&e) {
-                            self.thread_scs.push(e);
-                        }
-                    }
-                    l.taint[flag.0 as usize] = t;
-                    l.pick[flag.0 as usize] = Taint::new();
-                }
-            }
+            Command::StoreCond { addr, value, flag } => self.store_cond(addr, value, *flag, l),
             Command::Pgas(PgasCmd::Barrier) => self.fence_event(l, &[BaseSet::Bar.name()]),
             Command::Pgas(PgasCmd::Read {
                 local,
@@ -755,38 +773,56 @@ pub fn unroll(
     width: u32,
     deps: bool,
 ) -> Result<ZUnrolled, Error> {
-    let mut b = Builder {
-        ctx,
-        prog: p,
-        w: width,
-        deps,
-        out: ZUnrolled {
-            events: Vec::new(),
-            threads: Vec::new(),
-            constraints: Vec::new(),
-            rmw: Vec::new(),
-            addr: Vec::new(),
-            data: Vec::new(),
-            ctrl: Vec::new(),
-            pick_addr: Vec::new(),
-            pick_data: Vec::new(),
-            pick_ctrl: Vec::new(),
-            remote: Vec::new(),
-            width,
-        },
-        slots: Vec::new(),
-        pslots: Vec::new(),
-        ctrl_now: Taint::new(),
-        pick_ctrl_now: Taint::new(),
-        thread: ThreadId(0),
-        step: 0,
-        thread_reads: Vec::new(),
-        thread_scs: Vec::new(),
-    };
+    let mut b = Builder::new(ctx, p, width, deps);
     for (ti, th) in b.prog.threads.iter().enumerate() {
         b.thread = ThreadId(ti as u32);
         b.thread_reads.clear();
         b.thread_scs.clear();
+        b.unroll_thread(th, bound)?;
+    }
+    Ok(b.out)
+}
+
+impl<'p> Builder<'p> {
+    /// A builder for `p` with no event yet.
+    fn new(ctx: &'static Context, p: &'p Program, width: u32, deps: bool) -> Builder<'p> {
+        Builder {
+            ctx,
+            prog: p,
+            w: width,
+            deps,
+            out: ZUnrolled {
+                events: Vec::new(),
+                threads: Vec::new(),
+                constraints: Vec::new(),
+                rmw: Vec::new(),
+                addr: Vec::new(),
+                data: Vec::new(),
+                ctrl: Vec::new(),
+                pick_addr: Vec::new(),
+                pick_data: Vec::new(),
+                pick_ctrl: Vec::new(),
+                remote: Vec::new(),
+                width,
+            },
+            slots: Vec::new(),
+            pslots: Vec::new(),
+            ctrl_now: Taint::new(),
+            pick_ctrl_now: Taint::new(),
+            thread: ThreadId(0),
+            step: 0,
+            thread_reads: Vec::new(),
+            thread_scs: Vec::new(),
+        }
+    }
+
+    /// Unrolls thread `th` (the current [`Builder::thread`]) to `bound`
+    /// steps: per step, the candidate instructions' selector, the frame
+    /// when stopped, each candidate interpreted ([`Builder::exec`]), the
+    /// taint after the step and the step's events.
+    fn unroll_thread(&mut self, th: &crate::program::Thread, bound: u32) -> Result<(), Error> {
+        let b = self;
+        let (ctx, width, deps) = (b.ctx, b.w, b.deps);
         let out = th.outgoing();
         let has_resv = th.instrs.iter().any(|i| is_reservation(&i.cmd));
         let int = |v: i64| Int::from_i64(ctx, v);
@@ -899,55 +935,11 @@ pub fn unroll(
             };
             let next_taint = fresh("taint");
             let next_pick = fresh("pick");
-            // Taint after the step: per register and source, the value of
-            // the executed candidate's local taint; unchanged when stopped.
             if deps {
-                for (next, before, local) in [(&next_taint, &taint, 0), (&next_pick, &pick, 1)] {
-                    for (r, nt) in next.iter().enumerate() {
-                        for (src, v) in nt {
-                            let old = before[r].get(src).cloned();
-                            let mut cases = vec![old.map_or_else(
-                                || Bool::from_bool(ctx, false),
-                                |o| Bool::and(ctx, &[&stopped, &o]),
-                            )];
-                            for l in &locals {
-                                let lt = if local == 0 { &l.taint } else { &l.pick };
-                                if let Some(c) = lt[r].get(src) {
-                                    cases.push(Bool::and(ctx, &[&l.sel, c]));
-                                }
-                            }
-                            b.out.constraints.push(v._eq(&or(ctx, &cases)));
-                        }
-                    }
-                }
+                b.step_taint(&stopped, &locals, &next_taint, &taint, false);
+                b.step_taint(&stopped, &locals, &next_pick, &pick, true);
             }
-            // Events of the step.
-            let ctrl_step = ctrl.clone();
-            let pick_ctrl_step = pick_ctrl.clone();
-            let mut step_slots = std::mem::take(&mut b.slots);
-            step_slots.append(&mut b.pslots);
-            for (id, s) in step_slots {
-                let ev = &mut b.out.events[id];
-                ev.exec = or(ctx, &s.exec);
-                ev.read = or(ctx, &s.read);
-                ev.write = or(ctx, &s.write);
-                ev.atomic = or(ctx, &s.atomic);
-                ev.fences = s
-                    .fences
-                    .into_iter()
-                    .map(|(n, v)| (n, or(ctx, &v)))
-                    .collect();
-                if deps {
-                    for (src, c) in &ctrl_step {
-                        let cc = Bool::and(ctx, &[c, &b.out.events[id].exec]);
-                        b.out.ctrl.push((*src, id, cc));
-                    }
-                    for (src, c) in &pick_ctrl_step {
-                        let cc = Bool::and(ctx, &[c, &b.out.events[id].exec]);
-                        b.out.pick_ctrl.push((*src, id, cc));
-                    }
-                }
-            }
+            b.step_events(&ctrl, &pick_ctrl);
             ctrl = std::mem::take(&mut b.ctrl_now);
             pick_ctrl = std::mem::take(&mut b.pick_ctrl_now);
             ins_vars.push(ins.clone());
@@ -969,8 +961,71 @@ pub fn unroll(
             regs_end: regs,
             truncated,
         });
+        Ok(())
     }
-    Ok(b.out)
+
+    /// The register taints (`pick`: the pick taints) after a step: per
+    /// register and source in `next`, the executed candidate's local taint
+    /// (`locals`), or the one `before` when the thread has `stopped`.
+    fn step_taint(
+        &mut self,
+        stopped: &ZBool,
+        locals: &[Local],
+        next: &[Taint],
+        before: &[Taint],
+        pick: bool,
+    ) {
+        let ctx = self.ctx;
+        for (r, nt) in next.iter().enumerate() {
+            for (src, v) in nt {
+                let old = before[r].get(src).cloned();
+                let mut cases = vec![old.map_or_else(
+                    || Bool::from_bool(ctx, false),
+                    |o| Bool::and(ctx, &[stopped, &o]),
+                )];
+                for l in locals {
+                    let lt = if pick { &l.pick } else { &l.taint };
+                    if let Some(c) = lt[r].get(src) {
+                        cases.push(Bool::and(ctx, &[&l.sel, c]));
+                    }
+                }
+                self.out.constraints.push(v._eq(&or(ctx, &cases)));
+            }
+        }
+    }
+
+    /// Closes the step's event slots (ordinary and PGAS pops): each
+    /// event's exec, read, write, atomic and fence conditions are the
+    /// disjunctions of the candidates' contributions; with dependencies,
+    /// the control (and pick-control) sources before the step reach it.
+    fn step_events(&mut self, ctrl_step: &Taint, pick_ctrl_step: &Taint) {
+        let (ctx, deps) = (self.ctx, self.deps);
+        let b = self;
+        let mut step_slots = std::mem::take(&mut b.slots);
+        step_slots.append(&mut b.pslots);
+        for (id, s) in step_slots {
+            let ev = &mut b.out.events[id];
+            ev.exec = or(ctx, &s.exec);
+            ev.read = or(ctx, &s.read);
+            ev.write = or(ctx, &s.write);
+            ev.atomic = or(ctx, &s.atomic);
+            ev.fences = s
+                .fences
+                .into_iter()
+                .map(|(n, v)| (n, or(ctx, &v)))
+                .collect();
+            if deps {
+                for (src, c) in ctrl_step {
+                    let cc = Bool::and(ctx, &[c, &b.out.events[id].exec]);
+                    b.out.ctrl.push((*src, id, cc));
+                }
+                for (src, c) in pick_ctrl_step {
+                    let cc = Bool::and(ctx, &[c, &b.out.events[id].exec]);
+                    b.out.pick_ctrl.push((*src, id, cc));
+                }
+            }
+        }
+    }
 }
 
 /// True for a load-reserve or store-conditional, also under ordering

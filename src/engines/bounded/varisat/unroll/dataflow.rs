@@ -217,40 +217,7 @@ impl Candidate {
                 cond,
                 then,
                 else_,
-            } => {
-                let c = ctx.eval(cond, &self.regs);
-                let nz = ctx.cnf.bv_nonzero(&c);
-                let a = ctx.eval(then, &self.regs);
-                let b = ctx.eval(else_, &self.regs);
-                let v = ctx.cnf.bv_ite(nz, &a, &b);
-                if deps {
-                    // The condition's reads by pick paths, the selected
-                    // operand's as they are (Arm ARM B2.3.2).
-                    let tc = union_taint(ctx.cnf, &self.taint, &vars_of(cond));
-                    let tc = as_pick(ctx.cnf, tc);
-                    let ta = union_taint(ctx.cnf, &self.taint, &vars_of(then));
-                    let tb = union_taint(ctx.cnf, &self.taint, &vars_of(else_));
-                    let mut all: std::collections::BTreeMap<(usize, Via), Vec<Lit>> =
-                        std::collections::BTreeMap::new();
-                    for (s, l) in tc {
-                        all.entry(s).or_default().push(l);
-                    }
-                    for (s, l) in ta {
-                        let g = ctx.cnf.and(nz, l);
-                        all.entry(s).or_default().push(g);
-                    }
-                    for (s, l) in tb {
-                        let g = ctx.cnf.and(!nz, l);
-                        all.entry(s).or_default().push(g);
-                    }
-                    self.taint[reg.0 as usize] = all
-                        .into_iter()
-                        .map(|(s, ls)| (s, ctx.cnf.or_all(&ls)))
-                        .collect();
-                }
-                self.regs[reg.0 as usize] = v;
-                self.written.insert(*reg);
-            }
+            } => self.select(ctx, reg, [cond, then, else_], deps),
             Micro::Fence(f) => self.push(
                 run,
                 self.contrib(SlotKind::Fence(*f)),
@@ -262,78 +229,144 @@ impl Candidate {
                 expect,
                 reserve,
                 ann,
-            } => {
-                let a = ctx.addr(addr, &self.regs);
-                let at = AccessTaint {
-                    addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
-                    value: Taint::new(),
-                };
-                let v = layout.read_vals[self.slot].clone();
-                if let Some(x) = expect {
-                    let c = ctx.cnf.bv_const(*x, ctx.w);
-                    let eq = ctx.cnf.bv_eq(&v, &c);
-                    ctx.cnf.implies(self.sel, eq);
-                }
-                let id = layout.base_id + self.slot;
-                if let Some(r) = reg {
-                    self.regs[r.0 as usize] = v.clone();
-                    self.written.insert(*r);
-                    if deps {
-                        let mut t = Taint::new();
-                        t.insert((id, Via::Data), ctx.cnf.tt());
-                        self.taint[r.0 as usize] = t;
-                    }
-                }
-                if *reserve {
-                    run.reserved.push((id, self.sel));
-                }
-                let c = SlotContrib {
-                    addr: Some(a),
-                    value: Some(v),
-                    ann: *ann,
-                    excl: *reserve,
-                    ..self.contrib(SlotKind::Read)
-                };
-                self.push(run, c, at);
-            }
+            } => self.load(ctx, (reg, addr), (expect, reserve, ann), layout, deps, run),
             Micro::Store {
                 addr,
                 value,
                 cond_flag,
                 ann,
-            } => {
-                let a = ctx.addr(addr, &self.regs);
-                let v = ctx.eval(value, &self.regs);
-                let at = AccessTaint {
-                    addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
-                    value: self.taint_of(ctx.cnf, deps, &vars_of(value)),
-                };
-                let kind = if let Some(f) = cond_flag {
-                    self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
-                    self.written.insert(*f);
-                    if deps {
-                        // Under `scdep` the flag depends on the write
-                        // (when it is performed), else on nothing.
-                        let mut t = Taint::new();
-                        if *ann & crate::program::Ann::SCDEP != 0 {
-                            t.insert((layout.base_id + self.slot, Via::Data), layout.sc_success);
-                        }
-                        self.taint[f.0 as usize] = t;
-                    }
-                    SlotKind::CondWrite
-                } else {
-                    SlotKind::Write
-                };
-                let c = SlotContrib {
-                    addr: Some(a),
-                    value: Some(v),
-                    ann: *ann,
-                    excl: cond_flag.is_some(),
-                    ..self.contrib(kind)
-                };
-                self.push(run, c, at);
+            } => self.store(ctx, (addr, value), (cond_flag, ann), layout, deps, run),
+        }
+    }
+
+    /// `reg := cond ? then : else_` ([`Micro::Select`]): the value by an
+    /// if-then-else of bit-vectors; with dependencies, the condition's
+    /// taint as a pick and each operand's under its side of the condition.
+    fn select(&mut self, ctx: &mut Ctx, reg: &RegId, [cond, then, else_]: [&LExpr; 3], deps: bool) {
+        let c = ctx.eval(cond, &self.regs);
+        let nz = ctx.cnf.bv_nonzero(&c);
+        let a = ctx.eval(then, &self.regs);
+        let b = ctx.eval(else_, &self.regs);
+        let v = ctx.cnf.bv_ite(nz, &a, &b);
+        if deps {
+            // The condition's reads by pick paths, the selected
+            // operand's as they are (Arm ARM B2.3.2).
+            let tc = union_taint(ctx.cnf, &self.taint, &vars_of(cond));
+            let tc = as_pick(ctx.cnf, tc);
+            let ta = union_taint(ctx.cnf, &self.taint, &vars_of(then));
+            let tb = union_taint(ctx.cnf, &self.taint, &vars_of(else_));
+            let mut all: std::collections::BTreeMap<(usize, Via), Vec<Lit>> =
+                std::collections::BTreeMap::new();
+            for (s, l) in tc {
+                all.entry(s).or_default().push(l);
+            }
+            for (s, l) in ta {
+                let g = ctx.cnf.and(nz, l);
+                all.entry(s).or_default().push(g);
+            }
+            for (s, l) in tb {
+                let g = ctx.cnf.and(!nz, l);
+                all.entry(s).or_default().push(g);
+            }
+            self.taint[reg.0 as usize] = all
+                .into_iter()
+                .map(|(s, ls)| (s, ctx.cnf.or_all(&ls)))
+                .collect();
+        }
+        self.regs[reg.0 as usize] = v;
+        self.written.insert(*reg);
+    }
+
+    /// A load ([`Micro::Load`]) into `reg` (if any) from `addr`: the
+    /// slot's read value, pinned to `expect` when given; `reserve` marks a
+    /// load-reserve (the step's reservation); `ann` the access's
+    /// annotations.
+    fn load(
+        &mut self,
+        ctx: &mut Ctx,
+        (reg, addr): (&Option<RegId>, &AddrSrc),
+        (expect, reserve, ann): (&Option<i64>, &bool, &u8),
+        layout: &SlotLayout,
+        deps: bool,
+        run: &mut StepRun,
+    ) {
+        let a = ctx.addr(addr, &self.regs);
+        let at = AccessTaint {
+            addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
+            value: Taint::new(),
+        };
+        let v = layout.read_vals[self.slot].clone();
+        if let Some(x) = expect {
+            let c = ctx.cnf.bv_const(*x, ctx.w);
+            let eq = ctx.cnf.bv_eq(&v, &c);
+            ctx.cnf.implies(self.sel, eq);
+        }
+        let id = layout.base_id + self.slot;
+        if let Some(r) = reg {
+            self.regs[r.0 as usize] = v.clone();
+            self.written.insert(*r);
+            if deps {
+                let mut t = Taint::new();
+                t.insert((id, Via::Data), ctx.cnf.tt());
+                self.taint[r.0 as usize] = t;
             }
         }
+        if *reserve {
+            run.reserved.push((id, self.sel));
+        }
+        let c = SlotContrib {
+            addr: Some(a),
+            value: Some(v),
+            ann: *ann,
+            excl: *reserve,
+            ..self.contrib(SlotKind::Read)
+        };
+        self.push(run, c, at);
+    }
+
+    /// A store ([`Micro::Store`]) of `value` to `addr`; a conditional
+    /// store (`cond_flag`) writes its success flag (the layout's
+    /// `sc_success`) to that register, which depends on the write under
+    /// `scdep`.
+    fn store(
+        &mut self,
+        ctx: &mut Ctx,
+        (addr, value): (&AddrSrc, &LExpr),
+        (cond_flag, ann): (&Option<RegId>, &u8),
+        layout: &SlotLayout,
+        deps: bool,
+        run: &mut StepRun,
+    ) {
+        let a = ctx.addr(addr, &self.regs);
+        let v = ctx.eval(value, &self.regs);
+        let at = AccessTaint {
+            addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
+            value: self.taint_of(ctx.cnf, deps, &vars_of(value)),
+        };
+        let kind = if let Some(f) = cond_flag {
+            self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
+            self.written.insert(*f);
+            if deps {
+                // Under `scdep` the flag depends on the write
+                // (when it is performed), else on nothing.
+                let mut t = Taint::new();
+                if *ann & crate::program::Ann::SCDEP != 0 {
+                    t.insert((layout.base_id + self.slot, Via::Data), layout.sc_success);
+                }
+                self.taint[f.0 as usize] = t;
+            }
+            SlotKind::CondWrite
+        } else {
+            SlotKind::Write
+        };
+        let c = SlotContrib {
+            addr: Some(a),
+            value: Some(v),
+            ann: *ann,
+            excl: cond_flag.is_some(),
+            ..self.contrib(kind)
+        };
+        self.push(run, c, at);
     }
 
     /// A PGAS pop at global address `e`, in the step's first pop slot
