@@ -83,6 +83,7 @@ fn checks(c: &mut Criterion) {
                         bound: 12,
                         width: 16,
                         deadline: bmc_rmm::engines::bounded::Deadline(None),
+                        switches: Default::default(),
                     };
                     bmc_rmm::engines::bounded::check(
                         solver,
