@@ -400,7 +400,7 @@ fn search_attack(
     mv: &instrument::MemValues,
     opts: &Options,
     stats: &mut Stats,
-) -> Result<(Built, Basis, Vec<(usize, Vec<u32>)>), String> {
+) -> Result<(Built, Basis, Hits), String> {
     let built = instrument::build(cx, tmpl, a, mv).map_err(|e| e.0)?;
     stats.max_places = stats.max_places.max(built.net.places.len());
     stats.max_transitions = stats.max_transitions.max(built.net.transitions.len());
@@ -444,6 +444,10 @@ fn search_attack(
         .collect();
     Ok((built, basis, hits))
 }
+
+/// Basis elements covered by the initial marking, with their instances
+/// (copies per template).
+type Hits = Vec<(usize, Vec<u32>)>;
 
 /// An attack whose goal is coverable: its net, basis, and the basis
 /// elements covered by the initial marking with their instances.
