@@ -377,7 +377,7 @@ pub fn validate(
             Question::Robust => CheckKind::Robust,
             Question::StateRobust => {
                 if !matches!(engine, EngineChoice::Bounded(_)) {
-                    return Err(Error::Usage(
+                    return Err(Error::Unsupported(
                         "--state is decided by the bounded engine (--engine sat)".into(),
                     ));
                 }
@@ -385,13 +385,13 @@ pub fn validate(
             }
             Question::ParameterizedRobust { .. } => {
                 if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) {
-                    return Err(Error::Usage(
+                    return Err(Error::Unsupported(
                         "--parameterized is decided by the explicit engine (--engine explicit)"
                             .into(),
                     ));
                 }
                 if builtin != Some("tso") {
-                    return Err(Error::Usage(
+                    return Err(Error::Unsupported(
                         "parameterized robustness is decided against TSO only (--model tso)".into(),
                     ));
                 }
@@ -402,7 +402,7 @@ pub fn validate(
             EngineChoice::Bounded(_) => {}
             EngineChoice::Explicit => {
                 if builtin != Some("tso") || q != CheckKind::Robust {
-                    return Err(Error::Usage(
+                    return Err(Error::Unsupported(
                         "the explicit engine decides robustness against TSO only (--model tso)"
                             .into(),
                     ));
@@ -413,13 +413,13 @@ pub fn validate(
             }
             EngineChoice::Lazy(_) | EngineChoice::Kround(_) | EngineChoice::Simulator => {
                 if builtin != Some("tso") || q != CheckKind::Reach {
-                    return Err(Error::Usage(
+                    return Err(Error::Unsupported(
                         "--engine kround/lazy answer reachability under TSO only (--model tso)"
                             .into(),
                     ));
                 }
                 if matches!(engine, EngineChoice::Kround(k) if !(1..=64).contains(&k)) {
-                    return Err(Error::Usage(
+                    return Err(Error::Unsupported(
                         "--rounds of --engine kround must be 1..=64".into(),
                     ));
                 }
@@ -443,7 +443,7 @@ pub fn explicit_options(width: u32, timeout: Option<Duration>) -> explicit::Opti
 
 fn explicit_reply(req: &Request) -> Result<Reply, Error> {
     let r = explicit::check_robustness(req.program, &explicit_options(req.width, req.timeout))
-        .map_err(|e| Error::Usage(e.to_string()))?;
+        .map_err(|e| Error::Unsupported(e.to_string()))?;
     Ok(Reply {
         question: Question::Robust,
         answer: Answer::from(&r),
@@ -460,13 +460,13 @@ pub fn smc_model(builtin: Option<&str>, q: CheckKind) -> Result<smc::semantics::
     let m = builtin
         .and_then(smc::semantics::Model::from_name)
         .ok_or_else(|| {
-            Error::Usage(
+            Error::Unsupported(
                 "--engine smc runs the operational sc, tso and pso semantics (--model sc|tso|pso)"
                     .into(),
             )
         })?;
     if q == CheckKind::Robust && m == smc::semantics::Model::Sc {
-        return Err(Error::Usage(
+        return Err(Error::Unsupported(
             "robust --engine smc compares tso or pso traces with sc (--model tso|pso)".into(),
         ));
     }
@@ -521,7 +521,7 @@ fn tso_reach_reply(req: &Request) -> Result<Reply, Error> {
                 deadline: req.timeout.map(|t| Instant::now() + t),
             };
             let r = crate::engines::tso_reach::lazy::lazy_reach(req.program, &o)
-                .map_err(|e| Error::Usage(e.to_string()))?;
+                .map_err(|e| Error::Unsupported(e.to_string()))?;
             let answer = Answer::from(&r);
             let r = KroundResult {
                 answer: r.answer,
@@ -531,7 +531,7 @@ fn tso_reach_reply(req: &Request) -> Result<Reply, Error> {
         }
         EngineChoice::Kround(k) => {
             let r = kround::kround_reach(req.program, k, &explicit_options(req.width, req.timeout))
-                .map_err(|e| Error::Usage(e.to_string()))?;
+                .map_err(|e| Error::Unsupported(e.to_string()))?;
             let answer = r.answer(k);
             (r, answer)
         }

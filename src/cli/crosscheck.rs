@@ -350,14 +350,15 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     let (mut disagreements, mut unknowns) = (0, 0);
     for (f, p) in &progs {
         let p = p.clone();
-        let bad = |e: bmc_rmm::engines::tso_reach::ReachError| Error::Usage(format!("{f}: {e}"));
+        let bad =
+            |e: bmc_rmm::engines::tso_reach::ReachError| Error::Unsupported(format!("{f}: {e}"));
         // The lazy and k-round engines' errors name the input.
         let said = |p: &bmc_rmm::program::Program, m, name, engine| {
             answer_with(p, m, name, CheckKind::Reach, engine, bound, a).map_err(|e| match e {
-                Error::Usage(m)
+                Error::Unsupported(m)
                     if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) =>
                 {
-                    Error::Usage(format!("{f}: {m}"))
+                    Error::Unsupported(format!("{f}: {m}"))
                 }
                 e => e,
             })

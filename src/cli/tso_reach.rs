@@ -67,7 +67,7 @@ fn answer(
     let mut req = super::check::request(a, p, cat, &[Question::Reach], false);
     req.engine = engine;
     let reply = bmc_rmm::ask::ask(&req).map_err(|e| match e {
-        Error::Usage(m) => Error::Usage(format!("{f}: {m}")),
+        Error::Unsupported(m) => Error::Unsupported(format!("{f}: {m}")),
         e => e,
     })?;
     let Some(Reply {
