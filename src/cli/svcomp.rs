@@ -5,6 +5,8 @@
 //! tasks print a table with SV-COMP's points and the totals.
 
 use bmc_rmm::diag::Error;
+use bmc_rmm::engines::bounded::SolverKind;
+use bmc_rmm::svcomp::deepen::Engine;
 use bmc_rmm::svcomp::score;
 use bmc_rmm::svcomp::{task::Task, verify, VerifyOptions};
 use clap::Args;
@@ -34,6 +36,28 @@ pub struct SvcompArgs {
     /// missing).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub witness_dir: PathBuf,
+    /// The engines checking each unwinding: `auto` (the bounded engine,
+    /// then the SMC engine where it suits), `bounded`, `smc`.
+    #[arg(long, value_name = "auto|bounded|smc", default_value = "auto", value_parser = parse_engine)]
+    pub engine: Engine,
+    /// The bounded engine's solver: `varisat` or `cdclt`.
+    #[arg(long, value_name = "varisat|cdclt", default_value = "varisat", value_parser = parse_solver)]
+    pub solver: SolverKind,
+}
+
+fn parse_engine(s: &str) -> Result<Engine, String> {
+    [Engine::Auto, Engine::Bounded, Engine::Smc]
+        .into_iter()
+        .find(|e| e.name() == s)
+        .ok_or_else(|| "expected `auto`, `bounded` or `smc`".into())
+}
+
+fn parse_solver(s: &str) -> Result<SolverKind, String> {
+    match s {
+        "varisat" => Ok(SolverKind::Varisat),
+        "cdclt" => Ok(SolverKind::Cdclt),
+        _ => Err("expected `varisat` or `cdclt`".into()),
+    }
 }
 
 /// `--unwind auto|N`.
@@ -78,10 +102,13 @@ pub fn run(a: &SvcompArgs) -> Result<i32, Error> {
             Unwind::Fixed(n) => Some(n),
         },
         max_unwind: a.max_unwind,
+        engine: a.engine,
+        solver: a.solver,
         ..VerifyOptions::default()
     };
     let single = tasks.len() == 1;
     let mut rows = Vec::new();
+    let mut disputed = 0usize;
     if !single {
         println!(
             "{:<48} {:<8} {:<7} {:>6} {:>8}  reason",
@@ -95,9 +122,16 @@ pub fn run(a: &SvcompArgs) -> Result<i32, Error> {
             None => None,
         };
         let expected = t.expected();
+        let dispute = t
+            .disputed_label()
+            .filter(|_| score::wrong(v.answer, expected));
+        disputed += usize::from(dispute.is_some());
         if single {
             println!("{}", v.answer.word());
             println!("  reason: {}", v.reason);
+            if let Some(d) = dispute {
+                println!("  {d}");
+            }
             if let Some(w) = &witness {
                 println!("  witness: {w}");
             }
@@ -111,6 +145,9 @@ pub fn run(a: &SvcompArgs) -> Result<i32, Error> {
             let mut reason = v.reason.clone();
             if let Some(w) = &witness {
                 reason.push_str(&format!("; witness {w}"));
+            }
+            if let Some(d) = dispute {
+                reason = format!("{d}; {reason}");
             }
             println!(
                 "{:<48} {:<8} {:<7} {:>+6} {:>8.2}  {}",
@@ -127,13 +164,18 @@ pub fn run(a: &SvcompArgs) -> Result<i32, Error> {
     if !single {
         let s = score::totals(&rows);
         println!(
-            "total: score {} ({} tasks: TRUE {}, FALSE {}, UNKNOWN {}; wrong {}), median time {:.2} s",
+            "total: score {} ({} tasks: TRUE {}, FALSE {}, UNKNOWN {}; wrong {}{}), median time {:.2} s",
             s.score,
             rows.len(),
             s.trues,
             s.falses,
             s.unknowns,
             s.wrong,
+            if disputed > 0 {
+                format!(", {disputed} of them against a disputed label")
+            } else {
+                String::new()
+            },
             s.median_time
         );
     }

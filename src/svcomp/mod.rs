@@ -7,8 +7,9 @@
 //! The property is `unreach-call` (no call of `reach_error()`, or of the
 //! older `__VERIFIER_error()`), which the C front-end turns into the
 //! program's goals; programs run under sequential consistency (SV-COMP's
-//! pthread semantics) on the SMC engine, which executes every
-//! `__VERIFIER_atomic_*` step indivisibly.
+//! pthread semantics) on the bounded (SAT) engine and, where it suits,
+//! the SMC engine ([`deepen`]); both execute every `__VERIFIER_atomic_*`
+//! step indivisibly.
 
 pub mod deepen;
 pub mod score;
@@ -29,6 +30,10 @@ pub struct VerifyOptions {
     pub unwind: Option<u32>,
     /// The largest unwinding the deepening tries.
     pub max_unwind: u32,
+    /// The engines that check each unwinding.
+    pub engine: deepen::Engine,
+    /// The bounded engine's solver.
+    pub solver: crate::engines::bounded::SolverKind,
     /// The C front-end's options other than the unwinding (`-D`, the
     /// preprocessor, spin loops).
     pub c: crate::frontend::c::Options,
@@ -40,6 +45,8 @@ impl Default for VerifyOptions {
             timeout: Duration::from_secs(900),
             unwind: None,
             max_unwind: deepen::DEFAULT_MAX_UNWIND,
+            engine: deepen::Engine::Auto,
+            solver: crate::engines::bounded::SolverKind::Varisat,
             c: crate::frontend::c::Options::default(),
         }
     }
@@ -103,6 +110,8 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
         max_unwind: max,
         width: task.data_model.width(),
         deadline: Some(t0 + opts.timeout),
+        engine: opts.engine,
+        solver: opts.solver,
     };
     let d = match deepen::deepen(&src, &o) {
         Ok(d) => d,
@@ -121,6 +130,7 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
             program,
             goal,
             steps,
+            engine,
         } => {
             let w = witness::write(task, &program, goal, &steps, unwind);
             let threads = {
@@ -132,7 +142,7 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
             Verdict {
                 answer: Answer::False,
                 reason: format!(
-                    "{} reachable at --unwind {unwind} ({} steps of {threads} thread(s))",
+                    "{} reachable at --unwind {unwind} ({} steps of {threads} thread(s); {engine})",
                     program.goals[goal]
                         .name
                         .clone()
@@ -143,10 +153,14 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
                 time: time(),
             }
         }
-        deepen::Deepened::Proof { unwind } => Verdict {
+        deepen::Deepened::Proof {
+            unwind,
+            engine,
+            how,
+        } => Verdict {
             answer: Answer::True,
             reason: format!(
-                "proof: no path reaches the error call, and --unwind {unwind} cut no loop"
+                "proof: no path reaches the error call, and --unwind {unwind} {how} ({engine})"
             ),
             witness: None,
             time: time(),

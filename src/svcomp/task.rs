@@ -41,6 +41,27 @@ impl DataModel {
     }
 }
 
+/// A task whose expected verdict does not hold for its input file as
+/// shipped (docs/svcomp.md, "Disputed labels").
+#[derive(Clone, Copy, Debug)]
+pub struct DisputedLabel {
+    /// The input file's name.
+    pub input: &'static str,
+    /// Hex SHA-256 of the input file's bytes.
+    pub input_sha256: &'static str,
+    /// Why the label does not hold.
+    pub why: &'static str,
+}
+
+/// The disputed labels known (docs/svcomp.md, "Disputed labels").
+pub const DISPUTED_LABELS: &[DisputedLabel] = &[DisputedLabel {
+    input: "37_stack_lock_p0_vs_concur.i",
+    input_sha256: "7b2b2cfd17a2ef5a24df214fb2e1015ae0c596bb494f8927c8e23fc6658b2025",
+    why: "label `true` disputed: in the shipped file `if(newTop == 0) if(!(0)) {abort();} else{...}` \
+          the `else` belongs to the inner `if` (C11 6.8.4.1p3), so `push` never sets `top` and \
+          `assert(top != 0)` fails on the first push (docs/svcomp.md)",
+}];
+
 /// One property of a task.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Property {
@@ -78,6 +99,22 @@ impl Task {
     /// The expected verdict of the `unreach-call` property.
     pub fn expected(&self) -> Option<bool> {
         self.reach_property().and_then(|p| p.expected)
+    }
+
+    /// Why the expected verdict is wrong for the input as shipped, when
+    /// it is one of [`DISPUTED_LABELS`] (matched by the input's SHA-256,
+    /// so a corrected file is scored normally). The answer is still
+    /// scored against the label (a disagreement, never counted right);
+    /// this only says why.
+    pub fn disputed_label(&self) -> Option<&'static str> {
+        let [input] = self.input_files.as_slice() else {
+            return None;
+        };
+        let hash = super::witness::sha256_file(input);
+        DISPUTED_LABELS
+            .iter()
+            .find(|d| d.input_sha256 == hash)
+            .map(|d| d.why)
     }
 
     /// Reads a task file.

@@ -144,6 +144,134 @@ pub fn waypoints(p: &Program, w: Width, goal: usize, steps: &[Step]) -> Vec<Wayp
     out
 }
 
+/// An SC interleaving of the bounded engine's execution `x` of `p`
+/// (values of `w` bits) that reaches a goal on the operational semantics:
+/// the goal and the steps up to it. Each thread's steps are its path in
+/// `x` (`Execution::path`, nondeterministic choices included); they are
+/// ordered by a topological order of program order, rf, co and fr between
+/// the steps holding the events (acyclic in an execution the `sc` model
+/// allows), keeping a thread running as long as the order lets it (few
+/// context switches). The order is then executed on the semantics, so
+/// the result is an execution of the program in any case.
+///
+/// `None`: the relations are cyclic, or the steps do not run (a blocked
+/// step), or they reach no goal — the execution has no SC interleaving.
+pub fn interleave(
+    p: &Program,
+    w: Width,
+    x: &crate::engines::bounded::Execution,
+) -> Option<(usize, Vec<Step>)> {
+    use crate::collections::HashMap;
+    let n_threads = x.path.len().min(p.threads.len());
+    // Node of (thread, step): offset of the thread + step.
+    let mut offset = vec![0usize; n_threads + 1];
+    for t in 0..n_threads {
+        offset[t + 1] = offset[t] + x.path[t].len();
+    }
+    let nodes = offset[n_threads];
+    let idx: HashMap<usize, usize> = x
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id, i))
+        .collect();
+    let node_of = |id: usize| -> Option<usize> {
+        let e = &x.events[*idx.get(&id)?];
+        let t = e.thread as usize;
+        (t < n_threads && (e.step as usize) < x.path[t].len()).then(|| offset[t] + e.step as usize)
+    };
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+    let mut edge = |a: Option<usize>, b: Option<usize>| {
+        if let (Some(a), Some(b)) = (a, b) {
+            if a != b {
+                succ[a].push(b);
+            }
+        }
+    };
+    for t in 0..n_threads {
+        for k in 1..x.path[t].len() {
+            edge(Some(offset[t] + k - 1), Some(offset[t] + k));
+        }
+    }
+    // co per location; the location of an event.
+    let loc = |id: usize| idx.get(&id).map(|&i| (x.events[i].lock, x.events[i].addr));
+    let mut co_of: HashMap<(bool, Option<i64>), usize> = HashMap::default();
+    for (c, ws) in x.co.iter().enumerate() {
+        for pair in ws.windows(2) {
+            edge(node_of(pair[0]), node_of(pair[1]));
+        }
+        if let Some(l) = ws.first().and_then(|&w0| loc(w0)) {
+            co_of.insert(l, c);
+        }
+    }
+    for &(wr, rd) in &x.rf {
+        edge(node_of(wr), node_of(rd));
+        // fr: the read before every write co-after its source.
+        if let Some(c) = loc(wr).and_then(|l| co_of.get(&l)) {
+            let ws = &x.co[*c];
+            if let Some(pos) = ws.iter().position(|&v| v == wr) {
+                for &later in &ws[pos + 1..] {
+                    edge(node_of(rd), node_of(later));
+                }
+            }
+        }
+    }
+    for &rd in &x.rf_init {
+        if let Some(c) = loc(rd).and_then(|l| co_of.get(&l)) {
+            for &wr in &x.co[*c] {
+                edge(node_of(rd), node_of(wr));
+            }
+        }
+    }
+    // Kahn's algorithm, staying on the last thread while it can go on.
+    let mut indeg = vec![0usize; nodes];
+    for s in &succ {
+        for &b in s {
+            indeg[b] += 1;
+        }
+    }
+    let thread_of = |v: usize| (0..n_threads).find(|&t| v < offset[t + 1]).unwrap_or(0);
+    let mut next = offset[..n_threads].to_vec();
+    let mut order = Vec::with_capacity(nodes);
+    let mut last = 0usize;
+    while order.len() < nodes {
+        let ready = |t: usize| next[t] < offset[t + 1] && indeg[next[t]] == 0;
+        let t = if ready(last) {
+            last
+        } else {
+            (0..n_threads).find(|&t| ready(t))?
+        };
+        let v = next[t];
+        next[t] += 1;
+        for &b in &succ[v] {
+            indeg[b] -= 1;
+        }
+        order.push(v);
+        last = t;
+    }
+    // Run it on the semantics up to the first goal.
+    let sem = Semantics::new(p, Model::Sc, w, u32::MAX);
+    let mut s = sem.initial();
+    let mut steps = Vec::new();
+    if let Some(g) = sem.goal(&s) {
+        return Some((g, steps));
+    }
+    for v in order {
+        let t = thread_of(v);
+        let st = Step::Instr {
+            thread: t as u32,
+            instr: u32::try_from(x.path[t][v - offset[t]]).ok()?,
+        };
+        sem.can(&s, st).ok()?;
+        sem.apply(&mut s, st).ok()?;
+        steps.push(st);
+        if let Some(g) = sem.goal(&s) {
+            return Some((g, steps));
+        }
+    }
+    None
+}
+
 fn y(s: &str) -> Yaml {
     Yaml::String(s.to_string())
 }
@@ -157,7 +285,7 @@ fn map(entries: Vec<(&str, Yaml)>) -> Yaml {
 }
 
 /// Hex SHA-256 of a file's bytes (empty when unreadable).
-fn sha256_file(path: &std::path::Path) -> String {
+pub fn sha256_file(path: &std::path::Path) -> String {
     std::fs::read(path)
         .map(|b| format!("{:x}", Sha256::digest(&b)))
         .unwrap_or_default()
