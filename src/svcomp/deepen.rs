@@ -269,6 +269,32 @@ fn check_unwound(p: &Program, o: &DeepenOptions) -> Result<(Found, String), Erro
     }
 }
 
+/// The program of `l` with its error goals only (`unwinding == false`:
+/// the program whose violations [`deepen`] reports and whose witnesses
+/// replay), or with its unwinding goals only.
+pub fn goals_of(l: &crate::frontend::c::Lowered, unwinding: bool) -> Program {
+    let mut p = l.program.clone();
+    p.goals = (0..l.program.goals.len())
+        .filter(|g| l.unwind_goals.contains(g) == unwinding)
+        .map(|g| l.program.goals[g].clone())
+        .collect();
+    p
+}
+
+/// The program [`deepen`] checks for violations at unwinding `c.unwind`
+/// (lowered with unwinding goals, error goals kept): the program a
+/// witness written at that unwinding replays on.
+///
+/// Errors: the front-end's.
+pub fn program_at(
+    src: &SourceFile,
+    width: Width,
+    c: &crate::frontend::c::Options,
+) -> Result<Program, Error> {
+    let l = crate::frontend::c::lower_until(src, width, c, None, true)?;
+    Ok(goals_of(&l, false))
+}
+
 /// Checks `src` (C) at unwindings `c.unwind`, twice that, … up to
 /// `max_unwind`, stopping at the first violation, the first unwinding
 /// that leaves no execution out, or a limit. Each unwinding is lowered
@@ -304,14 +330,7 @@ pub fn deepen(src: &SourceFile, o: &DeepenOptions) -> Result<Deepened, Error> {
             Err(e) => return Err(e),
         };
         // The error goals alone, then the unwinding goals alone.
-        let with_goals = |keep_unwinding: bool| {
-            let mut p = l.program.clone();
-            p.goals = (0..p.goals.len())
-                .filter(|g| l.unwind_goals.contains(g) == keep_unwinding)
-                .map(|g| l.program.goals[g].clone())
-                .collect();
-            p
-        };
+        let with_goals = |keep_unwinding: bool| goals_of(&l, keep_unwinding);
         let p = with_goals(false);
         let refused = |e: Error, bounded: Option<u32>| -> Result<Deepened, Error> {
             if bounded.is_none() {
