@@ -95,7 +95,7 @@ pub enum Deepened {
         /// The unwinding of the program.
         unwind: u32,
         /// The program the steps run on.
-        program: Program,
+        program: Box<Program>,
         /// The goal reached.
         goal: usize,
         /// The interleaving (SMC steps, SC: instructions only).
@@ -355,7 +355,7 @@ pub fn deepen(src: &SourceFile, o: &DeepenOptions) -> Result<Deepened, Error> {
             Found::Violation(goal, steps) => {
                 return Ok(Deepened::Violation {
                     unwind,
-                    program: p,
+                    program: Box::new(p),
                     goal,
                     steps,
                     engine,

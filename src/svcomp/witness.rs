@@ -165,8 +165,8 @@ pub fn interleave(
     let n_threads = x.path.len().min(p.threads.len());
     // Node of (thread, step): offset of the thread + step.
     let mut offset = vec![0usize; n_threads + 1];
-    for t in 0..n_threads {
-        offset[t + 1] = offset[t] + x.path[t].len();
+    for (t, path) in x.path.iter().enumerate().take(n_threads) {
+        offset[t + 1] = offset[t] + path.len();
     }
     let nodes = offset[n_threads];
     let idx: HashMap<usize, usize> = x
@@ -188,9 +188,9 @@ pub fn interleave(
             }
         }
     };
-    for t in 0..n_threads {
-        for k in 1..x.path[t].len() {
-            edge(Some(offset[t] + k - 1), Some(offset[t] + k));
+    for (path, &base) in x.path.iter().zip(&offset).take(n_threads) {
+        for k in 1..path.len() {
+            edge(Some(base + k - 1), Some(base + k));
         }
     }
     // co per location; the location of an event.
