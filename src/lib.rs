@@ -25,3 +25,4 @@ pub mod frontend;
 pub mod litmus;
 pub mod program;
 pub mod resources;
+pub mod svcomp;

@@ -102,6 +102,9 @@ pub enum Command {
     /// into one report, in input order; fails on a missing shard, a
     /// missing input or an input recorded twice (docs/batch.md).
     Merge(MergeArgs),
+    /// Answer SV-COMP tasks (TASK.yml, unreach-call): TRUE, FALSE (with a
+    /// witness) or UNKNOWN; several tasks: a table with SV-COMP's score.
+    Svcomp(super::svcomp::SvcompArgs),
 }
 
 /// `bmc-rmm man` options.

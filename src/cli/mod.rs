@@ -31,6 +31,7 @@ pub mod report;
 pub mod shard;
 pub mod smc;
 pub mod state;
+pub mod svcomp;
 pub mod translate;
 pub mod tso_reach;
 
@@ -235,6 +236,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Litmus(a)) => litmus::run(&a),
         Some(Command::Diff(a)) => diff::run(&a),
         Some(Command::Merge(a)) => merge::run(&a),
+        Some(Command::Svcomp(a)) => svcomp::run(&a),
         Some(Command::Man(a)) => generate::run_man(&a),
         Some(Command::Completions(a)) => generate::run_completions(&a),
         None => check::run_checks(&cli.check, &[CheckKind::Reach, CheckKind::Robust]),

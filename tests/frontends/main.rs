@@ -23,3 +23,4 @@ mod litmus_parse;
 mod memorax;
 mod native_lang;
 mod power_own;
+mod svcomp;

@@ -165,6 +165,18 @@ pub struct Ctx<'a> {
     pub spin_loops: usize,
     /// Nesting depth of the lowering recursion.
     pub depth: usize,
+    /// When to give up lowering ([`Error::Unknown`]; `None`: never).
+    pub deadline: Option<std::time::Instant>,
+    /// Whether a cut of `--unwind` goes to the thread's unwinding goal
+    /// instead of ending the path ([`super::Lowered::unwind_goals`]).
+    pub unwinding_goals: bool,
+    /// Where this thread's cuts go (with `unwinding_goals`).
+    pub unwound: Option<(LabelId, Span)>,
+    /// A cut that ended its path without an unwinding goal (inside an
+    /// atomic section, or without `unwinding_goals`).
+    pub unchecked_cut: bool,
+    /// The unwinding goals made (indices into `Program::goals`).
+    pub unwind_goals: Vec<usize>,
     /// Address-taken sets per function.
     addr_cache: HashMap<String, HashSet<String>>,
     /// Objects declared `extern` without an initializer (defined on first
@@ -202,6 +214,14 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: deeper than [`MAX_DEPTH`] (located at `span`).
     pub fn enter(&mut self, span: lang_c::span::Span) -> Result<(), Error> {
+        if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(Error::Unknown(
+                "time limit reached while lowering the C program".into(),
+            ));
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.src.error(
@@ -471,6 +491,21 @@ impl<'a> Ctx<'a> {
         let sp = self.span(s);
         self.b.jump_shared(&mut self.error, sp);
     }
+
+    /// The unwinding bound at `s` (a loop, goto loop or recursive call):
+    /// this path would need one more iteration. Recorded in `cut_loops`;
+    /// the path goes to the thread's unwinding goal (with
+    /// `unwinding_goals`, outside atomic sections), else it ends.
+    pub fn cut_here(&mut self, s: lang_c::span::Span) {
+        self.cut_loops.push(self.src.line(s));
+        if self.unwinding_goals && self.in_atomic == 0 {
+            let sp = self.span(s);
+            self.b.jump_shared(&mut self.unwound, sp);
+        } else {
+            self.unchecked_cut |= self.b.live();
+        }
+        self.b.cur = None;
+    }
 }
 
 /// Collects `&name` operands (not the first argument of
@@ -595,15 +630,19 @@ impl<'ast> lang_c::visit::Visit<'ast> for TagDefs<'ast> {
     }
 }
 
-/// Lowers a parsed translation unit to the Program IR (module doc).
+/// Lowers a parsed translation unit to the Program IR (module doc), giving
+/// up at `deadline`.
 ///
-/// Errors: constructs outside the subset (located), no `main`.
+/// Errors: constructs outside the subset (located), no `main`; the
+/// deadline passed ([`Error::Unknown`]).
 pub fn lower(
     unit: &TranslationUnit,
     src: &Sources,
     width: Width,
     opts: &Options,
-) -> Result<Program, Error> {
+    deadline: Option<std::time::Instant>,
+    unwinding_goals: bool,
+) -> Result<super::Lowered, Error> {
     let mut cx = Ctx {
         src,
         width,
@@ -637,6 +676,11 @@ pub fn lower(
         cut_loops: Vec::new(),
         spin_loops: 0,
         depth: 0,
+        deadline,
+        unwinding_goals,
+        unwound: None,
+        unchecked_cut: false,
+        unwind_goals: Vec::new(),
         addr_cache: HashMap::new(),
         externs: HashMap::new(),
         strings: HashMap::new(),
@@ -731,7 +775,15 @@ pub fn lower(
     // Pointers read from cells that only ever hold constants become
     // constant addresses where a single value is possible (docs/c.md).
     crate::program::values::constant_addresses(&mut cx.prog, width);
-    Ok(cx.prog)
+    let mut cut_loops = cx.cut_loops.clone();
+    cut_loops.sort_unstable();
+    cut_loops.dedup();
+    Ok(super::Lowered {
+        program: cx.prog,
+        cut_loops,
+        unwind_goals: cx.unwind_goals,
+        unchecked_cut: cx.unchecked_cut,
+    })
 }
 
 impl<'a> Ctx<'a> {
@@ -1226,6 +1278,7 @@ impl<'a> Ctx<'a> {
         self.bounds = None;
         self.bad_call = None;
         self.extern_call = None;
+        self.unwound = None;
         self.frames.clear();
         self.depth = 0;
         let f = p.func;
@@ -1312,6 +1365,12 @@ impl<'a> Ctx<'a> {
             self.b.cur = None;
         }
         let mut extra_goals = Vec::new();
+        let mut unwound_state = None;
+        if let Some((l, sp)) = self.unwound.take() {
+            self.b.place(l);
+            unwound_state = self.b.cur.map(|st| (st, sp));
+            self.b.cur = None;
+        }
         let kinds = [
             (self.bounds.take(), "out-of-bounds index"),
             (
@@ -1353,6 +1412,17 @@ impl<'a> Ctx<'a> {
             self.prog.goals.push(Goal {
                 name: Some(format!("{what} in {name}")),
                 kind: GoalKind::Assertion,
+                at: GoalAt::States(vec![(tid, q)]),
+                cond: None,
+                span: sp,
+            });
+        }
+        if let Some((s, sp)) = unwound_state {
+            let q = StateId(fin.map[s as usize]);
+            self.unwind_goals.push(self.prog.goals.len());
+            self.prog.goals.push(Goal {
+                name: Some(format!("unwinding assertion in {name}")),
+                kind: GoalKind::Goal,
                 at: GoalAt::States(vec![(tid, q)]),
                 cond: None,
                 span: sp,

@@ -181,12 +181,54 @@ pub fn looks_like(text: &str) -> bool {
 /// syntax error; a construct outside the subset of docs/c.md — each
 /// located at the original file's line and column (exit 2).
 pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
+    lower_until(src, width, opts, None, false).map(|l| l.program)
+}
+
+/// A lowered C program with what the lowering knows beyond the IR.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// The program ([`parse`]'s result).
+    pub program: Program,
+    /// The source lines (of the input file, ascending, distinct) of the
+    /// loops, goto loops and recursive calls where `--unwind` ended a path
+    /// that needed more iterations. Empty: every path of the C program
+    /// runs to its end within the unwinding, so the lowered program has
+    /// all of its behaviours.
+    pub cut_loops: Vec<usize>,
+    /// With unwinding goals ([`lower_until`]): the goals (indices into
+    /// `program.goals`, one per thread that has a cut) reached where a
+    /// path needs one more iteration than the unwinding gives (CBMC's
+    /// unwinding assertions). When none of them is reachable and
+    /// `unchecked_cut` is false, the cuts removed no execution.
+    pub unwind_goals: Vec<usize>,
+    /// A cut ended its path without going to an unwinding goal (one
+    /// inside a `__VERIFIER_atomic_*` section, or every cut without
+    /// unwinding goals).
+    pub unchecked_cut: bool,
+}
+
+/// [`parse`], giving up at `deadline`, with the loops the unwinding cut;
+/// with `unwinding_goals`, a path that needs one more iteration than the
+/// unwinding gives goes to its thread's unwinding goal (a goal of kind
+/// [`crate::program::GoalKind::Goal`], listed in
+/// [`Lowered::unwind_goals`]) instead of ending, so that a reachability
+/// check of those goals alone says whether the cuts removed anything.
+///
+/// Errors: those of [`parse`]; the deadline passed before the lowering
+/// ended ([`Error::Unknown`], exit 3).
+pub fn lower_until(
+    src: &SourceFile,
+    width: Width,
+    opts: &Options,
+    deadline: Option<std::time::Instant>,
+    unwinding_goals: bool,
+) -> Result<Lowered, Error> {
     let src = src.clone();
     let opts = opts.clone();
     let worker = std::thread::Builder::new()
         .name("c-front-end".into())
         .stack_size(PIPELINE_STACK)
-        .spawn(move || pipeline(&src, width, &opts))
+        .spawn(move || pipeline(&src, width, &opts, deadline, unwinding_goals))
         .map_err(|e| Error::Tool(format!("cannot start the C front-end: {e}")))?;
     worker
         .join()
@@ -194,7 +236,13 @@ pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, 
 }
 
 /// Preprocess, check nesting, parse, lower (on the big-stack thread).
-fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
+fn pipeline(
+    src: &SourceFile,
+    width: Width,
+    opts: &Options,
+    deadline: Option<std::time::Instant>,
+    unwinding_goals: bool,
+) -> Result<Lowered, Error> {
     let pp = if is_preprocessed_path(&src.path) {
         preprocess::blank_comments(&src.text)
     } else {
@@ -219,5 +267,5 @@ fn pipeline(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, E
             ));
         }
     };
-    ctx::lower(&unit, &sources, width, opts)
+    ctx::lower(&unit, &sources, width, opts, deadline, unwinding_goals)
 }

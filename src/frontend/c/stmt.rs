@@ -53,8 +53,7 @@ impl<'a> Ctx<'a> {
         // one more ends there, and the answer says so.
         let active = self.frames.iter().filter(|fr| fr.func == name).count();
         if active > 0 && active as u32 >= self.opts.unwind {
-            self.cut_loops.push(self.src.line(call));
-            self.b.cur = None;
+            self.cut_here(call);
             let ret_ty =
                 self.types
                     .function_return(&f.node.specifiers, &f.node.declarator, self.src)?;
@@ -411,8 +410,7 @@ impl<'a> Ctx<'a> {
         while self.b.live() {
             if k >= self.opts.unwind {
                 // The unwinding bound: this path would need another pass.
-                self.cut_loops.push(self.src.line(span));
-                self.b.cur = None;
+                self.cut_here(span);
                 break;
             }
             let again = self.b.label();
@@ -790,8 +788,7 @@ impl<'a> Ctx<'a> {
             let more = decided && !syntactic_const && k < MAX_CONST_ITERATIONS;
             if k >= self.opts.unwind && !more {
                 // The unwinding bound: this path would need more iterations.
-                self.cut_loops.push(self.src.line(span));
-                self.b.cur = None;
+                self.cut_here(span);
                 break;
             }
             let cont = self.b.label();

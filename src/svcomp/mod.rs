@@ -1,0 +1,185 @@
+//! SV-COMP's conventions for concurrent C programs: task definitions
+//! ([`task`]), answers and scoring ([`score`]), complete answers by
+//! deepening the loop unwinding ([`deepen`]), and violation witnesses in
+//! witness format 2.0 with their replay ([`witness`]). [`verify`] answers
+//! one task the way the `svcomp` command prints it.
+//!
+//! The property is `unreach-call` (no call of `reach_error()`, or of the
+//! older `__VERIFIER_error()`), which the C front-end turns into the
+//! program's goals; programs run under sequential consistency (SV-COMP's
+//! pthread semantics) on the bounded (SAT) engine and, where it suits,
+//! the SMC engine ([`deepen`]); both execute every `__VERIFIER_atomic_*`
+//! step indivisibly.
+
+pub mod deepen;
+pub mod score;
+pub mod task;
+pub mod witness;
+
+use crate::diag::{Error, SourceFile};
+use score::Answer;
+use std::time::{Duration, Instant};
+
+/// Limits and choices of one [`verify`] call.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Wall-clock budget of the task (the deepening stops when it runs out).
+    pub timeout: Duration,
+    /// `Some(n)`: unwind loops exactly `n` times (one run, "safe" is
+    /// bounded when a loop was cut); `None`: deepen ([`deepen`]).
+    pub unwind: Option<u32>,
+    /// The largest unwinding the deepening tries.
+    pub max_unwind: u32,
+    /// The engines that check each unwinding.
+    pub engine: deepen::Engine,
+    /// The bounded engine's solver.
+    pub solver: crate::engines::bounded::SolverKind,
+    /// The C front-end's options other than the unwinding (`-D`, the
+    /// preprocessor, spin loops).
+    pub c: crate::frontend::c::Options,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> VerifyOptions {
+        VerifyOptions {
+            timeout: Duration::from_secs(900),
+            unwind: None,
+            max_unwind: deepen::DEFAULT_MAX_UNWIND,
+            engine: deepen::Engine::Auto,
+            solver: crate::engines::bounded::SolverKind::Varisat,
+            c: crate::frontend::c::Options::default(),
+        }
+    }
+}
+
+/// The answer to one task.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    /// TRUE, FALSE or UNKNOWN.
+    pub answer: Answer,
+    /// Why (a proof, the violation, or the limit that was reached).
+    pub reason: String,
+    /// The witness (format 2.0 YAML text) of a FALSE answer.
+    pub witness: Option<String>,
+    /// Wall-clock seconds.
+    pub time: f64,
+}
+
+/// Answers `task`'s `unreach-call` property: deepens the unwinding
+/// (or runs the one unwinding `opts.unwind` gives) and, for FALSE, writes
+/// the violation witness. A task this runner cannot answer (another
+/// property, several input files, a construct the C front-end refuses) is
+/// UNKNOWN with the reason; it is never guessed.
+///
+/// Errors: the input file cannot be read ([`Error::Io`]).
+pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error> {
+    let t0 = Instant::now();
+    let unknown = |reason: String| Verdict {
+        answer: Answer::Unknown,
+        reason,
+        witness: None,
+        time: t0.elapsed().as_secs_f64(),
+    };
+    if task.reach_property().is_none() {
+        return Ok(unknown(format!(
+            "unsupported property: only {} is checked",
+            task::UNREACH_CALL
+        )));
+    }
+    if task.language != "C" {
+        return Ok(unknown(format!(
+            "unsupported language `{}` (C only)",
+            task.language
+        )));
+    }
+    let [input] = task.input_files.as_slice() else {
+        return Ok(unknown(format!(
+            "{} input files; one is supported",
+            task.input_files.len()
+        )));
+    };
+    let src = SourceFile::read(&input.to_string_lossy())?;
+    let mut c = opts.c.clone();
+    let (start, max) = match opts.unwind {
+        Some(n) => (n, n),
+        None => (deepen::FIRST_UNWIND.min(opts.max_unwind), opts.max_unwind),
+    };
+    c.unwind = start;
+    let o = deepen::DeepenOptions {
+        c,
+        max_unwind: max,
+        width: task.data_model.width(),
+        deadline: Some(t0 + opts.timeout),
+        engine: opts.engine,
+        solver: opts.solver,
+    };
+    let d = match deepen::deepen(&src, &o) {
+        Ok(d) => d,
+        Err(Error::Io { path, message }) => return Err(Error::Io { path, message }),
+        Err(e) => {
+            return Ok(unknown(format!(
+                "not handled: {}",
+                one_line(&e.to_string())
+            )))
+        }
+    };
+    let time = || t0.elapsed().as_secs_f64();
+    Ok(match d {
+        deepen::Deepened::Violation {
+            unwind,
+            program,
+            goal,
+            steps,
+            engine,
+        } => {
+            let w = witness::write(task, &program, goal, &steps, unwind);
+            let threads = {
+                let mut ts: Vec<u32> = steps.iter().map(|s| s.thread()).collect();
+                ts.sort_unstable();
+                ts.dedup();
+                ts.len()
+            };
+            Verdict {
+                answer: Answer::False,
+                reason: format!(
+                    "{} reachable at --unwind {unwind} ({} steps of {threads} thread(s); {engine})",
+                    program.goals[goal]
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| "the error call".into()),
+                    steps.len()
+                ),
+                witness: Some(w),
+                time: time(),
+            }
+        }
+        deepen::Deepened::Proof {
+            unwind,
+            engine,
+            how,
+        } => Verdict {
+            answer: Answer::True,
+            reason: format!(
+                "proof: no path reaches the error call, and --unwind {unwind} {how} ({engine})"
+            ),
+            witness: None,
+            time: time(),
+        },
+        deepen::Deepened::Bounded { unwind, cut } => unknown(format!(
+            "bounded: no violation up to --unwind {unwind}, but {cut}"
+        )),
+        deepen::Deepened::Unknown { reason, bounded } => unknown(match bounded {
+            Some(k) => format!("{reason}; bounded: no violation up to --unwind {k}"),
+            None => reason,
+        }),
+    })
+}
+
+/// The first line of a (possibly multi-line, rendered) error message.
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" | ")
+}

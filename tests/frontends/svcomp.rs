@@ -1,0 +1,424 @@
+//! The SV-COMP task runner (`bmc_rmm::svcomp`, `bmc-rmm svcomp`):
+//!
+//! * on small tasks of `../shared/corpus/svcomp` (skipped without it),
+//!   under the engines `auto`, `bounded` (cdclt) and `smc`: every task
+//!   answered as its label says (but the one whose label is disputed,
+//!   docs/svcomp.md), and every FALSE's witness (format 2.0 YAML)
+//!   replays on the operational SC semantics of the program at the
+//!   unwinding the witness names; the whole corpus with
+//!   `BMC_SVCOMP_FULL=SECONDS`;
+//! * the C front-end's lowering stops at a deadline and reports the loops
+//!   the unwinding cut;
+//! * a small program whose bug needs a nondeterministic value and one
+//!   interleaving: the witness replays; changing the value or the order of
+//!   the threads makes the replay reject it;
+//! * deepening: a loop bounded by a constant number larger than the first
+//!   unwinding gives TRUE (a proof); a loop with a nondeterministic bound
+//!   gives UNKNOWN (bounded), and its buggy variant FALSE;
+//! * the command: the answer word first, the witness file, the batch
+//!   table with SV-COMP's points.
+
+use crate::{c_common, common};
+
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::svcomp::score::Answer;
+use bmc_rmm::svcomp::task::Task;
+use bmc_rmm::svcomp::witness::{self, Kind};
+use bmc_rmm::svcomp::{verify, VerifyOptions};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn corpus() -> Option<PathBuf> {
+    common::corpus("svcomp")
+}
+
+/// Replays `text` (a witness of `task`) on the task's program parsed
+/// again at the witness's unwinding; the goal reached.
+fn replay(task: &Task, text: &str) -> Result<usize, String> {
+    let (wps, unwind) = witness::read(text)?;
+    assert!(wps.last().is_some_and(|w| w.kind == Kind::Target), "{text}");
+    let p = program_of(task, unwind.expect("the witness names its unwinding"));
+    witness::replay(&p, task.data_model.width(), &wps)
+}
+
+/// The program a witness of `task` at `unwind` replays on.
+fn program_of(task: &Task, unwind: u32) -> bmc_rmm::program::Program {
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    let copts = bmc_rmm::frontend::c::Options {
+        unwind,
+        ..Default::default()
+    };
+    bmc_rmm::svcomp::deepen::program_at(&src, task.data_model.width(), &copts).unwrap()
+}
+
+/// Runs `verify` on the corpus tasks `names` (all of them when empty)
+/// with `opts`; checks that no answer contradicts the task's label except
+/// against a disputed label, and that every FALSE's witness replays.
+/// Returns (TRUE, FALSE) counts and the answers by task file.
+fn check_corpus(names: &[&str], opts: &VerifyOptions) -> (usize, usize, Vec<(String, Answer)>) {
+    let dir = corpus().expect("corpus");
+    let tsv = std::fs::read_to_string(dir.join("TASKS.tsv")).unwrap();
+    let (mut bad, mut falses, mut trues, mut answers) = (Vec::new(), 0, 0, Vec::new());
+    for line in tsv.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if !names.is_empty() && !names.contains(&f[1]) {
+            continue;
+        }
+        let task = Task::read(&dir.join(f[0]).join(f[1])).unwrap();
+        assert_eq!(task.expected(), Some(f[3] == "safe"), "{line}");
+        let v = verify(&task, opts).unwrap();
+        let wrong = bmc_rmm::svcomp::score::wrong(v.answer, task.expected());
+        if wrong && task.disputed_label().is_none() {
+            bad.push(format!(
+                "{}: wrong {} ({})",
+                f[1],
+                v.answer.word(),
+                v.reason
+            ));
+        }
+        match v.answer {
+            Answer::False => {
+                falses += 1;
+                let w = v.witness.as_deref().expect("FALSE writes a witness");
+                if let Err(e) = replay(&task, w) {
+                    bad.push(format!("{}: witness rejected: {e}", f[1]));
+                }
+            }
+            Answer::True => trues += 1,
+            Answer::Unknown => {}
+        }
+        answers.push((f[1].to_string(), v.answer));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    (trues, falses, answers)
+}
+
+/// Small corpus tasks, each answered in well under a second: buggy ones
+/// (FALSE, the witness replays), safe ones with bounded loops (TRUE), and
+/// the task whose label is disputed (FALSE, shown as a disagreement).
+/// `27_Boop_simple_vf` (FALSE) is left out: its witness does not replay
+/// yet (docs/svcomp.md, "Open problems").
+const SMALL: &[&str] = &[
+    "read_write_lock-2.yml",
+    "fkp2013_variant-2.yml",
+    "lazy01.yml",
+    "peterson.yml",
+    "16_peterson-b.yml",
+    "19_time_var_mutex.yml",
+    "23_lu-fig2.fixed.yml",
+    "37_stack_lock_p0_vs_concur.yml",
+];
+
+#[test]
+fn small_corpus_tasks_right_under_every_engine_and_witnesses_replay() {
+    if !c_common::cpp_available() || corpus().is_none() {
+        eprintln!("skipped: no C preprocessor or no ../shared/corpus/svcomp");
+        return;
+    }
+    use bmc_rmm::engines::bounded::SolverKind;
+    use bmc_rmm::svcomp::deepen::Engine;
+    // The SMC engine on the tasks without nondeterministic ints (it runs
+    // every value of one, docs/c.md, "Atomic sections").
+    let smc_small: &[&str] = &[
+        "read_write_lock-2.yml",
+        "lazy01.yml",
+        "peterson.yml",
+        "19_time_var_mutex.yml",
+        "37_stack_lock_p0_vs_concur.yml",
+    ];
+    for (engine, solver, tasks, want) in [
+        (Engine::Auto, SolverKind::Varisat, SMALL, (4, 4)),
+        (Engine::Bounded, SolverKind::Cdclt, SMALL, (4, 4)),
+        (Engine::Smc, SolverKind::Varisat, smc_small, (2, 3)),
+    ] {
+        let opts = VerifyOptions {
+            timeout: Duration::from_secs(20),
+            engine,
+            solver,
+            ..VerifyOptions::default()
+        };
+        let (trues, falses, answers) = check_corpus(tasks, &opts);
+        let label = format!("{} {}: {answers:?}", engine.name(), solver.name());
+        assert_eq!(answers.len(), tasks.len(), "{label}");
+        // Every task here is answered, as its label says (but the
+        // disputed one, answered FALSE).
+        assert_eq!((trues, falses), want, "{label}");
+        let disputed = answers.iter().find(|(t, _)| t.starts_with("37_")).unwrap();
+        assert_eq!(disputed.1, Answer::False, "{label}");
+    }
+}
+
+/// The whole corpus (slow: `BMC_SVCOMP_FULL=SECONDS` per task; skipped
+/// without it): no wrong answer but against a disputed label, every
+/// witness replays.
+#[test]
+fn full_corpus_answers_are_never_wrong_and_witnesses_replay() {
+    let Some(secs) = std::env::var("BMC_SVCOMP_FULL")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+    else {
+        eprintln!("skipped: set BMC_SVCOMP_FULL=SECONDS to run the whole corpus");
+        return;
+    };
+    if !c_common::cpp_available() || corpus().is_none() {
+        eprintln!("skipped: no C preprocessor or no ../shared/corpus/svcomp");
+        return;
+    }
+    let opts = VerifyOptions {
+        timeout: Duration::from_secs_f64(secs),
+        ..VerifyOptions::default()
+    };
+    let (trues, falses, _) = check_corpus(&[], &opts);
+    eprintln!("corpus at {secs} s per task: {trues} TRUE, {falses} FALSE");
+    assert!(falses > 0 && trues > 0, "the corpus gives both answers");
+}
+
+#[test]
+fn the_lowering_stops_at_the_deadline() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let prog =
+        format!("{HEADER}int main() {{\n  int i = 0;\n  while (i < 100) i++;\n  return 0;\n}}\n");
+    let (d, _) = task_of(&prog, true);
+    let src = SourceFile::read(&d.path().join("t.i").to_string_lossy()).unwrap();
+    let w = bmc_rmm::program::Width(32);
+    let o = bmc_rmm::frontend::c::Options::default();
+    let past = std::time::Instant::now();
+    match bmc_rmm::frontend::c::lower_until(&src, w, &o, Some(past), false) {
+        Err(bmc_rmm::diag::Error::Unknown(why)) => assert!(why.contains("lowering"), "{why}"),
+        other => panic!("expected a time limit, got {other:?}"),
+    }
+    // Without a deadline: lowered; the constant loop is unrolled, no cut.
+    let l = bmc_rmm::frontend::c::lower_until(&src, w, &o, None, false).unwrap();
+    assert!(l.cut_loops.is_empty(), "{:?}", l.cut_loops);
+    let o2 = bmc_rmm::frontend::c::Options {
+        unwind: 2,
+        ..Default::default()
+    };
+    let prog2 = prog.replace(
+        "while (i < 100) i++;",
+        "while (__VERIFIER_nondet_int()) i++;",
+    );
+    std::fs::write(d.path().join("t.i"), &prog2).unwrap();
+    let src = SourceFile::read(&d.path().join("t.i").to_string_lossy()).unwrap();
+    let l = bmc_rmm::frontend::c::lower_until(&src, w, &o2, None, true).unwrap();
+    assert_eq!(l.cut_loops, vec![8], "the loop's line");
+    // With unwinding goals: one goal for main's cut, after its assertion goals.
+    assert_eq!(l.unwind_goals.len(), 1);
+    assert!(!l.unchecked_cut);
+    let g = &l.program.goals[l.unwind_goals[0]];
+    assert_eq!(g.name.as_deref(), Some("unwinding assertion in main"));
+}
+
+/// Writes `program` as `t.i` with its task `t.yml` into a temporary
+/// directory; returns (directory guard, task).
+fn task_of(program: &str, expected: bool) -> (tempfile::TempDir, Task) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("t.i"), program).unwrap();
+    let yml = format!(
+        "format_version: '2.0'\ninput_files: 't.i'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n    expected_verdict: {expected}\noptions:\n  language: C\n  data_model: ILP32\n"
+    );
+    std::fs::write(d.path().join("t.yml"), yml).unwrap();
+    let t = Task::read(&d.path().join("t.yml")).unwrap();
+    (d, t)
+}
+
+const HEADER: &str = "typedef unsigned long pthread_t;\n\
+    extern int pthread_create(pthread_t *, void *, void *(*)(void *), void *);\n\
+    extern int pthread_join(pthread_t, void **);\n\
+    extern void reach_error(void);\n\
+    extern int __VERIFIER_nondet_int(void);\n";
+
+fn quick() -> VerifyOptions {
+    VerifyOptions {
+        timeout: Duration::from_secs(60),
+        ..VerifyOptions::default()
+    }
+}
+
+#[test]
+fn witness_names_values_and_interleaving_and_mutants_are_rejected() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let prog = format!(
+        "{HEADER}int x;\nvoid *t(void *a) {{\n  x = x + 1;\n  return 0;\n}}\n\
+         int main() {{\n  pthread_t h;\n  int v = __VERIFIER_nondet_int();\n  \
+         pthread_create(&h, 0, t, 0);\n  int r = x;\n  if (v == 5 && r == 1) reach_error();\n  \
+         return 0;\n}}\n"
+    );
+    let (_d, task) = task_of(&prog, false);
+    let v = verify(&task, &quick()).unwrap();
+    assert_eq!(v.answer, Answer::False, "{}", v.reason);
+    let text = v.witness.unwrap();
+    assert!(text.contains("entry_type: violation_sequence"), "{text}");
+    assert!(
+        text.contains("format_version: \"2.0\"")
+            || text.contains("format_version: '2.0'")
+            || text.contains("format_version: 2.0"),
+        "{text}"
+    );
+    assert!(text.contains("\\result == 5"), "{text}");
+    assert_eq!(replay(&task, &text), Ok(0), "{text}");
+    let (wps, _) = witness::read(&text).unwrap();
+    assert!(
+        wps.iter().any(|w| w.thread == 1) && wps.iter().any(|w| w.thread == 0),
+        "both threads named: {wps:?}"
+    );
+    // Another value: rejected.
+    let other = text.replace("\\result == 5", "\\result == 4");
+    assert!(replay(&task, &other).is_err(), "{other}");
+    // Without the worker's run (main alone cannot read x == 1): rejected.
+    let (wps, unwind) = witness::read(&text).unwrap();
+    let only_main: Vec<_> = wps
+        .iter()
+        .filter(|w| w.thread == 0 || w.kind == Kind::Target)
+        .cloned()
+        .collect();
+    let p = program_of(&task, unwind.unwrap());
+    assert!(witness::replay(&p, task.data_model.width(), &only_main).is_err());
+}
+
+#[test]
+fn deepening_proves_bounded_loops_and_stays_bounded_otherwise() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    // A loop whose bound (n ≤ 5) only the deepening covers: TRUE.
+    let bounded = format!(
+        "{HEADER}int main() {{\n  int n = __VERIFIER_nondet_int();\n  if (n < 0 || n > 5) return 0;\n  \
+         int i = 0;\n  while (i < n) i++;\n  if (i > 5) reach_error();\n  return 0;\n}}\n"
+    );
+    let (_d, task) = task_of(&bounded, true);
+    let v = verify(&task, &quick()).unwrap();
+    assert_eq!(v.answer, Answer::True, "{}", v.reason);
+    assert!(v.reason.contains("proof"), "{}", v.reason);
+    // The same loop at a fixed unwinding of 2: bounded, not a proof.
+    let fixed = VerifyOptions {
+        unwind: Some(2),
+        ..quick()
+    };
+    let v = verify(&task, &fixed).unwrap();
+    assert_eq!(v.answer, Answer::Unknown, "{}", v.reason);
+    assert!(v.reason.contains("bounded"), "{}", v.reason);
+    // The bug needs 5 iterations: FALSE once the unwinding reaches 8.
+    let (_d2, task) = task_of(&bounded.replace("i > 5", "i == 5"), false);
+    let v = verify(&task, &quick()).unwrap();
+    assert_eq!(v.answer, Answer::False, "{}", v.reason);
+    assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
+    // An unbounded loop: UNKNOWN (bounded) at the largest unwinding.
+    let unbounded = format!(
+        "{HEADER}int main() {{\n  int i = 0;\n  while (__VERIFIER_nondet_int()) i++;\n  \
+         if (i < 0) reach_error();\n  return 0;\n}}\n"
+    );
+    let (_d3, task) = task_of(&unbounded, true);
+    let small = VerifyOptions {
+        max_unwind: 4,
+        ..quick()
+    };
+    let v = verify(&task, &small).unwrap();
+    assert_eq!(v.answer, Answer::Unknown, "{}", v.reason);
+    assert!(
+        v.reason.starts_with("bounded") && v.reason.contains("--unwind 4"),
+        "{}",
+        v.reason
+    );
+}
+
+fn bmc(args: &[&str], cwd: &Path) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn command_prints_answer_witness_and_score_table() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let bug = format!(
+        "{HEADER}int x;\nvoid *t(void *a) {{ x = 1; return 0; }}\n\
+         int main() {{ pthread_t h; pthread_create(&h, 0, t, 0); if (x == 1) reach_error(); return 0; }}\n"
+    );
+    let (d, _) = task_of(&bug, false);
+    let (code, out, err) = bmc(&["svcomp", "--timeout", "60", "t.yml"], d.path());
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().next(), Some("FALSE"), "{out}");
+    let w = d.path().join("t.witness.yml");
+    assert!(out.contains("witness: ./t.witness.yml"), "{out}");
+    let task = Task::read(&d.path().join("t.yml")).unwrap();
+    assert_eq!(replay(&task, &std::fs::read_to_string(&w).unwrap()), Ok(0));
+    // The same task twice, one expecting the wrong verdict: a table.
+    let safe = bug.replace("x == 1", "x == 2");
+    std::fs::write(d.path().join("s.i"), safe).unwrap();
+    let yml = std::fs::read_to_string(d.path().join("t.yml"))
+        .unwrap()
+        .replace("t.i", "s.i")
+        .replace("false", "true");
+    std::fs::write(d.path().join("s.yml"), yml).unwrap();
+    let (code, out, err) = bmc(
+        &[
+            "svcomp",
+            "--timeout",
+            "60",
+            "--witness-dir",
+            "w",
+            "t.yml",
+            "s.yml",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("t.yml") && l.contains("FALSE") && l.contains("+1")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("s.yml") && l.contains("TRUE") && l.contains("+2")),
+        "{out}"
+    );
+    assert!(
+        out.contains("total: score 3 (2 tasks: TRUE 1, FALSE 1, UNKNOWN 0; wrong 0)"),
+        "{out}"
+    );
+    assert!(d.path().join("w/t.witness.yml").exists());
+    // The task whose label is disputed: a disagreement, explained.
+    if let Some(dir) = corpus() {
+        let t = dir.join("pthread-ext/37_stack_lock_p0_vs_concur.yml");
+        let t = t.to_string_lossy();
+        let (code, out, err) = bmc(
+            &["svcomp", "--timeout", "60", "--witness-dir", "w", &t, &t],
+            d.path(),
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(
+            out.lines().any(|l| l.contains("FALSE")
+                && l.contains("-16")
+                && l.contains("label `true` disputed")),
+            "{out}"
+        );
+        assert!(
+            out.contains("wrong 2, 2 of them against a disputed label"),
+            "{out}"
+        );
+    }
+    // A malformed task: a located error, exit 2.
+    std::fs::write(d.path().join("bad.yml"), "input_files: [1]\n").unwrap();
+    let (code, _, err) = bmc(&["svcomp", "bad.yml"], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.yml"), "{err}");
+}
