@@ -518,3 +518,19 @@ fn atomic_with_acquire_and_release_orders_its_write_before_later_accesses() {
     ];
     assert_eq!(states(&pair, "arm"), herd);
 }
+
+/// A narrow atomic (`SWPH` on a 64-bit location) in a test without a
+/// `Variant` line: herd7 rejects the test without `-variant mixed`
+/// ("Illegal mixed-size test"); the test is read in the variant, where an
+/// atomic access to a byte-addressed location is refused with a located
+/// error. (Read outside the variant it wrote its truncated value over the
+/// whole location: 8 wrong answers among generated tests,
+/// `bench/gen_litmus.py --mixed`.)
+#[test]
+fn a_narrow_atomic_outside_the_variant_is_refused() {
+    let t = "AArch64 NARROW-SWP\n{\nuint64_t x; 0:X1=x; 0:X0=1;\n}\n P0 ;\n \
+             SWPH W0,W2,[X1] ;\nexists (x=1)\n";
+    let (at, msg) = refused(t);
+    assert_eq!(at, "t.litmus:6:2");
+    assert!(msg.contains("exclusive or atomic"), "{msg}");
+}
