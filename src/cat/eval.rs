@@ -547,6 +547,13 @@ pub struct Evaluator<'m, B: Base> {
     /// Explain `acyclic` violations with shortest cycles
     /// ([`Mat::shortest_cycle`]) instead of the first one found.
     pub shortest_cycles: bool,
+    /// The absences `(group, binding, a, b)` of a `let rec` binding whose
+    /// explanation is in progress (on the stack of [`Self::abs`]): an
+    /// explanation that reaches one again through a complement or a
+    /// difference (which start their own `seen` sets) adds nothing there
+    /// — "(a, b) is absent because (a, b) is absent" holds no fact — and
+    /// would otherwise recurse without end.
+    abs_active: HashSet<(usize, usize, usize, usize)>,
 }
 
 impl<B: Base> Drop for Evaluator<'_, B> {
@@ -582,6 +589,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             defs,
             memo,
             shortest_cycles: false,
+            abs_active: HashSet::default(),
         }
     }
 
@@ -1260,8 +1268,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
                         }
                     }
                     _ if rec => {
-                        if seen.insert((g, bi, a, b)) {
+                        let key = (g, bi, a, b);
+                        if seen.insert(key) && self.abs_active.insert(key) {
                             self.abs(def, None, a, b, facts, seen);
+                            self.abs_active.remove(&key);
                         }
                     }
                     _ => self.abs(def, None, a, b, facts, seen),
