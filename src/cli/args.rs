@@ -630,6 +630,9 @@ pub const VERSION: &str = if cfg!(feature = "z3-bundled") {
 /// Default per-input time limit of `litmus` and `diff` (seconds).
 pub const DEFAULT_TIMEOUT: f64 = 60.0;
 
+/// Rounds per thread of `--engine kround` when `--rounds` is not given.
+pub const DEFAULT_ROUNDS: u32 = 2;
+
 /// The longest accepted `--timeout` (seconds; about 31 years).
 pub const MAX_TIMEOUT: f64 = 1e9;
 

@@ -165,7 +165,7 @@ pub fn engine_choice(a: &CheckArgs) -> bmc_rmm::ask::EngineChoice {
         Engine::Smc => EngineChoice::Smc,
         Engine::Lazy => EngineChoice::Lazy(a.rounds),
         Engine::Kround => {
-            EngineChoice::Kround(a.rounds.unwrap_or(crate::cli::tso_reach::DEFAULT_ROUNDS))
+            EngineChoice::Kround(a.rounds.unwrap_or(crate::cli::args::DEFAULT_ROUNDS))
         }
     }
 }

@@ -333,7 +333,7 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
         return Err(Error::Usage("no input FILE given".into()));
     }
     let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
-    let k = a.rounds.unwrap_or(super::tso_reach::DEFAULT_ROUNDS);
+    let k = a.rounds.unwrap_or(super::args::DEFAULT_ROUNDS);
     let tso = bmc_rmm::cat::builtin("tso")?;
     let sc = bmc_rmm::cat::builtin("sc")?;
     let head = format!(

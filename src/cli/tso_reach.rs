@@ -7,9 +7,6 @@ use bmc_rmm::ask::{Detail, EngineChoice, Question, Reply};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::tso_reach::kround::Answer;
 
-/// Rounds when `--rounds` is not given.
-pub const DEFAULT_ROUNDS: u32 = 2;
-
 /// Runs `reach --engine kround|lazy` on every input (files, directories,
 /// `@list`s; `--shard`/`--jsonl`/`--resume` as every batch command), in
 /// parallel (`-j`), each input with its own `--timeout`; prints the

@@ -110,7 +110,7 @@ impl Task {
         let [input] = self.input_files.as_slice() else {
             return None;
         };
-        let hash = super::witness::sha256_file(input);
+        let hash = sha256_file(input);
         DISPUTED_LABELS
             .iter()
             .find(|d| d.input_sha256 == hash)
@@ -189,6 +189,15 @@ impl Task {
             data_model,
         })
     }
+}
+
+/// Hex SHA-256 of a file's bytes (empty when unreadable): a task's input
+/// as SV-COMP names it (witness `programhash`, disputed labels).
+pub fn sha256_file(path: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    std::fs::read(path)
+        .map(|b| format!("{:x}", Sha256::digest(&b)))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

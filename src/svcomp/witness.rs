@@ -284,13 +284,6 @@ fn map(entries: Vec<(&str, Yaml)>) -> Yaml {
     Yaml::Hash(h)
 }
 
-/// Hex SHA-256 of a file's bytes (empty when unreadable).
-pub fn sha256_file(path: &std::path::Path) -> String {
-    std::fs::read(path)
-        .map(|b| format!("{:x}", Sha256::digest(&b)))
-        .unwrap_or_default()
-}
-
 /// Now as ISO 8601 UTC (`2026-11-27T10:53:01Z`).
 fn now_utc() -> String {
     let secs = std::time::SystemTime::now()
@@ -341,7 +334,7 @@ pub fn write(task: &Task, p: &Program, goal: usize, steps: &[Step], unwind: u32)
     let hash = task
         .input_files
         .first()
-        .map(|f| sha256_file(f))
+        .map(|f| super::task::sha256_file(f))
         .unwrap_or_default();
     let function = |t: u32| -> String {
         if (t as usize) < p.threads.len() {
