@@ -1268,23 +1268,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Lowers one thread: waits for its start flag, runs its function,
-    /// signals its end; returns the longest path of its automaton.
-    fn lower_thread(&mut self, p: PendingThread<'a>) -> Result<u32, Error> {
-        self.thread = p.id;
-        self.tls.clear();
-        self.b = Builder::new(self.width);
-        self.error = None;
-        self.bounds = None;
-        self.bad_call = None;
-        self.extern_call = None;
-        self.unwound = None;
-        self.frames.clear();
-        self.depth = 0;
-        let f = p.func;
-        let fspan = f.span;
-        self.b.at_line(self.src.line(fspan));
-        if p.id == 0 {
+    /// The start of thread `id`'s automaton: `main`'s view of the initial
+    /// memory, the thread's copies of the thread-local objects, and (for
+    /// a created thread) the wait for its start flag.
+    ///
+    /// Errors: those of [`Self::tls_copy`] and [`Self::emit`].
+    fn thread_prologue(&mut self, id: usize, fspan: lang_c::span::Span) -> Result<(), Error> {
+        if id == 0 {
             // Before `main` creates a thread, its loads of cells it has not
             // stored to read the initial memory (builder::Builder::init_mem).
             let mut m = HashMap::new();
@@ -1307,9 +1297,9 @@ impl<'a> Ctx<'a> {
         for k in keys {
             self.tls_copy(&k, fspan)?;
         }
-        if p.id != 0 {
+        if id != 0 {
             let t = self.b.temp();
-            let flag = self.start_flags[p.id];
+            let flag = self.start_flags[id];
             self.emit(
                 Command::Load {
                     reg: t,
@@ -1327,6 +1317,26 @@ impl<'a> Ctx<'a> {
             )?;
             self.b.release(0);
         }
+        Ok(())
+    }
+
+    /// Lowers one thread: waits for its start flag, runs its function,
+    /// signals its end; returns the longest path of its automaton.
+    fn lower_thread(&mut self, p: PendingThread<'a>) -> Result<u32, Error> {
+        self.thread = p.id;
+        self.tls.clear();
+        self.b = Builder::new(self.width);
+        self.error = None;
+        self.bounds = None;
+        self.bad_call = None;
+        self.extern_call = None;
+        self.unwound = None;
+        self.frames.clear();
+        self.depth = 0;
+        let f = p.func;
+        let fspan = f.span;
+        self.b.at_line(self.src.line(fspan));
+        self.thread_prologue(p.id, fspan)?;
         let end = self.b.label();
         self.end = Some(end);
         let args: Vec<LExpr> = match p.arg {
