@@ -156,6 +156,15 @@ fn present(
     rec
 }
 
+/// The canonical name of the built-in model `--model` names, `None` with
+/// `--model-file` or a name that is no built-in model.
+pub fn builtin_model(a: &CheckArgs) -> Option<&'static str> {
+    match a.model.model_file {
+        None => bmc_rmm::cat::builtin_name(&a.model.model),
+        Some(_) => None,
+    }
+}
+
 /// The engine `--engine` (with `--solver`, `--rounds`) names.
 pub fn engine_choice(a: &CheckArgs) -> bmc_rmm::ask::EngineChoice {
     use bmc_rmm::ask::EngineChoice;
@@ -184,10 +193,7 @@ pub fn request<'a>(
     kinds: &'a [bmc_rmm::ask::Question],
     alone: bool,
 ) -> bmc_rmm::ask::Request<'a> {
-    let builtin = match a.model.model_file {
-        None => bmc_rmm::cat::builtin_name(&a.model.model),
-        Some(_) => None,
-    };
+    let builtin = builtin_model(a);
     let mut r = bmc_rmm::ask::Request::new(p, model, builtin, kinds, effective_bound(a.bound, p));
     r.engine = engine_choice(a);
     r.hb_query = a.hb_query.into();

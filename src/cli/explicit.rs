@@ -43,10 +43,7 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
                 .into(),
         ));
     }
-    let builtin = match a.model.model_file {
-        None => bmc_rmm::cat::builtin_name(&a.model.model),
-        Some(_) => None,
-    };
+    let builtin = super::check::builtin_model(a);
     bmc_rmm::ask::validate(EngineChoice::Explicit, builtin, &[Question::Robust])?;
     let cat = bmc_rmm::cat::builtin("tso")?;
     let aliases = super::expect::model_aliases("tso", None);

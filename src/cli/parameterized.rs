@@ -90,10 +90,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
         every_thread: a.parameterized,
     }];
     let engine = super::check::engine_choice(a);
-    let builtin = match a.model.model_file {
-        None => bmc_rmm::cat::builtin_name(&a.model.model),
-        Some(_) => None,
-    };
+    let builtin = super::check::builtin_model(a);
     bmc_rmm::ask::validate(engine, builtin, &question)?;
     let cat = bmc_rmm::cat::builtin("tso")?;
     crate::cli::batch::run_records(a, "robust", "tso", |f, p| {

@@ -24,10 +24,7 @@ pub fn run(a: &CheckArgs, check: SmcCheck) -> Result<i32, Error> {
         SmcCheck::Reach => CheckKind::Reach,
         SmcCheck::Robust => CheckKind::Robust,
     };
-    let builtin = match a.model.model_file {
-        None => bmc_rmm::cat::builtin_name(&a.model.model),
-        Some(_) => None,
-    };
+    let builtin = super::check::builtin_model(a);
     let model = bmc_rmm::ask::smc_model(builtin, kind)?;
     if a.expectations.expect.is_some()
         || a.expectations.write_expect.is_some()

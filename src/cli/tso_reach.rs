@@ -28,10 +28,7 @@ pub fn run_reach(a: &CheckArgs) -> Result<i32, Error> {
         ));
     }
     let engine = super::check::engine_choice(a);
-    let builtin = match a.model.model_file {
-        None => bmc_rmm::cat::builtin_name(&a.model.model),
-        Some(_) => None,
-    };
+    let builtin = super::check::builtin_model(a);
     bmc_rmm::ask::validate(engine, builtin, &[Question::Reach])?;
     let cat = bmc_rmm::cat::builtin("tso")?;
     crate::cli::batch::run_records(a, "reach", "tso", |f, p| answer(f, p, a, &cat, engine))
