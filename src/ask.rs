@@ -191,6 +191,17 @@ pub struct Reply {
     pub notes: Vec<String>,
 }
 
+impl Reply {
+    /// The bounded engine's result behind this reply, if the bounded
+    /// engine (or the explicit proof reported in its vocabulary) gave it.
+    pub fn into_bounded(self) -> Option<CheckResult> {
+        match self.detail {
+            Detail::Bounded(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
 impl<'a> Request<'a> {
     /// A request with the defaults of the command line: the automatic
     /// engine, `--hb-query auto`, not eager, no time limit, alone, the

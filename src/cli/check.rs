@@ -221,10 +221,7 @@ fn bounded_results(
     let replies = bmc_rmm::ask::ask(&request(a, p, model, &questions, alone))?;
     Ok(replies
         .into_iter()
-        .filter_map(|r| match r.detail {
-            bmc_rmm::ask::Detail::Bounded(x) => Some(*x),
-            _ => None,
-        })
+        .filter_map(bmc_rmm::ask::Reply::into_bounded)
         .collect())
 }
 

@@ -128,10 +128,7 @@ fn answer(
     let start = std::time::Instant::now();
     let results: Vec<CheckResult> = bmc_rmm::ask::ask(&req)?
         .into_iter()
-        .filter_map(|r| match r.detail {
-            bmc_rmm::ask::Detail::Bounded(x) => Some(*x),
-            _ => None,
-        })
+        .filter_map(bmc_rmm::ask::Reply::into_bounded)
         .collect();
     let lim = bmc_rmm::engines::bounded::Limits {
         bound: req.bound,
