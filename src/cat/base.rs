@@ -274,7 +274,7 @@ impl BaseSet {
 
     /// For the access-annotation sets (`ACQ`, `ACQPC`, `REL`, `NORET`, `IF`): the bit of
     /// [`crate::program::Ann`] an access must carry. `None` for the others.
-    pub fn ann_bit(self) -> Option<u8> {
+    pub fn ann_bit(self) -> Option<u16> {
         use crate::program::Ann;
         match self {
             BaseSet::Acq => Some(Ann::ACQ),

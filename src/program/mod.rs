@@ -178,34 +178,34 @@ impl MembarMask {
 /// One bit, [`Ann::PICK`], annotates an assignment instead (its
 /// dependencies, not its ordering).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
-pub struct Ann(pub u8);
+pub struct Ann(pub u16);
 
 impl Ann {
     /// Acquire (`LDAR`, `.aq`).
-    pub const ACQ: u8 = 1;
+    pub const ACQ: u16 = 1;
     /// AcquirePC (`LDAPR`).
-    pub const ACQPC: u8 = 2;
+    pub const ACQPC: u16 = 2;
     /// Release (`STLR`, `.rl`).
-    pub const REL: u8 = 4;
+    pub const REL: u16 = 4;
     /// The read of an Arm atomic that returns no data (destination
     /// `WZR`/`XZR`, the `ST<op>` forms): `DMB LD` does not order it (Arm
     /// ARM B2.3.6, Barrier-ordered-before; herd's `NoRet`).
-    pub const NORET: u8 = 8;
+    pub const NORET: u16 = 8;
     /// On an assignment (not an access): every dependency path from a
     /// read to the assigned register becomes a *pick* path (Arm ARM
     /// B2.3.2: the register written by a successful compare-and-swap
     /// depends on its read only through the comparison).
-    pub const PICK: u8 = 16;
+    pub const PICK: u16 = 16;
     /// On a store-conditional: its flag register depends on its write
     /// when it succeeds (RISC-V RVWMO, "syntactic dependencies": an SC's
     /// destination register is a dependency source, so rules 9–13 order
     /// later accesses after the SC; herd's RISC-V `sc.w`).
-    pub const SCDEP: u8 = 32;
+    pub const SCDEP: u16 = 32;
     /// On a load: an instruction fetch (herd's `Variant=ifetch`; Simner
     /// et al., "ARMv8-A system semantics: instruction fetch in relaxed
     /// architectures", ESOP 2020): the read of a modifiable instruction
     /// from its code address before the instruction executes.
-    pub const IFETCH: u8 = 64;
+    pub const IFETCH: u16 = 64;
     /// On a load or store: a byte access that continues the byte accesses
     /// of the access before it (herd's mixed-size variant, where an access
     /// to a byte-addressed location is a set of byte events; Flur et al.,
@@ -213,9 +213,16 @@ impl Ann {
     /// An access without this bit followed by a straight line of accesses
     /// with it are the byte events of one instruction, which the base
     /// relation `si` relates ([`Thread::si_groups`]).
-    pub const SI: u8 = 128;
+    pub const SI: u16 = 128;
+    /// On a store-conditional: its value register is read without a data
+    /// dependency (herd's AArch64 `STXR`/`STXP` read the stored register
+    /// on no dependency port, so aarch64.cat's `data`, which needs
+    /// `ii_data`, has no edge into a store-exclusive; Arm ARM B2.3.2
+    /// leaves the store-exclusive's data out of the "Data dependency"
+    /// definition herd implements).
+    pub const NODATA: u16 = 256;
     /// The native keyword of each bit, in bit order.
-    pub const NAMES: [(&'static str, u8); 8] = [
+    pub const NAMES: [(&'static str, u16); 9] = [
         ("acq", Self::ACQ),
         ("acqpc", Self::ACQPC),
         ("rel", Self::REL),
@@ -224,10 +231,14 @@ impl Ann {
         ("scdep", Self::SCDEP),
         ("ifetch", Self::IFETCH),
         ("si", Self::SI),
+        ("nodata", Self::NODATA),
     ];
 
+    /// Every bit [`Ann::NAMES`] defines.
+    pub const ALL: u16 = 511;
+
     /// Whether bit `b` is set.
-    pub fn has(self, b: u8) -> bool {
+    pub fn has(self, b: u16) -> bool {
         self.0 & b != 0
     }
 }

@@ -2,7 +2,7 @@
 //! dependencies into and out of an AMO (herd makes an AMO one event, in R
 //! and W, whose register reads all precede it), herd's `filter` before a
 //! `~exists` condition, the order an AArch64 atomic with acquire and release
-//! semantics gives its write, a header comment herd's splitter skips line by line
+//! semantics gives its write, no data dependency into a store-exclusive, a header comment herd's splitter skips line by line
 //! (`(*` not closed), and AArch64 mixed-size accesses: answered where
 //! modelled (a dependency's zero offset; locations accessed at several
 //! sizes by several threads, a rule per test: per-byte rf and co, the
@@ -108,6 +108,38 @@ fn data_into_amo_orders_later_stores() {
     all.push("0:x5=1; 1:x5=1;");
     all.sort();
     assert_eq!(states(&none, "riscv"), all);
+}
+
+#[test]
+fn no_data_dependency_into_a_store_exclusive() {
+    // herd's STXR reads its value register on no dependency port, so
+    // aarch64.cat's `data` has no edge into it and nothing orders P0's
+    // read before the store-exclusive: herd7 Sometimes, 6 states.
+    let t = "AArch64 LB+data-stxr+dmb\n{\n0:X0=z; 0:X2=x; 1:X0=x; 1:X2=z;\n}\n\
+             P0 | P1 ;\nLDR W1,[X0] | LDR W1,[X0] ;\nEOR W3,W1,W1 | DMB SY ;\n\
+             ADD W3,W3,#1 | MOV W3,#1 ;\nLDXR W4,[X2] | STR W3,[X2] ;\nSTXR W5,W3,[X2] | ;\n\
+             exists (0:X1=1 /\\ 0:X5=0 /\\ 1:X1=1)\n";
+    assert_eq!(
+        states(t, "arm"),
+        [
+            "0:X1=0; 0:X5=0; 1:X1=0;",
+            "0:X1=0; 0:X5=0; 1:X1=1;",
+            "0:X1=0; 0:X5=1; 1:X1=0;",
+            "0:X1=1; 0:X5=0; 1:X1=0;",
+            "0:X1=1; 0:X5=0; 1:X1=1;",
+            "0:X1=1; 0:X5=1; 1:X1=0;",
+        ]
+    );
+    // A plain store of the same value keeps the data dependency (herd7
+    // Never, 3 states).
+    let st = t
+        .replace("LDXR W4,[X2]", "MOV W4,#0")
+        .replace("STXR W5,W3,[X2]", "STR W3,[X2]")
+        .replace(" /\\ 0:X5=0", "");
+    assert_eq!(
+        states(&st, "arm"),
+        ["0:X1=0; 1:X1=0;", "0:X1=0; 1:X1=1;", "0:X1=1; 1:X1=0;"]
+    );
 }
 
 #[test]

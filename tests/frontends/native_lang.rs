@@ -632,7 +632,7 @@ fn arm_riscv_commands_parse_print_and_round_trip() {
         ("thread t { [foo] r = 1; }", "unknown annotation `foo`"),
         ("thread t { [acq] r = 1; }", "applies to one access"),
         ("thread t { [acq] dmb; }", "applies to one access"),
-        ("thread t { [300] r = mem[0]; }", "must be 0..=255"),
+        ("thread t { [600] r = mem[0]; }", "must be 0..=511"),
         ("thread t { r = select(1, 2); }", "expected `,`"),
         (
             "thread t { atomic { dmb; }; }",

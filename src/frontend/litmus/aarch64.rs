@@ -535,7 +535,7 @@ fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
     ))
 }
 
-fn ann(bits: u8, c: Command) -> Command {
+fn ann(bits: u16, c: Command) -> Command {
     if bits == 0 {
         c
     } else {
@@ -545,7 +545,7 @@ fn ann(bits: u8, c: Command) -> Command {
 
 /// The acquire/release suffix of an atomic mnemonic after its base
 /// (`""`, `"A"`, `"L"`, `"AL"`): (read annotation, write annotation).
-fn al_suffix(s: &str) -> Option<(u8, u8)> {
+fn al_suffix(s: &str) -> Option<(u16, u16)> {
     Some(match s {
         "" => (0, 0),
         "A" => (Ann::ACQ, 0),
@@ -1007,7 +1007,9 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             cx.vars
                 .access(&addr, size.unwrap_or(size_of(&ops[1])), false, sp);
             let flag = cx.reg("#stxr");
-            let a = if mn == "STLXR" { Ann::REL } else { 0 };
+            // herd reads the stored register on no dependency port: no
+            // data dependency into a store-exclusive (`nodata`).
+            let a = Ann::NODATA | if mn == "STLXR" { Ann::REL } else { 0 };
             let mut cmds = vec![ann(
                 a,
                 Command::StoreCond {

@@ -259,7 +259,7 @@ pub(super) fn min_max(signed: bool, max: bool, a: LExpr, b: LExpr) -> LExpr {
 /// would). Each byte read keeps the address dependencies of `addr` and
 /// the ordering annotations `ann` ([`Ann`] bits: herd's byte events of an
 /// `LDAR` are each an acquire); `reg` depends on every byte read.
-pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32, ann: u8) -> Vec<Command> {
+pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32, ann: u16) -> Vec<Command> {
     wide_bytes(cx, n);
     let mut cmds = Vec::new();
     let mut value: Option<LExpr> = None;
@@ -305,7 +305,7 @@ pub(super) fn byte_store(
     addr: &LExpr,
     value: &LExpr,
     n: u32,
-    ann: u8,
+    ann: u16,
 ) -> Vec<Command> {
     wide_bytes(cx, n);
     (0..n)
@@ -340,7 +340,7 @@ pub(super) fn byte_store(
 /// Byte `k` of an access with ordering annotations `ann`: after the
 /// first, annotated [`Ann::SI`] too (the byte events of one instruction,
 /// related by `si`).
-fn same_instr(k: u32, ann: u8, c: Command) -> Command {
+fn same_instr(k: u32, ann: u16, c: Command) -> Command {
     let bits = if k == 0 { ann } else { ann | Ann::SI };
     if bits == 0 {
         c

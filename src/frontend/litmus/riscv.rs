@@ -94,7 +94,7 @@ fn assign(d: Option<RegId>, value: LExpr) -> Vec<Command> {
     }
 }
 
-fn ann(bits: u8, c: Command) -> Command {
+fn ann(bits: u16, c: Command) -> Command {
     if bits == 0 {
         c
     } else {
@@ -121,7 +121,7 @@ fn fence_set(cx: &Ctx, op: &Op) -> Result<u8, Error> {
 }
 
 /// Splits `.aq`, `.rl`, `.aqrl` off a mnemonic: (base, annotation bits).
-fn split_aqrl(mn: &str) -> (&str, u8) {
+fn split_aqrl(mn: &str) -> (&str, u16) {
     for (suf, bits) in [
         (".aqrl", Ann::ACQ | Ann::REL),
         (".aq.rl", Ann::ACQ | Ann::REL),

@@ -968,7 +968,7 @@ impl<'a> Parser<'a> {
     fn command(&mut self, ctx: &mut Ctx, in_atomic: bool) -> R<(Vec<Command>, Span)> {
         let start = self.span();
         if self.is_p("[") {
-            let mut bits = 0u8;
+            let mut bits = 0u16;
             while self.eat_p("[") {
                 bits |= self.ann_bits()?;
             }
@@ -1002,9 +1002,9 @@ impl<'a> Parser<'a> {
     }
 
     /// The inside of `[acq, rel]` (after `[`, through `]`): names of
-    /// [`Ann::NAMES`] or raw bit masks 0..=255.
-    fn ann_bits(&mut self) -> R<u8> {
-        let mut bits = 0u8;
+    /// [`Ann::NAMES`] or raw bit masks 0..=511.
+    fn ann_bits(&mut self) -> R<u16> {
+        let mut bits = 0u16;
         if self.eat_p("]") {
             return Ok(0);
         }
@@ -1013,10 +1013,12 @@ impl<'a> Parser<'a> {
             match self.peek().clone() {
                 T::Int(..) => {
                     let (v, sp) = self.int_literal("an annotation")?;
-                    if !(0..=255).contains(&v) {
-                        return Err(self.src.error(sp, "a numeric annotation must be 0..=255"));
+                    if !(0..=i64::from(Ann::ALL)).contains(&v) {
+                        return Err(self
+                            .src
+                            .error(sp, format!("a numeric annotation must be 0..={}", Ann::ALL)));
                     }
-                    bits |= v as u8;
+                    bits |= v as u16;
                 }
                 T::Ident(w) => match Ann::NAMES.iter().find(|(n, _)| *n == w) {
                     Some((_, b)) => {
@@ -1024,11 +1026,12 @@ impl<'a> Parser<'a> {
                         self.bump();
                     }
                     None => {
+                        let names: Vec<&str> = Ann::NAMES.iter().map(|(n, _)| *n).collect();
                         return Err(self.src.error_help(
                             sp,
                             format!("unknown annotation `{w}`"),
-                            "annotations are acq, acqpc, rel, noret",
-                        ))
+                            format!("annotations are {}", names.join(", ")),
+                        ));
                     }
                 },
                 _ => return Err(self.unexpected("an annotation (acq, acqpc, rel, noret)")),

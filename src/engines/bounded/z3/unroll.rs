@@ -162,7 +162,7 @@ struct Local {
     writes: Vec<usize>,
     atomic: bool,
     /// Ordering annotations of the enclosing `Command::Ann` (bits).
-    ann: u8,
+    ann: u16,
     ord: u32,
 }
 
@@ -617,7 +617,10 @@ impl Builder<'_> {
     fn store_cond(&mut self, addr: &LExpr, value: &LExpr, flag: RegId, l: &mut Local) {
         let succ = Bool::fresh_const(self.ctx, "stcx");
         let v = self.eval(value, &l.regs);
-        let e = self.store(l, Some(addr), v, Some(value), Some(succ.clone()));
+        // A `nodata` store-conditional (Arm `STXR`) reads its value
+        // register without a data dependency.
+        let vexpr = (l.ann & Ann::NODATA == 0).then_some(value);
+        let e = self.store(l, Some(addr), v, vexpr, Some(succ.clone()));
         let ev_addr = self.out.events[e].addr.clone();
         let ok = match &l.resv {
             Some((valid, ra, _)) => Bool::and(self.ctx, &[valid, &ra._eq(&ev_addr)]),

@@ -285,7 +285,7 @@ impl Candidate {
         &mut self,
         ctx: &mut Ctx,
         (reg, addr): (&Option<RegId>, &AddrSrc),
-        (expect, reserve, ann): (&Option<i64>, &bool, &u8),
+        (expect, reserve, ann): (&Option<i64>, &bool, &u16),
         layout: &SlotLayout,
         deps: bool,
         run: &mut StepRun,
@@ -332,16 +332,19 @@ impl Candidate {
         &mut self,
         ctx: &mut Ctx,
         (addr, value): (&AddrSrc, &LExpr),
-        (cond_flag, ann): (&Option<RegId>, &u8),
+        (cond_flag, ann): (&Option<RegId>, &u16),
         layout: &SlotLayout,
         deps: bool,
         run: &mut StepRun,
     ) {
         let a = ctx.addr(addr, &self.regs);
         let v = ctx.eval(value, &self.regs);
+        // A `nodata` store-conditional (Arm `STXR`) reads its value
+        // register without a data dependency.
+        let value_deps = deps && *ann & crate::program::Ann::NODATA == 0;
         let at = AccessTaint {
             addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
-            value: self.taint_of(ctx.cnf, deps, &vars_of(value)),
+            value: self.taint_of(ctx.cnf, value_deps, &vars_of(value)),
         };
         let kind = if let Some(f) = cond_flag {
             self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);

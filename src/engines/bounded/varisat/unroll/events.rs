@@ -43,7 +43,7 @@ pub(super) struct SlotContrib {
     /// The candidate is locked/atomic.
     pub(super) atomic: bool,
     /// The access's ordering annotations ([`crate::program::Ann`] bits).
-    pub(super) ann: u8,
+    pub(super) ann: u16,
     /// The access is exclusive (load-reserve, store-conditional).
     pub(super) excl: bool,
 }
@@ -314,7 +314,7 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
         return None;
     }
     let atomic = code.atomic[i];
-    let ann_sets = |ann: u8, excl: bool| {
+    let ann_sets = |ann: u16, excl: bool| {
         let mut v: Vec<&'static str> = BaseSet::ANNOTATED
             .into_iter()
             .filter(|s| s.ann_bit().is_some_and(|b| ann & b != 0))

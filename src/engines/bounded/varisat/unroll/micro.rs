@@ -32,14 +32,14 @@ pub(super) enum Micro {
         expect: Option<i64>,
         reserve: bool,
         /// Ordering annotations ([`crate::program::Ann`] bits).
-        ann: u8,
+        ann: u16,
     },
     Store {
         addr: AddrSrc,
         value: LExpr,
         cond_flag: Option<RegId>,
         /// Ordering annotations ([`crate::program::Ann`] bits).
-        ann: u8,
+        ann: u16,
     },
     /// `reg := cond ? then : else_` (taint: cond's, as pick paths, and
     /// the selected operand's).
@@ -140,7 +140,7 @@ pub(super) fn vars_of(e: &LExpr) -> BTreeSet<RegId> {
 
 /// Appends the micro-ops of `cmd` to `out`; `ann`: the annotations of an
 /// enclosing [`Command::Ann`].
-fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u8, out: &mut Vec<Micro>) {
+fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) {
     match cmd {
         Command::Ann(a, c) => micro_ops(c, nodes, ann | a.0, out),
         Command::Guard(e) => out.push(Micro::Guard(e.clone())),
