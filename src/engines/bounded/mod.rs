@@ -215,7 +215,8 @@ pub struct CheckResult {
     pub truncated: Vec<String>,
     /// Why unknown.
     pub reason: Option<String>,
-    /// Seconds.
+    /// Seconds from the start of the query to this answer, the encoding
+    /// included.
     pub time: f64,
     /// Engine statistics.
     pub stats: Stats,

@@ -246,6 +246,8 @@ pub fn check_on(
     kinds: &[CheckKind],
 ) -> Result<Vec<CheckResult>, Error> {
     let mut out = Vec::new();
+    // Each answer's time counts from here: the encoding included.
+    let start = Instant::now();
     b.session(q, &mut |s| {
         let truncated: Vec<String> = s
             .truncated()
@@ -257,7 +259,6 @@ pub fn check_on(
                 truncated: truncated.clone(),
                 ..CheckResult::new(k)
             };
-            let start = Instant::now();
             match k {
                 CheckKind::Reach => reach(s, q, &mut res),
                 CheckKind::Robust => robust(s, q, &mut res),

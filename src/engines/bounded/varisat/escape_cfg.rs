@@ -63,85 +63,99 @@ pub fn always_ordered(
     stmt: usize,
     pairs: &[(usize, usize)],
 ) -> Vec<bool> {
-    let Some(Stmt::Check { expr, .. }) = model.stmts.get(stmt) else {
-        return vec![false; pairs.len()];
-    };
-    if !monotone(model, expr) {
-        return vec![false; pairs.len()];
+    match Orderer::new(enc, model, stmt) {
+        Some(mut o) => pairs.iter().map(|&(a, b)| o.ordered(a, b)).collect(),
+        None => vec![false; pairs.len()],
     }
-    let mut threads: HashMap<u32, Option<ThreadPaths>> = HashMap::default();
-    let ev = &enc.un.events;
-    pairs
-        .iter()
-        .map(|&(a, b)| {
-            let (ea, eb) = (&ev[a], &ev[b]);
-            if ea.thread != eb.thread || ea.pop || eb.pop || a == b {
-                return false;
-            }
-            let backward = (ea.step, ea.slot) > (eb.step, eb.slot);
-            let tp = threads.entry(ea.thread.0).or_insert_with(|| {
-                ThreadPaths::new(enc, ea.thread.0 as usize, enc.un.bound as usize)
+}
+
+/// The per-pair decision of [`always_ordered`] for one axiom, with the
+/// threads' control-flow summaries built on demand. Past the encoder's
+/// resource limit every answer is `false` (unknown: the candidate is
+/// kept, which is always sound), so a limit stops the pre-filter at once.
+struct Orderer<'e, 'a> {
+    enc: &'e Encoder<'a>,
+    model: &'e Model,
+    stmt: usize,
+    threads: HashMap<u32, Option<ThreadPaths>>,
+}
+
+impl<'e, 'a> Orderer<'e, 'a> {
+    /// `None` when statement `stmt` is not an axiom or its relation is not
+    /// [`monotone`].
+    fn new(enc: &'e Encoder<'a>, model: &'e Model, stmt: usize) -> Option<Orderer<'e, 'a>> {
+        let Some(Stmt::Check { expr, .. }) = model.stmts.get(stmt) else {
+            return None;
+        };
+        monotone(model, expr).then(|| Orderer {
+            enc,
+            model,
+            stmt,
+            threads: HashMap::default(),
+        })
+    }
+
+    /// Whether (a, b) is in the axiom's X+ in every execution where both
+    /// happen ([`always_ordered`]); `false` = unknown.
+    fn ordered(&mut self, a: usize, b: usize) -> bool {
+        let (enc, model, stmt) = (self.enc, self.model, self.stmt);
+        if enc.limit.is_some_and(|d| d.check().is_err()) {
+            return false;
+        }
+        let ev = &enc.un.events;
+        let (ea, eb) = (&ev[a], &ev[b]);
+        if ea.thread != eb.thread || ea.pop || eb.pop || a == b {
+            return false;
+        }
+        let backward = (ea.step, ea.slot) > (eb.step, eb.slot);
+        let tp = self
+            .threads
+            .entry(ea.thread.0)
+            .or_insert_with(|| ThreadPaths::new(enc, ea.thread.0 as usize, enc.un.bound as usize));
+        let Some(tp) = tp else {
+            return false;
+        };
+        let (sa, sb) = (ea.slot as usize, eb.slot as usize);
+        if backward {
+            // b po-before a: the hb edge is rf, co or fr within the
+            // thread; drop it when that alone breaks an axiom.
+            let all = (ea.instrs.iter()).all(|&(p, _)| {
+                (eb.instrs.iter()).all(|&(q, _)| {
+                    (ea.step == eb.step && p != q) || tp.backward_inconsistent(model, p, sa, q, sb)
+                })
             });
-            let Some(tp) = tp else {
-                return false;
-            };
-            let (sa, sb) = (ea.slot as usize, eb.slot as usize);
-            if backward {
-                // b po-before a: the hb edge is rf, co or fr within the
-                // thread; drop it when that alone breaks an axiom.
-                let all = (ea.instrs.iter()).all(|&(p, _)| {
-                    (eb.instrs.iter()).all(|&(q, _)| {
-                        (ea.step == eb.step && p != q)
-                            || tp.backward_inconsistent(model, p, sa, q, sb)
-                    })
-                });
-                if !all && enc.switches.escape_cfg_debug {
-                    eprintln!(
-                        "kept back t{} {}.{} {:?} -> {}.{} {:?}",
-                        ea.thread.0, ea.step, ea.slot, ea.instrs, eb.step, eb.slot, eb.instrs
-                    );
-                }
-                return all;
-            }
-            let mut all = true;
-            for &(p, _) in &ea.instrs {
-                for &(q, _) in &eb.instrs {
-                    if ea.step == eb.step {
-                        if p == q && !tp.tiny_in_x(model, stmt, p, sa, None, sb) {
-                            all = false;
-                        }
-                        continue;
-                    }
-                    let d = (eb.step - ea.step - 1) as usize;
-                    for m in tp.masks(p, d, q) {
-                        if !tp.tiny_in_x(model, stmt, p, sa, Some((m, q)), sb) {
-                            all = false;
-                            break;
-                        }
-                    }
-                    if !all {
-                        break;
-                    }
-                }
-                if !all {
-                    break;
-                }
-            }
             if !all && enc.switches.escape_cfg_debug {
                 eprintln!(
-                    "kept t{} {}.{} {:?} -> {}.{} {:?}",
-                    ea.thread.0,
-                    ea.step,
-                    ea.slot,
-                    ea.instrs.iter().map(|x| x.0).collect::<Vec<_>>(),
-                    eb.step,
-                    eb.slot,
-                    eb.instrs.iter().map(|x| x.0).collect::<Vec<_>>()
+                    "kept back t{} {}.{} {:?} -> {}.{} {:?}",
+                    ea.thread.0, ea.step, ea.slot, ea.instrs, eb.step, eb.slot, eb.instrs
                 );
             }
-            all
-        })
-        .collect()
+            return all;
+        }
+        let all = (ea.instrs.iter()).all(|&(p, _)| {
+            (eb.instrs.iter()).all(|&(q, _)| {
+                if ea.step == eb.step {
+                    return p != q || tp.tiny_in_x(model, stmt, p, sa, None, sb);
+                }
+                let d = (eb.step - ea.step - 1) as usize;
+                (tp.masks(p, d, q).into_iter())
+                    .all(|m| tp.tiny_in_x(model, stmt, p, sa, Some((m, q)), sb))
+            })
+        });
+        if !all && enc.switches.escape_cfg_debug {
+            eprintln!(
+                "kept t{} {}.{} {:?} -> {}.{} {:?}",
+                ea.thread.0,
+                ea.step,
+                ea.slot,
+                ea.instrs.iter().map(|x| x.0).collect::<Vec<_>>(),
+                eb.step,
+                eb.slot,
+                eb.instrs.iter().map(|x| x.0).collect::<Vec<_>>()
+            );
+        }
+        all
+    }
 }
 
 /// A proof without solving that no execution consistent with `model` has
@@ -176,8 +190,8 @@ pub fn statically_acyclic(enc: &Encoder, model: &Model) -> Option<String> {
             name,
             ..
         } if covers_ext_com(model, expr)
-            && monotone(model, expr)
-            && always_ordered(enc, model, i, &pairs).iter().all(|x| *x) =>
+            && Orderer::new(enc, model, i)
+                .is_some_and(|mut o| pairs.iter().all(|&(a, b)| o.ordered(a, b))) =>
         {
             Some(name.clone())
         }
