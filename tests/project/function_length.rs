@@ -25,7 +25,6 @@ const PENDING: &[(&str, &str)] = &[
     ("src/frontend/litmus/aarch64.rs", "lower_instr"),
     ("src/frontend/litmus/aarch64.rs", "lower_atomic"),
     ("src/frontend/litmus/lower.rs", "lower"),
-    ("src/frontend/litmus/thread.rs", "lower_thread"),
 ];
 
 /// One function found by the scanner.
