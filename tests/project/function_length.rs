@@ -25,11 +25,6 @@ const PENDING: &[(&str, &str)] = &[
     ("src/frontend/litmus/aarch64.rs", "lower_instr"),
     ("src/frontend/litmus/aarch64.rs", "lower_atomic"),
     ("src/frontend/litmus/lower.rs", "lower"),
-    ("src/frontend/litmus/ppc.rs", "lower_instr"),
-    ("src/frontend/litmus/riscv.rs", "lower_instr"),
-    ("src/frontend/litmus/syntax.rs", "parse_surface"),
-    ("src/frontend/litmus/thread.rs", "lower_thread"),
-    ("src/frontend/litmus/x86.rs", "lower_instr"),
 ];
 
 /// One function found by the scanner.

@@ -116,9 +116,6 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
     let sp = Span::new(base + lead, base + lead + mlen);
     let mn = mn0.to_ascii_lowercase();
     let ops = split_ops(rest, base + lead + mlen);
-    let n = ops.len();
-    let w = cx.width;
-    let cr0 = |cx: &mut Ctx| cx.reg("cr0");
     // Simple fences and nop.
     let fence = match mn.as_str() {
         "sync" | "hwsync" => Some(Fence::Sync),
@@ -131,107 +128,129 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         arity(cx, mn0, &ops, 0, sp)?;
         return Ok(Low::Cmds(vec![Command::Fence(f)]));
     }
-    let assign = |reg: RegId, value: LExpr| Low::Cmds(vec![Command::Assign { reg, value }]);
     match mn.as_str() {
         "nop" => Ok(Low::Cmds(vec![Command::Nop])),
-        "li" | "lis" => {
-            arity(cx, mn0, &ops, 2, sp)?;
-            let d = ppc_reg(cx, &ops[0])?;
-            let (v, e) = ppc_imm(cx, &ops[1])?;
-            if mn == "lis" {
-                let s = v.wrapping_mul(65536);
-                return Ok(assign(d, cx.int(s, ops[1].span)?));
-            }
-            Ok(assign(d, e))
+        "li" | "lis" | "addi" | "addis" | "xori" | "ori" | "andi." | "mulli" => {
+            lower_imm_arith(cx, mn0, &mn, &ops, sp)
         }
-        "addi" | "addis" | "xori" | "ori" | "andi." | "mulli" => {
-            arity(cx, mn0, &ops, 3, sp)?;
-            let d = ppc_reg(cx, &ops[0])?;
-            let a = ppc_reg(cx, &ops[1])?;
-            let (v, mut e) = ppc_imm(cx, &ops[2])?;
-            if mn == "addis" {
-                e = cx.int(v.wrapping_mul(65536), ops[2].span)?;
-            }
-            let op = match mn.as_str() {
-                "addi" | "addis" => BinOp::Add,
-                "xori" => BinOp::BitXor,
-                "ori" => BinOp::BitOr,
-                "mulli" => BinOp::Mul,
-                _ => BinOp::BitAnd,
-            };
-            let mut cmds = vec![Command::Assign {
-                reg: d,
-                value: bin(op, var(a), e),
-            }];
-            if mn == "andi." {
-                let c = cr0(cx);
-                cmds.push(Command::Assign {
-                    reg: c,
-                    value: compare(var(d), Expr::Const(0)),
-                });
-            }
-            Ok(Low::Cmds(cmds))
+        "rlwinm" | "rlwimi" => lower_rotate(cx, mn0, &mn, &ops, sp),
+        "add" | "sub" | "subf" | "xor" | "and" | "or" | "mullw" | "mulld" | "mr" | "extsw"
+        | "neg" | "clrldi" => lower_reg_arith(cx, mn0, &mn, &ops, sp),
+        "cmpw" | "cmpd" | "cmplw" | "cmpld" | "cmpwi" | "cmpdi" | "cmplwi" | "cmpldi" => {
+            lower_compare(cx, mn0, &mn, &ops, sp)
         }
-        "rlwinm" | "rlwimi" => {
-            // Rotate the low word left by SH, keep the mask of bits MB..ME
-            // (big-endian numbering of the word), zero-extended (Power ISA
-            // 3.3.14, "Rotate and Shift"); `rlwimi` inserts the kept bits
-            // into rA under the mask, rA's other bits (its high word
-            // included) unchanged.
-            arity(cx, mn0, &ops, 5, sp)?;
-            let d = ppc_reg(cx, &ops[0])?;
-            let src_reg = ppc_reg(cx, &ops[1])?;
-            let mut f = [0u32; 3];
-            for (k, o) in ops[2..5].iter().enumerate() {
-                f[k] = parse_int(o.text.trim())
-                    .filter(|v| (0..32).contains(v))
-                    .ok_or_else(|| cx.src.error(o.span, format!("`{mn0}`: expected 0..31")))?
-                    as u32;
-            }
-            let [sh, mb, me] = f;
-            if mb > me {
-                return Err(cx.src.error(
-                    ops[3].span,
-                    format!("unsupported `{mn0}` with MB > ME (a wrapping mask)"),
-                ));
-            }
-            // The rotation computes with the word zero-extended: 64 bits.
-            cx.vars.min_width = cx.vars.min_width.max(64);
-            let low = cx.int(0xffff_ffff, sp)?;
-            let x = bin(BinOp::BitAnd, var(src_reg), low.clone());
-            let rot = if sh == 0 {
-                x
-            } else {
-                let up = bin(BinOp::Mul, x.clone(), cx.int(1i64 << sh, sp)?);
-                let down = bin(BinOp::Div, x, cx.int(1i64 << (32 - sh), sp)?);
-                bin(BinOp::BitAnd, bin(BinOp::BitOr, up, down), low)
-            };
-            let mask: i64 = (mb..=me).map(|i| 1i64 << (31 - i)).sum();
-            let kept = bin(BinOp::BitAnd, rot, cx.int(mask, sp)?);
-            if mn == "rlwimi" {
-                let rest = bin(BinOp::BitAnd, var(d), cx.int(!mask, sp)?);
-                return Ok(assign(d, bin(BinOp::BitOr, kept, rest)));
-            }
-            Ok(assign(d, kept))
+        "b" => {
+            arity(cx, mn0, &ops, 1, sp)?;
+            Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
         }
-        "add" | "sub" | "subf" | "xor" | "and" | "or" | "mullw" | "mulld" => {
-            arity(cx, mn0, &ops, 3, sp)?;
-            let d = ppc_reg(cx, &ops[0])?;
-            let a = ppc_reg(cx, &ops[1])?;
-            let b = ppc_reg(cx, &ops[2])?;
-            let value = match mn.as_str() {
-                "add" => bin(BinOp::Add, var(a), var(b)),
-                "sub" => bin(BinOp::Sub, var(a), var(b)),
-                "subf" => bin(BinOp::Sub, var(b), var(a)),
-                "xor" => bin(BinOp::BitXor, var(a), var(b)),
-                "and" => bin(BinOp::BitAnd, var(a), var(b)),
-                "or" => bin(BinOp::BitOr, var(a), var(b)),
-                _ => bin(BinOp::Mul, var(a), var(b)),
-            };
-            Ok(assign(d, value))
+        "blr" => Ok(Low::Ret),
+        "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => lower_cond_branch(cx, mn0, &mn, &ops, sp),
+        "lwz" | "ld" | "lwa" | "stw" | "std" => lower_disp_access(cx, mn0, &mn, &ops, sp),
+        "lwzx" | "lwax" | "ldx" | "stwx" | "stdx" | "lwarx" | "ldarx" | "stwcx." | "stdcx." => {
+            lower_indexed_access(cx, mn0, &mn, &ops, sp)
         }
+        _ => Err(unsupported(cx, mn0, sp)),
+    }
+}
+
+/// `reg := value` as the lowering of one instruction.
+fn assign(reg: RegId, value: LExpr) -> Low {
+    Low::Cmds(vec![Command::Assign { reg, value }])
+}
+
+/// Lowers the immediate forms: `li`, `lis` (a constant, shifted left 16
+/// bits for `lis`), `addi`, `addis`, `xori`, `ori`, `andi.` (which also
+/// sets `cr0` from the result) and `mulli` (`mn` lower-case, `mn0` as
+/// written).
+fn lower_imm_arith(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    if mn == "li" || mn == "lis" {
+        arity(cx, mn0, ops, 2, sp)?;
+        let d = ppc_reg(cx, &ops[0])?;
+        let (v, e) = ppc_imm(cx, &ops[1])?;
+        if mn == "lis" {
+            let s = v.wrapping_mul(65536);
+            return Ok(assign(d, cx.int(s, ops[1].span)?));
+        }
+        return Ok(assign(d, e));
+    }
+    arity(cx, mn0, ops, 3, sp)?;
+    let d = ppc_reg(cx, &ops[0])?;
+    let a = ppc_reg(cx, &ops[1])?;
+    let (v, mut e) = ppc_imm(cx, &ops[2])?;
+    if mn == "addis" {
+        e = cx.int(v.wrapping_mul(65536), ops[2].span)?;
+    }
+    let op = match mn {
+        "addi" | "addis" => BinOp::Add,
+        "xori" => BinOp::BitXor,
+        "ori" => BinOp::BitOr,
+        "mulli" => BinOp::Mul,
+        _ => BinOp::BitAnd,
+    };
+    let mut cmds = vec![Command::Assign {
+        reg: d,
+        value: bin(op, var(a), e),
+    }];
+    if mn == "andi." {
+        let c = cx.reg("cr0");
+        cmds.push(Command::Assign {
+            reg: c,
+            value: compare(var(d), Expr::Const(0)),
+        });
+    }
+    Ok(Low::Cmds(cmds))
+}
+
+/// Lowers `rlwinm` / `rlwimi`: rotate the low word left by SH, keep the
+/// mask of bits MB..ME (big-endian numbering of the word), zero-extended
+/// (Power ISA 3.3.14, "Rotate and Shift"); `rlwimi` inserts the kept bits
+/// into rA under the mask, rA's other bits (its high word included)
+/// unchanged.
+fn lower_rotate(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    arity(cx, mn0, ops, 5, sp)?;
+    let d = ppc_reg(cx, &ops[0])?;
+    let src_reg = ppc_reg(cx, &ops[1])?;
+    let mut f = [0u32; 3];
+    for (k, o) in ops[2..5].iter().enumerate() {
+        f[k] = parse_int(o.text.trim())
+            .filter(|v| (0..32).contains(v))
+            .ok_or_else(|| cx.src.error(o.span, format!("`{mn0}`: expected 0..31")))?
+            as u32;
+    }
+    let [sh, mb, me] = f;
+    if mb > me {
+        return Err(cx.src.error(
+            ops[3].span,
+            format!("unsupported `{mn0}` with MB > ME (a wrapping mask)"),
+        ));
+    }
+    // The rotation computes with the word zero-extended: 64 bits.
+    cx.vars.min_width = cx.vars.min_width.max(64);
+    let low = cx.int(0xffff_ffff, sp)?;
+    let x = bin(BinOp::BitAnd, var(src_reg), low.clone());
+    let rot = if sh == 0 {
+        x
+    } else {
+        let up = bin(BinOp::Mul, x.clone(), cx.int(1i64 << sh, sp)?);
+        let down = bin(BinOp::Div, x, cx.int(1i64 << (32 - sh), sp)?);
+        bin(BinOp::BitAnd, bin(BinOp::BitOr, up, down), low)
+    };
+    let mask: i64 = (mb..=me).map(|i| 1i64 << (31 - i)).sum();
+    let kept = bin(BinOp::BitAnd, rot, cx.int(mask, sp)?);
+    if mn == "rlwimi" {
+        let rest = bin(BinOp::BitAnd, var(d), cx.int(!mask, sp)?);
+        return Ok(assign(d, bin(BinOp::BitOr, kept, rest)));
+    }
+    Ok(assign(d, kept))
+}
+
+/// Lowers the register forms: the three-register operations `add`,
+/// `sub`, `subf`, `xor`, `and`, `or`, `mullw`, `mulld`; the two-register
+/// `mr`, `extsw`, `neg`; and `clrldi` (clear the high bits).
+fn lower_reg_arith(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    match mn {
         "mr" | "extsw" | "neg" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            arity(cx, mn0, ops, 2, sp)?;
             let d = ppc_reg(cx, &ops[0])?;
             let s = ppc_reg(cx, &ops[1])?;
             let value = if mn == "neg" {
@@ -244,7 +263,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(assign(d, value))
         }
         "clrldi" => {
-            arity(cx, mn0, &ops, 3, sp)?;
+            arity(cx, mn0, ops, 3, sp)?;
             let d = ppc_reg(cx, &ops[0])?;
             let s = ppc_reg(cx, &ops[1])?;
             let k = parse_int(ops[2].text).unwrap_or(-1);
@@ -263,128 +282,169 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 var(s)
             } else {
                 let mask = (u64::MAX >> k) as i64;
-                bin(BinOp::BitAnd, var(s), Expr::Const(w.wrap(mask)))
+                bin(BinOp::BitAnd, var(s), Expr::Const(cx.width.wrap(mask)))
             };
             Ok(assign(d, value))
         }
-        "cmpw" | "cmpd" | "cmplw" | "cmpld" | "cmpwi" | "cmpdi" | "cmplwi" | "cmpldi" => {
-            let (crname, ops) = if n == 3 {
-                (ops[0].text.to_ascii_lowercase(), &ops[1..])
-            } else {
-                ("cr0".to_string(), &ops[..])
-            };
-            if ops.len() != 2 || !crname.starts_with("cr") {
-                return Err(cx.src.error(
-                    sp,
-                    format!(
-                        "`{mn0}` expects operands `[crN,]rA,{}`",
-                        if mn.ends_with('i') { "imm" } else { "rB" }
-                    ),
-                ));
-            }
-            let c = cx.reg(&crname);
-            let a = var(ppc_reg(cx, &ops[0])?);
-            let b = if mn.ends_with('i') {
-                ppc_imm(cx, &ops[1])?.1
-            } else {
-                var(ppc_reg(cx, &ops[1])?)
-            };
-            let value = if mn.starts_with("cmpl") {
-                // Unsigned: flip the sign bit, then compare signed.
-                let m = Expr::Const(w.min());
-                compare(bin(BinOp::BitXor, a, m.clone()), bin(BinOp::BitXor, b, m))
-            } else {
-                compare(a, b)
-            };
-            Ok(assign(c, value))
-        }
-        "b" => {
-            arity(cx, mn0, &ops, 1, sp)?;
-            Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
-        }
-        "blr" => Ok(Low::Ret),
-        "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => {
-            let (crname, target) = match n {
-                1 => ("cr0".to_string(), &ops[0]),
-                2 => (ops[0].text.to_ascii_lowercase(), &ops[1]),
-                _ => return Err(cx.src.error(sp, format!("`{mn0}` expects `[crN,]label`"))),
-            };
-            if !crname.starts_with("cr") || !is_name(target.text) {
-                return Err(cx.src.error(sp, format!("`{mn0}` expects `[crN,]label`")));
-            }
-            let c = var(cx.reg(&crname));
-            let op = match mn.as_str() {
-                "beq" => BinOp::Eq,
-                "bne" => BinOp::Ne,
-                "blt" => BinOp::Lt,
-                "bgt" => BinOp::Gt,
-                "ble" => BinOp::Le,
-                _ => BinOp::Ge,
-            };
-            Ok(Low::Jump(
-                Some(bin(op, c, Expr::Const(0))),
-                target.text.to_string(),
-                target.span,
-            ))
-        }
-        "lwz" | "ld" | "lwa" => {
-            if n == 0 {
-                return Err(cx.src.error(sp, format!("`{mn0}` expects `rD,d(rA)`")));
-            }
+        _ => {
+            arity(cx, mn0, ops, 3, sp)?;
             let d = ppc_reg(cx, &ops[0])?;
-            let addr = ppc_disp_addr(cx, &ops, mn0, sp)?;
-            let mut cmds = vec![Command::Load { reg: d, addr }];
-            cmds.extend(word_load(cx, &mn, d));
-            Ok(Low::Cmds(cmds))
-        }
-        "stw" | "std" => {
-            if n == 0 {
-                return Err(cx.src.error(sp, format!("`{mn0}` expects `rS,d(rA)`")));
-            }
-            let s = ppc_reg(cx, &ops[0])?;
-            let addr = ppc_disp_addr(cx, &ops, mn0, sp)?;
-            Ok(Low::Cmds(vec![Command::Store {
-                addr,
-                value: var(s),
-            }]))
-        }
-        "lwzx" | "lwax" | "ldx" | "stwx" | "stdx" | "lwarx" | "ldarx" | "stwcx." | "stdcx." => {
-            arity(cx, mn0, &ops, 3, sp)?;
-            let x = ppc_reg(cx, &ops[0])?;
             let a = ppc_reg(cx, &ops[1])?;
             let b = ppc_reg(cx, &ops[2])?;
-            let addr = bin(BinOp::Add, var(a), var(b));
-            Ok(Low::Cmds(match mn.as_str() {
-                "lwzx" | "lwax" | "ldx" => {
-                    let mut cmds = vec![Command::Load { reg: x, addr }];
-                    cmds.extend(word_load(cx, &mn, x));
-                    cmds
-                }
-                "stwx" | "stdx" => vec![Command::Store {
+            let value = match mn {
+                "add" => bin(BinOp::Add, var(a), var(b)),
+                "sub" => bin(BinOp::Sub, var(a), var(b)),
+                "subf" => bin(BinOp::Sub, var(b), var(a)),
+                "xor" => bin(BinOp::BitXor, var(a), var(b)),
+                "and" => bin(BinOp::BitAnd, var(a), var(b)),
+                "or" => bin(BinOp::BitOr, var(a), var(b)),
+                _ => bin(BinOp::Mul, var(a), var(b)),
+            };
+            Ok(assign(d, value))
+        }
+    }
+}
+
+/// Lowers the comparisons `cmpw`, `cmpd`, `cmplw`, `cmpld` and their
+/// immediate forms into the condition register field `crN` (`cr0` when
+/// not given): the signed comparison, or for `cmpl*` the unsigned one
+/// (sign bits flipped, then compared signed).
+fn lower_compare(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    let (crname, ops) = if ops.len() == 3 {
+        (ops[0].text.to_ascii_lowercase(), &ops[1..])
+    } else {
+        ("cr0".to_string(), ops)
+    };
+    if ops.len() != 2 || !crname.starts_with("cr") {
+        return Err(cx.src.error(
+            sp,
+            format!(
+                "`{mn0}` expects operands `[crN,]rA,{}`",
+                if mn.ends_with('i') { "imm" } else { "rB" }
+            ),
+        ));
+    }
+    let c = cx.reg(&crname);
+    let a = var(ppc_reg(cx, &ops[0])?);
+    let b = if mn.ends_with('i') {
+        ppc_imm(cx, &ops[1])?.1
+    } else {
+        var(ppc_reg(cx, &ops[1])?)
+    };
+    let value = if mn.starts_with("cmpl") {
+        // Unsigned: flip the sign bit, then compare signed.
+        let m = Expr::Const(cx.width.min());
+        compare(bin(BinOp::BitXor, a, m.clone()), bin(BinOp::BitXor, b, m))
+    } else {
+        compare(a, b)
+    };
+    Ok(assign(c, value))
+}
+
+/// Lowers the conditional branches `beq`, `bne`, `blt`, `bgt`, `ble`,
+/// `bge` on the condition register field `crN` (`cr0` when not given).
+fn lower_cond_branch(
+    cx: &mut Ctx,
+    mn0: &str,
+    mn: &str,
+    ops: &[Op],
+    sp: Span,
+) -> Result<Low, Error> {
+    let (crname, target) = match ops.len() {
+        1 => ("cr0".to_string(), &ops[0]),
+        2 => (ops[0].text.to_ascii_lowercase(), &ops[1]),
+        _ => return Err(cx.src.error(sp, format!("`{mn0}` expects `[crN,]label`"))),
+    };
+    if !crname.starts_with("cr") || !is_name(target.text) {
+        return Err(cx.src.error(sp, format!("`{mn0}` expects `[crN,]label`")));
+    }
+    let c = var(cx.reg(&crname));
+    let op = match mn {
+        "beq" => BinOp::Eq,
+        "bne" => BinOp::Ne,
+        "blt" => BinOp::Lt,
+        "bgt" => BinOp::Gt,
+        "ble" => BinOp::Le,
+        _ => BinOp::Ge,
+    };
+    Ok(Low::Jump(
+        Some(bin(op, c, Expr::Const(0))),
+        target.text.to_string(),
+        target.span,
+    ))
+}
+
+/// Lowers the displacement loads `lwz`, `ld`, `lwa` and stores `stw`,
+/// `std` (`rX,d(rA)` or the old `rX,d,rA`).
+fn lower_disp_access(
+    cx: &mut Ctx,
+    mn0: &str,
+    mn: &str,
+    ops: &[Op],
+    sp: Span,
+) -> Result<Low, Error> {
+    let load = mn.starts_with('l');
+    if ops.is_empty() {
+        let form = if load { "rD,d(rA)" } else { "rS,d(rA)" };
+        return Err(cx.src.error(sp, format!("`{mn0}` expects `{form}`")));
+    }
+    let x = ppc_reg(cx, &ops[0])?;
+    let addr = ppc_disp_addr(cx, ops, mn0, sp)?;
+    if load {
+        let mut cmds = vec![Command::Load { reg: x, addr }];
+        cmds.extend(word_load(cx, mn, x));
+        return Ok(Low::Cmds(cmds));
+    }
+    Ok(Low::Cmds(vec![Command::Store {
+        addr,
+        value: var(x),
+    }]))
+}
+
+/// Lowers the indexed forms `rX,rA,rB` (address `rA + rB`): the loads
+/// `lwzx`, `lwax`, `ldx`, the stores `stwx`, `stdx`, the load-reserves
+/// `lwarx`, `ldarx` and the store-conditionals `stwcx.`, `stdcx.` (which
+/// set `cr0` to "equal", 0, on success).
+fn lower_indexed_access(
+    cx: &mut Ctx,
+    mn0: &str,
+    mn: &str,
+    ops: &[Op],
+    sp: Span,
+) -> Result<Low, Error> {
+    arity(cx, mn0, ops, 3, sp)?;
+    let x = ppc_reg(cx, &ops[0])?;
+    let a = ppc_reg(cx, &ops[1])?;
+    let b = ppc_reg(cx, &ops[2])?;
+    let addr = bin(BinOp::Add, var(a), var(b));
+    Ok(Low::Cmds(match mn {
+        "lwzx" | "lwax" | "ldx" => {
+            let mut cmds = vec![Command::Load { reg: x, addr }];
+            cmds.extend(word_load(cx, mn, x));
+            cmds
+        }
+        "stwx" | "stdx" => vec![Command::Store {
+            addr,
+            value: var(x),
+        }],
+        "lwarx" | "ldarx" => vec![Command::LoadReserve { reg: x, addr }],
+        _ => {
+            // stwcx. sets cr0 to "equal" (0) on success.
+            let flag = cx.reg("#stcx");
+            let c = cx.reg("cr0");
+            vec![
+                Command::StoreCond {
                     addr,
                     value: var(x),
-                }],
-                "lwarx" | "ldarx" => vec![Command::LoadReserve { reg: x, addr }],
-                _ => {
-                    // stwcx. sets cr0 to "equal" (0) on success.
-                    let flag = cx.reg("#stcx");
-                    let c = cr0(cx);
-                    vec![
-                        Command::StoreCond {
-                            addr,
-                            value: var(x),
-                            flag,
-                        },
-                        Command::Assign {
-                            reg: c,
-                            value: bin(BinOp::Eq, var(flag), Expr::Const(0)),
-                        },
-                    ]
-                }
-            }))
+                    flag,
+                },
+                Command::Assign {
+                    reg: c,
+                    value: bin(BinOp::Eq, var(flag), Expr::Const(0)),
+                },
+            ]
         }
-        _ => Err(unsupported(cx, mn0, sp)),
-    }
+    }))
 }
 
 /// After a word load into `d` (`lwz`, `lwzx`: zero-extending; `lwa`,

@@ -349,6 +349,52 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         text: &text,
         pos: 0,
     };
+    let mut head = parse_header(&mut c)?;
+    parse_metadata(&mut c, &mut head)?;
+    let init = parse_init_block(&mut c)?;
+    let thread_spans = parse_thread_header(&mut c)?;
+    let threads = parse_code_rows(&mut c, thread_spans.len())?;
+    let tail = parse_tail(&mut c)?;
+    let (quant, prop) = match tail.cond {
+        Some((q, p)) => (q, p),
+        // No condition (with or without `locations`): `forall (true)`,
+        // as herd reads an empty constraint (its splitter's
+        // `inside_prog` reaching the end of the file).
+        None => (RawQuant::Forall, RawProp::True),
+    };
+    Ok(Surface {
+        arch: head.arch,
+        arch_span: head.arch_span,
+        name: head.name,
+        doc: head.doc,
+        metadata: head.metadata,
+        ifetch: head.ifetch,
+        init,
+        threads,
+        thread_spans,
+        locations: tail.locations,
+        filter: tail.filter,
+        quant,
+        prop,
+    })
+}
+
+/// What precedes the init block: the header line and the metadata
+/// (fields as in [`Surface`]).
+struct Head {
+    arch: String,
+    arch_span: Span,
+    name: String,
+    doc: Option<String>,
+    metadata: Vec<(String, String)>,
+    ifetch: Option<Span>,
+}
+
+/// Parses the header line `ARCH NAME ["doc"]` at the start of the text
+/// (an empty file, or a header without a name, is an error); the metadata
+/// is left empty for [`parse_metadata`].
+fn parse_header(c: &mut Cur) -> Result<Head, Error> {
+    let text = c.text;
     c.skip_ws();
     if c.eof() {
         return Err(c.err(
@@ -356,7 +402,6 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             "empty litmus file: expected a header `ARCH NAME`",
         ));
     }
-    // Header line.
     let line_end = c.rest().find('\n').map(|i| c.pos + i).unwrap_or(text.len());
     let header = &text[c.pos..line_end];
     let mut words = header.split_whitespace();
@@ -379,20 +424,32 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         }
     }
     c.pos = line_end;
-    // Metadata up to the init block `{`.
-    let mut metadata = Vec::new();
-    let mut ifetch = None;
+    Ok(Head {
+        arch,
+        arch_span,
+        name,
+        doc,
+        metadata: Vec::new(),
+        ifetch: None,
+    })
+}
+
+/// Parses the metadata between the header and the init block `{` into
+/// `head`: doc strings (the first one kept when the header has none),
+/// `key=value` lines (a `Variant` with `ifetch` noted), and any other text,
+/// skipped as herd's splitter does. The cursor stops at the `{`.
+fn parse_metadata(c: &mut Cur, head: &mut Head) -> Result<(), Error> {
     loop {
         c.skip_ws();
         if c.eof() {
             return Err(c.err(
-                Span::new(text.len(), text.len()),
+                Span::new(c.text.len(), c.text.len()),
                 "truncated litmus file: expected the init block `{ ... }`",
             ));
         }
         let r = c.rest();
         if r.starts_with('{') {
-            break;
+            return Ok(());
         }
         if let Some(body) = r.strip_prefix('"') {
             // A doc string. As in herd's splitter (`lib/splitter.mll`,
@@ -405,8 +462,8 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                 Some(e) if e < init => e,
                 _ => body[..le - 1].find('"').map(|e| e + 1).unwrap_or(le),
             };
-            if doc.is_none() {
-                doc = Some(r[1..e].to_string());
+            if head.doc.is_none() {
+                head.doc = Some(r[1..e].to_string());
             }
             c.pos += (e + 1).min(r.len());
             continue;
@@ -418,9 +475,10 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                 if k.trim() == "Variant" && v.split(',').any(|x| x.trim() == "ifetch") {
                     // herd's instruction-fetch model: instructions fetched
                     // from memory that other threads write.
-                    ifetch = Some(Span::new(c.pos, c.pos + line.trim_end().len()));
+                    head.ifetch = Some(Span::new(c.pos, c.pos + line.trim_end().len()));
                 }
-                metadata.push((k.trim().to_string(), v.trim().to_string()));
+                head.metadata
+                    .push((k.trim().to_string(), v.trim().to_string()));
                 c.pos += le;
                 continue;
             }
@@ -433,7 +491,11 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             None => c.pos += le,
         }
     }
-    // Init block, with nested braces.
+}
+
+/// Parses the init block `{ ... }` (nested braces allowed) at the cursor
+/// and an optional `;` after it.
+fn parse_init_block(c: &mut Cur) -> Result<Vec<InitItem>, Error> {
     let open = c.pos;
     let mut depth = 0usize;
     let mut close = None;
@@ -450,17 +512,22 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
     }
     let close =
         close.ok_or_else(|| c.err(Span::new(open, open + 1), "unterminated init block `{`"))?;
-    let init = parse_init(src, &text, open + 1, close)?;
+    let init = parse_init(c.src, c.text, open + 1, close)?;
     c.pos = close + 1;
     c.skip_ws();
     if c.rest().starts_with(';') {
         c.pos += 1;
     }
-    // Thread header row.
+    Ok(init)
+}
+
+/// Parses the thread header row `P0 | P1 ... ;`: the span of each
+/// thread's name (the names must be `P0`, `P1`, ... in order).
+fn parse_thread_header(c: &mut Cur) -> Result<Vec<Span>, Error> {
     c.skip_ws();
     let (hdr, hstart) = c.until(b';').ok_or_else(|| {
         c.err(
-            Span::new(c.pos, text.len()),
+            Span::new(c.pos, c.text.len()),
             "truncated litmus file: expected the thread header `P0 | P1 ... ;`",
         )
     })?;
@@ -471,7 +538,7 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         let s = off + (col.len() - col.trim_start().len());
         let span = Span::new(s, s + t.len());
         if t != format!("P{i}") {
-            return Err(src.error(
+            return Err(c.src.error(
                 span,
                 format!("expected thread name `P{i}` in the thread header, found `{t}`"),
             ));
@@ -479,9 +546,13 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         thread_spans.push(span);
         off += col.len() + 1;
     }
-    let n = thread_spans.len();
+    Ok(thread_spans)
+}
+
+/// Parses the code rows of `n` threads, up to the tail (a keyword, a
+/// condition, `<<` or the end): each thread's non-empty cells in order.
+fn parse_code_rows(c: &mut Cur, n: usize) -> Result<Vec<Vec<Cell>>, Error> {
     let mut threads: Vec<Vec<Cell>> = vec![Vec::new(); n];
-    // Code rows.
     loop {
         c.skip_ws();
         if c.eof() || c.rest().starts_with("<<") {
@@ -493,8 +564,8 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         }
         let row_start = c.pos;
         let (row, rstart) = c.until(b';').ok_or_else(|| {
-            src.error(
-                Span::new(row_start, text.len()),
+            c.src.error(
+                Span::new(row_start, c.text.len()),
                 "truncated litmus file: code row without terminating `;` (or missing condition)",
             )
         })?;
@@ -504,7 +575,7 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             off += col.len() + 1;
             if i >= n {
                 let s = col_start + (col.len() - col.trim_start().len());
-                return Err(src.error(
+                return Err(c.src.error(
                     Span::new(s, s + col.trim().len().max(1)),
                     format!("code row has more columns than the {n} declared threads"),
                 ));
@@ -516,10 +587,26 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             threads[i].push(cell);
         }
     }
-    // Tail: locations, filter, condition, `with`, `<< >>`.
-    let mut locations = Vec::new();
-    let mut filter = None;
-    let mut cond: Option<(RawQuant, RawProp)> = None;
+    Ok(threads)
+}
+
+/// What follows the code: `locations`, `filter` and the final condition
+/// (fields as in [`Surface`]; `cond` None when the test has none).
+struct Tail {
+    locations: Vec<(RawLoc, Span, bool)>,
+    filter: Option<RawProp>,
+    cond: Option<(RawQuant, RawProp)>,
+}
+
+/// Parses the tail to the end of the text: `locations [...]`, `filter`,
+/// the final condition (at most one), `with` entries and `<< >>` blocks
+/// (both skipped), with stray `;` between them.
+fn parse_tail(c: &mut Cur) -> Result<Tail, Error> {
+    let mut tail = Tail {
+        locations: Vec::new(),
+        filter: None,
+        cond: None,
+    };
     loop {
         c.skip_ws();
         while c.rest().starts_with(';') {
@@ -527,7 +614,7 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
             c.skip_ws();
         }
         if c.eof() {
-            break;
+            return Ok(tail);
         }
         if c.rest().starts_with("<<") {
             match c.rest().find(">>") {
@@ -544,76 +631,21 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
         match w {
             "locations" => {
                 c.pos += w.len();
-                c.skip_ws();
-                if !c.rest().starts_with('[') {
-                    return Err(c.err(c.here(), "expected `[` after `locations`"));
-                }
-                c.pos += 1;
-                let (body, bstart) = c
-                    .until(b']')
-                    .ok_or_else(|| c.err(wspan, "unterminated `locations [`"))?;
-                let mut off = bstart;
-                for item in body.split(';') {
-                    let s = off + (item.len() - item.trim_start().len());
-                    off += item.len() + 1;
-                    let t = item.trim();
-                    if t.is_empty() {
-                        continue;
-                    }
-                    let span = Span::new(s, s + t.len());
-                    let (t, star) = match t.strip_suffix('*') {
-                        Some(x) => (x.trim(), true),
-                        None => (t, false),
-                    };
-                    let loc = parse_loc(t).ok_or_else(|| {
-                        src.error(span, format!("bad location `{t}` in `locations`"))
-                    })?;
-                    locations.push((loc, span, star));
-                }
+                parse_locations(c, wspan, &mut tail.locations)?;
             }
             "filter" => {
                 c.pos += w.len();
-                filter = Some(parse_prop_at(&mut c)?);
+                tail.filter = Some(parse_prop_at(c)?);
             }
             "exists" | "~exists" | "forall" | "final" | "~" => {
-                if cond.is_some() {
+                if tail.cond.is_some() {
                     return Err(c.err(wspan, "more than one final condition"));
                 }
-                let q = match w {
-                    "exists" | "final" => RawQuant::Exists,
-                    "forall" => RawQuant::Forall,
-                    "~exists" => RawQuant::NotExists,
-                    _ => {
-                        c.pos += 1;
-                        c.skip_ws();
-                        if c.peek_word() != "exists" {
-                            return Err(c.err(c.here(), "expected `exists` after `~`"));
-                        }
-                        RawQuant::NotExists
-                    }
-                };
-                c.pos += c.peek_word().len();
-                let p = parse_prop_at(&mut c)?;
-                cond = Some((q, p));
+                tail.cond = Some(parse_condition(c, w)?);
             }
             "with" => {
-                // `with name: kind; ...` (old `final` style): herd keeps
-                // `exists`; skip the entries.
                 c.pos += w.len();
-                loop {
-                    c.skip_ws();
-                    let r = c.rest();
-                    let le = r.find('\n').unwrap_or(r.len());
-                    let line = &r[..le];
-                    if line.contains(':')
-                        && line.trim_end().ends_with(';')
-                        && !line.starts_with("<<")
-                    {
-                        c.pos += le;
-                    } else {
-                        break;
-                    }
-                }
+                skip_with(c);
             }
             _ => {
                 let shown: String = c
@@ -622,35 +654,88 @@ pub(crate) fn parse_surface(src: &SourceFile) -> Result<Surface, Error> {
                     .take_while(|ch| !ch.is_whitespace())
                     .collect();
                 let span = Span::new(wstart, wstart + shown.len().max(1));
-                return Err(src.error(
+                return Err(c.src.error(
                     span,
                     format!("unexpected `{shown}`: expected `exists`, `~exists`, `forall`, `locations` or `filter`"),
                 ));
             }
         }
     }
-    let (quant, prop) = match cond {
-        Some((q, p)) => (q, p),
-        // No condition (with or without `locations`): `forall (true)`,
-        // as herd reads an empty constraint (its splitter's
-        // `inside_prog` reaching the end of the file).
-        None => (RawQuant::Forall, RawProp::True),
+}
+
+/// Parses ` [loc; loc*; ...]` after `locations` (its span `wspan`) into
+/// `locations`: each location with its span and whether it is starred.
+fn parse_locations(
+    c: &mut Cur,
+    wspan: Span,
+    locations: &mut Vec<(RawLoc, Span, bool)>,
+) -> Result<(), Error> {
+    c.skip_ws();
+    if !c.rest().starts_with('[') {
+        return Err(c.err(c.here(), "expected `[` after `locations`"));
+    }
+    c.pos += 1;
+    let (body, bstart) = c
+        .until(b']')
+        .ok_or_else(|| c.err(wspan, "unterminated `locations [`"))?;
+    let mut off = bstart;
+    for item in body.split(';') {
+        let s = off + (item.len() - item.trim_start().len());
+        off += item.len() + 1;
+        let t = item.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let span = Span::new(s, s + t.len());
+        let (t, star) = match t.strip_suffix('*') {
+            Some(x) => (x.trim(), true),
+            None => (t, false),
+        };
+        let loc = parse_loc(t).ok_or_else(|| {
+            c.src
+                .error(span, format!("bad location `{t}` in `locations`"))
+        })?;
+        locations.push((loc, span, star));
+    }
+    Ok(())
+}
+
+/// Parses the final condition at the cursor, introduced by `w` (`exists`,
+/// `final`, `forall`, `~exists` or `~ exists`): its quantifier and
+/// proposition.
+fn parse_condition(c: &mut Cur, w: &str) -> Result<(RawQuant, RawProp), Error> {
+    let q = match w {
+        "exists" | "final" => RawQuant::Exists,
+        "forall" => RawQuant::Forall,
+        "~exists" => RawQuant::NotExists,
+        _ => {
+            c.pos += 1;
+            c.skip_ws();
+            if c.peek_word() != "exists" {
+                return Err(c.err(c.here(), "expected `exists` after `~`"));
+            }
+            RawQuant::NotExists
+        }
     };
-    Ok(Surface {
-        arch,
-        arch_span,
-        name,
-        doc,
-        metadata,
-        ifetch,
-        init,
-        threads,
-        thread_spans,
-        locations,
-        filter,
-        quant,
-        prop,
-    })
+    c.pos += c.peek_word().len();
+    let p = parse_prop_at(c)?;
+    Ok((q, p))
+}
+
+/// Skips the entries `name: kind;` after `with` (old `final` style):
+/// herd keeps `exists`.
+fn skip_with(c: &mut Cur) {
+    loop {
+        c.skip_ws();
+        let r = c.rest();
+        let le = r.find('\n').unwrap_or(r.len());
+        let line = &r[..le];
+        if line.contains(':') && line.trim_end().ends_with(';') && !line.starts_with("<<") {
+            c.pos += le;
+        } else {
+            break;
+        }
+    }
 }
 
 fn parse_cell(col: &str, col_start: usize) -> Cell {

@@ -142,6 +142,23 @@ fn att_base(mn: &str) -> &str {
     mn
 }
 
+/// One instruction as written, after its `LOCK` prefix: what the
+/// lowerings of its classes read.
+struct Insn<'a> {
+    /// The mnemonic as written (without `LOCK`), for messages.
+    mn0: &'a str,
+    /// The mnemonic lower-case, an AT&T size suffix stripped.
+    mn: &'a str,
+    /// The operands as written (AT&T order for X86_64).
+    ops: &'a [Op<'a>],
+    /// AT&T syntax (X86_64).
+    att: bool,
+    /// Prefixed with `LOCK`.
+    locked: bool,
+    /// The mnemonic's span.
+    sp: Span,
+}
+
 /// Lowers one X86 (`att` false) or X86_64 (`att` true) instruction
 /// written at offset `base` of the source.
 pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize, att: bool) -> Result<Low, Error> {
@@ -173,6 +190,14 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize, att: bool) -> R
     } else {
         mn.clone()
     };
+    let i = Insn {
+        mn0,
+        mn: &base_mn,
+        ops: &ops,
+        att,
+        locked,
+        sp: mspan,
+    };
     match base_mn.as_str() {
         "mfence" => {
             arity(cx, mn0, &ops, 0, mspan)?;
@@ -180,27 +205,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize, att: bool) -> R
         }
         "ret" => return Ok(Low::Ret),
         "jmp" | "je" | "jz" | "jne" | "jnz" | "jl" | "js" | "jg" | "jle" | "jge" | "jns" => {
-            arity(cx, mn0, &ops, 1, mspan)?;
-            let label = ops[0].text.to_string();
-            if !is_name(&label) {
-                return Err(cx
-                    .src
-                    .error(ops[0].span, format!("bad jump target `{label}`")));
-            }
-            if base_mn == "jmp" {
-                return Ok(Low::Jump(None, label, ops[0].span));
-            }
-            let f = var(cx.reg("flags"));
-            let z = Expr::Const(0);
-            let op = match base_mn.as_str() {
-                "je" | "jz" => BinOp::Eq,
-                "jne" | "jnz" => BinOp::Ne,
-                "jl" | "js" => BinOp::Lt,
-                "jg" => BinOp::Gt,
-                "jle" => BinOp::Le,
-                _ => BinOp::Ge,
-            };
-            return Ok(Low::Jump(Some(bin(op, f, z)), label, ops[0].span));
+            return lower_jump(cx, &i);
         }
         _ => {}
     }
@@ -212,226 +217,12 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize, att: bool) -> R
     if att {
         xs.reverse();
     }
-    let sp = mspan;
-    let tmp = |cx: &mut Ctx| cx.reg("#tmp");
-    let flags = |cx: &mut Ctx, e: LExpr| Command::Assign {
-        reg: cx.reg("flags"),
-        value: compare(e, Expr::Const(0)),
-    };
     match base_mn.as_str() {
-        "mov" => {
-            arity(cx, mn0, &ops, 2, sp)?;
-            if locked {
-                return Err(unsupported(cx, "LOCK MOV", sp));
-            }
-            let src = xs.pop().expect("arity 2");
-            let dst = xs.pop().expect("arity 2");
-            Ok(Low::Cmds(vec![match (dst, src) {
-                (XOp::Reg(r), XOp::Reg(s)) => Command::Assign {
-                    reg: r,
-                    value: var(s),
-                },
-                (XOp::Reg(r), XOp::Imm(v)) => Command::Assign { reg: r, value: v },
-                (XOp::Reg(r), XOp::Mem(a)) => Command::Load { reg: r, addr: a },
-                (XOp::Mem(a), XOp::Reg(s)) => Command::Store {
-                    addr: a,
-                    value: var(s),
-                },
-                (XOp::Mem(a), XOp::Imm(v)) => Command::Store { addr: a, value: v },
-                _ => {
-                    return Err(cx
-                        .src
-                        .error(sp, format!("`{mn0}`: unsupported operand combination")))
-                }
-            }]))
-        }
-        "xchg" => {
-            arity(cx, mn0, &ops, 2, sp)?;
-            let b = xs.pop().expect("arity 2");
-            let a = xs.pop().expect("arity 2");
-            let t = tmp(cx);
-            match (a, b) {
-                (XOp::Mem(m), XOp::Reg(r)) | (XOp::Reg(r), XOp::Mem(m)) => {
-                    Ok(Low::Cmds(vec![Command::Atomic(vec![
-                        Command::Load {
-                            reg: t,
-                            addr: m.clone(),
-                        },
-                        Command::Store {
-                            addr: m,
-                            value: var(r),
-                        },
-                        Command::Assign {
-                            reg: r,
-                            value: var(t),
-                        },
-                    ])]))
-                }
-                (XOp::Reg(r), XOp::Reg(s)) => Ok(Low::Cmds(vec![
-                    Command::Assign {
-                        reg: t,
-                        value: var(r),
-                    },
-                    Command::Assign {
-                        reg: r,
-                        value: var(s),
-                    },
-                    Command::Assign {
-                        reg: s,
-                        value: var(t),
-                    },
-                ])),
-                _ => Err(cx
-                    .src
-                    .error(sp, format!("`{mn0}`: unsupported operand combination"))),
-            }
-        }
+        "mov" => lower_mov(cx, &i, xs),
+        "xchg" => lower_xchg(cx, &i, xs),
         "add" | "sub" | "and" | "or" | "xor" | "cmp" | "test" | "inc" | "dec" | "shl" | "sal"
-        | "xadd" => {
-            let unary = matches!(base_mn.as_str(), "inc" | "dec");
-            arity(cx, mn0, &ops, if unary { 1 } else { 2 }, sp)?;
-            let src = if unary {
-                Expr::Const(1)
-            } else {
-                match xs.pop().expect("arity 2") {
-                    XOp::Reg(r) => var(r),
-                    XOp::Imm(v) => v,
-                    XOp::Mem(_) => {
-                        return Err(cx.src.error(
-                            ops[if att { 0 } else { 1 }].span,
-                            format!("`{mn0}` with a memory source operand is not supported"),
-                        ))
-                    }
-                }
-            };
-            let dst = xs.pop().expect("arity ≥ 1");
-            let op = match base_mn.as_str() {
-                "add" | "inc" | "xadd" => BinOp::Add,
-                "sub" | "dec" | "cmp" => BinOp::Sub,
-                "and" | "test" => BinOp::BitAnd,
-                "or" => BinOp::BitOr,
-                "xor" => BinOp::BitXor,
-                _ => BinOp::Mul,
-            };
-            let src = if op == BinOp::Mul {
-                // Shift by a constant: multiply by 2^k.
-                match src.as_const(cx.width) {
-                    Some(k) if (0..63).contains(&k) => Expr::Const(cx.width.wrap(1i64 << k)),
-                    _ => {
-                        return Err(cx.src.error(
-                            sp,
-                            format!("`{mn0}`: only constant shift amounts are supported"),
-                        ))
-                    }
-                }
-            } else {
-                src
-            };
-            let writes = !matches!(base_mn.as_str(), "cmp" | "test");
-            match dst {
-                XOp::Reg(r) => {
-                    if locked || base_mn == "xadd" {
-                        return Err(unsupported(cx, &format!("{mn0} on a register"), sp));
-                    }
-                    let e = bin(op, var(r), src);
-                    if writes {
-                        let f = cx.reg("flags");
-                        Ok(Low::Cmds(vec![
-                            Command::Assign { reg: r, value: e },
-                            Command::Assign {
-                                reg: f,
-                                value: compare(var(r), Expr::Const(0)),
-                            },
-                        ]))
-                    } else {
-                        let c = flags(cx, e);
-                        Ok(Low::Cmds(vec![c]))
-                    }
-                }
-                XOp::Mem(a) => {
-                    let t = tmp(cx);
-                    let mut body = vec![Command::Load {
-                        reg: t,
-                        addr: a.clone(),
-                    }];
-                    if base_mn == "xadd" {
-                        // xadd [m], r: tmp := [m]; [m] := tmp + r; r := tmp.
-                        let Expr::Var(r) = src else {
-                            return Err(cx.src.error(sp, "`XADD` needs a register source"));
-                        };
-                        body.push(Command::Store {
-                            addr: a,
-                            value: bin(BinOp::Add, var(t), var(r)),
-                        });
-                        body.push(Command::Assign {
-                            reg: r,
-                            value: var(t),
-                        });
-                    } else if writes {
-                        body.push(Command::Store {
-                            addr: a,
-                            value: bin(op, var(t), src),
-                        });
-                    } else {
-                        body.push(flags(cx, bin(op, var(t), src)));
-                    }
-                    if locked {
-                        Ok(Low::Cmds(vec![Command::Atomic(body)]))
-                    } else {
-                        if base_mn == "xadd" {
-                            return Err(unsupported(cx, "XADD without LOCK", sp));
-                        }
-                        Ok(Low::Cmds(body))
-                    }
-                }
-                XOp::Imm(_) => Err(cx
-                    .src
-                    .error(sp, format!("`{mn0}`: destination cannot be an immediate"))),
-            }
-        }
-        "cmpxchg" if locked => {
-            arity(cx, mn0, &ops, 2, sp)?;
-            let src = xs.pop().expect("arity 2");
-            let dst = xs.pop().expect("arity 2");
-            let (XOp::Mem(a), XOp::Reg(r)) = (dst, src) else {
-                return Err(cx.src.error(
-                    sp,
-                    "`LOCK CMPXCHG` expects a memory destination and a register source",
-                ));
-            };
-            let acc = cx.reg(if att { "rax" } else { "EAX" });
-            let t = tmp(cx);
-            let f = cx.reg("flags");
-            Ok(Low::Choice(vec![
-                vec![Command::Atomic(vec![
-                    Command::Load {
-                        reg: t,
-                        addr: a.clone(),
-                    },
-                    Command::Assume(bin(BinOp::Eq, var(t), var(acc))),
-                    Command::Store {
-                        addr: a.clone(),
-                        value: var(r),
-                    },
-                    Command::Assign {
-                        reg: f,
-                        value: Expr::Const(0),
-                    },
-                ])],
-                vec![Command::Atomic(vec![
-                    Command::Load { reg: t, addr: a },
-                    Command::Assume(bin(BinOp::Ne, var(t), var(acc))),
-                    Command::Assign {
-                        reg: acc,
-                        value: var(t),
-                    },
-                    Command::Assign {
-                        reg: f,
-                        value: Expr::Const(1),
-                    },
-                ])],
-            ]))
-        }
+        | "xadd" => lower_arith(cx, &i, xs),
+        "cmpxchg" if locked => lower_cmpxchg(cx, &i, xs),
         _ => Err(unsupported(
             cx,
             &if locked {
@@ -442,4 +233,281 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize, att: bool) -> R
             mspan,
         )),
     }
+}
+
+/// `flags := compare(e, 0)`: the sign of `e` (-1, 0 or 1).
+fn set_flags(cx: &mut Ctx, e: LExpr) -> Command {
+    Command::Assign {
+        reg: cx.reg("flags"),
+        value: compare(e, Expr::Const(0)),
+    }
+}
+
+/// Lowers `JMP label` and the conditional jumps `JE`/`JZ`, `JNE`/`JNZ`,
+/// `JL`/`JS`, `JG`, `JLE`, `JGE`/`JNS`, which test `flags` against 0.
+fn lower_jump(cx: &mut Ctx, i: &Insn) -> Result<Low, Error> {
+    let ops = i.ops;
+    arity(cx, i.mn0, ops, 1, i.sp)?;
+    let label = ops[0].text.to_string();
+    if !is_name(&label) {
+        return Err(cx
+            .src
+            .error(ops[0].span, format!("bad jump target `{label}`")));
+    }
+    if i.mn == "jmp" {
+        return Ok(Low::Jump(None, label, ops[0].span));
+    }
+    let f = var(cx.reg("flags"));
+    let z = Expr::Const(0);
+    let op = match i.mn {
+        "je" | "jz" => BinOp::Eq,
+        "jne" | "jnz" => BinOp::Ne,
+        "jl" | "js" => BinOp::Lt,
+        "jg" => BinOp::Gt,
+        "jle" => BinOp::Le,
+        _ => BinOp::Ge,
+    };
+    Ok(Low::Jump(Some(bin(op, f, z)), label, ops[0].span))
+}
+
+/// Lowers `MOV dst,src` (operands `xs` in Intel order): a register
+/// assignment, a load or a store; `LOCK MOV` is refused.
+fn lower_mov(cx: &mut Ctx, i: &Insn, mut xs: Vec<XOp>) -> Result<Low, Error> {
+    let (mn0, sp) = (i.mn0, i.sp);
+    arity(cx, mn0, i.ops, 2, sp)?;
+    if i.locked {
+        return Err(unsupported(cx, "LOCK MOV", sp));
+    }
+    let src = xs.pop().expect("arity 2");
+    let dst = xs.pop().expect("arity 2");
+    Ok(Low::Cmds(vec![match (dst, src) {
+        (XOp::Reg(r), XOp::Reg(s)) => Command::Assign {
+            reg: r,
+            value: var(s),
+        },
+        (XOp::Reg(r), XOp::Imm(v)) => Command::Assign { reg: r, value: v },
+        (XOp::Reg(r), XOp::Mem(a)) => Command::Load { reg: r, addr: a },
+        (XOp::Mem(a), XOp::Reg(s)) => Command::Store {
+            addr: a,
+            value: var(s),
+        },
+        (XOp::Mem(a), XOp::Imm(v)) => Command::Store { addr: a, value: v },
+        _ => {
+            return Err(cx
+                .src
+                .error(sp, format!("`{mn0}`: unsupported operand combination")))
+        }
+    }]))
+}
+
+/// Lowers `XCHG a,b` (operands `xs`): with memory, an atomic read and
+/// write (locked implicitly); between registers, a swap through `#tmp`.
+fn lower_xchg(cx: &mut Ctx, i: &Insn, mut xs: Vec<XOp>) -> Result<Low, Error> {
+    let (mn0, sp) = (i.mn0, i.sp);
+    arity(cx, mn0, i.ops, 2, sp)?;
+    let b = xs.pop().expect("arity 2");
+    let a = xs.pop().expect("arity 2");
+    let t = cx.reg("#tmp");
+    match (a, b) {
+        (XOp::Mem(m), XOp::Reg(r)) | (XOp::Reg(r), XOp::Mem(m)) => {
+            Ok(Low::Cmds(vec![Command::Atomic(vec![
+                Command::Load {
+                    reg: t,
+                    addr: m.clone(),
+                },
+                Command::Store {
+                    addr: m,
+                    value: var(r),
+                },
+                Command::Assign {
+                    reg: r,
+                    value: var(t),
+                },
+            ])]))
+        }
+        (XOp::Reg(r), XOp::Reg(s)) => Ok(Low::Cmds(vec![
+            Command::Assign {
+                reg: t,
+                value: var(r),
+            },
+            Command::Assign {
+                reg: r,
+                value: var(s),
+            },
+            Command::Assign {
+                reg: s,
+                value: var(t),
+            },
+        ])),
+        _ => Err(cx
+            .src
+            .error(sp, format!("`{mn0}`: unsupported operand combination"))),
+    }
+}
+
+/// Lowers the arithmetic `ADD`, `SUB`, `AND`, `OR`, `XOR`, `INC`, `DEC`,
+/// `SHL`/`SAL` by a constant (a multiplication by 2^k), the comparisons
+/// `CMP`, `TEST` (which only set `flags`) and `XADD` (operands `xs` in
+/// Intel order; the source a register or an immediate): on a register
+/// ([`arith_reg`]) or on memory ([`arith_mem`]).
+fn lower_arith(cx: &mut Ctx, i: &Insn, mut xs: Vec<XOp>) -> Result<Low, Error> {
+    let (mn0, mn, sp) = (i.mn0, i.mn, i.sp);
+    let unary = matches!(mn, "inc" | "dec");
+    arity(cx, mn0, i.ops, if unary { 1 } else { 2 }, sp)?;
+    let src = if unary {
+        Expr::Const(1)
+    } else {
+        match xs.pop().expect("arity 2") {
+            XOp::Reg(r) => var(r),
+            XOp::Imm(v) => v,
+            XOp::Mem(_) => {
+                return Err(cx.src.error(
+                    i.ops[if i.att { 0 } else { 1 }].span,
+                    format!("`{mn0}` with a memory source operand is not supported"),
+                ))
+            }
+        }
+    };
+    let dst = xs.pop().expect("arity ≥ 1");
+    let op = match mn {
+        "add" | "inc" | "xadd" => BinOp::Add,
+        "sub" | "dec" | "cmp" => BinOp::Sub,
+        "and" | "test" => BinOp::BitAnd,
+        "or" => BinOp::BitOr,
+        "xor" => BinOp::BitXor,
+        _ => BinOp::Mul,
+    };
+    let src = if op == BinOp::Mul {
+        // Shift by a constant: multiply by 2^k.
+        match src.as_const(cx.width) {
+            Some(k) if (0..63).contains(&k) => Expr::Const(cx.width.wrap(1i64 << k)),
+            _ => {
+                return Err(cx.src.error(
+                    sp,
+                    format!("`{mn0}`: only constant shift amounts are supported"),
+                ))
+            }
+        }
+    } else {
+        src
+    };
+    match dst {
+        XOp::Reg(r) => arith_reg(cx, i, r, bin(op, var(r), src)),
+        XOp::Mem(a) => arith_mem(cx, i, a, op, src),
+        XOp::Imm(_) => Err(cx
+            .src
+            .error(sp, format!("`{mn0}`: destination cannot be an immediate"))),
+    }
+}
+
+/// True when the arithmetic instruction `mn` writes its destination
+/// (all but `CMP` and `TEST`).
+fn writes(mn: &str) -> bool {
+    !matches!(mn, "cmp" | "test")
+}
+
+/// [`lower_arith`] on register `r`, `e` the result: `r := e` and `flags`
+/// from `r`, or only `flags` from `e` for `CMP`/`TEST`; refused when
+/// `LOCK`ed or `XADD`.
+fn arith_reg(cx: &mut Ctx, i: &Insn, r: RegId, e: LExpr) -> Result<Low, Error> {
+    if i.locked || i.mn == "xadd" {
+        return Err(unsupported(cx, &format!("{} on a register", i.mn0), i.sp));
+    }
+    if writes(i.mn) {
+        let f = set_flags(cx, var(r));
+        Ok(Low::Cmds(vec![Command::Assign { reg: r, value: e }, f]))
+    } else {
+        let c = set_flags(cx, e);
+        Ok(Low::Cmds(vec![c]))
+    }
+}
+
+/// [`lower_arith`] on memory at `a` with operation `op` and source `src`:
+/// a read into `#tmp`, then the write of the result (`XADD [m],r`:
+/// `[m] := tmp + r; r := tmp`) or, for `CMP`/`TEST`, `flags`; atomic when
+/// `LOCK`ed (`XADD` without `LOCK` is refused).
+fn arith_mem(cx: &mut Ctx, i: &Insn, a: LExpr, op: BinOp, src: LExpr) -> Result<Low, Error> {
+    let sp = i.sp;
+    let t = cx.reg("#tmp");
+    let mut body = vec![Command::Load {
+        reg: t,
+        addr: a.clone(),
+    }];
+    if i.mn == "xadd" {
+        // xadd [m], r: tmp := [m]; [m] := tmp + r; r := tmp.
+        let Expr::Var(r) = src else {
+            return Err(cx.src.error(sp, "`XADD` needs a register source"));
+        };
+        body.push(Command::Store {
+            addr: a,
+            value: bin(BinOp::Add, var(t), var(r)),
+        });
+        body.push(Command::Assign {
+            reg: r,
+            value: var(t),
+        });
+    } else if writes(i.mn) {
+        body.push(Command::Store {
+            addr: a,
+            value: bin(op, var(t), src),
+        });
+    } else {
+        body.push(set_flags(cx, bin(op, var(t), src)));
+    }
+    if i.locked {
+        Ok(Low::Cmds(vec![Command::Atomic(body)]))
+    } else {
+        if i.mn == "xadd" {
+            return Err(unsupported(cx, "XADD without LOCK", sp));
+        }
+        Ok(Low::Cmds(body))
+    }
+}
+
+/// Lowers `LOCK CMPXCHG [m],r` (operands `xs`): two atomic alternatives,
+/// success (`[m]` equals the accumulator: `[m] := r`, `flags := 0`) and
+/// failure (the accumulator gets `[m]`, `flags := 1`).
+fn lower_cmpxchg(cx: &mut Ctx, i: &Insn, mut xs: Vec<XOp>) -> Result<Low, Error> {
+    let sp = i.sp;
+    arity(cx, i.mn0, i.ops, 2, sp)?;
+    let src = xs.pop().expect("arity 2");
+    let dst = xs.pop().expect("arity 2");
+    let (XOp::Mem(a), XOp::Reg(r)) = (dst, src) else {
+        return Err(cx.src.error(
+            sp,
+            "`LOCK CMPXCHG` expects a memory destination and a register source",
+        ));
+    };
+    let acc = cx.reg(if i.att { "rax" } else { "EAX" });
+    let t = cx.reg("#tmp");
+    let f = cx.reg("flags");
+    Ok(Low::Choice(vec![
+        vec![Command::Atomic(vec![
+            Command::Load {
+                reg: t,
+                addr: a.clone(),
+            },
+            Command::Assume(bin(BinOp::Eq, var(t), var(acc))),
+            Command::Store {
+                addr: a.clone(),
+                value: var(r),
+            },
+            Command::Assign {
+                reg: f,
+                value: Expr::Const(0),
+            },
+        ])],
+        vec![Command::Atomic(vec![
+            Command::Load { reg: t, addr: a },
+            Command::Assume(bin(BinOp::Ne, var(t), var(acc))),
+            Command::Assign {
+                reg: acc,
+                value: var(t),
+            },
+            Command::Assign {
+                reg: f,
+                value: Expr::Const(1),
+            },
+        ])],
+    ]))
 }
