@@ -330,6 +330,15 @@ pub struct LitmusArgs {
     /// Memory model.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// herd's configuration file (herd7 `-conf`, e.g. the kernel's
+    /// `linux-kernel.cfg`): its `macros`, `bell`, `model` and `variant`
+    /// keys give the meaning of C litmus tests (docs/litmus.md).
+    #[arg(long, value_name = "CFG", conflicts_with = "model_file")]
+    pub conf: Option<String>,
+    /// A folder searched for the files of `--conf` after the
+    /// configuration's own folder, in order (herd7 `-I`).
+    #[arg(short = 'I', value_name = "DIR", requires = "conf")]
+    pub include: Vec<String>,
     /// Solver backend: the embedded SAT solver (varisat), the same CNF
     /// with the model as a theory (cdclt), or z3 (builds with `--features
     /// z3`, docs/solvers.md).

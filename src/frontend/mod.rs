@@ -16,6 +16,7 @@
 //!   leading `#include` or line marker, or a C declaration keyword) is C.
 
 pub mod c;
+pub mod c_litmus;
 pub mod litmus;
 pub mod memorax;
 pub mod native;

@@ -91,7 +91,7 @@ fn collect(c: &Command, ud: &mut UseDef) {
             ud.defs.push(reg.0);
         }
         Command::Atomic(cs) => cs.iter().for_each(|c| collect(c, ud)),
-        Command::Ann(_, c) => collect(c, ud),
+        Command::Ann(_, c) | Command::Tagged(_, c) => collect(c, ud),
         Command::Pgas(p) => {
             if let Some(ops) = p.operands() {
                 ops.iter().for_each(|e| read(e, ud));

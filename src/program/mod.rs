@@ -123,6 +123,11 @@ pub enum Fence {
     DmbSt,
     /// Arm `ISB`: with a control or address dependency, orders later reads.
     Isb,
+    /// A fence event that orders nothing by itself: herd's C `__fence{tag}`
+    /// (`smp_mb()`, `rcu_read_lock()`, …), whose meaning is only the tags
+    /// of the enclosing [`Command::Tagged`], read by the model (herd's C
+    /// semantics: an `F` event carrying an annotation set).
+    Marker,
     /// RISC-V `fence pred,succ` (and `fence.tso`): the access pairs it
     /// orders, as the bits of a [`MembarMask`] (`LL` = r→r, `LS` = r→w,
     /// `SL` = w→r, `SS` = w→w). `fence r,rw` has `LL | LS`, `fence.tso`
@@ -243,6 +248,33 @@ impl Ann {
     }
 }
 
+/// herd's tags of one event (an annotation set, herd's C semantics): tag
+/// names as the macro file writes them (`ONCE`, `MB`, `rcu-lock`), sorted
+/// and without duplicates. A model sees an event in the set a tag names
+/// (with herd's capitalization, `Once`, `Rcu-lock`; docs/models.md).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+pub struct Tags(Vec<String>);
+
+impl Tags {
+    /// The tag set of `names` (sorted, duplicates dropped).
+    pub fn new<S: Into<String>>(names: impl IntoIterator<Item = S>) -> Tags {
+        let mut v: Vec<String> = names.into_iter().map(Into::into).collect();
+        v.sort();
+        v.dedup();
+        Tags(v)
+    }
+
+    /// The tag names, sorted.
+    pub fn names(&self) -> &[String] {
+        &self.0
+    }
+
+    /// Whether tag `name` is in the set.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|t| t == name)
+    }
+}
+
 impl Fence {
     /// The keyword used in the native language.
     pub fn keyword(self) -> &'static str {
@@ -258,6 +290,7 @@ impl Fence {
             Fence::DmbSt => "dmb st",
             Fence::Isb => "isb",
             Fence::RvFence(_) => "fence",
+            Fence::Marker => "marker",
         }
     }
 }
@@ -381,6 +414,11 @@ pub enum Command {
     /// (Arm `SWPAL`: acquire read, release write). Or an `Assign` with
     /// [`Ann::PICK`] (its value's dependencies become pick dependencies).
     Ann(Ann, Box<Command>),
+    /// A memory access or fence carrying herd's tags (the annotation set
+    /// of an event of herd's C semantics: `Once`, `Acquire`, `Mb`,
+    /// `Rcu-lock`, …, named by the macro file, declared by the model's
+    /// `enum`s). Inside `Atomic` each access carries its own.
+    Tagged(Tags, Box<Command>),
     /// `assume(e)` without a control dependency: blocks unless e ≠ 0, but
     /// later events do not depend on `e`'s registers (the comparison of a
     /// compare-and-swap, the alternatives of a conditional select: herd's
@@ -409,7 +447,7 @@ impl Command {
         match self {
             Command::Load { addr, .. } | Command::Store { addr, .. } => vec![addr],
             Command::LoadReserve { addr, .. } | Command::StoreCond { addr, .. } => vec![addr],
-            Command::Ann(_, c) => c.access_addrs(),
+            Command::Ann(_, c) | Command::Tagged(_, c) => c.access_addrs(),
             Command::Atomic(cs) => cs.iter().flat_map(Command::access_addrs).collect(),
             _ => Vec::new(),
         }
@@ -447,7 +485,7 @@ impl Command {
             Command::Load { .. } | Command::Store { .. } => true,
             Command::LoadReserve { .. } | Command::StoreCond { .. } => true,
             Command::Atomic(cs) => cs.iter().any(Command::accesses_memory),
-            Command::Ann(_, c) => c.accesses_memory(),
+            Command::Ann(_, c) | Command::Tagged(_, c) => c.accesses_memory(),
             Command::Pgas(PgasCmd::Read { .. } | PgasCmd::Write { .. }) => true,
             _ => false,
         }

@@ -170,6 +170,7 @@ impl Tp<'_> {
                 }
                 _ => format!("{} {}", ann(*a), self.cmd(c)),
             },
+            Command::Tagged(t, c) => format!("tagged({}) {}", t.names().join(", "), self.cmd(c)),
             Command::Guard(e) => format!("guard({})", self.e(e)),
             Command::Select {
                 reg,

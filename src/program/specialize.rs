@@ -117,6 +117,7 @@ fn subst(c: &Command, r: RegId, k: i64, w: Width, live: &mut bool) -> Option<Com
             return Some(Command::Atomic(v));
         }
         Command::Ann(a, c) => Command::Ann(*a, Box::new(subst(c, r, k, w, live)?)),
+        Command::Tagged(t, c) => Command::Tagged(t.clone(), Box::new(subst(c, r, k, w, live)?)),
         Command::Fence(_) | Command::Lock | Command::Unlock | Command::Nop => c.clone(),
         Command::Pgas(_) => return None,
     };

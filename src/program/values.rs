@@ -225,7 +225,7 @@ fn transfer(
                 regs = transfer(c, regs, cells, w)?;
             }
         }
-        Command::Ann(_, c) => return transfer(c, regs, cells, w),
+        Command::Ann(_, c) | Command::Tagged(_, c) => return transfer(c, regs, cells, w),
         Command::Pgas(_) => regs.iter_mut().for_each(|x| *x = None),
         Command::Store { .. }
         | Command::Fence(_)

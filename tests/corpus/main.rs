@@ -13,4 +13,5 @@ mod dat3m_corpus;
 mod explicit_corpus;
 mod herd_log;
 mod litmus_x86_corpus;
+mod lkmm_corpus;
 mod power_corpus;

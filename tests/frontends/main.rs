@@ -12,6 +12,7 @@ mod arm_own;
 mod bad_input;
 mod c_frontend;
 mod c_heap;
+mod c_litmus;
 mod c_sv_constructs;
 mod c_svcomp;
 mod c_switch;

@@ -214,7 +214,7 @@ pub(crate) fn check_cmd(c: &Command, inside_atomic: bool) -> Result<(), String> 
             cond, then, else_, ..
         } => spmd(cond).and(spmd(then)).and(spmd(else_)),
         // Annotations order nothing more under SC and TSO.
-        Command::Ann(_, c) => check_cmd(c, inside_atomic),
+        Command::Ann(_, c) | Command::Tagged(_, c) => check_cmd(c, inside_atomic),
         Command::Fence(_) | Command::Nop => Ok(()),
         Command::Lock | Command::Unlock if inside_atomic => {
             Err("lock/unlock inside an atomic sequence".into())
@@ -404,7 +404,7 @@ impl<'p> Machine<'p> {
                 self.set_reg(s, t, *reg, v);
                 Some(false)
             }
-            Command::Ann(_, c) => self.exec(s, t, c, role),
+            Command::Ann(_, c) | Command::Tagged(_, c) => self.exec(s, t, c, role),
             Command::Fence(_) | Command::Nop => Some(false),
             Command::Lock => {
                 if s.lock != 0 {

@@ -369,6 +369,7 @@ impl Ctx<'_> {
             }
             // Rejected by validation (crate::engines::explicit::check_cmd).
             Command::Ann(..)
+            | Command::Tagged(..)
             | Command::Atomic(_)
             | Command::LoadReserve { .. }
             | Command::StoreCond { .. }

@@ -305,7 +305,7 @@ fn eval(w: Width, regs: &[i64], e: &LExpr) -> i64 {
 /// and PSO).
 fn plain(c: &Command) -> &Command {
     match c {
-        Command::Ann(_, c) => plain(c),
+        Command::Ann(_, c) | Command::Tagged(_, c) => plain(c),
         c => c,
     }
 }
@@ -340,7 +340,7 @@ pub fn unsupported(p: &Program) -> Option<(usize, usize, String)> {
             Command::LoadReserve { .. } => Err("`lwarx` (load-reserve)".into()),
             Command::StoreCond { .. } => Err("`stwcx.` (store-conditional)".into()),
             Command::Pgas(_) => Err("a PGAS command".into()),
-            Command::Ann(..) => Ok(()),
+            Command::Ann(..) | Command::Tagged(..) => Ok(()),
         }
     }
     if p.nodes.is_some() {

@@ -29,7 +29,7 @@ mod ops;
 mod ppc;
 mod regs;
 mod riscv;
-mod syntax;
+pub(crate) mod syntax;
 mod test;
 mod thread;
 mod x86;

@@ -143,6 +143,9 @@ pub(super) fn vars_of(e: &LExpr) -> BTreeSet<RegId> {
 fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) {
     match cmd {
         Command::Ann(a, c) => micro_ops(c, nodes, ann | a.0, out),
+        // The tags are read by no model the bounded engine loads (a model
+        // naming a tag is refused when it is loaded, docs/models.md).
+        Command::Tagged(_, c) => micro_ops(c, nodes, ann, out),
         Command::Guard(e) => out.push(Micro::Guard(e.clone())),
         Command::Select {
             reg,

@@ -1,0 +1,704 @@
+//! A C litmus test as a whole → the IR: the test's header, init block and
+//! condition read by the litmus front-end's surface parser, the thread
+//! functions parsed by [`super::syntax`], every macro call expanded from
+//! the macro file, herd's primitives lowered to IR commands carrying
+//! herd's tags ([`crate::program::Tags`]).
+//!
+//! herd's C semantics as lowered here: a parameter `int *x` of `Pn` holds
+//! the address of the global `x`; locals are registers (herd's `n:r0`),
+//! 0 until assigned; `*e` read or written outside a macro is a plain
+//! access (no tag); `__load{t}(*e)`, `__store{t}(*e,v)` one access tagged
+//! `t`; `__fence{t}` a fence event tagged `t`; `__xchg{t}`,
+//! `__cmpxchg{t}`, `__atomic_op{t}`, `__atomic_op_return{t}`,
+//! `__atomic_fetch_op{t}` one atomic step whose read and write are both
+//! tagged `t` (a failed `__cmpxchg` is its read alone, still tagged);
+//! `if`/`else` branches on the condition (a control dependency).
+
+use super::syntax::{COp, Ex, Func, MacroBody, MacroFile, Parser, St};
+use crate::diag::{Error, SourceFile, Span};
+use crate::frontend::litmus::syntax::{parse_surface, InitLhs, RawQuant, RawVal};
+use crate::program::{
+    BinOp, Command, Expr, Fence, Instr, LExpr, Program, RegId, SharedVar, StateId, Tags, Thread,
+    UnOp,
+};
+use std::collections::BTreeMap;
+
+/// A C litmus test once read: its name, its program in the IR (one
+/// thread per `Pn`, shared variables at sequential addresses), the
+/// surface of its condition.
+#[derive(Clone, Debug)]
+pub struct CLitmus {
+    /// The test's name (second word of the header).
+    pub name: String,
+    /// The program: threads `P0`, `P1`, …; accesses and fences tagged.
+    pub program: Program,
+    /// The quantifier's keyword (`exists`, `~exists`, `forall`).
+    pub quantifier: &'static str,
+}
+
+/// First address of the shared variables (above the small constants C
+/// litmus tests write, so an address never equals a written value).
+const ADDR_BASE: i64 = 0x100;
+
+/// The deepest macro expansion (a macro calling itself is refused here).
+const MAX_EXPANSION: usize = 16;
+
+/// Keywords that start the condition part of a test.
+const TAIL_WORDS: [&str; 5] = ["exists", "~exists", "forall", "locations", "filter"];
+
+/// Reads a C litmus test with the macros of `macros`.
+///
+/// Errors (located in the test, or at the macro in the macro file): a
+/// header that is not `C NAME`; syntax errors; a call of a name the macro
+/// file does not define; a primitive outside this front-end (`__lock`,
+/// `__unlock`, `__trylock`, `__islocked`, `__srcu`,
+/// `__atomic_add_unless`: locks and SRCU), named with the macro the test
+/// called.
+pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
+    let lead = src.text.len() - src.text.trim_start().len();
+    let arch = src.text.split_whitespace().next().unwrap_or("");
+    if arch != "C" {
+        return Err(src.error(
+            Span::new(lead, lead + arch.len()),
+            format!("a C litmus test starts with `C NAME`, found `{arch}`"),
+        ));
+    }
+    let (fstart, tail) = code_region(src)?;
+    let funcs = Parser::new(src, fstart, tail)?.functions()?;
+    let surf = parse_surface(&masked(src, fstart, tail, &funcs))?;
+    let mut p = Program {
+        source: Some(src.clone()),
+        ..Program::default()
+    };
+    let mut globals: BTreeMap<String, Span> = BTreeMap::new();
+    // herd makes a location of every name of the init block, on either
+    // side, and of every thread parameter.
+    for it in &surf.init {
+        if let InitLhs::Mem(m) = &it.lhs {
+            globals.entry(m.clone()).or_insert(it.span);
+        }
+        if let Some((RawVal::Sym(v), sp)) = &it.rhs {
+            globals.entry(v.clone()).or_insert(*sp);
+        }
+    }
+    for f in &funcs {
+        for (n, sp) in &f.params {
+            globals.entry(n.clone()).or_insert(*sp);
+        }
+    }
+    let addrs: BTreeMap<String, i64> = globals
+        .keys()
+        .enumerate()
+        .map(|(k, n)| (n.clone(), ADDR_BASE + k as i64))
+        .collect();
+    for (n, sp) in &globals {
+        let addr = addrs[n];
+        let name = p.names.intern(n);
+        p.vars.push(SharedVar {
+            name,
+            addr,
+            init: 0,
+            span: *sp,
+        });
+    }
+    let mut reg_inits: Vec<(usize, String, i64)> = Vec::new();
+    for it in &surf.init {
+        let value = match &it.rhs {
+            None => 0,
+            Some((RawVal::Int(v), _)) => *v,
+            Some((RawVal::Sym(s), sp)) => *addrs
+                .get(s)
+                .ok_or_else(|| src.error(*sp, format!("unknown variable `{s}`")))?,
+            Some((_, sp)) => {
+                return Err(src.error(
+                    *sp,
+                    "this initial value is not supported in a C litmus test",
+                ))
+            }
+        };
+        match &it.lhs {
+            InitLhs::Mem(m) => {
+                p.init.insert(addrs[m], value);
+                if let Some(v) = p.vars.iter_mut().find(|v| v.addr == addrs[m]) {
+                    v.init = value;
+                }
+            }
+            InitLhs::Reg { thread, reg } if *thread < funcs.len() => {
+                reg_inits.push((*thread, reg.clone(), value));
+            }
+            _ => {
+                return Err(src.error(
+                    it.span,
+                    "this init item names no location and no register of a thread",
+                ))
+            }
+        }
+    }
+    for f in &funcs {
+        let inits: Vec<(&str, i64)> = (reg_inits.iter())
+            .filter(|r| r.0 == f.index)
+            .map(|r| (r.1.as_str(), r.2))
+            .collect();
+        let t = ThreadLower::run(src, macros, &addrs, &mut p, f, &inits)?;
+        p.threads.push(t);
+    }
+    let quantifier = match surf.quant {
+        RawQuant::Exists => "exists",
+        RawQuant::NotExists => "~exists",
+        RawQuant::Forall => "forall",
+    };
+    Ok(CLitmus {
+        name: surf.name,
+        program: p,
+        quantifier,
+    })
+}
+
+/// The byte range of the thread functions: from the first `P0(` after
+/// the init block to the first condition keyword at brace depth 0 at the
+/// start of a line (or the end of the file).
+fn code_region(src: &SourceFile) -> Result<(usize, usize), Error> {
+    let t = &src.text;
+    let mut search = 0;
+    let fstart = loop {
+        let k = t[search..].find("P0").map(|k| k + search).ok_or_else(|| {
+            src.error(
+                Span::new(t.len(), t.len()),
+                "expected the thread function `P0(…) { … }`",
+            )
+        })?;
+        // `P0(` first on its line (after an optional `void`), not in a
+        // comment's text.
+        let line_start = t[..k].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let lead = t[line_start..k].trim();
+        if (lead.is_empty() || lead == "void") && t[k + 2..].trim_start().starts_with('(') {
+            break line_start;
+        }
+        search = k + 2;
+    };
+    let mut depth = 0i32;
+    let mut at_line_start = true;
+    let b = t.as_bytes();
+    let mut i = fstart;
+    while i < b.len() {
+        match b[i] {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            b'\n' => {
+                at_line_start = true;
+                i += 1;
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 && at_line_start && TAIL_WORDS.iter().any(|w| t[i..].starts_with(w)) {
+            return Ok((fstart, i));
+        }
+        at_line_start = false;
+        i += 1;
+    }
+    Ok((fstart, t.len()))
+}
+
+/// The test with its thread functions blanked (offsets kept) and a
+/// thread header row `P0|P1|…;` in their place, each `Pn|` written over
+/// the function's name, for the litmus surface parser (which reads the
+/// header, the init block and the condition).
+fn masked(src: &SourceFile, start: usize, end: usize, funcs: &[Func]) -> SourceFile {
+    let mut text: Vec<u8> = src.text.as_bytes().to_vec();
+    for b in &mut text[start..end] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    for (i, f) in funcs.iter().enumerate() {
+        let sep = if i + 1 == funcs.len() { ';' } else { '|' };
+        let piece = format!("P{}{sep}", f.index);
+        // The name `Pn` and its `(` are at least as long as `Pn|`.
+        text[f.span.start..f.span.start + piece.len()].copy_from_slice(piece.as_bytes());
+    }
+    if funcs.is_empty() {
+        text[start] = b';';
+    }
+    SourceFile::new(
+        src.path.to_string(),
+        String::from_utf8_lossy(&text).into_owned(),
+    )
+}
+
+/// The lowering of one thread function.
+struct ThreadLower<'a> {
+    src: &'a SourceFile,
+    macros: &'a MacroFile,
+    addrs: &'a BTreeMap<String, i64>,
+    th: Thread,
+    /// Locals (registers) in scope, by name.
+    locals: BTreeMap<String, RegId>,
+    cur: StateId,
+    states: u32,
+    temps: u32,
+    names: &'a mut crate::program::intern::Interner,
+}
+
+impl<'a> ThreadLower<'a> {
+    fn run(
+        src: &'a SourceFile,
+        macros: &'a MacroFile,
+        addrs: &'a BTreeMap<String, i64>,
+        p: &'a mut Program,
+        f: &Func,
+        inits: &[(&str, i64)],
+    ) -> Result<Thread, Error> {
+        let name = p.names.intern(&format!("P{}", f.index));
+        let q0 = p.names.intern("q0");
+        let mut l = ThreadLower {
+            src,
+            macros,
+            addrs,
+            th: Thread::new(name, q0, f.span),
+            locals: BTreeMap::new(),
+            cur: StateId(0),
+            states: 1,
+            temps: 0,
+            names: &mut p.names,
+        };
+        // A parameter is a local initialised with the global's address;
+        // the init block may give a local its initial value (`0:r1=z`).
+        let params = f.params.iter().map(|(n, _)| (n.as_str(), addrs[n]));
+        for (n, v) in params.chain(inits.iter().copied()) {
+            let r = l.th.reg(l.names.intern(n));
+            l.th.reg_init[r.0 as usize] = v;
+            l.locals.insert(n.to_string(), r);
+        }
+        for (s, sp) in &f.body {
+            l.stmt(s, *sp, *sp)?;
+        }
+        Ok(l.th)
+    }
+
+    fn fresh_state(&mut self) -> StateId {
+        let s = self.names.intern(&format!("q{}", self.states));
+        self.states += 1;
+        self.th.state(s)
+    }
+
+    fn emit(&mut self, cmd: Command, span: Span) {
+        let to = self.fresh_state();
+        self.emit_to(cmd, span, to);
+        self.cur = to;
+    }
+
+    fn emit_to(&mut self, cmd: Command, span: Span, to: StateId) {
+        self.th.instrs.push(Instr {
+            from: self.cur,
+            to,
+            cmd,
+            span,
+        });
+    }
+
+    fn temp(&mut self) -> RegId {
+        let s = self.names.intern(&format!("tmp{}", self.temps));
+        self.temps += 1;
+        self.th.reg(s)
+    }
+
+    /// `site`: where the test wrote the statement (macro bodies are
+    /// located there).
+    fn stmt(&mut self, s: &St, sp: Span, site: Span) -> Result<(), Error> {
+        let sp = if self.in_test(sp) { sp } else { site };
+        match s {
+            St::Decl(name, init) => {
+                let r = self.th.reg(self.names.intern(name));
+                self.locals.insert(name.clone(), r);
+                if let Some((e, esp)) = init {
+                    let v = self.expr(e, *esp, site)?;
+                    self.emit(Command::Assign { reg: r, value: v }, sp);
+                }
+            }
+            St::Assign((l, lsp), (r, rsp)) => {
+                let v = self.expr(r, *rsp, site)?;
+                match l {
+                    // herd reads an assignment to an undeclared name as
+                    // a local's.
+                    Ex::Name(n) if !self.addrs.contains_key(n) || self.locals.contains_key(n) => {
+                        let reg = self.th.reg(self.names.intern(n));
+                        self.locals.insert(n.clone(), reg);
+                        self.emit(Command::Assign { reg, value: v }, sp);
+                    }
+                    Ex::Deref(a) => {
+                        let addr = self.expr(a, *lsp, site)?;
+                        self.emit(Command::Store { addr, value: v }, sp);
+                    }
+                    _ => return Err(self.err(*lsp, site, "cannot assign to this expression")),
+                }
+            }
+            St::Expr(e, esp) => {
+                self.expr(e, *esp, site)?;
+            }
+            St::Block(b) => {
+                for (s, ssp) in b {
+                    self.stmt(s, *ssp, site)?;
+                }
+            }
+            St::If((c, csp), th, el) => {
+                let c = self.expr(c, *csp, site)?;
+                let start = self.cur;
+                let t0 = self.fresh_state();
+                let e0 = self.fresh_state();
+                let nz = Expr::bin(BinOp::Ne, c.clone(), Expr::Const(0));
+                let z = Expr::bin(BinOp::Eq, c, Expr::Const(0));
+                self.emit_to(Command::Assume(nz), sp, t0);
+                self.emit_to(Command::Assume(z), sp, e0);
+                self.cur = t0;
+                for (s, ssp) in th {
+                    self.stmt(s, *ssp, site)?;
+                }
+                let t_end = self.cur;
+                self.cur = e0;
+                for (s, ssp) in el {
+                    self.stmt(s, *ssp, site)?;
+                }
+                let join = self.fresh_state();
+                self.emit_to(Command::Nop, sp, join);
+                self.cur = t_end;
+                self.emit_to(Command::Nop, sp, join);
+                self.cur = join;
+                debug_assert!(start != join);
+            }
+        }
+        Ok(())
+    }
+
+    fn in_test(&self, sp: Span) -> bool {
+        // Spans of macro bodies are offsets in the macro file; the test's
+        // own spans are used only when they come from the test.
+        let _ = sp;
+        !self.expanding()
+    }
+
+    fn expanding(&self) -> bool {
+        EXPANDING.with(|d| d.get() > 0)
+    }
+
+    fn err(&self, sp: Span, site: Span, msg: impl Into<String>) -> Error {
+        let at = if self.in_test(sp) { sp } else { site };
+        self.src.error(at, msg)
+    }
+
+    /// The value of `e`, emitting its accesses in order.
+    fn expr(&mut self, e: &Ex, sp: Span, site: Span) -> Result<LExpr, Error> {
+        let site = if self.in_test(sp) { sp } else { site };
+        Ok(match e {
+            Ex::Int(v) => Expr::Const(*v),
+            Ex::Name(n) => {
+                if let Some(r) = self.locals.get(n) {
+                    Expr::Var(*r)
+                } else if let Some(a) = self.addrs.get(n) {
+                    Expr::Const(*a)
+                } else {
+                    return Err(self.err(sp, site, format!("unknown name `{n}`")));
+                }
+            }
+            Ex::Deref(a) => {
+                let addr = self.expr(a, sp, site)?;
+                let r = self.temp();
+                self.emit(Command::Load { reg: r, addr }, site);
+                Expr::Var(r)
+            }
+            Ex::AddrOf(a) => match &**a {
+                Ex::Deref(b) => self.expr(b, sp, site)?,
+                _ => return Err(self.err(sp, site, "`&` of this expression is not supported")),
+            },
+            Ex::Not(a) => Expr::Un(UnOp::Not, Box::new(self.expr(a, sp, site)?)),
+            Ex::Neg(a) => Expr::Un(UnOp::Neg, Box::new(self.expr(a, sp, site)?)),
+            Ex::Compl(a) => Expr::bin(BinOp::BitXor, self.expr(a, sp, site)?, Expr::Const(-1)),
+            Ex::Bin(op, a, b) => {
+                let a = self.expr(a, sp, site)?;
+                let b = self.expr(b, sp, site)?;
+                bin(*op, a, b)
+            }
+            Ex::Op(_) => return Err(self.err(sp, site, "an operator is not a value")),
+            Ex::Call(name, args) => self.call(name, args, site)?,
+            Ex::Prim { name, tag, args } => self.prim(name, tag, args, site)?,
+        })
+    }
+
+    /// A macro call: its body with the arguments substituted.
+    fn call(&mut self, name: &str, args: &[(Ex, Span)], site: Span) -> Result<LExpr, Error> {
+        let Some(m) = self.macros.macros.get(name) else {
+            return Err(self.src.error(
+                site,
+                format!(
+                    "`{name}` is not a macro of the macro file {}",
+                    self.macros.source.path
+                ),
+            ));
+        };
+        if m.params.len() != args.len() {
+            return Err(self.src.error(
+                site,
+                format!(
+                    "`{name}` takes {} arguments ({}), found {}",
+                    m.params.len(),
+                    {
+                        let (l, c) = self.macros.source.line_col(m.span.start);
+                        format!("{}:{l}:{c}", self.macros.source.path)
+                    },
+                    args.len()
+                ),
+            ));
+        }
+        let depth = EXPANDING.with(|d| d.get());
+        if depth >= MAX_EXPANSION {
+            return Err(self.src.error(
+                site,
+                format!("macro `{name}` expands more than {MAX_EXPANSION} levels deep"),
+            ));
+        }
+        let sub: BTreeMap<&str, &Ex> = m
+            .params
+            .iter()
+            .map(String::as_str)
+            .zip(args.iter().map(|a| &a.0))
+            .collect();
+        CALLER.with(|c| c.borrow_mut().push(name.to_string()));
+        EXPANDING.with(|d| d.set(depth + 1));
+        let r = match &m.body {
+            MacroBody::Expr(e) => {
+                let e = subst(e, &sub);
+                self.expr(&e, site, site)
+            }
+            MacroBody::Block(b) => b
+                .iter()
+                .try_for_each(|(s, _)| self.stmt(&subst_st(s, &sub), site, site))
+                .map(|()| Expr::Const(0)),
+        };
+        EXPANDING.with(|d| d.set(depth));
+        CALLER.with(|c| c.borrow_mut().pop());
+        r
+    }
+
+    /// One of herd's primitives.
+    fn prim(
+        &mut self,
+        name: &str,
+        tag: &str,
+        args: &[(Ex, Span)],
+        site: Span,
+    ) -> Result<LExpr, Error> {
+        let tags = || Tags::new([tag]);
+        let tagged = |c: Command| {
+            if tag.is_empty() {
+                c
+            } else {
+                Command::Tagged(tags(), Box::new(c))
+            }
+        };
+        let arity = |n: usize| -> Result<(), Error> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(self.src.error(
+                    site,
+                    format!("`{name}` takes {n} arguments, found {}", args.len()),
+                ))
+            }
+        };
+        match name {
+            "__load" => {
+                arity(1)?;
+                let addr = self.lvalue_addr(&args[0], site)?;
+                let r = self.temp();
+                self.emit(tagged(Command::Load { reg: r, addr }), site);
+                Ok(Expr::Var(r))
+            }
+            "__store" => {
+                arity(2)?;
+                let addr = self.lvalue_addr(&args[0], site)?;
+                let value = self.expr(&args[1].0, args[1].1, site)?;
+                self.emit(tagged(Command::Store { addr, value }), site);
+                Ok(Expr::Const(0))
+            }
+            "__fence" => {
+                arity(0)?;
+                self.emit(tagged(Command::Fence(Fence::Marker)), site);
+                Ok(Expr::Const(0))
+            }
+            "__xchg" => {
+                arity(2)?;
+                let addr = self.expr(&args[0].0, args[0].1, site)?;
+                let value = self.expr(&args[1].0, args[1].1, site)?;
+                let r = self.temp();
+                let cmd = Command::Atomic(vec![
+                    tagged(Command::Load {
+                        reg: r,
+                        addr: addr.clone(),
+                    }),
+                    tagged(Command::Store { addr, value }),
+                ]);
+                self.emit(cmd, site);
+                Ok(Expr::Var(r))
+            }
+            "__cmpxchg" => {
+                arity(3)?;
+                let addr = self.expr(&args[0].0, args[0].1, site)?;
+                let old = self.expr(&args[1].0, args[1].1, site)?;
+                let new = self.expr(&args[2].0, args[2].1, site)?;
+                let r = self.temp();
+                let load = tagged(Command::Load {
+                    reg: r,
+                    addr: addr.clone(),
+                });
+                let eq = Expr::bin(BinOp::Eq, Expr::Var(r), old.clone());
+                let ne = Expr::bin(BinOp::Ne, Expr::Var(r), old);
+                let ok = Command::Atomic(vec![
+                    load.clone(),
+                    Command::Guard(eq),
+                    tagged(Command::Store { addr, value: new }),
+                ]);
+                let fail = Command::Atomic(vec![load, Command::Guard(ne)]);
+                let to = self.fresh_state();
+                self.emit_to(ok, site, to);
+                self.emit_to(fail, site, to);
+                self.cur = to;
+                Ok(Expr::Var(r))
+            }
+            "__atomic_op" | "__atomic_op_return" | "__atomic_fetch_op" => {
+                arity(3)?;
+                let addr = self.expr(&args[0].0, args[0].1, site)?;
+                let Ex::Op(op) = &args[1].0 else {
+                    return Err(self.src.error(
+                        site,
+                        format!("`{name}`: its second argument must be an operator"),
+                    ));
+                };
+                let v = self.expr(&args[2].0, args[2].1, site)?;
+                let r = self.temp();
+                let new = bin(*op, Expr::Var(r), v);
+                let cmd = Command::Atomic(vec![
+                    tagged(Command::Load {
+                        reg: r,
+                        addr: addr.clone(),
+                    }),
+                    tagged(Command::Store {
+                        addr,
+                        value: new.clone(),
+                    }),
+                ]);
+                self.emit(cmd, site);
+                Ok(match name {
+                    "__atomic_op_return" => new,
+                    "__atomic_fetch_op" => Expr::Var(r),
+                    _ => Expr::Const(0),
+                })
+            }
+            _ => {
+                let called = CALLER.with(|c| c.borrow().first().cloned());
+                let via = called
+                    .map(|c| format!("`{c}` (herd's `{name}`)"))
+                    .unwrap_or_else(|| format!("`{name}`"));
+                let what = match name {
+                    "__lock" | "__unlock" | "__trylock" | "__islocked" => "spinlocks",
+                    "__srcu" => "SRCU",
+                    _ => "this primitive",
+                };
+                Err(self.src.error(
+                    site,
+                    format!("{via} is not supported yet ({what} in C litmus tests)"),
+                ))
+            }
+        }
+    }
+
+    /// The address an lvalue argument `*e` of `__load`/`__store` names.
+    fn lvalue_addr(&mut self, a: &(Ex, Span), site: Span) -> Result<LExpr, Error> {
+        match &a.0 {
+            Ex::Deref(p) => self.expr(p, a.1, site),
+            _ => Err(self.err(
+                a.1,
+                site,
+                "expected a location `*p` as the access's argument",
+            )),
+        }
+    }
+}
+
+thread_local! {
+    /// The depth of macro expansion in progress.
+    static EXPANDING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The macros being expanded, outermost first (for messages).
+    static CALLER: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn bin(op: COp, a: LExpr, b: LExpr) -> LExpr {
+    let o = match op {
+        COp::Add => BinOp::Add,
+        COp::Sub => BinOp::Sub,
+        COp::Mul => BinOp::Mul,
+        COp::Div => BinOp::Div,
+        COp::Rem => BinOp::Rem,
+        COp::And => BinOp::BitAnd,
+        COp::Or => BinOp::BitOr,
+        COp::Xor => BinOp::BitXor,
+        COp::AndNot => {
+            let nb = Expr::bin(BinOp::BitXor, b, Expr::Const(-1));
+            return Expr::bin(BinOp::BitAnd, a, nb);
+        }
+        COp::Shl => BinOp::Shl,
+        COp::Shr => BinOp::Shr,
+        COp::Eq => BinOp::Eq,
+        COp::Ne => BinOp::Ne,
+        COp::Lt => BinOp::Lt,
+        COp::Le => BinOp::Le,
+        COp::Gt => BinOp::Gt,
+        COp::Ge => BinOp::Ge,
+        COp::LAnd => BinOp::And,
+        COp::LOr => BinOp::Or,
+    };
+    Expr::bin(o, a, b)
+}
+
+/// `e` with each macro parameter replaced by its argument.
+fn subst(e: &Ex, s: &BTreeMap<&str, &Ex>) -> Ex {
+    let b = |x: &Ex| Box::new(subst(x, s));
+    match e {
+        Ex::Name(n) => s
+            .get(n.as_str())
+            .map(|a| (*a).clone())
+            .unwrap_or_else(|| e.clone()),
+        Ex::Int(_) | Ex::Op(_) => e.clone(),
+        Ex::Deref(a) => Ex::Deref(b(a)),
+        Ex::AddrOf(a) => Ex::AddrOf(b(a)),
+        Ex::Not(a) => Ex::Not(b(a)),
+        Ex::Neg(a) => Ex::Neg(b(a)),
+        Ex::Compl(a) => Ex::Compl(b(a)),
+        Ex::Bin(op, x, y) => Ex::Bin(*op, b(x), b(y)),
+        Ex::Call(n, args) => Ex::Call(
+            n.clone(),
+            args.iter().map(|(a, sp)| (subst(a, s), *sp)).collect(),
+        ),
+        Ex::Prim { name, tag, args } => Ex::Prim {
+            name: name.clone(),
+            tag: tag.clone(),
+            args: args.iter().map(|(a, sp)| (subst(a, s), *sp)).collect(),
+        },
+    }
+}
+
+/// `st` with each macro parameter replaced by its argument.
+fn subst_st(st: &St, s: &BTreeMap<&str, &Ex>) -> St {
+    let one = |(e, sp): &(Ex, Span)| (subst(e, s), *sp);
+    let many = |v: &Vec<(St, Span)>| v.iter().map(|(x, sp)| (subst_st(x, s), *sp)).collect();
+    match st {
+        St::Decl(n, i) => St::Decl(n.clone(), i.as_ref().map(one)),
+        St::Assign(l, r) => St::Assign(one(l), one(r)),
+        St::Expr(e, sp) => St::Expr(subst(e, s), *sp),
+        St::If(c, t, e) => St::If(one(c), many(t), many(e)),
+        St::Block(b) => St::Block(many(b)),
+    }
+}

@@ -1,0 +1,243 @@
+//! herd's C litmus dialect (`frontend::c_litmus`): tests read with a
+//! macro file written here (never the kernel's), the IR they lower to
+//! (tags on accesses and fences, atomic steps, branches), a changed macro
+//! file changing the tags, and malformed tests and macro files giving one
+//! located error. The CLI's `litmus --conf` with exit status 2 on a model
+//! it refuses.
+
+use crate::common;
+use bmc_rmm::diag::SourceFile;
+use bmc_rmm::frontend::c_litmus::{parse, MacroFile};
+use bmc_rmm::program::{render, ThreadId};
+
+/// A small macro file in herd's `.def` syntax.
+const DEF: &str = "\
+// loads and stores
+LOAD(X) __load{once}(X)
+STORE(X,V) { __store{once}(X,V); }
+STORE_REL(X,V) { __store{release}(*X,V); }
+full() { __fence{mb}; }
+swap(X,V) __xchg{mb}(X,V)
+cas(X,V,W) __cmpxchg{relaxed}(X,V,W)
+inc(X) { __atomic_op{noreturn}(X,+,1); }
+fetch_add(V,X) __atomic_fetch_op{mb}(X,+,V)
+load_via(X) LOAD(*X)
+lock(X) { __lock(X); }
+";
+
+const MP: &str = "\
+C MP+test
+
+{
+x=0;
+y=0;
+}
+
+P0(int *x, int *y)
+{
+\tSTORE(*x, 1);
+\tfull();
+\tSTORE_REL(y, 1);
+}
+
+P1(int *x, int *y)
+{
+\tint r0;
+\tint r1;
+
+\tr0 = load_via(y);
+\tif (r0 == 1)
+\t\tr1 = LOAD(*x);
+\telse
+\t\tr1 = *x;
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+";
+
+fn macros(text: &str) -> MacroFile {
+    MacroFile::parse(&SourceFile::new("t.def", text)).expect("macro file")
+}
+
+/// The rendered commands of thread `t`, in instruction order.
+fn cmds(p: &bmc_rmm::program::Program, t: u32) -> Vec<String> {
+    p.threads[t as usize]
+        .instrs
+        .iter()
+        .map(|i| render::command(p, ThreadId(t), &i.cmd))
+        .collect()
+}
+
+#[test]
+fn mp_lowers_with_tags() {
+    let t = parse(&SourceFile::new("mp.litmus", MP), &macros(DEF)).expect("parses");
+    assert_eq!(t.name, "MP+test");
+    assert_eq!(t.quantifier, "exists");
+    assert_eq!(t.program.threads.len(), 2);
+    let p0 = cmds(&t.program, 0);
+    assert_eq!(p0.len(), 3, "{p0:?}");
+    assert!(
+        p0[0].starts_with("tagged(once) ") && p0[0].contains("= 1"),
+        "{p0:?}"
+    );
+    assert_eq!(p0[1], "tagged(mb) marker");
+    assert!(p0[2].starts_with("tagged(release) "), "{p0:?}");
+    let p1 = cmds(&t.program, 1).join("\n");
+    // load_via(y) = LOAD(*y): one tagged load; the else branch's `*x` is
+    // a plain load (no tag); the branch is two assumes.
+    assert_eq!(p1.matches("tagged(once)").count(), 2, "{p1}");
+    assert!(p1.contains("assume("), "{p1}");
+    let plain = cmds(&t.program, 1)
+        .into_iter()
+        .filter(|c| !c.starts_with("tagged") && c.contains('['))
+        .count();
+    assert_eq!(plain, 1, "{p1}");
+}
+
+#[test]
+fn changed_macro_file_changes_the_tags() {
+    let def = DEF.replace("__load{once}", "__load{acquire}");
+    let t = parse(&SourceFile::new("mp.litmus", MP), &macros(&def)).expect("parses");
+    let p1 = cmds(&t.program, 1).join("\n");
+    assert_eq!(p1.matches("tagged(acquire)").count(), 2, "{p1}");
+    assert!(!p1.contains("tagged(once)"), "{p1}");
+}
+
+#[test]
+fn read_modify_writes_are_atomic_steps() {
+    let test = "C RMW\n{ }\nP0(int *x)\n{\n\tint r0;\n\tint r1;\n\tint r2;\n\tr0 = swap(x, 2);\n\tr1 = cas(x, 2, 3);\n\tinc(x);\n\tr2 = fetch_add(5, x);\n}\nexists (0:r0=0)\n";
+    let t = parse(&SourceFile::new("rmw.litmus", test), &macros(DEF)).expect("parses");
+    let c = cmds(&t.program, 0);
+    let atomics: Vec<&String> = c.iter().filter(|s| s.starts_with("atomic {")).collect();
+    // swap, cas (success and failure: two instructions), inc, fetch_add.
+    assert_eq!(atomics.len(), 5, "{c:?}");
+    assert_eq!(atomics[0].matches("tagged(mb)").count(), 2, "{c:?}");
+    let cas: Vec<&&String> = atomics
+        .iter()
+        .filter(|s| s.contains("tagged(relaxed)"))
+        .collect();
+    assert_eq!(cas.len(), 2, "{c:?}");
+    assert!(
+        cas.iter()
+            .any(|s| s.matches("tagged(relaxed)").count() == 1),
+        "failed cas: read alone"
+    );
+    assert!(atomics[3].matches("tagged(noreturn)").count() == 2, "{c:?}");
+}
+
+/// A located error `file:line:col: error: …msg…`.
+fn located(e: &bmc_rmm::diag::Error, file: &str, line: usize, col: usize, msg: &str) {
+    let s = e.to_string();
+    assert!(
+        s.starts_with(&format!("{file}:{line}:{col}: error: ")),
+        "{s}"
+    );
+    assert!(s.contains(msg), "{s}");
+    assert_eq!(e.exit_code(), 2, "{s}");
+}
+
+fn bad(test: &str, line: usize, col: usize, msg: &str) {
+    let e = parse(&SourceFile::new("bad.litmus", test), &macros(DEF)).expect_err("refused");
+    located(&e, "bad.litmus", line, col, msg);
+}
+
+#[test]
+fn bad_tests_are_located() {
+    let head = "C bad\n{ }\nP0(int *x)\n{\n";
+    bad(
+        &format!("{head}\tnope(x);\n}}\n"),
+        5,
+        2,
+        "`nope` is not a macro of the macro file t.def",
+    );
+    bad(
+        &format!("{head}\tlock(x);\n}}\n"),
+        5,
+        2,
+        "`lock` (herd's `__lock`) is not supported yet",
+    );
+    bad(
+        &format!("{head}\twhile (1) {{ }}\n}}\n"),
+        5,
+        2,
+        "`while` in a C litmus test is not supported",
+    );
+    bad(
+        &format!("{head}\tint r0;\n\tr0 = LOAD(*x) +;\n}}\n"),
+        6,
+        17,
+        "expected an expression",
+    );
+    bad(
+        &format!("{head}\tswap(x);\n}}\n"),
+        5,
+        2,
+        "`swap` takes 2 arguments",
+    );
+    bad(&format!("{head}\t3 = 1;\n}}\n"), 5, 2, "cannot assign");
+    bad(
+        "C bad\n{ }\nP1(int *x)\n{\n}\n",
+        6,
+        1,
+        "expected the thread function `P0",
+    );
+    bad(
+        "X86 bad\n{ }\nP0(int *x)\n{\n}\n",
+        1,
+        1,
+        "a C litmus test starts with `C NAME`",
+    );
+}
+
+#[test]
+fn bad_macro_files_are_located() {
+    let e = MacroFile::parse(&SourceFile::new("m.def", "A(X) __load{once}(X)\nB(X { }\n"))
+        .expect_err("refused");
+    located(&e, "m.def", 2, 5, "expected");
+    let e = MacroFile::parse(&SourceFile::new("m.def", "A(X) 1\nA(Y) 2\n")).expect_err("refused");
+    located(&e, "m.def", 2, 1, "macro `A` defined twice");
+}
+
+#[test]
+fn litmus_conf_refuses_an_unread_model_construct() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::write(d.join("m.def"), DEF).unwrap();
+    std::fs::write(
+        d.join("m.bell"),
+        "// a bell file\n\"b\"\nenum Tags = 'once || 'mb\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("m.cat"), "\"m\"\nacyclic po | rf as sc\n").unwrap();
+    std::fs::write(
+        d.join("m.cfg"),
+        "macros m.def\nbell m.bell\nmodel m.cat\nvariant v1\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("mp.litmus"), MP).unwrap();
+    let cfg = d.join("m.cfg").to_string_lossy().into_owned();
+    let t = d.join("mp.litmus").to_string_lossy().into_owned();
+    let (code, _, err) = common::run(&["litmus", "--conf", &cfg, &t]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("m.bell:3:1: error: `enum` (herd's tag declarations of a bell file) is not supported yet"), "{err}");
+    // A missing file named by the configuration: located at its key.
+    std::fs::write(d.join("m.cfg"), "macros m.def\nmodel missing.cat\n").unwrap();
+    let (code, _, err) = common::run(&["litmus", "--conf", &cfg, &t]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("m.cfg:2:1: error: `missing.cat` is not in"),
+        "{err}"
+    );
+    // The search path: the cfg's folder, then -I.
+    let inc = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        inc.path().join("missing.cat"),
+        "\"m\"\nacyclic po | rf as sc\n",
+    )
+    .unwrap();
+    let i = inc.path().to_string_lossy().into_owned();
+    let (code, _, err) = common::run(&["litmus", "--conf", &cfg, "-I", &i, &t]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("is not in"), "{err}");
+    assert!(err.contains("not implemented yet"), "{err}");
+}
