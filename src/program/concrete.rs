@@ -96,7 +96,7 @@ fn exec(c: &Command, regs: &mut [Option<i64>], w: Width) -> Option<bool> {
             set(regs, *flag, None);
             Some(true)
         }
-        Command::Ann(_, c) => exec(c, regs, w),
+        Command::Ann(_, c) | Command::Tagged(_, c) => exec(c, regs, w),
         Command::Atomic(cs) => {
             for c in cs {
                 if !exec(c, regs, w)? {

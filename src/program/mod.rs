@@ -799,7 +799,7 @@ impl Program {
                 Command::Assign { value, .. } => walk(value, m),
                 Command::Assume(e) => walk(e, m),
                 Command::Atomic(cs) => cs.iter().for_each(|c| cmd(c, m)),
-                Command::Ann(_, c) => cmd(c, m),
+                Command::Ann(_, c) | Command::Tagged(_, c) => cmd(c, m),
                 Command::Pgas(p) => {
                     for e in p.operands().into_iter().flatten() {
                         walk(e, m);

@@ -126,7 +126,7 @@ pub(crate) fn writes(c: &Command, out: &mut Vec<RegId>) {
         | Command::Select { reg, .. } => out.push(*reg),
         Command::StoreCond { flag, .. } => out.push(*flag),
         Command::Atomic(cs) => cs.iter().for_each(|c| writes(c, out)),
-        Command::Ann(_, c) => writes(c, out),
+        Command::Ann(_, c) | Command::Tagged(_, c) => writes(c, out),
         _ => {}
     }
 }

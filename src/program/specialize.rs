@@ -56,7 +56,7 @@ fn address_uses(c: &Command, r: RegId) -> bool {
         | Command::Store { addr, .. }
         | Command::StoreCond { addr, .. } => mentions(addr, r),
         Command::Atomic(cs) => cs.iter().any(|c| address_uses(c, r)),
-        Command::Ann(_, c) => address_uses(c, r),
+        Command::Ann(_, c) | Command::Tagged(_, c) => address_uses(c, r),
         _ => false,
     }
 }

@@ -72,7 +72,7 @@ fn cell_values(p: &Program) -> Option<BTreeMap<i64, Vals>> {
                 }
             }
             Command::Atomic(cs) => cs.iter().for_each(|c| visit(c, cells, anywhere, any_top)),
-            Command::Ann(_, c) => visit(c, cells, anywhere, any_top),
+            Command::Ann(_, c) | Command::Tagged(_, c) => visit(c, cells, anywhere, any_top),
             Command::Pgas(_) => *any_top = true,
             _ => {}
         }
@@ -311,7 +311,7 @@ fn rewrite(
             }
             return Some(regs);
         }
-        Command::Ann(_, c) => return rewrite(c, regs, cells, w, changed),
+        Command::Ann(_, c) | Command::Tagged(_, c) => return rewrite(c, regs, cells, w, changed),
         _ => {}
     }
     transfer(c, regs, cells, w)

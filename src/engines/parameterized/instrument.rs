@@ -179,7 +179,7 @@ impl Ctx<'_> {
         let mut todo: Vec<&Command> = vec![cmd];
         while let Some(c) = todo.pop() {
             match c {
-                Command::Ann(_, c) => todo.push(c),
+                Command::Ann(_, c) | Command::Tagged(_, c) => todo.push(c),
                 Command::Atomic(cs) => todo.extend(cs.iter().rev()),
                 c => flat.push(c),
             }

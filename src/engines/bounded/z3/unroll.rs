@@ -690,6 +690,9 @@ impl Builder<'_> {
                 l.ann = saved;
                 r?;
             }
+            // herd's tags: read by no built-in model (a model naming tags
+            // is refused before an engine runs).
+            Command::Tagged(_, c) => self.exec(c, l)?,
             Command::Guard(e) => {
                 let v = self.eval(e, &l.regs);
                 let nz = v._eq(&self.c(0)).not();
@@ -1038,7 +1041,7 @@ impl<'p> Builder<'p> {
 fn is_reservation(cmd: &Command) -> bool {
     match cmd {
         Command::LoadReserve { .. } | Command::StoreCond { .. } => true,
-        Command::Ann(_, c) => is_reservation(c),
+        Command::Ann(_, c) | Command::Tagged(_, c) => is_reservation(c),
         _ => false,
     }
 }
