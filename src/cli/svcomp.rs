@@ -37,7 +37,7 @@ pub struct SvcompArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub witness_dir: PathBuf,
     /// The engines: `auto` (the explicit-state search of the program with
-    /// its loops kept as cycles for a third of the time, then for each
+    /// its loops kept as cycles for half of the time, then for each
     /// unwinding the bounded engine and the SMC engine where it suits),
     /// `bounded`, `smc`, `explicit` (the explicit-state search only; a
     /// violation it finds is reproduced by the bounded engine).

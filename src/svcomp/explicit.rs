@@ -13,9 +13,10 @@
 //! still unwound) and no loop inside an atomic section was cut. A loop
 //! that may create threads is unwound too (the program's threads are
 //! fixed), so a cut there also rules the proof out. A counter that grows
-//! without bound, or a nondeterministic 32-bit value, makes the state
-//! space too large: the search stops at its limits and says so
-//! ([`Searched::Unknown`]), never guesses.
+//! without bound makes the state space too large: the search stops at its
+//! limits and says so ([`Searched::Unknown`]), never guesses; a
+//! nondeterministic value of more than [`MAX_DRAW_BITS`] bits (any
+//! `int`: the front-end draws it bit by bit) is refused at once.
 //!
 //! The semantics is that of the other engines (SC with the global lock;
 //! an `Atomic` step, an atomic section, runs in one step), with
@@ -38,6 +39,30 @@ pub const MAX_MEMORY: usize = 1 << 30;
 /// unrolled (with the front-end's constant propagation) before their
 /// cycle.
 pub const PEELED: u32 = 1;
+
+/// A draw of more bits than this (one `__VERIFIER_nondet_*()` call,
+/// [`widest_draw`]) makes [`search`] give up at once: the front-end draws
+/// a value bit by bit, so a 32-bit value alone is 2^32 states.
+pub const MAX_DRAW_BITS: usize = 16;
+
+/// The bits of the widest nondeterministic draw of `p` when it has more
+/// than [`MAX_DRAW_BITS`]: the choice states
+/// ([`super::witness::nondet_choice`]) of one thread at one source
+/// location (a call unrolled twice counts twice).
+pub fn widest_draw(p: &crate::program::Program) -> Option<usize> {
+    let mut most = 0usize;
+    for th in &p.threads {
+        let mut per: crate::collections::HashMap<usize, crate::collections::HashSet<u32>> =
+            Default::default();
+        for (i, ins) in th.instrs.iter().enumerate() {
+            if super::witness::nondet_choice(th, i).is_some() {
+                per.entry(ins.span.start).or_default().insert(ins.from.0);
+            }
+        }
+        most = most.max(per.values().map(|s| s.len()).max().unwrap_or(0));
+    }
+    (most > MAX_DRAW_BITS).then_some(most)
+}
 
 /// What [`search`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +128,11 @@ pub fn search(
         return Ok(Searched::Unknown(
             "the program calls no error function".into(),
         ));
+    }
+    if let Some(bits) = widest_draw(&p) {
+        return Ok(Searched::Unknown(format!(
+            "a nondeterministic value of {bits} bits: too many states for the explicit-state search"
+        )));
     }
     let cyclic_threads = p
         .threads

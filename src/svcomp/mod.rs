@@ -107,12 +107,12 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
     };
     c.unwind = start;
     // The explicit-state search of the cyclic program: a proof for
-    // programs whose loops do not end but whose states are few; a third
-    // of the time under `auto`.
+    // programs whose loops do not end but whose states are few; half of
+    // the time under `auto`.
     let mut explicit_note = None;
     if matches!(opts.engine, deepen::Engine::Auto | deepen::Engine::Explicit) {
         let share = match opts.engine {
-            deepen::Engine::Auto => opts.timeout / 3,
+            deepen::Engine::Auto => opts.timeout / 2,
             _ => opts.timeout,
         };
         match explicit::search(&src, task.data_model.width(), &c, Some(t0 + share))? {
