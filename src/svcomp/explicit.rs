@@ -26,7 +26,8 @@
 
 use crate::diag::{Error, SourceFile};
 use crate::engines::explicit::{self, Limits, ReachVerdict, SearchOrder};
-use crate::program::Width;
+use crate::engines::smc::semantics::Step;
+use crate::program::{Program, Width};
 use std::time::Instant;
 
 /// At most this many distinct states per search (then: unknown).
@@ -64,8 +65,23 @@ pub fn widest_draw(p: &crate::program::Program) -> Option<usize> {
     (most > MAX_DRAW_BITS).then_some(most)
 }
 
+/// An execution of the cyclic program reaching an error call.
+#[derive(Clone, Debug)]
+pub struct Path {
+    /// The cyclic program.
+    pub program: Program,
+    /// The goal reached (index into `program.goals`).
+    pub goal: usize,
+    /// The interleaving (SC: instructions only).
+    pub steps: Vec<Step>,
+    /// An unwinding whose program has this execution too: one more than
+    /// the most times the execution runs one instruction (a loop cannot
+    /// iterate more often than its condition runs).
+    pub unwind: u32,
+}
+
 /// What [`search`] found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Searched {
     /// No error call is reachable, and the search was exhaustive over a
     /// program that left nothing out: a proof.
@@ -75,8 +91,9 @@ pub enum Searched {
         /// Threads whose automaton has a cycle (a loop kept as one).
         cyclic_threads: usize,
     },
-    /// An error call is reachable (the search found a path to it).
-    Reachable,
+    /// An error call is reachable: the search's execution, as steps of
+    /// the SMC engine's SC semantics on the cyclic program.
+    Reachable(Box<Path>),
     /// No answer: a limit, a lowering that cut goto loops or recursion,
     /// or a construct the engine does not model (the reason).
     Unknown(String),
@@ -160,7 +177,27 @@ pub fn search(
             states: r.stats.states_visited,
             cyclic_threads,
         },
-        ReachVerdict::Reachable(_) => Searched::Reachable,
+        ReachVerdict::Reachable(hit) => {
+            let steps: Vec<Step> = hit
+                .trace
+                .iter()
+                .map(|x| Step::Instr {
+                    thread: x.thread.0,
+                    instr: x.instr as u32,
+                })
+                .collect();
+            let mut runs: crate::collections::HashMap<(u32, usize), u32> = Default::default();
+            for x in &hit.trace {
+                *runs.entry((x.thread.0, x.instr)).or_default() += 1;
+            }
+            let unwind = runs.values().copied().max().unwrap_or(0).saturating_add(1);
+            Searched::Reachable(Box::new(Path {
+                program: p,
+                goal: hit.goal,
+                steps,
+                unwind: unwind.max(PEELED + 1),
+            }))
+        }
         ReachVerdict::Unknown(why) => Searched::Unknown(format!(
             "explicit-state search: {why} after {} states",
             r.stats.states_visited

@@ -132,7 +132,10 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
                     time: t0.elapsed().as_secs_f64(),
                 })
             }
-            explicit::Searched::Reachable => {
+            explicit::Searched::Reachable(path) => {
+                if let Some(v) = explicit_violation(task, &src, &c, &path, t0) {
+                    return Ok(v);
+                }
                 explicit_note = Some("the explicit-state search reached the error call".into())
             }
             explicit::Searched::Unknown(why) => explicit_note = Some(why),
@@ -220,6 +223,49 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
                 .map(|n| format!("; explicit: {n}"))
                 .unwrap_or_default(),
         ),
+    })
+}
+
+/// The FALSE answer of the explicit search's execution `path`: its
+/// witness, written from the cyclic program (waypoints name source
+/// locations, threads and values, the same in every lowering of the
+/// program), counts only once it replays on the program unwound
+/// `path.unwind` times — the program a reader of the witness checks.
+/// `None` when it does not (the runner then deepens).
+fn explicit_violation(
+    task: &task::Task,
+    src: &SourceFile,
+    c: &crate::frontend::c::Options,
+    path: &explicit::Path,
+    t0: Instant,
+) -> Option<Verdict> {
+    let w = task.data_model.width();
+    let text = witness::write(task, &path.program, path.goal, &path.steps, path.unwind);
+    let (wps, _) = witness::read(&text).ok()?;
+    let mut cu = c.clone();
+    cu.unwind = path.unwind;
+    let unwound = deepen::program_at(src, w, &cu).ok()?;
+    witness::replay(&unwound, w, &wps).ok()?;
+    let threads = {
+        let mut ts: Vec<u32> = path.steps.iter().map(|s| s.thread()).collect();
+        ts.sort_unstable();
+        ts.dedup();
+        ts.len()
+    };
+    Some(Verdict {
+        answer: Answer::False,
+        reason: format!(
+            "{} reachable ({} steps of {threads} thread(s); explicit-state search, the witness \
+             replays at --unwind {})",
+            path.program.goals[path.goal]
+                .name
+                .clone()
+                .unwrap_or_else(|| "the error call".into()),
+            path.steps.len(),
+            path.unwind
+        ),
+        witness: Some(text),
+        time: t0.elapsed().as_secs_f64(),
     })
 }
 

@@ -484,7 +484,23 @@ fn explicit_search_proves_retry_loops_and_never_proves_what_it_cannot() {
     let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
     let w = task.data_model.width();
     let c = bmc_rmm::frontend::c::Options::default();
-    assert_eq!(search(&src, w, &c, None).unwrap(), Searched::Reachable);
+    let Searched::Reachable(path) = search(&src, w, &c, None).unwrap() else {
+        panic!("the race is reachable");
+    };
+    assert!(path.unwind >= 2 && !path.steps.is_empty());
+    let v = verify(&task, &explicit).unwrap();
+    assert_eq!(v.answer, Answer::False, "{}", v.reason);
+    assert!(v.reason.contains("explicit-state search"), "{}", v.reason);
+    assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
+    // A violation after many iterations of a loop that never ends: the
+    // witness replays at the unwinding the search's execution needs.
+    let late = format!(
+        "{HEADER}int x;
+void *t(void *a) {{ while (1) {{ if (x < 7) x = x + 1; }} return 0; }}
+         int main() {{ pthread_t h; pthread_create(&h, 0, t, 0); while (1) {{ if (x == 7) reach_error(); }} return 0; }}
+"
+    );
+    let (_d, task) = task_of(&late, false);
     let v = verify(&task, &explicit).unwrap();
     assert_eq!(v.answer, Answer::False, "{}", v.reason);
     assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
