@@ -40,7 +40,8 @@ pub struct SvcompArgs {
     /// its loops kept as cycles for half of the time, then for each
     /// unwinding the bounded engine and the SMC engine where it suits),
     /// `bounded`, `smc`, `explicit` (the explicit-state search only; a
-    /// violation it finds is reproduced by the bounded engine).
+    /// violation whose witness does not replay is reproduced by the
+    /// bounded engine).
     #[arg(long, value_name = "auto|bounded|smc|explicit", default_value = "auto", value_parser = parse_engine)]
     pub engine: Engine,
     /// The bounded engine's solver: `varisat`, `cdclt` or `z3` (builds

@@ -59,13 +59,14 @@ pub enum Engine {
     /// The SMC engine only.
     Smc,
     /// The explicit-state search of the program with its loops kept as
-    /// cycles ([`super::explicit`]) only; a violation it finds is then
-    /// reproduced by deepening with the bounded engine (for the witness).
+    /// cycles ([`super::explicit`]) only; a violation whose witness does
+    /// not replay is reproduced by deepening with the bounded engine.
     Explicit,
 }
 
 impl Engine {
-    /// The name used on the command line (`auto`, `bounded`, `smc`).
+    /// The name used on the command line (`auto`, `bounded`, `smc`,
+    /// `explicit`).
     pub fn name(self) -> &'static str {
         match self {
             Engine::Auto => "auto",
