@@ -417,6 +417,19 @@ fn command_prints_answer_witness_and_score_table() {
             "{out}"
         );
     }
+    // The explicit-state search alone, by name; an unknown engine or
+    // solver is a usage error (exit 2).
+    let (code, out, err) = bmc(
+        &["svcomp", "--timeout", "60", "--engine", "explicit", "s.yml"],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().next(), Some("TRUE"), "{out}");
+    for bad in [["--engine", "nope"], ["--solver", "minisat"]] {
+        let (code, _, err) = bmc(&["svcomp", bad[0], bad[1], "s.yml"], d.path());
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(bad[1]), "{err}");
+    }
     // A malformed task: a located error, exit 2.
     std::fs::write(d.path().join("bad.yml"), "input_files: [1]\n").unwrap();
     let (code, _, err) = bmc(&["svcomp", "bad.yml"], d.path());
