@@ -11,7 +11,9 @@
 # target/release/bmc-rmm) runs `svcomp TASK.yml`, whose first output word
 # is the answer. Environment: TIMEOUT (seconds per task, default 20),
 # OLD_TIMEOUT (the old side's, default TIMEOUT), ENGINE and SOLVER (the
-# new side's --engine and --solver, default auto and varisat), CORPUS
+# new side's --engine auto|bounded|smc|explicit and --solver
+# varisat|cdclt|z3, default auto and varisat; z3 needs a binary built
+# with --features z3), CORPUS
 # (default ../shared/corpus/svcomp), RESULTS (directory of the per-task
 # TSVs, default target/svcomp-table), REUSE=1 (keep a binary's TSV from
 # an earlier run instead of running it again).

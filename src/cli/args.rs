@@ -486,6 +486,7 @@ impl CArgs {
             unwind: self.unwind.unwrap_or(bmc_rmm::frontend::c::DEFAULT_UNWIND),
             spin_assume: !self.no_spin_assume,
             cpp: None,
+            cyclic: false,
         }
     }
 }

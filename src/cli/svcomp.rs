@@ -36,27 +36,33 @@ pub struct SvcompArgs {
     /// missing).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub witness_dir: PathBuf,
-    /// The engines checking each unwinding: `auto` (the bounded engine,
-    /// then the SMC engine where it suits), `bounded`, `smc`.
-    #[arg(long, value_name = "auto|bounded|smc", default_value = "auto", value_parser = parse_engine)]
+    /// The engines: `auto` (the explicit-state search of the program with
+    /// its loops kept as cycles for half of the time, then for each
+    /// unwinding the bounded engine and the SMC engine where it suits),
+    /// `bounded`, `smc`, `explicit` (the explicit-state search only; a
+    /// violation whose witness does not replay is reproduced by the
+    /// bounded engine).
+    #[arg(long, value_name = "auto|bounded|smc|explicit", default_value = "auto", value_parser = parse_engine)]
     pub engine: Engine,
-    /// The bounded engine's solver: `varisat` or `cdclt`.
-    #[arg(long, value_name = "varisat|cdclt", default_value = "varisat", value_parser = parse_solver)]
+    /// The bounded engine's solver: `varisat`, `cdclt` or `z3` (builds
+    /// with `--features z3`).
+    #[arg(long, value_name = "varisat|cdclt|z3", default_value = "varisat", value_parser = parse_solver)]
     pub solver: SolverKind,
 }
 
 fn parse_engine(s: &str) -> Result<Engine, String> {
-    [Engine::Auto, Engine::Bounded, Engine::Smc]
+    [Engine::Auto, Engine::Bounded, Engine::Smc, Engine::Explicit]
         .into_iter()
         .find(|e| e.name() == s)
-        .ok_or_else(|| "expected `auto`, `bounded` or `smc`".into())
+        .ok_or_else(|| "expected `auto`, `bounded`, `smc` or `explicit`".into())
 }
 
 fn parse_solver(s: &str) -> Result<SolverKind, String> {
     match s {
         "varisat" => Ok(SolverKind::Varisat),
         "cdclt" => Ok(SolverKind::Cdclt),
-        _ => Err("expected `varisat` or `cdclt`".into()),
+        "z3" => Ok(SolverKind::Z3),
+        _ => Err("expected `varisat`, `cdclt` or `z3`".into()),
     }
 }
 
@@ -90,6 +96,7 @@ pub fn run(a: &SvcompArgs) -> Result<i32, Error> {
             "--timeout must be a positive number of seconds".into(),
         ));
     }
+    a.solver.available()?;
     let tasks: Vec<Task> = a
         .tasks
         .iter()

@@ -49,23 +49,30 @@ pub const SMC_MAX_CHOICES: usize = 16;
 /// Which engines check each unwinding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// The bounded engine first, the SMC engine where it suits (module
-    /// doc).
+    /// The explicit-state search of the cyclic program with a share of
+    /// the time ([`super::explicit`]), then the bounded engine, the SMC
+    /// engine where it suits (module doc).
     #[default]
     Auto,
     /// The bounded engine only.
     Bounded,
     /// The SMC engine only.
     Smc,
+    /// The explicit-state search of the program with its loops kept as
+    /// cycles ([`super::explicit`]) only; a violation whose witness does
+    /// not replay is reproduced by deepening with the bounded engine.
+    Explicit,
 }
 
 impl Engine {
-    /// The name used on the command line (`auto`, `bounded`, `smc`).
+    /// The name used on the command line (`auto`, `bounded`, `smc`,
+    /// `explicit`).
     pub fn name(self) -> &'static str {
         match self {
             Engine::Auto => "auto",
             Engine::Bounded => "bounded",
             Engine::Smc => "smc",
+            Engine::Explicit => "explicit",
         }
     }
 }
@@ -255,7 +262,9 @@ fn run_smc(p: &Program, width: Width, deadline: Option<Instant>) -> Result<Found
 fn check_unwound(p: &Program, o: &DeepenOptions) -> Result<(Found, String), Error> {
     let sat = format!("bounded ({})", o.solver.name());
     match o.engine {
-        Engine::Bounded => Ok((run_bounded(p, o.width, o.solver, o.deadline)?, sat)),
+        Engine::Bounded | Engine::Explicit => {
+            Ok((run_bounded(p, o.width, o.solver, o.deadline)?, sat))
+        }
         Engine::Smc => Ok((run_smc(p, o.width, o.deadline)?, "smc".into())),
         Engine::Auto => {
             let suits = smc_suits(p);

@@ -12,6 +12,7 @@
 //! step indivisibly.
 
 pub mod deepen;
+pub mod explicit;
 pub mod score;
 pub mod task;
 pub mod witness;
@@ -105,6 +106,49 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
         None => (deepen::FIRST_UNWIND.min(opts.max_unwind), opts.max_unwind),
     };
     c.unwind = start;
+    // The explicit-state search of the cyclic program: a proof for
+    // programs whose loops do not end but whose states are few; half of
+    // the time under `auto`.
+    let mut explicit_note = None;
+    if matches!(opts.engine, deepen::Engine::Auto | deepen::Engine::Explicit) {
+        let share = match opts.engine {
+            deepen::Engine::Auto => opts.timeout / 2,
+            _ => opts.timeout,
+        };
+        match explicit::search(&src, task.data_model.width(), &c, Some(t0 + share))? {
+            explicit::Searched::Proof {
+                states,
+                cyclic_threads,
+            } => {
+                return Ok(Verdict {
+                    answer: Answer::True,
+                    reason: format!(
+                        "proof: no path reaches the error call; the explicit-state SC search \
+                         visited all {states} reachable states of the program with its loops \
+                         kept as cycles ({cyclic_threads} cyclic thread(s); complete: the state \
+                         space is finite and nothing was cut)"
+                    ),
+                    witness: None,
+                    time: t0.elapsed().as_secs_f64(),
+                })
+            }
+            explicit::Searched::Reachable(path) => {
+                if let Some(v) = explicit_violation(task, &src, &c, &path, t0) {
+                    return Ok(v);
+                }
+                explicit_note = Some("the explicit-state search reached the error call".into())
+            }
+            explicit::Searched::Unknown(why) => explicit_note = Some(why),
+        }
+        if opts.engine == deepen::Engine::Explicit
+            && explicit_note.as_deref() != Some("the explicit-state search reached the error call")
+        {
+            return Ok(unknown(format!(
+                "explicit: {}",
+                explicit_note.unwrap_or_default()
+            )));
+        }
+    }
     let o = deepen::DeepenOptions {
         c,
         max_unwind: max,
@@ -166,12 +210,62 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
             time: time(),
         },
         deepen::Deepened::Bounded { unwind, cut } => unknown(format!(
-            "bounded: no violation up to --unwind {unwind}, but {cut}"
+            "bounded: no violation up to --unwind {unwind}, but {cut}{}",
+            explicit_note
+                .map(|n| format!("; explicit: {n}"))
+                .unwrap_or_default()
         )),
-        deepen::Deepened::Unknown { reason, bounded } => unknown(match bounded {
-            Some(k) => format!("{reason}; bounded: no violation up to --unwind {k}"),
-            None => reason,
-        }),
+        deepen::Deepened::Unknown { reason, bounded } => unknown(
+            match bounded {
+                Some(k) => format!("{reason}; bounded: no violation up to --unwind {k}"),
+                None => reason,
+            } + &explicit_note
+                .map(|n| format!("; explicit: {n}"))
+                .unwrap_or_default(),
+        ),
+    })
+}
+
+/// The FALSE answer of the explicit search's execution `path`: its
+/// witness, written from the cyclic program (waypoints name source
+/// locations, threads and values, the same in every lowering of the
+/// program), counts only once it replays on the program unwound
+/// `path.unwind` times — the program a reader of the witness checks.
+/// `None` when it does not (the runner then deepens).
+fn explicit_violation(
+    task: &task::Task,
+    src: &SourceFile,
+    c: &crate::frontend::c::Options,
+    path: &explicit::Path,
+    t0: Instant,
+) -> Option<Verdict> {
+    let w = task.data_model.width();
+    let text = witness::write(task, &path.program, path.goal, &path.steps, path.unwind);
+    let (wps, _) = witness::read(&text).ok()?;
+    let mut cu = c.clone();
+    cu.unwind = path.unwind;
+    let unwound = deepen::program_at(src, w, &cu).ok()?;
+    witness::replay(&unwound, w, &wps).ok()?;
+    let threads = {
+        let mut ts: Vec<u32> = path.steps.iter().map(|s| s.thread()).collect();
+        ts.sort_unstable();
+        ts.dedup();
+        ts.len()
+    };
+    Some(Verdict {
+        answer: Answer::False,
+        reason: format!(
+            "{} reachable ({} steps of {threads} thread(s); explicit-state search, the witness \
+             replays at --unwind {})",
+            path.program.goals[path.goal]
+                .name
+                .clone()
+                .unwrap_or_else(|| "the error call".into()),
+            path.steps.len(),
+            path.unwind
+        ),
+        witness: Some(text),
+        time: t0.elapsed().as_secs_f64(),
     })
 }
 

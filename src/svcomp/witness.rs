@@ -16,7 +16,11 @@
 //! A segment is passed when its thread is about to execute a step at the
 //! waypoint's location (an assumption holds at the sequence point before
 //! its location); steps between two waypoints belong to the thread of
-//! the last waypoint passed. [`replay`] follows exactly this reading.
+//! the last waypoint passed. [`replay`] follows exactly this reading,
+//! and, as this module writes them, expects a `function_return` waypoint
+//! before every value a thread draws: a draw (the front-end's bit-by-bit
+//! choices of one call) starts only right after its thread passed one,
+//! and follows its value.
 
 use super::task::Task;
 use crate::engines::smc::semantics::{Model, Semantics, State, Step};
@@ -511,6 +515,7 @@ fn replay_here(p: &Program, w: Width, wps: &[Waypoint]) -> Result<usize, String>
         next: 0,
         mover: None,
         value: vec![None; p.threads.len()],
+        draw: vec![None; p.threads.len()],
     };
     let r = search(&sem, wps, end, init, &mut ctl);
     r.ok_or_else(|| {
@@ -545,6 +550,9 @@ struct Node {
     next: usize,
     mover: Option<u32>,
     value: Vec<Option<i64>>,
+    /// Per thread: the call (span start) whose value it is drawing,
+    /// once it took a choice since its last `function_return` waypoint.
+    draw: Vec<Option<usize>>,
 }
 
 fn search(
@@ -582,6 +590,7 @@ fn search(
             m.mover = Some(wp.thread);
             if let Kind::Returns(v) = wp.kind {
                 m.value[wp.thread as usize] = Some(v);
+                m.draw[wp.thread as usize] = None;
             }
             if let Some(g) = search(sem, wps, end, m, ctl) {
                 return Some(g);
@@ -602,7 +611,24 @@ fn search(
         if sem.apply(&mut s, st).is_err() {
             continue;
         }
-        if let (Some(reg), Some(v)) = (nondet_choice(&p.threads[t], i), n.value[t]) {
+        let mut value = n.value.clone();
+        let mut draw = n.draw.clone();
+        let at = p.threads[t].instrs[i].span.start;
+        let choice = nondet_choice(&p.threads[t], i);
+        if choice.is_none() && draw[t].is_some() {
+            // The draw is over: its value is used up.
+            value[t] = None;
+            draw[t] = None;
+        }
+        if choice.is_some() {
+            // A draw starts only after its `function_return` waypoint
+            // (the writer names every one), and one call at a time.
+            if value[t].is_none() || draw[t].is_some_and(|d| d != at) {
+                continue;
+            }
+            draw[t] = Some(at);
+        }
+        if let (Some(reg), Some(v)) = (choice, value[t]) {
             // The bits drawn so far must be those of the value: the mask
             // up to the highest bit the assignment alternative sets.
             let got = s.regs[t].get(reg.0 as usize).copied().unwrap_or(0);
@@ -632,7 +658,8 @@ fn search(
             s,
             next: n.next,
             mover: n.mover,
-            value: n.value.clone(),
+            value,
+            draw,
         };
         if let Some(g) = search(sem, wps, end, m, ctl) {
             return Some(g);

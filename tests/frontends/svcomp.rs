@@ -95,13 +95,14 @@ fn check_corpus(names: &[&str], opts: &VerifyOptions) -> (usize, usize, Vec<(Str
 
 /// Small corpus tasks, each answered in well under a second: buggy ones
 /// (FALSE, the witness replays), safe ones with bounded loops (TRUE), and
-/// the task whose label is disputed (FALSE, shown as a disagreement).
-/// `27_Boop_simple_vf` (FALSE) is left out: its witness does not replay
-/// yet (docs/svcomp.md, "Open problems").
+/// the task whose label is disputed (FALSE, shown as a disagreement),
+/// and `27_Boop_simple_vf` (FALSE; two nondeterministic values in a loop,
+/// four threads), whose witness once exhausted the replay's search.
 const SMALL: &[&str] = &[
     "read_write_lock-2.yml",
     "fkp2013_variant-2.yml",
     "lazy01.yml",
+    "27_Boop_simple_vf.yml",
     "peterson.yml",
     "16_peterson-b.yml",
     "19_time_var_mutex.yml",
@@ -127,8 +128,8 @@ fn small_corpus_tasks_right_under_every_engine_and_witnesses_replay() {
         "37_stack_lock_p0_vs_concur.yml",
     ];
     for (engine, solver, tasks, want) in [
-        (Engine::Auto, SolverKind::Varisat, SMALL, (4, 4)),
-        (Engine::Bounded, SolverKind::Cdclt, SMALL, (4, 4)),
+        (Engine::Auto, SolverKind::Varisat, SMALL, (4, 5)),
+        (Engine::Bounded, SolverKind::Cdclt, SMALL, (4, 5)),
         (Engine::Smc, SolverKind::Varisat, smc_small, (2, 3)),
     ] {
         let opts = VerifyOptions {
@@ -416,9 +417,197 @@ fn command_prints_answer_witness_and_score_table() {
             "{out}"
         );
     }
+    // The explicit-state search alone, by name; an unknown engine or
+    // solver is a usage error (exit 2).
+    let (code, out, err) = bmc(
+        &["svcomp", "--timeout", "60", "--engine", "explicit", "s.yml"],
+        d.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().next(), Some("TRUE"), "{out}");
+    for bad in [["--engine", "nope"], ["--solver", "minisat"]] {
+        let (code, _, err) = bmc(&["svcomp", bad[0], bad[1], "s.yml"], d.path());
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(bad[1]), "{err}");
+    }
     // A malformed task: a located error, exit 2.
     std::fs::write(d.path().join("bad.yml"), "input_files: [1]\n").unwrap();
     let (code, _, err) = bmc(&["svcomp", "bad.yml"], d.path());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.yml"), "{err}");
+}
+
+/// A spin lock taken by compare-and-swap in a `while (1)` retry loop, two
+/// threads, a critical section asserting mutual exclusion: every
+/// unwinding cuts the retry loop, so only the explicit-state search of
+/// the program with its loops kept as cycles proves it.
+fn spin_lock(bug: bool) -> String {
+    let release = if bug { "" } else { "lock = 0;" };
+    format!(
+        "{HEADER}int lock = 0; int in = 0;\n\
+         void __VERIFIER_atomic_cas(int *r) {{ if (lock == 0) {{ lock = 1; *r = 1; }} else *r = 0; }}\n\
+         void *t(void *a) {{\n  while (1) {{\n    int got;\n    __VERIFIER_atomic_cas(&got);\n    \
+         if (got) break;\n  }}\n  in = in + 1;\n  if (in != 1) reach_error();\n  in = in - 1;\n  \
+         {release}\n  return 0;\n}}\n\
+         int main() {{ pthread_t a, b; pthread_create(&a, 0, t, 0); pthread_create(&b, 0, t, 0); \
+         return 0; }}\n"
+    )
+}
+
+#[test]
+fn explicit_search_proves_retry_loops_and_never_proves_what_it_cannot() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    use bmc_rmm::svcomp::deepen::Engine;
+    use bmc_rmm::svcomp::explicit::{search, Searched};
+    let explicit = VerifyOptions {
+        engine: Engine::Explicit,
+        ..quick()
+    };
+    // Safe, retry loop: TRUE under `auto` and `explicit`, by the search.
+    let (_d, task) = task_of(&spin_lock(false), true);
+    for o in [quick(), explicit.clone()] {
+        let v = verify(&task, &o).unwrap();
+        assert_eq!(v.answer, Answer::True, "{}", v.reason);
+        assert!(
+            v.reason.contains("explicit-state SC search"),
+            "{}",
+            v.reason
+        );
+    }
+    // The bounded engine alone cannot prove it (the loop is cut at every
+    // unwinding).
+    let bounded = VerifyOptions {
+        engine: Engine::Bounded,
+        max_unwind: 4,
+        ..quick()
+    };
+    let v = verify(&task, &bounded).unwrap();
+    assert_eq!(v.answer, Answer::Unknown, "{}", v.reason);
+    // The lock never released: the second thread spins forever, the
+    // program is still safe (mutual exclusion holds).
+    let (_d, task) = task_of(&spin_lock(true), true);
+    assert_eq!(verify(&task, &explicit).unwrap().answer, Answer::True);
+    // A real bug inside a cyclic program: FALSE (found by the search,
+    // the witness from the bounded engine replays).
+    let racy = spin_lock(false).replace("if (got) break;", "break;");
+    let (_d, task) = task_of(&racy, false);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    let w = task.data_model.width();
+    let c = bmc_rmm::frontend::c::Options::default();
+    let Searched::Reachable(path) = search(&src, w, &c, None).unwrap() else {
+        panic!("the race is reachable");
+    };
+    assert!(path.unwind >= 2 && !path.steps.is_empty());
+    let v = verify(&task, &explicit).unwrap();
+    assert_eq!(v.answer, Answer::False, "{}", v.reason);
+    assert!(v.reason.contains("explicit-state search"), "{}", v.reason);
+    assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
+    // A violation after many iterations of a loop that never ends: the
+    // witness replays at the unwinding the search's execution needs.
+    let late = format!(
+        "{HEADER}int x;
+void *t(void *a) {{ while (1) {{ if (x < 7) x = x + 1; }} return 0; }}
+         int main() {{ pthread_t h; pthread_create(&h, 0, t, 0); while (1) {{ if (x == 7) reach_error(); }} return 0; }}
+"
+    );
+    let (_d, task) = task_of(&late, false);
+    let v = verify(&task, &explicit).unwrap();
+    assert_eq!(v.answer, Answer::False, "{}", v.reason);
+    assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
+    // A counter that grows without bound: the search stops at its limit
+    // (here the deadline), never TRUE.
+    let counter = format!(
+        "{HEADER}int main() {{\n  int i = 0;\n  while (1) {{ i++; if (i == -1) reach_error(); }}\n  return 0;\n}}\n"
+    );
+    let (_d, task) = task_of(&counter, false);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    let soon = std::time::Instant::now() + Duration::from_secs(2);
+    match search(&src, w, &c, Some(soon)).unwrap() {
+        Searched::Unknown(why) => assert!(why.contains("explicit-state search"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // A goto loop is still unwound and cut: no proof.
+    let goto_loop = format!(
+        "{HEADER}int x;\nint main() {{\n  int i = 0;\n again:\n  i = (i + 1) % 3;\n  \
+         if (__VERIFIER_nondet_int()) goto again;\n  if (i > 2) reach_error();\n  return 0;\n}}\n"
+    );
+    let (_d, task) = task_of(&goto_loop, true);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    match search(&src, w, &c, None).unwrap() {
+        Searched::Unknown(why) => assert!(why.contains("cut at lines"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // A loop that creates threads is unwound (the threads are fixed):
+    // cut, no proof.
+    let spawner = format!(
+        "{HEADER}int x;\nvoid *t(void *a) {{ x = 1; return 0; }}\n\
+         int main() {{ pthread_t h; while (1) pthread_create(&h, 0, t, 0); return 0; }}\n"
+    );
+    let (_d, task) = task_of(&spawner, true);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    match search(&src, w, &c, None).unwrap() {
+        Searched::Unknown(why) => assert!(why.contains("cut at lines"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // LP64 values: not handled by the explicit engine, said so.
+    match search(&src, bmc_rmm::program::Width(64), &c, None).unwrap() {
+        Searched::Unknown(why) => assert!(why.contains("32 bits"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // Bad input: a syntax error is an unknown of the search (the runner
+    // then reports the front-end's located error), never a proof.
+    let (_d, task) = task_of("int main( {", true);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    assert!(matches!(
+        search(&src, w, &c, None).unwrap(),
+        Searched::Unknown(_)
+    ));
+}
+
+#[test]
+fn cyclic_lowering_keeps_loops_as_cycles_and_a_nondet_condition_draws_one_bit() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let (_d, task) = task_of(&spin_lock(false), true);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    let w = task.data_model.width();
+    let cyclic = bmc_rmm::frontend::c::Options {
+        cyclic: true,
+        unwind: 1,
+        ..Default::default()
+    };
+    let l = bmc_rmm::frontend::c::lower_until(&src, w, &cyclic, None, false).unwrap();
+    assert!(l.cut_loops.is_empty() && !l.unchecked_cut);
+    assert_eq!(
+        l.program.max_path, None,
+        "a cyclic program has no longest path"
+    );
+    let acyclic = bmc_rmm::frontend::c::Options {
+        unwind: 1,
+        ..Default::default()
+    };
+    let l = bmc_rmm::frontend::c::lower_until(&src, w, &acyclic, None, false).unwrap();
+    assert!(!l.cut_loops.is_empty() && l.program.max_path.is_some());
+    // `if (__VERIFIER_nondet_int())`: one choice, not 32.
+    let coin = format!(
+        "{HEADER}int x;\nint main() {{ if (__VERIFIER_nondet_int()) x = 1; if (x) reach_error(); return 0; }}\n"
+    );
+    let (_d, task) = task_of(&coin, false);
+    let p = program_of(&task, 1);
+    let choices = p.threads[0]
+        .instrs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| witness::nondet_choice(&p.threads[0], *i).is_some())
+        .count();
+    assert_eq!(choices, 2, "one bit: the assignment and the nop");
+    let v = verify(&task, &quick()).unwrap();
+    assert_eq!(v.answer, Answer::False, "{}", v.reason);
+    assert!(v.witness.as_deref().unwrap().contains("\\result == 1"));
+    assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
 }

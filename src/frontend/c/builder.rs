@@ -4,8 +4,9 @@
 //! the code is unreachable). Every jump is forward: a [`LabelId`] collects
 //! the positions that jump to it and, when placed, merges their states
 //! into one (union–find), so jumps, `break`, `continue`, `return` and
-//! joins of branches cost no instruction. The result is acyclic; its
-//! longest path is the default `--bound`.
+//! joins of branches cost no instruction. The result is acyclic (its
+//! longest path is the default `--bound`) unless the cyclic lowering
+//! closes a loop with [`Builder::jump_back`].
 //!
 //! Registers known to hold a constant on every path to the current
 //! position are propagated (`env`): expressions are folded, branches on
@@ -471,6 +472,31 @@ impl Builder {
         }
         self.cur = Some(root);
         self.env = env;
+    }
+
+    /// Makes the current position the head of a loop kept as a cycle
+    /// (the C front-end's cyclic lowering, [`super::Options::cyclic`]):
+    /// nothing is known there any more (a later iteration reaches it with
+    /// other values), and loads no longer read the initial memory
+    /// ([`Builder::init_mem`] assumes every jump is forward). Returns the
+    /// head's state (`None` when the position is unreachable).
+    pub fn loop_head(&mut self) -> Option<u32> {
+        self.env = Vec::new();
+        self.init_mem = None;
+        self.cur
+    }
+
+    /// Jumps from the current position back to `head` (a state of
+    /// [`Builder::loop_head`]): the two become one state, closing the
+    /// cycle; the current position becomes unreachable.
+    pub fn jump_back(&mut self, head: u32) {
+        if let Some(s) = self.cur.take() {
+            self.env = Vec::new();
+            let (r, h) = (self.find(s), self.find(head));
+            if r != h {
+                self.parent[r as usize] = h;
+            }
+        }
     }
 
     /// The final state id of a state (after the merges so far).

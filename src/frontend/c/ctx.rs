@@ -163,6 +163,8 @@ pub struct Ctx<'a> {
     pub cut_loops: Vec<usize>,
     /// Spin loops replaced by `assume`.
     pub spin_loops: usize,
+    /// Loops kept as cycles ([`super::Options::cyclic`]).
+    pub cyclic_loops: usize,
     /// Nesting depth of the lowering recursion.
     pub depth: usize,
     /// When to give up lowering ([`Error::Unknown`]; `None`: never).
@@ -671,6 +673,7 @@ pub fn lower(
         bounds: None,
         objects: Vec::new(),
         in_atomic: 0,
+        cyclic_loops: 0,
         addr_of: false,
         local_cells: HashMap::new(),
         cut_loops: Vec::new(),
@@ -771,7 +774,8 @@ pub fn lower(
     }
     let notes = cx.notes();
     cx.prog.notes = notes;
-    cx.prog.max_path = Some(longest.max(1));
+    // A loop kept as a cycle has no longest path.
+    cx.prog.max_path = (cx.cyclic_loops == 0).then_some(longest.max(1));
     // Pointers read from cells that only ever hold constants become
     // constant addresses where a single value is possible (docs/c.md).
     crate::program::values::constant_addresses(&mut cx.prog, width);

@@ -70,6 +70,15 @@ pub struct Options {
     /// The preprocessor command; `None`: the first of `cpp`, `gcc -E`,
     /// `cc -E`, `clang -E` found on `PATH`.
     pub cpp: Option<Vec<String>>,
+    /// Keep loops as cycles: a loop that needs more than `unwind`
+    /// iterations continues in a cycle of the automaton (the loop's rest,
+    /// lowered once, jumping back to the start of its body) instead of
+    /// being cut, unless it is inside an atomic section (one step) or may
+    /// create a thread (threads are fixed when the program is lowered).
+    /// Goto loops and recursion are still unwound and cut. The program
+    /// is then cyclic ([`Program::max_path`] is `None`): for the
+    /// explicit-state engines, not for the bounded or SMC engines.
+    pub cyclic: bool,
 }
 
 impl Default for Options {
@@ -79,6 +88,7 @@ impl Default for Options {
             unwind: DEFAULT_UNWIND,
             spin_assume: true,
             cpp: None,
+            cyclic: false,
         }
     }
 }

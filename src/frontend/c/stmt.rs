@@ -788,7 +788,11 @@ impl<'a> Ctx<'a> {
             let more = decided && !syntactic_const && k < MAX_CONST_ITERATIONS;
             if k >= self.opts.unwind && !more {
                 // The unwinding bound: this path would need more iterations.
-                self.cut_here(span);
+                if self.opts.cyclic && self.in_atomic == 0 && !self.may_create_threads(body) {
+                    self.cyclic_rest(cond, step, body, exit)?;
+                } else {
+                    self.cut_here(span);
+                }
                 break;
             }
             let cont = self.b.label();
@@ -814,10 +818,98 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// The rest of a loop kept as a cycle ([`super::Options::cyclic`]):
+    /// from the current position (the condition held, the next iteration
+    /// starts) the body, the step and the condition are lowered once, and
+    /// the condition's true side jumps back to the start of the body;
+    /// its false side, and `break`, go to `exit`.
+    ///
+    /// Errors: those of the body, step and condition.
+    fn cyclic_rest(
+        &mut self,
+        cond: Option<&'a Node<Expression>>,
+        step: Option<&'a Node<Expression>>,
+        body: &'a Node<Statement>,
+        exit: LabelId,
+    ) -> Result<(), Error> {
+        let Some(head) = self.b.loop_head() else {
+            return Ok(());
+        };
+        self.cyclic_loops += 1;
+        let cont = self.b.label();
+        let mut labels = Vec::new();
+        collect_labels(body, &mut labels, 0);
+        let scope: HashMap<String, LabelId> =
+            labels.into_iter().map(|l| (l, self.b.label())).collect();
+        self.frame().loops.push((exit, Some(cont)));
+        self.frame().label_scopes.push(scope);
+        let r = self.stmt(body);
+        self.frame().label_scopes.pop();
+        self.frame().loops.pop();
+        r?;
+        self.b.place(cont);
+        if let Some(st) = step {
+            let mark = self.b.mark();
+            self.effect(st)?;
+            self.b.release(mark);
+        }
+        if let Some(c) = cond {
+            let mark = self.b.mark();
+            let v = self.cond(c)?;
+            let folded = self.b.fold(&v);
+            let (t, e) = self.b.branch(&folded, self.span(c.span))?;
+            self.b.jump_from(e, exit);
+            self.b.goto_pos(t);
+            self.b.release(mark);
+        }
+        self.b.jump_back(head);
+        Ok(())
+    }
+
+    /// True when lowering `body` may create a thread: it names
+    /// `pthread_create`, or a function of the file whose body does
+    /// (transitively, or through a function pointer: any function whose
+    /// name it mentions). Such a loop is unwound, never kept as a cycle
+    /// (the program's threads are fixed when it is lowered).
+    fn may_create_threads(&self, body: &Node<Statement>) -> bool {
+        let mut seen: std::collections::HashSet<String> = Default::default();
+        let mut todo = mentioned_names(body);
+        while let Some(n) = todo.pop() {
+            if n == "pthread_create" {
+                return true;
+            }
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            if let Some(f) = self.funcs.get(&n) {
+                todo.extend(mentioned_names(&f.node.statement));
+            }
+        }
+        false
+    }
+
     /// The condition's value as an expression (side effects emitted).
     ///
     /// Errors: see [`Ctx::rvalue`].
+    ///
+    /// A condition that is only a `__VERIFIER_nondet_*()` call (not a
+    /// function of the file) draws one bit instead of a whole value: the
+    /// value is used only through its test against 0, and both outcomes
+    /// are possible for every nondeterministic type, so the paths are the
+    /// same.
     pub fn cond(&mut self, c: &'a Node<Expression>) -> Result<LExpr, Error> {
+        if let Expression::Call(call) = &c.node {
+            if let Expression::Identifier(i) = &call.node.callee.node {
+                let n = &i.node.name;
+                if call.node.arguments.is_empty()
+                    && (n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_"))
+                    && self.lookup(n).is_none()
+                    && !self.funcs.contains_key(n)
+                {
+                    return Ok(self.nondet("__VERIFIER_nondet_bool", c.span)?.e);
+                }
+            }
+        }
         Ok(self.rvalue(c)?.e)
     }
 }
@@ -988,4 +1080,18 @@ pub fn parameters(f: &Node<FunctionDefinition>) -> Vec<Param<'_>> {
     } else {
         ps
     }
+}
+
+/// The identifiers `s` mentions (variables, called and address-taken
+/// functions).
+fn mentioned_names(s: &Node<Statement>) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'ast> lang_c::visit::Visit<'ast> for Names {
+        fn visit_identifier(&mut self, i: &'ast lang_c::ast::Identifier, _: &'ast Span) {
+            self.0.push(i.name.clone());
+        }
+    }
+    let mut v = Names(Vec::new());
+    lang_c::visit::Visit::visit_statement(&mut v, &s.node, &s.span);
+    v.0
 }
