@@ -335,7 +335,6 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
     let k = a.rounds.unwrap_or(super::args::DEFAULT_ROUNDS);
     let tso = bmc_rmm::cat::builtin("tso")?;
-    let sc = bmc_rmm::cat::builtin("sc")?;
     let head = format!(
         "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
         "file",
@@ -349,14 +348,16 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     let (shard, progs) = load(a, &head, &["yes", "NO", "unknown"])?;
     let (mut disagreements, mut unknowns) = (0, 0);
     for (f, p) in &progs {
-        let p = p.clone();
-        let bad =
-            |e: bmc_rmm::engines::tso_reach::ReachError| Error::Unsupported(format!("{f}: {e}"));
         // The lazy and k-round engines' errors name the input.
         let said = |p: &bmc_rmm::program::Program, m, name, engine| {
             answer_with(p, m, name, CheckKind::Reach, engine, bound, a).map_err(|e| match e {
                 Error::Unsupported(m)
-                    if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) =>
+                    if matches!(
+                        engine,
+                        EngineChoice::Lazy(_)
+                            | EngineChoice::Kround(_)
+                            | EngineChoice::KroundBounded(_)
+                    ) =>
                 {
                     Error::Unsupported(format!("{f}: {m}"))
                 }
@@ -364,8 +365,8 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
             })
         };
         let sat = EngineChoice::Bounded(Some(SolverKind::Varisat));
-        let s_sat = Said::of(&said(&p, &tso, "tso", sat)?.answer);
-        let lz = said(&p, &tso, "tso", EngineChoice::Lazy(None))?;
+        let s_sat = Said::of(&said(p, &tso, "tso", sat)?.answer);
+        let lz = said(p, &tso, "tso", EngineChoice::Lazy(None))?;
         let s_lazy = Said::of(&lz.answer);
         let lazy_len = match &lz.detail {
             Detail::TsoReach(kround::KroundResult {
@@ -374,11 +375,10 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
             }) => longest(witness),
             _ => 0,
         };
-        let s_kr = Said::of(&said(&p, &tso, "tso", EngineChoice::Kround(k))?.answer);
-        let tr = kround::translate(&p, k).map_err(bad)?;
-        let s_psc = Said::of(&said(&tr.program, &sc, "sc", sat)?.answer);
-        let s_sim = Said::of(&said(&p, &tso, "tso", EngineChoice::Simulator)?.answer);
-        let mut smc_answer = said(&p, &tso, "tso", EngineChoice::Smc)?.answer;
+        let s_kr = Said::of(&said(p, &tso, "tso", EngineChoice::Kround(k))?.answer);
+        let s_psc = Said::of(&said(p, &tso, "tso", EngineChoice::KroundBounded(k))?.answer);
+        let s_sim = Said::of(&said(p, &tso, "tso", EngineChoice::Simulator)?.answer);
+        let mut smc_answer = said(p, &tso, "tso", EngineChoice::Smc)?.answer;
         if !p.notes.is_empty() {
             // The front-end cut the program (notes): no answer on it
             // covers the original beyond the bound.

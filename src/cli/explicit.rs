@@ -1,19 +1,11 @@
 //! `robust --engine explicit`: TSO robustness by the explicit-state
-//! engine (unbounded), and the engine's options for `--width` and
-//! `--timeout` that `fences` and `crosscheck` share.
+//! engine (unbounded).
 
 use super::args::CheckArgs;
 use bmc_rmm::ask::{Detail, EngineChoice, Question};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{CheckKind, Verdict};
-use bmc_rmm::engines::explicit::{self, Options, Robustness};
-use std::time::Duration;
-
-/// The explicit engine's options for `--width` and `--timeout`
-/// ([`bmc_rmm::ask::explicit_options`]).
-pub fn options(width: u32, timeout: Option<f64>) -> Options {
-    bmc_rmm::ask::explicit_options(width, timeout.map(Duration::from_secs_f64))
-}
+use bmc_rmm::engines::explicit::{self, Robustness};
 
 /// Exit status of one verdict (1 violation, 3 unknown, 0).
 fn status(v: Verdict) -> i32 {

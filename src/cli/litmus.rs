@@ -7,15 +7,17 @@ use super::args::LitmusArgs;
 use super::batch::setup;
 use super::render::litmus_verdict_word as verdict_word;
 use crate::cli::expect;
+use bmc_rmm::ask;
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::frontend::litmus::LitmusTest;
-use bmc_rmm::litmus::{self, herd, run::LitmusResult};
+use bmc_rmm::litmus::{herd, run::LitmusResult};
 use bmc_rmm::program::Width;
 
-/// Parses and runs one test: `width` (default: automatic per test),
-/// `bound` steps per thread, `timeout` seconds from the start of the run,
-/// on the `solver` backend, enumerating candidates within `budget`
-/// ([`litmus::run::run_with`]).
+/// Parses one test and asks for its outcomes ([`bmc_rmm::ask`],
+/// [`Question::Outcomes`](bmc_rmm::ask::Question::Outcomes)): `width`
+/// (default: automatic per test), `bound` steps per thread, `timeout`
+/// seconds, on the `solver` backend, enumerating candidates within
+/// `budget`.
 ///
 /// Errors: the file cannot be read or parsed; the backend cannot encode it.
 pub fn run_one(
@@ -25,31 +27,32 @@ pub fn run_one(
 ) -> Result<(LitmusTest, LitmusResult), Error> {
     let src = SourceFile::read(file)?;
     let t = bmc_rmm::frontend::litmus::parse(&src, Width(o.width.unwrap_or(Width::MAX.0)))?;
-    let w = o
-        .width
-        .map(Width)
-        .unwrap_or_else(|| litmus::run::auto_width(&t));
-    let lim = bmc_rmm::engines::bounded::Limits {
-        bound: o.bound,
-        width: w.0,
-        deadline: crate::cli::batch::deadline(Some(o.timeout)),
-        switches: o.switches,
+    let mut req = ask::Request::outcomes(&t, model, o.bound);
+    req.engine = ask::EngineChoice::Bounded(Some(o.solver));
+    if let Some(w) = o.width {
+        req.width = w;
+    }
+    req.timeout = Some(std::time::Duration::from_secs_f64(o.timeout));
+    req.alone = false;
+    req.budget = o.budget;
+    req.switches = o.switches;
+    let ask::Detail::Outcomes(r) = ask::ask(&req)?.remove(0).detail else {
+        unreachable!("the outcomes question is answered with the litmus result")
     };
-    let r = litmus::run::run_with(&t, model, lim, o.solver, o.budget)?;
-    Ok((t, r))
+    Ok((t, *r))
 }
 
 /// How [`run_one`] runs a test.
 pub struct RunOptions {
-    /// Steps per thread (before [`litmus::run::effective_bound`]).
+    /// Steps per thread (before [`bmc_rmm::litmus::run::effective_bound`]).
     pub bound: u32,
-    /// Bit-width of values; `None`: [`litmus::run::auto_width`].
+    /// Bit-width of values; `None`: [`bmc_rmm::litmus::run::auto_width`].
     pub width: Option<u32>,
     /// Seconds from the start of the run.
     pub timeout: f64,
     /// The backend.
     pub solver: bmc_rmm::engines::bounded::SolverKind,
-    /// The enumeration engine's budget ([`litmus::run::run_with`]).
+    /// The enumeration engine's budget ([`bmc_rmm::litmus::run::run_with`]).
     pub budget: Option<usize>,
     /// Developer switches (`BMC_*` variables).
     pub switches: bmc_rmm::engines::Switches,
