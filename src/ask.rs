@@ -17,7 +17,7 @@
 //! [`EngineChoice::Kround`] (TSO reachability beyond the bound),
 //! [`EngineChoice::Simulator`] (TSO reachability by explicit search).
 
-use crate::answer::{Answer, Scope, Verdict};
+use crate::answer::{Answer, Scope, Verdict, ROUNDS, STEPS_PER_THREAD};
 use crate::cat::Model;
 use crate::diag::Error;
 use crate::engines::bounded::varisat::enumerate::DEFAULT_BUDGET;
@@ -346,7 +346,8 @@ pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
         check_replies(req, &checks)?
     }
     .into_iter();
-    req.questions
+    let mut replies = req
+        .questions
         .iter()
         .map(|&q| match q {
             Question::Reach | Question::Robust => {
@@ -359,7 +360,63 @@ pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
             Question::Outcomes => outcomes_reply(req),
             Question::Fences => fences_reply(req),
         })
-        .collect()
+        .collect::<Result<Vec<Reply>, Error>>()?;
+    for r in &mut replies {
+        size_witness(req, r);
+    }
+    Ok(replies)
+}
+
+/// Adds to a violation's answer the size of its witness, so that answers
+/// of different engines compare ([`Answer::contradicts`]): at most the
+/// bound of instructions per thread for the bounded engine and SMC (they
+/// search within it), the most instructions one thread executes in the
+/// explicit engine's and the lazy engine's witness
+/// ([`STEPS_PER_THREAD`]); the rounds for the k-round engine and the
+/// k-round translation ([`ROUNDS`]: a witness of P′ is a TSO computation
+/// of that many rounds; its steps are P′'s, not the program's).
+fn size_witness(req: &Request, r: &mut Reply) {
+    use crate::engines::tso_reach::kround::Answer as Reach;
+    if r.answer.verdict != Verdict::Violation {
+        return;
+    }
+    let stat = match (&r.detail, req.engine) {
+        (_, EngineChoice::KroundBounded(k) | EngineChoice::Kround(k)) => (ROUNDS, u64::from(k)),
+        (Detail::Bounded(_) | Detail::Smc(_), _) => (STEPS_PER_THREAD, u64::from(req.bound)),
+        (Detail::Explicit(x), _) => match &x.verdict {
+            explicit::Robustness::NotRobust(w) => {
+                let events = w.events.iter();
+                let instrs =
+                    events.filter(|e| !matches!(e.kind, explicit::TsoEventKind::DelayedFlush));
+                (
+                    STEPS_PER_THREAD,
+                    most_per_thread(instrs.map(|e| e.thread.0)),
+                )
+            }
+            _ => return,
+        },
+        (Detail::TsoReach(x), EngineChoice::Lazy(_)) => match &x.answer {
+            Reach::Reachable { witness, .. } => {
+                let threads = witness.iter().filter_map(|s| match s {
+                    crate::engines::tso_reach::tso::TsoStep::Instr { thread, .. } => Some(thread.0),
+                    _ => None,
+                });
+                (STEPS_PER_THREAD, most_per_thread(threads))
+            }
+            _ => return,
+        },
+        _ => return,
+    };
+    r.answer.stats.push(stat);
+}
+
+/// The largest number of times one thread occurs in `threads`.
+fn most_per_thread(threads: impl Iterator<Item = u32>) -> u64 {
+    let mut n: std::collections::BTreeMap<u32, u64> = Default::default();
+    for t in threads {
+        *n.entry(t).or_default() += 1;
+    }
+    n.values().copied().max().unwrap_or(0)
 }
 
 /// The replies to the bounded checks `kinds` (in order) by the request's

@@ -12,7 +12,7 @@ use bmc_rmm::cat;
 use bmc_rmm::diag::{Error, SourceFile, Span};
 use bmc_rmm::engines::bounded::DEFAULT_BOUND;
 use bmc_rmm::engines::derived::fence_synth::{self, Costs, Menu, Outcome};
-use bmc_rmm::engines::explicit::{self, FenceLocation, FenceReport, FenceVerdict};
+use bmc_rmm::engines::explicit::{self, FenceVerdict};
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, StateId, ThreadId, Width};
 
@@ -123,40 +123,18 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
             Some(&costs),
             DEFAULT_BOUND,
         );
-        let ask::Detail::FenceInsertion(r) = ask::ask(&req)?.remove(0).detail else {
-            unreachable!("the explicit engine replies with its fence insertion")
+        let reply = ask::ask(&req)?.remove(0);
+        let rec = super::render::show(&super::render::Context::new(f, p, "tso"), &reply);
+        print!("{}", printed(&rec, a.input.json));
+        code = code.max(rec.status);
+        let locs = match &reply.detail {
+            ask::Detail::FenceInsertion(r) => match &r.verdict {
+                FenceVerdict::Robust => Vec::new(),
+                FenceVerdict::Fences(l) => l.clone(),
+                FenceVerdict::Unknown(_) => continue,
+            },
+            _ => unreachable!("the explicit engine replies with its fence insertion"),
         };
-        let locs: Vec<FenceLocation> = match &r.verdict {
-            FenceVerdict::Robust => Vec::new(),
-            FenceVerdict::Fences(l) => l.clone(),
-            FenceVerdict::Unknown(why) => {
-                println!("{f}: fences [tso]: unknown: {why}");
-                code = 3;
-                continue;
-            }
-        };
-        let names: Vec<String> = locs.iter().map(|l| l.describe(p)).collect();
-        if a.input.json {
-            println!(
-                "{}",
-                serde_json::json!({"file": f, "model": "tso", "fences": names, "count": locs.len(),
-                    "cost": r.cost, "optimal": r.optimal, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats})
-            );
-        } else if locs.is_empty() {
-            println!("{f}: fences [tso]: robust, no fence needed");
-        } else {
-            println!(
-                "{f}: fences [tso]: {} fence(s), cost {}{}: {}",
-                locs.len(),
-                r.cost,
-                if r.optimal {
-                    " (optimal)"
-                } else {
-                    " (best found within limits)"
-                },
-                names.join(" ")
-            );
-        }
         if let Some(out) = &a.emit {
             let pairs: Vec<_> = locs.iter().map(|l| (l.thread, l.state)).collect();
             let fenced = explicit::insert_fences(p, &pairs);
@@ -309,31 +287,6 @@ fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
     }
 }
 
-/// The explicit engine's answer for TSO (unbounded, thesis §6.5) with the
-/// same costs, printed beside the bounded one: JSON `{verdict, cost,
-/// optimal, text}`.
-fn explicit_json(r: &Result<FenceReport, String>) -> serde_json::Value {
-    match r {
-        Err(e) => serde_json::json!({"verdict": "unsupported", "text": e}),
-        Ok(r) => {
-            let (v, text) = match &r.verdict {
-                FenceVerdict::Robust => ("robust", "robust, no fence needed".to_string()),
-                FenceVerdict::Fences(l) => (
-                    "fences",
-                    format!(
-                        "{} fence(s), cost {}{}",
-                        l.len(),
-                        r.cost,
-                        if r.optimal { " (optimal)" } else { "" }
-                    ),
-                ),
-                FenceVerdict::Unknown(w) => ("unknown", format!("unknown: {w}")),
-            };
-            serde_json::json!({"verdict": v, "cost": r.cost, "optimal": r.optimal, "text": text})
-        }
-    }
-}
-
 /// `bmc-rmm fences --model M --bound K FILE…`.
 ///
 /// Exit: 0 every input robust up to K (with the fences printed), 1 a
@@ -368,11 +321,14 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
         let engine = EngineChoice::Bounded(Some(a.solver));
         let req = request(a, p, (&model, builtin), engine, costs.as_ref(), bound);
         let reply = ask::ask(&req)?.remove(0);
-        code = code.max(reply.answer.verdict.exit_code());
+        let mut ctx = super::render::Context::new(f, p, builtin);
+        ctx.bound = bound;
+        let rec = super::render::show(&ctx, &reply);
+        print!("{}", printed(&rec, a.input.json));
+        code = code.max(rec.status);
         let ask::Detail::FenceSynthesis(s) = reply.detail else {
             unreachable!("the bounded engine replies with its fence synthesis")
         };
-        print!("{}", synthesis_text(f, p, &s, bound, a.input.json));
         let fenced = match &s.synthesis {
             // SC: every program is robust; nothing to place.
             None => Some(p.clone()),
@@ -387,92 +343,11 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
     Ok(code)
 }
 
-/// What `fences --bound K` prints for the synthesis `s` on `p` (the input
-/// `f`): a JSON record, or the verdict line, the counters, the explicit
-/// engine's answer under tso and a note on paths the bound cut.
-fn synthesis_text(
-    f: &str,
-    p: &Program,
-    s: &bmc_rmm::ask::FenceSynthesis,
-    bound: u32,
-    json: bool,
-) -> String {
-    let Some((m, r)) = &s.synthesis else {
-        return format!("{f}: fences [sc, bound {bound}]: robust, no fence needed\n");
-    };
-    let mname = m.model;
-    let explicit = s.explicit.as_ref().map(explicit_json);
-    let names: Vec<String> = r.fences.iter().map(|x| x.describe(p, m)).collect();
-    let word = match &r.outcome {
-        Outcome::Robust => "robust",
-        Outcome::Unfixable => "unfixable",
-        Outcome::Unknown(_) => "unknown",
-    };
-    let truncated = r
-        .last
-        .as_ref()
-        .map(|l| l.truncated.clone())
-        .unwrap_or_default();
-    if json {
-        let reason = match &r.outcome {
-            Outcome::Unknown(w) => Some(w.clone()),
-            _ => None,
-        };
-        let j = serde_json::json!({"file": f, "model": mname, "engine": "sat", "bound": bound,
-            "verdict": word, "fences": names, "count": r.fences.len(), "cost": r.cost,
-            "optimal": r.optimal, "checks": r.checks, "cycles": r.cycles,
-            "candidates": r.candidates, "truncated": truncated, "reason": reason,
-            "time": r.time, "explicit": explicit});
-        return format!("{j}\n");
+/// What `fences` prints of one record: its JSON record with `--json`
+/// (when it has one), else its text.
+fn printed(rec: &crate::cli::shard::Record, json: bool) -> String {
+    match rec.json.first() {
+        Some(j) if json => format!("{j}\n"),
+        _ => rec.text.clone(),
     }
-    let head = format!("{f}: fences [{mname}, bound {bound}]");
-    let mut t = match &r.outcome {
-        Outcome::Robust if r.fences.is_empty() => {
-            format!("{head}: robust up to bound {bound}, no fence needed\n")
-        }
-        Outcome::Robust => format!(
-            "{head}: robust up to bound {bound} with {} fence(s), cost {}{}: {}\n",
-            r.fences.len(),
-            r.cost,
-            if r.optimal {
-                " (optimal for the bound)"
-            } else {
-                ""
-            },
-            names.join(" ")
-        ),
-        Outcome::Unfixable => {
-            let cyc = r
-                .last
-                .as_ref()
-                .and_then(|l| Some(l.witness.as_ref()?.render_cycle(l.cycle.as_ref()?)))
-                .unwrap_or_default();
-            format!(
-                "{head}: NOT ROBUST, and no fence of {mname} breaks this cycle{}:\n  {cyc}\n",
-                if names.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (with {})", names.join(" "))
-                }
-            )
-        }
-        Outcome::Unknown(why) => format!("{head}: unknown: {why}\n"),
-    };
-    t.push_str(&format!(
-        "  {} robustness check(s), {} cycle(s), {} candidate placement(s), {:.3}s\n",
-        r.checks, r.cycles, r.candidates, r.time
-    ));
-    if let Some(e) = &explicit {
-        t.push_str(&format!(
-            "  explicit engine (unbounded): {}\n",
-            e["text"].as_str().unwrap_or("")
-        ));
-    }
-    if !truncated.is_empty() {
-        t.push_str(&format!(
-            "  note: the bound cut some paths of thread(s) {}; the answer holds up to bound {bound} only\n",
-            truncated.join(", ")
-        ));
-    }
-    t
 }

@@ -5,12 +5,11 @@
 
 use super::args::LitmusArgs;
 use super::batch::setup;
-use super::render::litmus_verdict_word as verdict_word;
+pub use super::render::litmus::Parts;
 use crate::cli::expect;
 use bmc_rmm::ask;
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::frontend::litmus::LitmusTest;
-use bmc_rmm::litmus::{herd, run::LitmusResult};
 use bmc_rmm::program::Width;
 
 /// Parses one test and asks for its outcomes ([`bmc_rmm::ask`],
@@ -24,7 +23,7 @@ pub fn run_one(
     file: &str,
     model: &bmc_rmm::cat::Model,
     o: &RunOptions,
-) -> Result<(LitmusTest, LitmusResult), Error> {
+) -> Result<(LitmusTest, ask::Reply), Error> {
     let src = SourceFile::read(file)?;
     let t = bmc_rmm::frontend::litmus::parse(&src, Width(o.width.unwrap_or(Width::MAX.0)))?;
     let mut req = ask::Request::outcomes(&t, model, o.bound);
@@ -36,10 +35,8 @@ pub fn run_one(
     req.alone = false;
     req.budget = o.budget;
     req.switches = o.switches;
-    let ask::Detail::Outcomes(r) = ask::ask(&req)?.remove(0).detail else {
-        unreachable!("the outcomes question is answered with the litmus result")
-    };
-    Ok((t, *r))
+    let reply = ask::ask(&req)?.remove(0);
+    Ok((t, reply))
 }
 
 /// How [`run_one`] runs a test.
@@ -58,62 +55,24 @@ pub struct RunOptions {
     pub switches: bmc_rmm::engines::Switches,
 }
 
-/// Which parts of a test's record the run prints or writes
-/// ([`present`]).
-#[derive(Clone, Copy)]
-pub struct Parts {
-    /// The JSON record (`--json`, record files).
-    pub json: bool,
-    /// The herd block of the text output.
-    pub text: bool,
-    /// The herd-log block (`--herd-log`, record files).
-    pub herd_log: bool,
-}
-
 /// The record of one test's outcome ([`crate::cli::shard::Record`]):
 /// its verdict word, JSON record, herd block (text output), herd-log
 /// block (with `Hash=`), each only when `parts` asks for it, or its
 /// error.
 pub fn present(
     f: &str,
-    r: &Result<(LitmusTest, LitmusResult), Error>,
+    r: &Result<(LitmusTest, ask::Reply), Error>,
     model_name: &str,
     solver: bmc_rmm::engines::bounded::SolverKind,
     parts: Parts,
 ) -> crate::cli::shard::Record {
     let mut rec = crate::cli::shard::record(f, 0);
     match r {
-        Ok((t, res)) => {
-            let word = verdict_word(res);
-            rec.checks = vec![("litmus".into(), word.into())];
-            rec.summary = vec![word.to_ascii_lowercase()];
-            rec.meta = serde_json::json!({ "arch": t.arch.keyword() });
-            if parts.json {
-                rec.json = vec![serde_json::json!({
-                    "file": f, "test": t.name, "model": model_name, "solver": solver,
-                    "verdict": res.observation.map(|o| o.verdict().as_str()),
-                    "observation": res.observation.map(|o| o.as_str()),
-                    "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
-                    "condition": t.condition_text(), "time": res.time, "width": res.width,
-                    "unknown": res.unknown, "stats": res.stats,
-                })];
-            }
-            if let Some(why) = &res.unknown {
-                rec.status = 3;
-                rec.text = format!(
-                    "Test {} unknown: {}\n\n",
-                    t.name,
-                    why.trim_start_matches("unknown: ")
-                );
-            } else if parts.text {
-                rec.text = format!("{}\n", herd::render(t, &res.states, None, res.time));
-            }
-            if res.unknown.is_none() && parts.herd_log {
-                let hash = SourceFile::read(f)
-                    .and_then(|src| bmc_rmm::frontend::litmus::herd_hash(&src))
-                    .unwrap_or_default();
-                rec.herd = Some(herd::render_log(t, &res.states, res.time, &hash));
-            }
+        Ok((t, reply)) => {
+            let mut ctx = super::render::Context::new(f, &t.program, model_name);
+            ctx.solver = solver;
+            ctx.litmus = Some((t, parts));
+            return super::render::show(&ctx, reply);
         }
         Err(e) => {
             rec.status = 2;
