@@ -66,22 +66,21 @@ pub fn present(
     solver: bmc_rmm::engines::bounded::SolverKind,
     parts: Parts,
 ) -> crate::cli::shard::Record {
-    let mut rec = crate::cli::shard::record(f, 0);
     match r {
         Ok((t, reply)) => {
             let mut ctx = super::render::Context::new(f, &t.program, model_name);
             ctx.solver = solver;
             ctx.litmus = Some((t, parts));
-            return super::render::show(&ctx, reply);
+            super::render::show(&ctx, reply)
         }
         Err(e) => {
-            rec.status = 2;
+            let mut rec = crate::cli::shard::record(f, 2);
             rec.summary = vec!["errors".into()];
             rec.error = Some(e.to_string());
             rec.json = vec![serde_json::json!({"file": f, "error": e.to_string()})];
+            rec
         }
     }
-    rec
 }
 
 /// Runs the command. Exit status: 2 if some test could not be read; else
