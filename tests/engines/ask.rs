@@ -478,7 +478,7 @@ fn kround_translation_through_ask() {
             bmc_rmm::program::Width::DEFAULT,
         )
         .unwrap();
-        let mut req = Request::new(&p, &tso, Some("tso"), &questions, 6);
+        let mut req = Request::new(&p, &tso, Some("tso"), &questions, 4);
         req.timeout = Some(Duration::from_secs(TIMEOUT));
         let verdict = |req: &Request| ask::ask(req).unwrap().remove(0).answer.verdict;
         req.engine = EngineChoice::Kround(2);
