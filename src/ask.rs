@@ -17,14 +17,18 @@
 //! [`EngineChoice::Kround`] (TSO reachability beyond the bound),
 //! [`EngineChoice::Simulator`] (TSO reachability by explicit search).
 
-use crate::answer::Answer;
+use crate::answer::{Answer, Scope, Verdict, ROUNDS, STEPS_PER_THREAD};
 use crate::cat::Model;
 use crate::diag::Error;
+use crate::engines::bounded::varisat::enumerate::DEFAULT_BUDGET;
 use crate::engines::bounded::{self, CheckKind, CheckResult, Deadline, Limits, SolverKind};
-use crate::engines::explicit::{self, RobustnessReport};
+use crate::engines::derived::fence_synth::{self, Costs, Menu};
+use crate::engines::explicit::{self, FenceReport, RobustnessReport};
 use crate::engines::smc::{self, SmcCheck, SmcOptions, SmcResult};
 use crate::engines::tso_reach::kround::{self, KroundResult};
 use crate::engines::Switches;
+use crate::frontend::litmus::LitmusTest;
+use crate::litmus::run::LitmusResult;
 use crate::program::{Program, Width};
 use std::time::{Duration, Instant};
 
@@ -47,6 +51,22 @@ pub enum Question {
         /// Every thread a template.
         every_thread: bool,
     },
+    /// Which final states does the litmus test [`Request::litmus`]
+    /// reach, and what does herd say of its condition (`litmus`; the
+    /// bounded engine enumerates the states, [`crate::litmus::run`])?
+    /// The answer is a violation when some final state satisfies the
+    /// condition's proposition (herd's `Sometimes` or `Always`).
+    Outcomes,
+    /// A minimum-cost set of fences that makes the program robust
+    /// (`fences`): with [`EngineChoice::Explicit`], the explicit engine's
+    /// fence insertion against TSO (unbounded, thesis §6.5); with the
+    /// bounded engine, the bounded synthesis for the built-in model up to
+    /// the bound ([`crate::engines::derived::fence_synth`]; under tso the
+    /// explicit engine's answer with the same costs beside it). The
+    /// costs are [`Request::fence_costs`]. The answer is "no violation"
+    /// when a fence set makes the program robust, a violation when a
+    /// cycle no fence breaks remains.
+    Fences,
 }
 
 impl Question {
@@ -86,6 +106,14 @@ pub enum EngineChoice {
     Lazy(Option<u32>),
     /// TSO reachability within this many rounds per thread.
     Kround(u32),
+    /// The same question as [`EngineChoice::Kround`] asked of the
+    /// k-round translation P′ ([`kround::translate`]: a program whose SC
+    /// executions are the TSO computations of this many rounds per
+    /// thread) with the bounded engine (varisat) under sc, within the
+    /// request's bound: an oracle for the k-round engine's explicit SC
+    /// search of P′ (`crosscheck --reach`). A witness is an execution of
+    /// P′.
+    KroundBounded(u32),
     /// The explicit TSO simulator: reachability by breadth-first search
     /// of the TSO configurations (buffers of at most 8 entries; a
     /// configuration beyond makes the answer unknown).
@@ -142,6 +170,18 @@ pub struct Request<'a> {
     /// Developer switches ([`Switches`]; `explicit_first` turns off the
     /// explicit engine's proof before the bounded robustness query).
     pub switches: Switches,
+    /// The litmus test of [`Question::Outcomes`] (`program` is its
+    /// program); `None` for the other questions.
+    pub litmus: Option<&'a LitmusTest>,
+    /// The candidate budget of [`Question::Outcomes`]: the varisat
+    /// backend visits the candidate executions when there are at most
+    /// this many, else solves once per final state; `None`: always solve
+    /// ([`crate::litmus::run::run_with`]).
+    pub budget: Option<usize>,
+    /// The fence costs of [`Question::Fences`] (`None`: the defaults of
+    /// the model's fence kinds). The explicit engine reads the first
+    /// kind's cost as its default and the per-location costs.
+    pub fence_costs: Option<&'a Costs>,
 }
 
 /// The engine's own result behind an [`Answer`], for rendering its
@@ -165,6 +205,24 @@ pub enum Detail {
     Parameterized(Box<crate::engines::parameterized::Report>),
     /// The explicit TSO simulator's verdict.
     Simulator(crate::engines::tso_reach::tso::SimVerdict),
+    /// A litmus test's final states, herd's observation and the run's
+    /// statistics.
+    Outcomes(Box<LitmusResult>),
+    /// The explicit engine's fence insertion against TSO.
+    FenceInsertion(Box<FenceReport>),
+    /// The bounded fence synthesis.
+    FenceSynthesis(Box<FenceSynthesis>),
+}
+
+/// The bounded fence synthesis' part of a [`Detail`].
+#[derive(Clone, Debug)]
+pub struct FenceSynthesis {
+    /// The model's fence kinds and the synthesis' report; `None` under
+    /// sc (every program is robust, there is nothing to place).
+    pub synthesis: Option<(Menu, fence_synth::Report)>,
+    /// Under tso, the explicit engine's unbounded answer with the same
+    /// costs, or why it gives none (a construct it does not model).
+    pub explicit: Option<Result<FenceReport, String>>,
 }
 
 /// SMC's part of a [`Detail`].
@@ -227,7 +285,24 @@ impl<'a> Request<'a> {
             alone: true,
             smc_keep_reads: false,
             switches: Switches::default(),
+            litmus: None,
+            budget: Some(DEFAULT_BUDGET),
+            fence_costs: None,
         }
+    }
+
+    /// A request for the final states of the litmus test `t`
+    /// ([`Question::Outcomes`]) under `model`, loops unrolled to `bound`
+    /// steps per thread (raised to each thread's loop-free depth,
+    /// [`crate::litmus::run::effective_bound`]), at the test's own width
+    /// ([`crate::litmus::run::auto_width`]) on varisat; otherwise the
+    /// defaults of [`Request::new`].
+    pub fn outcomes(t: &'a LitmusTest, model: &'a Model, bound: u32) -> Request<'a> {
+        let mut r = Request::new(&t.program, model, None, OUTCOMES, bound);
+        r.engine = EngineChoice::Bounded(Some(SolverKind::Varisat));
+        r.width = crate::litmus::run::auto_width(t).0;
+        r.litmus = Some(t);
+        r
     }
 
     fn deadline(&self, start: Instant) -> Deadline {
@@ -243,6 +318,9 @@ impl<'a> Request<'a> {
         }
     }
 }
+
+/// The one question of [`Request::outcomes`].
+const OUTCOMES: &[Question] = &[Question::Outcomes];
 
 /// The bound of a check: `given` (`--bound`), else the longest path of
 /// a program the front-end made acyclic (C: every loop unwound), else
@@ -268,7 +346,8 @@ pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
         check_replies(req, &checks)?
     }
     .into_iter();
-    req.questions
+    let mut replies = req
+        .questions
         .iter()
         .map(|&q| match q {
             Question::Reach | Question::Robust => {
@@ -278,8 +357,66 @@ pub fn ask(req: &Request) -> Result<Vec<Reply>, Error> {
             Question::ParameterizedRobust { every_thread } => {
                 parameterized_reply(req, every_thread)
             }
+            Question::Outcomes => outcomes_reply(req),
+            Question::Fences => fences_reply(req),
         })
-        .collect()
+        .collect::<Result<Vec<Reply>, Error>>()?;
+    for r in &mut replies {
+        size_witness(req, r);
+    }
+    Ok(replies)
+}
+
+/// Adds to a violation's answer the size of its witness, so that answers
+/// of different engines compare ([`Answer::contradicts`]): at most the
+/// bound of instructions per thread for the bounded engine and SMC (they
+/// search within it), the most instructions one thread executes in the
+/// explicit engine's and the lazy engine's witness
+/// ([`STEPS_PER_THREAD`]); the rounds for the k-round engine and the
+/// k-round translation ([`ROUNDS`]: a witness of P′ is a TSO computation
+/// of that many rounds; its steps are P′'s, not the program's).
+fn size_witness(req: &Request, r: &mut Reply) {
+    use crate::engines::tso_reach::kround::Answer as Reach;
+    if r.answer.verdict != Verdict::Violation {
+        return;
+    }
+    let stat = match (&r.detail, req.engine) {
+        (_, EngineChoice::KroundBounded(k) | EngineChoice::Kround(k)) => (ROUNDS, u64::from(k)),
+        (Detail::Bounded(_) | Detail::Smc(_), _) => (STEPS_PER_THREAD, u64::from(req.bound)),
+        (Detail::Explicit(x), _) => match &x.verdict {
+            explicit::Robustness::NotRobust(w) => {
+                let events = w.events.iter();
+                let instrs =
+                    events.filter(|e| !matches!(e.kind, explicit::TsoEventKind::DelayedFlush));
+                (
+                    STEPS_PER_THREAD,
+                    most_per_thread(instrs.map(|e| e.thread.0)),
+                )
+            }
+            _ => return,
+        },
+        (Detail::TsoReach(x), EngineChoice::Lazy(_)) => match &x.answer {
+            Reach::Reachable { witness, .. } => {
+                let threads = witness.iter().filter_map(|s| match s {
+                    crate::engines::tso_reach::tso::TsoStep::Instr { thread, .. } => Some(thread.0),
+                    _ => None,
+                });
+                (STEPS_PER_THREAD, most_per_thread(threads))
+            }
+            _ => return,
+        },
+        _ => return,
+    };
+    r.answer.stats.push(stat);
+}
+
+/// The largest number of times one thread occurs in `threads`.
+fn most_per_thread(threads: impl Iterator<Item = u32>) -> u64 {
+    let mut n: std::collections::BTreeMap<u32, u64> = Default::default();
+    for t in threads {
+        *n.entry(t).or_default() += 1;
+    }
+    n.values().copied().max().unwrap_or(0)
 }
 
 /// The replies to the bounded checks `kinds` (in order) by the request's
@@ -303,6 +440,17 @@ fn check_replies(req: &Request, kinds: &[CheckKind]) -> Result<Vec<Reply>, Error
         EngineChoice::Smc => kinds.iter().map(|&q| smc_reply(req, q)).collect(),
         EngineChoice::Lazy(_) | EngineChoice::Kround(_) => {
             kinds.iter().map(|_| tso_reach_reply(req)).collect()
+        }
+        EngineChoice::KroundBounded(k) => {
+            let tr =
+                kround::translate(req.program, k).map_err(|e| Error::Unsupported(e.to_string()))?;
+            let sc = crate::cat::builtin("sc")?;
+            let mut on_translation = *req;
+            on_translation.program = &tr.program;
+            on_translation.model = &sc;
+            on_translation.builtin = Some("sc");
+            on_translation.engine = EngineChoice::Bounded(Some(SolverKind::Varisat));
+            check_replies(&on_translation, kinds)
         }
         EngineChoice::Simulator => Ok(kinds
             .iter()
@@ -339,6 +487,174 @@ fn state_robust_reply(req: &Request) -> Result<Reply, Error> {
         detail: Detail::StateRobust(Box::new(r)),
         notes: Vec::new(),
     })
+}
+
+/// The final states of the request's litmus test on the bounded engine
+/// (varisat for the automatic choice).
+///
+/// Errors: no litmus test in the request; those of
+/// [`crate::litmus::run::run_with`].
+fn outcomes_reply(req: &Request) -> Result<Reply, Error> {
+    let (Some(t), EngineChoice::Bounded(solver)) = (req.litmus, req.engine) else {
+        return Err(Error::Unsupported(
+            "litmus outcomes are asked of a litmus test, on the bounded engine".into(),
+        ));
+    };
+    let r = crate::litmus::run::run_with(
+        t,
+        req.model,
+        req.limits(Instant::now()),
+        solver.unwrap_or(SolverKind::Varisat),
+        req.budget,
+    )?;
+    Ok(Reply {
+        question: Question::Outcomes,
+        answer: r.answer(crate::litmus::run::effective_bound(t, req.bound)),
+        detail: Detail::Outcomes(Box::new(r)),
+        notes: Vec::new(),
+    })
+}
+
+/// At most this many robustness checks in one bounded fence synthesis
+/// (then its answer is unknown).
+const FENCE_ITERATIONS: usize = 1000;
+
+/// A fence set for the request's program: the explicit engine's
+/// insertion, or the bounded synthesis for the built-in model (sc:
+/// nothing to place).
+///
+/// Errors: a model file or a built-in model without fence kinds; a PGAS
+/// program; a program the explicit engine does not model (its insertion
+/// only); those of [`fence_synth::synthesize`].
+fn fences_reply(req: &Request) -> Result<Reply, Error> {
+    let p = req.program;
+    let menu = fence_synth::menu(req.builtin.unwrap_or(""));
+    let costs = match (req.fence_costs, &menu) {
+        (Some(c), _) => c.clone(),
+        (None, Some(m)) => Costs::defaults(m),
+        (None, None) => Costs {
+            kind: vec![1],
+            at: Default::default(),
+            at_kind: Default::default(),
+        },
+    };
+    let reply = |answer, detail| Reply {
+        question: Question::Fences,
+        answer,
+        detail,
+        notes: Vec::new(),
+    };
+    if req.engine == EngineChoice::Explicit {
+        let r = explicit::fence_insertion(
+            p,
+            &explicit_options(req.width, req.timeout),
+            &explicit_costs(&costs),
+        )
+        .map_err(|e| Error::Unsupported(e.to_string()))?;
+        return Ok(reply(
+            fence_insertion_answer(&r),
+            Detail::FenceInsertion(Box::new(r)),
+        ));
+    }
+    if p.nodes.is_some() {
+        return Err(Error::Unsupported(
+            "fence synthesis does not handle PGAS programs".into(),
+        ));
+    }
+    let Some(m) = menu else {
+        if req.builtin == Some("sc") {
+            let detail = FenceSynthesis {
+                synthesis: None,
+                explicit: None,
+            };
+            let answer = Answer::new(Verdict::NoViolation, Scope::Bound(req.bound));
+            return Ok(reply(answer, Detail::FenceSynthesis(Box::new(detail))));
+        }
+        return Err(Error::Unsupported(
+            "fence synthesis has fence kinds for the built-in models tso, pso, rmo, power, arm \
+             (aarch64) and riscv"
+                .into(),
+        ));
+    };
+    let EngineChoice::Bounded(solver) = req.engine else {
+        unreachable!("validated: the explicit or the bounded engine places fences")
+    };
+    let opts = fence_synth::Options {
+        solver: solver.unwrap_or(SolverKind::Varisat),
+        limits: req.limits(Instant::now()),
+        max_iterations: FENCE_ITERATIONS,
+    };
+    let r = fence_synth::synthesize(p, req.model, &m, &costs, &opts)?;
+    let explicit = (m.model == "tso").then(|| {
+        let o = explicit_options(req.width, req.timeout);
+        explicit::fence_insertion(p, &o, &explicit_costs(&costs)).map_err(|e| e.to_string())
+    });
+    let answer = fence_synthesis_answer(&r, req.bound);
+    let detail = FenceSynthesis {
+        synthesis: Some((m, r)),
+        explicit,
+    };
+    Ok(reply(answer, Detail::FenceSynthesis(Box::new(detail))))
+}
+
+/// The explicit engine's costs for the bounded synthesis' `costs`: the
+/// first kind's cost (tso's `mfence`) as the default, the per-location
+/// entries (of any kind) at their locations.
+fn explicit_costs(costs: &Costs) -> explicit::FenceCosts {
+    let mut ec = explicit::FenceCosts {
+        per_location: Default::default(),
+        default: costs.kind.first().copied().unwrap_or(1),
+    };
+    let at = costs.at.iter().map(|(&(t, q), &c)| (t, q, c));
+    let at_kind = costs.at_kind.iter().map(|(&(t, q, _), &c)| (t, q, c));
+    for (thread, state, c) in at.chain(at_kind) {
+        ec.per_location
+            .insert(explicit::FenceLocation { thread, state }, c);
+    }
+    ec
+}
+
+/// The explicit engine's fence insertion as an [`Answer`]: robust (with
+/// or without fences) for every execution, or unknown; statistics
+/// `fences` and `cost`.
+fn fence_insertion_answer(r: &FenceReport) -> Answer {
+    let (verdict, fences) = match &r.verdict {
+        explicit::FenceVerdict::Robust => (Verdict::NoViolation, 0),
+        explicit::FenceVerdict::Fences(l) => (Verdict::NoViolation, l.len()),
+        explicit::FenceVerdict::Unknown(_) => (Verdict::Unknown, 0),
+    };
+    let mut a = Answer::new(verdict, Scope::Complete);
+    if let explicit::FenceVerdict::Unknown(why) = &r.verdict {
+        a.reason = Some(why.clone());
+    }
+    a.stats = vec![("fences", fences as u64), ("cost", r.cost)];
+    a
+}
+
+/// The bounded synthesis as an [`Answer`]: robust up to `bound` with its
+/// fences, a violation (the cycle no fence breaks as the witness), or
+/// unknown; statistics `fences`, `cost`, `checks`, `cycles`.
+fn fence_synthesis_answer(r: &fence_synth::Report, bound: u32) -> Answer {
+    let verdict = match &r.outcome {
+        fence_synth::Outcome::Robust => Verdict::NoViolation,
+        fence_synth::Outcome::Unfixable => Verdict::Violation,
+        fence_synth::Outcome::Unknown(_) => Verdict::Unknown,
+    };
+    let mut a = match (&r.outcome, &r.last) {
+        (fence_synth::Outcome::Unfixable, Some(last)) => last.answer(bound),
+        _ => Answer::new(verdict, Scope::Bound(bound)),
+    };
+    a.verdict = verdict;
+    if let fence_synth::Outcome::Unknown(why) = &r.outcome {
+        a.reason = Some(why.clone());
+    }
+    a.stats = vec![
+        ("fences", r.fences.len() as u64),
+        ("cost", r.cost),
+        ("checks", r.checks as u64),
+        ("cycles", r.cycles as u64),
+    ];
+    a
 }
 
 /// Parameterized robustness against TSO of the templates (every thread
@@ -395,7 +711,12 @@ pub fn validate(
                 continue;
             }
             Question::ParameterizedRobust { .. } => {
-                if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) {
+                if matches!(
+                    engine,
+                    EngineChoice::Lazy(_)
+                        | EngineChoice::Kround(_)
+                        | EngineChoice::KroundBounded(_)
+                ) {
                     return Err(Error::Unsupported(
                         "--parameterized is decided by the explicit engine (--engine explicit)"
                             .into(),
@@ -404,6 +725,30 @@ pub fn validate(
                 if builtin != Some("tso") {
                     return Err(Error::Unsupported(
                         "parameterized robustness is decided against TSO only (--model tso)".into(),
+                    ));
+                }
+                continue;
+            }
+            Question::Fences => {
+                if !matches!(engine, EngineChoice::Bounded(_) | EngineChoice::Explicit) {
+                    return Err(Error::Unsupported(
+                        "fences are placed by the explicit engine (tso, unbounded) or the \
+                         bounded engine (--engine sat)"
+                            .into(),
+                    ));
+                }
+                if engine == EngineChoice::Explicit && builtin != Some("tso") {
+                    return Err(Error::Unsupported(
+                        "the explicit engine inserts fences against TSO only (--model tso)".into(),
+                    ));
+                }
+                continue;
+            }
+            Question::Outcomes => {
+                if !matches!(engine, EngineChoice::Bounded(_)) {
+                    return Err(Error::Unsupported(
+                        "litmus outcomes are enumerated by the bounded engine (--engine sat)"
+                            .into(),
                     ));
                 }
                 continue;
@@ -422,14 +767,19 @@ pub fn validate(
             EngineChoice::Smc => {
                 smc_model(builtin, q)?;
             }
-            EngineChoice::Lazy(_) | EngineChoice::Kround(_) | EngineChoice::Simulator => {
+            EngineChoice::Lazy(_)
+            | EngineChoice::Kround(_)
+            | EngineChoice::KroundBounded(_)
+            | EngineChoice::Simulator => {
                 if builtin != Some("tso") || q != CheckKind::Reach {
                     return Err(Error::Unsupported(
                         "--engine kround/lazy answer reachability under TSO only (--model tso)"
                             .into(),
                     ));
                 }
-                if matches!(engine, EngineChoice::Kround(k) if !(1..=64).contains(&k)) {
+                if matches!(engine, EngineChoice::Kround(k) | EngineChoice::KroundBounded(k)
+                    if !(1..=64).contains(&k))
+                {
                     return Err(Error::Unsupported(
                         "--rounds of --engine kround must be 1..=64".into(),
                     ));

@@ -5,11 +5,10 @@
 //! time).
 
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::Deadline;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// How a batch runs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -30,12 +29,6 @@ impl BatchOptions {
             progress: !quiet && !super::verbose() && std::io::stderr().is_terminal(),
         }
     }
-}
-
-/// The deadline of one input: `timeout` seconds from now (none without a
-/// timeout). Call it when the input starts, not when the batch starts.
-pub fn deadline(timeout: Option<f64>) -> Deadline {
-    Deadline(timeout.map(|t| Instant::now() + Duration::from_secs_f64(t)))
 }
 
 /// What a batch of checks loads before anything runs (so that a bad
@@ -293,7 +286,7 @@ mod tests {
             };
             let out = run(&items, &opts, |x| {
                 // Uneven work so that completion order differs from input order.
-                std::thread::sleep(Duration::from_micros((200 - x) % 7 * 50));
+                std::thread::sleep(std::time::Duration::from_micros((200 - x) % 7 * 50));
                 x * 2
             })
             .unwrap();

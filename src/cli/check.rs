@@ -5,6 +5,7 @@
 use super::args::{CheckArgs, Engine};
 use super::batch::setup;
 use super::render;
+use bmc_rmm::ask::Reply;
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{CheckKind, Verdict};
 use bmc_rmm::frontend::{self, Format};
@@ -102,56 +103,39 @@ fn format_name(file: &str, forced: Option<Format>) -> &'static str {
     forced.unwrap_or_else(|| Format::detect(file, "")).name()
 }
 
-/// The `--json` record of one check result.
-fn json_record(
-    f: &str,
-    p: &bmc_rmm::program::Program,
-    r: &bmc_rmm::engines::bounded::CheckResult,
+/// The rendering context of one input's replies under the command's
+/// flags ([`render::Context`]).
+fn context<'a>(
     a: &CheckArgs,
-    model_name: &str,
-) -> serde_json::Value {
-    serde_json::json!({
-        "file": f, "model": model_name, "solver": r.stats.solver.unwrap_or(a.solver.kind()), "bound": effective_bound(a.bound, p), "notes": p.notes, "width": a.input.width,
-        "check": r.check, "verdict": r.verdict, "time": r.time,
-        "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
-        "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
-        "attack": r.attack.and_then(|(w, l)| {
-            let x = r.witness.as_ref()?;
-            Some(serde_json::json!({"store": x.event(w)?.label, "load": x.event(l)?.label}))
-        }),
-        "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
-    })
+    f: &'a str,
+    p: &'a bmc_rmm::program::Program,
+    model_name: &'a str,
+) -> render::Context<'a> {
+    let mut c = render::Context::new(f, p, model_name);
+    c.bound = effective_bound(a.bound, p);
+    c.width = a.input.width;
+    c.solver = a.solver.kind();
+    c
 }
 
-/// The record of one input's check results ([`crate::cli::shard::Record`]).
+/// The record of one input's replies ([`crate::cli::shard::Record`]):
+/// each reply's record ([`render::show`]) in order, the worst status.
 fn present(
     f: &str,
     p: &bmc_rmm::program::Program,
-    rs: &[bmc_rmm::engines::bounded::CheckResult],
+    rs: &[Reply],
     a: &CheckArgs,
     model_name: &str,
 ) -> crate::cli::shard::Record {
+    let c = context(a, f, p, model_name);
     let mut rec = crate::cli::shard::record(f, 0);
     for r in rs {
-        let word = render::verdict_word(r.check, r.verdict);
-        rec.checks.push((r.check.name().into(), word.into()));
-        rec.summary.push(word.into());
-        rec.status = crate::cli::shard::worst(
-            rec.status,
-            match r.verdict {
-                Verdict::Violation => 1,
-                Verdict::Unknown => 3,
-                Verdict::NoViolation => 0,
-            },
-        );
-        rec.json.push(json_record(f, p, r, a, model_name));
-        rec.text.push_str(&render::render(
-            p,
-            f,
-            model_name,
-            effective_bound(a.bound, p),
-            r,
-        ));
+        let one = render::show(&c, r);
+        rec.checks.extend(one.checks);
+        rec.summary.extend(one.summary);
+        rec.status = crate::cli::shard::worst(rec.status, one.status);
+        rec.json.extend(one.json);
+        rec.text.push_str(&one.text);
     }
     rec
 }
@@ -206,7 +190,7 @@ pub fn request<'a>(
     r
 }
 
-/// The bounded engine's results for `kinds` on one input, through the
+/// The bounded engine's replies to `kinds` on one input, through the
 /// library's entry point ([`bmc_rmm::ask::ask`]).
 ///
 /// Errors: those of [`bmc_rmm::ask::ask`].
@@ -216,13 +200,9 @@ fn bounded_results(
     model: &bmc_rmm::cat::Model,
     kinds: &[CheckKind],
     alone: bool,
-) -> Result<Vec<bmc_rmm::engines::bounded::CheckResult>, Error> {
+) -> Result<Vec<Reply>, Error> {
     let questions: Vec<bmc_rmm::ask::Question> = kinds.iter().map(|&k| k.into()).collect();
-    let replies = bmc_rmm::ask::ask(&request(a, p, model, &questions, alone))?;
-    Ok(replies
-        .into_iter()
-        .filter_map(bmc_rmm::ask::Reply::into_bounded)
-        .collect())
+    bmc_rmm::ask::ask(&request(a, p, model, &questions, alone))
 }
 
 /// Runs `reach` and/or `robust` on every input (files, directories of
@@ -366,7 +346,7 @@ impl Report<'_> {
     fn print(
         &self,
         progs: &[(String, bmc_rmm::program::Program)],
-        results: &[Vec<bmc_rmm::engines::bounded::CheckResult>],
+        results: &[Vec<Reply>],
     ) -> Result<i32, Error> {
         use crate::cli::expect::{self, Check, Compared};
         let (a, model_name, aliases, exp) = (self.a, self.model_name, self.aliases, self.exp);
@@ -376,10 +356,13 @@ impl Report<'_> {
         let (mut violation, mut unknown, mut unknown_unmatched) = (false, false, false);
         let mut out = String::new();
         for (i, ((f, p), rs)) in progs.iter().zip(results).enumerate() {
+            let c = context(a, f, p, model_name);
             for r in rs {
-                let word = render::verdict_word(r.check, r.verdict);
+                let shown = render::show(&c, r);
+                let (check, verdict) = (r.question.check(), r.answer.verdict);
+                let word = shown.checks[0].1.as_str();
                 summary.add(word);
-                let ck = Check::from(r.check);
+                let ck = Check::from(check.expect("reach and robust are checks"));
                 let compared = exp.map(|e| cmp.compare(e, f, model_name, aliases, ck, word));
                 if a.expectations.write_expect.is_some() {
                     records.push(expect::Record {
@@ -390,22 +373,20 @@ impl Report<'_> {
                     });
                 }
                 if a.input.json {
-                    let mut rec = json_record(f, p, r, a, model_name);
+                    let mut rec = shown.json[0].clone();
                     if let Some(c) = &compared {
                         c.annotate(&mut rec, word);
                     }
                     out.push_str(&rec.to_string());
                     out.push('\n');
                 } else {
-                    let bound = effective_bound(a.bound, p);
-                    out.push_str(&render::render(p, f, model_name, bound, r));
+                    out.push_str(&shown.text);
                 }
-                if let (Some(t), Some(x)) = (self.dot, &r.witness) {
-                    let path = t.path_for(self.files, i, r.check.name());
-                    let text = x.to_dot(p, r.cycle.as_ref(), &r.fr);
-                    super::output::write_file(&path, &text)?;
+                if let (Some(t), Some(dot)) = (self.dot, render::dot(&c, r)) {
+                    let name = check.map_or("check", CheckKind::name);
+                    super::output::write_file(&t.path_for(self.files, i, name), &dot)?;
                 }
-                match r.verdict {
+                match verdict {
                     Verdict::Violation => violation = true,
                     Verdict::Unknown => {
                         unknown = true;

@@ -7,11 +7,11 @@
 
 use super::args::{CrosscheckArgs, DiffArgs};
 use super::render::robustness_phrase;
+use bmc_rmm::answer::{Agreement, STEPS_PER_THREAD};
 use bmc_rmm::ask::{self, Detail, EngineChoice, Question};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::{CheckKind, SolverKind, Verdict};
-use bmc_rmm::engines::explicit::{self, Robustness};
-use bmc_rmm::engines::tso_reach::kround::{self, Answer};
+use bmc_rmm::engines::explicit::Robustness;
 use bmc_rmm::program::Width;
 use std::time::Duration;
 
@@ -75,8 +75,8 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
             unreachable!("the explicit engine replies with its report")
         };
         let ve = ea.verdict;
-        let Detail::Bounded(rs) = ask(EngineChoice::Bounded(Some(SolverKind::Varisat)))?.detail
-        else {
+        let sat_reply = ask(EngineChoice::Bounded(Some(SolverKind::Varisat)))?;
+        let (ra, Detail::Bounded(rs)) = (sat_reply.answer, sat_reply.detail) else {
             unreachable!("the bounded engine replies with its result")
         };
         let smc_reply = ask(EngineChoice::Smc)?;
@@ -85,21 +85,17 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         };
         let sm = sm.result;
         let vs = sa.verdict;
-        let mut agree = match (ve, rs.verdict) {
-            (Verdict::Unknown, _) | (_, Verdict::Unknown) => "unknown",
-            (x, y) if x == y => "yes",
-            // Robust up to K is implied by robust; a violation beyond K is not a disagreement.
-            (Verdict::Violation, Verdict::NoViolation) if longest_thread(&re) > bound as usize => {
-                "yes (beyond bound)"
-            }
-            _ => "NO",
+        // A violation beyond the bound is no disagreement: robust up to K
+        // is implied by robust.
+        let mut agree = match ea.compare(&ra) {
+            Agreement::Unknown => "unknown",
+            Agreement::Agree => "yes",
+            Agreement::Beyond => "yes (beyond bound)",
+            Agreement::Disagree => "NO",
         };
         // SMC and SAT decide the same bounded question; SMC without a
         // path cut by the bound decides the unbounded one.
-        let smc_disagrees =
-            (vs != Verdict::Unknown && rs.verdict != Verdict::Unknown && vs != rs.verdict)
-                || (vs == Verdict::Violation && ve == Verdict::NoViolation)
-                || (sa.proves_absence() && ve == Verdict::Violation);
+        let smc_disagrees = [sa.compare(&ra), sa.compare(&ea)].contains(&Agreement::Disagree);
         if smc_disagrees {
             agree = "NO";
         } else if vs == Verdict::Unknown && agree != "NO" {
@@ -107,7 +103,7 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         }
         unknowns += usize::from(agree == "unknown");
         disagreements += usize::from(agree == "NO");
-        let witness = ea.witness.clone().or(rs.answer(bound).witness);
+        let witness = ea.witness.clone().or(ra.witness);
         let mut rec = crate::cli::shard::record(
             f,
             match agree {
@@ -119,14 +115,14 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         rec.summary = vec![agree.into()];
         rec.json = vec![serde_json::json!({
             "file": f, "model": "tso", "bound": bound,
-            "explicit": ve, "bounded": rs.verdict, "smc": vs, "agree": agree,
+            "explicit": ve, "bounded": ra.verdict, "smc": vs, "agree": agree,
             "witness": (agree == "NO").then_some(witness).flatten(),
         })];
         let mut text = format!(
             "{:<44} {:<22} {:<26} {:<26} {agree}\n",
             f,
             robustness_phrase(ve),
-            robustness_phrase(rs.verdict),
+            robustness_phrase(ra.verdict),
             robustness_phrase(vs)
         );
         if smc_disagrees {
@@ -140,7 +136,8 @@ fn run_robust(a: &CrosscheckArgs) -> Result<i32, Error> {
         if agree == "NO" {
             match (&re.verdict, &rs.witness) {
                 (Robustness::NotRobust(w), _) => {
-                    text.push_str(&format!("  explicit witness ({} steps in the longest thread; the SAT engine found no cycle up to bound {}):\n{w}\n", longest_thread(&re), bound));
+                    let steps = ea.stat(STEPS_PER_THREAD).unwrap_or(0);
+                    text.push_str(&format!("  explicit witness ({steps} steps in the longest thread; the SAT engine found no cycle up to bound {bound}):\n{w}\n"));
                 }
                 (_, Some(x)) => {
                     text.push_str("  SAT witness (the explicit engine says robust):\n");
@@ -246,22 +243,6 @@ fn answer_with(
     Ok(ask::ask(&req)?.remove(0))
 }
 
-/// Instructions executed by the busiest thread in the explicit witness.
-fn longest_thread(r: &explicit::RobustnessReport) -> usize {
-    match &r.verdict {
-        Robustness::NotRobust(w) => {
-            let mut per: std::collections::HashMap<_, usize> = Default::default();
-            for e in &w.events {
-                if !matches!(e.kind, explicit::TsoEventKind::DelayedFlush) {
-                    *per.entry(e.thread).or_default() += 1;
-                }
-            }
-            per.values().copied().max().unwrap_or(0)
-        }
-        _ => 0,
-    }
-}
-
 /// One engine's answer in `crosscheck --reach`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Said {
@@ -289,6 +270,11 @@ impl Said {
         }
     }
 
+    /// [`Said::of`] each answer.
+    fn of_all(answers: &[bmc_rmm::answer::Answer; 6]) -> [Said; 6] {
+        answers.each_ref().map(Said::of)
+    }
+
     fn word(self) -> &'static str {
         match self {
             Said::Reachable => "reachable",
@@ -297,17 +283,6 @@ impl Said {
             Said::Unknown => "unknown",
         }
     }
-}
-
-/// The most instructions one thread executes in a TSO computation.
-fn longest(w: &[bmc_rmm::engines::tso_reach::tso::TsoStep]) -> usize {
-    let mut n: std::collections::BTreeMap<u32, usize> = Default::default();
-    for s in w {
-        if let bmc_rmm::engines::tso_reach::tso::TsoStep::Instr { thread, .. } = s {
-            *n.entry(thread.0).or_default() += 1;
-        }
-    }
-    n.values().copied().max().unwrap_or(0)
 }
 
 /// Runs `crosscheck --reach`: on every input, the SAT engine at `--bound`
@@ -335,7 +310,6 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     let bound = a.bound.unwrap_or(bmc_rmm::engines::bounded::DEFAULT_BOUND);
     let k = a.rounds.unwrap_or(super::args::DEFAULT_ROUNDS);
     let tso = bmc_rmm::cat::builtin("tso")?;
-    let sc = bmc_rmm::cat::builtin("sc")?;
     let head = format!(
         "{:<36} {:<17} {:<17} {:<17} {:<17} {:<17} {:<17} agree\n",
         "file",
@@ -349,14 +323,16 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
     let (shard, progs) = load(a, &head, &["yes", "NO", "unknown"])?;
     let (mut disagreements, mut unknowns) = (0, 0);
     for (f, p) in &progs {
-        let p = p.clone();
-        let bad =
-            |e: bmc_rmm::engines::tso_reach::ReachError| Error::Unsupported(format!("{f}: {e}"));
         // The lazy and k-round engines' errors name the input.
         let said = |p: &bmc_rmm::program::Program, m, name, engine| {
             answer_with(p, m, name, CheckKind::Reach, engine, bound, a).map_err(|e| match e {
                 Error::Unsupported(m)
-                    if matches!(engine, EngineChoice::Lazy(_) | EngineChoice::Kround(_)) =>
+                    if matches!(
+                        engine,
+                        EngineChoice::Lazy(_)
+                            | EngineChoice::Kround(_)
+                            | EngineChoice::KroundBounded(_)
+                    ) =>
                 {
                     Error::Unsupported(format!("{f}: {m}"))
                 }
@@ -364,29 +340,29 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
             })
         };
         let sat = EngineChoice::Bounded(Some(SolverKind::Varisat));
-        let s_sat = Said::of(&said(&p, &tso, "tso", sat)?.answer);
-        let lz = said(&p, &tso, "tso", EngineChoice::Lazy(None))?;
-        let s_lazy = Said::of(&lz.answer);
-        let lazy_len = match &lz.detail {
-            Detail::TsoReach(kround::KroundResult {
-                answer: Answer::Reachable { witness, .. },
-                ..
-            }) => longest(witness),
-            _ => 0,
-        };
-        let s_kr = Said::of(&said(&p, &tso, "tso", EngineChoice::Kround(k))?.answer);
-        let tr = kround::translate(&p, k).map_err(bad)?;
-        let s_psc = Said::of(&said(&tr.program, &sc, "sc", sat)?.answer);
-        let s_sim = Said::of(&said(&p, &tso, "tso", EngineChoice::Simulator)?.answer);
-        let mut smc_answer = said(&p, &tso, "tso", EngineChoice::Smc)?.answer;
-        if !p.notes.is_empty() {
-            // The front-end cut the program (notes): no answer on it
-            // covers the original beyond the bound.
-            smc_answer.scope = bmc_rmm::answer::Scope::Bound(bound);
+        let mut answers = [
+            sat,
+            EngineChoice::Lazy(None),
+            EngineChoice::Kround(k),
+            EngineChoice::KroundBounded(k),
+            EngineChoice::Simulator,
+            EngineChoice::Smc,
+        ]
+        .map(|engine| said(p, &tso, "tso", engine).map(|r| r.answer));
+        if let [.., Ok(smc_answer)] = &mut answers {
+            if !p.notes.is_empty() {
+                // The front-end cut the program (notes): no answer on it
+                // covers the original beyond the bound.
+                smc_answer.scope = bmc_rmm::answer::Scope::Bound(bound);
+            }
         }
-        let s_smc = Said::of(&smc_answer);
-        let all = [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc];
-        let why = reach_disagreements(all, lazy_len, bound);
+        let answers = answers
+            .into_iter()
+            .collect::<Result<Vec<_>, Error>>()?
+            .try_into()
+            .expect("six engines");
+        let all @ [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc] = Said::of_all(&answers);
+        let why = reach_disagreements(&answers, bound);
         let agree = if !why.is_empty() {
             disagreements += 1;
             "NO"
@@ -435,30 +411,33 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
 
 /// The disagreements between comparable answers of `crosscheck --reach`
 /// (`all`: SAT at the bound, lazy, kround, P' with SAT under sc, the
-/// simulator, SMC; `lazy_len`: the most instructions of one thread in
-/// lazy's witness), one sentence each.
-fn reach_disagreements(all: [Said; 6], lazy_len: usize, bound: u32) -> Vec<String> {
-    let [s_sat, s_lazy, s_kr, s_psc, _, s_smc] = all;
+/// simulator, SMC), one sentence each: a violation that an answer's "no
+/// violation" covers ([`bmc_rmm::answer::Answer::contradicts`]) between
+/// any engine and one that proves absence, lazy and SAT, SMC and SAT,
+/// P' and kround.
+fn reach_disagreements(all: &[bmc_rmm::answer::Answer; 6], bound: u32) -> Vec<String> {
+    let [sat, lazy, kr, psc, _, smc] = all;
     let mut why = Vec::new();
-    if all.contains(&Said::Reachable) && all.contains(&Said::Unreachable) {
+    let any =
+        |x: &bmc_rmm::answer::Answer| all.iter().any(|y| y.proves_absence() && x.contradicts(y));
+    if all.iter().any(any) {
         why.push("one engine finds a goal reachable, another proves it unreachable".to_string());
     }
-    if s_lazy == Said::Reachable && s_sat == Said::NotWithin && lazy_len <= bound as usize {
+    if lazy.contradicts(sat) {
+        let lazy_len = lazy.stat(STEPS_PER_THREAD).unwrap_or(0);
         why.push(format!(
             "lazy's witness has {lazy_len} steps per thread at most, but SAT finds nothing within bound {bound}"
         ));
     }
     // SMC and SAT answer the same bounded question.
-    if (s_smc == Said::Reachable && s_sat == Said::NotWithin)
-        || (s_sat == Said::Reachable && matches!(s_smc, Said::NotWithin | Said::Unreachable))
-    {
+    if smc.contradicts(sat) || sat.contradicts(smc) {
         why.push(format!(
             "SMC and SAT disagree within bound {bound} ({} / {})",
-            s_smc.word(),
-            s_sat.word()
+            Said::of(smc).word(),
+            Said::of(sat).word()
         ));
     }
-    if s_kr == Said::NotWithin && s_psc == Said::Reachable {
+    if psc.contradicts(kr) {
         why.push("SAT finds P' reachable under sc, the explicit SC search of P' does not".into());
     }
     why

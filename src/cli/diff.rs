@@ -20,13 +20,14 @@
 use super::args::DiffArgs;
 use super::render::{litmus_verdict_word, verdict_word};
 use crate::cli::batch::{self, BatchOptions, Summary};
+use bmc_rmm::answer::Agreement;
 use bmc_rmm::ask::Question;
 use bmc_rmm::cat::load_model_spec;
 use bmc_rmm::cat::Model;
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::Execution;
 use bmc_rmm::engines::bounded::SolverKind;
-use bmc_rmm::engines::bounded::{CheckKind, CheckResult, DEFAULT_LITMUS_BOUND};
+use bmc_rmm::engines::bounded::{CheckKind, CheckResult, Verdict, DEFAULT_LITMUS_BOUND};
 use bmc_rmm::frontend::Format;
 use bmc_rmm::program::Width;
 
@@ -38,9 +39,9 @@ enum Answer {
         verdict: String,
         states: Vec<String>,
     },
-    /// A program: (check, verdict word) for reach and robust, and the
+    /// A program: (check, answer) for reach and robust, and the
     /// witnesses' replays on the other side (when comparing solvers).
-    Program(Vec<(CheckKind, &'static str)>, Vec<Replay>),
+    Program(Vec<(CheckKind, bmc_rmm::answer::Answer)>, Vec<Replay>),
 }
 
 /// A witness of one side replayed on the other side's solver.
@@ -70,7 +71,7 @@ impl Answer {
     fn unknown(&self) -> bool {
         match self {
             Answer::Litmus { verdict, .. } => verdict == "Unknown",
-            Answer::Program(v, _) => v.iter().any(|(_, w)| *w == "unknown"),
+            Answer::Program(v, _) => v.iter().any(|(_, x)| x.verdict == Verdict::Unknown),
         }
     }
 }
@@ -97,7 +98,10 @@ fn answer(
             budget: Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
             switches: a.switches,
         };
-        let (t, r) = super::litmus::run_one(file, &side.model, &o)?;
+        let (t, reply) = super::litmus::run_one(file, &side.model, &o)?;
+        let bmc_rmm::ask::Detail::Outcomes(r) = reply.detail else {
+            unreachable!("the outcomes question is answered with the litmus result")
+        };
         return Ok(Answer::Litmus {
             verdict: litmus_verdict_word(&r).to_string(),
             states: r.states.iter().map(|s| t.state_line(s)).collect(),
@@ -126,8 +130,11 @@ fn answer(
     req.alone = false;
     req.switches = a.switches;
     let start = std::time::Instant::now();
-    let results: Vec<CheckResult> = bmc_rmm::ask::ask(&req)?
-        .into_iter()
+    let replies = bmc_rmm::ask::ask(&req)?;
+    let answers = (replies.iter())
+        .map(|r| (r.question.check().expect("a check"), r.answer.clone()))
+        .collect();
+    let results: Vec<CheckResult> = (replies.into_iter())
         .filter_map(bmc_rmm::ask::Reply::into_bounded)
         .collect();
     let lim = bmc_rmm::engines::bounded::Limits {
@@ -148,13 +155,7 @@ fn answer(
             });
         }
     }
-    Ok(Answer::Program(
-        results
-            .iter()
-            .map(|r| (r.check, verdict_word(r.check, r.verdict)))
-            .collect(),
-        replays,
-    ))
+    Ok(Answer::Program(answers, replays))
 }
 
 /// A one-line summary of a witness: its hb cycle, else its events.
@@ -330,6 +331,9 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
         only: [Vec::new(), Vec::new()],
         rejected: [Vec::new(), Vec::new()],
     };
+    // Herd's verdict words of a litmus test; the answers of a program
+    // compared as any two engines' answers are.
+    let mut disagree = false;
     match (a, b) {
         (
             Answer::Litmus {
@@ -343,13 +347,16 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
         ) => {
             row.verdicts
                 .push(("litmus".into(), [va.clone(), vb.clone()]));
+            disagree = va != vb;
             row.only[0] = sa.iter().filter(|s| !sb.contains(s)).cloned().collect();
             row.only[1] = sb.iter().filter(|s| !sa.contains(s)).cloned().collect();
         }
         (Answer::Program(va, ra), Answer::Program(vb, rb)) => {
             for ((k, x), (_, y)) in va.iter().zip(vb) {
+                let words = [verdict_word(*k, x.verdict), verdict_word(*k, y.verdict)];
                 row.verdicts
-                    .push((check_name(*k).into(), [x.to_string(), y.to_string()]));
+                    .push((check_name(*k).into(), words.map(String::from)));
+                disagree |= x.compare(y) == Agreement::Disagree;
             }
             for (i, reps) in [ra, rb].into_iter().enumerate() {
                 for r in reps {
@@ -369,7 +376,7 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
     if row.kind == Kind::Unknown || a.unknown() || b.unknown() {
         row.kind = Kind::Unknown;
         row.only = [Vec::new(), Vec::new()];
-    } else if row.verdicts.iter().any(|(_, [x, y])| x != y) {
+    } else if disagree {
         row.kind = Kind::Verdict;
     } else if !row.rejected[0].is_empty() || !row.rejected[1].is_empty() {
         row.kind = Kind::Replay;
@@ -668,12 +675,38 @@ mod tests {
         assert_eq!(compare("t", &a, &a).kind, Kind::Same);
     }
 
+    /// A bounded engine's answer at bound 4.
+    fn answer(v: Verdict) -> bmc_rmm::answer::Answer {
+        let mut a = bmc_rmm::answer::Answer::new(v, bmc_rmm::answer::Scope::Bound(4));
+        if v == Verdict::Violation {
+            a.stats.push((bmc_rmm::answer::STEPS_PER_THREAD, 4));
+        }
+        a
+    }
+
+    #[test]
+    fn program_verdicts_that_differ_are_listed() {
+        let a = Answer::Program(
+            vec![(CheckKind::Robust, answer(Verdict::Violation))],
+            vec![],
+        );
+        let b = Answer::Program(
+            vec![(CheckKind::Robust, answer(Verdict::NoViolation))],
+            vec![],
+        );
+        let r = compare("p.rmm", &a, &b);
+        assert_eq!(r.kind, Kind::Verdict);
+        assert_eq!(r.verdicts[0].1, ["not-robust".to_string(), "robust".into()]);
+        let u = Answer::Program(vec![(CheckKind::Robust, answer(Verdict::Unknown))], vec![]);
+        assert_eq!(compare("p.rmm", &a, &u).kind, Kind::Unknown);
+    }
+
     #[test]
     fn rejected_witnesses_are_listed() {
         let ok = Answer::Program(
             vec![
-                (CheckKind::Reach, "unreachable"),
-                (CheckKind::Robust, "not-robust"),
+                (CheckKind::Reach, answer(Verdict::NoViolation)),
+                (CheckKind::Robust, answer(Verdict::Violation)),
             ],
             vec![Replay {
                 check: CheckKind::Robust,
@@ -683,8 +716,8 @@ mod tests {
         );
         let bad = Answer::Program(
             vec![
-                (CheckKind::Reach, "unreachable"),
-                (CheckKind::Robust, "not-robust"),
+                (CheckKind::Reach, answer(Verdict::NoViolation)),
+                (CheckKind::Robust, answer(Verdict::Violation)),
             ],
             vec![Replay {
                 check: CheckKind::Robust,

@@ -1,37 +1,10 @@
 //! `robust --engine explicit`: TSO robustness by the explicit-state
-//! engine (unbounded), and the engine's options for `--width` and
-//! `--timeout` that `fences` and `crosscheck` share.
+//! engine (unbounded).
 
 use super::args::CheckArgs;
-use bmc_rmm::ask::{Detail, EngineChoice, Question};
+use bmc_rmm::ask::{EngineChoice, Question};
 use bmc_rmm::diag::Error;
-use bmc_rmm::engines::bounded::{CheckKind, Verdict};
-use bmc_rmm::engines::explicit::{self, Options, Robustness};
-use std::time::Duration;
-
-/// The explicit engine's options for `--width` and `--timeout`
-/// ([`bmc_rmm::ask::explicit_options`]).
-pub fn options(width: u32, timeout: Option<f64>) -> Options {
-    bmc_rmm::ask::explicit_options(width, timeout.map(Duration::from_secs_f64))
-}
-
-/// Exit status of one verdict (1 violation, 3 unknown, 0).
-fn status(v: Verdict) -> i32 {
-    match v {
-        Verdict::Violation => 1,
-        Verdict::Unknown => 3,
-        Verdict::NoViolation => 0,
-    }
-}
-
-/// The explicit verdict as a text.
-fn explicit_text(r: &explicit::RobustnessReport) -> String {
-    match &r.verdict {
-        Robustness::Robust => "robust (unbounded)".to_string(),
-        Robustness::NotRobust(w) => format!("NOT ROBUST: attack {}\n{w}", w.attack_text),
-        Robustness::Unknown(why) => format!("unknown: {why}"),
-    }
-}
+use bmc_rmm::engines::bounded::Verdict;
 
 /// `bmc-rmm robust --engine explicit`: unbounded TSO robustness by attacks.
 pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
@@ -68,29 +41,8 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         let mut req = super::check::request(a, p, &cat, &[Question::Robust], false);
         req.engine = EngineChoice::Explicit;
         let reply = bmc_rmm::ask::ask(&req)?.remove(0);
-        let (v, Detail::Explicit(r)) = (reply.answer.verdict, reply.detail) else {
-            unreachable!("the explicit engine replies with its report")
-        };
-        let text = explicit_text(&r);
-        let w = match &r.verdict {
-            Robustness::NotRobust(w) => Some(w.to_string()),
-            _ => None,
-        };
-        let mut rec = crate::cli::shard::record(f, status(v));
-        let word = super::render::verdict_word(CheckKind::Robust, v);
-        rec.checks = vec![("robust".into(), word.into())];
-        rec.summary = vec![word.into()];
-        rec.json = vec![
-            serde_json::json!({"file": f, "model": "tso", "engine": "explicit", "check": "robust",
-                "verdict": v, "witness": w, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats}),
-        ];
-        rec.text = format!(
-            "{f}: robust [tso, explicit engine]: {text}\n  attacks: {} ({} answered without search), states visited: {}, {:.3}s\n",
-            r.stats.attacks_total,
-            r.stats.answered_without_search,
-            r.stats.states_visited,
-            r.stats.time_us as f64 / 1e6
-        );
+        let v = reply.answer.verdict;
+        let rec = super::render::show(&super::render::Context::new(f, p, "tso"), &reply);
         if a.input.json {
             println!("{}", rec.json[0]);
         } else {

@@ -7,11 +7,12 @@
 //! program.
 
 use super::args::FencesArgs;
+use bmc_rmm::ask::{self, EngineChoice, Question};
 use bmc_rmm::cat;
 use bmc_rmm::diag::{Error, SourceFile, Span};
-use bmc_rmm::engines::bounded::{Limits, DEFAULT_BOUND};
+use bmc_rmm::engines::bounded::DEFAULT_BOUND;
 use bmc_rmm::engines::derived::fence_synth::{self, Costs, Menu, Outcome};
-use bmc_rmm::engines::explicit::{self, FenceCosts, FenceLocation, FenceVerdict};
+use bmc_rmm::engines::explicit::{self, FenceVerdict};
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, StateId, ThreadId, Width};
 
@@ -19,27 +20,28 @@ use bmc_rmm::program::{Program, StateId, ThreadId, Width};
 /// realistic number of fences never saturate, so "optimal" stays exact.
 pub const MAX_FENCE_COST: u64 = 1 << 40;
 
-/// Reads a fence cost file: lines `THREAD STATE COST` (`#` comments);
-/// `default COST` sets the cost of every other location.
+/// Reads a fence cost file of the explicit engine: lines `THREAD STATE
+/// COST` (`#` comments); `default COST` sets the cost of every other
+/// location. Returned as the costs of tso's one fence kind (`mfence`):
+/// `default` its kind's cost, the lines its per-location costs.
 ///
 /// Errors (located at the offending word): unknown thread or state, a
 /// cost that is not a number or exceeds [`MAX_FENCE_COST`], a malformed
 /// line.
-pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
+pub fn read_costs(path: &str, p: &Program) -> Result<Costs, Error> {
     let src = SourceFile::read(path)?;
-    let mut costs = FenceCosts {
-        per_location: Default::default(),
-        default: 1,
+    let mut costs = Costs {
+        kind: vec![1],
+        at: Default::default(),
+        at_kind: Default::default(),
     };
     for (span, words) in cost_lines(&src) {
         match words.as_slice() {
             [] => {}
-            [("default", _), c] => costs.default = cost_word(&src, *c)?,
+            [("default", _), c] => costs.kind[0] = cost_word(&src, *c)?,
             [t, q, c] => {
-                let (thread, state) = location(&src, p, *t, *q)?;
-                costs
-                    .per_location
-                    .insert(FenceLocation { thread, state }, cost_word(&src, *c)?);
+                let at = location(&src, p, *t, *q)?;
+                costs.at.insert(at, cost_word(&src, *c)?);
             }
             _ => {
                 return Err(src.error_help(
@@ -51,6 +53,29 @@ pub fn read_costs(path: &str, p: &Program) -> Result<FenceCosts, Error> {
         }
     }
     Ok(costs)
+}
+
+/// The request of `fences` on `p` under the built-in model `name` (`m`
+/// its cat model) with `engine` and `costs` (`None`: the model's
+/// defaults), within `--width`,
+/// `--timeout`, the bound and the developer switches.
+fn request<'a>(
+    a: &FencesArgs,
+    p: &'a Program,
+    (m, name): (&'a cat::Model, &'a str),
+    engine: EngineChoice,
+    costs: Option<&'a Costs>,
+    bound: u32,
+) -> ask::Request<'a> {
+    const FENCES: &[Question] = &[Question::Fences];
+    let mut req = ask::Request::new(p, m, Some(name), FENCES, bound);
+    req.engine = engine;
+    req.width = a.input.width;
+    req.timeout = a.timeout.map(std::time::Duration::from_secs_f64);
+    req.alone = false;
+    req.switches = a.input.switches;
+    req.fence_costs = costs;
+    req
 }
 
 /// `bmc-rmm fences`: a minimal-cost valid fence set per input (thesis
@@ -83,52 +108,33 @@ pub fn run(a: &FencesArgs) -> Result<i32, Error> {
         &no_shard,
         describe,
     )?;
+    let tso = cat::builtin("tso")?;
     let mut code = 0;
     for (f, p) in &progs {
         let costs = match &a.cost {
             Some(c) => read_costs(c, p)?,
-            None => FenceCosts {
-                per_location: Default::default(),
-                default: 1,
-            },
+            None => Costs::defaults(&fence_synth::menu("tso").expect("tso places fences")),
         };
-        let r = explicit::fence_insertion(
+        let req = request(
+            a,
             p,
-            &super::explicit::options(a.input.width, a.timeout),
-            &costs,
-        )
-        .map_err(|e| Error::Usage(e.to_string()))?;
-        let locs: Vec<FenceLocation> = match &r.verdict {
-            FenceVerdict::Robust => Vec::new(),
-            FenceVerdict::Fences(l) => l.clone(),
-            FenceVerdict::Unknown(why) => {
-                println!("{f}: fences [tso]: unknown: {why}");
-                code = 3;
-                continue;
-            }
+            (&tso, "tso"),
+            EngineChoice::Explicit,
+            Some(&costs),
+            DEFAULT_BOUND,
+        );
+        let reply = ask::ask(&req)?.remove(0);
+        let rec = super::render::show(&super::render::Context::new(f, p, "tso"), &reply);
+        print!("{}", printed(&rec, a.input.json));
+        code = code.max(rec.status);
+        let locs = match &reply.detail {
+            ask::Detail::FenceInsertion(r) => match &r.verdict {
+                FenceVerdict::Robust => Vec::new(),
+                FenceVerdict::Fences(l) => l.clone(),
+                FenceVerdict::Unknown(_) => continue,
+            },
+            _ => unreachable!("the explicit engine replies with its fence insertion"),
         };
-        let names: Vec<String> = locs.iter().map(|l| l.describe(p)).collect();
-        if a.input.json {
-            println!(
-                "{}",
-                serde_json::json!({"file": f, "model": "tso", "fences": names, "count": locs.len(),
-                    "cost": r.cost, "optimal": r.optimal, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats})
-            );
-        } else if locs.is_empty() {
-            println!("{f}: fences [tso]: robust, no fence needed");
-        } else {
-            println!(
-                "{f}: fences [tso]: {} fence(s), cost {}{}: {}",
-                locs.len(),
-                r.cost,
-                if r.optimal {
-                    " (optimal)"
-                } else {
-                    " (best found within limits)"
-                },
-                names.join(" ")
-            );
-        }
         if let Some(out) = &a.emit {
             let pairs: Vec<_> = locs.iter().map(|l| (l.thread, l.state)).collect();
             let fenced = explicit::insert_fences(p, &pairs);
@@ -281,42 +287,6 @@ fn model_menu(name: &str) -> Result<(cat::Model, Option<Menu>), Error> {
     }
 }
 
-/// The explicit engine's answer for TSO (unbounded, thesis §6.5) with the
-/// same costs (kind `mfence`'s entries), to print beside the bounded one:
-/// JSON `{verdict, cost, optimal, text}`.
-fn explicit_tso(p: &Program, costs: &Costs, a: &FencesArgs) -> serde_json::Value {
-    let mut ec = FenceCosts {
-        per_location: Default::default(),
-        default: costs.kind[0],
-    };
-    for (&(thread, state), &c) in &costs.at {
-        ec.per_location.insert(FenceLocation { thread, state }, c);
-    }
-    for (&(thread, state, _), &c) in &costs.at_kind {
-        ec.per_location.insert(FenceLocation { thread, state }, c);
-    }
-    let o = super::explicit::options(a.input.width, a.timeout);
-    match explicit::fence_insertion(p, &o, &ec) {
-        Err(e) => serde_json::json!({"verdict": "unsupported", "text": e.to_string()}),
-        Ok(r) => {
-            let (v, text) = match &r.verdict {
-                FenceVerdict::Robust => ("robust", "robust, no fence needed".to_string()),
-                FenceVerdict::Fences(l) => (
-                    "fences",
-                    format!(
-                        "{} fence(s), cost {}{}",
-                        l.len(),
-                        r.cost,
-                        if r.optimal { " (optimal)" } else { "" }
-                    ),
-                ),
-                FenceVerdict::Unknown(w) => ("unknown", format!("unknown: {w}")),
-            };
-            serde_json::json!({"verdict": v, "cost": r.cost, "optimal": r.optimal, "text": text})
-        }
-    }
-}
-
 /// `bmc-rmm fences --model M --bound K FILE…`.
 ///
 /// Exit: 0 every input robust up to K (with the fences printed), 1 a
@@ -327,6 +297,7 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
         return Err(Error::Usage("no input FILE given".into()));
     }
     let (model, m) = model_menu(&a.model)?;
+    let builtin = cat::builtin_name(&a.model).unwrap_or("");
     let bound = a.bound.unwrap_or(DEFAULT_BOUND);
     let files = crate::cli::inputs::expand(&a.input.files, &["rmm", "txt"])?;
     if a.emit.is_some() && files.len() > 1 {
@@ -336,7 +307,6 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
         .into_iter()
         .map(|f| frontend::load_program(&f, a.input.format, Width(a.input.width)).map(|p| (f, p)))
         .collect::<Result<_, _>>()?;
-    let mname = m.as_ref().map_or("sc", |m| m.model);
     let mut code = 0;
     for (f, p) in &progs {
         if p.nodes.is_some() {
@@ -344,111 +314,40 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
                 "{f}: fence synthesis does not handle PGAS programs"
             )));
         }
-        let Some(m) = &m else {
+        let costs = match (&a.cost, &m) {
+            (Some(c), Some(m)) => Some(read_synth_costs(c, p, m)?),
+            _ => None,
+        };
+        let engine = EngineChoice::Bounded(Some(a.solver));
+        let req = request(a, p, (&model, builtin), engine, costs.as_ref(), bound);
+        let reply = ask::ask(&req)?.remove(0);
+        let mut ctx = super::render::Context::new(f, p, builtin);
+        ctx.bound = bound;
+        let rec = super::render::show(&ctx, &reply);
+        print!("{}", printed(&rec, a.input.json));
+        code = code.max(rec.status);
+        let ask::Detail::FenceSynthesis(s) = reply.detail else {
+            unreachable!("the bounded engine replies with its fence synthesis")
+        };
+        let fenced = match &s.synthesis {
             // SC: every program is robust; nothing to place.
-            println!("{f}: fences [sc, bound {bound}]: robust, no fence needed");
-            if let Some(out) = &a.emit {
-                super::output::write_file(out, &bmc_rmm::program::render::native(p))?;
+            None => Some(p.clone()),
+            Some((m, r)) => {
+                matches!(r.outcome, Outcome::Robust).then(|| fence_synth::apply(p, m, &r.fences).0)
             }
-            continue;
         };
-        let costs = match &a.cost {
-            Some(c) => read_synth_costs(c, p, m)?,
-            None => Costs::defaults(m),
-        };
-        let opts = fence_synth::Options {
-            solver: a.solver,
-            limits: Limits {
-                bound,
-                width: a.input.width,
-                deadline: crate::cli::batch::deadline(a.timeout),
-                switches: a.input.switches,
-            },
-            max_iterations: 1000,
-        };
-        let r = fence_synth::synthesize(p, &model, m, &costs, &opts)?;
-        let names: Vec<String> = r.fences.iter().map(|x| x.describe(p, m)).collect();
-        let explicit = (m.model == "tso").then(|| explicit_tso(p, &costs, a));
-        let (word, status) = match &r.outcome {
-            Outcome::Robust => ("robust", 0),
-            Outcome::Unfixable => ("unfixable", 1),
-            Outcome::Unknown(_) => ("unknown", 3),
-        };
-        code = code.max(status);
-        let truncated = r
-            .last
-            .as_ref()
-            .map(|l| l.truncated.clone())
-            .unwrap_or_default();
-        if a.input.json {
-            let reason = match &r.outcome {
-                Outcome::Unknown(w) => Some(w.clone()),
-                _ => None,
-            };
-            println!(
-                "{}",
-                serde_json::json!({"file": f, "model": mname, "engine": "sat", "bound": bound,
-                    "verdict": word, "fences": names, "count": r.fences.len(), "cost": r.cost,
-                    "optimal": r.optimal, "checks": r.checks, "cycles": r.cycles,
-                    "candidates": r.candidates, "truncated": truncated, "reason": reason,
-                    "time": r.time, "explicit": explicit})
-            );
-        } else {
-            let head = format!("{f}: fences [{mname}, bound {bound}]");
-            match &r.outcome {
-                Outcome::Robust if r.fences.is_empty() => {
-                    println!("{head}: robust up to bound {bound}, no fence needed")
-                }
-                Outcome::Robust => println!(
-                    "{head}: robust up to bound {bound} with {} fence(s), cost {}{}: {}",
-                    r.fences.len(),
-                    r.cost,
-                    if r.optimal {
-                        " (optimal for the bound)"
-                    } else {
-                        ""
-                    },
-                    names.join(" ")
-                ),
-                Outcome::Unfixable => {
-                    let cyc = r
-                        .last
-                        .as_ref()
-                        .and_then(|l| Some(l.witness.as_ref()?.render_cycle(l.cycle.as_ref()?)))
-                        .unwrap_or_default();
-                    println!(
-                        "{head}: NOT ROBUST, and no fence of {} breaks this cycle{}:\n  {cyc}",
-                        mname,
-                        if names.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" (with {})", names.join(" "))
-                        }
-                    )
-                }
-                Outcome::Unknown(why) => println!("{head}: unknown: {why}"),
-            }
-            println!(
-                "  {} robustness check(s), {} cycle(s), {} candidate placement(s), {:.3}s",
-                r.checks, r.cycles, r.candidates, r.time
-            );
-            if let Some(e) = &explicit {
-                println!(
-                    "  explicit engine (unbounded): {}",
-                    e["text"].as_str().unwrap_or("")
-                );
-            }
-            if !truncated.is_empty() {
-                println!(
-                    "  note: the bound cut some paths of thread(s) {}; the answer holds up to bound {bound} only",
-                    truncated.join(", ")
-                );
-            }
-        }
-        if let (Some(out), Outcome::Robust) = (&a.emit, &r.outcome) {
-            let (fenced, _) = fence_synth::apply(p, m, &r.fences);
+        if let (Some(out), Some(fenced)) = (&a.emit, fenced) {
             super::output::write_file(out, &bmc_rmm::program::render::native(&fenced))?;
         }
     }
     Ok(code)
+}
+
+/// What `fences` prints of one record: its JSON record with `--json`
+/// (when it has one), else its text.
+fn printed(rec: &crate::cli::shard::Record, json: bool) -> String {
+    match rec.json.first() {
+        Some(j) if json => format!("{j}\n"),
+        _ => rec.text.clone(),
+    }
 }

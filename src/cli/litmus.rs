@@ -5,66 +5,54 @@
 
 use super::args::LitmusArgs;
 use super::batch::setup;
-use super::render::litmus_verdict_word as verdict_word;
+pub use super::render::litmus::Parts;
 use crate::cli::expect;
+use bmc_rmm::ask;
 use bmc_rmm::diag::{Error, SourceFile};
 use bmc_rmm::frontend::litmus::LitmusTest;
-use bmc_rmm::litmus::{self, herd, run::LitmusResult};
 use bmc_rmm::program::Width;
 
-/// Parses and runs one test: `width` (default: automatic per test),
-/// `bound` steps per thread, `timeout` seconds from the start of the run,
-/// on the `solver` backend, enumerating candidates within `budget`
-/// ([`litmus::run::run_with`]).
+/// Parses one test and asks for its outcomes ([`bmc_rmm::ask`],
+/// [`Question::Outcomes`](bmc_rmm::ask::Question::Outcomes)): `width`
+/// (default: automatic per test), `bound` steps per thread, `timeout`
+/// seconds, on the `solver` backend, enumerating candidates within
+/// `budget`.
 ///
 /// Errors: the file cannot be read or parsed; the backend cannot encode it.
 pub fn run_one(
     file: &str,
     model: &bmc_rmm::cat::Model,
     o: &RunOptions,
-) -> Result<(LitmusTest, LitmusResult), Error> {
+) -> Result<(LitmusTest, ask::Reply), Error> {
     let src = SourceFile::read(file)?;
     let t = bmc_rmm::frontend::litmus::parse(&src, Width(o.width.unwrap_or(Width::MAX.0)))?;
-    let w = o
-        .width
-        .map(Width)
-        .unwrap_or_else(|| litmus::run::auto_width(&t));
-    let lim = bmc_rmm::engines::bounded::Limits {
-        bound: o.bound,
-        width: w.0,
-        deadline: crate::cli::batch::deadline(Some(o.timeout)),
-        switches: o.switches,
-    };
-    let r = litmus::run::run_with(&t, model, lim, o.solver, o.budget)?;
-    Ok((t, r))
+    let mut req = ask::Request::outcomes(&t, model, o.bound);
+    req.engine = ask::EngineChoice::Bounded(Some(o.solver));
+    if let Some(w) = o.width {
+        req.width = w;
+    }
+    req.timeout = Some(std::time::Duration::from_secs_f64(o.timeout));
+    req.alone = false;
+    req.budget = o.budget;
+    req.switches = o.switches;
+    let reply = ask::ask(&req)?.remove(0);
+    Ok((t, reply))
 }
 
 /// How [`run_one`] runs a test.
 pub struct RunOptions {
-    /// Steps per thread (before [`litmus::run::effective_bound`]).
+    /// Steps per thread (before [`bmc_rmm::litmus::run::effective_bound`]).
     pub bound: u32,
-    /// Bit-width of values; `None`: [`litmus::run::auto_width`].
+    /// Bit-width of values; `None`: [`bmc_rmm::litmus::run::auto_width`].
     pub width: Option<u32>,
     /// Seconds from the start of the run.
     pub timeout: f64,
     /// The backend.
     pub solver: bmc_rmm::engines::bounded::SolverKind,
-    /// The enumeration engine's budget ([`litmus::run::run_with`]).
+    /// The enumeration engine's budget ([`bmc_rmm::litmus::run::run_with`]).
     pub budget: Option<usize>,
     /// Developer switches (`BMC_*` variables).
     pub switches: bmc_rmm::engines::Switches,
-}
-
-/// Which parts of a test's record the run prints or writes
-/// ([`present`]).
-#[derive(Clone, Copy)]
-pub struct Parts {
-    /// The JSON record (`--json`, record files).
-    pub json: bool,
-    /// The herd block of the text output.
-    pub text: bool,
-    /// The herd-log block (`--herd-log`, record files).
-    pub herd_log: bool,
 }
 
 /// The record of one test's outcome ([`crate::cli::shard::Record`]):
@@ -73,53 +61,26 @@ pub struct Parts {
 /// error.
 pub fn present(
     f: &str,
-    r: &Result<(LitmusTest, LitmusResult), Error>,
+    r: &Result<(LitmusTest, ask::Reply), Error>,
     model_name: &str,
     solver: bmc_rmm::engines::bounded::SolverKind,
     parts: Parts,
 ) -> crate::cli::shard::Record {
-    let mut rec = crate::cli::shard::record(f, 0);
     match r {
-        Ok((t, res)) => {
-            let word = verdict_word(res);
-            rec.checks = vec![("litmus".into(), word.into())];
-            rec.summary = vec![word.to_ascii_lowercase()];
-            rec.meta = serde_json::json!({ "arch": t.arch.keyword() });
-            if parts.json {
-                rec.json = vec![serde_json::json!({
-                    "file": f, "test": t.name, "model": model_name, "solver": solver,
-                    "verdict": res.observation.map(|o| o.verdict().as_str()),
-                    "observation": res.observation.map(|o| o.as_str()),
-                    "states": res.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
-                    "condition": t.condition_text(), "time": res.time, "width": res.width,
-                    "unknown": res.unknown, "stats": res.stats,
-                })];
-            }
-            if let Some(why) = &res.unknown {
-                rec.status = 3;
-                rec.text = format!(
-                    "Test {} unknown: {}\n\n",
-                    t.name,
-                    why.trim_start_matches("unknown: ")
-                );
-            } else if parts.text {
-                rec.text = format!("{}\n", herd::render(t, &res.states, None, res.time));
-            }
-            if res.unknown.is_none() && parts.herd_log {
-                let hash = SourceFile::read(f)
-                    .and_then(|src| bmc_rmm::frontend::litmus::herd_hash(&src))
-                    .unwrap_or_default();
-                rec.herd = Some(herd::render_log(t, &res.states, res.time, &hash));
-            }
+        Ok((t, reply)) => {
+            let mut ctx = super::render::Context::new(f, &t.program, model_name);
+            ctx.solver = solver;
+            ctx.litmus = Some((t, parts));
+            super::render::show(&ctx, reply)
         }
         Err(e) => {
-            rec.status = 2;
+            let mut rec = crate::cli::shard::record(f, 2);
             rec.summary = vec!["errors".into()];
             rec.error = Some(e.to_string());
             rec.json = vec![serde_json::json!({"file": f, "error": e.to_string()})];
+            rec
         }
     }
-    rec
 }
 
 /// Runs the command. Exit status: 2 if some test could not be read; else

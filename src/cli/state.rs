@@ -4,7 +4,7 @@
 //! text and JSON.
 
 use super::args::CheckArgs;
-use bmc_rmm::ask::{Detail, Question};
+use bmc_rmm::ask::Question;
 use bmc_rmm::diag::Error;
 use bmc_rmm::program::Width;
 
@@ -43,79 +43,20 @@ pub fn run(a: &CheckArgs) -> Result<i32, Error> {
     for (f, p) in &progs {
         let bound = super::check::effective_bound(a.bound, p);
         let req = super::check::request(a, p, &model.model, &[Question::StateRobust], false);
-        let Detail::StateRobust(r) = bmc_rmm::ask::ask(&req)?.remove(0).detail else {
-            unreachable!("state-robustness replies with its report")
-        };
-        let status = if !r.violations.is_empty() {
-            1
-        } else if !r.unknown.is_empty() {
-            3
-        } else {
-            0
-        };
-        code = match (code, status) {
+        let reply = bmc_rmm::ask::ask(&req)?.remove(0);
+        let mut ctx = super::render::Context::new(f, p, &model.name);
+        ctx.bound = bound;
+        let rec = super::render::show(&ctx, &reply);
+        code = match (code, rec.status) {
             (1, _) | (_, 1) => 1,
             (3, _) | (_, 3) => 3,
             _ => 0,
         };
-        let loc = |t, q| format!("{} {}", p.thread_name(t), p.state_name(t, q));
         if a.input.json {
-            let v: Vec<_> = r
-                .violations
-                .iter()
-                .map(|v| {
-                    serde_json::json!({"thread": p.thread_name(v.thread),
-                        "state": p.state_name(v.thread, v.state), "witness": v.witness})
-                })
-                .collect();
-            let u: Vec<_> = r
-                .unknown
-                .iter()
-                .map(|(t, q, why)| {
-                    serde_json::json!({"thread": p.thread_name(*t),
-                        "state": p.state_name(*t, *q), "reason": why})
-                })
-                .collect();
-            let verdict = ["state-robust", "not-state-robust", "", "unknown"][status as usize];
-            println!(
-                "{}",
-                serde_json::json!({"file": f, "model": model.name, "check": "state-robust",
-                    "bound": bound, "verdict": verdict, "states": v, "unknown": u,
-                    "asked": r.asked, "sc_reachable": r.sc_reachable, "time": r.time})
-            );
-            continue;
+            println!("{}", rec.json[0]);
+        } else {
+            print!("{}", rec.text);
         }
-        let head = format!("{f}: robust --state [{}]", model.name);
-        match status {
-            0 => println!(
-                "{head}: state-robust up to bound {}: every control state reachable under {} is reachable under SC",
-                bound, model.name
-            ),
-            1 => println!(
-                "{head}: NOT STATE-ROBUST: {} control state(s) reachable under {} but not under SC within bound {}",
-                r.violations.len(),
-                model.name,
-                bound
-            ),
-            _ => println!("{head}: unknown"),
-        }
-        for v in &r.violations {
-            println!(
-                "  {}: reachable under {} only; witness:",
-                loc(v.thread, v.state),
-                model.name
-            );
-            for line in v.witness.render(p).lines() {
-                println!("  {line}");
-            }
-        }
-        for (t, q, why) in &r.unknown {
-            println!("  {}: unknown: {why}", loc(*t, *q));
-        }
-        println!(
-            "  {} control state(s) asked, {} reachable under SC, {:.3}s",
-            r.asked, r.sc_reachable, r.time
-        );
     }
     Ok(code)
 }

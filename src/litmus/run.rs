@@ -34,6 +34,27 @@ pub struct LitmusResult {
     pub stats: Stats,
 }
 
+impl LitmusResult {
+    /// This result as an [`Answer`](crate::answer::Answer): a violation
+    /// when some final state satisfies the condition's proposition
+    /// (herd's `Sometimes` or `Always`), none when no state does
+    /// (`Never`), unknown with the reason when the enumeration stopped; a
+    /// "no violation" holds up to `bound` steps per thread (the
+    /// effective bound, [`effective_bound`]).
+    pub fn answer(&self, bound: u32) -> crate::answer::Answer {
+        use crate::answer::{Answer, Scope, Verdict};
+        let verdict = match self.observation {
+            None => Verdict::Unknown,
+            Some(Observation::Never) => Verdict::NoViolation,
+            Some(Observation::Sometimes | Observation::Always) => Verdict::Violation,
+        };
+        let mut a = Answer::new(verdict, Scope::Bound(bound));
+        a.reason = self.unknown.clone();
+        a.stats = vec![("states", self.states.len() as u64)];
+        a
+    }
+}
+
 /// The model herd means by `model` for this test: the built-in `sc` is
 /// `sc-instr` (po between instructions only: an atomic instruction's read
 /// and write are unordered) on AArch64 tests, as herd7's sc.cat behaves

@@ -274,3 +274,226 @@ fn parameterized_and_state_robustness_as_the_cli() {
     }
     assert!(compared >= 6, "only {compared} compared");
 }
+
+/// The litmus tests of `arch` in the litmus corpus, every `stride`-th,
+/// answered through `ask` (`Question::Outcomes`, bound 12, varisat)
+/// under the built-in `model`: herd's verdict must equal `EXPECTED.tsv`
+/// (herd's `herd_model`) and the final states those of herd7's log
+/// (rows flagged `HERD-SC-RMW-QUIRK`, where herd's sc.cat does not make
+/// an XCHG atomic: a subset). Returns the number of tests compared.
+fn litmus_outcomes_as_herd(arch: &str, model: &str, herd_model: &str, stride: usize) -> usize {
+    use bmc_rmm::litmus::herd::log::{by_name, parse_expected, parse_log};
+    use std::collections::BTreeSet;
+    let Some(dir) = common::corpus("litmus") else {
+        return 0;
+    };
+    let text = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let rows = parse_expected(&text("EXPECTED.tsv")).expect("EXPECTED.tsv");
+    let log = by_name(parse_log(&text(&format!("herd7-logs/{arch}.{herd_model}.log"))).unwrap());
+    let quirks: BTreeSet<String> = text("EXPECTED.detail.tsv")
+        .lines()
+        .filter(|l| l.contains("HERD-SC-RMW-QUIRK"))
+        .filter_map(|l| Some(l.split('\t').nth(1)?.to_string()))
+        .collect();
+    let m = bmc_rmm::cat::builtin(model).unwrap();
+    let mut compared = 0;
+    let rows = rows
+        .iter()
+        .filter(|r| r.arch == arch && r.model == herd_model);
+    for row in rows.step_by(stride) {
+        let src = bmc_rmm::diag::SourceFile::read(dir.join(&row.file).to_str().unwrap()).unwrap();
+        let t = bmc_rmm::frontend::litmus::parse(&src, bmc_rmm::program::Width::MAX)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let reply = ask::ask(&Request::outcomes(&t, &m, 12))
+            .expect("answered")
+            .remove(0);
+        assert_eq!(reply.question, Question::Outcomes);
+        let ask::Detail::Outcomes(r) = reply.detail else {
+            panic!("{}: not a litmus result", row.file)
+        };
+        let o = r.observation.expect("no time limit: an observation");
+        assert_eq!(o.verdict().as_str(), row.verdict, "{} [{model}]", row.file);
+        let violation = o != bmc_rmm::litmus::herd::Observation::Never;
+        assert_eq!(
+            reply.answer.verdict == bmc_rmm::answer::Verdict::Violation,
+            violation,
+            "{}: the answer says whether a final state satisfies the condition",
+            row.file
+        );
+        let ours: BTreeSet<String> = (r.states.iter())
+            .map(|s| t.state_line(s).trim().to_string())
+            .collect();
+        let block = log
+            .get(&t.name)
+            .unwrap_or_else(|| panic!("{}: not in herd's log", t.name));
+        let theirs: BTreeSet<String> = block.states.iter().map(|s| s.trim().into()).collect();
+        if model == "sc" && quirks.contains(&row.file) {
+            assert!(
+                ours.is_subset(&theirs),
+                "{}: {ours:?} ⊄ {theirs:?}",
+                row.file
+            );
+        } else {
+            assert_eq!(ours, theirs, "{} [{model}]: final states", row.file);
+        }
+        compared += 1;
+    }
+    compared
+}
+
+#[test]
+fn litmus_outcomes_through_ask_as_herd() {
+    let n = litmus_outcomes_as_herd("X86", "tso", "x86tso.cat", 1)
+        + litmus_outcomes_as_herd("X86", "sc", "sc.cat", 3)
+        + litmus_outcomes_as_herd("PPC", "power", "ppc.cat", 4);
+    if common::corpus("litmus").is_some() {
+        assert!(n >= 500, "only {n} litmus tests compared");
+    }
+}
+
+/// The `fences` question of `p` under the built-in `model` with `engine`
+/// (default costs, bound `bound`), through `ask`.
+fn ask_fences(
+    p: &bmc_rmm::program::Program,
+    model: &str,
+    engine: EngineChoice,
+    bound: u32,
+) -> ask::Reply {
+    let m = bmc_rmm::cat::builtin(model).unwrap();
+    let questions = [Question::Fences];
+    let mut req = Request::new(p, &m, Some(model), &questions, bound);
+    req.engine = engine;
+    req.timeout = Some(Duration::from_secs(TIMEOUT));
+    let reply = ask::ask(&req).expect("answered").remove(0);
+    assert_eq!(reply.question, Question::Fences);
+    reply
+}
+
+#[test]
+fn trencher_fences_through_ask_as_expected() {
+    let Some(dir) = common::corpus("trencher") else {
+        return;
+    };
+    let tsv = std::fs::read_to_string(dir.join("EXPECTED.tsv")).unwrap();
+    let mut checked = 0;
+    for row in tsv.lines().skip(1) {
+        let cols: Vec<&str> = row.split('\t').collect();
+        let Ok(min) = cols[2].parse::<u64>() else {
+            continue;
+        };
+        let p = bmc_rmm::frontend::load_program(
+            dir.join(cols[0]).to_str().unwrap(),
+            None,
+            bmc_rmm::program::Width::DEFAULT,
+        )
+        .unwrap();
+        let reply = ask_fences(&p, "tso", EngineChoice::Explicit, 0);
+        let ask::Detail::FenceInsertion(r) = &reply.detail else {
+            panic!("{}: not the explicit engine's insertion", cols[0])
+        };
+        if reply.answer.verdict == bmc_rmm::answer::Verdict::Unknown || !r.optimal {
+            continue;
+        }
+        assert!(reply.answer.proves_absence(), "{}", cols[0]);
+        assert_eq!(reply.answer.stat("cost"), Some(min), "{}: cost", cols[0]);
+        assert_eq!(
+            reply.answer.stat("fences"),
+            Some(min),
+            "{}: fences",
+            cols[0]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} rows checked");
+}
+
+#[test]
+fn fence_synthesis_through_ask_makes_the_program_robust() {
+    use bmc_rmm::answer::Verdict;
+    use bmc_rmm::engines::derived::fence_synth;
+    let sb = bmc_rmm::frontend::load_program(
+        &format!("{}/examples/fences/sb.rmm", common::ROOT),
+        None,
+        bmc_rmm::program::Width::DEFAULT,
+    )
+    .unwrap();
+    for model in ["tso", "pso", "power", "aarch64", "riscv"] {
+        let reply = ask_fences(&sb, model, EngineChoice::Bounded(None), 8);
+        assert_eq!(reply.answer.verdict, Verdict::NoViolation, "{model}");
+        assert_eq!(reply.answer.scope, bmc_rmm::answer::Scope::Bound(8));
+        let ask::Detail::FenceSynthesis(s) = reply.detail else {
+            panic!("{model}: not the bounded synthesis")
+        };
+        let (m, r) = s.synthesis.expect("a model with fence kinds");
+        assert!(!r.fences.is_empty(), "{model}: sb needs fences");
+        assert_eq!(reply.answer.stat("fences"), Some(r.fences.len() as u64));
+        // Under tso, the explicit engine's optimal set costs as much.
+        if let Some(Ok(e)) = &s.explicit {
+            assert_eq!(model, "tso");
+            assert_eq!(e.cost, r.cost, "tso: explicit and bounded costs");
+        }
+        // The fenced program is robust, the unfenced one is not (both
+        // asked through `ask`).
+        let (fenced, _) = fence_synth::apply(&sb, &m, &r.fences);
+        let mm = bmc_rmm::cat::builtin(model).unwrap();
+        let questions = [Question::Robust];
+        for (p, want) in [(&fenced, Verdict::NoViolation), (&sb, Verdict::Violation)] {
+            let mut req = Request::new(p, &mm, Some(model), &questions, 8);
+            req.engine =
+                EngineChoice::Bounded(Some(bmc_rmm::engines::bounded::SolverKind::Varisat));
+            assert_eq!(ask::ask(&req).unwrap()[0].answer.verdict, want, "{model}");
+        }
+    }
+    // Under sc there is nothing to place.
+    let reply = ask_fences(&sb, "sc", EngineChoice::Bounded(None), 8);
+    assert_eq!(reply.answer.verdict, Verdict::NoViolation);
+    let ask::Detail::FenceSynthesis(s) = reply.detail else {
+        panic!("sc: not the bounded synthesis")
+    };
+    assert!(s.synthesis.is_none());
+    // The explicit engine places fences against TSO only.
+    let questions = [Question::Fences];
+    let m = bmc_rmm::cat::builtin("power").unwrap();
+    let mut req = Request::new(&sb, &m, Some("power"), &questions, 8);
+    req.engine = EngineChoice::Explicit;
+    assert_eq!(ask::ask(&req).unwrap_err().exit_code(), 2);
+}
+
+#[test]
+fn kround_translation_through_ask() {
+    let Some(dir) = common::corpus("memorax") else {
+        return;
+    };
+    let tso = bmc_rmm::cat::builtin("tso").unwrap();
+    let questions = [Question::Reach];
+    let mut compared = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().and_then(|x| x.to_str()) != Some("rmm") {
+            continue;
+        }
+        let p = bmc_rmm::frontend::load_program(
+            path.to_str().unwrap(),
+            None,
+            bmc_rmm::program::Width::DEFAULT,
+        )
+        .unwrap();
+        let mut req = Request::new(&p, &tso, Some("tso"), &questions, 4);
+        req.timeout = Some(Duration::from_secs(TIMEOUT));
+        let verdict = |req: &Request| ask::ask(req).unwrap().remove(0).answer.verdict;
+        req.engine = EngineChoice::Kround(2);
+        let Ok(kr) = ask::ask(&req).map(|mut r| r.remove(0).answer.verdict) else {
+            continue; // a construct the k-round engine does not model
+        };
+        req.engine = EngineChoice::KroundBounded(2);
+        let on_translation = verdict(&req);
+        use bmc_rmm::answer::Verdict::*;
+        // A goal of P′ within the bound is a TSO computation of 2 rounds,
+        // which the k-round engine's exhaustive search finds too.
+        if on_translation == Violation {
+            assert_ne!(kr, NoViolation, "{}", path.display());
+        }
+        compared += usize::from(kr != Unknown && on_translation != Unknown);
+    }
+    assert!(compared >= 5, "only {compared} compared");
+}

@@ -1,37 +1,44 @@
-//! The words and text of verdicts, written once: the verdict words of
-//! expectations files and summaries, and the text rendering of a check
-//! result (verdict line, bound note, hb cycle, TSO attack, execution).
+//! The text and JSON of the bounded engine's result: the verdict line
+//! with the bound, the notes on paths the bound or the front-end cut, the
+//! hb cycle and TSO attack of a robustness violation, the execution.
 
+use super::{verdict_word, Context};
 use bmc_rmm::engines::bounded::{CheckKind, CheckResult, Verdict};
-use bmc_rmm::litmus::run::LitmusResult;
 use bmc_rmm::program::Program;
 
-/// The verdict word of a check result (`reachable`, `unreachable`,
-/// `not-robust`, `robust`, `unknown`), as in expectations files.
-pub fn verdict_word(k: CheckKind, v: Verdict) -> &'static str {
-    use CheckKind as K;
-    use Verdict as V;
-    match (k, v) {
-        (_, V::Unknown) => "unknown",
-        (K::Reach, V::Violation) => "reachable",
-        (K::Reach, V::NoViolation) => "unreachable",
-        (K::Robust, V::Violation) => "not-robust",
-        (K::Robust, V::NoViolation) => "robust",
-    }
+/// The record of the result `r` in context `c` (its bound, width, the
+/// backend named on the command line).
+pub fn record(c: &Context, r: &CheckResult) -> crate::cli::shard::Record {
+    let word = verdict_word(r.check, r.verdict);
+    let mut rec = crate::cli::shard::record(c.file, r.verdict.exit_code());
+    rec.checks = vec![(r.check.name().into(), word.into())];
+    rec.summary = vec![word.into()];
+    rec.json = vec![json(c, r)];
+    rec.text = text(c.program, c.file, c.model, c.bound, r);
+    rec
 }
 
-/// The word of an explicit-engine robustness verdict, as printed in its
-/// text output (`robust`, `not robust`, `unknown`).
-pub fn robustness_phrase(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Violation => "not robust",
-        Verdict::NoViolation => "robust",
-        Verdict::Unknown => "unknown",
-    }
+/// The `--json` record of one check result.
+pub fn json(c: &Context, r: &CheckResult) -> serde_json::Value {
+    let (f, p, model_name) = (c.file, c.program, c.model);
+    serde_json::json!({
+        "file": f, "model": model_name, "solver": r.stats.solver.unwrap_or(c.solver), "bound": c.bound, "notes": p.notes, "width": c.width,
+        "check": r.check, "verdict": r.verdict, "time": r.time,
+        "goal": r.goal.map(|g| p.goals[g].name.clone().unwrap_or_else(|| format!("#{}", g + 1))),
+        "cycle": r.cycle.as_ref().zip(r.witness.as_ref()).map(|(c, x)| x.render_cycle(c)),
+        "attack": r.attack.and_then(|(w, l)| {
+            let x = r.witness.as_ref()?;
+            Some(serde_json::json!({"store": x.event(w)?.label, "load": x.event(l)?.label}))
+        }),
+        "truncated": r.truncated, "reason": r.reason, "witness": r.witness, "stats": r.stats,
+    })
 }
 
-/// Text rendering of a result.
-pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult) -> String {
+/// The text of the bounded result `r` on the program `p` (the input
+/// `file`) under the model named `model` at `bound`: the verdict line,
+/// notes on the bound and the front-end's cuts, the hb cycle, the TSO
+/// attack, the execution.
+pub fn text(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult) -> String {
     let mut s = String::new();
     let what = r.check.name();
     let verdict = match (r.check, r.verdict) {
@@ -102,13 +109,4 @@ pub fn render(p: &Program, file: &str, model: &str, bound: u32, r: &CheckResult)
         s.push_str(&x.render(p));
     }
     s
-}
-
-/// The verdict word of a litmus result: herd's `Allowed`/`Forbidden`, or
-/// `Unknown`.
-pub fn litmus_verdict_word(r: &LitmusResult) -> &'static str {
-    match r.observation {
-        Some(o) => o.verdict().as_str(),
-        None => "Unknown",
-    }
 }
