@@ -1339,14 +1339,14 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
     for t in vars.targets.iter().filter(|t| split.contains(&t.name)) {
         let a = &t.access;
-        if !a.plain && !a.ordered {
+        if !a.plain && !a.ordered && !a.atomic {
             return Err(src.error_help(
                 a.span,
                 format!(
                     "unsupported exclusive or atomic access to `{}`, a location accessed at several sizes (mixed-size: exclusive or atomic byte-addressed accesses)",
                     t.name
                 ),
-                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR and their byte, half-word and sign-extending forms may access a location at a size other than its own; see docs/litmus.md",
+                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR, SWP and LD<op>/ST<op> (and their byte, half-word and sign-extending forms) may access a location at a size other than its own; see docs/litmus.md",
             ));
         }
         let first = *owner.entry(&t.name).or_insert(t.thread);
