@@ -1281,12 +1281,14 @@ fn check_sizes(
 /// (`program::Ann::SI`), over which the model lifts its orders (herd's
 /// `sca-class`). Returns false when there is none.
 ///
-/// Plain loads and stores inside the location are modelled. A location
+/// Plain, acquire and release loads and stores and the LSE atomics
+/// (`SWP`, `LD<op>`: a read and a write of bytes, rmw per byte) inside
+/// the location are modelled. A location
 /// accessed by two threads needs a model that reads `si` (the located
 /// error [`Vars::shared_bytes`] is reported under another). Otherwise a
 /// located "unsupported … (mixed-size: …)" error names what is not
-/// modelled: an exclusive or atomic access to it (herd's rmw over byte
-/// events), an access crossing its end, a misaligned access (herd rejects
+/// modelled: an exclusive access or a compare-and-swap to it (herd's
+/// reservations and success over byte events), an access crossing its end, a misaligned access (herd rejects
 /// it). Acquire and release accesses annotate every byte.
 fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let elem = |t: &super::ctx::Target| i64::from(t.decl / 8).max(1);

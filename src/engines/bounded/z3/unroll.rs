@@ -779,9 +779,11 @@ pub fn unroll(
     deps: bool,
 ) -> Result<ZUnrolled, Error> {
     let bytes = |c: &Command| matches!(c, Command::Ann(a, _) if a.has(crate::program::Ann::SI));
-    let byte_atomic = p.threads.iter().flat_map(|t| &t.instrs).find(
-        |i| matches!(&i.cmd, Command::Atomic(cs) if cs.iter().any(bytes)),
-    );
+    let byte_atomic = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .find(|i| matches!(&i.cmd, Command::Atomic(cs) if cs.iter().any(bytes)));
     if let Some(i) = byte_atomic {
         let msg = "unsupported atomic access to a byte-addressed location in the z3 backend (mixed-size: atomic byte accesses); the default backend answers it";
         return Err(match &p.source {
