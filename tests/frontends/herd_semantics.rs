@@ -599,7 +599,7 @@ fn mixed_size_byte_add_against_a_half_word_store() {
     );
     assert_eq!(
         states(&t, "arm"),
-        ["0:X2=2; [x]=515;", "0:X2=255; [x]=514;"]
+        ["0:X2=255; [x]=514;", "0:X2=2; [x]=515;"]
     );
 }
 
