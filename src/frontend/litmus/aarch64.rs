@@ -1363,7 +1363,7 @@ fn lower_cas(cx: &mut Ctx, mn0: &str, suf: &str, ops: &[Op], sp: Span) -> Result
     let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, old.clone(), sv))];
     fail.extend(assign(s, old));
     alts.push(fail);
-    return Ok(Low::Choice(alts));
+    Ok(Low::Choice(alts))
 }
 
 /// `LD<op>` and `ST<op>` (`<op>` one of `ADD`, `CLR`, `EOR`, `SET`,

@@ -75,9 +75,9 @@ impl Known {
     pub(super) fn address(&self, t: &Thread, addr: &LExpr, span: Span) -> Option<i64> {
         let mut value = None;
         for ins in &t.instrs {
-            if !(ins.span.start <= span.start && span.start < ins.span.end.max(ins.span.start + 1))
-                || !accesses_memory(&ins.cmd)
-            {
+            let here =
+                ins.span.start <= span.start && span.start < ins.span.end.max(ins.span.start + 1);
+            if !(here && accesses_memory(&ins.cmd)) {
                 continue;
             }
             let Some(Some(regs)) = self.at.get(state(ins.from)) else {
