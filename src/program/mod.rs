@@ -463,14 +463,19 @@ impl Command {
     /// axiom). A block whose every access carries an ordering annotation
     /// (`Ann`) is one hardware instruction's accesses (AArch64 `STILP` /
     /// `LDIAPP` pairs of a litmus test): herd's events of one instruction,
-    /// ordered by the model alone, not an atomic step.
+    /// ordered by the model alone, not an atomic step. So is a block with
+    /// byte accesses ([`Ann::SI`]: an LSE atomic at a byte-addressed
+    /// location, herd's read and write of its bytes, atomic per byte
+    /// through `rmw`).
     pub fn is_multi_location_atomic(&self) -> bool {
         let Command::Atomic(cs) = self else {
             return false;
         };
+        let bytes = |c: &Command| matches!(c, Command::Ann(a, _) if a.has(Ann::SI));
         if cs
             .iter()
             .all(|c| matches!(c, Command::Ann(..)) || !c.accesses_memory())
+            || cs.iter().any(bytes)
         {
             return false;
         }

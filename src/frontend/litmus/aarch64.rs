@@ -584,8 +584,6 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
     let sp = Span::new(base + lead, base + lead + mlen);
     let mn = unscaled(&mn0.to_ascii_uppercase());
     let ops = split_ops(rest, base + lead + mlen);
-    let n = ops.len();
-    let tmp = |cx: &mut Ctx| cx.reg("#tmp");
     // Barriers.
     if mn == "DMB" || mn == "DSB" {
         arity(cx, mn0, &ops, 1, sp)?;
@@ -614,8 +612,29 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         None => (mn, None, false),
     };
     match mn.as_str() {
+        "ISB" | "NOP" | "RET" | "BL" | "BLR" | "BR" | "ADR" | "B" | "CBZ" | "CBNZ" | "TBZ"
+        | "TBNZ" => lower_control(cx, mn0, &mn, &ops, sp),
+        "MOV" | "MOVZ" | "MOVK" | "LSL" | "LSR" | "ASR" | "EXTR" | "ROR" | "UBFM" | "SBFM"
+        | "UBFX" | "SBFX" | "UBFIZ" | "SBFIZ" | "UXTB" | "UXTH" | "SXTB" | "SXTH" | "SXTW"
+        | "MADD" | "MSUB" | "MUL" | "MNEG" | "MVN" => lower_bits(cx, mn0, &mn, &ops, sp),
+        "ADD" | "SUB" | "EOR" | "EON" | "AND" | "ORR" | "ADDS" | "SUBS" | "ANDS" | "CMP"
+        | "CMN" | "TST" | "CSEL" | "CSINC" | "CSINV" | "CSNEG" | "CSET" | "CSETM" => {
+            lower_arith(cx, mn0, &mn, &ops, sp)
+        }
+        "LDR" | "LDAR" | "LDAPR" | "LDXR" | "LDAXR" | "STR" | "STLR" | "STXR" | "STLXR" => {
+            lower_load_store(cx, mn0, &mn, size, signed, &ops, sp)
+        }
+        "STILP" | "LDIAPP" | "LDP" | "STP" | "LDXP" | "STXP" | "LDAXP" | "STLXP" | "DC" | "IC"
+        | "TLBI" => lower_pair(cx, mn0, &mn, &ops, sp),
+        _ => lower_atomic(cx, mn0, &mn, &ops, sp),
+    }
+}
+
+/// Branches, calls, returns, `ADR`, `ISB` and `NOP`.
+fn lower_control(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    match mn {
         "ISB" => {
-            arity(cx, mn0, &ops, 0, sp)?;
+            arity(cx, mn0, ops, 0, sp)?;
             Ok(Low::Cmds(vec![Command::Fence(Fence::Isb)]))
         }
         "NOP" => Ok(Low::Cmds(vec![Command::Nop])),
@@ -631,7 +650,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             })
         }
         "BL" => {
-            arity(cx, mn0, &ops, 1, sp)?;
+            arity(cx, mn0, ops, 1, sp)?;
             let lr = cx.reg("X30");
             Ok(Low::Call(
                 lr,
@@ -639,7 +658,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             ))
         }
         "BLR" | "BR" => {
-            arity(cx, mn0, &ops, 1, sp)?;
+            arity(cx, mn0, ops, 1, sp)?;
             let t = rval(cx, &ops[0])?;
             Ok(if mn == "BLR" {
                 Low::Call(cx.reg("X30"), CallTarget::Reg(t))
@@ -648,7 +667,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             })
         }
         "ADR" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            arity(cx, mn0, ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let l = ops[1].text;
             let a = cx
@@ -660,11 +679,11 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(assign(d, v)))
         }
         "B" => {
-            arity(cx, mn0, &ops, 1, sp)?;
+            arity(cx, mn0, ops, 1, sp)?;
             Ok(Low::Jump(None, ops[0].text.to_string(), ops[0].span))
         }
         "CBZ" | "CBNZ" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            arity(cx, mn0, ops, 2, sp)?;
             let r = rval(cx, &ops[0])?;
             let op = if mn == "CBZ" { BinOp::Eq } else { BinOp::Ne };
             Ok(Low::Jump(
@@ -674,7 +693,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             ))
         }
         "TBZ" | "TBNZ" => {
-            arity(cx, mn0, &ops, 3, sp)?;
+            arity(cx, mn0, ops, 3, sp)?;
             let r = rval(cx, &ops[0])?;
             let bit = ops[1]
                 .text
@@ -694,9 +713,17 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 ops[2].span,
             ))
         }
+        _ => Err(super::ops::unsupported(cx, mn0, sp)),
+    }
+}
+
+/// Moves, shifts, bitfield moves, extensions, multiplications and `MVN`.
+fn lower_bits(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    let n = ops.len();
+    match mn {
         "MOV" | "MOVZ" | "MOVK" => {
             if !(n == 3 && mn != "MOV") {
-                arity(cx, mn0, &ops, 2, sp)?;
+                arity(cx, mn0, ops, 2, sp)?;
             }
             let d = reg_opt(cx, &ops[0])?;
             let imm = operand(cx, &ops[1])?;
@@ -723,11 +750,11 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             )))
         }
         "LSL" | "LSR" | "ASR" => {
-            arity(cx, mn0, &ops, 3, sp)?;
+            arity(cx, mn0, ops, 3, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
             let k = amount(cx, ops[2].text, ops[2].span)?;
-            let v = match mn.as_str() {
+            let v = match mn {
                 "LSL" => shl(cx, a, k, ops[2].span)?,
                 "LSR" => lsr(cx, a, k, size_of(&ops[0]), ops[2].span)?,
                 _ => shr(cx, a, k, ops[2].span)?,
@@ -738,7 +765,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             // EXTR Rd,Rn,Rm,#lsb; ROR Rd,Rs,#k is EXTR Rd,Rs,Rs,#k (the
             // register-amount ROR has no immediate: a located error).
             let extr = mn == "EXTR";
-            arity(cx, mn0, &ops, if extr { 4 } else { 3 }, sp)?;
+            arity(cx, mn0, ops, if extr { 4 } else { 3 }, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let ds = size_of(&ops[0]);
             let hi = rval(cx, &ops[1])?;
@@ -755,7 +782,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(assign(d, r)))
         }
         "UBFM" | "SBFM" | "UBFX" | "SBFX" | "UBFIZ" | "SBFIZ" => {
-            arity(cx, mn0, &ops, 4, sp)?;
+            arity(cx, mn0, ops, 4, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let ds = size_of(&ops[0]);
             let v = rval(cx, &ops[1])?;
@@ -782,7 +809,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(assign(d, r)))
         }
         "UXTB" | "UXTH" | "SXTB" | "SXTH" | "SXTW" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            arity(cx, mn0, ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let ds = size_of(&ops[0]);
             let v = rval(cx, &ops[1])?;
@@ -798,7 +825,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             // MUL Rd,Rn,Rm and MNEG Rd,Rn,Rm are MADD/MSUB Rd,Rn,Rm,ZR
             // (Arm ARM C6.2, "MUL", "MNEG": aliases).
             let alias = mn == "MUL" || mn == "MNEG";
-            arity(cx, mn0, &ops, if alias { 3 } else { 4 }, sp)?;
+            arity(cx, mn0, ops, if alias { 3 } else { 4 }, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let p = bin(BinOp::Mul, rval(cx, &ops[1])?, rval(cx, &ops[2])?);
             let a = if alias {
@@ -820,14 +847,22 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(assign(d, v)))
         }
         "MVN" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            arity(cx, mn0, ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let v = rval(cx, &ops[1])?;
             Ok(Low::Cmds(assign(d, not(v))))
         }
+        _ => Err(super::ops::unsupported(cx, mn0, sp)),
+    }
+}
+
+/// Additions and logical operations (and their flag-setting forms), compares and conditional selects.
+fn lower_arith(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    let n = ops.len();
+    match mn {
         "ADD" | "SUB" | "EOR" | "EON" | "AND" | "ORR" | "ADDS" | "SUBS" | "ANDS" => {
             if n != 4 {
-                arity(cx, mn0, &ops, 3, sp)?;
+                arity(cx, mn0, ops, 3, sp)?;
             }
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
@@ -835,7 +870,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             if let Some(sh) = ops.get(3) {
                 b = shifted(cx, b, sh, size_of(&ops[2]))?;
             }
-            let fl = match mn.as_str() {
+            let fl = match mn {
                 "SUBS" => Some(FlagOp::Sub),
                 "ADDS" => Some(FlagOp::Add),
                 "ANDS" => Some(FlagOp::And),
@@ -869,14 +904,14 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         }
         "CMP" | "CMN" | "TST" => {
             if n != 3 {
-                arity(cx, mn0, &ops, 2, sp)?;
+                arity(cx, mn0, ops, 2, sp)?;
             }
             let a = rval(cx, &ops[0])?;
             let mut b = operand(cx, &ops[1])?;
             if let Some(sh) = ops.get(2) {
                 b = shifted(cx, b, sh, size_of(&ops[1]))?;
             }
-            let op = match mn.as_str() {
+            let op = match mn {
                 "CMP" => FlagOp::Sub,
                 "CMN" => FlagOp::Add,
                 _ => FlagOp::And,
@@ -884,12 +919,12 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(set_flags(cx, op, a, b)))
         }
         "CSEL" | "CSINC" | "CSINV" | "CSNEG" => {
-            arity(cx, mn0, &ops, 4, sp)?;
+            arity(cx, mn0, ops, 4, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let a = rval(cx, &ops[1])?;
             let b = rval(cx, &ops[2])?;
             let cond = condition(cx, ops[3].text, ops[3].span)?;
-            let b = match mn.as_str() {
+            let b = match mn {
                 "CSEL" => b,
                 "CSINC" => bin(BinOp::Add, b, Expr::Const(1)),
                 "CSINV" => not(b),
@@ -906,7 +941,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             }))
         }
         "CSET" | "CSETM" => {
-            arity(cx, mn0, &ops, 2, sp)?;
+            arity(cx, mn0, ops, 2, sp)?;
             let d = reg_opt(cx, &ops[0])?;
             let cond = condition(cx, ops[1].text, ops[1].span)?;
             let one = if mn == "CSET" { 1 } else { -1 };
@@ -920,20 +955,37 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
                 None => Vec::new(),
             }))
         }
+        _ => Err(super::ops::unsupported(cx, mn0, sp)),
+    }
+}
+
+/// Loads and stores (plain, acquire/release, exclusive; byte, half-word and sign-extending forms via `size`/`signed`).
+fn lower_load_store(
+    cx: &mut Ctx,
+    mn0: &str,
+    mn: &str,
+    size: Option<u32>,
+    signed: bool,
+    ops: &[Op],
+    sp: Span,
+) -> Result<Low, Error> {
+    let n = ops.len();
+    let tmp = |cx: &mut Ctx| cx.reg("#tmp");
+    match mn {
         "LDR" | "LDAR" | "LDAPR" | "LDXR" | "LDAXR" => {
             if !(n == 3 && mn == "LDR") {
-                arity(cx, mn0, &ops, 2, sp)?;
+                arity(cx, mn0, ops, 2, sp)?;
             }
             let d = reg_opt(cx, &ops[0])?;
             let addr = mem_addr(cx, &ops[1])?;
             let ds = size_of(&ops[0]);
             let bits = size.unwrap_or(ds);
-            let a = match mn.as_str() {
+            let a = match mn {
                 "LDAR" | "LDAXR" => Ann::ACQ,
                 "LDAPR" => Ann::ACQPC,
                 _ => 0,
             };
-            if matches!(mn.as_str(), "LDAR" | "LDAPR") {
+            if matches!(mn, "LDAR" | "LDAPR") {
                 cx.vars.access_ordered(&addr, bits, sp);
             } else {
                 cx.vars.access(&addr, bits, mn == "LDR", sp);
@@ -975,7 +1027,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         }
         "STR" | "STLR" => {
             if !(n == 3 && mn == "STR") {
-                arity(cx, mn0, &ops, 2, sp)?;
+                arity(cx, mn0, ops, 2, sp)?;
             }
             let v = rval(cx, &ops[0])?;
             let v = truncate(cx, v, size, size_of(&ops[0]), sp)?;
@@ -999,7 +1051,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Ok(Low::Cmds(cmds))
         }
         "STXR" | "STLXR" => {
-            arity(cx, mn0, &ops, 3, sp)?;
+            arity(cx, mn0, ops, 3, sp)?;
             let status = reg_opt(cx, &ops[0])?;
             let v = rval(cx, &ops[1])?;
             let v = truncate(cx, v, size, size_of(&ops[1]), sp)?;
@@ -1025,6 +1077,14 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             ));
             Ok(Low::Cmds(cmds))
         }
+        _ => Err(super::ops::unsupported(cx, mn0, sp)),
+    }
+}
+
+/// The ordered pairs `STILP`/`LDIAPP`; the other pair instructions and cache/TLB maintenance are refused.
+fn lower_pair(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    let tmp = |cx: &mut Ctx| cx.reg("#tmp");
+    match mn {
         "STILP" | "LDIAPP" => {
             // Release / acquirePC ordered pairs (Arm ARM C6.2, FEAT_LRCPC3):
             // Rt at [Xn], Rt2 at the next element (+4 or +8 bytes), both
@@ -1032,7 +1092,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             // neither before the other) with the first element's access
             // ordered before the second's by the release / acquirePC of
             // each.
-            arity(cx, mn0, &ops, 3, sp)?;
+            arity(cx, mn0, ops, 3, sp)?;
             if cx.vars.arrays.is_empty() || ops[2].text.contains(',') {
                 return Err(refuse(
                     cx,
@@ -1078,7 +1138,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
             Err(refuse(cx, &format!("instruction `{mn0}`"), "ldp/stp", sp))
         }
         "DC" | "IC" | "TLBI" => Err(refuse(cx, &format!("instruction `{mn0}`"), "cache/tlb", sp)),
-        _ => lower_atomic(cx, mn0, &mn, &ops, sp),
+        _ => Err(super::ops::unsupported(cx, mn0, sp)),
     }
 }
 
@@ -1122,126 +1182,193 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
     if mn.starts_with("CASP") {
         return Err(refuse(cx, &format!("instruction `{mn0}`"), "casp", sp));
     }
-    let unknown = |cx: &Ctx| cx.src.error(sp, format!("unknown instruction `{mn0}`"));
-    let tmp = cx.reg("#tmp");
-    // The value read, as the destination register gets it (the low bits
-    // of a byte or half-word access, zero-extended).
-    let read = |cx: &mut Ctx, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
-        extend(cx, Expr::Var(tmp), bits.unwrap_or(ds), false, ds, sp)
-    };
-    // The value written: a byte or half-word access writes the low bits.
-    let written = |cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32| -> Result<LExpr, Error> {
-        match bits {
-            Some(_) => truncate(cx, v, bits, ds, sp),
-            None => Ok(v),
-        }
-    };
     if let Some(suf) = mn.strip_prefix("SWP") {
-        let (suf, bits) = atomic_size(suf);
-        let Some((ra, wa)) = al_suffix(suf) else {
-            return Err(unknown(cx));
-        };
-        arity(cx, mn0, ops, 3, sp)?;
-        let ds = size_of(&ops[1]);
-        let s = rval(cx, &ops[0])?;
-        let s = written(cx, s, bits, ds)?;
-        let t = reg_opt(cx, &ops[1])?;
-        let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
-        // No acquire when the destination is the zero register (as herd),
-        // and the read is a no-return one.
-        let ra = if t.is_none() { Ann::NORET } else { ra };
-        let mut body = vec![
-            ann(
-                ra,
-                Command::Load {
-                    reg: tmp,
-                    addr: addr.clone(),
-                },
-            ),
-            ann(wa, Command::Store { addr, value: s }),
-        ];
-        let v = read(cx, bits, ds)?;
-        body.extend(assign(t, v));
-        return Ok(Low::Cmds(vec![Command::Atomic(body)]));
+        return lower_swp(cx, mn0, suf, ops, sp);
     }
     if let Some(suf) = mn.strip_prefix("CAS") {
-        let (suf, bits) = atomic_size(suf);
-        let Some((ra, wa)) = al_suffix(suf) else {
-            return Err(unknown(cx));
-        };
-        arity(cx, mn0, ops, 3, sp)?;
-        let ds = size_of(&ops[1]);
-        let s = reg_opt(cx, &ops[0])?;
-        let sv = s.map(Expr::Var).unwrap_or(Expr::Const(0));
-        let sv = written(cx, sv, bits, ds)?;
-        let ra = if s.is_none() { Ann::NORET } else { ra };
-        let t = rval(cx, &ops[1])?;
-        let t = written(cx, t, bits, ds)?;
-        let addr = mem_addr(cx, &ops[2])?;
-        cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
-        let load = ann(
+        return lower_cas(cx, mn0, suf, ops, sp);
+    }
+    lower_ldop(cx, mn0, mn, ops, sp)
+}
+
+/// The located error for an atomic mnemonic with an unknown suffix.
+fn unknown_atomic(cx: &Ctx, mn0: &str, sp: Span) -> Error {
+    cx.src.error(sp, format!("unknown instruction `{mn0}`"))
+}
+
+/// The value an atomic read into `#tmp`, as the destination register
+/// gets it (the low bits of a byte or half-word access, zero-extended).
+fn atomic_read(cx: &mut Ctx, bits: Option<u32>, ds: u32, sp: Span) -> Result<LExpr, Error> {
+    let tmp = cx.reg("#tmp");
+    extend(cx, Expr::Var(tmp), bits.unwrap_or(ds), false, ds, sp)
+}
+
+/// The value an atomic writes: a byte or half-word access writes the low
+/// bits of `v`.
+fn atomic_written(
+    cx: &mut Ctx,
+    v: LExpr,
+    bits: Option<u32>,
+    ds: u32,
+    sp: Span,
+) -> Result<LExpr, Error> {
+    match bits {
+        Some(_) => truncate(cx, v, bits, ds, sp),
+        None => Ok(v),
+    }
+}
+
+/// The read and the write of an LSE atomic (`SWP`, `LD<op>`, `ST<op>`)
+/// of `bits` bits at `addr`: the read into `#tmp` annotated `ra`, then
+/// the write of `value` (an expression that may read `#tmp`) annotated
+/// `wa`, recorded as an atomic access ([`super::ctx::Vars::access_atomic`]).
+/// At a byte-addressed location (herd's mixed-size variant) each is one
+/// event per byte (`ops::byte_load`, `ops::byte_store`): herd's atomic
+/// read and write of n bytes are n byte reads, one single-copy-atomic
+/// group (`si`), and n byte writes, another, `#tmp` the bytes read
+/// little-endian; each byte's read and write to the same byte form the
+/// rmw pair (herd's `make_atomic_load_store` pairs an instruction's
+/// atomic read and write per location).
+fn atomic_rw(
+    cx: &mut Ctx,
+    addr: &LExpr,
+    bits: u32,
+    (ra, wa): (u16, u16),
+    value: LExpr,
+    sp: Span,
+) -> Vec<Command> {
+    cx.vars.access_atomic(addr, bits, sp);
+    let tmp = cx.reg("#tmp");
+    if cx.vars.split_spans.contains(&(sp.start, sp.end)) {
+        let mut cmds = super::ops::byte_load(cx, tmp, addr, bits / 8, ra);
+        cmds.extend(super::ops::byte_store(cx, addr, &value, bits / 8, wa));
+        return cmds;
+    }
+    vec![
+        ann(
             ra,
             Command::Load {
                 reg: tmp,
                 addr: addr.clone(),
             },
-        );
-        let old = read(cx, bits, ds)?;
-        // On success the write takes Rt's value through the comparison (a
-        // pick data dependency on the read and on Rs), and Rs keeps its
-        // value, now picked by the comparison: later accesses depend on the
-        // read by pick dependencies only (herd's aarch64-cas tests).
-        let same = bin(BinOp::Eq, old.clone(), sv.clone());
-        let picked = cx.reg("#cas");
-        let ok = vec![Command::Atomic(vec![
-            load.clone(),
-            Command::Guard(same.clone()),
-            Command::Select {
-                reg: picked,
-                cond: same.clone(),
-                then: t.clone(),
-                else_: t,
+        ),
+        ann(
+            wa,
+            Command::Store {
+                addr: addr.clone(),
+                value,
             },
-            ann(
-                wa,
-                Command::Store {
-                    addr,
-                    value: Expr::Var(picked),
-                },
-            ),
-        ])];
-        // Rs after a success holds the value read (= its old value), picked
-        // by the comparison, and its data comes either from Rs's old value
-        // or from the read: herd builds both event structures, so an
-        // outcome is allowed when either allows it (herd's
-        // `aarch64_cas_ok`, `DataFromRRs` and `DataFromRx`; herdtools7
-        // catalogue `aarch64-cas`: `MP+rel+CAS-ok-bothRs-addr` is ordered by
-        // both, `MP+rel+CAS-ok-RsRs-addr` by the first only).
-        let mut alts = Vec::new();
-        match s {
-            Some(s) => {
-                let mut from_rs = ok.clone();
-                from_rs.push(Command::Select {
-                    reg: s,
-                    cond: bin(BinOp::Eq, old.clone(), old.clone()),
-                    // = the value read on success (the low bits of a
-                    // byte or half-word Rs), with Rs's dependencies.
-                    then: sv.clone(),
-                    else_: sv.clone(),
-                });
-                alts.push(from_rs);
-                let mut from_read = ok;
-                from_read.extend(assign(Some(s), old.clone()));
-                alts.push(from_read);
-            }
-            None => alts.push(ok),
+        ),
+    ]
+}
+
+/// `SWP` and its `A`/`L`/`AL` and byte/half-word forms (`suf`: the
+/// mnemonic after `SWP`).
+fn lower_swp(cx: &mut Ctx, mn0: &str, suf: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    let (suf, bits) = atomic_size(suf);
+    let Some((ra, wa)) = al_suffix(suf) else {
+        return Err(unknown_atomic(cx, mn0, sp));
+    };
+    arity(cx, mn0, ops, 3, sp)?;
+    let ds = size_of(&ops[1]);
+    let s = rval(cx, &ops[0])?;
+    let s = atomic_written(cx, s, bits, ds, sp)?;
+    let t = reg_opt(cx, &ops[1])?;
+    let addr = mem_addr(cx, &ops[2])?;
+    // No acquire when the destination is the zero register (as herd),
+    // and the read is a no-return one.
+    let ra = if t.is_none() { Ann::NORET } else { ra };
+    let bits = bits.unwrap_or(ds);
+    let mut body = atomic_rw(cx, &addr, bits, (ra, wa), s, sp);
+    let v = atomic_read(cx, Some(bits), ds, sp)?;
+    body.extend(assign(t, v));
+    Ok(Low::Cmds(vec![Command::Atomic(body)]))
+}
+
+/// `CAS` and its `A`/`L`/`AL` and byte/half-word forms (`suf`: the
+/// mnemonic after `CAS`): a choice between success and failure.
+fn lower_cas(cx: &mut Ctx, mn0: &str, suf: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
+    let tmp = cx.reg("#tmp");
+    let (suf, bits) = atomic_size(suf);
+    let Some((ra, wa)) = al_suffix(suf) else {
+        return Err(unknown_atomic(cx, mn0, sp));
+    };
+    arity(cx, mn0, ops, 3, sp)?;
+    let ds = size_of(&ops[1]);
+    let s = reg_opt(cx, &ops[0])?;
+    let sv = s.map(Expr::Var).unwrap_or(Expr::Const(0));
+    let sv = atomic_written(cx, sv, bits, ds, sp)?;
+    let ra = if s.is_none() { Ann::NORET } else { ra };
+    let t = rval(cx, &ops[1])?;
+    let t = atomic_written(cx, t, bits, ds, sp)?;
+    let addr = mem_addr(cx, &ops[2])?;
+    cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
+    let load = ann(
+        ra,
+        Command::Load {
+            reg: tmp,
+            addr: addr.clone(),
+        },
+    );
+    let old = atomic_read(cx, bits, ds, sp)?;
+    // On success the write takes Rt's value through the comparison (a
+    // pick data dependency on the read and on Rs), and Rs keeps its
+    // value, now picked by the comparison: later accesses depend on the
+    // read by pick dependencies only (herd's aarch64-cas tests).
+    let same = bin(BinOp::Eq, old.clone(), sv.clone());
+    let picked = cx.reg("#cas");
+    let ok = vec![Command::Atomic(vec![
+        load.clone(),
+        Command::Guard(same.clone()),
+        Command::Select {
+            reg: picked,
+            cond: same.clone(),
+            then: t.clone(),
+            else_: t,
+        },
+        ann(
+            wa,
+            Command::Store {
+                addr,
+                value: Expr::Var(picked),
+            },
+        ),
+    ])];
+    // Rs after a success holds the value read (= its old value), picked
+    // by the comparison, and its data comes either from Rs's old value
+    // or from the read: herd builds both event structures, so an
+    // outcome is allowed when either allows it (herd's
+    // `aarch64_cas_ok`, `DataFromRRs` and `DataFromRx`; herdtools7
+    // catalogue `aarch64-cas`: `MP+rel+CAS-ok-bothRs-addr` is ordered by
+    // both, `MP+rel+CAS-ok-RsRs-addr` by the first only).
+    let mut alts = Vec::new();
+    match s {
+        Some(s) => {
+            let mut from_rs = ok.clone();
+            from_rs.push(Command::Select {
+                reg: s,
+                cond: bin(BinOp::Eq, old.clone(), old.clone()),
+                // = the value read on success (the low bits of a
+                // byte or half-word Rs), with Rs's dependencies.
+                then: sv.clone(),
+                else_: sv.clone(),
+            });
+            alts.push(from_rs);
+            let mut from_read = ok;
+            from_read.extend(assign(Some(s), old.clone()));
+            alts.push(from_read);
         }
-        let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, old.clone(), sv))];
-        fail.extend(assign(s, old));
-        alts.push(fail);
-        return Ok(Low::Choice(alts));
+        None => alts.push(ok),
     }
+    let mut fail = vec![load, Command::Guard(bin(BinOp::Ne, old.clone(), sv))];
+    fail.extend(assign(s, old));
+    alts.push(fail);
+    Ok(Low::Choice(alts))
+}
+
+/// `LD<op>` and `ST<op>` (`<op>` one of `ADD`, `CLR`, `EOR`, `SET`,
+/// `SMAX`, `SMIN`, `UMAX`, `UMIN`) with their suffixes.
+fn lower_ldop(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Result<Low, Error> {
     const OPS: [&str; 8] = ["ADD", "CLR", "EOR", "SET", "SMAX", "SMIN", "UMAX", "UMIN"];
     let form = mn
         .strip_prefix("LD")
@@ -1251,10 +1378,10 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
         if let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) {
             let (suf, bits) = atomic_size(&rest[op.len()..]);
             let Some((mut ra, wa)) = al_suffix(suf) else {
-                return Err(unknown(cx));
+                return Err(unknown_atomic(cx, mn0, sp));
             };
             if store_form && ra != 0 {
-                return Err(unknown(cx));
+                return Err(unknown_atomic(cx, mn0, sp));
             }
             let (s, t, m) = if store_form {
                 arity(cx, mn0, ops, 2, sp)?;
@@ -1270,20 +1397,10 @@ fn lower_atomic(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> Resu
                 ra = Ann::NORET;
             }
             let addr = mem_addr(cx, m)?;
-            cx.vars.access(&addr, bits.unwrap_or(ds), false, sp);
-            let old = read(cx, bits, ds)?;
+            let old = atomic_read(cx, bits, ds, sp)?;
             let value = atomic_value(op, old.clone(), s);
-            let value = written(cx, value, bits, ds)?;
-            let mut body = vec![
-                ann(
-                    ra,
-                    Command::Load {
-                        reg: tmp,
-                        addr: addr.clone(),
-                    },
-                ),
-                ann(wa, Command::Store { addr, value }),
-            ];
+            let value = atomic_written(cx, value, bits, ds, sp)?;
+            let mut body = atomic_rw(cx, &addr, bits.unwrap_or(ds), (ra, wa), value, sp);
             body.extend(assign(t, old));
             return Ok(Low::Cmds(vec![Command::Atomic(body)]));
         }

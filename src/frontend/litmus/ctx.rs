@@ -132,6 +132,10 @@ pub(crate) struct SizedAccess {
     /// (`LDAR`, `LDAPR`, `STLR` and their byte and half-word forms): a
     /// byte-addressed location may have them too, each byte annotated.
     pub ordered: bool,
+    /// True for an LSE atomic read-modify-write (`SWP`, `LD<op>`,
+    /// `ST<op>` and their forms): a byte-addressed location may have it,
+    /// its read and its write one event per byte.
+    pub atomic: bool,
 }
 
 /// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
@@ -237,23 +241,31 @@ impl Vars {
     }
     /// Records an access of `bits` bits at `addr` (second pass only).
     pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, plain: bool, span: Span) {
-        self.record(addr, bits, plain, false, span);
+        self.record(addr, bits, span, (plain, false, false));
     }
 
     /// [`Vars::access`] for a load-acquire or store-release that is not
     /// exclusive ([`SizedAccess::ordered`]).
     pub fn access_ordered(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
-        self.record(addr, bits, false, true, span);
+        self.record(addr, bits, span, (false, true, false));
     }
 
-    fn record(&mut self, addr: &Expr<RegId>, bits: u32, plain: bool, ordered: bool, span: Span) {
+    /// [`Vars::access`] for an LSE atomic read-modify-write
+    /// ([`SizedAccess::atomic`]).
+    pub fn access_atomic(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
+        self.record(addr, bits, span, (false, false, true));
+    }
+
+    /// Records an access; `kind`: (plain, ordered, atomic).
+    fn record(&mut self, addr: &Expr<RegId>, bits: u32, span: Span, kind: (bool, bool, bool)) {
         if self.fixed.is_some() {
             self.accesses.push(SizedAccess {
                 addr: addr.clone(),
                 bits,
                 span,
-                plain,
-                ordered,
+                plain: kind.0,
+                ordered: kind.1,
+                atomic: kind.2,
             });
         }
     }

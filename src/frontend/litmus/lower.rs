@@ -4,6 +4,7 @@
 //! and the final condition, and herd's order of the observed locations.
 
 use super::ctx::{check_fits, CodeMap, Ctx, Vars};
+use super::known::Known;
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
 use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
@@ -295,34 +296,33 @@ struct Resolver<'a> {
     locs: Vec<(Location, LocKey)>,
 }
 
-fn lower(
-    src: &SourceFile,
-    surf: &super::syntax::Surface,
-    arch: Arch,
-    width: Width,
-    vars: &mut Vars,
-) -> Result<LitmusTest, Error> {
-    let mut p = Program {
-        source: Some(src.clone()),
-        ..Program::default()
-    };
-    let nthreads = surf.threads.len();
-    for (i, sp) in surf.thread_spans.iter().enumerate() {
-        let name = p.names.intern(&format!("P{i}"));
-        let q0 = p.names.intern("q0");
-        p.threads.push(Thread::new(name, q0, *sp));
-    }
-    // Init: registers and memory.
-    let mut mem_init: BTreeMap<String, (i64, Span)> = BTreeMap::new();
-    let mut array_init: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    let mut sym_init: BTreeMap<String, (i64, Span)> = BTreeMap::new();
-    let mut ptr_regs: BTreeSet<(usize, String)> = BTreeSet::new();
-    let mut ptr_mem: BTreeSet<String> = BTreeSet::new();
-    let mut ptr_syms: BTreeSet<String> = BTreeSet::new();
-    // Locations typed unsigned (by herd name: `0:X1`, `[x]`).
-    let mut unsigned_locs: BTreeMap<String, u32> = BTreeMap::new();
-    // Locations with a declared integer type (its bits); arrays by name.
-    let mut typed_locs: BTreeMap<String, u32> = BTreeMap::new();
+/// What the init block gives besides the registers' initial values
+/// (which [`read_init`] sets in the program's threads).
+#[derive(Default)]
+struct InitBlock {
+    /// Scalar locations and arrays (first element): value and span.
+    mem: BTreeMap<String, (i64, Span)>,
+    /// Arrays: every element's value.
+    arrays: BTreeMap<String, Vec<i64>>,
+    /// Symbolic registers (`%x`): value and span.
+    syms: BTreeMap<String, (i64, Span)>,
+    /// Registers (thread, name) initialised to an address.
+    ptr_regs: BTreeSet<(usize, String)>,
+    /// Locations initialised to an address.
+    ptr_mem: BTreeSet<String>,
+    /// Symbolic registers initialised to an address.
+    ptr_syms: BTreeSet<String>,
+    /// Locations typed unsigned (by herd name: `0:X1`, `[x]`): bits.
+    unsigned_locs: BTreeMap<String, u32>,
+    /// Locations with a declared integer type (its bits); arrays by name.
+    typed_locs: BTreeMap<String, u32>,
+}
+
+/// The declared types of the init block: the unsigned locations and the
+/// typed ones ([`InitBlock::unsigned_locs`], [`InitBlock::typed_locs`]).
+fn init_types(surf: &super::syntax::Surface, arch: Arch, init: &mut InitBlock) {
+    let unsigned_locs = &mut init.unsigned_locs;
+    let typed_locs = &mut init.typed_locs;
     for it in &surf.init {
         if let Some(bits) = it.bits {
             match &it.lhs {
@@ -350,6 +350,31 @@ fn lower(
             }
         }
     }
+}
+
+/// Reads the init block: registers' initial values into `p`'s threads,
+/// memory, symbolic registers and pointers into the result; records
+/// constants and addresses in `vars`.
+fn read_init(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    arch: Arch,
+    width: Width,
+    vars: &mut Vars,
+    p: &mut Program,
+) -> Result<InitBlock, Error> {
+    let nthreads = surf.threads.len();
+    let mut init = InitBlock::default();
+    init_types(surf, arch, &mut init);
+    let InitBlock {
+        mem: mem_init,
+        arrays: array_init,
+        syms: sym_init,
+        ptr_regs,
+        ptr_mem,
+        ptr_syms,
+        ..
+    } = &mut init;
     for it in &surf.init {
         let (val, is_ptr) = match &it.rhs {
             None => (0, false),
@@ -405,24 +430,22 @@ fn lower(
             }
         }
     }
-    // herd's mixed-size variant (byte-addressed memory): sizes are checked.
+    Ok(init)
+}
+
+/// Lowers every thread's code into `p` (its registers' initial values
+/// already set), with the mixed-size checks of AArch64 tests; returns per
+/// thread whether its control flow has a cycle.
+fn lower_code(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    arch: Arch,
+    width: Width,
+    vars: &mut Vars,
+    p: &mut Program,
+    init: &mut InitBlock,
+) -> Result<Vec<bool>, Error> {
     let mixed = vars.mixed;
-    if let Some(sp) = surf.ifetch {
-        plan_fetches(src, surf, arch, sp, vars)?;
-    }
-    if !mixed {
-        if let Some(it) = surf
-            .init
-            .iter()
-            .find(|it| it.array.as_ref().is_some_and(|a| a.1 < 4))
-        {
-            return Err(src.error_help(
-                it.span,
-                "unsupported array of bytes or half-words outside herd's mixed-size variant (byte/half-access: mixed-size cells)",
-                "byte and half-word arrays are read in `Variant=mixed` tests, whose memory is byte-addressed; see docs/litmus.md",
-            ));
-        }
-    }
     // Code.
     let mut cyclic = Vec::new();
     for ti in 0..surf.threads.len() {
@@ -449,19 +472,21 @@ fn lower(
         };
         p.names = names;
         if r.is_ok() && mixed {
-            check_sizes(src, &thread, ti, vars, &typed_locs)?;
-        } else if r.is_ok() && arch == Arch::AArch64 && has_mixed_access(&thread, vars, &typed_locs)
+            check_sizes(src, &thread, ti, vars, &init.typed_locs)?;
+        } else if r.is_ok()
+            && arch == Arch::AArch64
+            && has_mixed_access(&thread, vars, &init.typed_locs)
         {
             vars.mixed_needed = true;
         }
         vars.accesses.clear();
         // Symbolic registers used by this thread get their init values.
-        for (sname, (v, _)) in &sym_init {
+        for (sname, (v, _)) in &init.syms {
             if let Some(s) = p.names.get(sname) {
                 if let Some(rid) = thread.find_reg(s) {
                     thread.reg_init[rid.0 as usize] = *v;
-                    if ptr_syms.contains(sname) {
-                        ptr_regs.insert((ti, sname.clone()));
+                    if init.ptr_syms.contains(sname) {
+                        init.ptr_regs.insert((ti, sname.clone()));
                     }
                 }
             }
@@ -469,37 +494,15 @@ fn lower(
         p.threads[ti] = thread;
         cyclic.push(r?);
     }
-    // Locations of the condition, `locations` and the filter.
-    let mut rs = Resolver {
-        src,
-        arch,
-        width,
-        locs: Vec::new(),
-    };
-    let mut star_locs = Vec::new();
-    for (l, sp, star) in &surf.locations {
-        // A whole array: its elements, printed together (`v={1,2}`).
-        let elems = match l {
-            RawLoc::Mem(m) => vars.arrays.get(m).map(|&(n, _)| (m.clone(), n)),
-            RawLoc::Reg { .. } => None,
-        };
-        let parts = match elems {
-            Some((m, n)) => (0..n).map(|k| RawLoc::Mem(format!("{m}{{{k}}}"))).collect(),
-            None => vec![l.clone()],
-        };
-        for l in &parts {
-            let i = rs.loc(&mut p, vars, l, *sp)?;
-            if *star {
-                star_locs.push(i);
-            }
-        }
-    }
-    let n_listed = rs.locs.len();
-    let raw_prop = rs.prop(&mut p, vars, &surf.prop)?;
-    let raw_filter = match &surf.filter {
-        Some(f) => Some(rs.prop(&mut p, vars, f)?),
-        None => None,
-    };
+    Ok(cyclic)
+}
+
+/// The shared variables of `p` (each named location at its address, with
+/// its initial value; byte-addressed ones as byte cells) and the initial
+/// memory, with each code address holding its instruction when the test
+/// uses both.
+fn shared_vars(surf: &super::syntax::Surface, vars: &mut Vars, p: &mut Program, init: &InitBlock) {
+    let (mem_init, array_init) = (&init.mem, &init.arrays);
     // Shared variables.
     if let Some(fixed) = &vars.fixed {
         for (name, addr) in fixed {
@@ -554,32 +557,85 @@ fn lower(
             }
         }
     }
-    // Which locations may hold addresses.
-    let mut ptr_locs: BTreeSet<usize> = star_locs.into_iter().collect();
-    collect_symbolic(&raw_prop, &mut ptr_locs);
-    if let Some(f) = &raw_filter {
-        collect_symbolic(f, &mut ptr_locs);
+}
+
+fn lower(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    arch: Arch,
+    width: Width,
+    vars: &mut Vars,
+) -> Result<LitmusTest, Error> {
+    let mut p = Program {
+        source: Some(src.clone()),
+        ..Program::default()
+    };
+    for (i, sp) in surf.thread_spans.iter().enumerate() {
+        let name = p.names.intern(&format!("P{i}"));
+        let q0 = p.names.intern("q0");
+        p.threads.push(Thread::new(name, q0, *sp));
     }
-    let flow = pointer_flow(&p, &ptr_regs, &ptr_mem);
-    for (i, (loc, _)) in rs.locs.iter_mut().enumerate() {
-        let by_flow = match loc.kind {
-            LocKind::Reg { thread, reg } => flow.0.contains(&(thread.0 as usize, reg.0)),
-            LocKind::Mem { addr } => flow.1.contains(&addr),
+    // Init: registers and memory.
+    let mut init = read_init(src, surf, arch, width, vars, &mut p)?;
+    // herd's mixed-size variant (byte-addressed memory): sizes are checked.
+    let mixed = vars.mixed;
+    if let Some(sp) = surf.ifetch {
+        plan_fetches(src, surf, arch, sp, vars)?;
+    }
+    if !mixed {
+        if let Some(it) = surf
+            .init
+            .iter()
+            .find(|it| it.array.as_ref().is_some_and(|a| a.1 < 4))
+        {
+            return Err(src.error_help(
+                it.span,
+                "unsupported array of bytes or half-words outside herd's mixed-size variant (byte/half-access: mixed-size cells)",
+                "byte and half-word arrays are read in `Variant=mixed` tests, whose memory is byte-addressed; see docs/litmus.md",
+            ));
+        }
+    }
+    let cyclic = lower_code(src, surf, arch, width, vars, &mut p, &mut init)?;
+    // Locations of the condition, `locations` and the filter.
+    let mut rs = Resolver {
+        src,
+        arch,
+        width,
+        locs: Vec::new(),
+    };
+    let mut star_locs = Vec::new();
+    for (l, sp, star) in &surf.locations {
+        // A whole array: its elements, printed together (`v={1,2}`).
+        let elems = match l {
+            RawLoc::Mem(m) => vars.arrays.get(m).map(|&(n, _)| (m.clone(), n)),
+            RawLoc::Reg { .. } => None,
         };
-        loc.holds_address = by_flow || ptr_locs.contains(&i);
-        // herd's locations are of type `int` unless the init block types
-        // them; an array element has its array's type.
-        let base = loc.name.split(['[', '{']).next().unwrap_or("");
-        loc.unsigned = unsigned_locs
-            .get(&loc.name)
-            .or_else(|| unsigned_locs.get(&format!("[{base}]")))
-            .copied();
-        loc.bits = typed_locs
-            .get(&loc.name)
-            .or_else(|| typed_locs.get(base))
-            .copied()
-            .unwrap_or(32);
+        let parts = match elems {
+            Some((m, n)) => (0..n).map(|k| RawLoc::Mem(format!("{m}{{{k}}}"))).collect(),
+            None => vec![l.clone()],
+        };
+        for l in &parts {
+            let i = rs.loc(&mut p, vars, l, *sp)?;
+            if *star {
+                star_locs.push(i);
+            }
+        }
     }
+    let n_listed = rs.locs.len();
+    let raw_prop = rs.prop(&mut p, vars, &surf.prop)?;
+    let raw_filter = match &surf.filter {
+        Some(f) => Some(rs.prop(&mut p, vars, f)?),
+        None => None,
+    };
+    shared_vars(surf, vars, &mut p, &init);
+    type_locations(
+        &mut rs,
+        &p,
+        &init,
+        star_locs,
+        &raw_prop,
+        raw_filter.as_ref(),
+    );
     // herd's order.
     let mut order: Vec<usize> = (0..rs.locs.len()).collect();
     order.sort_by(|a, b| rs.locs[*a].1.cmp(&rs.locs[*b].1));
@@ -643,23 +699,71 @@ fn lower(
         width,
         min_width: Width(vars.min_width.max(1)),
         shared_bytes: vars.shared_bytes.clone(),
-        code_labels: instr_names(vars)
-            .into_iter()
-            .chain(if vars.code.enabled {
-                vars.code
-                    .labels
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
-                    .filter_map(|(t, l)| {
-                        Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
-                    })
-                    .collect()
-            } else {
-                BTreeMap::new()
-            })
-            .collect(),
+        code_labels: code_labels(vars),
     })
+}
+
+/// The attributes of the observed locations `rs` resolved: whether each
+/// may hold an address (herd prints it symbolically: a `*` of the
+/// `locations` list, a symbolic value in the condition or filter, or the
+/// pointers' flow), and its herd type (unsigned, bits).
+fn type_locations(
+    rs: &mut Resolver,
+    p: &Program,
+    init: &InitBlock,
+    star_locs: Vec<usize>,
+    raw_prop: &Prop,
+    raw_filter: Option<&Prop>,
+) {
+    // Which locations may hold addresses.
+    let mut ptr_locs: BTreeSet<usize> = star_locs.into_iter().collect();
+    collect_symbolic(raw_prop, &mut ptr_locs);
+    if let Some(f) = raw_filter {
+        collect_symbolic(f, &mut ptr_locs);
+    }
+    let flow = pointer_flow(p, &init.ptr_regs, &init.ptr_mem);
+    for (i, (loc, _)) in rs.locs.iter_mut().enumerate() {
+        let by_flow = match loc.kind {
+            LocKind::Reg { thread, reg } => flow.0.contains(&(thread.0 as usize, reg.0)),
+            LocKind::Mem { addr } => flow.1.contains(&addr),
+        };
+        loc.holds_address = by_flow || ptr_locs.contains(&i);
+        // herd's locations are of type `int` unless the init block types
+        // them; an array element has its array's type.
+        let base = loc.name.split(['[', '{']).next().unwrap_or("");
+        loc.unsigned = init
+            .unsigned_locs
+            .get(&loc.name)
+            .or_else(|| init.unsigned_locs.get(&format!("[{base}]")))
+            .copied();
+        loc.bits = init
+            .typed_locs
+            .get(&loc.name)
+            .or_else(|| init.typed_locs.get(base))
+            .copied()
+            .unwrap_or(32);
+    }
+}
+
+/// herd's names of the code addresses and instruction values
+/// (`label:"P0:L0"`, `instr:"NOP"`), by value.
+fn code_labels(vars: &Vars) -> BTreeMap<i64, String> {
+    instr_names(vars)
+        .into_iter()
+        .chain(if vars.code.enabled {
+            vars.code
+                .labels
+                .iter()
+                .enumerate()
+                .flat_map(|(t, ls)| ls.keys().map(move |l| (t, l)).collect::<Vec<_>>())
+                .filter_map(|(t, l)| {
+                    Some((vars.code.label_addr(t, l)?, format!("label:\"P{t}:{l}\"")))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        })
+        .collect()
 }
 
 impl Resolver<'_> {
@@ -1051,72 +1155,6 @@ fn plan_fetches(
     Ok(())
 }
 
-/// The registers of thread `t` whose value is known statically, with that
-/// value: a register is known when every instruction that writes it
-/// assigns an expression [`const_value`] evaluates, to the register's
-/// initial value (so the register holds that value before and after each
-/// write, whatever the order); iterated to a fixpoint. A register written
-/// by a load, a select or a store-conditional is unknown.
-fn known_regs(t: &Thread) -> BTreeMap<u32, i64> {
-    use crate::program::Command;
-    fn writes<'a>(c: &'a Command, out: &mut Vec<(u32, Option<&'a Expr<RegId>>)>) {
-        match c {
-            Command::Assign { reg, value } => out.push((reg.0, Some(value))),
-            Command::Load { reg, .. }
-            | Command::Select { reg, .. }
-            | Command::LoadReserve { reg, .. } => out.push((reg.0, None)),
-            Command::StoreCond { flag, .. } => out.push((flag.0, None)),
-            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
-            Command::Ann(_, c) => writes(c, out),
-            _ => {}
-        }
-    }
-    let mut ws = Vec::new();
-    for i in &t.instrs {
-        writes(&i.cmd, &mut ws);
-    }
-    let mut known: BTreeMap<u32, i64> = (0..t.reg_init.len() as u32)
-        .map(|r| (r, t.reg_init[r as usize]))
-        .collect();
-    loop {
-        let before = known.len();
-        for (r, v) in &ws {
-            let Some(&init) = known.get(r) else { continue };
-            if v.and_then(|e| const_value(e, &known)) != Some(init) {
-                known.remove(r);
-            }
-        }
-        if known.len() == before {
-            return known;
-        }
-    }
-}
-
-/// The value of `e` when it is known statically from the registers of
-/// `known`: constants, known registers, `+`, and the identities that give
-/// zero whatever the operands (`x ^ x`, `x - x`, `x & 0`, `x * 0`: herd's
-/// dependency zeros). None otherwise.
-fn const_value(e: &Expr<RegId>, known: &BTreeMap<u32, i64>) -> Option<i64> {
-    match e {
-        Expr::Const(c) => Some(*c),
-        Expr::Var(r) => known.get(&r.0).copied(),
-        Expr::Bin(op, a, b) => {
-            let (x, y) = (const_value(a, known), const_value(b, known));
-            match op {
-                BinOp::BitXor | BinOp::Sub if a == b => Some(0),
-                BinOp::BitAnd | BinOp::Mul if x == Some(0) || y == Some(0) => Some(0),
-                BinOp::Add => Some(x?.wrapping_add(y?)),
-                BinOp::Sub => Some(x?.wrapping_sub(y?)),
-                BinOp::BitXor => Some(x? ^ y?),
-                BinOp::BitAnd => Some(x? & y?),
-                BinOp::BitOr => Some(x? | y?),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
 /// True when one of thread `t`'s memory accesses ([`Vars::accesses`],
 /// outside herd's mixed-size variant) has a size other than the location
 /// it addresses statically: an array element's size, the location's
@@ -1130,9 +1168,9 @@ fn has_mixed_access(t: &Thread, vars: &Vars, typed: &BTreeMap<String, u32>) -> b
     let Some(fixed) = &vars.fixed else {
         return false;
     };
-    let known = known_regs(t);
+    let known = Known::new(t);
     vars.accesses.iter().any(|a| {
-        let Some(x) = const_value(&a.addr, &known) else {
+        let Some(x) = known.address(t, &a.addr, a.span) else {
             return false;
         };
         let Some((name, _)) = fixed.iter().find(|(n, &v)| v <= x && x < v + vars.size(n)) else {
@@ -1156,10 +1194,8 @@ fn has_mixed_access(t: &Thread, vars: &Vars, typed: &BTreeMap<String, u32>) -> b
 /// byte-addressed and an access a set of byte accesses; the result goes to
 /// [`Vars::targets`] for [`plan_bytes`]. The location an access addresses is
 /// the value of its address when that is known statically
-/// ([`known_regs`]: registers no instruction of the thread writes hold
-/// their initial value, and a register every write of which gives the
-/// value it starts with, as a dependency's zero `EOR W4,W0,W0` does, holds
-/// it). An offset not known statically leaves the address unknown (herd's
+/// ([`Known`]: a constant propagation over the thread, with herd's
+/// dependency zeros such as `EOR W4,W0,W0`). An offset not known statically leaves the address unknown (herd's
 /// register offsets are not always a dependency's zero:
 /// `LDR W2,[X1,W4,SXTW]` with `W4` computed from a read value may address
 /// any byte). An address not known statically in a test with
@@ -1189,11 +1225,10 @@ fn check_sizes(
     };
     let narrow_mem = fixed.keys().any(|n| decl(n) < 32);
     let narrow = narrow_mem || accesses.iter().any(|a| a.bits < 32);
-    let known = known_regs(t);
-    let eval = |e: &Expr<RegId>| const_value(e, &known);
+    let known = Known::new(t);
     let mut found = Vec::new();
     for a in accesses {
-        let target = eval(&a.addr).and_then(|x| {
+        let target = known.address(t, &a.addr, a.span).and_then(|x| {
             fixed
                 .iter()
                 .find(|(n, &v)| v <= x && x < v + vars.size(n))
@@ -1246,12 +1281,14 @@ fn check_sizes(
 /// (`program::Ann::SI`), over which the model lifts its orders (herd's
 /// `sca-class`). Returns false when there is none.
 ///
-/// Plain loads and stores inside the location are modelled. A location
+/// Plain, acquire and release loads and stores and the LSE atomics
+/// (`SWP`, `LD<op>`: a read and a write of bytes, rmw per byte) inside
+/// the location are modelled. A location
 /// accessed by two threads needs a model that reads `si` (the located
 /// error [`Vars::shared_bytes`] is reported under another). Otherwise a
 /// located "unsupported … (mixed-size: …)" error names what is not
-/// modelled: an exclusive or atomic access to it (herd's rmw over byte
-/// events), an access crossing its end, a misaligned access (herd rejects
+/// modelled: an exclusive access or a compare-and-swap to it (herd's
+/// reservations and success over byte events), an access crossing its end, a misaligned access (herd rejects
 /// it). Acquire and release accesses annotate every byte.
 fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let elem = |t: &super::ctx::Target| i64::from(t.decl / 8).max(1);
@@ -1304,14 +1341,14 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
     for t in vars.targets.iter().filter(|t| split.contains(&t.name)) {
         let a = &t.access;
-        if !a.plain && !a.ordered {
+        if !a.plain && !a.ordered && !a.atomic {
             return Err(src.error_help(
                 a.span,
                 format!(
                     "unsupported exclusive or atomic access to `{}`, a location accessed at several sizes (mixed-size: exclusive or atomic byte-addressed accesses)",
                     t.name
                 ),
-                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR and their byte, half-word and sign-extending forms may access a location at a size other than its own; see docs/litmus.md",
+                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR, SWP and LD<op>/ST<op> (and their byte, half-word and sign-extending forms) may access a location at a size other than its own; see docs/litmus.md",
             ));
         }
         let first = *owner.entry(&t.name).or_insert(t.thread);

@@ -15,6 +15,8 @@
 //!   expression helpers, common errors);
 //! * [`ctx`]: the per-thread lowering context (variables, registers,
 //!   checked constants);
+//! * [`known`]: the registers' values known statically at each
+//!   instruction of a lowered thread (which location an access addresses);
 //! * [`regs`]: herd's register names and order per architecture;
 //! * [`hash`]: herd's test hash (`Hash=` of herd logs), from the surface.
 //!
@@ -24,6 +26,7 @@
 mod aarch64;
 mod ctx;
 mod hash;
+mod known;
 mod lower;
 mod ops;
 mod ppc;

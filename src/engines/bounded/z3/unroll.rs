@@ -770,8 +770,10 @@ impl Builder<'_> {
 /// PGAS programs (already lowered by [`crate::program::pgas`]) are unrolled with
 /// their remote operations ([`ZRemote`]) and barriers (set BAR).
 ///
-/// Errors: none at present (the `Result` is kept for constructs a later
-/// version may not encode).
+/// Errors ([`Error::Unsupported`]): an atomic instruction whose read and
+/// write are one event per byte (an LSE atomic at a byte-addressed
+/// location, herd's mixed-size variant), whose per-byte `si` and rmw
+/// pairs only the varisat unroller builds.
 pub fn unroll(
     ctx: &'static Context,
     p: &Program,
@@ -779,6 +781,19 @@ pub fn unroll(
     width: u32,
     deps: bool,
 ) -> Result<ZUnrolled, Error> {
+    let bytes = |c: &Command| matches!(c, Command::Ann(a, _) if a.has(crate::program::Ann::SI));
+    let byte_atomic = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.instrs)
+        .find(|i| matches!(&i.cmd, Command::Atomic(cs) if cs.iter().any(bytes)));
+    if let Some(i) = byte_atomic {
+        let msg = "unsupported atomic access to a byte-addressed location in the z3 backend (mixed-size: atomic byte accesses); the default backend answers it";
+        return Err(match &p.source {
+            Some(src) => src.error(i.span, msg),
+            None => Error::Unsupported(msg.to_string()),
+        });
+    }
     let mut b = Builder::new(ctx, p, width, deps);
     for (ti, th) in b.prog.threads.iter().enumerate() {
         b.thread = ThreadId(ti as u32);

@@ -253,6 +253,7 @@ fn unroll_thread(
             un.events.push(ev);
         }
         rmw::atomic_pairs(&run.slots, layout.base_id, &mut un.rmw);
+        si::step_pairs(&run.slots, layout.base_id, &mut un.si);
         reservations.store_conditional(cnf, &run, &layout, &un.events, &mut un.rmw);
         if opts.deps {
             deps.extend_ctrl_prefix(cnf, &run.assume_taint);

@@ -7,6 +7,7 @@ use super::dataflow::StepRun;
 use super::events::{SlotContrib, SlotKind, SlotLayout};
 use super::{DepEdge, Event};
 use crate::engines::bounded::varisat::cnf::Cnf;
+use crate::program::Ann;
 use varisat::Lit;
 
 /// Atomic rmw phase of a step: in each atomic candidate, a pair from each
@@ -17,25 +18,45 @@ use varisat::Lit;
 /// (two reads: `LDIAPP`) relates its accesses in order instead: the
 /// accesses of one instruction, which herd's program order does not
 /// relate (`sc-instr.cat`'s `po \ amo`) and `aarch64.cat` orders (`aob`).
+/// A block whose read and write are one event per byte (an atomic at a
+/// byte-addressed location: accesses annotated [`Ann::SI`] after the
+/// first byte) pairs only the read and the write of the same byte, the
+/// k-th read with the k-th write (herd pairs an instruction's atomic read
+/// and write per location: `mem.ml`, `make_atomic_load_store`).
 pub(super) fn atomic_pairs(slots: &[Vec<SlotContrib>], base_id: usize, rmw: &mut Vec<DepEdge>) {
     let kind_in = |sel: Lit, k: fn(&SlotKind) -> bool| {
         slots
             .iter()
             .any(|cs| cs.iter().any(|x| x.sel == sel && x.atomic && k(&x.kind)))
     };
+    let bytes = |sel: Lit| {
+        slots
+            .iter()
+            .any(|cs| cs.iter().any(|x| x.sel == sel && x.ann & Ann::SI != 0))
+    };
+    // The rank of slot `si` among the earlier slots of `sel` of kind `k`.
+    let rank = |sel: Lit, si: usize, k: fn(&SlotKind) -> bool| {
+        slots[..si]
+            .iter()
+            .filter(|cs| cs.iter().any(|x| x.sel == sel && k(&x.kind)))
+            .count()
+    };
     let is_read = |k: &SlotKind| matches!(k, SlotKind::Read);
     let is_write = |k: &SlotKind| matches!(k, SlotKind::Write);
     for (si, contribs) in slots.iter().enumerate() {
         for c in contribs.iter().filter(|c| c.atomic) {
             // The earlier accesses this one pairs with.
-            let from: fn(&SlotKind) -> bool = match c.kind {
-                SlotKind::Write if kind_in(c.sel, is_read) => is_read,
-                SlotKind::Write => is_write,
-                SlotKind::Read if !kind_in(c.sel, is_write) => is_read,
+            let (from, per_byte): (fn(&SlotKind) -> bool, bool) = match c.kind {
+                SlotKind::Write if kind_in(c.sel, is_read) => (is_read, bytes(c.sel)),
+                SlotKind::Write => (is_write, false),
+                SlotKind::Read if !kind_in(c.sel, is_write) => (is_read, false),
                 _ => continue,
             };
+            let byte = rank(c.sel, si, is_write);
             for (ri, rc) in slots.iter().enumerate().take(si) {
-                if rc.iter().any(|x| x.sel == c.sel && from(&x.kind)) {
+                if rc.iter().any(|x| x.sel == c.sel && from(&x.kind))
+                    && (!per_byte || rank(c.sel, ri, is_read) == byte)
+                {
                     rmw.push((base_id + ri, base_id + si, c.sel));
                 }
             }
