@@ -17,8 +17,9 @@ const LIMIT: usize = 150;
 const ALLOWED: &[(&str, &str)] = &[];
 
 /// Functions over the limit whose split is under way: each named,
-/// temporary, to be emptied as those splits land (none today). An entry that is no longer over the limit fails the test, so the
-/// list cannot go stale.
+/// temporary, to be emptied as those splits land (none today). An entry
+/// that is no longer over the limit fails the test, so the list cannot go
+/// stale.
 const PENDING: &[(&str, &str)] = &[];
 
 /// One function found by the scanner.
