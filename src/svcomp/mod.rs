@@ -106,49 +106,10 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
         None => (deepen::FIRST_UNWIND.min(opts.max_unwind), opts.max_unwind),
     };
     c.unwind = start;
-    // The explicit-state search of the cyclic program: a proof for
-    // programs whose loops do not end but whose states are few; half of
-    // the time under `auto`.
-    let mut explicit_note = None;
-    if matches!(opts.engine, deepen::Engine::Auto | deepen::Engine::Explicit) {
-        let share = match opts.engine {
-            deepen::Engine::Auto => opts.timeout / 2,
-            _ => opts.timeout,
-        };
-        match explicit::search(&src, task.data_model.width(), &c, Some(t0 + share))? {
-            explicit::Searched::Proof {
-                states,
-                cyclic_threads,
-            } => {
-                return Ok(Verdict {
-                    answer: Answer::True,
-                    reason: format!(
-                        "proof: no path reaches the error call; the explicit-state SC search \
-                         visited all {states} reachable states of the program with its loops \
-                         kept as cycles ({cyclic_threads} cyclic thread(s); complete: the state \
-                         space is finite and nothing was cut)"
-                    ),
-                    witness: None,
-                    time: t0.elapsed().as_secs_f64(),
-                })
-            }
-            explicit::Searched::Reachable(path) => {
-                if let Some(v) = explicit_violation(task, &src, &c, &path, t0) {
-                    return Ok(v);
-                }
-                explicit_note = Some("the explicit-state search reached the error call".into())
-            }
-            explicit::Searched::Unknown(why) => explicit_note = Some(why),
-        }
-        if opts.engine == deepen::Engine::Explicit
-            && explicit_note.as_deref() != Some("the explicit-state search reached the error call")
-        {
-            return Ok(unknown(format!(
-                "explicit: {}",
-                explicit_note.unwrap_or_default()
-            )));
-        }
-    }
+    let explicit_note = match explicit_phase(task, &src, &c, opts, t0)? {
+        Ok(v) => return Ok(v),
+        Err(note) => note,
+    };
     let o = deepen::DeepenOptions {
         c,
         max_unwind: max,
@@ -224,6 +185,69 @@ pub fn verify(task: &task::Task, opts: &VerifyOptions) -> Result<Verdict, Error>
                 .unwrap_or_default(),
         ),
     })
+}
+
+/// The explicit-state search of the cyclic program, run before deepening
+/// (under `auto` with half of the time, alone under `--engine explicit`):
+/// a proof for programs whose loops do not end but whose states are few.
+/// `Ok(Ok(v))`: the final answer; `Ok(Err(note))`: deepening goes on, and
+/// `note` (what the search found, if it ran) joins its reason.
+///
+/// Errors: those of the C front-end on the program.
+fn explicit_phase(
+    task: &task::Task,
+    src: &SourceFile,
+    c: &crate::frontend::c::Options,
+    opts: &VerifyOptions,
+    t0: Instant,
+) -> Result<Result<Verdict, Option<String>>, Error> {
+    let unknown = |reason: String| Verdict {
+        answer: Answer::Unknown,
+        reason,
+        witness: None,
+        time: t0.elapsed().as_secs_f64(),
+    };
+    let mut explicit_note = None;
+    if matches!(opts.engine, deepen::Engine::Auto | deepen::Engine::Explicit) {
+        let share = match opts.engine {
+            deepen::Engine::Auto => opts.timeout / 2,
+            _ => opts.timeout,
+        };
+        match explicit::search(src, task.data_model.width(), c, Some(t0 + share))? {
+            explicit::Searched::Proof {
+                states,
+                cyclic_threads,
+            } => {
+                return Ok(Ok(Verdict {
+                    answer: Answer::True,
+                    reason: format!(
+                        "proof: no path reaches the error call; the explicit-state SC search \
+                         visited all {states} reachable states of the program with its loops \
+                         kept as cycles ({cyclic_threads} cyclic thread(s); complete: the state \
+                         space is finite and nothing was cut)"
+                    ),
+                    witness: None,
+                    time: t0.elapsed().as_secs_f64(),
+                }));
+            }
+            explicit::Searched::Reachable(path) => {
+                if let Some(v) = explicit_violation(task, src, c, &path, t0) {
+                    return Ok(Ok(v));
+                }
+                explicit_note = Some("the explicit-state search reached the error call".into())
+            }
+            explicit::Searched::Unknown(why) => explicit_note = Some(why),
+        }
+        if opts.engine == deepen::Engine::Explicit
+            && explicit_note.as_deref() != Some("the explicit-state search reached the error call")
+        {
+            return Ok(Ok(unknown(format!(
+                "explicit: {}",
+                explicit_note.unwrap_or_default()
+            ))));
+        }
+    }
+    Ok(Err(explicit_note))
 }
 
 /// The FALSE answer of the explicit search's execution `path`: its

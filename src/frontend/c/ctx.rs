@@ -743,18 +743,7 @@ pub fn lower(
             .into_iter()
             .collect();
     }
-    let first = calls.mutexes.first().cloned().flatten();
-    if let Some(m) = first {
-        let all_same = calls
-            .mutexes
-            .iter()
-            .all(|x| x.as_deref() == Some(m.as_str()));
-        let global_scalar = matches!(cx.globals.get(&m),
-            Some(g) if g.ty == CType::Mutex && g.thread_local.is_none());
-        if all_same && global_scalar && !calls.atomic_sections {
-            cx.single_mutex = Some(m);
-        }
-    }
+    cx.single_mutex = cx.only_mutex(&calls);
     let Some(main) = cx.funcs.get("main").copied() else {
         return Err(src.main.error(
             Span::new(0, src.main.text.len().min(1)),
@@ -791,6 +780,17 @@ pub fn lower(
 }
 
 impl<'a> Ctx<'a> {
+    /// [`Ctx::single_mutex`] from the program's mutex calls: the global
+    /// scalar mutex every lock and unlock names, when the program has no
+    /// atomic section.
+    fn only_mutex(&self, calls: &Calls) -> Option<String> {
+        let m = calls.mutexes.first().cloned().flatten()?;
+        let all_same = (calls.mutexes.iter()).all(|x| x.as_deref() == Some(m.as_str()));
+        let global_scalar = matches!(self.globals.get(&m),
+            Some(g) if g.ty == CType::Mutex && g.thread_local.is_none());
+        (all_same && global_scalar && !calls.atomic_sections).then_some(m)
+    }
+
     /// Struct tags and typedef names defined anywhere at file scope,
     /// recorded before the declarations are lowered.
     fn file_scope_names(&mut self, unit: &'a TranslationUnit) {
