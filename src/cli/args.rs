@@ -487,6 +487,7 @@ impl CArgs {
             spin_assume: !self.no_spin_assume,
             cpp: None,
             cyclic: false,
+            replicate: false,
         }
     }
 }

@@ -511,6 +511,25 @@ pub struct Instr {
     pub span: Span,
 }
 
+/// A thread of which a program may run any number of copies: every
+/// store of 1 to `start_flag` starts one more copy at the thread's
+/// initial state (a `pthread_create` in a loop kept as a cycle,
+/// [`crate::frontend::c::Options::replicate`]). The copies share memory
+/// except `owned`: cells `[lo, hi)` every copy has its own of (its locals
+/// whose address is taken, its thread-local objects), initially as in
+/// [`Program::init`]. Read by the counting abstraction
+/// ([`crate::engines::explicit::counting`]); the other engines run the
+/// program with one copy and must not be given one with such threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replicated {
+    /// The thread whose copies these are.
+    pub thread: ThreadId,
+    /// The cell a creation stores 1 to (the thread waits for it).
+    pub start_flag: i64,
+    /// The cells each copy has its own of, as ranges `[lo, hi)`.
+    pub owned: Vec<(i64, i64)>,
+}
+
 /// A thread: an automaton over commands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Thread {

@@ -86,10 +86,14 @@ pub enum Searched {
     /// No error call is reachable, and the search was exhaustive over a
     /// program that left nothing out: a proof.
     Proof {
-        /// Distinct states visited.
+        /// Distinct states visited (with replicated threads: states of
+        /// the counting abstraction's invariant).
         states: u64,
         /// Threads whose automaton has a cycle (a loop kept as one).
         cyclic_threads: usize,
+        /// Threads created in loops that never end, proved for any
+        /// number of copies ([`search_replicated`]); 0: none.
+        replicated: usize,
     },
     /// An error call is reachable: the search's execution, as steps of
     /// the SMC engine's SC semantics on the cyclic program.
@@ -131,6 +135,9 @@ pub fn search(
         }
     };
     if !l.cut_loops.is_empty() || l.unchecked_cut {
+        if let Some(found) = search_replicated(src, width, &c, deadline)? {
+            return Ok(found);
+        }
         return Ok(Searched::Unknown(format!(
             "goto loops, recursion or loops creating threads or inside atomic sections were cut at lines {}",
             l.cut_loops
@@ -176,6 +183,7 @@ pub fn search(
         ReachVerdict::Unreachable => Searched::Proof {
             states: r.stats.states_visited,
             cyclic_threads,
+            replicated: 0,
         },
         ReachVerdict::Reachable(hit) => {
             let steps: Vec<Step> = hit
@@ -203,4 +211,74 @@ pub fn search(
             r.stats.states_visited
         )),
     })
+}
+
+/// The search for a program whose loops creating threads never end: the
+/// program lowered with those loops kept as cycles and their threads
+/// replicated ([`crate::frontend::c::Options::replicate`]), decided for
+/// any number of copies by the counting abstraction
+/// ([`explicit::counting::counting_reach`]). `None` when that lowering
+/// still cuts a loop or replicates no thread (the caller's reason
+/// stands); an answer is a proof or unknown, never a violation (those
+/// come with a fixed number of threads from the other engines).
+///
+/// Errors: the input cannot be read ([`Error::Io`]).
+fn search_replicated(
+    src: &SourceFile,
+    width: Width,
+    c: &crate::frontend::c::Options,
+    deadline: Option<Instant>,
+) -> Result<Option<Searched>, Error> {
+    let mut c = c.clone();
+    c.replicate = true;
+    let l = match crate::frontend::c::lower_until(src, width, &c, deadline, false) {
+        Ok(l) => l,
+        Err(e @ Error::Io { .. }) => return Err(e),
+        Err(_) => return Ok(None),
+    };
+    if !l.cut_loops.is_empty()
+        || l.unchecked_cut
+        || l.replicated.is_empty()
+        || l.program.goals.is_empty()
+    {
+        return Ok(None);
+    }
+    let p = l.program;
+    if let Some(bits) = widest_draw(&p) {
+        return Ok(Some(Searched::Unknown(format!(
+            "a nondeterministic value of {bits} bits: too many states for the explicit-state search"
+        ))));
+    }
+    let now = Instant::now();
+    let opts = explicit::Options {
+        width,
+        restricted: false,
+        live_registers: true,
+        order: SearchOrder::Bfs,
+        limits: Limits {
+            timeout: deadline.map(|d| d.saturating_duration_since(now)),
+            max_states: Some(MAX_STATES),
+            max_memory_bytes: Some(MAX_MEMORY),
+        },
+    };
+    let cyclic_threads = p
+        .threads
+        .iter()
+        .filter(|t| crate::frontend::c::builder::longest_path(t).is_none())
+        .count();
+    let r = match explicit::counting::counting_reach(&p, &l.replicated, &opts) {
+        Ok(r) => r,
+        Err(e) => return Ok(Some(Searched::Unknown(e.to_string()))),
+    };
+    Ok(Some(match r.verdict {
+        explicit::counting::CountingVerdict::Unreachable => Searched::Proof {
+            states: r.stats.states_visited,
+            cyclic_threads,
+            replicated: l.replicated.len(),
+        },
+        explicit::counting::CountingVerdict::Unknown(why) => Searched::Unknown(format!(
+            "threads created in endless loops, counting abstraction: {why} after {} states",
+            r.stats.states_visited
+        )),
+    }))
 }

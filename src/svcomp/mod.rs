@@ -217,15 +217,26 @@ fn explicit_phase(
             explicit::Searched::Proof {
                 states,
                 cyclic_threads,
+                replicated,
             } => {
-                return Ok(Ok(Verdict {
-                    answer: Answer::True,
-                    reason: format!(
+                let reason = if replicated == 0 {
+                    format!(
                         "proof: no path reaches the error call; the explicit-state SC search \
                          visited all {states} reachable states of the program with its loops \
                          kept as cycles ({cyclic_threads} cyclic thread(s); complete: the state \
                          space is finite and nothing was cut)"
-                    ),
+                    )
+                } else {
+                    format!(
+                        "proof: no path reaches the error call with any number of threads; \
+                         the counting abstraction of the {replicated} thread(s) created in \
+                         endless loops has an inductive invariant of {states} states that \
+                         covers no error state ({cyclic_threads} cyclic thread(s))"
+                    )
+                };
+                return Ok(Ok(Verdict {
+                    answer: Answer::True,
+                    reason,
                     witness: None,
                     time: t0.elapsed().as_secs_f64(),
                 }));

@@ -611,3 +611,127 @@ fn cyclic_lowering_keeps_loops_as_cycles_and_a_nondet_condition_draws_one_bit() 
     assert!(v.witness.as_deref().unwrap().contains("\\result == 1"));
     assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
 }
+
+/// A program whose `main` creates threads running `body` in a loop that
+/// never ends (`globals` declared before).
+fn spawning(globals: &str, body: &str) -> String {
+    format!(
+        "{HEADER}extern void __VERIFIER_assume(int);\n{globals}\n\
+         void *t(void *a) {{\n{body}\n  return 0;\n}}\n\
+         int main() {{ pthread_t h; while (1) pthread_create(&h, 0, t, 0); return 0; }}\n"
+    )
+}
+
+#[test]
+fn counting_abstraction_proves_any_number_of_threads_and_never_proves_a_bug() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    use bmc_rmm::svcomp::deepen::Engine;
+    use bmc_rmm::svcomp::explicit::{search, Searched};
+    let lock = "int m = 0; int in = 0;\n\
+        void __VERIFIER_atomic_acquire() { __VERIFIER_assume(m == 0); m = 1; }\n\
+        void __VERIFIER_atomic_release() { m = 0; }";
+    let cases: Vec<(&str, String, bool)> = vec![
+        // Mutual exclusion by an atomic lock: safe for any number.
+        (
+            "lock",
+            spawning(
+                lock,
+                "  __VERIFIER_atomic_acquire(); in = in + 1; if (in != 1) reach_error();\n  \
+                 in = in - 1; __VERIFIER_atomic_release();",
+            ),
+            true,
+        ),
+        // Without the lock: two copies break it.
+        (
+            "race",
+            spawning(lock, "  in = in + 1; if (in != 1) reach_error(); in = in - 1;"),
+            false,
+        ),
+        // A bug only the fourth copy reaches (the count matters).
+        (
+            "fourth",
+            spawning(
+                "int c = 0;",
+                "  __VERIFIER_atomic_acquire_c();",
+            )
+            .replace(
+                "void *t",
+                "void __VERIFIER_atomic_acquire_c() { if (c < 3) c = c + 1; else reach_error(); }\nvoid *t",
+            ),
+            false,
+        ),
+        // Each copy's own local, reached through its address: safe (a
+        // shared cell would be incremented by every copy).
+        (
+            "own local",
+            spawning(
+                "void inc(int *p) { *p = *p + 1; }",
+                "  int l = 0; inc(&l); if (l != 1) reach_error();",
+            ),
+            true,
+        ),
+        // The same with a global: the second copy sees 2.
+        (
+            "global",
+            spawning(
+                "int l = 0; void inc(int *p) { *p = *p + 1; }",
+                "  inc(&l); if (l != 1) reach_error();",
+            ),
+            false,
+        ),
+    ];
+    let w = bmc_rmm::program::Width(32);
+    let c = bmc_rmm::frontend::c::Options::default();
+    let bounded = VerifyOptions {
+        engine: Engine::Bounded,
+        max_unwind: 5,
+        ..quick()
+    };
+    for (name, prog, safe) in &cases {
+        let (_d, task) = task_of(prog, *safe);
+        let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+        let found = search(&src, w, &c, None).unwrap();
+        // The oracle: the bounded engine with a fixed number of threads.
+        let b = verify(&task, &bounded).unwrap();
+        if *safe {
+            match &found {
+                Searched::Proof { replicated, .. } => assert_eq!(*replicated, 1, "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+            assert_ne!(b.answer, Answer::False, "{name}: {}", b.reason);
+            let v = verify(&task, &quick()).unwrap();
+            assert_eq!(v.answer, Answer::True, "{name}: {}", v.reason);
+            assert!(v.reason.contains("any number of threads"), "{}", v.reason);
+        } else {
+            match &found {
+                Searched::Unknown(why) => {
+                    assert!(why.contains("counting abstraction"), "{name}: {why}")
+                }
+                other => panic!("{name}: a bug must never be proved: {other:?}"),
+            }
+            assert_eq!(b.answer, Answer::False, "{name}: {}", b.reason);
+        }
+    }
+    // Outside the abstraction, said so: a copy's local whose address
+    // reaches memory; a thread created in a loop that is joined.
+    let escape = spawning("int *p;", "  int l = 0; p = &l; if (*p) reach_error();");
+    let (_d, task) = task_of(&escape, true);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    match search(&src, w, &c, None).unwrap() {
+        Searched::Unknown(why) => assert!(why.contains("stored to memory"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let joined = spawning("int x;", "  x = 1; if (x != 1) reach_error();").replace(
+        "pthread_create(&h, 0, t, 0);",
+        "{ pthread_create(&h, 0, t, 0); pthread_join(h, 0); }",
+    );
+    let (_d, task) = task_of(&joined, true);
+    let src = SourceFile::read(&task.input_files[0].to_string_lossy()).unwrap();
+    match search(&src, w, &c, None).unwrap() {
+        Searched::Unknown(why) => assert!(why.contains("cut at lines"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}

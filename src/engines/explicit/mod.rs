@@ -10,6 +10,8 @@
 //! * [`check_robustness`]: robustness against TSO by attacks (§6.1–6.2):
 //!   every attack `(attacker, store, load)` is checked for a TSO witness by
 //!   SC reachability of the instrumented program, in parallel (rayon).
+//! * [`counting::counting_reach`]: SC reachability with any number of
+//!   copies of some threads (the counting abstraction, ω-acceleration).
 //! * [`fence_insertion`]: irreducible eliminating fence sets per feasible
 //!   attack and an optimal valid fence set (§6.5); [`insert_fences`]
 //!   builds the fenced program.
@@ -25,6 +27,7 @@
 //! is a state of the search, and each instrumented instruction (e.g. rule
 //! (6.1) `r_a ← e_a; mem[(r_a,d)] ← (e_v,d)`) is one atomic step (§7.1.4).
 
+pub mod counting;
 mod fences;
 mod state_space;
 mod tso;

@@ -45,7 +45,7 @@ pub(crate) fn get(map: &[(i64, i64)], a: i64) -> Option<i64> {
     map.binary_search_by_key(&a, |e| e.0).ok().map(|i| map[i].1)
 }
 
-fn set(map: &mut Vec<(i64, i64)>, a: i64, v: i64, default: i64) {
+pub(crate) fn set(map: &mut Vec<(i64, i64)>, a: i64, v: i64, default: i64) {
     match map.binary_search_by_key(&a, |e| e.0) {
         Ok(i) => {
             if v == default {
@@ -149,6 +149,9 @@ pub(crate) struct Machine<'p> {
     pub live_opt: bool,
     pub attack: Option<AttackCfg>,
     pub goal: GoalSpec,
+    /// When `Some`, every memory access a step makes is appended here:
+    /// `(address, is_store)` (the counting abstraction reads it).
+    pub accesses: Option<std::cell::RefCell<Vec<(i64, bool)>>>,
 }
 
 /// Role of the executing thread for one command.
@@ -268,6 +271,7 @@ impl<'p> Machine<'p> {
             live_opt: opts.live_registers,
             attack,
             goal,
+            accesses: None,
         }
     }
 
@@ -333,6 +337,13 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Records an access in [`Machine::accesses`] when it is kept.
+    fn note(&self, a: i64, store: bool) {
+        if let Some(log) = &self.accesses {
+            log.borrow_mut().push((a, store));
+        }
+    }
+
     fn lock_ok(s: &St, t: usize) -> bool {
         s.lock == 0 || s.lock == t as u32 + 1
     }
@@ -347,6 +358,7 @@ impl<'p> Machine<'p> {
                     return None;
                 }
                 let a = self.eval(s, t, addr);
+                self.note(a, false);
                 let v = match *role {
                     Role::AttackerHat => get(&s.shadow, a).unwrap_or_else(|| self.mem_get(s, a)),
                     Role::Helper(hat) => {
@@ -368,6 +380,7 @@ impl<'p> Machine<'p> {
                     return None;
                 }
                 let a = self.eval(s, t, addr);
+                self.note(a, true);
                 let v = self.eval(s, t, value);
                 match *role {
                     Role::AttackerHat => set(&mut s.shadow, a, v, i64::MIN),
@@ -449,52 +462,106 @@ impl<'p> Machine<'p> {
     /// All successors of `s`, with their step labels.
     pub fn successors(&self, s: &St, out: &mut Vec<(Step, St)>) {
         for t in 0..self.prog.threads.len() {
-            if self.restricted && s.fav != 0 && s.fav != t as u32 + 1 {
-                continue;
-            }
-            // Table 7.2: with a lock held by someone else, nothing moves.
-            if self.restricted && !Self::lock_ok(s, t) {
-                continue;
-            }
-            let (q, mode) = ((s.pc[t] >> 2) as usize, s.pc[t] & 3);
-            let thread = &self.prog.threads[t];
-            let atk = self.attack.as_ref().filter(|a| a.thread == t);
-            let Some(outs) = self.out[t].get(q) else {
-                continue;
-            };
-            match (atk, mode) {
-                (Some(_), WAIT) => {}
-                (Some(a), HAT) => {
-                    if a.fenced.get(q).copied().unwrap_or(false) {
-                        continue;
+            self.thread_successors(s, t, out);
+        }
+    }
+
+    /// The successors of `s` by a step of thread `t`.
+    pub fn thread_successors(&self, s: &St, t: usize, out: &mut Vec<(Step, St)>) {
+        if self.restricted && s.fav != 0 && s.fav != t as u32 + 1 {
+            return;
+        }
+        // Table 7.2: with a lock held by someone else, nothing moves.
+        if self.restricted && !Self::lock_ok(s, t) {
+            return;
+        }
+        let (q, mode) = ((s.pc[t] >> 2) as usize, s.pc[t] & 3);
+        let thread = &self.prog.threads[t];
+        let atk = self.attack.as_ref().filter(|a| a.thread == t);
+        let Some(outs) = self.out[t].get(q) else {
+            return;
+        };
+        match (atk, mode) {
+            (Some(_), WAIT) => {}
+            (Some(a), HAT) => {
+                if a.fenced.get(q).copied().unwrap_or(false) {
+                    return;
+                }
+                for &i in outs {
+                    let ins = &thread.instrs[i];
+                    if crate::program::buffers::drains_buffer(&ins.cmd) {
+                        continue; // rules (6.2)-(6.4): no fences in the copy
                     }
-                    for &i in outs {
-                        let ins = &thread.instrs[i];
-                        if crate::program::buffers::drains_buffer(&ins.cmd) {
-                            continue; // rules (6.2)-(6.4): no fences in the copy
+                    let mut n = s.clone();
+                    let mut role = Role::AttackerHat;
+                    if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role) {
+                        self.finish(&mut n, t, ins.to.0 << 2 | HAT, nl);
+                        out.push((
+                            Step {
+                                thread: t as u32,
+                                instr: i as u32,
+                                kind: 0,
+                            },
+                            n,
+                        ));
+                    }
+                    if i == a.load {
+                        // Rule (6.5): the attack's load, not an early read.
+                        if let Command::Load { addr, .. } = &ins.cmd {
+                            let ad = self.eval(s, t, addr);
+                            if get(&s.shadow, ad).is_none() && Self::lock_ok(s, t) {
+                                let mut n = s.clone();
+                                let lvl = get(&n.hb, ad).unwrap_or(0);
+                                set(&mut n.hb, ad, lvl.max(1), 0);
+                                self.finish(&mut n, t, ins.to.0 << 2 | WAIT, true);
+                                out.push((
+                                    Step {
+                                        thread: t as u32,
+                                        instr: i as u32,
+                                        kind: 1,
+                                    },
+                                    n,
+                                ));
+                            }
                         }
-                        let mut n = s.clone();
-                        let mut role = Role::AttackerHat;
-                        if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role) {
-                            self.finish(&mut n, t, ins.to.0 << 2 | HAT, nl);
-                            out.push((
-                                Step {
-                                    thread: t as u32,
-                                    instr: i as u32,
-                                    kind: 0,
-                                },
-                                n,
-                            ));
-                        }
-                        if i == a.load {
-                            // Rule (6.5): the attack's load, not an early read.
-                            if let Command::Load { addr, .. } = &ins.cmd {
-                                let ad = self.eval(s, t, addr);
-                                if get(&s.shadow, ad).is_none() && Self::lock_ok(s, t) {
+                    }
+                }
+            }
+            (atk, _) => {
+                for &i in outs {
+                    let ins = &thread.instrs[i];
+                    let mut n = s.clone();
+                    let mut role = match (atk, mode) {
+                        (None, m) if self.attack.is_some() => Role::Helper(m == HAT),
+                        _ => Role::Plain,
+                    };
+                    if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role) {
+                        let m = if role == Role::Helper(true) {
+                            HAT
+                        } else {
+                            ORIG
+                        };
+                        self.finish(&mut n, t, ins.to.0 << 2 | m, nl);
+                        out.push((
+                            Step {
+                                thread: t as u32,
+                                instr: i as u32,
+                                kind: 0,
+                            },
+                            n,
+                        ));
+                    }
+                    if let Some(a) = atk {
+                        if i == a.store {
+                            // Rule (6.1): enter the copy, delaying this store.
+                            if let Command::Store { addr, value } = &ins.cmd {
+                                if Self::lock_ok(s, t) {
                                     let mut n = s.clone();
-                                    let lvl = get(&n.hb, ad).unwrap_or(0);
-                                    set(&mut n.hb, ad, lvl.max(1), 0);
-                                    self.finish(&mut n, t, ins.to.0 << 2 | WAIT, true);
+                                    let ad = self.eval(s, t, addr);
+                                    let v = self.eval(s, t, value);
+                                    n.ra = ad;
+                                    set(&mut n.shadow, ad, v, i64::MIN);
+                                    self.finish(&mut n, t, ins.to.0 << 2 | HAT, true);
                                     out.push((
                                         Step {
                                             thread: t as u32,
@@ -503,55 +570,6 @@ impl<'p> Machine<'p> {
                                         },
                                         n,
                                     ));
-                                }
-                            }
-                        }
-                    }
-                }
-                (atk, _) => {
-                    for &i in outs {
-                        let ins = &thread.instrs[i];
-                        let mut n = s.clone();
-                        let mut role = match (atk, mode) {
-                            (None, m) if self.attack.is_some() => Role::Helper(m == HAT),
-                            _ => Role::Plain,
-                        };
-                        if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role) {
-                            let m = if role == Role::Helper(true) {
-                                HAT
-                            } else {
-                                ORIG
-                            };
-                            self.finish(&mut n, t, ins.to.0 << 2 | m, nl);
-                            out.push((
-                                Step {
-                                    thread: t as u32,
-                                    instr: i as u32,
-                                    kind: 0,
-                                },
-                                n,
-                            ));
-                        }
-                        if let Some(a) = atk {
-                            if i == a.store {
-                                // Rule (6.1): enter the copy, delaying this store.
-                                if let Command::Store { addr, value } = &ins.cmd {
-                                    if Self::lock_ok(s, t) {
-                                        let mut n = s.clone();
-                                        let ad = self.eval(s, t, addr);
-                                        let v = self.eval(s, t, value);
-                                        n.ra = ad;
-                                        set(&mut n.shadow, ad, v, i64::MIN);
-                                        self.finish(&mut n, t, ins.to.0 << 2 | HAT, true);
-                                        out.push((
-                                            Step {
-                                                thread: t as u32,
-                                                instr: i as u32,
-                                                kind: 1,
-                                            },
-                                            n,
-                                        ));
-                                    }
                                 }
                             }
                         }

@@ -98,6 +98,9 @@ pub struct PendingThread<'a> {
     pub func: &'a Node<FunctionDefinition>,
     /// The argument.
     pub arg: ThreadArg,
+    /// Created in a loop kept as a cycle, or by such a thread
+    /// ([`super::Options::replicate`]).
+    pub replicated: bool,
 }
 
 /// The lowering context.
@@ -165,6 +168,15 @@ pub struct Ctx<'a> {
     pub spin_loops: usize,
     /// Loops kept as cycles ([`super::Options::cyclic`]).
     pub cyclic_loops: usize,
+    /// Lowering the cycle of a loop that may create threads, or a
+    /// replicated thread ([`super::Options::replicate`]): a thread
+    /// created here is replicated.
+    pub replicating: usize,
+    /// Lowering the rest of a loop kept as a cycle (its allocations
+    /// would be one object for every iteration).
+    pub in_cycle: usize,
+    /// The replicated threads lowered so far.
+    pub replicated: Vec<crate::program::Replicated>,
     /// Nesting depth of the lowering recursion.
     pub depth: usize,
     /// When to give up lowering ([`Error::Unknown`]; `None`: never).
@@ -674,6 +686,9 @@ pub fn lower(
         objects: Vec::new(),
         in_atomic: 0,
         cyclic_loops: 0,
+        replicating: 0,
+        in_cycle: 0,
+        replicated: Vec::new(),
         addr_of: false,
         local_cells: HashMap::new(),
         cut_loops: Vec::new(),
@@ -743,7 +758,9 @@ pub fn lower(
             .into_iter()
             .collect();
     }
-    cx.single_mutex = cx.only_mutex(&calls);
+    if !opts.replicate {
+        cx.single_mutex = cx.only_mutex(&calls);
+    }
     let Some(main) = cx.funcs.get("main").copied() else {
         return Err(src.main.error(
             Span::new(0, src.main.text.len().min(1)),
@@ -755,6 +772,7 @@ pub fn lower(
         id: 0,
         func: main,
         arg: ThreadArg::Const(0),
+        replicated: false,
     });
     let mut longest = 0u32;
     while let Some(p) = cx.pending.pop_front() {
@@ -776,6 +794,7 @@ pub fn lower(
         cut_loops,
         unwind_goals: cx.unwind_goals,
         unchecked_cut: cx.unchecked_cut,
+        replicated: cx.replicated,
     })
 }
 
@@ -1327,6 +1346,33 @@ impl<'a> Ctx<'a> {
     /// Lowers one thread: waits for its start flag, runs its function,
     /// signals its end; returns the longest path of its automaton.
     fn lower_thread(&mut self, p: PendingThread<'a>) -> Result<u32, Error> {
+        let objects_before = self.objects.len();
+        let replicated = p.replicated;
+        let id = p.id;
+        self.replicating += usize::from(replicated);
+        let r = self.lower_thread_body(p);
+        self.replicating -= usize::from(replicated);
+        if replicated && r.is_ok() {
+            // Its own cells: the objects allocated while lowering it, but
+            // the flags of the threads it creates (shared with them).
+            let owned = self.objects[objects_before..]
+                .iter()
+                .copied()
+                .filter(|&(lo, _)| {
+                    !self.start_flags.contains(&lo) && !self.done_flags.contains(&lo)
+                })
+                .collect();
+            self.replicated.push(crate::program::Replicated {
+                thread: ThreadId(self.prog.threads.len() as u32 - 1),
+                start_flag: self.start_flags[id],
+                owned,
+            });
+        }
+        r
+    }
+
+    /// [`Ctx::lower_thread`] but the bookkeeping of replicated threads.
+    fn lower_thread_body(&mut self, p: PendingThread<'a>) -> Result<u32, Error> {
         self.thread = p.id;
         self.tls.clear();
         self.b = Builder::new(self.width);

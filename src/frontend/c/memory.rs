@@ -54,6 +54,10 @@ impl<'a> Ctx<'a> {
         if !self.b.live() {
             return Ok(Val::int(Expr::Const(0)));
         }
+        if self.in_cycle > 0 {
+            // One object would stand for the allocations of every iteration.
+            return Err(self.err(s, format!("`{name}` in a loop kept as a cycle")));
+        }
         let line = self.src.line(s);
         let a = self.alloc(&format!("heap.{line}"), size.max(1) as u64, &[], s)?;
         Ok(Val {

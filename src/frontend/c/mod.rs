@@ -79,6 +79,14 @@ pub struct Options {
     /// is then cyclic ([`Program::max_path`] is `None`): for the
     /// explicit-state engines, not for the bounded or SMC engines.
     pub cyclic: bool,
+    /// With `cyclic`: keep loops that may create threads as cycles too;
+    /// a thread created in such a cycle (or by such a thread) is then
+    /// lowered once and listed in [`Lowered::replicated`]: the program
+    /// stands for any number of its copies, for the counting abstraction
+    /// only ([`crate::engines::explicit::counting`]). Programs with one
+    /// mutex keep it a memory cell (not the IR's lock), and a thread
+    /// created in a cycle must take a constant argument and not be joined.
+    pub replicate: bool,
 }
 
 impl Default for Options {
@@ -89,6 +97,7 @@ impl Default for Options {
             spin_assume: true,
             cpp: None,
             cyclic: false,
+            replicate: false,
         }
     }
 }
@@ -215,6 +224,9 @@ pub struct Lowered {
     /// inside a `__VERIFIER_atomic_*` section, or every cut without
     /// unwinding goals).
     pub unchecked_cut: bool,
+    /// With [`Options::replicate`]: the threads created in loops kept as
+    /// cycles, any number of copies of each.
+    pub replicated: Vec<crate::program::Replicated>,
 }
 
 /// [`parse`], giving up at `deadline`, with the loops the unwinding cut;

@@ -45,9 +45,22 @@ impl<'a> Ctx<'a> {
         };
         let arg = self.rvalue(&args[3])?;
         let arg = self.b.fold(&arg.e);
+        let replicated = self.replicating > 0;
+        if replicated && self.uses_join {
+            return Err(self.err(
+                s,
+                "a thread created in a loop kept as a cycle, in a program that joins threads",
+            ));
+        }
         let id = self.new_thread_slot(fname.as_deref().unwrap_or("thread"), s)?;
         let targ = match arg.as_const(self.width) {
             Some(v) => ThreadArg::Const(v),
+            None if replicated => {
+                return Err(self.err(
+                    args[3].span,
+                    "a thread created in a loop kept as a cycle takes an argument that is not a constant",
+                ))
+            }
             None => {
                 let tn = self.thread_names[id].clone();
                 let cell = self.alloc(&format!("{tn}.arg"), 1, &[], s)?;
@@ -91,6 +104,7 @@ impl<'a> Ctx<'a> {
             id,
             func: f,
             arg: targ,
+            replicated,
         });
         Ok(Val::int(Expr::Const(0)))
     }

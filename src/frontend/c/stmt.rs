@@ -788,8 +788,16 @@ impl<'a> Ctx<'a> {
             let more = decided && !syntactic_const && k < MAX_CONST_ITERATIONS;
             if k >= self.opts.unwind && !more {
                 // The unwinding bound: this path would need more iterations.
-                if self.opts.cyclic && self.in_atomic == 0 && !self.may_create_threads(body) {
-                    self.cyclic_rest(cond, step, body, exit)?;
+                let creates = self.may_create_threads(body);
+                if self.opts.cyclic && self.in_atomic == 0 && (!creates || self.opts.replicate) {
+                    // A thread created in the cycle stands for any number.
+                    let rep = usize::from(creates);
+                    self.replicating += rep;
+                    self.in_cycle += 1;
+                    let r = self.cyclic_rest(cond, step, body, exit);
+                    self.in_cycle -= 1;
+                    self.replicating -= rep;
+                    r?;
                 } else {
                     self.cut_here(span);
                 }
