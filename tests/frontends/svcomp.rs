@@ -610,6 +610,34 @@ fn cyclic_lowering_keeps_loops_as_cycles_and_a_nondet_condition_draws_one_bit() 
     assert_eq!(v.answer, Answer::False, "{}", v.reason);
     assert!(v.witness.as_deref().unwrap().contains("\\result == 1"));
     assert_eq!(replay(&task, v.witness.as_deref().unwrap()), Ok(0));
+    // A variable that holds such a value and is only ever tested: one
+    // bit too; compared with a constant (or assigned, or passed on): the
+    // whole value.
+    let choices_of = |body: &str| {
+        let prog = format!(
+            "{HEADER}int x;\nint main() {{ int r = __VERIFIER_nondet_int(); {body} return 0; }}\n"
+        );
+        let (_d, task) = task_of(&prog, false);
+        let p = program_of(&task, 1);
+        let n = (p.threads[0].instrs.iter().enumerate())
+            .filter(|(i, _)| witness::nondet_choice(&p.threads[0], *i).is_some())
+            .count();
+        let v = verify(&task, &quick()).unwrap();
+        assert_eq!(v.answer, Answer::False, "{body}: {}", v.reason);
+        assert_eq!(
+            replay(&task, v.witness.as_deref().unwrap()),
+            Ok(0),
+            "{body}"
+        );
+        n
+    };
+    assert_eq!(choices_of("if (r) x = 1; if (!r || x) reach_error();"), 2);
+    assert_eq!(
+        choices_of("while (r && !x) x = 1; if (x) reach_error();"),
+        2
+    );
+    assert!(choices_of("if (r == 5) reach_error();") > 2);
+    assert!(choices_of("x = r; if (x) reach_error();") > 2);
 }
 
 /// A program whose `main` creates threads running `body` in a loop that

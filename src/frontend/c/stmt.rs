@@ -551,8 +551,14 @@ impl<'a> Ctx<'a> {
             // only for its own registers; C puts it in scope first, which
             // matters only for self-reference.
             let local = self.bind_local(&name, ty.clone(), r.atomic, id.node.declarator.span)?;
-            if let Some(init) = &id.node.initializer {
-                self.init_local(&local, &ty, 0, init)?;
+            match &id.node.initializer {
+                Some(init) if self.truth_draw(&local, &ty, init, &name) => {
+                    // Only ever tested against 0: one bit has its paths.
+                    let v = self.nondet("__VERIFIER_nondet_bool", init.span)?;
+                    self.write_local(&local, v.e, init.span)?;
+                }
+                Some(init) => self.init_local(&local, &ty, 0, init)?,
+                None => {}
             }
         }
         Ok(())
@@ -906,19 +912,52 @@ impl<'a> Ctx<'a> {
     /// are possible for every nondeterministic type, so the paths are the
     /// same.
     pub fn cond(&mut self, c: &'a Node<Expression>) -> Result<LExpr, Error> {
-        if let Expression::Call(call) = &c.node {
-            if let Expression::Identifier(i) = &call.node.callee.node {
-                let n = &i.node.name;
-                if call.node.arguments.is_empty()
-                    && (n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_"))
-                    && self.lookup(n).is_none()
-                    && !self.funcs.contains_key(n)
-                {
-                    return Ok(self.nondet("__VERIFIER_nondet_bool", c.span)?.e);
-                }
-            }
+        if self.is_nondet_call(c) {
+            return Ok(self.nondet("__VERIFIER_nondet_bool", c.span)?.e);
         }
         Ok(self.rvalue(c)?.e)
+    }
+
+    /// True for a call `__VERIFIER_nondet_*()` / `nondet_*()` of a
+    /// built-in (no function of the file, no local of that name).
+    fn is_nondet_call(&self, c: &Node<Expression>) -> bool {
+        let Expression::Call(call) = &c.node else {
+            return false;
+        };
+        let Expression::Identifier(i) = &call.node.callee.node else {
+            return false;
+        };
+        let n = &i.node.name;
+        call.node.arguments.is_empty()
+            && (n.starts_with("__VERIFIER_nondet_") || n.starts_with("nondet_"))
+            && self.lookup(n).is_none()
+            && !self.funcs.contains_key(n)
+    }
+
+    /// True when the register local `name` of integer type `ty`,
+    /// initialized by `init`, may draw one bit instead of a whole value:
+    /// `init` is a nondeterministic call ([`Ctx::is_nondet_call`]) and
+    /// every use of the name in the current function is a truth test
+    /// ([`truth_tests_only`]) — the paths are those of every value, as
+    /// for a condition that is such a call ([`Ctx::cond`]).
+    fn truth_draw(&self, local: &Local, ty: &CType, init: &Node<Initializer>, name: &str) -> bool {
+        let Initializer::Expression(e) = &init.node else {
+            return false;
+        };
+        if !matches!(local, Local::Reg(..))
+            || !matches!(ty, CType::Int | CType::UInt | CType::Bool)
+            || !self.is_nondet_call(e)
+        {
+            return false;
+        }
+        let func = self
+            .frames
+            .last()
+            .map(|f| f.func.clone())
+            .unwrap_or_default();
+        self.funcs
+            .get(&func)
+            .is_some_and(|f| truth_tests_only(&f.node.statement, name))
     }
 }
 
@@ -1092,6 +1131,66 @@ pub fn parameters(f: &Node<FunctionDefinition>) -> Vec<Param<'_>> {
 
 /// The identifiers `s` mentions (variables, called and address-taken
 /// functions).
+/// True when every use of the name `name` in `body` (as an expression)
+/// is a truth test: the condition of `if`, `while`, `do`, `for` or
+/// `?:`, or an operand of `!`, `&&`, `||`. An assignment, `&name`, an
+/// argument, an operand of arithmetic or a comparison is another use.
+fn truth_tests_only(body: &Node<Statement>, name: &str) -> bool {
+    use lang_c::ast::{BinaryOperator as B, UnaryOperator as U};
+    struct Uses<'n> {
+        name: &'n str,
+        all: usize,
+        tests: usize,
+    }
+    impl Uses<'_> {
+        fn test(&mut self, e: &Node<Expression>) {
+            if matches!(&e.node, Expression::Identifier(i) if i.node.name == self.name) {
+                self.tests += 1;
+            }
+        }
+    }
+    impl<'ast> lang_c::visit::Visit<'ast> for Uses<'_> {
+        fn visit_expression(&mut self, e: &'ast Expression, span: &'ast Span) {
+            match e {
+                Expression::Identifier(i) if i.node.name == self.name => self.all += 1,
+                Expression::UnaryOperator(u) if u.node.operator.node == U::Negate => {
+                    self.test(&u.node.operand)
+                }
+                Expression::BinaryOperator(b)
+                    if matches!(b.node.operator.node, B::LogicalAnd | B::LogicalOr) =>
+                {
+                    self.test(&b.node.lhs);
+                    self.test(&b.node.rhs);
+                }
+                Expression::Conditional(c) => self.test(&c.node.condition),
+                _ => {}
+            }
+            lang_c::visit::visit_expression(self, e, span);
+        }
+        fn visit_statement(&mut self, s: &'ast Statement, span: &'ast Span) {
+            match s {
+                Statement::If(i) => self.test(&i.node.condition),
+                Statement::While(w) => self.test(&w.node.expression),
+                Statement::DoWhile(d) => self.test(&d.node.expression),
+                Statement::For(f) => {
+                    if let Some(c) = &f.node.condition {
+                        self.test(c);
+                    }
+                }
+                _ => {}
+            }
+            lang_c::visit::visit_statement(self, s, span);
+        }
+    }
+    let mut u = Uses {
+        name,
+        all: 0,
+        tests: 0,
+    };
+    lang_c::visit::Visit::visit_statement(&mut u, &body.node, &body.span);
+    u.all == u.tests
+}
+
 fn mentioned_names(s: &Node<Statement>) -> Vec<String> {
     struct Names(Vec<String>);
     impl<'ast> lang_c::visit::Visit<'ast> for Names {
