@@ -809,26 +809,40 @@ impl<'a> Ctx<'a> {
                 }
                 break;
             }
-            let cont = self.b.label();
-            let mut labels = Vec::new();
-            collect_labels(body, &mut labels, 0);
-            let scope: HashMap<String, LabelId> =
-                labels.into_iter().map(|l| (l, self.b.label())).collect();
-            self.frame().loops.push((exit, Some(cont)));
-            self.frame().label_scopes.push(scope);
-            let r = self.stmt(body);
-            self.frame().label_scopes.pop();
-            self.frame().loops.pop();
-            r?;
-            self.b.place(cont);
-            if let Some(st) = step {
-                let mark = self.b.mark();
-                self.effect(st)?;
-                self.b.release(mark);
-            }
+            self.loop_body(body, step, exit)?;
             k += 1;
         }
         self.b.place(exit);
+        Ok(())
+    }
+
+    /// One copy of a loop's body and its step: `break` goes to `exit`,
+    /// `continue` to the step; the body's labels are this copy's own.
+    ///
+    /// Errors: those of the body and the step.
+    fn loop_body(
+        &mut self,
+        body: &'a Node<Statement>,
+        step: Option<&'a Node<Expression>>,
+        exit: LabelId,
+    ) -> Result<(), Error> {
+        let cont = self.b.label();
+        let mut labels = Vec::new();
+        collect_labels(body, &mut labels, 0);
+        let scope: HashMap<String, LabelId> =
+            labels.into_iter().map(|l| (l, self.b.label())).collect();
+        self.frame().loops.push((exit, Some(cont)));
+        self.frame().label_scopes.push(scope);
+        let r = self.stmt(body);
+        self.frame().label_scopes.pop();
+        self.frame().loops.pop();
+        r?;
+        self.b.place(cont);
+        if let Some(st) = step {
+            let mark = self.b.mark();
+            self.effect(st)?;
+            self.b.release(mark);
+        }
         Ok(())
     }
 
@@ -850,23 +864,7 @@ impl<'a> Ctx<'a> {
             return Ok(());
         };
         self.cyclic_loops += 1;
-        let cont = self.b.label();
-        let mut labels = Vec::new();
-        collect_labels(body, &mut labels, 0);
-        let scope: HashMap<String, LabelId> =
-            labels.into_iter().map(|l| (l, self.b.label())).collect();
-        self.frame().loops.push((exit, Some(cont)));
-        self.frame().label_scopes.push(scope);
-        let r = self.stmt(body);
-        self.frame().label_scopes.pop();
-        self.frame().loops.pop();
-        r?;
-        self.b.place(cont);
-        if let Some(st) = step {
-            let mark = self.b.mark();
-            self.effect(st)?;
-            self.b.release(mark);
-        }
+        self.loop_body(body, step, exit)?;
         if let Some(c) = cond {
             let mark = self.b.mark();
             let v = self.cond(c)?;
