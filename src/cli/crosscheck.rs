@@ -254,6 +254,8 @@ enum Said {
     NotWithin,
     /// No answer.
     Unknown,
+    /// The engine does not model this input (left out for it).
+    NotApplicable,
 }
 
 impl Said {
@@ -270,9 +272,15 @@ impl Said {
         }
     }
 
-    /// [`Said::of`] each answer.
-    fn of_all(answers: &[bmc_rmm::answer::Answer; 6]) -> [Said; 6] {
-        answers.each_ref().map(Said::of)
+    /// [`Said::of`] each answer, [`Said::NotApplicable`] where `left_out`.
+    fn of_all(answers: &[bmc_rmm::answer::Answer; 6], left_out: &[bool; 6]) -> [Said; 6] {
+        let mut all = answers.each_ref().map(Said::of);
+        for (s, &out) in all.iter_mut().zip(left_out) {
+            if out {
+                *s = Said::NotApplicable;
+            }
+        }
+        all
     }
 
     fn word(self) -> &'static str {
@@ -281,6 +289,7 @@ impl Said {
             Said::Unreachable => "unreachable",
             Said::NotWithin => "not within bound",
             Said::Unknown => "unknown",
+            Said::NotApplicable => "n/a",
         }
     }
 }
@@ -356,12 +365,27 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
                 smc_answer.scope = bmc_rmm::answer::Scope::Bound(bound);
             }
         }
+        // An engine that does not model the input (the k-round engine and
+        // locks, say) is left out for it; the SAT engine's refusal is the
+        // input's error.
+        let mut left_out = [false; 6];
+        let mut notes = Vec::new();
+        for (i, x) in answers.iter_mut().enumerate() {
+            if let (true, Err(Error::Unsupported(m))) = (i > 0, &*x) {
+                notes.push(format!("  left out: {m}\n"));
+                left_out[i] = true;
+                *x = Ok(bmc_rmm::answer::Answer::new(
+                    Verdict::Unknown,
+                    bmc_rmm::answer::Scope::Complete,
+                ));
+            }
+        }
         let answers = answers
             .into_iter()
             .collect::<Result<Vec<_>, Error>>()?
             .try_into()
             .expect("six engines");
-        let all @ [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc] = Said::of_all(&answers);
+        let all @ [s_sat, s_lazy, s_kr, s_psc, s_sim, s_smc] = Said::of_all(&answers, &left_out);
         let why = reach_disagreements(&answers, bound);
         let agree = if !why.is_empty() {
             disagreements += 1;
@@ -385,6 +409,7 @@ fn run_reach(a: &CrosscheckArgs) -> Result<i32, Error> {
         for x in &why {
             text.push_str(&format!("  disagreement: {x}\n"));
         }
+        text.extend(notes);
         let status = match agree {
             "NO" => 1,
             "unknown" => 3,

@@ -79,6 +79,22 @@ fn crosscheck_reach_agrees() {
     let (c, out, _) = bmc(&["crosscheck", "--reach", "--timeout", "60", &sb, &mp]);
     assert_eq!(c, 0, "{out}");
     assert!(out.contains("0 disagreement(s)"), "{out}");
+    // A program with the lock: the k-round engine (and its P') is left
+    // out for it, the other engines still answer, and the batch goes on.
+    let lk = tmp(
+        &d,
+        "lock3.rmm",
+        "shared x; thread t { lock; x = 1; unlock; } thread u { r = x; } goal final where u.r == 1;",
+    );
+    let (c, out, err) = bmc(&["crosscheck", "--reach", "--timeout", "60", &lk, &mp]);
+    assert_eq!(c, 0, "{out}{err}");
+    let row = out.lines().find(|l| l.contains("lock3.rmm")).expect(&out);
+    assert!(row.contains("n/a") && row.contains("reachable"), "{row}");
+    assert!(
+        out.contains("left out:") && out.contains("k-round"),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l.contains("mp3.rmm")), "{out}");
 }
 
 #[test]
