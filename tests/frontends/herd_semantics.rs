@@ -8,7 +8,8 @@
 //! sizes by several threads, a rule per test: per-byte rf and co, the
 //! single-copy atomicity of an access's bytes through `si`, a test without
 //! a `Variant` line, LSE atomics read and written per byte, an address
-//! known through a dependency's zero), refused with a located error where not (a register
+//! known through a dependency's zero, exclusive pairs and CAS of bytes,
+//! LDP/STP and their index forms), refused with a located error where not (a register
 //! offset computed from a read value, a misaligned access, a shared
 //! byte-addressed location under a model without `si`).
 //! The expected states are herd7 7.58's (`riscv.cat`; `aarch64.cat

@@ -1,7 +1,9 @@
 //! Read-modify-writes: the static rmw pairs of locked/atomic instructions
 //! (`lock`, `atomic {…}`), and load-reserve/store-conditional
-//! (`lwarx`/`stwcx.`): the thread's reservations, and the rmw pair from
-//! the live reservation to a successful store-conditional.
+//! (`lwarx`/`stwcx.`, AArch64 `LDXR`/`STXR`): the thread's reservations
+//! (one per load-reserve instruction, its bytes at a byte-addressed
+//! location), and the rmw pairs from the live reservation to a successful
+//! store-conditional of the same address and size.
 
 use super::dataflow::StepRun;
 use super::events::{SlotContrib, SlotKind, SlotLayout};
