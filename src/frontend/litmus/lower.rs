@@ -700,15 +700,20 @@ fn lower(
         width,
         min_width: Width(vars.min_width.max(1)),
         shared_bytes: vars.shared_bytes.clone(),
-        pair_access: vars.pair_access.filter(|_| surf.threads.len() > 1).map(|sp| {
-            src.error_help(
-                sp,
-                "unsupported load or store pair (LDP/STP) under a model other than aarch64.cat: herd's po leaves its two accesses unordered, this tool's orders them (ldp/stp)",
-                "aarch64.cat (`--model arm`) cannot tell the two apart and answers it; see docs/litmus.md",
-            )
-        }),
+        pair_access: pair_access(src, surf, vars),
         code_labels: code_labels(vars),
     })
+}
+
+/// The located error [`LitmusTest::pair_access`] for the first load or
+/// store pair of a test of two threads or more ([`Vars::pair_access`]).
+fn pair_access(src: &SourceFile, surf: &super::syntax::Surface, vars: &Vars) -> Option<Error> {
+    let sp = vars.pair_access.filter(|_| surf.threads.len() > 1)?;
+    Some(src.error_help(
+        sp,
+        "unsupported load or store pair (LDP/STP) under a model other than aarch64.cat: herd's po leaves its two accesses unordered, this tool's orders them (ldp/stp)",
+        "aarch64.cat (`--model arm`) cannot tell the two apart and answers it; see docs/litmus.md",
+    ))
 }
 
 /// The attributes of the observed locations `rs` resolved: whether each
