@@ -134,8 +134,8 @@ def pattern(k, size):
 AARCH64_R = ["P"] * 6 + ["A", "Q", "X", "XA"]
 AARCH64_W = ["P"] * 12 + ["L", "L", "X", "XL", "XA", "XAL", "SWP", "SWPA", "SWPL", "SWPAL", "CAS",
              "CASA", "CASL", "CASAL", "LDADD", "LDADDA", "LDADDL", "LDADDAL", "STADD", "STADDL"]
-AARCH64_MIXED_R = ["P", "P", "P", "P", "A", "Q"]
-AARCH64_MIXED_W = ["P", "P", "P", "P", "L", "SWP", "SWPAL", "LDADD"]
+AARCH64_MIXED_R = ["P", "P", "P", "P", "A", "Q", "X", "XA"]
+AARCH64_MIXED_W = ["P", "P", "P", "P", "L", "SWP", "SWPAL", "LDADD", "X", "XAL", "CAS", "CASAL"]
 RISCV_R = ["P"] * 6 + ["X", "X.aq", "X.aqrl"]
 RISCV_W = ["P"] * 10 + ["X", "X.rl", "X.aqrl", "SWP", "SWP.aq", "SWP.rl", "SWP.aqrl", "ADD",
            "ADD.aq", "ADD.rl", "ADD.aqrl"]
@@ -296,9 +296,11 @@ def aarch64_thread(th, items, mixed, labels):
             r, s = th.reg(), th.reg()
             ld = "LDAXR" if "A" in k[1:] else "LDXR"
             st = "STLXR" if "L" in k[1:] else "STXR"
-            th.code += [f"{ld} W{r},{addr}", f"{st} W{s},W{v},{addr}"]
+            th.code += [f"{ld}{sz} {W(r, ev)},{addr}", f"{st}{sz} W{s},{W(v, ev)},{addr}"]
             th.cond += [(f"{th.tid}:X{r}", ev.read), (f"{th.tid}:X{s}", 0)]
             ev.reg = r
+            if ev.size == "X":
+                th.types.append(f"uint64_t {th.tid}:X{r};")
         elif k.startswith("CAS"):
             e = th.reg()
             if mixed:

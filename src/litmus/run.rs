@@ -62,11 +62,19 @@ impl LitmusResult {
 /// model is itself.
 ///
 /// Errors: the test has a byte-addressed location accessed by two threads
-/// ([`LitmusTest::shared_bytes`]) and the model does not read `si`.
+/// ([`LitmusTest::shared_bytes`]) and the model does not read `si`; the
+/// test has a load or store pair and two threads
+/// ([`LitmusTest::pair_access`]) and the model is not the built-in
+/// `aarch64.cat`.
 pub fn herd_model<'m>(t: &LitmusTest, model: &'m Model) -> Result<&'m Model, Error> {
     static SC_INSTR: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
     if let Some(e) = &t.shared_bytes {
         if !model.uses(crate::cat::base::BaseRel::Si) {
+            return Err(e.clone());
+        }
+    }
+    if let Some(e) = &t.pair_access {
+        if &*model.source.path != "encodings/aarch64.cat" {
             return Err(e.clone());
         }
     }

@@ -690,14 +690,9 @@ fn mixed_size_accesses_are_refused_located() {
             "not aligned to its size (mixed-size: unaligned accesses)",
         ),
         (
-            "{ uint8_t t[4]; 0:X2=t; }\n P0 ;\n LDXR W0,[X2] ;",
+            "{ uint8_t t[8]; 0:X2=t; }\n P0 ;\n STILP W0,W1,[X2] ;",
             "5:2",
-            "(mixed-size: exclusive or atomic byte-addressed accesses)",
-        ),
-        (
-            "{ int x; 0:X2=x; }\n P0 ;\n CAS W1,W0,[X2] ;\n STRB W0,[X2] ;",
-            "5:2",
-            "(mixed-size: exclusive or atomic byte-addressed accesses)",
+            "(mixed-size: STILP/LDIAPP at byte-addressed locations)",
         ),
         (
             "{ int x; 0:X2=x; }\n P0 ;\n LDR X0,[X2] ;\n STRB W0,[X2] ;",

@@ -75,6 +75,9 @@ pub(crate) struct Vars {
     /// two threads, reported when the test runs under a model without
     /// `si` (`LitmusTest::shared_bytes`).
     pub shared_bytes: Option<crate::diag::Error>,
+    /// The first load or store pair (`LDP`/`STP`) of the test, by its
+    /// mnemonic's span (`LitmusTest::pair_access`).
+    pub pair_access: Option<Span>,
     /// The accesses of a `Variant=mixed` test with the location each
     /// addresses (second pass, `lower::check_sizes`), from which
     /// `lower::plan_bytes` chooses [`Vars::split`].
@@ -136,6 +139,11 @@ pub(crate) struct SizedAccess {
     /// `ST<op>` and their forms): a byte-addressed location may have it,
     /// its read and its write one event per byte.
     pub atomic: bool,
+    /// True for an exclusive access (`LDXR`, `LDAXR`, `STXR`, `STLXR` and
+    /// their byte and half-word forms): a byte-addressed location may
+    /// have it, one event per byte, the bytes of a store-exclusive
+    /// written together or not at all.
+    pub exclusive: bool,
 }
 
 /// Code addresses: when a test uses them (AArch64 `BL`, `BLR`, `BR`,
@@ -241,23 +249,35 @@ impl Vars {
     }
     /// Records an access of `bits` bits at `addr` (second pass only).
     pub fn access(&mut self, addr: &Expr<RegId>, bits: u32, plain: bool, span: Span) {
-        self.record(addr, bits, span, (plain, false, false));
+        self.record(addr, bits, span, (plain, false, false, false));
     }
 
     /// [`Vars::access`] for a load-acquire or store-release that is not
     /// exclusive ([`SizedAccess::ordered`]).
     pub fn access_ordered(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
-        self.record(addr, bits, span, (false, true, false));
+        self.record(addr, bits, span, (false, true, false, false));
     }
 
     /// [`Vars::access`] for an LSE atomic read-modify-write
     /// ([`SizedAccess::atomic`]).
     pub fn access_atomic(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
-        self.record(addr, bits, span, (false, false, true));
+        self.record(addr, bits, span, (false, false, true, false));
     }
 
-    /// Records an access; `kind`: (plain, ordered, atomic).
-    fn record(&mut self, addr: &Expr<RegId>, bits: u32, span: Span, kind: (bool, bool, bool)) {
+    /// [`Vars::access`] for a load- or store-exclusive
+    /// ([`SizedAccess::exclusive`]).
+    pub fn access_exclusive(&mut self, addr: &Expr<RegId>, bits: u32, span: Span) {
+        self.record(addr, bits, span, (false, false, false, true));
+    }
+
+    /// Records an access; `kind`: (plain, ordered, atomic, exclusive).
+    fn record(
+        &mut self,
+        addr: &Expr<RegId>,
+        bits: u32,
+        span: Span,
+        kind: (bool, bool, bool, bool),
+    ) {
         if self.fixed.is_some() {
             self.accesses.push(SizedAccess {
                 addr: addr.clone(),
@@ -266,6 +286,7 @@ impl Vars {
                 plain: kind.0,
                 ordered: kind.1,
                 atomic: kind.2,
+                exclusive: kind.3,
             });
         }
     }

@@ -77,6 +77,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         split: BTreeMap::new(),
         split_spans: BTreeSet::new(),
         shared_bytes: None,
+        pair_access: None,
         targets: Vec::new(),
         mixed,
         mixed_needed: false,
@@ -699,8 +700,20 @@ fn lower(
         width,
         min_width: Width(vars.min_width.max(1)),
         shared_bytes: vars.shared_bytes.clone(),
+        pair_access: pair_access(src, surf, vars),
         code_labels: code_labels(vars),
     })
+}
+
+/// The located error [`LitmusTest::pair_access`] for the first load or
+/// store pair of a test of two threads or more ([`Vars::pair_access`]).
+fn pair_access(src: &SourceFile, surf: &super::syntax::Surface, vars: &Vars) -> Option<Error> {
+    let sp = vars.pair_access.filter(|_| surf.threads.len() > 1)?;
+    Some(src.error_help(
+        sp,
+        "unsupported load or store pair (LDP/STP) under a model other than aarch64.cat: herd's po leaves its two accesses unordered, this tool's orders them (ldp/stp)",
+        "aarch64.cat (`--model arm`) cannot tell the two apart and answers it; see docs/litmus.md",
+    ))
 }
 
 /// The attributes of the observed locations `rs` resolved: whether each
@@ -1281,14 +1294,16 @@ fn check_sizes(
 /// (`program::Ann::SI`), over which the model lifts its orders (herd's
 /// `sca-class`). Returns false when there is none.
 ///
-/// Plain, acquire and release loads and stores and the LSE atomics
-/// (`SWP`, `LD<op>`: a read and a write of bytes, rmw per byte) inside
-/// the location are modelled. A location
+/// Plain, acquire and release loads and stores, the LSE atomics
+/// (`SWP`, `CAS`, `LD<op>`: a read and a write of bytes, rmw per byte)
+/// and the exclusives (`LDXR`/`STXR`: a reservation of the load's bytes,
+/// the store's bytes written together when it succeeds) inside the
+/// location are modelled. A location
 /// accessed by two threads needs a model that reads `si` (the located
 /// error [`Vars::shared_bytes`] is reported under another). Otherwise a
 /// located "unsupported … (mixed-size: …)" error names what is not
-/// modelled: an exclusive access or a compare-and-swap to it (herd's
-/// reservations and success over byte events), an access crossing its end, a misaligned access (herd rejects
+/// modelled: an ordered pair (`STILP`/`LDIAPP`) to it, an access
+/// crossing its end, a misaligned access (herd rejects
 /// it). Acquire and release accesses annotate every byte.
 fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let elem = |t: &super::ctx::Target| i64::from(t.decl / 8).max(1);
@@ -1319,12 +1334,35 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
             ));
         }
     }
-    let split: BTreeSet<String> = vars
+    let mut split: BTreeSet<String> = vars
         .targets
         .iter()
         .filter(|t| !t.name.is_empty() && (t.access.bits != t.decl || t.offset % elem(t) != 0))
         .map(|t| t.name.clone())
         .collect();
+    // An instruction of two accesses (LDP/STP) is lowered as byte
+    // accesses or not as a whole: a location it accesses with a split
+    // one is split too.
+    loop {
+        let span_of = |t: &super::ctx::Target| (t.access.span.start, t.access.span.end);
+        let spans: BTreeSet<(usize, usize)> = vars
+            .targets
+            .iter()
+            .filter(|t| split.contains(&t.name))
+            .map(span_of)
+            .collect();
+        let more: Vec<String> = vars
+            .targets
+            .iter()
+            .filter(|t| !t.name.is_empty() && !split.contains(&t.name))
+            .filter(|t| spans.contains(&span_of(t)))
+            .map(|t| t.name.clone())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        split.extend(more);
+    }
     if split.is_empty() {
         return Ok(false);
     }
@@ -1341,14 +1379,14 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
     let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
     for t in vars.targets.iter().filter(|t| split.contains(&t.name)) {
         let a = &t.access;
-        if !a.plain && !a.ordered && !a.atomic {
+        if !a.plain && !a.ordered && !a.atomic && !a.exclusive {
             return Err(src.error_help(
                 a.span,
                 format!(
-                    "unsupported exclusive or atomic access to `{}`, a location accessed at several sizes (mixed-size: exclusive or atomic byte-addressed accesses)",
+                    "unsupported paired access to `{}`, a location accessed at several sizes (mixed-size: STILP/LDIAPP at byte-addressed locations)",
                     t.name
                 ),
-                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR, SWP and LD<op>/ST<op> (and their byte, half-word and sign-extending forms) may access a location at a size other than its own; see docs/litmus.md",
+                "in a `Variant=mixed` test only LDR/STR, LDAR/LDAPR/STLR, LDXR/STXR, SWP, CAS and LD<op>/ST<op> (and their byte, half-word and sign-extending forms) may access a location at a size other than its own; see docs/litmus.md",
             ));
         }
         let first = *owner.entry(&t.name).or_insert(t.thread);

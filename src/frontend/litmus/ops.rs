@@ -260,19 +260,45 @@ pub(super) fn min_max(signed: bool, max: bool, a: LExpr, b: LExpr) -> LExpr {
 /// the ordering annotations `ann` ([`Ann`] bits: herd's byte events of an
 /// `LDAR` are each an acquire); `reg` depends on every byte read.
 pub(super) fn byte_load(cx: &mut Ctx, reg: RegId, addr: &LExpr, n: u32, ann: u16) -> Vec<Command> {
+    byte_read(cx, reg, addr, n, ann, false)
+}
+
+/// [`byte_load`] for a load-exclusive (`LDXR`, `LDAXR` and their forms):
+/// each byte read is a [`Command::LoadReserve`], the bytes one
+/// reservation of `n` bytes at `addr` (herd's `read_mem_reserve`: the
+/// reservation is the access's address and size). The caller puts them
+/// in one step.
+pub(super) fn byte_load_reserve(
+    cx: &mut Ctx,
+    reg: RegId,
+    addr: &LExpr,
+    n: u32,
+    ann: u16,
+) -> Vec<Command> {
+    byte_read(cx, reg, addr, n, ann, true)
+}
+
+/// [`byte_load`], the byte reads load-reserves when `reserve`.
+fn byte_read(
+    cx: &mut Ctx,
+    reg: RegId,
+    addr: &LExpr,
+    n: u32,
+    ann: u16,
+    reserve: bool,
+) -> Vec<Command> {
     wide_bytes(cx, n);
     let mut cmds = Vec::new();
     let mut value: Option<LExpr> = None;
     for k in 0..n {
         let b = cx.reg(&format!("#b{k}"));
-        cmds.push(same_instr(
-            k,
-            ann,
-            Command::Load {
-                reg: b,
-                addr: byte_addr(addr, k),
-            },
-        ));
+        let addr = byte_addr(addr, k);
+        let read = if reserve {
+            Command::LoadReserve { reg: b, addr }
+        } else {
+            Command::Load { reg: b, addr }
+        };
+        cmds.push(same_instr(k, ann, read));
         let part = if k == 0 {
             Expr::Var(b)
         } else {
@@ -307,6 +333,34 @@ pub(super) fn byte_store(
     n: u32,
     ann: u16,
 ) -> Vec<Command> {
+    byte_write(cx, addr, value, n, ann, None)
+}
+
+/// [`byte_store`] for a store-exclusive (`STXR`, `STLXR` and their
+/// forms): each byte write is a [`Command::StoreCond`] setting `flag`.
+/// The caller puts them in one step, where they succeed or fail together
+/// (herd's store-exclusive of `n` bytes: one success, n byte writes).
+pub(super) fn byte_store_cond(
+    cx: &mut Ctx,
+    addr: &LExpr,
+    value: &LExpr,
+    n: u32,
+    ann: u16,
+    flag: RegId,
+) -> Vec<Command> {
+    byte_write(cx, addr, value, n, ann, Some(flag))
+}
+
+/// [`byte_store`], the byte writes store-conditionals setting `flag`
+/// when given.
+fn byte_write(
+    cx: &mut Ctx,
+    addr: &LExpr,
+    value: &LExpr,
+    n: u32,
+    ann: u16,
+    flag: Option<RegId>,
+) -> Vec<Command> {
     wide_bytes(cx, n);
     (0..n)
         .map(|k| {
@@ -325,14 +379,16 @@ pub(super) fn byte_store(
                     Expr::Const(255),
                 )
             };
-            same_instr(
-                k,
-                ann,
-                Command::Store {
-                    addr: byte_addr(addr, k),
+            let addr = byte_addr(addr, k);
+            let write = match flag {
+                Some(flag) => Command::StoreCond {
+                    addr,
                     value: byte,
+                    flag,
                 },
-            )
+                None => Command::Store { addr, value: byte },
+            };
+            same_instr(k, ann, write)
         })
         .collect()
 }

@@ -225,6 +225,12 @@ pub struct LitmusTest {
     /// `si`, so the test runs only under a model that reads it
     /// (`litmus::run::herd_model`).
     pub shared_bytes: Option<crate::diag::Error>,
+    /// The located error for a load or store pair (AArch64 `LDP`/`STP`)
+    /// in a test of two threads or more: herd's two accesses of a pair
+    /// are unordered by po, here two instructions in po, which only
+    /// `aarch64.cat` cannot tell apart (`litmus::run::herd_model` refuses
+    /// the test under another model).
+    pub pair_access: Option<crate::diag::Error>,
 }
 
 impl LitmusTest {
