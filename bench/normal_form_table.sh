@@ -30,15 +30,12 @@ def run(args):
         j = json.loads(p.stdout.splitlines()[0])
     except (IndexError, ValueError):
         return dt, "error", None
-    steps = None
-    for k, v in (j.get("stats") or {}).items() if isinstance(j.get("stats"), dict) else []:
-        pass
     return dt, j.get("verdict", "error"), j
 
 def steps_of(j):
+    import re
     w = (j or {}).get("witness") or ""
     # "thread X (N steps):" lines of the execution.
-    import re
     ns = [int(m) for m in re.findall(r"\((\d+) steps\):", w)]
     return max(ns) if ns else None
 

@@ -84,7 +84,7 @@ pub fn trencher_program(seed: u64, shape: &Shape) -> String {
         let n = 1 + rng.below(shape.max_instrs);
         let mut q = 0;
         let mut read_reg = None;
-        let mut tr = |s: &mut String, from: u64, to: u64, what: String| {
+        let tr = |s: &mut String, from: u64, to: u64, what: String| {
             s.push_str(&format!("transition q{from} q{to} {what}\n"));
         };
         for _ in 0..n {

@@ -622,12 +622,15 @@ impl<'p> Automaton<'p> {
                     }
                     ns.buf.retain(|b| !(b.thread as usize == t && b.addr == a));
                     if q > cur {
+                        // The enter marks before the store matter only
+                        // while its thread may still mark a leaving load.
+                        let open = self.seg_of[t].is_some_and(|k| s.marks[k].leave.is_none());
                         let b = Buffered {
                             thread: t as u8,
                             addr: a,
                             flush: q,
                             v,
-                            before: s.seen,
+                            before: if open { s.seen } else { 0 },
                         };
                         let at = ns
                             .buf

@@ -92,7 +92,7 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
     let mut bytes = 0usize;
     let mut next = 0usize;
     while next < nodes.len() {
-        if next % 1024 == 0 {
+        if next.is_multiple_of(1024) {
             if let Some(why) = budget.exceeded(nodes.len(), bytes) {
                 return Outcome::Cut(why);
             }

@@ -20,12 +20,25 @@ use crate::program::Program;
 /// Position of an event in `w`: (part, step index, event index).
 type Pos = (u8, usize, usize);
 
+/// An event of the witness with its positions in `w`.
+#[derive(Clone)]
+struct Placed {
+    /// The event.
+    info: EventInfo,
+    /// Where the read or the store's issue is.
+    at: Pos,
+    /// Where the store's flush is (`at` for reads).
+    flush: Pos,
+    /// A read from the thread's own buffer.
+    early: bool,
+}
+
 /// The execution of `steps`, ending in `last` (for final registers and
 /// control states), and the id of each step's events (`ids[step][event]`).
 pub(crate) fn execution(p: &Program, steps: &[Step], last: &State) -> (Execution, Vec<Vec<usize>>) {
     let n = p.threads.len();
     // Events per thread in program order, with their positions.
-    let mut per_thread: Vec<Vec<(EventInfo, Pos, Pos, bool)>> = vec![Vec::new(); n];
+    let mut per_thread: Vec<Vec<Placed>> = vec![Vec::new(); n];
     let mut path: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (si, st) in steps.iter().enumerate() {
         let t = st.thread;
@@ -46,34 +59,42 @@ pub(crate) fn execution(p: &Program, steps: &[Step], last: &State) -> (Execution
                 pop: false,
                 label: String::new(),
             };
-            per_thread[t].push((info, (e.part, si, ei), (e.flush, si, ei), e.early));
+            per_thread[t].push(Placed {
+                info,
+                at: (e.part, si, ei),
+                flush: (e.flush, si, ei),
+                early: e.early,
+            });
         }
     }
-    let mut all: Vec<(EventInfo, Pos, Pos, bool)> = Vec::new();
+    let mut all: Vec<Placed> = Vec::new();
     for evs in per_thread {
         all.extend(evs);
     }
     let mut ids: Vec<Vec<usize>> = steps.iter().map(|st| vec![0; st.events.len()]).collect();
     for (i, e) in all.iter_mut().enumerate() {
-        e.0.id = i;
-        ids[e.1 .1][e.1 .2] = i;
+        e.info.id = i;
+        ids[e.at.1][e.at.2] = i;
     }
     let loc = |e: &EventInfo| (e.lock, e.addr);
     let mut rf = Vec::new();
     let mut rf_init = Vec::new();
-    for (i, (r, pos, _, early)) in all.iter().enumerate() {
+    let is_write_to =
+        |j: usize, r: &EventInfo| all[j].info.kind == "W" && loc(&all[j].info) == loc(r);
+    for (i, e) in all.iter().enumerate() {
+        let r = &e.info;
         if r.kind != "R" {
             continue;
         }
-        let src = if *early {
+        let src = if e.early {
             // The thread's newest earlier store to the address.
-            (0..i).rev().find(|&j| {
-                all[j].0.thread == r.thread && all[j].0.kind == "W" && loc(&all[j].0) == loc(r)
-            })
+            (0..i)
+                .rev()
+                .find(|&j| all[j].info.thread == r.thread && is_write_to(j, r))
         } else {
             (0..all.len())
-                .filter(|&j| all[j].0.kind == "W" && loc(&all[j].0) == loc(r) && all[j].2 < *pos)
-                .max_by_key(|&j| all[j].2)
+                .filter(|&j| is_write_to(j, r) && all[j].flush < e.at)
+                .max_by_key(|&j| all[j].flush)
         };
         match src {
             Some(j) => rf.push((j, i)),
@@ -82,8 +103,8 @@ pub(crate) fn execution(p: &Program, steps: &[Step], last: &State) -> (Execution
     }
     let mut locs: Vec<(bool, Option<i64>)> = all
         .iter()
-        .filter(|e| e.0.kind == "W")
-        .map(|e| loc(&e.0))
+        .filter(|e| e.info.kind == "W")
+        .map(|e| loc(&e.info))
         .collect();
     locs.sort();
     locs.dedup();
@@ -91,9 +112,9 @@ pub(crate) fn execution(p: &Program, steps: &[Step], last: &State) -> (Execution
         .iter()
         .map(|l| {
             let mut ws: Vec<usize> = (0..all.len())
-                .filter(|&j| all[j].0.kind == "W" && loc(&all[j].0) == *l)
+                .filter(|&j| all[j].info.kind == "W" && loc(&all[j].info) == *l)
                 .collect();
-            ws.sort_by_key(|&j| all[j].2);
+            ws.sort_by_key(|&j| all[j].flush);
             ws
         })
         .collect();
@@ -103,7 +124,7 @@ pub(crate) fn execution(p: &Program, steps: &[Step], last: &State) -> (Execution
         regs.push(last.regs[off..off + t.regs.len()].to_vec());
         off += t.regs.len();
     }
-    let events = all.into_iter().map(|e| e.0.labelled(p)).collect();
+    let events = all.into_iter().map(|e| e.info.labelled(p)).collect();
     let exec = Execution::new(events, rf, rf_init, co, regs, last.pc.clone(), path);
     (exec, ids)
 }
