@@ -25,7 +25,7 @@ use std::time::Instant;
 pub(crate) enum Outcome {
     /// A state closing the cycle with consistent guesses: the steps from
     /// the initial state.
-    Found(Vec<Step>, State),
+    Found(Vec<Step>, Box<State>),
     /// Every reachable state visited; the values written, per address.
     Exhausted(HashMap<i64, HashSet<i64>>),
     /// A limit was hit (or another search found a witness first).
@@ -113,7 +113,7 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
             nodes.push((ns.clone(), next as u32));
             budget.states.fetch_add(1, Ordering::Relaxed);
             if found {
-                return Outcome::Found(path(a, &nodes, id), (*ns).clone());
+                return Outcome::Found(path(a, &nodes, id), Box::new((*ns).clone()));
             }
         }
         next += 1;
