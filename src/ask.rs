@@ -12,7 +12,9 @@
 //!
 //! Engines (docs/engines.md): [`EngineChoice::Bounded`] (SAT/SMT, every
 //! model, up to the bound), [`EngineChoice::Explicit`] (TSO robustness,
-//! unbounded; thesis 003 §6), [`EngineChoice::Smc`] (stateless model
+//! unbounded; thesis 003 §6; PSO robustness through the normal-form
+//! engine), [`EngineChoice::NormalForm`] (PSO and TSO robustness,
+//! unbounded; thesis 003 ch. 3, 5), [`EngineChoice::Smc`] (stateless model
 //! checking under sc/tso/pso), [`EngineChoice::Lazy`] and
 //! [`EngineChoice::Kround`] (TSO reachability beyond the bound),
 //! [`EngineChoice::Simulator`] (TSO reachability by explicit search).
@@ -24,6 +26,7 @@ use crate::engines::bounded::varisat::enumerate::DEFAULT_BUDGET;
 use crate::engines::bounded::{self, CheckKind, CheckResult, Deadline, Limits, SolverKind};
 use crate::engines::derived::fence_synth::{self, Costs, Menu};
 use crate::engines::explicit::{self, FenceReport, RobustnessReport};
+use crate::engines::normal_form;
 use crate::engines::smc::{self, SmcCheck, SmcOptions, SmcResult};
 use crate::engines::tso_reach::kround::{self, KroundResult};
 use crate::engines::Switches;
@@ -96,8 +99,12 @@ impl From<CheckKind> for Question {
 pub enum EngineChoice {
     /// The bounded engine with this solver, or the automatic choice.
     Bounded(Option<SolverKind>),
-    /// The explicit-state engine: TSO robustness by attacks (unbounded).
+    /// The explicit-state engine: TSO robustness by attacks (unbounded);
+    /// under pso the normal-form engine.
     Explicit,
+    /// The normal-form engine: PSO and TSO robustness by normal-form
+    /// computations (unbounded, thesis 003 ch. 3 and 5).
+    NormalForm,
     /// Stateless model checking (sc, tso, pso), reachability and
     /// robustness within the bound.
     Smc,
@@ -193,6 +200,8 @@ pub enum Detail {
     Bounded(Box<CheckResult>),
     /// The explicit engine's robustness report.
     Explicit(Box<RobustnessReport>),
+    /// The normal-form engine's robustness report.
+    NormalForm(Box<normal_form::Report>),
     /// SMC's result with the options it ran under and, when read-only
     /// regions were replaced, the program it explored (its steps refer
     /// to that program).
@@ -436,7 +445,11 @@ fn check_replies(req: &Request, kinds: &[CheckKind]) -> Result<Vec<Reply>, Error
                 .map(|r| reply(r.check, r.answer(req.bound), Detail::Bounded(Box::new(r))))
                 .collect())
         }
+        EngineChoice::Explicit if req.builtin != Some("tso") => {
+            kinds.iter().map(|_| normal_form_reply(req)).collect()
+        }
         EngineChoice::Explicit => kinds.iter().map(|_| explicit_reply(req)).collect(),
+        EngineChoice::NormalForm => kinds.iter().map(|_| normal_form_reply(req)).collect(),
         EngineChoice::Smc => kinds.iter().map(|&q| smc_reply(req, q)).collect(),
         EngineChoice::Lazy(_) | EngineChoice::Kround(_) => {
             kinds.iter().map(|_| tso_reach_reply(req)).collect()
@@ -757,9 +770,21 @@ pub fn validate(
         match engine {
             EngineChoice::Bounded(_) => {}
             EngineChoice::Explicit => {
-                if builtin != Some("tso") || q != CheckKind::Robust {
+                if !matches!(builtin, Some("tso" | "pso")) || q != CheckKind::Robust {
                     return Err(Error::Unsupported(
-                        "the explicit engine decides robustness against TSO only (--model tso)"
+                        "the explicit engine decides robustness against TSO and PSO only \
+                         (--model tso|pso)"
+                            .into(),
+                    ));
+                }
+            }
+            EngineChoice::NormalForm => {
+                if builtin.and_then(normal_form::Model::from_name).is_none()
+                    || q != CheckKind::Robust
+                {
+                    return Err(Error::Unsupported(
+                        "the normal-form engine decides robustness against TSO and PSO only \
+                         (--model tso|pso)"
                             .into(),
                     ));
                 }
@@ -809,6 +834,26 @@ fn explicit_reply(req: &Request) -> Result<Reply, Error> {
         question: Question::Robust,
         answer: Answer::from(&r),
         detail: Detail::Explicit(Box::new(r)),
+        notes: Vec::new(),
+    })
+}
+
+/// The normal-form engine's reply (robustness against the request's
+/// built-in model, tso or pso).
+fn normal_form_reply(req: &Request) -> Result<Reply, Error> {
+    let model = req
+        .builtin
+        .and_then(normal_form::Model::from_name)
+        .ok_or_else(|| Error::Unsupported("the normal-form engine decides tso and pso".into()))?;
+    let opts = normal_form::Options {
+        width: Width(req.width),
+        limits: explicit_options(req.width, req.timeout).limits,
+    };
+    let r = normal_form::check_robustness(req.program, model, &opts)?;
+    Ok(Reply {
+        question: Question::Robust,
+        answer: Answer::from(&r),
+        detail: Detail::NormalForm(Box::new(r)),
         notes: Vec::new(),
     })
 }

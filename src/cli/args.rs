@@ -150,8 +150,13 @@ pub enum Engine {
     /// Bounded SAT engine (any model, up to --bound).
     #[value(name = "sat", alias = "bounded")]
     Bounded,
-    /// Explicit-state engine: unbounded robustness against TSO by attacks.
+    /// Explicit-state engine: unbounded robustness against TSO by attacks
+    /// (against PSO by normal-form computations).
     Explicit,
+    /// Unbounded robustness against PSO and TSO by normal-form
+    /// computations (thesis ch. 3, 5).
+    #[value(name = "normal-form", alias = "nf")]
+    NormalForm,
     /// `reach` under TSO within --rounds K rounds per thread, by reduction
     /// to SC (the translated program is checked by the explicit SC search).
     Kround,

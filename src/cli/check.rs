@@ -155,6 +155,7 @@ pub fn engine_choice(a: &CheckArgs) -> bmc_rmm::ask::EngineChoice {
     match a.engine {
         Engine::Bounded => EngineChoice::Bounded(a.solver.0),
         Engine::Explicit => EngineChoice::Explicit,
+        Engine::NormalForm => EngineChoice::NormalForm,
         Engine::Smc => EngineChoice::Smc,
         Engine::Lazy => EngineChoice::Lazy(a.rounds),
         Engine::Kround => {
@@ -282,8 +283,8 @@ fn refuse_other_engines(a: &CheckArgs) -> Result<(), Error> {
         return Err(Error::Usage("--state applies to `robust` only".into()));
     }
     match a.engine {
-        Engine::Explicit => Err(Error::Usage(
-            "--engine explicit answers `robust` only".into(),
+        Engine::Explicit | Engine::NormalForm => Err(Error::Usage(
+            "--engine explicit/normal-form answer `robust` only".into(),
         )),
         Engine::Kround | Engine::Lazy => Err(Error::Usage(
             "--engine kround/lazy answer `reach` only (use the `reach` command)".into(),

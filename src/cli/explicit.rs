@@ -1,12 +1,14 @@
-//! `robust --engine explicit`: TSO robustness by the explicit-state
-//! engine (unbounded).
+//! `robust --engine explicit` and `robust --engine normal-form`:
+//! unbounded robustness against TSO (attacks, or normal-form
+//! computations) and PSO (normal-form computations).
 
 use super::args::CheckArgs;
-use bmc_rmm::ask::{EngineChoice, Question};
+use bmc_rmm::ask::Question;
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::Verdict;
 
-/// `bmc-rmm robust --engine explicit`: unbounded TSO robustness by attacks.
+/// `bmc-rmm robust --engine explicit|normal-form`: unbounded robustness
+/// against TSO or PSO.
 pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
     if a.dot.is_some() {
@@ -17,14 +19,16 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
         ));
     }
     let builtin = super::check::builtin_model(a);
-    bmc_rmm::ask::validate(EngineChoice::Explicit, builtin, &[Question::Robust])?;
-    let cat = bmc_rmm::cat::builtin("tso")?;
-    let aliases = super::expect::model_aliases("tso", None);
+    let engine = super::check::engine_choice(a);
+    bmc_rmm::ask::validate(engine, builtin, &[Question::Robust])?;
+    let model = builtin.unwrap_or("tso");
+    let cat = bmc_rmm::cat::builtin(model)?;
+    let aliases = super::expect::model_aliases(model, None);
     let describe = crate::cli::shard::Describe {
         command: "robust",
         what: "results",
         words: &[],
-        model: "tso",
+        model,
         aliases: &aliases,
         meta: serde_json::Value::Null,
     };
@@ -39,10 +43,10 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     let mut worst = Verdict::NoViolation;
     for (f, p) in &progs {
         let mut req = super::check::request(a, p, &cat, &[Question::Robust], false);
-        req.engine = EngineChoice::Explicit;
+        req.engine = engine;
         let reply = bmc_rmm::ask::ask(&req)?.remove(0);
         let v = reply.answer.verdict;
-        let rec = super::render::show(&super::render::Context::new(f, p, "tso"), &reply);
+        let rec = super::render::show(&super::render::Context::new(f, p, model), &reply);
         if a.input.json {
             println!("{}", rec.json[0]);
         } else {

@@ -223,7 +223,9 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Translate(a)) => translate::run(&a),
         Some(Command::Robust(a)) if parameterized::wanted(&a)? => parameterized::run(&a),
         Some(Command::Robust(a)) if a.state => state::run(&a),
-        Some(Command::Robust(a)) if a.engine == Engine::Explicit => explicit::run_robust(&a),
+        Some(Command::Robust(a)) if matches!(a.engine, Engine::Explicit | Engine::NormalForm) => {
+            explicit::run_robust(&a)
+        }
         Some(Command::Robust(a)) if a.engine == Engine::Smc && !a.state => {
             smc::run(&a, bmc_rmm::engines::smc::SmcCheck::Robust)
         }

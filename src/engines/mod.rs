@@ -18,6 +18,7 @@
 pub mod bounded;
 pub mod derived;
 pub mod explicit;
+pub mod normal_form;
 pub mod parameterized;
 pub mod smc;
 pub mod switches;

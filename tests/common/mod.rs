@@ -3,6 +3,8 @@
 // Each test crate uses a part of it.
 #![allow(dead_code)]
 
+pub mod random_programs;
+
 /// One bounded check with the varisat backend.
 pub fn check1(
     kind: bmc_rmm::engines::bounded::CheckKind,

@@ -20,6 +20,7 @@ mod explicit_tso_oracle;
 mod fences_synth;
 mod kround;
 mod model_hierarchy;
+mod normal_form;
 mod parameterized;
 mod pgas;
 mod replay;

@@ -11,6 +11,7 @@ pub mod bounded;
 pub mod explicit;
 pub mod fences;
 pub mod litmus;
+pub mod normal_form;
 pub mod parameterized;
 pub mod smc;
 pub mod state;
@@ -75,6 +76,7 @@ pub fn show(c: &Context, reply: &Reply) -> crate::cli::shard::Record {
     match &reply.detail {
         Detail::Bounded(r) => bounded::record(c, r),
         Detail::Explicit(r) => explicit::record(f, reply.answer.verdict, r),
+        Detail::NormalForm(r) => normal_form::record(f, reply.answer.verdict, r),
         Detail::Smc(s) => smc::record(
             f,
             s.explored.as_ref().unwrap_or(p),

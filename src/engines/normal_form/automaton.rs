@@ -1,0 +1,755 @@
+//! The multiheaded automaton M(P) of degree 3 for the store-buffer models
+//! (thesis `003_…` §3.2.1, Example 3.5, extended to three parts, PSO's
+//! per-address buffers and TSO's implicit #StoreStore, §5.2–5.3),
+//! intersected on the fly with the cycle marks of a profile
+//! ([`super::profile`]).
+//!
+//! The automaton executes instructions one at a time, each thread in
+//! program order (the order σ of the normal form, NF-B), and appends every
+//! event of the instruction to one of the parts 1, 2, 3 of the
+//! computation `w = w1·w2·w3` (NF-A: a thread's non-flush events in
+//! non-decreasing parts). A store's issue goes to the thread's current
+//! part (without loss of generality: it touches no memory) and its flush
+//! to any part not before the issue, the per-address FIFO order, the
+//! #StoreStore floor (TSO: every earlier store) allows; when flush and
+//! issue share a part the flush follows the issue at once (σ is SC). A
+//! load reads the thread's newest buffered store to its address when that
+//! store's flush is in a later part (early read), else the memory of its
+//! part at that point.
+//!
+//! Memory per part: part 1 starts from the initial memory; parts 2 and 3
+//! start from the memory the previous part ends with, which is not known
+//! yet when a later part is read (the heads run in parallel). A read of a
+//! cell that the part has not written yet *guesses* the cell (value and
+//! tag) lazily; [`State::consistent`] checks the guesses against the ends
+//! of the previous parts (the joins of Lemma 3.3's construction). Guessed
+//! values range over the values the search has seen written to the cell
+//! ([`super::search`] closes this set).
+
+use super::profile::{hop, Acc, Src};
+use super::program_class::{Addr, Footprint, Micro, Op, LOCK_ADDR};
+use super::Model;
+use crate::collections::HashMap;
+use crate::program::{Command, LExpr, Program, RegId, Spmd, Width};
+
+/// The tag of a guessed cell whose tag no read needed: only the load
+/// entering a segment looks at tags (the src hop), so the other reads
+/// guess the value alone and the join check accepts any tag.
+pub(crate) const ANY_TAG: u8 = u8::MAX;
+
+/// Number of parts of the normal form (degree 3: §3.1 with two events per
+/// instruction, §5.1).
+pub(crate) const PARTS: u8 = 3;
+
+/// A memory cell: its value and its tag (`k + 1`: written by the store
+/// that leaves segment `k` of the profile; 0: any other store or the
+/// initial value; [`ANY_TAG`]: a guess whose tag no read has looked at).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Cell {
+    /// The value.
+    pub v: i64,
+    /// The tag.
+    pub tag: u8,
+}
+
+/// A cell of part 2 or 3: the guessed value at the start of the part (set
+/// by a read before any write of the part) and the value written last in
+/// the part.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Later {
+    /// Address.
+    pub addr: i64,
+    /// Guessed start of the part.
+    pub start: Option<Cell>,
+    /// Last write of the part.
+    pub now: Option<Cell>,
+}
+
+/// A store of a thread whose flush is in a later part than the thread's
+/// current part (the newest per address).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Buffered {
+    /// Thread.
+    pub thread: u8,
+    /// Address.
+    pub addr: i64,
+    /// Part of the flush.
+    pub flush: u8,
+    /// Value.
+    pub v: i64,
+    /// Enter marks recorded before the store.
+    pub before: u16,
+}
+
+/// The marks of one segment of the profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Mark {
+    /// The access entering the segment.
+    pub enter: Option<Acc>,
+    /// The access leaving the segment.
+    pub leave: Option<Acc>,
+}
+
+/// A state of the automaton intersected with the marks.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct State {
+    /// Control state per thread.
+    pub pc: Vec<u32>,
+    /// All registers, thread after thread (dead ones reset to 0).
+    pub regs: Vec<i64>,
+    /// Per thread: the part of its last non-flush event (1..=3).
+    pub cur: Vec<u8>,
+    /// Per thread: the latest part of a flush of its stores (0: none).
+    pub maxflush: Vec<u8>,
+    /// Per thread: loads go to this part or later (#StoreLoad).
+    pub load_floor: Vec<u8>,
+    /// Per thread: flushes go to this part or later (#StoreStore).
+    pub flush_floor: Vec<u8>,
+    /// Buffered stores, sorted by (thread, address).
+    pub buf: Vec<Buffered>,
+    /// Part 1's memory: cells other than (initial value, tag 0), sorted.
+    pub mem1: Vec<(i64, Cell)>,
+    /// Parts 2 and 3, sorted by address.
+    pub later: [Vec<Later>; 2],
+    /// Marks per segment of the profile.
+    pub marks: Vec<Mark>,
+    /// Enter marks recorded so far (bit k = segment k).
+    pub seen: u16,
+}
+
+/// One event of a step, for the witness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ev {
+    /// A write (else a read).
+    pub write: bool,
+    /// Address ([`LOCK_ADDR`] for the lock cell).
+    pub addr: i64,
+    /// Value read or written.
+    pub value: i64,
+    /// Part of the read, or of the store's issue.
+    pub part: u8,
+    /// Part of the store's flush (the read's part for reads).
+    pub flush: u8,
+    /// A read from the thread's own buffer.
+    pub early: bool,
+}
+
+/// One transition: an instruction with its events and marks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Step {
+    /// Thread.
+    pub thread: usize,
+    /// Instruction index in the thread.
+    pub instr: usize,
+    /// Memory events in the instruction's order.
+    pub events: Vec<Ev>,
+    /// Index of the event marked as entering, and leaving, its segment.
+    pub marks: (Option<usize>, Option<usize>),
+}
+
+/// The automaton of one program, model and profile.
+pub(crate) struct Automaton<'p> {
+    /// The program.
+    pub prog: &'p Program,
+    ops: &'p [Vec<Op>],
+    out: Vec<Vec<Vec<usize>>>,
+    reg_off: Vec<usize>,
+    live: Vec<Vec<Vec<bool>>>,
+    w: Width,
+    model: Model,
+    /// The profile's threads.
+    pub profile: Vec<u32>,
+    seg_of: Vec<Option<usize>>,
+    /// Values a guess may take per address (initial value included).
+    pub cands: HashMap<i64, Vec<i64>>,
+    /// Per thread, its footprint when every address is constant.
+    foot: Vec<Option<Footprint>>,
+}
+
+/// A partial successor inside one instruction: the state, the events so
+/// far and the accesses for the marks.
+type Partial = (State, Vec<Ev>, Vec<Acc>);
+
+impl<'p> Automaton<'p> {
+    /// The automaton for `profile` (threads of the cycle's segments).
+    pub fn new(
+        prog: &'p Program,
+        ops: &'p [Vec<Op>],
+        w: Width,
+        model: Model,
+        profile: Vec<u32>,
+    ) -> Automaton<'p> {
+        let mut reg_off = vec![0];
+        for t in &prog.threads {
+            reg_off.push(reg_off.last().copied().unwrap_or(0) + t.regs.len());
+        }
+        let mut seg_of = vec![None; prog.threads.len()];
+        for (k, &t) in profile.iter().enumerate() {
+            seg_of[t as usize] = Some(k);
+        }
+        Automaton {
+            prog,
+            ops,
+            out: prog.threads.iter().map(|t| t.outgoing()).collect(),
+            reg_off,
+            live: crate::program::liveness::program_liveness(prog, &[]),
+            w,
+            model,
+            profile,
+            seg_of,
+            cands: HashMap::default(),
+            foot: ops.iter().map(|o| Footprint::of(o, w)).collect(),
+        }
+    }
+
+    /// The initial state: every thread at its initial state in part 1.
+    pub fn initial(&self) -> State {
+        let n = self.prog.threads.len();
+        let mut regs = Vec::new();
+        for t in &self.prog.threads {
+            regs.extend(t.reg_init.iter().map(|v| self.w.wrap(*v)));
+        }
+        let mut s = State {
+            pc: self.prog.threads.iter().map(|t| t.initial.0).collect(),
+            regs,
+            cur: vec![1; n],
+            maxflush: vec![0; n],
+            load_floor: vec![0; n],
+            flush_floor: vec![0; n],
+            buf: Vec::new(),
+            mem1: Vec::new(),
+            later: [Vec::new(), Vec::new()],
+            marks: vec![Mark::default(); self.profile.len()],
+            seen: 0,
+        };
+        for t in 0..n {
+            self.reset_dead(&mut s, t);
+        }
+        s
+    }
+
+    /// The initial value of a cell (the lock cell: 0).
+    pub fn init_val(&self, a: i64) -> i64 {
+        if a == LOCK_ADDR {
+            0
+        } else {
+            self.w.wrap(self.prog.init_value(a))
+        }
+    }
+
+    fn eval(&self, s: &State, t: usize, e: &LExpr) -> i64 {
+        let regs = &s.regs[self.reg_off[t]..self.reg_off[t + 1]];
+        e.eval(self.w, Spmd::default(), &mut |r: RegId| {
+            regs.get(r.0 as usize).copied().unwrap_or(0)
+        })
+    }
+
+    fn set_reg(&self, s: &mut State, t: usize, r: RegId, v: i64) {
+        let i = self.reg_off[t] + r.0 as usize;
+        if i < self.reg_off[t + 1] {
+            s.regs[i] = self.w.wrap(v);
+        }
+    }
+
+    fn reset_dead(&self, s: &mut State, t: usize) {
+        let q = s.pc[t] as usize;
+        let base = self.reg_off[t];
+        for r in 0..self.reg_off[t + 1] - base {
+            if !self.live[t].get(q).is_some_and(|l| l[r]) {
+                s.regs[base + r] = 0;
+            }
+        }
+    }
+
+    /// Runs a local command; false when it blocks.
+    fn local(&self, s: &mut State, t: usize, c: &Command) -> bool {
+        match c {
+            Command::Assign { reg, value } => {
+                let v = self.eval(s, t, value);
+                self.set_reg(s, t, *reg, v);
+                true
+            }
+            Command::Assume(e) | Command::Guard(e) => self.eval(s, t, e) != 0,
+            Command::Select {
+                reg,
+                cond,
+                then,
+                else_,
+            } => {
+                let c = self.eval(s, t, cond);
+                let v = self.eval(s, t, if c != 0 { then } else { else_ });
+                self.set_reg(s, t, *reg, v);
+                true
+            }
+            Command::Ann(_, c) | Command::Tagged(_, c) => self.local(s, t, c),
+            _ => true,
+        }
+    }
+
+    fn buffered(s: &State, t: usize, a: i64) -> Option<&Buffered> {
+        s.buf.iter().find(|b| b.thread as usize == t && b.addr == a)
+    }
+
+    /// The cells a read of `a` in part `p` may see, with whether each is a
+    /// new (or refined) guess; `want`: the tag the read needs (the load
+    /// entering a segment after a store), which a guess takes.
+    fn read_options(&self, s: &State, p: u8, a: i64, want: Option<u8>) -> Vec<(Cell, bool)> {
+        if p == 1 {
+            let c = match s.mem1.binary_search_by_key(&a, |e| e.0) {
+                Ok(i) => s.mem1[i].1,
+                Err(_) => Cell {
+                    v: self.init_val(a),
+                    tag: 0,
+                },
+            };
+            return vec![(c, false)];
+        }
+        let part = &s.later[p as usize - 2];
+        if let Ok(i) = part.binary_search_by_key(&a, |e| e.addr) {
+            if let Some(c) = part[i].now {
+                return vec![(c, false)];
+            }
+            if let Some(c) = part[i].start {
+                return match want {
+                    Some(tag) if c.tag == ANY_TAG => vec![(Cell { v: c.v, tag }, true)],
+                    _ => vec![(c, false)],
+                };
+            }
+        }
+        let init = [self.init_val(a)];
+        let vals = self.cands.get(&a).map_or(&init[..], |v| v.as_slice());
+        let tag = want.unwrap_or(ANY_TAG);
+        vals.iter().map(|&v| (Cell { v, tag }, true)).collect()
+    }
+
+    fn record_guess(s: &mut State, p: u8, a: i64, c: Cell) {
+        let part = &mut s.later[p as usize - 2];
+        match part.binary_search_by_key(&a, |e| e.addr) {
+            Ok(i) => part[i].start = Some(c),
+            Err(i) => part.insert(
+                i,
+                Later {
+                    addr: a,
+                    start: Some(c),
+                    now: None,
+                },
+            ),
+        }
+    }
+
+    fn write(&self, s: &mut State, p: u8, a: i64, c: Cell) {
+        if p == 1 {
+            let dflt = c.tag == 0 && c.v == self.init_val(a);
+            match s.mem1.binary_search_by_key(&a, |e| e.0) {
+                Ok(i) if dflt => {
+                    s.mem1.remove(i);
+                }
+                Ok(i) => s.mem1[i].1 = c,
+                Err(_) if dflt => {}
+                Err(i) => s.mem1.insert(i, (a, c)),
+            }
+            return;
+        }
+        let part = &mut s.later[p as usize - 2];
+        match part.binary_search_by_key(&a, |e| e.addr) {
+            Ok(i) => part[i].now = Some(c),
+            Err(i) => part.insert(
+                i,
+                Later {
+                    addr: a,
+                    start: None,
+                    now: Some(c),
+                },
+            ),
+        }
+    }
+
+    /// Whether the guesses of parts 2 and 3 agree with the memory the
+    /// previous parts end with (the join check).
+    pub fn consistent(&self, s: &State) -> bool {
+        let end1 = |a: i64| match s.mem1.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) => s.mem1[i].1,
+            Err(_) => Cell {
+                v: self.init_val(a),
+                tag: 0,
+            },
+        };
+        let find = |p: usize, a: i64| {
+            let part = &s.later[p];
+            part.binary_search_by_key(&a, |e| e.addr)
+                .ok()
+                .map(|i| &part[i])
+        };
+        // A cell part 2 only read ends as part 1 ends it (its guess agrees,
+        // and the concrete tag is part 1's).
+        let end2 = |a: i64| match find(0, a).and_then(|l| l.now) {
+            Some(c) => c,
+            None => end1(a),
+        };
+        let agrees = |g: Cell, e: Cell| g.v == e.v && (g.tag == ANY_TAG || g.tag == e.tag);
+        s.later[0]
+            .iter()
+            .all(|l| l.start.is_none_or(|g| agrees(g, end1(l.addr))))
+            && s.later[1]
+                .iter()
+                .all(|l| l.start.is_none_or(|g| agrees(g, end2(l.addr))))
+    }
+
+    /// Whether every segment of the profile is entered and left (each hop
+    /// was checked when its second end was marked).
+    pub fn cycle_closed(s: &State) -> bool {
+        s.marks.iter().all(|m| m.leave.is_some())
+    }
+
+    /// Every successor of `s`, with its step; `wrote(a, v)` is told every
+    /// write the successors make.
+    pub fn successors(&self, s: &State, wrote: &mut impl FnMut(i64, i64)) -> Vec<(State, Step)> {
+        let mut res = Vec::new();
+        for t in 0..self.prog.threads.len() {
+            let q = s.pc[t] as usize;
+            let Some(outs) = self.out[t].get(q) else {
+                continue;
+            };
+            for &i in outs {
+                let ins = &self.prog.threads[t].instrs[i];
+                let op = &self.ops[t][i];
+                for marks in self.mark_choices(s, t, op.accesses()) {
+                    for (mut ns, events, accs) in self.exec(s, t, op, marks, wrote) {
+                        if !self.apply_marks(&mut ns, t, marks, &accs) {
+                            continue;
+                        }
+                        ns.pc[t] = ins.to.0;
+                        self.reset_dead(&mut ns, t);
+                        let step = Step {
+                            thread: t,
+                            instr: i,
+                            events,
+                            marks,
+                        };
+                        res.push((ns, step));
+                    }
+                }
+            }
+        }
+        res
+    }
+
+    /// The mark choices of an instruction of thread `t` with `n`
+    /// accesses: (enter at, leave at), leave not before enter.
+    fn mark_choices(&self, s: &State, t: usize, n: usize) -> Vec<(Option<usize>, Option<usize>)> {
+        let mut out = vec![(None, None)];
+        let Some(k) = self.seg_of[t] else {
+            return out;
+        };
+        let m = s.marks[k];
+        match (m.enter.is_some(), m.leave.is_some()) {
+            (false, _) => {
+                for e in 0..n {
+                    out.push((Some(e), None));
+                    for l in e..n {
+                        out.push((Some(e), Some(l)));
+                    }
+                }
+            }
+            (true, false) => out.extend((0..n).map(|l| (None, Some(l)))),
+            (true, true) => {}
+        }
+        out
+    }
+
+    /// Records the marks of a step and checks the hops they complete.
+    fn apply_marks(
+        &self,
+        s: &mut State,
+        t: usize,
+        (enter, leave): (Option<usize>, Option<usize>),
+        accs: &[Acc],
+    ) -> bool {
+        let Some(k) = self.seg_of[t] else {
+            return true;
+        };
+        let n = self.profile.len();
+        // A mark whose access no access of the neighbouring segment's
+        // thread can meet closes no hop.
+        let meets = |other: usize, acc: &Acc| {
+            let (write, a) = match *acc {
+                Acc::Store { addr, .. } => (true, addr),
+                Acc::Load { addr, .. } => (false, addr),
+            };
+            self.foot[self.profile[other] as usize]
+                .as_ref()
+                .is_none_or(|f| f.meets(write, a))
+        };
+        if enter.is_some_and(|e| !meets((k + n - 1) % n, &accs[e]))
+            || leave.is_some_and(|l| !meets((k + 1) % n, &accs[l]))
+        {
+            return false;
+        }
+        if let Some(e) = enter {
+            let acc = accs[e];
+            s.marks[k].enter = Some(acc);
+            s.seen |= 1 << k;
+            let prev = (k + n - 1) % n;
+            if let Some(l) = s.marks[prev].leave {
+                if !hop(prev, k, l, acc, true) {
+                    return false;
+                }
+            }
+        }
+        if let Some(l) = leave {
+            let acc = accs[l];
+            s.marks[k].leave = Some(acc);
+            let next = (k + 1) % n;
+            if let Some(e) = s.marks[next].enter {
+                if !hop(k, next, acc, e, false) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The tag a write carries: `k + 1` when it is the access leaving
+    /// segment `k`.
+    fn tag(&self, t: usize, leave: Option<usize>, idx: usize) -> u8 {
+        match (self.seg_of[t], leave) {
+            (Some(k), Some(l)) if l == idx => k as u8 + 1,
+            _ => 0,
+        }
+    }
+
+    /// The tag the access `idx` of thread `t` needs to read when it is
+    /// marked as entering its segment (the tag of the previous segment's
+    /// leaving store, for a src hop).
+    fn want(&self, t: usize, enter: Option<usize>, idx: usize) -> Option<u8> {
+        match (self.seg_of[t], enter) {
+            (Some(k), Some(e)) if e == idx => {
+                let n = self.profile.len();
+                Some(((k + n - 1) % n) as u8 + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// Executes operation `op` of thread `t` in every way the parts
+    /// allow; `(enter, leave)`: the indices of the accesses marked as
+    /// entering (its read needs the previous segment's tag) and leaving
+    /// (its write is tagged).
+    fn exec(
+        &self,
+        s: &State,
+        t: usize,
+        op: &Op,
+        (enter, leave): (Option<usize>, Option<usize>),
+        wrote: &mut impl FnMut(i64, i64),
+    ) -> Vec<Partial> {
+        let mut out = Vec::new();
+        match op {
+            Op::Local(c) => {
+                let mut ns = s.clone();
+                if self.local(&mut ns, t, c) {
+                    out.push((ns, Vec::new(), Vec::new()));
+                }
+            }
+            Op::Fence { sl, ss } => {
+                let mut ns = s.clone();
+                if *sl {
+                    ns.load_floor[t] = ns.load_floor[t].max(ns.maxflush[t]);
+                }
+                if *ss {
+                    ns.flush_floor[t] = ns.flush_floor[t].max(ns.maxflush[t]);
+                }
+                out.push((ns, Vec::new(), Vec::new()));
+            }
+            Op::Load { reg, addr } => {
+                let a = self.eval(s, t, addr);
+                let lo = s.cur[t].max(s.load_floor[t]);
+                for p in lo..=PARTS {
+                    let mut reads = Vec::new();
+                    match Self::buffered(s, t, a) {
+                        Some(b) if b.flush > p => reads.push((
+                            b.v,
+                            Src::Early {
+                                flush: b.flush,
+                                before: b.before,
+                            },
+                            None,
+                        )),
+                        _ => {
+                            for (c, g) in self.read_options(s, p, a, self.want(t, enter, 0)) {
+                                reads.push((c.v, Src::Mem { tag: c.tag }, g.then_some(c)));
+                            }
+                        }
+                    }
+                    for (v, src, guess) in reads {
+                        let mut ns = s.clone();
+                        if let Some(c) = guess {
+                            Self::record_guess(&mut ns, p, a, c);
+                        }
+                        self.set_reg(&mut ns, t, *reg, v);
+                        Self::advance(&mut ns, t, p);
+                        let ev = Ev {
+                            write: false,
+                            addr: a,
+                            value: v,
+                            part: p,
+                            flush: p,
+                            early: matches!(src, Src::Early { .. }),
+                        };
+                        let acc = Acc::Load {
+                            addr: a,
+                            part: p,
+                            src,
+                        };
+                        out.push((ns, vec![ev], vec![acc]));
+                    }
+                }
+            }
+            Op::Store { addr, value } => {
+                let a = self.eval(s, t, addr);
+                let v = self.eval(s, t, value);
+                let cur = s.cur[t];
+                let fifo = Self::buffered(s, t, a).map_or(0, |b| b.flush);
+                let lo = cur.max(s.flush_floor[t]).max(fifo);
+                let tag = self.tag(t, leave, 0);
+                for q in lo..=PARTS {
+                    let mut ns = s.clone();
+                    self.write(&mut ns, q, a, Cell { v, tag });
+                    wrote(a, v);
+                    ns.maxflush[t] = ns.maxflush[t].max(q);
+                    if self.model == Model::Tso {
+                        ns.flush_floor[t] = ns.flush_floor[t].max(q);
+                    }
+                    ns.buf.retain(|b| !(b.thread as usize == t && b.addr == a));
+                    if q > cur {
+                        // The enter marks before the store matter only
+                        // while its thread may still mark a leaving load.
+                        let open = self.seg_of[t].is_some_and(|k| s.marks[k].leave.is_none());
+                        let b = Buffered {
+                            thread: t as u8,
+                            addr: a,
+                            flush: q,
+                            v,
+                            before: if open { s.seen } else { 0 },
+                        };
+                        let at = ns
+                            .buf
+                            .partition_point(|x| (x.thread, x.addr) < (b.thread, b.addr));
+                        ns.buf.insert(at, b);
+                    }
+                    let ev = Ev {
+                        write: true,
+                        addr: a,
+                        value: v,
+                        part: cur,
+                        flush: q,
+                        early: false,
+                    };
+                    out.push((ns, vec![ev], vec![Acc::Store { addr: a, flush: q }]));
+                }
+            }
+            Op::Atomic(ms) => {
+                let lo = s.cur[t].max(s.maxflush[t]).max(s.load_floor[t]);
+                for p in lo..=PARTS {
+                    let mut ns = s.clone();
+                    Self::advance(&mut ns, t, p);
+                    ns.maxflush[t] = p;
+                    let mut partial = vec![(ns, Vec::new(), Vec::new())];
+                    for m in ms {
+                        partial = partial
+                            .into_iter()
+                            .flat_map(|x| self.micro(x, t, p, m, (enter, leave), wrote))
+                            .collect();
+                    }
+                    out.extend(partial);
+                }
+            }
+        }
+        out
+    }
+
+    /// Moves thread `t` to part `p` (its buffered stores flushed by then
+    /// leave the buffer summary).
+    fn advance(s: &mut State, t: usize, p: u8) {
+        s.cur[t] = p;
+        s.buf.retain(|b| b.thread as usize != t || b.flush > p);
+    }
+
+    /// One step of an atomic block in part `p`.
+    fn micro(
+        &self,
+        (s, evs, accs): Partial,
+        t: usize,
+        p: u8,
+        m: &Micro,
+        (enter, leave): (Option<usize>, Option<usize>),
+        wrote: &mut impl FnMut(i64, i64),
+    ) -> Vec<Partial> {
+        let addr_of = |s: &State, a: &Addr| match a {
+            Addr::Expr(e) => self.eval(s, t, e),
+            Addr::Lock => LOCK_ADDR,
+        };
+        match m {
+            Micro::Local(c) => {
+                let mut ns = s;
+                if self.local(&mut ns, t, c) {
+                    vec![(ns, evs, accs)]
+                } else {
+                    Vec::new()
+                }
+            }
+            Micro::Load { reg, addr, expect } => {
+                let a = addr_of(&s, addr);
+                let mut out = Vec::new();
+                let want = self.want(t, enter, accs.len());
+                for (c, g) in self.read_options(&s, p, a, want) {
+                    if expect.is_some_and(|e| e != c.v) {
+                        continue;
+                    }
+                    let mut ns = s.clone();
+                    if g {
+                        Self::record_guess(&mut ns, p, a, c);
+                    }
+                    if let Some(r) = reg {
+                        self.set_reg(&mut ns, t, *r, c.v);
+                    }
+                    let mut evs = evs.clone();
+                    evs.push(Ev {
+                        write: false,
+                        addr: a,
+                        value: c.v,
+                        part: p,
+                        flush: p,
+                        early: false,
+                    });
+                    let mut accs = accs.clone();
+                    accs.push(Acc::Load {
+                        addr: a,
+                        part: p,
+                        src: Src::Mem { tag: c.tag },
+                    });
+                    out.push((ns, evs, accs));
+                }
+                out
+            }
+            Micro::Store { addr, value } => {
+                let (mut ns, mut evs, mut accs) = (s, evs, accs);
+                let a = addr_of(&ns, addr);
+                let v = self.eval(&ns, t, value);
+                let tag = self.tag(t, leave, accs.len());
+                self.write(&mut ns, p, a, Cell { v, tag });
+                wrote(a, v);
+                evs.push(Ev {
+                    write: true,
+                    addr: a,
+                    value: v,
+                    part: p,
+                    flush: p,
+                    early: false,
+                });
+                accs.push(Acc::Store { addr: a, flush: p });
+                vec![(ns, evs, accs)]
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Unbounded robustness against PSO and TSO by normal-form computations
+//! (thesis `003_…` ch. 3 and 5): a program is robust iff it has no
+//! normal-form computation of degree 3 with a cyclic happens-before
+//! relation, and the normal-form computations are the language of a
+//! multiheaded automaton whose emptiness, intersected with the cycle
+//! checks of a profile, is a reachability question in a finite graph.
+//!
+//! * Semantics: the store-buffer semantics of §2.4.2 (Table 2.2) with
+//!   one FIFO per thread and address for PSO (§5.2: PSO is RMO with
+//!   #LoadLoad | #LoadStore after every load) and TSO as PSO with
+//!   #StoreStore after every store (§5.3, Theorem 5.5), barriers and
+//!   atomic steps as [`program_class`] says.
+//! * Normal form (§3.1): a shortest computation with a cyclic hb loses
+//!   its cycle when the last instruction of some thread is undone; the
+//!   rest has an SC trace (Lemma 2.16) and its events, reordered inside
+//!   each part as that SC computation orders them, give a computation
+//!   `w1·e1·w2·e2·w3` with the same trace, where `e1, e2` are the
+//!   undone instruction's events. An instruction has at most two events
+//!   (a store's issue and flush), so three parts suffice (the degree-3
+//!   bound of §5.1 for store-atomic models).
+//! * The automaton ([`automaton`], §3.2.1, Example 3.5) generates exactly
+//!   these computations, one instruction at a time with its events placed
+//!   in parts; cycles are found through profiles ([`profile`], §3.2.2,
+//!   Lemma 3.7) and the product with their checks is searched
+//!   exhaustively ([`search`], Lemmas 3.3–3.4).
+//!
+//! The search is complete for every accepted program (W-bit values, so
+//! finitely many states): "robust" means no computation of any length has
+//! a cyclic hb. A witness is replayed into an [`Execution`] whose hb cycle
+//! is recomputed from the execution alone ([`witness`]); a limit gives
+//! "unknown", never "robust".
+
+mod automaton;
+mod profile;
+mod program_class;
+mod search;
+mod witness;
+
+use crate::answer::{Answer, Scope, STEPS_PER_THREAD};
+use crate::diag::Error;
+use crate::engines::bounded::{Cycle, Execution};
+use crate::engines::explicit::Limits;
+use crate::program::{Program, ThreadId, Width};
+use rayon::prelude::*;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// The store-buffer models the engine decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Model {
+    /// Total store order: one FIFO store buffer per thread.
+    Tso,
+    /// Partial store order: one FIFO store buffer per thread and address.
+    Pso,
+}
+
+impl Model {
+    /// The model's name (`tso`, `pso`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Tso => "tso",
+            Model::Pso => "pso",
+        }
+    }
+
+    /// The model named `s` (`tso`, `pso`), if the engine decides it.
+    pub fn from_name(s: &str) -> Option<Model> {
+        match s {
+            "tso" => Some(Model::Tso),
+            "pso" => Some(Model::Pso),
+            _ => None,
+        }
+    }
+}
+
+/// Options of [`check_robustness`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The bit-width W of values and addresses (1..=32).
+    pub width: Width,
+    /// Time and size limits (a limit hit gives "unknown"): the timeout
+    /// covers the whole call, the state and memory bounds each search.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    /// Width 16, the explicit engines' default limits.
+    fn default() -> Self {
+        Options {
+            width: Width::DEFAULT,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// A non-robustness witness: a normal-form computation with a cyclic
+/// happens-before.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// The threads of the cycle's segments (the profile), in cycle order.
+    pub profile: Vec<ThreadId>,
+    /// The computation as an execution (events in thread and program
+    /// order, rf, co, final state), in the bounded engine's form.
+    pub execution: Execution,
+    /// The hb cycle recomputed from the execution.
+    pub cycle: Cycle,
+    /// The computation `w1·w2·w3` part by part (text).
+    pub computation: String,
+    /// The rendered cycle and execution (the bounded engine's format).
+    pub text: String,
+}
+
+impl Witness {
+    /// The most instructions one thread executes in the witness: the
+    /// bound at which the bounded engine finds the same execution.
+    pub fn steps_per_thread(&self) -> usize {
+        self.execution.steps.iter().copied().max().unwrap_or(0)
+    }
+}
+
+impl fmt::Display for Witness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.text)
+    }
+}
+
+/// The verdict of [`check_robustness`].
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// No computation of any length has a cyclic happens-before.
+    Robust,
+    /// A computation with a cyclic happens-before.
+    NotRobust(Box<Witness>),
+    /// A limit was hit before the search ended (the reason).
+    Unknown(String),
+}
+
+/// Counters of one call.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Stats {
+    /// Profiles of the program (cycle shapes searched).
+    pub profiles: usize,
+    /// States visited over all searches.
+    pub states: u64,
+    /// Guess candidates: values over all addresses.
+    pub candidates: usize,
+    /// Wall-clock time of the call, in microseconds.
+    pub time_us: u64,
+}
+
+/// The result of [`check_robustness`].
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The model.
+    pub model: Model,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Counters.
+    pub stats: Stats,
+}
+
+/// Decides whether `p` is robust against `model` (every computation has
+/// an SC trace, thesis §2.8) for computations of any length.
+///
+/// Errors: a construct outside the accepted class (located at its
+/// instruction), a width outside 1..=32, a PGAS program. Limits are not
+/// errors: they give [`Verdict::Unknown`].
+pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Report, Error> {
+    let start = Instant::now();
+    if opts.width.0 == 0 || opts.width.0 > 32 {
+        return Err(Error::Unsupported(format!(
+            "width {} is outside 1..=32 (the normal-form engine)",
+            opts.width.0
+        )));
+    }
+    let ops = program_class::classify(p)?;
+    // Profiles whose neighbouring threads share no address have no hop.
+    let foot: Vec<_> = ops
+        .iter()
+        .map(|o| program_class::Footprint::of(o, opts.width))
+        .collect();
+    let related = |a: u32, b: u32| match (&foot[a as usize], &foot[b as usize]) {
+        (Some(x), Some(y)) => x.conflicts(y),
+        _ => true,
+    };
+    let profiles: Vec<Vec<u32>> = profile::profiles(p.threads.len())
+        .into_iter()
+        .filter(|pr| (0..pr.len()).all(|i| related(pr[i], pr[(i + 1) % pr.len()])))
+        .collect();
+    let states = AtomicU64::new(0);
+    let found_at = AtomicUsize::new(usize::MAX);
+    let mut stats = Stats {
+        profiles: profiles.len(),
+        ..Stats::default()
+    };
+    let finish = |verdict, mut stats: Stats| {
+        stats.states = states.load(Ordering::Relaxed);
+        stats.time_us = start.elapsed().as_micros() as u64;
+        Ok(Report {
+            model,
+            verdict,
+            stats,
+        })
+    };
+    if p.threads.len() > profile::MAX_PROFILE {
+        return finish(
+            Verdict::Unknown(format!(
+                "more than {} threads: not every profile can be searched",
+                profile::MAX_PROFILE
+            )),
+            stats,
+        );
+    }
+    let budget = |me: usize| search::Budget {
+        limits: &opts.limits,
+        start,
+        found_at: &found_at,
+        me,
+        states: &states,
+    };
+    let mut plain = automaton::Automaton::new(p, &ops, opts.width, model, Vec::new());
+    let cands = match search::close_candidates(&mut plain, &budget(usize::MAX)) {
+        Ok(c) => c,
+        Err(why) => return finish(Verdict::Unknown(why), stats),
+    };
+    stats.candidates = cands.values().map(Vec::len).sum();
+    let results: Vec<search::Outcome> = profiles
+        .par_iter()
+        .enumerate()
+        .map(|(i, prof)| {
+            let mut a = automaton::Automaton::new(p, &ops, opts.width, model, prof.clone());
+            a.cands = cands.clone();
+            loop {
+                match search::bfs(&a, true, &budget(i)) {
+                    search::Outcome::Exhausted(w) => {
+                        // Marks change no value: the candidates are closed
+                        // already; a new value would mean another round.
+                        if !search::absorb(&mut a.cands, &w) {
+                            return search::Outcome::Exhausted(w);
+                        }
+                    }
+                    other => {
+                        if matches!(other, search::Outcome::Found(..)) {
+                            found_at.fetch_min(i, Ordering::Relaxed);
+                        }
+                        return other;
+                    }
+                }
+            }
+        })
+        .collect();
+    let mut unknown = None;
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            search::Outcome::Found(steps, last) => {
+                let prof = profiles[i].iter().map(|&t| ThreadId(t)).collect();
+                let verdict = match witness_of(p, prof, &steps, &last) {
+                    Some(w) => Verdict::NotRobust(Box::new(w)),
+                    None => Verdict::Unknown(
+                        "internal: the computation found has no hb cycle when replayed".into(),
+                    ),
+                };
+                return finish(verdict, stats);
+            }
+            search::Outcome::Cut(why) if unknown.is_none() => unknown = Some(why),
+            _ => {}
+        }
+    }
+    match unknown {
+        Some(why) => finish(Verdict::Unknown(why), stats),
+        None => finish(Verdict::Robust, stats),
+    }
+}
+
+fn witness_of(
+    p: &Program,
+    profile: Vec<ThreadId>,
+    steps: &[automaton::Step],
+    last: &automaton::State,
+) -> Option<Witness> {
+    let (execution, ids) = witness::execution(p, steps, last);
+    let (cycle, _) = execution.hb_cycle();
+    let cycle = cycle?;
+    let computation = witness::computation_text(p, steps, &execution, &ids);
+    let names: Vec<&str> = profile.iter().map(|&t| p.thread_name(t)).collect();
+    let text = format!(
+        "  cycle: {}\n  profile: {}\n  computation (normal form of degree 3, parts in order):\n{}  execution:\n{}",
+        execution.render_cycle(&cycle),
+        names.join(" -> "),
+        computation,
+        execution.render(p)
+    );
+    Some(Witness {
+        profile,
+        execution,
+        cycle,
+        computation,
+        text,
+    })
+}
+
+impl From<&Report> for Answer {
+    /// Robustness for every execution (the engine is unbounded); a
+    /// violation carries its witness and its size in steps per thread.
+    fn from(r: &Report) -> Answer {
+        use crate::answer::Verdict as V;
+        let mut a = match &r.verdict {
+            Verdict::Robust => Answer::new(V::NoViolation, Scope::Complete),
+            Verdict::NotRobust(w) => {
+                let mut a = Answer::new(V::Violation, Scope::Complete);
+                a.witness = Some(w.to_string());
+                a
+            }
+            Verdict::Unknown(why) => {
+                let mut a = Answer::new(V::Unknown, Scope::Complete);
+                a.reason = Some(why.clone());
+                a
+            }
+        };
+        a.stats = vec![
+            ("profiles", r.stats.profiles as u64),
+            ("states", r.stats.states),
+        ];
+        if let Verdict::NotRobust(w) = &r.verdict {
+            a.stats
+                .push((STEPS_PER_THREAD, w.steps_per_thread() as u64));
+        }
+        a
+    }
+}

@@ -1,0 +1,159 @@
+//! Cycle detection by profiles (thesis `003_…` §3.2.2, Lemma 3.7): a
+//! computation has a happens-before cycle iff it has a *beautiful* one,
+//! `enter_1 →po* leave_1 →hop enter_2 →po* leave_2 … →hop enter_1`, where
+//! the threads of the segments are pairwise distinct and each hop is one
+//! arc of co, src (rf) or cf (fr) between two threads. The sequence of
+//! threads is the cycle's *profile*.
+//!
+//! The automaton marks, for each thread of the profile, the access that
+//! enters and the access that leaves its segment, in program order, and
+//! checks each hop as soon as both of its ends are marked, from positions
+//! in the normal-form computation alone (a finite amount of information,
+//! as the finite automata of Lemma 3.3 do).
+
+/// Largest number of threads of a profile (marks are bit sets of `u16`).
+pub(crate) const MAX_PROFILE: usize = 15;
+
+/// What the automaton remembers of a marked access: its kind, address
+/// and the parts of its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Acc {
+    /// A store whose flush (the write reaching memory) is in part `flush`.
+    Store {
+        /// Address.
+        addr: i64,
+        /// Part of the flush (1-based).
+        flush: u8,
+    },
+    /// A load executed in part `part`, reading as `src` says.
+    Load {
+        /// Address.
+        addr: i64,
+        /// Part of the load (1-based).
+        part: u8,
+        /// Where it took its value.
+        src: Src,
+    },
+}
+
+/// Where a load took its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Src {
+    /// From memory, from a cell tagged `tag` (`k + 1`: the store that
+    /// leaves segment `k`; 0: any other store or the initial value).
+    Mem {
+        /// The cell's tag.
+        tag: u8,
+    },
+    /// Early, from its own thread's buffered store whose flush is in part
+    /// `flush`; `before`: the enter marks recorded before that store was
+    /// executed (bit `k` = segment `k`).
+    Early {
+        /// Part of the source store's flush.
+        flush: u8,
+        /// Enter marks recorded before the source store.
+        before: u16,
+    },
+}
+
+/// Every profile of a program with `threads` threads: the sequences of at
+/// least two distinct threads, up to rotation (the smallest thread
+/// first).
+pub(crate) fn profiles(threads: usize) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let n = threads.min(MAX_PROFILE);
+    for first in 0..n as u32 {
+        let mut cur = vec![first];
+        extend(&mut cur, n as u32, &mut out);
+    }
+    out.sort_by_key(|p| p.len());
+    out
+}
+
+fn extend(cur: &mut Vec<u32>, n: u32, out: &mut Vec<Vec<u32>>) {
+    if cur.len() >= 2 {
+        out.push(cur.clone());
+    }
+    for t in cur[0] + 1..n {
+        if !cur.contains(&t) {
+            cur.push(t);
+            extend(cur, n, out);
+            cur.pop();
+        }
+    }
+}
+
+/// Whether the hop from `leave` (the access leaving segment `k`) to
+/// `enter` (the access entering segment `next = k + 1 mod n`) is an arc
+/// of co, src or cf of the computation. `leave_first`: `leave` was
+/// executed before `enter` in the automaton's order (the order that all
+/// parts follow, NF-B), so at equal parts its event comes first.
+///
+/// * co: two stores to one address, the flush of `leave` first;
+/// * src: `enter` reads from memory a cell tagged by `leave` (k + 1);
+/// * cf: `leave` reads the address from memory and the flush of `enter`
+///   follows the load (so it follows the load's source in co); when
+///   `leave` read early from its thread's store `s`, the flush of `enter`
+///   follows the flush of `s`.
+pub(crate) fn hop(k: usize, next: usize, leave: Acc, enter: Acc, leave_first: bool) -> bool {
+    match (leave, enter) {
+        (Acc::Store { addr: a, flush: q1 }, Acc::Store { addr: b, flush: q2 }) => {
+            a == b && if leave_first { q1 <= q2 } else { q1 < q2 }
+        }
+        (
+            Acc::Store { .. },
+            Acc::Load {
+                src: Src::Mem { tag },
+                ..
+            },
+        ) => usize::from(tag) == k + 1,
+        (
+            Acc::Load {
+                addr: a,
+                part,
+                src: Src::Mem { .. },
+            },
+            Acc::Store { addr: b, flush: q },
+        ) => a == b && if leave_first { q >= part } else { q > part },
+        (
+            Acc::Load {
+                addr: a,
+                src: Src::Early { flush, before },
+                ..
+            },
+            Acc::Store { addr: b, flush: q },
+        ) => {
+            let enter_before_source = !leave_first && before & (1 << next) != 0;
+            a == b
+                && if enter_before_source {
+                    q > flush
+                } else {
+                    q >= flush
+                }
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_are_rotation_classes() {
+        assert_eq!(profiles(2), vec![vec![0, 1]]);
+        // 3 threads: 3 pairs and 2 orders of the triple.
+        assert_eq!(profiles(3).len(), 5);
+        // 4 threads: 6 + 4·2 + 6.
+        assert_eq!(profiles(4).len(), 20);
+    }
+
+    #[test]
+    fn co_respects_the_order_within_a_part() {
+        let s = |flush| Acc::Store { addr: 0, flush };
+        assert!(hop(0, 1, s(1), s(1), true));
+        assert!(!hop(0, 1, s(1), s(1), false));
+        assert!(hop(0, 1, s(1), s(2), false));
+        assert!(!hop(0, 1, s(2), s(1), true));
+    }
+}

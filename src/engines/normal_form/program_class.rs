@@ -1,0 +1,314 @@
+//! The programs the normal-form engine decides, and their commands
+//! reduced to the operations of the store-buffer semantics (thesis `003_…`
+//! §2.4.2, Table 2.2, with the per-address buffers of PSO, §5.2).
+//!
+//! Accepted: loads, stores, local commands (assignments, `assume`,
+//! guards, selects, `nop`), barriers, `lock`/`unlock` and single-location
+//! atomic steps. Everything else is refused with a located error naming
+//! the construct (never answered wrongly): `lwarx`/`stwcx.`, PGAS
+//! commands and `rank`/`nodes`, atomic steps over several addresses
+//! (the bounded engine contracts them to one node, the store-buffer
+//! semantics does not), nested atomics. Values are W-bit integers
+//! (W ≤ 32), so the data domain is finite (thesis §2.3) for every
+//! accepted program.
+//!
+//! Barriers as the `tso.cat` / `pso.cat` models read them: `mfence` and
+//! `sync` order every pair; a `membar` orders the pairs its mask names
+//! (#StoreLoad: stores before later loads, #StoreStore: stores before
+//! later stores; #LoadLoad and #LoadStore are implied by both models);
+//! every other barrier orders nothing. `lock` is an atomic
+//! read-modify-write of a reserved lock cell that must read 0 and writes
+//! 1, `unlock` an atomic write of 0 (docs/models.md, "Locks"); atomic
+//! steps drain the thread's buffers before and after (the set `A`).
+
+use crate::diag::Error;
+use crate::program::{Command, Expr, Fence, Instr, LExpr, Program, RegId, ThreadId};
+
+/// The address of the lock cell: outside every W-bit address (W ≤ 32).
+pub(crate) const LOCK_ADDR: i64 = i64::MIN;
+
+/// The address of an access: an expression over the thread's registers,
+/// or the lock cell.
+#[derive(Clone, Debug)]
+pub(crate) enum Addr {
+    /// `mem[e]`.
+    Expr(LExpr),
+    /// The lock cell ([`LOCK_ADDR`]).
+    Lock,
+}
+
+/// One step inside an atomic block.
+#[derive(Clone, Debug)]
+pub(crate) enum Micro {
+    /// A read into `reg` (none for the lock), blocking unless it reads
+    /// `expect` when given.
+    Load {
+        /// Destination register.
+        reg: Option<RegId>,
+        /// Address.
+        addr: Addr,
+        /// The value the read must return (`lock` reads 0).
+        expect: Option<i64>,
+    },
+    /// A write of `value` to `addr`.
+    Store {
+        /// Address.
+        addr: Addr,
+        /// Value.
+        value: LExpr,
+    },
+    /// A local command (assignment, assume, guard, select, nop).
+    Local(Command),
+}
+
+/// The operation of one instruction in the store-buffer semantics.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    /// A local command: no memory event.
+    Local(Command),
+    /// `reg <- mem[addr]`: reads the thread's newest buffered store to
+    /// the address, else memory.
+    Load {
+        /// Destination register.
+        reg: RegId,
+        /// Address.
+        addr: LExpr,
+    },
+    /// `mem[addr] <- value`: enters the buffer, reaches memory later.
+    Store {
+        /// Address.
+        addr: LExpr,
+        /// Value.
+        value: LExpr,
+    },
+    /// A barrier: `sl` orders earlier stores before later loads, `ss`
+    /// earlier stores before later stores.
+    Fence {
+        /// #StoreLoad.
+        sl: bool,
+        /// #StoreStore.
+        ss: bool,
+    },
+    /// An atomic step on memory, after the thread's buffers drained.
+    Atomic(Vec<Micro>),
+}
+
+impl Op {
+    /// The number of memory events of the operation (marks of the cycle
+    /// search pick one of them by its index).
+    pub(crate) fn accesses(&self) -> usize {
+        match self {
+            Op::Load { .. } | Op::Store { .. } => 1,
+            Op::Atomic(ms) => ms.iter().filter(|m| !matches!(m, Micro::Local(_))).count(),
+            _ => 0,
+        }
+    }
+}
+
+/// The operations of every instruction: `ops[t][i]` for instruction `i`
+/// of thread `t`.
+///
+/// Errors: a construct outside the accepted class, located at its
+/// instruction when the program has a source (`Error::Input`), else
+/// `Error::Unsupported`.
+pub(crate) fn classify(p: &Program) -> Result<Vec<Vec<Op>>, Error> {
+    if p.nodes.is_some() {
+        return Err(Error::Unsupported(
+            "the normal-form engine does not decide PGAS programs".into(),
+        ));
+    }
+    let mut out = Vec::new();
+    for (ti, t) in p.threads.iter().enumerate() {
+        let mut ops = Vec::new();
+        for ins in &t.instrs {
+            let op = op_of(&ins.cmd).map_err(|what| refuse(p, ThreadId(ti as u32), ins, &what))?;
+            ops.push(op);
+        }
+        out.push(ops);
+    }
+    Ok(out)
+}
+
+fn refuse(p: &Program, t: ThreadId, ins: &Instr, what: &str) -> Error {
+    let msg = format!(
+        "{what} is not modelled by the normal-form robustness engine (thread `{}`, {} -> {})",
+        p.thread_name(t),
+        p.state_name(t, ins.from),
+        p.state_name(t, ins.to)
+    );
+    match &p.source {
+        Some(f) if ins.span.end > ins.span.start || ins.span.start > 0 => f.error(ins.span, msg),
+        _ => Error::Unsupported(msg),
+    }
+}
+
+fn no_spmd(es: &[&LExpr]) -> Result<(), String> {
+    if es.iter().any(|e| e.mentions_spmd()) {
+        Err("`rank`/`nodes`".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The barrier bits (#StoreLoad, #StoreStore) of `f` (under TSO the
+/// automaton adds #StoreStore after every store, thesis §5.3).
+fn fence_bits(f: Fence) -> (bool, bool) {
+    match f {
+        Fence::MFence | Fence::Sync => (true, true),
+        Fence::Membar(m) => (m.orders(true, false), m.orders(true, true)),
+        _ => (false, false),
+    }
+}
+
+fn op_of(c: &Command) -> Result<Op, String> {
+    match c {
+        Command::Load { reg, addr } => {
+            no_spmd(&[addr])?;
+            Ok(Op::Load {
+                reg: *reg,
+                addr: addr.clone(),
+            })
+        }
+        Command::Store { addr, value } => {
+            no_spmd(&[addr, value])?;
+            Ok(Op::Store {
+                addr: addr.clone(),
+                value: value.clone(),
+            })
+        }
+        Command::Fence(f) => {
+            let (sl, ss) = fence_bits(*f);
+            Ok(Op::Fence { sl, ss })
+        }
+        Command::Lock => Ok(Op::Atomic(vec![
+            Micro::Load {
+                reg: None,
+                addr: Addr::Lock,
+                expect: Some(0),
+            },
+            Micro::Store {
+                addr: Addr::Lock,
+                value: Expr::Const(1),
+            },
+        ])),
+        Command::Unlock => Ok(Op::Atomic(vec![Micro::Store {
+            addr: Addr::Lock,
+            value: Expr::Const(0),
+        }])),
+        Command::Atomic(cs) => {
+            if c.is_multi_location_atomic() {
+                return Err("an atomic step over several addresses".into());
+            }
+            let ms = cs.iter().map(micro_of).collect::<Result<Vec<_>, _>>()?;
+            Ok(Op::Atomic(ms))
+        }
+        Command::Ann(_, inner) | Command::Tagged(_, inner) => op_of(inner),
+        _ => {
+            local(c)?;
+            Ok(Op::Local(c.clone()))
+        }
+    }
+}
+
+fn local(c: &Command) -> Result<(), String> {
+    match c {
+        Command::Assign { value, .. } => no_spmd(&[value]),
+        Command::Assume(e) | Command::Guard(e) => no_spmd(&[e]),
+        Command::Select {
+            cond, then, else_, ..
+        } => no_spmd(&[cond, then, else_]),
+        Command::Nop => Ok(()),
+        Command::LoadReserve { .. } => Err("`lwarx` (load-reserve)".into()),
+        Command::StoreCond { .. } => Err("`stwcx.` (store-conditional)".into()),
+        Command::Pgas(_) => Err("a PGAS command".into()),
+        Command::Atomic(_) => Err("a nested atomic step".into()),
+        Command::Lock | Command::Unlock => Err("`lock`/`unlock` inside an atomic step".into()),
+        Command::Fence(_) => Err("a barrier inside an atomic step".into()),
+        Command::Ann(_, c) | Command::Tagged(_, c) => local(c),
+        Command::Load { .. } | Command::Store { .. } => Ok(()),
+    }
+}
+
+fn micro_of(c: &Command) -> Result<Micro, String> {
+    match c {
+        Command::Load { reg, addr } => {
+            no_spmd(&[addr])?;
+            Ok(Micro::Load {
+                reg: Some(*reg),
+                addr: Addr::Expr(addr.clone()),
+                expect: None,
+            })
+        }
+        Command::Store { addr, value } => {
+            no_spmd(&[addr, value])?;
+            Ok(Micro::Store {
+                addr: Addr::Expr(addr.clone()),
+                value: value.clone(),
+            })
+        }
+        Command::Ann(_, inner) | Command::Tagged(_, inner) => micro_of(inner),
+        _ => {
+            local(c)?;
+            Ok(Micro::Local(c.clone()))
+        }
+    }
+}
+
+/// The addresses a thread may read and write, when every address of the
+/// thread is a constant (`None` otherwise): a static over-approximation
+/// that rules out hops (and so profiles and marks) between threads that
+/// share no address.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Footprint {
+    /// Addresses read.
+    pub reads: Vec<i64>,
+    /// Addresses written.
+    pub writes: Vec<i64>,
+}
+
+impl Footprint {
+    /// The footprint of the operations `ops` (`None`: some address is not
+    /// a constant).
+    pub(crate) fn of(ops: &[Op], w: crate::program::Width) -> Option<Footprint> {
+        let mut f = Footprint::default();
+        let konst = |a: &LExpr| a.as_const(w);
+        for op in ops {
+            match op {
+                Op::Load { addr, .. } => f.reads.push(konst(addr)?),
+                Op::Store { addr, .. } => f.writes.push(konst(addr)?),
+                Op::Atomic(ms) => {
+                    for m in ms {
+                        let at = |a: &Addr| match a {
+                            Addr::Expr(e) => konst(e),
+                            Addr::Lock => Some(LOCK_ADDR),
+                        };
+                        match m {
+                            Micro::Load { addr, .. } => f.reads.push(at(addr)?),
+                            Micro::Store { addr, .. } => f.writes.push(at(addr)?),
+                            Micro::Local(_) => {}
+                        }
+                    }
+                }
+                Op::Local(_) | Op::Fence { .. } => {}
+            }
+        }
+        f.reads.sort_unstable();
+        f.reads.dedup();
+        f.writes.sort_unstable();
+        f.writes.dedup();
+        Some(f)
+    }
+
+    /// Whether an access (`write`, address `a`) of another thread can be
+    /// related to this thread by co, rf or fr (in either direction).
+    pub(crate) fn meets(&self, write: bool, a: i64) -> bool {
+        self.writes.binary_search(&a).is_ok() || (write && self.reads.binary_search(&a).is_ok())
+    }
+
+    /// Whether some access of `self` can be related to some access of
+    /// `other`.
+    pub(crate) fn conflicts(&self, other: &Footprint) -> bool {
+        self.reads.iter().any(|&a| other.meets(false, a))
+            || self.writes.iter().any(|&a| other.meets(true, a))
+    }
+}

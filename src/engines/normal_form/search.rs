@@ -1,0 +1,197 @@
+//! The emptiness check of the automaton intersected with a profile's
+//! marks (Lemma 3.4: reachability in a finite graph), breadth-first so
+//! that witnesses are shortest, under the limits; and the closure of the
+//! guess candidates.
+//!
+//! Guess candidates: a read of part 2 or 3 before the part writes the
+//! cell guesses the value the previous part ends with. Every value a
+//! part ends with was written by a flush of that part (or is initial),
+//! and a flush in part `p` stores a value computed from reads of parts
+//! `≤ p` only (a thread's events are in non-decreasing parts). So the
+//! runs restricted to the instructions issued in parts `≤ p` are runs of
+//! the automaton whose guesses are values written in parts `< p` — by
+//! induction on `p`, guessing only values that some explored run writes
+//! loses no run. [`close_candidates`] repeats the search without marks
+//! until the values written are all candidates (marks change no value).
+
+use super::automaton::{Automaton, State, Step};
+use crate::collections::{HashMap, HashSet};
+use crate::engines::explicit::Limits;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How one search ended.
+pub(crate) enum Outcome {
+    /// A state closing the cycle with consistent guesses: the steps from
+    /// the initial state.
+    Found(Vec<Step>, Box<State>),
+    /// Every reachable state visited; the values written, per address.
+    Exhausted(HashMap<i64, HashSet<i64>>),
+    /// A limit was hit (or another search found a witness first).
+    Cut(String),
+}
+
+/// Shared bookkeeping of the searches of one call.
+pub(crate) struct Budget<'a> {
+    /// The limits.
+    pub limits: &'a Limits,
+    /// Start of the call.
+    pub start: Instant,
+    /// The least index of a profile whose search found a witness: the
+    /// searches of later profiles stop (the earliest witness is reported,
+    /// so the answer does not depend on the schedule).
+    pub found_at: &'a AtomicUsize,
+    /// This search's profile index (`usize::MAX`: never stopped by a
+    /// witness).
+    pub me: usize,
+    /// States visited over all searches.
+    pub states: &'a AtomicU64,
+}
+
+impl Budget<'_> {
+    fn exceeded(&self, visited: usize, bytes: usize) -> Option<String> {
+        if self.me != usize::MAX && self.found_at.load(Ordering::Relaxed) < self.me {
+            return Some("stopped: another profile found a witness".into());
+        }
+        if let Some(t) = self.limits.timeout {
+            if self.start.elapsed() > t {
+                return Some(format!("timeout after {:.1}s", t.as_secs_f64()));
+            }
+        }
+        if self.limits.max_states.is_some_and(|m| visited > m) {
+            return Some(format!("state limit of {visited} states"));
+        }
+        if self.limits.max_memory_bytes.is_some_and(|m| bytes > m)
+            || crate::resources::over_memory_limit()
+        {
+            return Some("memory limit".into());
+        }
+        None
+    }
+}
+
+fn approx_bytes(s: &State) -> usize {
+    160 + 8 * (s.pc.len() + s.regs.len())
+        + 4 * s.cur.len()
+        + 40 * s.buf.len()
+        + 24 * s.mem1.len()
+        + 32 * (s.later[0].len() + s.later[1].len())
+        + 40 * s.marks.len()
+}
+
+/// Breadth-first search of `a`'s states; with `goal` the search stops at
+/// the first state that closes the cycle with consistent guesses.
+pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
+    let init = Arc::new(a.initial());
+    let mut index: HashMap<Arc<State>, u32> = HashMap::default();
+    let mut nodes: Vec<(Arc<State>, u32)> = Vec::new();
+    index.insert(init.clone(), 0);
+    nodes.push((init, u32::MAX));
+    let mut written: HashMap<i64, HashSet<i64>> = HashMap::default();
+    let mut bytes = 0usize;
+    let mut next = 0usize;
+    while next < nodes.len() {
+        if next.is_multiple_of(1024) {
+            if let Some(why) = budget.exceeded(nodes.len(), bytes) {
+                return Outcome::Cut(why);
+            }
+        }
+        let cur = nodes[next].0.clone();
+        let succ = a.successors(&cur, &mut |addr, v| {
+            written.entry(addr).or_default().insert(v);
+        });
+        for (ns, _) in succ {
+            if index.contains_key(&ns) {
+                continue;
+            }
+            let found = goal && Automaton::cycle_closed(&ns) && a.consistent(&ns);
+            bytes += 2 * approx_bytes(&ns);
+            let ns = Arc::new(ns);
+            let id = nodes.len() as u32;
+            index.insert(ns.clone(), id);
+            nodes.push((ns.clone(), next as u32));
+            budget.states.fetch_add(1, Ordering::Relaxed);
+            if found {
+                return Outcome::Found(path(a, &nodes, id), Box::new((*ns).clone()));
+            }
+        }
+        next += 1;
+    }
+    Outcome::Exhausted(written)
+}
+
+/// The steps from the initial state to node `id` (each regenerated from
+/// its parent's successors).
+fn path(a: &Automaton, nodes: &[(Arc<State>, u32)], id: u32) -> Vec<Step> {
+    let mut ids = vec![id];
+    while let Some(&last) = ids.last() {
+        let parent = nodes[last as usize].1;
+        if parent == u32::MAX {
+            break;
+        }
+        ids.push(parent);
+    }
+    ids.reverse();
+    let mut steps = Vec::new();
+    for w in ids.windows(2) {
+        let (from, to) = (&nodes[w[0] as usize].0, &nodes[w[1] as usize].0);
+        if let Some((_, st)) = a
+            .successors(from, &mut |_, _| {})
+            .into_iter()
+            .find(|(s, _)| s == &**to)
+        {
+            steps.push(st);
+        }
+    }
+    steps
+}
+
+/// Adds the values of `written` to the candidates; true when one was new.
+pub(crate) fn absorb(
+    cands: &mut HashMap<i64, Vec<i64>>,
+    written: &HashMap<i64, HashSet<i64>>,
+) -> bool {
+    let mut grew = false;
+    for (&addr, vs) in written {
+        let c = cands.entry(addr).or_default();
+        for &v in vs {
+            if !c.contains(&v) {
+                c.push(v);
+                grew = true;
+            }
+        }
+        c.sort_unstable();
+    }
+    grew
+}
+
+/// The guess candidates of the program: the search without marks
+/// (profile of no thread) repeated until every value written is a
+/// candidate. `Err`: a limit was hit.
+pub(crate) fn close_candidates(
+    a: &mut Automaton,
+    budget: &Budget,
+) -> Result<HashMap<i64, Vec<i64>>, String> {
+    loop {
+        match bfs(a, false, budget) {
+            Outcome::Exhausted(w) => {
+                let mut cands = a.cands.clone();
+                if !absorb(&mut cands, &w) {
+                    return Ok(cands);
+                }
+                for (&addr, c) in cands.iter_mut() {
+                    let i = a.init_val(addr);
+                    if !c.contains(&i) {
+                        c.push(i);
+                        c.sort_unstable();
+                    }
+                }
+                a.cands = cands;
+            }
+            Outcome::Cut(why) => return Err(why),
+            // No goal without marks: the search never stops at one.
+            Outcome::Found(..) => return Err("internal: a goal without marks".into()),
+        }
+    }
+}
