@@ -18,6 +18,7 @@
 //! * [`tso_witness`]: under `tso`, the hb-cycle query restricted to one
 //!   attacker thread (thesis 003 §6.1, TSO witnesses);
 //! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
+//! * [`lemmas`]: the lemma log of the lazy loop (certificates);
 //! * [`extract`]: the witness [`Execution`] of a solver model;
 //! * [`enumerate`]: the enumeration engine (every candidate of a small
 //!   encoding visited directly, the model checked on each).
@@ -34,6 +35,7 @@ pub mod encoder;
 pub mod enumerate;
 pub mod escape_cfg;
 pub mod extract;
+pub mod lemmas;
 pub mod pgas;
 pub mod tso_witness;
 pub mod unroll;
