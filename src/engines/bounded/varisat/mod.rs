@@ -111,7 +111,24 @@ impl<'a> Encoder<'a> {
         limit: Option<Deadline>,
         switches: Switches,
     ) -> Encoder<'a> {
-        let mut enc = Encoder::lazy(prog, model, bound, width, limit);
+        Encoder::limited_in(cnf::Cnf::new(), prog, model, bound, width, eager, limit, switches)
+    }
+
+    /// [`Encoder::limited`] into the given `cnf` (e.g.
+    /// [`cnf::Cnf::recording`]: the clauses of the encoding without
+    /// solving, as a certificate's formula is re-derived).
+    #[allow(clippy::too_many_arguments)]
+    pub fn limited_in(
+        cnf: cnf::Cnf,
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        eager: bool,
+        limit: Option<Deadline>,
+        switches: Switches,
+    ) -> Encoder<'a> {
+        let mut enc = Encoder::lazy_in(cnf, prog, model, bound, width, limit);
         enc.set_switches(switches);
         enc.enable_tso_witness();
         if eager && enc.aborted.is_none() {
