@@ -86,7 +86,12 @@ for f in files:
                     count["refused"] += 1
                     why = [l for l in ec.splitlines() if "not certified" in l]
                     fate = "refused: " + (why[0].split("not certified: ")[-1][:80] if why else "?")
-            shown = vc if vp == vc else f"DIFF {vp}/{vc}"
+            if vp == vc:
+                shown = vc
+            elif "timeout" in (vp, vc):
+                shown = f"{vp}/{vc}"
+            else:
+                shown = f"DIFF {vp}/{vc}"
             r = lambda a, b_: f"{a / b_:.1f}" if a is not None and b_ else ""
             print(f"| {name} | {m} | {c} | {shown} | {secs(tp)} | {secs(tn)} | {secs(tc)} | "
                   f"{secs(tk) if tk is not None else ''} | {r(tc, tp)} | {r(tc, tn)} | {r(tk, tn)} | "
