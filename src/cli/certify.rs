@@ -30,11 +30,14 @@ pub fn validate(a: &CheckArgs) -> Result<(), Error> {
         return Ok(());
     }
     if !matches!(a.solver.0, None | Some(SolverKind::Varisat)) {
-        return Err(Error::Usage("--certify: only --solver varisat writes certificates".into()));
+        return Err(Error::Usage(
+            "--certify: only --solver varisat writes certificates".into(),
+        ));
     }
     if a.eager || a.engine != super::args::Engine::Bounded {
         return Err(Error::Usage(
-            "--certify applies to the bounded engine's lazy encoding (no --eager, no --engine)".into(),
+            "--certify applies to the bounded engine's lazy encoding (no --eager, no --engine)"
+                .into(),
         ));
     }
     if a.input.format.is_some() {
@@ -120,7 +123,10 @@ pub fn replies(
 /// Every certificate directory at or below `dir` (those holding a
 /// manifest), sorted.
 fn certificates(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
-    if dir.join(bmc_rmm::engines::bounded::certify::MANIFEST).is_file() {
+    if dir
+        .join(bmc_rmm::engines::bounded::certify::MANIFEST)
+        .is_file()
+    {
         out.push(dir.to_path_buf());
         return Ok(());
     }

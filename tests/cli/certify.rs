@@ -5,7 +5,9 @@
 //! model whose lemmas would need negative facts is refused.
 
 use crate::common;
-use bmc_rmm::engines::bounded::certify::{formula, lemmas, proof, FORMULA, LEMMAS, MANIFEST, PROOF};
+use bmc_rmm::engines::bounded::certify::{
+    formula, lemmas, proof, FORMULA, LEMMAS, MANIFEST, PROOF,
+};
 use bmc_rmm::engines::bounded::varisat::lemmas::{Fact, Item, Lemma};
 use common::run as bmc;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,12 @@ const MP: &str = "shared x, y;
 thread t0 { x = 1; y = 1; }
 thread t1 { r1 = y; r2 = x; }
 goal final where t1.r1 == 1 && t1.r2 == 0;";
+
+/// A loop whose unrolling depends on the bound; the goal is unreachable.
+const LOOP: &str = "shared x;
+thread t0 { r = 0; while (r < 100) { r = r + 1; x = r; } }
+thread t1 { r1 = x; }
+goal final where t1.r1 == 1000;";
 
 /// Store buffering: reachable under tso.
 const SB: &str = "shared x, y;
@@ -40,11 +48,24 @@ fn tmp(dir: &Path, name: &str, text: &str) -> String {
 fn certify(out: &Path, file: &str, check: &str, model: &str) -> (PathBuf, String) {
     let o = out.to_string_lossy();
     let (code, stdout, stderr) = bmc(&[
-        check, "--solver", "varisat", "--model", model, "-k", "8", "--certify", &o, file,
+        check,
+        "--solver",
+        "varisat",
+        "--model",
+        model,
+        "-k",
+        "8",
+        "--certify",
+        &o,
+        file,
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stderr.contains("certified"), "{stderr}");
-    let stem = Path::new(file).file_stem().unwrap().to_string_lossy().into_owned();
+    let stem = Path::new(file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     (out.join(format!("{stem}.{check}")), stdout)
 }
 
@@ -56,7 +77,10 @@ fn check(dir: &Path) -> (i32, String) {
 
 fn rejected(dir: &Path, why: &str) {
     let (code, out) = check(dir);
-    assert_eq!(code, 1, "a corrupted certificate was not rejected ({why}): {out}");
+    assert_eq!(
+        code, 1,
+        "a corrupted certificate was not rejected ({why}): {out}"
+    );
     assert!(out.contains("REJECTED"), "{out}");
 }
 
@@ -92,8 +116,13 @@ fn negative_answers_certify_and_recheck() {
     assert_eq!(m["answer"], "no violation");
     // The lemma of the tso axiom is in the formula, tagged.
     let cnf = std::fs::read_to_string(reach.join(FORMULA)).unwrap();
-    assert!(cnf.contains("c lemma 1\n") && cnf.contains("c query\n"), "{cnf}");
-    assert!(std::fs::read_to_string(reach.join(LEMMAS)).unwrap().starts_with("tso\t"));
+    assert!(
+        cnf.contains("c lemma 1\n") && cnf.contains("c query\n"),
+        "{cnf}"
+    );
+    assert!(std::fs::read_to_string(reach.join(LEMMAS))
+        .unwrap()
+        .starts_with("tso\t"));
     // One directory checks every certificate below it.
     let (code, text) = check(&out);
     assert_eq!(code, 0, "{text}");
@@ -109,7 +138,11 @@ fn answers_are_unchanged_by_certify() {
         tmp(d.path(), "sb.rmm", SB),
     ];
     let mut inputs: Vec<String> = files.to_vec();
-    for rel in ["trencher/peterson-correct.txt", "trencher/peterson.txt", "trencher/mcs-lock.txt"] {
+    for rel in [
+        "trencher/peterson-correct.txt",
+        "trencher/peterson.txt",
+        "trencher/mcs-lock.txt",
+    ] {
         if let Some(p) = common::corpus(rel) {
             inputs.push(p.to_string_lossy().into_owned());
         }
@@ -128,7 +161,8 @@ fn answers_are_unchanged_by_certify() {
                 a.insert(a.len() - 1, &o);
                 let (c2, j2, e2) = bmc(&a);
                 let verdict = |j: &str| {
-                    let v: serde_json::Value = serde_json::from_str(j.lines().next().unwrap()).unwrap();
+                    let v: serde_json::Value =
+                        serde_json::from_str(j.lines().next().unwrap()).unwrap();
                     v["verdict"].clone()
                 };
                 assert_eq!(c1, c2, "{check} {model} {f}: {e1}{e2}");
@@ -151,7 +185,10 @@ fn corrupted_formulas_and_proofs_are_rejected() {
     let text = std::fs::read_to_string(c.join(FORMULA)).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let p = lines.iter().position(|l| l.starts_with("p cnf")).unwrap();
-    let w: Vec<usize> = lines[p][6..].split(' ').map(|x| x.parse().unwrap()).collect();
+    let w: Vec<usize> = lines[p][6..]
+        .split(' ')
+        .map(|x| x.parse().unwrap())
+        .collect();
     lines[p] = format!("p cnf {} {}", w[0], w[1] - 1);
     assert_eq!(lines[p + 1], "c encoding");
     assert!(lines[p + 2].ends_with(" 0"));
@@ -193,8 +230,31 @@ fn manifests_naming_another_question_are_rejected() {
         c
     };
     rejected(&edit("bound", &|m| m["bound"] = 7.into()), "another bound");
-    rejected(&edit("check", &|m| m["check"] = "robust".into()), "another check");
-    rejected(&edit("model", &|m| m["model"] = "pso".into()), "another model");
+    // Another bound with the formula's question line to match: the
+    // re-derived formula of a loop's unrolling differs.
+    let lp = tmp(d.path(), "loop.rmm", LOOP);
+    let (looped, _) = certify(&d.path().join("certs"), &lp, "reach", "tso");
+    assert_eq!(check(&looped).0, 0);
+    let c = copy(&looped, &d.path().join("bound-consistent"));
+    let mut m: bmc_rmm::engines::bounded::certify::Manifest =
+        serde_json::from_str(&std::fs::read_to_string(c.join(MANIFEST)).unwrap()).unwrap();
+    let old_head = bmc_rmm::engines::bounded::certify::question_line(&m);
+    m.bound = 7;
+    let head = bmc_rmm::engines::bounded::certify::question_line(&m);
+    std::fs::write(c.join(MANIFEST), serde_json::to_string(&m).unwrap()).unwrap();
+    let cnf = std::fs::read_to_string(c.join(FORMULA)).unwrap();
+    std::fs::write(c.join(FORMULA), cnf.replacen(&old_head, &head, 1)).unwrap();
+    let (code, out) = check(&c);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("re-derived"), "{out}");
+    rejected(
+        &edit("check", &|m| m["check"] = "robust".into()),
+        "another check",
+    );
+    rejected(
+        &edit("model", &|m| m["model"] = "pso".into()),
+        "another model",
+    );
     // Another model with its own digest: the re-derived formula differs.
     let pso = bmc_rmm::cat::load_model_spec("pso").unwrap();
     let digest = bmc_rmm::engines::bounded::certify::model_digest(&pso);
@@ -204,7 +264,10 @@ fn manifests_naming_another_question_are_rejected() {
     });
     rejected(&c, "another model, consistent digest");
     // Another input: its digest differs; with its digest, its formula.
-    rejected(&edit("input", &|m| m["input"] = mp.clone().into()), "another input");
+    rejected(
+        &edit("input", &|m| m["input"] = mp.clone().into()),
+        "another input",
+    );
     let sha = bmc_rmm::engines::bounded::certify::sha256_hex(&std::fs::read(&mp).unwrap());
     let c = edit("input-digest", &|m| {
         m["input"] = mp.clone().into();
@@ -220,11 +283,15 @@ fn with_lemmas(c: &Path, file: &str, lemmas_: &[Lemma]) {
     let model = bmc_rmm::cat::load_model_spec("tso").unwrap();
     let check = bmc_rmm::engines::bounded::CheckKind::Reach;
     let (f, _) = formula::derive(&p, &model, 8, 16, check, lemmas_).unwrap();
-    std::fs::write(c.join(FORMULA), f.to_dimacs()).unwrap();
+    let m: bmc_rmm::engines::bounded::certify::Manifest =
+        serde_json::from_str(&std::fs::read_to_string(c.join(MANIFEST)).unwrap()).unwrap();
+    let head = bmc_rmm::engines::bounded::certify::question_line(&m);
+    std::fs::write(c.join(FORMULA), format!("{head}\n{}", f.to_dimacs())).unwrap();
     std::fs::write(c.join(LEMMAS), lemmas::to_text(lemmas_)).unwrap();
     assert!(proof::prove(&f, &c.join(PROOF)).unwrap());
     let m = c.join(MANIFEST);
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
     v["clauses"] = f.clauses.len().into();
     v["lemmas"] = lemmas_.len().into();
     std::fs::write(m, v.to_string()).unwrap();
@@ -235,8 +302,10 @@ fn unjustified_lemmas_are_rejected() {
     let d = tempfile::tempdir().unwrap();
     let sbf = tmp(d.path(), "sbf.rmm", SB_FENCED);
     let (good, _) = certify(&d.path().join("certs"), &sbf, "reach", "tso");
-    let orig = lemmas::parse(&bmc_rmm::diag::SourceFile::read(&good.join(LEMMAS).to_string_lossy()).unwrap())
-        .unwrap();
+    let orig = lemmas::parse(
+        &bmc_rmm::diag::SourceFile::read(&good.join(LEMMAS).to_string_lossy()).unwrap(),
+    )
+    .unwrap();
     assert!(!orig.is_empty());
     // The re-derivation itself is accepted (the helper is faithful).
     let c = copy(&good, &d.path().join("same"));
@@ -293,10 +362,14 @@ fn bad_certificate_input_is_located() {
     // Malformed DIMACS: located at the token.
     let c = copy(&good, &d.path().join("dimacs"));
     let text = std::fs::read_to_string(c.join(FORMULA)).unwrap();
-    std::fs::write(c.join(FORMULA), text.replacen("c encoding\n", "c encoding\n1 x 0\n", 1)).unwrap();
+    std::fs::write(
+        c.join(FORMULA),
+        text.replacen("c encoding\n", "c encoding\n1 x 0\n", 1),
+    )
+    .unwrap();
     let (code, out) = check(&c);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("formula.cnf:4:3"), "{out}");
+    assert!(out.contains("formula.cnf:5:3"), "{out}");
     // A malformed manifest: located.
     let c = copy(&good, &d.path().join("manifest"));
     std::fs::write(c.join(MANIFEST), "{\n  \"format\": 3,\n}").unwrap();
@@ -317,10 +390,24 @@ fn mixed_polarity_axioms_are_refused() {
         "\"mixed\"\nlet keep = [W]; po; [R]\nacyclic (po \\ keep) | keep | rf | co | fr as mixed\n",
     );
     let o = d.path().join("certs").to_string_lossy().into_owned();
-    let (code, out, err) = bmc(&["reach", "--solver", "varisat", "--model-file", &cat, "-k", "8", "--certify", &o, &sb]);
+    let (code, out, err) = bmc(&[
+        "reach",
+        "--solver",
+        "varisat",
+        "--model-file",
+        &cat,
+        "-k",
+        "8",
+        "--certify",
+        &o,
+        &sb,
+    ]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("unreachable"), "{out}");
-    assert!(err.contains("not certified") && err.contains("both positively and negatively"), "{err}");
+    assert!(
+        err.contains("not certified") && err.contains("both positively and negatively"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -18,9 +18,9 @@
 //! * `z3` (Cargo feature `z3`): an independent SMT encoding (integer
 //!   program counters, rf source selectors, co clocks, every axiom eager).
 
+pub mod cdclt;
 #[cfg(feature = "certify")]
 pub mod certify;
-pub mod cdclt;
 pub mod execution;
 pub mod queries;
 pub mod varisat;

@@ -48,7 +48,11 @@ pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
     if manifest.format != super::FORMAT {
         return Err(mf.error(
             Span::new(0, 1),
-            format!("certificate format `{}`, this build reads `{}`", manifest.format, super::FORMAT),
+            format!(
+                "certificate format `{}`, this build reads `{}`",
+                manifest.format,
+                super::FORMAT
+            ),
         ));
     }
     let check = match manifest.check.as_str() {
@@ -58,7 +62,8 @@ pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
             return Err(mf.error(Span::new(0, 1), format!("unknown check `{other}`")));
         }
     };
-    let cnf = Formula::parse(&read(super::FORMULA)?)?;
+    let cnf_file = read(super::FORMULA)?;
+    let cnf = Formula::parse(&cnf_file)?;
     let lemmas = lemmas::parse(&read(super::LEMMAS)?)?;
     let proof_path = dir.join(super::PROOF);
     if !proof_path.is_file() {
@@ -68,17 +73,32 @@ pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
         });
     }
     let reject = |m: String| Ok(Checked::Rejected(m));
+    if cnf_file.text.lines().next() != Some(super::question_line(&manifest).as_str()) {
+        return reject(format!(
+            "{}: its first line does not name the manifest's question ({} bound {} width {}, the input's and the model's digests)",
+            super::FORMULA,
+            manifest.check,
+            manifest.bound,
+            manifest.width
+        ));
+    }
     // The input and the model, as recorded.
     let bytes = std::fs::read(&manifest.input).map_err(|e| Error::Io {
         path: manifest.input.clone(),
         message: e.to_string(),
     })?;
     if super::sha256_hex(&bytes) != manifest.input_sha256 {
-        return reject(format!("the input {} is not the certified one (SHA-256 differs)", manifest.input));
+        return reject(format!(
+            "the input {} is not the certified one (SHA-256 differs)",
+            manifest.input
+        ));
     }
     let model = crate::cat::load_model_spec(&manifest.model)?;
     if super::model_digest(&model) != manifest.model_sha256 {
-        return reject(format!("the model {} is not the certified one (SHA-256 differs)", manifest.model));
+        return reject(format!(
+            "the model {} is not the certified one (SHA-256 differs)",
+            manifest.model
+        ));
     }
     let w = Width(manifest.width);
     let prog = crate::frontend::load_program_with(&manifest.input, None, w, &Default::default())?;
@@ -95,7 +115,14 @@ pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
     };
     let encoded = q.encoded_model();
     // The formula: the query's plus the lemmas, nothing else.
-    let (derived, mut enc) = match formula::derive(&prog, &encoded, manifest.bound, manifest.width, check, &lemmas) {
+    let (derived, mut enc) = match formula::derive(
+        &prog,
+        &encoded,
+        manifest.bound,
+        manifest.width,
+        check,
+        &lemmas,
+    ) {
         Ok(x) => x,
         Err(why) => return reject(why),
     };

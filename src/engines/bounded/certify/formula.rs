@@ -216,7 +216,10 @@ impl Formula {
                     origin = Origin::Query;
                 } else if let Some(k) = c.strip_prefix("lemma ") {
                     let k: usize = k.trim().parse().ok().filter(|&k| k > 0).ok_or_else(|| {
-                        file.error(at(0, body.len()), "malformed origin comment: expected `c lemma K` with K ≥ 1")
+                        file.error(
+                            at(0, body.len()),
+                            "malformed origin comment: expected `c lemma K` with K ≥ 1",
+                        )
                     })?;
                     origin = Origin::Lemma(k - 1);
                 }
@@ -232,9 +235,14 @@ impl Formula {
                         header = Some(h);
                         f.vars = h.0;
                     }
-                    (_, Some(_)) => return Err(file.error(at(0, body.len()), "a second `p cnf` line")),
+                    (_, Some(_)) => {
+                        return Err(file.error(at(0, body.len()), "a second `p cnf` line"))
+                    }
                     (None, None) => {
-                        return Err(file.error(at(0, body.len()), "malformed header: expected `p cnf VARS CLAUSES`"))
+                        return Err(file.error(
+                            at(0, body.len()),
+                            "malformed header: expected `p cnf VARS CLAUSES`",
+                        ))
                     }
                 }
                 continue;
@@ -246,9 +254,12 @@ impl Formula {
             for tok in body.split_whitespace() {
                 let from = body[col..].find(tok).map_or(col, |i| col + i);
                 col = from + tok.len();
-                let v: isize = tok
-                    .parse()
-                    .map_err(|_| file.error(at(from, tok.len()), format!("`{tok}` is not an integer literal")))?;
+                let v: isize = tok.parse().map_err(|_| {
+                    file.error(
+                        at(from, tok.len()),
+                        format!("`{tok}` is not an integer literal"),
+                    )
+                })?;
                 if v == 0 {
                     f.clauses.push(std::mem::take(&mut cur));
                     f.origins.push(origin);
@@ -273,7 +284,10 @@ impl Formula {
         if f.clauses.len() != n {
             return Err(file.error(
                 Span::new(0, 1),
-                format!("the header declares {n} clauses, the file has {}", f.clauses.len()),
+                format!(
+                    "the header declares {n} clauses, the file has {}",
+                    f.clauses.len()
+                ),
             ));
         }
         Ok(f)

@@ -237,7 +237,8 @@ impl<'e, 'a> Justifier<'e, 'a> {
             };
         }
         if !self.polarity.contains_key(&lemma.axiom) {
-            let p = polarity(self.model, &lemma.axiom).map_err(|e| format!("lemma {}: {e}", k + 1))?;
+            let p =
+                polarity(self.model, &lemma.axiom).map_err(|e| format!("lemma {}: {e}", k + 1))?;
             self.polarity.insert(lemma.axiom.clone(), p);
         }
         let pol = self.polarity[&lemma.axiom].clone();
@@ -256,7 +257,11 @@ impl<'e, 'a> Justifier<'e, 'a> {
                     kind.name()
                 ));
             }
-            let cells = if matches!(kind, Kind::Rel(_)) { n * n } else { n };
+            let cells = if matches!(kind, Kind::Rel(_)) {
+                n * n
+            } else {
+                n
+            };
             let fixed = self.fixed(kind);
             // Positive kind: the present facts and what is always true;
             // negative kind: all but the absent facts and what is always
@@ -290,10 +295,7 @@ impl<'e, 'a> Justifier<'e, 'a> {
             }
         }
         let mut ev = Evaluator::new(self.model, w);
-        let failed = ev
-            .check_all(1)
-            .into_iter()
-            .any(|v| v.axiom == lemma.axiom);
+        let failed = ev.check_all(1).into_iter().any(|v| v.axiom == lemma.axiom);
         if failed {
             Ok(())
         } else {
@@ -335,10 +337,16 @@ impl Base for World {
     }
 
     fn set(&mut self, s: BaseSet) -> Bits {
-        self.sets.get(&s).cloned().unwrap_or_else(|| Bits::new(self.n))
+        self.sets
+            .get(&s)
+            .cloned()
+            .unwrap_or_else(|| Bits::new(self.n))
     }
 
     fn rel(&mut self, r: BaseRel) -> Mat {
-        self.rels.get(&r).cloned().unwrap_or_else(|| Mat::new(self.n))
+        self.rels
+            .get(&r)
+            .cloned()
+            .unwrap_or_else(|| Mat::new(self.n))
     }
 }

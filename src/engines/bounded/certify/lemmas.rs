@@ -96,7 +96,11 @@ fn parse_fact(tok: &str) -> Result<Fact, String> {
             a,
             b,
         ),
-        _ => return Err(format!("fact `{tok}`: one event (a set) or two (a relation)")),
+        _ => {
+            return Err(format!(
+                "fact `{tok}`: one event (a set) or two (a relation)"
+            ))
+        }
     };
     Ok(Fact { item, present })
 }

@@ -82,6 +82,17 @@ pub struct Manifest {
     pub proof: String,
 }
 
+/// The first line of `formula.cnf`: the question the formula answers (the
+/// check, bound, width and the digests of the input and the model), so
+/// that a manifest naming another question does not match the formula
+/// even where that question's formula would be the same.
+pub fn question_line(m: &Manifest) -> String {
+    format!(
+        "c question: {} bound {} width {} input {} model {}",
+        m.check, m.bound, m.width, m.input_sha256, m.model_sha256
+    )
+}
+
 /// SHA-256 of `bytes` in lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;

@@ -128,7 +128,10 @@ fn write_one(
 ) -> Result<Outcome, Error> {
     let start = Instant::now();
     if res.stats.solves == 0 {
-        let why = res.reason.clone().unwrap_or_else(|| "no formula was solved".into());
+        let why = res
+            .reason
+            .clone()
+            .unwrap_or_else(|| "no formula was solved".into());
         return Ok(Outcome::Refused(format!("answered without solving: {why}")));
     }
     if let Err(why) = justify::certifiable(model, lemmas) {
@@ -149,7 +152,8 @@ fn write_one(
     let manifest = manifest(q, model, res.check, &f, lemmas.len(), t)?;
     let text = serde_json::to_string_pretty(&manifest).expect("a manifest serializes");
     write(&dir.join(super::MANIFEST), text.as_bytes())?;
-    write(&dir.join(super::FORMULA), f.to_dimacs().as_bytes())?;
+    let cnf = format!("{}\n{}", super::question_line(&manifest), f.to_dimacs());
+    write(&dir.join(super::FORMULA), cnf.as_bytes())?;
     write(&dir.join(super::LEMMAS), lemmas::to_text(lemmas).as_bytes())?;
     let size = |n: &str| std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
     Ok(Outcome::Certified(Written {
@@ -157,7 +161,11 @@ fn write_one(
         vars: f.vars,
         clauses: f.clauses.len(),
         lemmas: lemmas.len(),
-        bytes: [size(super::FORMULA), size(super::PROOF), size(super::LEMMAS)],
+        bytes: [
+            size(super::FORMULA),
+            size(super::PROOF),
+            size(super::LEMMAS),
+        ],
         seconds: start.elapsed().as_secs_f64(),
     }))
 }

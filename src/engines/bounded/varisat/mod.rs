@@ -111,7 +111,16 @@ impl<'a> Encoder<'a> {
         limit: Option<Deadline>,
         switches: Switches,
     ) -> Encoder<'a> {
-        Encoder::limited_in(cnf::Cnf::new(), prog, model, bound, width, eager, limit, switches)
+        Encoder::limited_in(
+            cnf::Cnf::new(),
+            prog,
+            model,
+            bound,
+            width,
+            eager,
+            limit,
+            switches,
+        )
     }
 
     /// [`Encoder::limited`] into the given `cnf` (e.g.
