@@ -108,7 +108,7 @@ pub enum Command {
     /// Re-check certificates written by `--certify` (the proof with
     /// varisat-checker, every lemma with the cat evaluator, the formula
     /// re-derived from the input and the model); exit 1 if one is rejected.
-    CertifyCheck(super::certify::CertifyCheckArgs),
+    CertifyCheck(CertifyCheckArgs),
 }
 
 /// `bmc-rmm man` options.
@@ -126,6 +126,15 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `bmc-rmm certify-check` options.
+#[derive(Args, Debug, Clone)]
+pub struct CertifyCheckArgs {
+    /// Certificate directories (written by `--certify`); a directory
+    /// without `manifest.json` is searched for certificates below it.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<String>,
 }
 
 /// `bmc-rmm merge` options.

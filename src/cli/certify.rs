@@ -2,23 +2,13 @@
 //! certificates, one directory `<stem>.<check>` per input and check) and
 //! `bmc-rmm certify-check DIR...` (docs/reliability.md).
 
-use super::args::CheckArgs;
+use super::args::{CertifyCheckArgs, CheckArgs};
 use bmc_rmm::ask::{Detail, Reply};
 use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::certify::{check, produce};
 use bmc_rmm::engines::bounded::{CheckKind, Deadline, Limits, Query};
-use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// `bmc-rmm certify-check` options.
-#[derive(Args, Debug, Clone)]
-pub struct CertifyCheckArgs {
-    /// Certificate directories (written by `--certify`); a directory
-    /// without `manifest.json` is searched for certificates below it.
-    #[arg(value_name = "DIR", required = true)]
-    pub dirs: Vec<String>,
-}
 
 /// The usage errors of `--certify` with other flags.
 ///
@@ -120,6 +110,18 @@ pub fn replies(
     Ok(replies)
 }
 
+/// Loads a certificate's input as `--certify` did: by its detected
+/// format, at the manifest's width, default C options, no PGAS nodes.
+///
+/// Errors: those of the front-end.
+fn load(
+    m: &bmc_rmm::engines::bounded::certify::Manifest,
+) -> Result<bmc_rmm::program::Program, Error> {
+    let w = bmc_rmm::program::Width(m.width);
+    let p = bmc_rmm::frontend::load_program_with(&m.input, None, w, &Default::default())?;
+    bmc_rmm::program::pgas::prepare(p, None, w)
+}
+
 /// Every certificate directory at or below `dir` (those holding a
 /// manifest), sorted.
 fn certificates(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
@@ -170,7 +172,7 @@ pub fn run(a: &CertifyCheckArgs) -> Result<i32, Error> {
     }
     let mut status = 0;
     for d in &dirs {
-        match check::check_dir(d)? {
+        match check::check_dir(d, &load)? {
             check::Checked::Accepted(x) => println!(
                 "accepted {}: {} {} bound {} under {} ({} clauses, {} lemmas) in {:.3} s",
                 d.display(),

@@ -10,7 +10,6 @@ use super::formula::{self, Formula};
 use super::{justify, lemmas, proof, Manifest};
 use crate::diag::{Error, SourceFile, Span};
 use crate::engines::bounded::{CheckKind, Limits, Query};
-use crate::program::Width;
 use std::path::Path;
 use std::time::Instant;
 
@@ -27,17 +26,21 @@ pub struct Accepted {
 #[derive(Clone, Debug)]
 pub enum Checked {
     /// Every check passed.
-    Accepted(Accepted),
+    Accepted(Box<Accepted>),
     /// A check failed: which and why.
     Rejected(String),
 }
 
-/// Checks the certificate in `dir`.
+/// Checks the certificate in `dir`; `load` reads the manifest's input as
+/// the certifying run did (the caller's front-ends: engines read none).
 ///
 /// Errors (bad input, not a rejection): a missing or unreadable file, a
 /// malformed manifest, DIMACS formula or lemma file (located), an input
 /// or model that no longer loads.
-pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
+pub fn check_dir(
+    dir: &Path,
+    load: &dyn Fn(&Manifest) -> Result<crate::program::Program, Error>,
+) -> Result<Checked, Error> {
     let start = Instant::now();
     let read = |name: &str| SourceFile::read(&dir.join(name).display().to_string());
     let mf = read(super::MANIFEST)?;
@@ -100,9 +103,7 @@ pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
             manifest.model
         ));
     }
-    let w = Width(manifest.width);
-    let prog = crate::frontend::load_program_with(&manifest.input, None, w, &Default::default())?;
-    let prog = crate::program::pgas::prepare(prog, None, w)?;
+    let prog = load(&manifest)?;
     let q = Query {
         program: &prog,
         model: &model,
@@ -140,10 +141,10 @@ pub fn check_dir(dir: &Path) -> Result<Checked, Error> {
     if let Err(why) = proof::check(&cnf, &proof_path) {
         return reject(why);
     }
-    Ok(Checked::Accepted(Accepted {
+    Ok(Checked::Accepted(Box::new(Accepted {
         manifest,
         seconds: start.elapsed().as_secs_f64(),
-    }))
+    })))
 }
 
 /// The byte offset of 1-based `line` and `column` in `text` (serde's
