@@ -70,7 +70,7 @@ pub fn replies(
     kinds: &[CheckKind],
     (dir, files): (&str, &[String]),
 ) -> Result<Vec<Reply>, Error> {
-    let bound = super::check::effective_bound(a.bound, p);
+    let bound = bmc_rmm::ask::effective_bound(a.bound, p);
     let start = Instant::now();
     let q = Query {
         program: p,
