@@ -105,6 +105,10 @@ pub enum Command {
     /// Answer SV-COMP tasks (TASK.yml, unreach-call): TRUE, FALSE (with a
     /// witness) or UNKNOWN; several tasks: a table with SV-COMP's score.
     Svcomp(super::svcomp::SvcompArgs),
+    /// Re-check certificates written by `--certify` (the proof with
+    /// varisat-checker, every lemma with the cat evaluator, the formula
+    /// re-derived from the input and the model); exit 1 if one is rejected.
+    CertifyCheck(CertifyCheckArgs),
 }
 
 /// `bmc-rmm man` options.
@@ -122,6 +126,15 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `bmc-rmm certify-check` options.
+#[derive(Args, Debug, Clone)]
+pub struct CertifyCheckArgs {
+    /// Certificate directories (written by `--certify`); a directory
+    /// without `manifest.json` is searched for certificates below it.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<String>,
 }
 
 /// `bmc-rmm merge` options.
@@ -580,6 +593,14 @@ pub struct CheckArgs {
     /// Render with `dot -Tsvg FILE.dot -o FILE.svg`.
     #[arg(long, value_name = "FILE|DIR")]
     pub dot: Option<String>,
+    /// Write a certificate of each negative answer into DIR, one
+    /// directory `<stem>.<check>` per input and check: the formula
+    /// (DIMACS, every clause tagged with its origin), a proof of its
+    /// unsatisfiability, each lemma's justification and a manifest.
+    /// Re-check with `bmc-rmm certify-check DIR` (docs/reliability.md).
+    /// Varisat backend, lazy encoding.
+    #[arg(long, value_name = "DIR")]
+    pub certify: Option<String>,
     /// Expectations files.
     #[command(flatten)]
     pub expectations: ExpectArgs,

@@ -197,11 +197,14 @@ pub fn request<'a>(
 /// Errors: those of [`bmc_rmm::ask::ask`].
 fn bounded_results(
     a: &CheckArgs,
-    p: &bmc_rmm::program::Program,
+    (f, p): (&str, &bmc_rmm::program::Program),
     model: &bmc_rmm::cat::Model,
     kinds: &[CheckKind],
-    alone: bool,
+    (alone, files): (bool, &[String]),
 ) -> Result<Vec<Reply>, Error> {
+    if let Some(dir) = &a.certify {
+        return super::certify::replies(a, (f, p), model, kinds, (dir, files));
+    }
     let questions: Vec<bmc_rmm::ask::Question> = kinds.iter().map(|&k| k.into()).collect();
     bmc_rmm::ask::ask(&request(a, p, model, &questions, alone))
 }
@@ -256,7 +259,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
     let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
     let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
-        let rs = bounded_results(a, p, &model, kinds, single)?;
+        let rs = bounded_results(a, (f, p), &model, kinds, (single, &files))?;
         shard.record(present(f, p, &rs, a, &model_name))?;
         Ok(rs)
     })?
@@ -279,6 +282,7 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
 /// Errors: `--state`, or an engine other than the bounded one.
 fn refuse_other_engines(a: &CheckArgs) -> Result<(), Error> {
     a.validate()?;
+    super::certify::validate(a)?;
     if a.state {
         return Err(Error::Usage("--state applies to `robust` only".into()));
     }

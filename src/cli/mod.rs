@@ -13,6 +13,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod certify;
 pub mod check;
 pub mod crosscheck;
 pub mod diff;
@@ -239,6 +240,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Diff(a)) => diff::run(&a),
         Some(Command::Merge(a)) => merge::run(&a),
         Some(Command::Svcomp(a)) => svcomp::run(&a),
+        Some(Command::CertifyCheck(a)) => certify::run(&a),
         Some(Command::Man(a)) => generate::run_man(&a),
         Some(Command::Completions(a)) => generate::run_completions(&a),
         None => check::run_checks(&cli.check, &[CheckKind::Reach, CheckKind::Robust]),

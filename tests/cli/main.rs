@@ -8,6 +8,7 @@
 mod common;
 
 mod batch;
+mod certify;
 mod cli;
 mod conventions;
 mod hardening;

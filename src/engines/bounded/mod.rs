@@ -19,6 +19,8 @@
 //!   program counters, rf source selectors, co clocks, every axiom eager).
 
 pub mod cdclt;
+#[cfg(feature = "certify")]
+pub mod certify;
 pub mod execution;
 pub mod queries;
 pub mod varisat;

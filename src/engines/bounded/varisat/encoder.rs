@@ -21,7 +21,7 @@ use super::bv::Bv;
 use super::cnf::Cnf;
 use super::tso_witness::{self, TsoWitness};
 use super::unroll::{self, unroll, UnrollOpts, Unrolled};
-use super::{extract, pgas};
+use super::{extract, lemmas, pgas};
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
 use crate::cat::Model;
@@ -137,6 +137,9 @@ pub struct Encoder<'a> {
     /// Another solver that answers [`Encoder::solve`] instead of the lazy
     /// loop (the CDCL(T) backend, `bounded::cdclt`).
     pub external: Option<Box<dyn ExternalSolve + 'a>>,
+    /// The refinement lemmas, in order, when logging them
+    /// ([`Encoder::log_lemmas`]; `None`: not logged).
+    pub(super) lemma_log: Option<Vec<lemmas::Lemma>>,
 }
 
 /// A solver that answers [`Encoder::solve`] for an encoding recorded with
@@ -264,6 +267,7 @@ impl<'a> Encoder<'a> {
             limit,
             aborted,
             external: None,
+            lemma_log: None,
         };
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
@@ -1407,33 +1411,32 @@ impl<'a> Encoder<'a> {
     }
 
     /// Checks the current candidate: co must be acyclic, then the model's
-    /// axioms. Returns blocking clauses (several lemmas per axiom) if the candidate is inconsistent.
+    /// axioms. Returns blocking clauses (several lemmas per axiom) if the
+    /// candidate is inconsistent; with [`Encoder::lemma_log`] on, each
+    /// clause's lemma is logged too.
     pub(super) fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
         let addrs = self.concrete_addrs();
         let model = self.model;
-        let mut base = CandBase {
+        let logging = self.lemma_log.is_some();
+        let base = CandBase {
             enc: self,
             addrs,
             cache: HashMap::default(),
         };
-        // co must be a strict order per location (tournament without cycles).
-        let co = base.rel(BaseRel::Co);
-        if let Some(cyc) = co.find_cycle() {
-            let mut facts = Vec::new();
-            for i in 0..cyc.len() {
-                let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
-                if let Some(l) = base.rel_fact(BaseRel::Co, a, b) {
-                    facts.push(l);
-                }
+        let lemmas: Vec<Vec<Lit>> = if logging {
+            let found = refutations(model, lemmas::Logged(base));
+            let mut clauses = Vec::with_capacity(found.len());
+            for (axiom, facts) in found {
+                let (c, lemma) = lemmas::logged(axiom, facts);
+                clauses.push(c);
+                self.lemma_log.get_or_insert_with(Vec::new).push(lemma);
             }
-            return Some(vec![facts.into_iter().map(|l| !l).collect()]);
-        }
-        let mut ev = Evaluator::new(model, base);
-        let lemmas: Vec<Vec<Lit>> = ev
-            .check_all(LEMMAS_PER_AXIOM)
-            .into_iter()
-            .map(|v| v.facts.into_iter().map(|l| !l).collect())
-            .collect();
+            clauses
+        } else {
+            (refutations(model, base).into_iter())
+                .map(|(_, facts)| facts.into_iter().map(|l| !l).collect())
+                .collect()
+        };
         if lemmas.is_empty() {
             None
         } else {
@@ -1463,6 +1466,28 @@ impl<'a> Encoder<'a> {
             .map(|(i, _)| ThreadId(i as u32))
             .collect()
     }
+}
+
+/// The failed rules of a candidate with their explanations: a co cycle
+/// ([`lemmas::CO_ORDER`]; co must be a strict order per location, a
+/// tournament without cycles) alone if there is one, else the model's
+/// failed axioms ([`LEMMAS_PER_AXIOM`] per axiom).
+fn refutations<B: Base>(model: &Model, mut base: B) -> Vec<(String, Vec<B::Fact>)> {
+    let co = base.rel(BaseRel::Co);
+    if let Some(cyc) = co.find_cycle() {
+        let mut facts = Vec::new();
+        for i in 0..cyc.len() {
+            let (a, b) = (cyc[i], cyc[(i + 1) % cyc.len()]);
+            if let Some(l) = base.rel_fact(BaseRel::Co, a, b) {
+                facts.push(l);
+            }
+        }
+        return vec![(lemmas::CO_ORDER.to_string(), facts)];
+    }
+    let mut ev = Evaluator::new(model, base);
+    (ev.check_all(LEMMAS_PER_AXIOM).into_iter())
+        .map(|v| (v.axiom, v.facts))
+        .collect()
 }
 
 /// The base relations of the solver's current candidate.

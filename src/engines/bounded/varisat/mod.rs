@@ -18,6 +18,7 @@
 //! * [`tso_witness`]: under `tso`, the hb-cycle query restricted to one
 //!   attacker thread (thesis 003 §6.1, TSO witnesses);
 //! * [`pgas`]: PGAS queues and barriers (op, fifo, bar), the trace cycle;
+//! * [`lemmas`]: the lemma log of the lazy loop (certificates);
 //! * [`extract`]: the witness [`Execution`] of a solver model;
 //! * [`enumerate`]: the enumeration engine (every candidate of a small
 //!   encoding visited directly, the model checked on each).
@@ -34,6 +35,7 @@ pub mod encoder;
 pub mod enumerate;
 pub mod escape_cfg;
 pub mod extract;
+pub mod lemmas;
 pub mod pgas;
 pub mod tso_witness;
 pub mod unroll;
@@ -109,7 +111,33 @@ impl<'a> Encoder<'a> {
         limit: Option<Deadline>,
         switches: Switches,
     ) -> Encoder<'a> {
-        let mut enc = Encoder::lazy(prog, model, bound, width, limit);
+        Encoder::limited_in(
+            cnf::Cnf::new(),
+            prog,
+            model,
+            bound,
+            width,
+            eager,
+            limit,
+            switches,
+        )
+    }
+
+    /// [`Encoder::limited`] into the given `cnf` (e.g.
+    /// [`cnf::Cnf::recording`]: the clauses of the encoding without
+    /// solving, as a certificate's formula is re-derived).
+    #[allow(clippy::too_many_arguments)]
+    pub fn limited_in(
+        cnf: cnf::Cnf,
+        prog: &'a Program,
+        model: &'a Model,
+        bound: u32,
+        width: u32,
+        eager: bool,
+        limit: Option<Deadline>,
+        switches: Switches,
+    ) -> Encoder<'a> {
+        let mut enc = Encoder::lazy_in(cnf, prog, model, bound, width, limit);
         enc.set_switches(switches);
         enc.enable_tso_witness();
         if eager && enc.aborted.is_none() {

@@ -1,0 +1,209 @@
+//! Running `reach`/`robust` on the varisat backend with certificates: the
+//! queries of `engines::bounded::queries` on an encoder that logs its
+//! lemmas ([`formula::encoder`], the settings the checker re-derives),
+//! then for each negative answer its certificate written to a directory
+//! (the module's files, [`super`]).
+
+use super::formula::{self, Formula};
+use super::{justify, lemmas, proof, Manifest};
+use crate::cat::Model;
+use crate::diag::Error;
+use crate::engines::bounded::varisat::lemmas::Lemma;
+use crate::engines::bounded::varisat::VarisatSession;
+use crate::engines::bounded::{queries, Backend, CheckKind, CheckResult, Query, Session, Verdict};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What was certified of one answer.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// The certificate was written.
+    Certified(Written),
+    /// The answer is negative but not certified: why.
+    Refused(String),
+    /// The answer is a violation or unknown: nothing to certify (a
+    /// violation's witness is replayed instead).
+    NotNegative,
+}
+
+/// A written certificate's directory and sizes.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Variables and clauses of the formula.
+    pub vars: usize,
+    /// Clauses of the formula.
+    pub clauses: usize,
+    /// Lemmas.
+    pub lemmas: usize,
+    /// Bytes of `formula.cnf`, `proof.varisat`, `lemmas.txt`.
+    pub bytes: [u64; 3],
+    /// Seconds spent deriving the formula and writing the proof.
+    pub seconds: f64,
+}
+
+/// Where and about what certificates are written.
+pub struct Target<'a> {
+    /// The input file as given ([`Manifest::input`]).
+    pub input: &'a str,
+    /// The model as given ([`Manifest::model`]).
+    pub model: &'a str,
+    /// Per check of the run, its certificate's directory (created).
+    pub dirs: Vec<PathBuf>,
+}
+
+/// The varisat backend with the certified settings and the lemma log.
+struct Logging {
+    lemmas: RefCell<Vec<Lemma>>,
+}
+
+impl Backend for Logging {
+    fn validate(&self, _model: &Model) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn session(
+        &self,
+        q: &Query,
+        f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let model = q.encoded_model();
+        let cnf = crate::engines::bounded::varisat::cnf::Cnf::new();
+        let (b, w, d) = (q.limits.bound, q.limits.width, q.limits.deadline);
+        let mut enc = formula::encoder(cnf, q.program, &model, b, w, Some(d));
+        enc.log_lemmas();
+        let mut s = VarisatSession::new(enc);
+        let r = f(&mut s);
+        *self.lemmas.borrow_mut() = s.enc.lemmas().to_vec();
+        r
+    }
+}
+
+/// Runs `kinds` on `q` with the varisat backend and writes a certificate
+/// for each negative answer to `t.dirs` (same order as `kinds`). The
+/// answers are those of the plain run (the same queries; the lemma log
+/// changes no clause).
+///
+/// Errors: PGAS programs (their queues and barriers are not certified);
+/// the backend's errors; a certificate's directory or file cannot be
+/// written.
+pub fn run(
+    q: &Query,
+    kinds: &[CheckKind],
+    t: &Target,
+) -> Result<Vec<(CheckResult, Outcome)>, Error> {
+    if q.program.nodes.is_some() {
+        return Err(Error::Unsupported(
+            "--certify: PGAS programs have no certificates".into(),
+        ));
+    }
+    let b = Logging {
+        lemmas: RefCell::new(Vec::new()),
+    };
+    let results = queries::check_on(&b, q, kinds)?;
+    let lemmas = b.lemmas.into_inner();
+    let model = q.encoded_model();
+    let mut out = Vec::new();
+    for (res, dir) in results.into_iter().zip(&t.dirs) {
+        let outcome = if res.verdict != Verdict::NoViolation {
+            Outcome::NotNegative
+        } else {
+            write_one(q, &model, &res, &lemmas, dir, t)?
+        };
+        out.push((res, outcome));
+    }
+    Ok(out)
+}
+
+/// Writes the certificate of one negative answer `res`, or says why not.
+fn write_one(
+    q: &Query,
+    model: &Model,
+    res: &CheckResult,
+    lemmas: &[Lemma],
+    dir: &Path,
+    t: &Target,
+) -> Result<Outcome, Error> {
+    let start = Instant::now();
+    if res.stats.solves == 0 {
+        let why = res
+            .reason
+            .clone()
+            .unwrap_or_else(|| "no formula was solved".into());
+        return Ok(Outcome::Refused(format!("answered without solving: {why}")));
+    }
+    if let Err(why) = justify::certifiable(model, lemmas) {
+        return Ok(Outcome::Refused(why));
+    }
+    let (b, w) = (q.limits.bound, q.limits.width);
+    let (f, _) = match formula::derive(q.program, model, b, w, res.check, lemmas) {
+        Ok(x) => x,
+        Err(why) => return Ok(Outcome::Refused(why)),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let proof_path = dir.join(super::PROOF);
+    if !proof::prove(&f, &proof_path)? {
+        return Ok(Outcome::Refused(
+            "the re-derived formula is satisfiable (the run and its re-derivation disagree)".into(),
+        ));
+    }
+    let manifest = manifest(q, model, res.check, &f, lemmas.len(), t)?;
+    let text = serde_json::to_string_pretty(&manifest).expect("a manifest serializes");
+    write(&dir.join(super::MANIFEST), text.as_bytes())?;
+    let cnf = format!("{}\n{}", super::question_line(&manifest), f.to_dimacs());
+    write(&dir.join(super::FORMULA), cnf.as_bytes())?;
+    write(&dir.join(super::LEMMAS), lemmas::to_text(lemmas).as_bytes())?;
+    let size = |n: &str| std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
+    Ok(Outcome::Certified(Written {
+        dir: dir.to_path_buf(),
+        vars: f.vars,
+        clauses: f.clauses.len(),
+        lemmas: lemmas.len(),
+        bytes: [
+            size(super::FORMULA),
+            size(super::PROOF),
+            size(super::LEMMAS),
+        ],
+        seconds: start.elapsed().as_secs_f64(),
+    }))
+}
+
+fn manifest(
+    q: &Query,
+    model: &Model,
+    check: CheckKind,
+    f: &Formula,
+    lemmas: usize,
+    t: &Target,
+) -> Result<Manifest, Error> {
+    let input = std::fs::read(t.input).map_err(|e| io(Path::new(t.input), e))?;
+    Ok(Manifest {
+        format: super::FORMAT.into(),
+        input: t.input.into(),
+        input_sha256: super::sha256_hex(&input),
+        model: t.model.into(),
+        model_sha256: super::model_digest(model),
+        check: check.name().into(),
+        bound: q.limits.bound,
+        width: q.limits.width,
+        answer: "no violation".into(),
+        solver: "varisat".into(),
+        vars: f.vars,
+        clauses: f.clauses.len(),
+        lemmas,
+        proof: "varisat (checked by varisat-checker)".into(),
+    })
+}
+
+fn io(p: &Path, e: std::io::Error) -> Error {
+    Error::Io {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+fn write(p: &Path, bytes: &[u8]) -> Result<(), Error> {
+    std::fs::write(p, bytes).map_err(|e| io(p, e))
+}
