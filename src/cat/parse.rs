@@ -683,11 +683,7 @@ impl P<'_> {
 /// yet, with what they are (for the refusal).
 fn herd_item(n: &str) -> Option<&'static str> {
     Some(match n {
-        "enum" => "herd's tag declarations of a bell file",
-        "instructions" => "herd's tag domains of a bell file",
-        "flag" => "herd's flags",
         "procedure" | "call" => "herd's procedures",
-        "with" => "herd's candidate enumeration `with … from`",
         "forall" => "herd's iteration over a set",
         "if" => "herd's variant conditionals",
         "events" | "relations" => "herd's bell declarations",

@@ -729,12 +729,14 @@ impl P<'_> {
                 let v = self.native(nat, sp)?;
                 return self.node_of(v, sp).map(Some);
             }
-            Some(Local::Family(_)) => return Err(self.src.error(
-                sp,
-                format!(
+            Some(Local::Family(_)) => {
+                return Err(self.src.error(
+                    sp,
+                    format!(
                     "`{n}` is a set of relations, where a set or relation of events is expected"
                 ),
-            )),
+                ))
+            }
             None => {}
         }
         if self.ld.herd.top.contains(n) {
