@@ -1278,7 +1278,7 @@ mod tests {
     fn let_rec_over_sets_is_kept_as_relations() {
         let m = parse(
             "let pairs = let rec\n\
-               open = R \\ domain(matched)\n\
+               open = R | domain(matched)\n\
                and matched = matched | ([open] ; po ; [W])\n\
              in matched\n\
              acyclic pairs as ax",
