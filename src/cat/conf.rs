@@ -113,9 +113,19 @@ impl HerdConf {
     /// Errors: the files' syntax errors, and the constructs of herd's cat
     /// language this dialect does not read yet (located, named).
     pub fn load_model(&self) -> Result<super::Model, Error> {
-        if let Some(b) = &self.bell {
-            super::parse::parse_model(&SourceFile::read(&b.to_string_lossy())?)?;
-        }
-        super::parse::parse_model(&SourceFile::read(&self.model.to_string_lossy())?)
+        let bell = match &self.bell {
+            Some(b) => vec![SourceFile::read(&b.to_string_lossy())?],
+            None => Vec::new(),
+        };
+        let opts = super::parse::herd::Options {
+            variants: self.variants.clone(),
+            path: self.path.clone(),
+        };
+        super::parse::parse_model_files(
+            &bell,
+            &SourceFile::read(&self.model.to_string_lossy())?,
+            super::parse::Origin::Disk,
+            &opts,
+        )
     }
 }

@@ -9,6 +9,8 @@ use crate::collections::HashMap;
 use crate::diag::{Error, SourceFile, Span};
 use std::path::Path;
 
+pub mod herd;
+
 #[derive(Clone, Debug, PartialEq)]
 enum T {
     Name(String),
@@ -104,9 +106,14 @@ fn lex(src: &SourceFile) -> Result<Vec<(T, Span)>, Error> {
             Some("^+")
         } else if rest.starts_with(b"^*") {
             Some("^*")
+        } else if rest.starts_with(b"++") {
+            Some("++")
+        } else if rest.starts_with(b"->") {
+            Some("->")
         } else {
             [
-                "|", ";", "\\", "&", "*", "~", "+", "?", "(", ")", "[", "]", "=", ",", "0",
+                "|", ";", "\\", "&", "*", "~", "+", "?", "(", ")", "[", "]", "=", ",", "0", "{",
+                "}",
             ]
             .iter()
             .find(|t| t.as_bytes()[0] == c)
@@ -217,6 +224,9 @@ struct Loader {
     too_high: Option<Span>,
     /// The files being read, outermost first: (identity, path shown).
     stack: Vec<(String, String)>,
+    /// herd's language beyond relations: scopes, functions, tags
+    /// ([`herd`]).
+    herd: herd::State,
 }
 
 impl Loader {
@@ -276,11 +286,15 @@ fn resolve_include(
     from: &SourceFile,
     origin: Origin,
     name: &str,
+    search: &[std::path::PathBuf],
 ) -> Result<(SourceFile, Origin, String), String> {
     if origin == Origin::Disk {
         let dir = Path::new(&*from.path).parent().unwrap_or(Path::new(""));
-        let path = dir.join(name);
-        if path.is_file() {
+        let next = dir.join(name);
+        let found = std::iter::once(next)
+            .chain(search.iter().map(|d| d.join(name)))
+            .find(|p| p.is_file());
+        if let Some(path) = found {
             let shown = path.to_string_lossy().into_owned();
             let src = SourceFile::read(&shown).map_err(|e| format!("cannot read {e}"))?;
             return Ok((src, Origin::Disk, disk_identity(&shown)));
@@ -377,7 +391,7 @@ impl P<'_> {
     /// `include "name"` at `at`: reads the file and appends its items.
     fn include(&mut self, name: &str, at: Span) -> Result<(), Error> {
         let (src, origin, identity) =
-            resolve_include(&self.src, self.origin, name).map_err(|m| {
+            resolve_include(&self.src, self.origin, name, self.ld.herd.path()).map_err(|m| {
                 self.src.error_help(
                     at,
                     m,
@@ -534,12 +548,55 @@ impl P<'_> {
                 };
                 Ok(self.node(kind, sp.join(end)))
             }
-            T::Name(n) if !is_keyword(&n) => Ok(self.node(ExprKind::Name(n), sp)),
+            T::Name(n) if matches!(n.as_str(), "let" | "if" | "try") || !is_keyword(&n) => {
+                match self.herd_atom(&n, sp)? {
+                    Some(e) => Ok(e),
+                    None => Ok(self.node(ExprKind::Name(n), sp)),
+                }
+            }
             t => Err(self.src.error(
                 sp,
                 format!("expected an expression, found {}", describe(&t)),
             )),
         }
+    }
+
+    /// A top-level `let` after the keyword: a group of definitions (of
+    /// relations, sets, sets of relations or functions), or a `let rec`
+    /// group.
+    fn top_let(&mut self) -> Result<(), Error> {
+        let rec = if self.is_kw("rec") {
+            self.bump();
+            true
+        } else {
+            false
+        };
+        let mut binds = Vec::new();
+        loop {
+            let (n, nsp) = self.name()?;
+            if !rec && !self.is_sym("=") {
+                let f = self.fun_def(nsp)?;
+                self.ld.herd.define_fun(n, f);
+            } else {
+                self.expect_sym("=")?;
+                if rec {
+                    binds.push((n, self.expr()?));
+                } else {
+                    let v = self.value()?;
+                    self.define_top(n, v);
+                }
+            }
+            if self.is_kw("and") {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        if rec {
+            self.define_top_rec(&binds);
+            self.ld.stmts.push(Stmt::Let { rec: true, binds });
+        }
+        Ok(())
     }
 
     fn items(&mut self) -> Result<(), Error> {
@@ -548,34 +605,7 @@ impl P<'_> {
                 T::Eof => return Ok(()),
                 T::Name(k) if k == "let" => {
                     self.bump();
-                    let rec = if self.is_kw("rec") {
-                        self.bump();
-                        true
-                    } else {
-                        false
-                    };
-                    let mut binds = Vec::new();
-                    loop {
-                        let (n, _) = self.name()?;
-                        self.expect_sym("=")?;
-                        let e = self.expr()?;
-                        binds.push((n, e));
-                        if self.is_kw("and") {
-                            self.bump();
-                        } else {
-                            break;
-                        }
-                    }
-                    if !rec {
-                        for b in binds {
-                            self.ld.stmts.push(Stmt::Let {
-                                rec: false,
-                                binds: vec![b],
-                            });
-                        }
-                    } else {
-                        self.ld.stmts.push(Stmt::Let { rec: true, binds });
-                    }
+                    self.top_let()?;
                 }
                 T::Name(k) if matches!(k.as_str(), "acyclic" | "irreflexive" | "empty") => {
                     let sp = self.bump().1;
@@ -611,6 +641,7 @@ impl P<'_> {
                 T::Name(k) if k == "include" => {
                     let sp = self.bump().1;
                     match self.bump() {
+                        (T::Str(name), _) if self.native_include(&name) => {}
                         (T::Str(name), end) => self.include(&name, sp.join(end))?,
                         (t, sp) => {
                             return Err(self.src.error(
@@ -623,6 +654,7 @@ impl P<'_> {
                         }
                     }
                 }
+                T::Name(k) if self.herd_item(&k)? => {}
                 T::Name(k) if herd_item(&k).is_some() => {
                     return Err(self.src.error(
                         self.span(),
@@ -651,11 +683,7 @@ impl P<'_> {
 /// yet, with what they are (for the refusal).
 fn herd_item(n: &str) -> Option<&'static str> {
     Some(match n {
-        "enum" => "herd's tag declarations of a bell file",
-        "instructions" => "herd's tag domains of a bell file",
-        "flag" => "herd's flags",
         "procedure" | "call" => "herd's procedures",
-        "with" => "herd's candidate enumeration `with … from`",
         "forall" => "herd's iteration over a set",
         "if" => "herd's variant conditionals",
         "events" | "relations" => "herd's bell declarations",
@@ -666,7 +694,16 @@ fn herd_item(n: &str) -> Option<&'static str> {
 fn is_keyword(n: &str) -> bool {
     matches!(
         n,
-        "let"
+        "in" | "if"
+            | "then"
+            | "else"
+            | "try"
+            | "with"
+            | "from"
+            | "flag"
+            | "enum"
+            | "instructions"
+            | "let"
             | "rec"
             | "and"
             | "as"
@@ -827,6 +864,21 @@ pub fn parse_model(src: &SourceFile) -> Result<Model, Error> {
 /// or read, that closes a cycle of includes, or that nests more than
 /// [`MAX_INCLUDE_DEPTH`] files.
 pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error> {
+    parse_model_files(&[], src, origin, &herd::Options::default())
+}
+
+/// Parses, resolves and type-checks a model made of the files `before`
+/// (a bell file: herd's `-conf` `bell` key) followed by `src`, read with
+/// herd's `opts` (variants, search path of `include`).
+///
+/// Errors: see [`parse_model_from`]; and the first construct of herd's
+/// language the engines cannot evaluate yet (located, named).
+pub fn parse_model_files(
+    before: &[SourceFile],
+    src: &SourceFile,
+    origin: Origin,
+    opts: &herd::Options,
+) -> Result<Model, Error> {
     let mut ld = Loader {
         files: Vec::new(),
         stmts: Vec::new(),
@@ -835,6 +887,7 @@ pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error
         heights: Vec::new(),
         too_high: None,
         stack: Vec::new(),
+        herd: herd::State::new(opts),
     };
     ld.file(
         SourceFile::new("encodings/stdlib.cat", STDLIB),
@@ -850,7 +903,13 @@ pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error
                 .unwrap_or_default(),
         ),
     };
+    for b in before {
+        ld.file(b.clone(), Origin::Disk, disk_identity(&b.path))?;
+    }
     let title = ld.file(src.clone(), origin, identity)?;
+    if let Some((file, span, what)) = ld.herd.unsupported.take() {
+        return Err(ld.files[file].error(span, what));
+    }
     let name = title.unwrap_or_else(|| {
         Path::new(&*src.path)
             .file_stem()
@@ -860,9 +919,10 @@ pub fn parse_model_from(src: &SourceFile, origin: Origin) -> Result<Model, Error
     let Loader {
         files,
         mut stmts,
-        next_id: nodes,
+        next_id: mut nodes,
         ..
     } = ld;
+    herd::sets_in_rec_groups(&mut stmts, &mut nodes);
     // Resolve and type-check.
     let mut env: HashMap<String, Binding> = HashMap::default();
     for b in Builtin::all() {
