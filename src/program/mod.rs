@@ -440,6 +440,18 @@ pub enum Command {
 }
 
 impl Command {
+    /// Calls `f` on this command and on every command inside it (the
+    /// steps of an `Atomic`, the command an `Ann` or `Tagged` wraps),
+    /// outermost first.
+    pub fn for_each(&self, f: &mut impl FnMut(&Command)) {
+        f(self);
+        match self {
+            Command::Atomic(cs) => cs.iter().for_each(|c| c.for_each(f)),
+            Command::Ann(_, c) | Command::Tagged(_, c) => c.for_each(f),
+            _ => {}
+        }
+    }
+
     /// The address expressions of an access (a load, store, reservation,
     /// annotated access, or each access inside an `Atomic`), in order;
     /// empty for other commands.

@@ -153,28 +153,11 @@ pub fn search(
             "the program calls no error function".into(),
         ));
     }
-    if let Some(bits) = widest_draw(&p) {
-        return Ok(Searched::Unknown(format!(
-            "a nondeterministic value of {bits} bits: too many states for the explicit-state search"
-        )));
+    if let Some(too_wide) = too_wide(&p) {
+        return Ok(too_wide);
     }
-    let cyclic_threads = p
-        .threads
-        .iter()
-        .filter(|t| crate::frontend::c::builder::longest_path(t).is_none())
-        .count();
-    let now = Instant::now();
-    let opts = explicit::Options {
-        width,
-        restricted: true,
-        live_registers: true,
-        order: SearchOrder::Bfs,
-        limits: Limits {
-            timeout: deadline.map(|d| d.saturating_duration_since(now)),
-            max_states: Some(MAX_STATES),
-            max_memory_bytes: Some(MAX_MEMORY),
-        },
-    };
+    let cyclic_threads = cyclic_threads(&p);
+    let opts = search_options(width, deadline, true);
     let r = match explicit::sc_reach(&p, &opts) {
         Ok(r) => r,
         Err(e) => return Ok(Searched::Unknown(e.to_string())),
@@ -244,28 +227,11 @@ fn search_replicated(
         return Ok(None);
     }
     let p = l.program;
-    if let Some(bits) = widest_draw(&p) {
-        return Ok(Some(Searched::Unknown(format!(
-            "a nondeterministic value of {bits} bits: too many states for the explicit-state search"
-        ))));
+    if let Some(too_wide) = too_wide(&p) {
+        return Ok(Some(too_wide));
     }
-    let now = Instant::now();
-    let opts = explicit::Options {
-        width,
-        restricted: false,
-        live_registers: true,
-        order: SearchOrder::Bfs,
-        limits: Limits {
-            timeout: deadline.map(|d| d.saturating_duration_since(now)),
-            max_states: Some(MAX_STATES),
-            max_memory_bytes: Some(MAX_MEMORY),
-        },
-    };
-    let cyclic_threads = p
-        .threads
-        .iter()
-        .filter(|t| crate::frontend::c::builder::longest_path(t).is_none())
-        .count();
+    let opts = search_options(width, deadline, false);
+    let cyclic_threads = cyclic_threads(&p);
     let r = match explicit::counting::counting_reach(&p, &l.replicated, &opts) {
         Ok(r) => r,
         Err(e) => return Ok(Some(Searched::Unknown(e.to_string()))),
@@ -281,4 +247,40 @@ fn search_replicated(
             r.stats.states_visited
         )),
     }))
+}
+
+/// The unknown answer for a program with a nondeterministic draw wider
+/// than [`MAX_DRAW_BITS`] ([`widest_draw`]), if it has one.
+fn too_wide(p: &Program) -> Option<Searched> {
+    widest_draw(p).map(|bits| {
+        Searched::Unknown(format!(
+            "a nondeterministic value of {bits} bits: too many states for the explicit-state search"
+        ))
+    })
+}
+
+/// The threads of `p` whose automaton has a cycle.
+fn cyclic_threads(p: &Program) -> usize {
+    (p.threads.iter())
+        .filter(|t| crate::frontend::c::builder::longest_path(t).is_none())
+        .count()
+}
+
+/// The explicit engines' options of both searches: breadth-first, dead
+/// registers reset, the module's limits, the time left until `deadline`;
+/// `restricted`: Trencher's restricted SC (not for the counting
+/// abstraction, whose copies share one thread's slot).
+fn search_options(width: Width, deadline: Option<Instant>, restricted: bool) -> explicit::Options {
+    let now = Instant::now();
+    explicit::Options {
+        width,
+        restricted,
+        live_registers: true,
+        order: SearchOrder::Bfs,
+        limits: Limits {
+            timeout: deadline.map(|d| d.saturating_duration_since(now)),
+            max_states: Some(MAX_STATES),
+            max_memory_bytes: Some(MAX_MEMORY),
+        },
+    }
 }

@@ -198,7 +198,7 @@ fn check(prog: &Program, reps: &[Replicated]) -> Result<(), String> {
         loop {
             let mut grew = false;
             for ins in &t.instrs {
-                visit(&ins.cmd, &mut |c| {
+                ins.cmd.for_each(&mut |c| {
                     let (reg, values): (_, Vec<&LExpr>) = match c {
                         Command::Assign { reg, value } => (reg, vec![value]),
                         Command::Select {
@@ -219,7 +219,7 @@ fn check(prog: &Program, reps: &[Replicated]) -> Result<(), String> {
             }
         }
         for ins in &t.instrs {
-            visit(&ins.cmd, &mut |c| match c {
+            ins.cmd.for_each(&mut |c| match c {
                 Command::Lock | Command::Unlock if mine.is_some() => {
                     why = Some("a replicated thread takes the lock");
                 }
@@ -258,21 +258,11 @@ fn holds(e: &LExpr, owned: &impl Fn(i64) -> bool, held: &[bool]) -> bool {
     }
 }
 
-/// Calls `f` on `c` and every command inside it.
-fn visit(c: &Command, f: &mut impl FnMut(&Command)) {
-    f(c);
-    match c {
-        Command::Atomic(cs) => cs.iter().for_each(|c| visit(c, f)),
-        Command::Ann(_, c) | Command::Tagged(_, c) => visit(c, f),
-        _ => {}
-    }
-}
-
 /// Whether `c` is or contains the store `flag := 1` (`Some(true)`), a
 /// store to `flag` of another form (`Some(false)`), or no store to it.
 fn starts(c: &Command, flag: i64) -> Option<bool> {
     let mut found = None;
-    visit(c, &mut |c| {
+    c.for_each(&mut |c| {
         if let Command::Store {
             addr: Expr::Const(a),
             value,
