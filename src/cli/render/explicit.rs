@@ -3,7 +3,6 @@
 //! attack and state counts.
 
 use bmc_rmm::answer::Verdict;
-use bmc_rmm::engines::bounded::CheckKind;
 use bmc_rmm::engines::explicit::{Robustness, RobustnessReport};
 
 /// The record of the report `r` (verdict `v`) on the input `f`.
@@ -17,20 +16,14 @@ pub fn record(f: &str, v: Verdict, r: &RobustnessReport) -> crate::cli::shard::R
         Robustness::NotRobust(w) => Some(w.to_string()),
         _ => None,
     };
-    let mut rec = crate::cli::shard::record(f, v.exit_code());
-    let word = super::verdict_word(CheckKind::Robust, v);
-    rec.checks = vec![("robust".into(), word.into())];
-    rec.summary = vec![word.into()];
-    rec.json = vec![
-        serde_json::json!({"file": f, "model": "tso", "engine": "explicit", "check": "robust",
-            "verdict": v, "witness": w, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats}),
-    ];
-    rec.text = format!(
+    let json = serde_json::json!({"file": f, "model": "tso", "engine": "explicit", "check": "robust",
+            "verdict": v, "witness": w, "time": r.stats.time_us as f64 / 1e6, "stats": r.stats});
+    let text = format!(
         "{f}: robust [tso, explicit engine]: {text}\n  attacks: {} ({} answered without search), states visited: {}, {:.3}s\n",
         r.stats.attacks_total,
         r.stats.answered_without_search,
         r.stats.states_visited,
         r.stats.time_us as f64 / 1e6
     );
-    rec
+    super::robust_record(f, v, json, text)
 }

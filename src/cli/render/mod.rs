@@ -149,6 +149,24 @@ fn answer_record(c: &Context, reply: &Reply, engine: &str) -> crate::cli::shard:
     rec
 }
 
+/// The record of an unbounded engine's robustness verdict `v` on the
+/// input `f`: the check and summary word of `v`, the JSON object `json`
+/// and the text `text`.
+pub fn robust_record(
+    f: &str,
+    v: Verdict,
+    json: serde_json::Value,
+    text: String,
+) -> crate::cli::shard::Record {
+    let mut rec = crate::cli::shard::record(f, v.exit_code());
+    let word = verdict_word(CheckKind::Robust, v);
+    rec.checks = vec![("robust".into(), word.into())];
+    rec.summary = vec![word.into()];
+    rec.json = vec![json];
+    rec.text = text;
+    rec
+}
+
 /// The verdict word of a check result (`reachable`, `unreachable`,
 /// `not-robust`, `robust`, `unknown`), as in expectations files.
 pub fn verdict_word(k: CheckKind, v: Verdict) -> &'static str {

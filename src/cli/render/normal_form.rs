@@ -3,7 +3,6 @@
 //! computation part by part, execution), the profile and state counts.
 
 use bmc_rmm::answer::Verdict;
-use bmc_rmm::engines::bounded::CheckKind;
 use bmc_rmm::engines::normal_form::{Report, Verdict as NfVerdict};
 
 /// The record of the report `r` (verdict `v`) on the input `f`.
@@ -21,21 +20,15 @@ pub fn record(f: &str, v: Verdict, r: &Report) -> crate::cli::shard::Record {
         NfVerdict::NotRobust(w) => Some(w.to_string()),
         _ => None,
     };
-    let mut rec = crate::cli::shard::record(f, v.exit_code());
-    let word = super::verdict_word(CheckKind::Robust, v);
-    rec.checks = vec![("robust".into(), word.into())];
-    rec.summary = vec![word.into()];
-    rec.json = vec![
-        serde_json::json!({"file": f, "model": model, "engine": "normal-form",
+    let json = serde_json::json!({"file": f, "model": model, "engine": "normal-form",
         "check": "robust", "verdict": v, "witness": w,
-        "time": r.stats.time_us as f64 / 1e6, "stats": r.stats}),
-    ];
-    rec.text = format!(
+        "time": r.stats.time_us as f64 / 1e6, "stats": r.stats});
+    let text = format!(
         "{f}: robust [{model}, normal-form engine]: {text}\n  profiles: {}, states visited: {}, guess candidates: {}, {:.3}s\n",
         r.stats.profiles,
         r.stats.states,
         r.stats.candidates,
         r.stats.time_us as f64 / 1e6
     );
-    rec
+    super::robust_record(f, v, json, text)
 }
