@@ -74,6 +74,8 @@ pub enum BaseSet {
     DmbLd,
     /// `DMBST`: Arm `DMB ST`.
     DmbSt,
+    /// `DSBST`: Arm `DSB ST`.
+    DsbSt,
     /// `ISB`: Arm instruction barrier.
     Isb,
     /// `FenceRR`: RISC-V fence ordering reads before reads.
@@ -171,7 +173,7 @@ const fn rel(base: BaseRel, name: &'static str, doc: &'static str) -> Entry<Base
 }
 
 /// The base sets, in [`BaseSet`] order.
-pub const SETS: [Entry<BaseSet>; 34] = [
+pub const SETS: [Entry<BaseSet>; 35] = [
     set(BaseSet::R, "R", "reads: loads, the read of an atomic instruction, PGAS popa (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::W, "W", "writes: stores, the write of an atomic instruction or successful stwcx., PGAS popb (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::M, "M", "memory accesses, R ∪ W (herd manual)"),
@@ -195,6 +197,7 @@ pub const SETS: [Entry<BaseSet>; 34] = [
     set(BaseSet::Dmb, "DMB", "Arm full barrier: DMB SY/ISH/OSH/NSH, DSB of those kinds (Arm ARM B2.3.7)"),
     set(BaseSet::DmbLd, "DMBLD", "Arm DMB LD (ISHLD, …): reads before later accesses (Arm ARM B2.3.7)"),
     set(BaseSet::DmbSt, "DMBST", "Arm DMB ST (ISHST, …): writes before later writes (Arm ARM B2.3.7)"),
+    set(BaseSet::DsbSt, "DSBST", "Arm DSB ST (ISHST, …): writes before every later access (Arm ARM B2.3.7, DSB-ordered-before)"),
     set(BaseSet::Isb, "ISB", "Arm ISB: context synchronization (Arm ARM B2.3.7, with ctrl or addr)"),
     set(BaseSet::FenceRR, "FenceRR", "RISC-V fence with r in pred and succ (RVWMO rule 4)"),
     set(BaseSet::FenceRW, "FenceRW", "RISC-V fence with r in pred, w in succ (fence.tso too; RVWMO rule 4)"),
@@ -313,6 +316,7 @@ impl BaseSet {
             BaseSet::Dmb => f == Fence::Dmb,
             BaseSet::DmbLd => f == Fence::DmbLd,
             BaseSet::DmbSt => f == Fence::DmbSt,
+            BaseSet::DsbSt => f == Fence::DsbSt,
             BaseSet::Isb => f == Fence::Isb,
             BaseSet::FenceRR => rv_bit(MembarMask::LL),
             BaseSet::FenceRW => rv_bit(MembarMask::LS),

@@ -114,13 +114,20 @@ pub enum Fence {
     /// SPARC `membar` with a mask.
     Membar(MembarMask),
     /// Arm `DMB SY` (and every full-domain form: `DMB ISH`, `OSH`, `NSH`;
-    /// `DSB` of the same kinds orders memory at least as much): orders
-    /// every pair of accesses (Arm ARM B2.3.7, "Barrier-ordered-before").
+    /// `DSB` of the same kinds, which orders explicit memory accesses
+    /// alike): orders every pair of accesses (Arm ARM B2.3.7,
+    /// "Barrier-ordered-before"; herd's aarch64hwreqs.cat, DSB-ob).
     Dmb,
-    /// Arm `DMB LD` (`ISHLD`, …): orders reads before every later access.
+    /// Arm `DMB LD` (`ISHLD`, …; `DSB LD` alike): orders reads before
+    /// every later access.
     DmbLd,
     /// Arm `DMB ST` (`ISHST`, …): orders writes before later writes.
     DmbSt,
+    /// Arm `DSB ST` (`ISHST`, …): orders writes before every later
+    /// access — a DSB completes before any later instruction executes
+    /// (Arm ARM B2.3.7, "DSB-ordered-before"; herd's aarch64hwreqs.cat,
+    /// `[Exp & W]; po; [dsb.st]; po`).
+    DsbSt,
     /// Arm `ISB`: with a control or address dependency, orders later reads.
     Isb,
     /// A fence event that orders nothing by itself: herd's C `__fence{tag}`
@@ -288,6 +295,7 @@ impl Fence {
             Fence::Dmb => "dmb",
             Fence::DmbLd => "dmb ld",
             Fence::DmbSt => "dmb st",
+            Fence::DsbSt => "dsb st",
             Fence::Isb => "isb",
             Fence::RvFence(_) => "fence",
             Fence::Marker => "marker",
@@ -814,9 +822,13 @@ impl Program {
     /// memory and registers, addresses of variables, expressions, goals).
     /// Used to pick the narrowest width that represents a litmus test.
     pub fn max_abs_constant(&self) -> i64 {
+        // |v|, with |i64::MIN| saturated to i64::MAX (`abs` would wrap).
+        fn mag(v: i64) -> i64 {
+            v.unsigned_abs().min(i64::MAX as u64) as i64
+        }
         fn walk<V: Copy>(e: &Expr<V>, m: &mut i64) {
             match e {
-                Expr::Const(c) => *m = (*m).max(c.unsigned_abs().min(i64::MAX as u64) as i64),
+                Expr::Const(c) => *m = (*m).max(mag(*c)),
                 Expr::Un(_, a) => walk(a, m),
                 Expr::Bin(_, a, b) => {
                     walk(a, m);
@@ -846,14 +858,14 @@ impl Program {
         }
         let mut m = 0i64;
         for (a, v) in &self.init {
-            m = m.max(a.abs()).max(v.abs());
+            m = m.max(mag(*a)).max(mag(*v));
         }
         for v in &self.vars {
-            m = m.max(v.addr.abs()).max(v.init.abs());
+            m = m.max(mag(v.addr)).max(mag(v.init));
         }
         for t in &self.threads {
             for v in &t.reg_init {
-                m = m.max(v.abs());
+                m = m.max(mag(*v));
             }
             for i in &t.instrs {
                 cmd(&i.cmd, &mut m);

@@ -186,6 +186,9 @@ pub struct Ctx<'a> {
     pub unwinding_goals: bool,
     /// Where this thread's cuts go (with `unwinding_goals`).
     pub unwound: Option<(LabelId, Span)>,
+    /// The draw the block item being lowered makes, when the next item
+    /// bounds it ([`super::draws`]); taken by the draw.
+    pub draw: Option<super::draws::Bounded>,
     /// A cut that ended its path without an unwinding goal (inside an
     /// atomic section, or without `unwinding_goals`).
     pub unchecked_cut: bool,
@@ -697,6 +700,7 @@ pub fn lower(
         deadline,
         unwinding_goals,
         unwound: None,
+        draw: None,
         unchecked_cut: false,
         unwind_goals: Vec::new(),
         addr_cache: HashMap::new(),

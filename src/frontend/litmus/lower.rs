@@ -51,6 +51,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     let make_vars = |mixed: bool| Vars {
         fixed: None,
         seen: BTreeMap::new(),
+        prog_syms: None,
         max_const: 0,
         negative: false,
         min_width: 0,
@@ -597,6 +598,10 @@ fn lower(
         }
     }
     let cyclic = lower_code(src, surf, arch, width, vars, &mut p, &mut init)?;
+    let prog_syms = vars
+        .prog_syms
+        .get_or_insert_with(|| vars.seen.keys().cloned().collect());
+    new_symbols(src, surf, prog_syms)?;
     // Locations of the condition, `locations` and the filter.
     let mut rs = Resolver {
         src,
@@ -923,6 +928,57 @@ impl Resolver<'_> {
     }
 }
 
+/// Refuses a final condition that names a location or a symbolic value
+/// (`x`, `0:X1=y`) that neither the init block nor the code mentions, as
+/// herd does ("Post-condition introduces new symbolic location(s)",
+/// herd's `check_post_condition_symbols_exist`): such a location exists in
+/// no execution of the test.
+fn new_symbols(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    known: &BTreeSet<String>,
+) -> Result<(), Error> {
+    fn walk<'a>(p: &'a RawProp, out: &mut Vec<(&'a str, Span)>) {
+        match p {
+            RawProp::True | RawProp::False => {}
+            RawProp::Atom {
+                loc,
+                val,
+                span,
+                loc_span,
+                ..
+            } => {
+                if let RawLoc::Mem(m) = loc {
+                    out.push((m, *loc_span));
+                }
+                if let RawVal::Sym(s) = val {
+                    out.push((s, *span));
+                }
+            }
+            RawProp::Not(a) => walk(a, out),
+            RawProp::And(v) | RawProp::Or(v) => v.iter().for_each(|a| walk(a, out)),
+            RawProp::Implies(a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+        }
+    }
+    let mut names = Vec::new();
+    walk(&surf.prop, &mut names);
+    for (name, span) in names {
+        let base = super::ctx::array_element(name).map_or(name, |(b, _)| b);
+        if !known.contains(base) {
+            return Err(src.error(
+                span,
+                format!(
+                    "the final condition names `{base}`, a location that neither the init block nor the code mentions (herd7 refuses it too: post-condition introduces new symbolic location)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The locations a proposition names.
 fn collect_locs(p: &Prop, out: &mut BTreeSet<usize>) {
     match p {
@@ -1186,8 +1242,11 @@ fn has_mixed_access(t: &Thread, vars: &Vars, typed: &BTreeMap<String, u32>) -> b
         let Some(x) = known.address(t, &a.addr, a.span) else {
             return false;
         };
+        // An address inside no location (a register offset past a
+        // scalar: `STR W0,[X2,X3]` with X3 = 4) addresses bytes of
+        // herd's mixed-size memory, never another cell of ours.
         let Some((name, _)) = fixed.iter().find(|(n, &v)| v <= x && x < v + vars.size(n)) else {
-            return false;
+            return vars.code.position(x).is_none();
         };
         let decl = match vars.arrays.get(name) {
             Some(&(_, b)) => b * 8,

@@ -691,6 +691,7 @@ impl<'a> Encoder<'a> {
             | BaseSet::Dmb
             | BaseSet::DmbLd
             | BaseSet::DmbSt
+            | BaseSet::DsbSt
             | BaseSet::Isb
             | BaseSet::FenceRR
             | BaseSet::FenceRW

@@ -590,6 +590,7 @@ impl ZBase for ZEnc<'_> {
                 | BaseSet::Dmb
                 | BaseSet::DmbLd
                 | BaseSet::DmbSt
+                | BaseSet::DsbSt
                 | BaseSet::Isb
                 | BaseSet::FenceRR
                 | BaseSet::FenceRW
