@@ -229,9 +229,17 @@ fn mixed_size_offset_from_a_read_is_answered() {
 fn mixed_size_offset_from_a_read_that_may_misalign_is_refused() {
     // `W2 + 2` is 2 or 4 from the values the load may read (0 or 2):
     // byte 2 of x would be a misaligned word, which herd7 rejects; the
-    // value sets are a superset, so the test is refused, located.
+    // value sets are a superset, so the access keeps no location and the
+    // test, whose x is byte cells, is refused, located.
     let t = "AArch64 ROFF\n{\nuint64_t x; uint64_t 0:X2; uint64_t 0:X5;\n\
              0:X0=0x100000002; 0:X1=x;\n}\n P0 ;\n STR X0,[X1] ;\n LDR W2,[X1] ;\n\
+             ADD W4,W2,#2 ;\n LDR W5,[X1,W4,SXTW] ;\nexists (0:X5=1)\n";
+    let (at, msg) = refused(t);
+    assert!(at.starts_with("t.litmus:10:"), "{at}");
+    assert!(msg.contains("not known statically"), "{msg}");
+    // With a byte access in the test, the misaligned value is named.
+    let t = "AArch64 ROFFB\n{\nuint64_t x; uint64_t 0:X2; uint64_t 0:X5;\n\
+             0:X0=0x100000002; 0:X1=x;\n}\n P0 ;\n STR X0,[X1] ;\n LDRB W2,[X1] ;\n\
              ADD W4,W2,#2 ;\n LDR W5,[X1,W4,SXTW] ;\nexists (0:X5=1)\n";
     let (at, msg) = refused(t);
     assert!(at.starts_with("t.litmus:10:"), "{at}");
