@@ -710,8 +710,9 @@ fn mixed_size_accesses_are_refused_located() {
             "64-bit access at byte 0 of `x`, a location of 4 bytes",
         ),
         (
-            "{ int64_t y; 0:X2=y; }\n P0 ;\n LDR W0,[X2] ;\n ADD X5,X2,X0 ;\n LDR X6,[X5] ;",
-            "7:2",
+            "{ int64_t y; 0:X2=y; 0:X3=0x1000; }\n P0 ;\n STR X3,[X2] ;\n LDR W0,[X2] ;\n\
+             ADD X5,X2,X0 ;\n LDR X6,[X5] ;",
+            "8:2",
             "not known statically in a test with mixed-size accesses",
         ),
     ] {
