@@ -107,7 +107,7 @@ pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
         }
         failures_seen = summary.failures.len();
         let done = i - a.start + 1;
-        if done % 100 == 0 && !super::quiet() {
+        if done.is_multiple_of(100) && !super::quiet() {
             eprintln!(
                 "{done}/{} programs, {} disagreement(s), {:.0} s",
                 a.count,
@@ -118,5 +118,7 @@ pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
     }
     print!("{}", summary.table());
     println!("{:.1} s", start.elapsed().as_secs_f64());
-    Ok(i32::from(summary.disagreements() > 0 || !summary.failures.is_empty()))
+    Ok(i32::from(
+        summary.disagreements() > 0 || !summary.failures.is_empty(),
+    ))
 }

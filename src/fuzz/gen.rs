@@ -270,7 +270,10 @@ pub const FENCES: &[(&str, &[&str])] = &[
     ),
     ("power", &["sync", "lwsync", "isync", "eieio"]),
     ("aarch64", &["dmb", "dmb ld", "dmb st", "isb"]),
-    ("riscv", &["fence rw,rw", "fence r,rw", "fence w,w", "fence.tso"]),
+    (
+        "riscv",
+        &["fence rw,rw", "fence r,rw", "fence w,w", "fence.tso"],
+    ),
 ];
 
 /// The generator of native programs.
@@ -393,7 +396,7 @@ impl Gen {
                 Some(k) if rng.chance(70) => k,
                 _ => rng.pick(FENCES).1,
             };
-            return Stmt::Fence(*rng.pick(kinds));
+            return Stmt::Fence(rng.pick(kinds));
         }
         if rng.chance(sh.rmws) {
             return match rng.below(3) {

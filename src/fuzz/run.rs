@@ -208,7 +208,9 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             seed: 0,
-            models: ["sc", "tso", "pso", "rmo", "power"].map(String::from).to_vec(),
+            models: ["sc", "tso", "pso", "rmo", "power"]
+                .map(String::from)
+                .to_vec(),
             questions: vec![Question::Reach, Question::Robust],
             bound: 6,
             rounds: 2,
@@ -460,7 +462,9 @@ impl Runner {
                             c.disagree += 1;
                             let clash = Clash::Replay(*a, b);
                             let words = ("violation".to_string(), format!("rejects it: {why}"));
-                            found.push(self.finding(index, seed, &model, q, pair, words, &prog, clash));
+                            found.push(
+                                self.finding(index, seed, &model, q, pair, words, &prog, clash),
+                            );
                         }
                         Err(None) => c.unknown += 1,
                     }
@@ -572,7 +576,13 @@ impl Runner {
 
     /// True when `clash` holds on `prog` (it parses, the two sides
     /// disagree); with what each side says.
-    fn clashes(&self, prog: &Prog, model: &str, q: Question, clash: Clash) -> Option<(String, String)> {
+    fn clashes(
+        &self,
+        prog: &Prog,
+        model: &str,
+        q: Question,
+        clash: Clash,
+    ) -> Option<(String, String)> {
         let p = self.parse(prog).ok()?;
         match clash {
             Clash::Answers(a, b) => {
