@@ -396,7 +396,7 @@ impl Gen {
                 Some(k) if rng.chance(70) => k,
                 _ => rng.pick(FENCES).1,
             };
-            return Stmt::Fence(rng.pick(kinds));
+            return Stmt::Fence(rng.pick::<&str>(kinds));
         }
         if rng.chance(sh.rmws) {
             return match rng.below(3) {
