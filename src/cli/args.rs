@@ -109,6 +109,10 @@ pub enum Command {
     /// varisat-checker, every lemma with the cat evaluator, the formula
     /// re-derived from the input and the model); exit 1 if one is rejected.
     CertifyCheck(CertifyCheckArgs),
+    /// Generate seeded random programs and ask every applicable engine and
+    /// backend the same questions; compare the answers, replay every
+    /// witness, shrink each disagreement to a reproducer (exit 1 if any).
+    FuzzDiff(super::fuzz_diff::FuzzDiffArgs),
 }
 
 /// `bmc-rmm man` options.
@@ -677,7 +681,7 @@ pub const MAX_TIMEOUT: f64 = 1e9;
 /// positive, finite number of seconds up to [`MAX_TIMEOUT`].
 ///
 /// Errors: not a number, `inf`/`NaN`, zero or negative, too large.
-fn parse_timeout(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_timeout(s: &str) -> Result<f64, String> {
     let t: f64 = s
         .trim()
         .parse()
