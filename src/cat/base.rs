@@ -232,7 +232,7 @@ pub const RELS: [Entry<BaseRel>; 21] = [
     rel(BaseRel::Op, "op", "PGAS: issue → popa → popb (and issue → popb) of one remote operation (thesis 003 §8.1.2, Table 8.1)"),
     rel(BaseRel::Fifo, "fifo", "PGAS: pops of two remote operations of one rank and queue in issue order, popa → popa and popb → popb (thesis 003 §8.1.2, queues fa/fb)"),
     rel(BaseRel::Bar, "bar", "PGAS: the k-th barrier events of different ranks, both ways (thesis 003 §8.1.2 rule (bar), §8.2)"),
-    rel(BaseRel::Stxn, "stxn", "same atomic step: two different executed events of one execution of an atomic step over several locations (Command::is_multi_location_atomic), both ways; every model's acyclic axioms are checked with each such step contracted (docs/models.md; the stxn of Chong, Sorensen, Wickerson, PLDI 2018)"),
+    rel(BaseRel::Stxn, "stxn", "same atomic step: two different executed events of one execution of an atomic step that rmw does not make atomic: over several locations, or not a read then a write (Command::is_atomic_step), both ways; every model's acyclic axioms are checked with each such step contracted (docs/models.md; the stxn of Chong, Sorensen, Wickerson, PLDI 2018)"),
     rel(BaseRel::Si, "si", "same instruction: memory events of one access's bytes (herd's mixed-size variant, where an access to a byte-addressed location is one event per byte; its single-copy-atomic group, Thread::si_groups), both ways, and every executed memory event with itself (herd's si and sm; Flur et al., POPL 2017)"),
 ];
 

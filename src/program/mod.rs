@@ -473,13 +473,17 @@ impl Command {
         }
     }
 
-    /// True for an atomic step (`Atomic`) whose accesses name two
-    /// different addresses (as expressions: `x` and `y`, or `a[i]` and
-    /// `a[j]`). The bounded engine makes the events of one execution of
-    /// such a step one node of every `acyclic` axiom (the base relation
-    /// `stxn`, [`crate::cat::atomic_steps`]); a single-location atomic
-    /// step (CAS, exchange, increment, `lock`) keeps herd's semantics of
-    /// read-modify-writes (the `rmw` relation and the model's `atomic`
+    /// True for an atomic step (`Atomic`) that the model's read-modify-write
+    /// rule does not make atomic: its accesses name two different addresses
+    /// (as expressions: `x` and `y`, or `a[i]` and `a[j]`), or name one
+    /// address but are not one read followed by one write (`atomic { x = 2;
+    /// r = x; }`: herd's `rmw` relates a read to the write after it only,
+    /// so another thread's write could come between). The bounded engine
+    /// makes the events of one execution of such a step one node of every
+    /// `acyclic` axiom (the base relation `stxn`,
+    /// [`crate::cat::atomic_steps`]); a read-then-write step at one
+    /// location (CAS, exchange, increment, `lock`) keeps herd's semantics
+    /// of read-modify-writes (the `rmw` relation and the model's `atomic`
     /// axiom). A block whose every access carries an ordering annotation
     /// (`Ann`) is one hardware instruction's accesses (AArch64 `STILP` /
     /// `LDIAPP` pairs of a litmus test): herd's events of one instruction,
@@ -487,7 +491,7 @@ impl Command {
     /// byte accesses ([`Ann::SI`]: an LSE atomic at a byte-addressed
     /// location, herd's read and write of its bytes, atomic per byte
     /// through `rmw`).
-    pub fn is_multi_location_atomic(&self) -> bool {
+    pub fn is_atomic_step(&self) -> bool {
         let Command::Atomic(cs) = self else {
             return false;
         };
@@ -500,7 +504,17 @@ impl Command {
             return false;
         }
         let addrs = self.access_addrs();
-        addrs.iter().any(|a| *a != addrs[0])
+        if addrs.iter().any(|a| *a != addrs[0]) {
+            return true;
+        }
+        // One address: atomic by `rmw` only as one read, then one write.
+        let mut kinds = Vec::new();
+        self.for_each(&mut |c: &Command| match c {
+            Command::Load { .. } | Command::LoadReserve { .. } => kinds.push(false),
+            Command::Store { .. } | Command::StoreCond { .. } => kinds.push(true),
+            _ => {}
+        });
+        kinds.len() >= 2 && kinds != [false, true]
     }
 
     /// True for commands that access shared memory (loads, stores,
@@ -763,14 +777,14 @@ pub struct Program {
 
 impl Program {
     /// The first thread with an atomic step over several locations
-    /// ([`Command::is_multi_location_atomic`]). Every engine executes such
+    /// ([`Command::is_atomic_step`]). Every engine executes such
     /// a step indivisibly; the bounded engine then checks the model
     /// contracted over its atomic steps ([`crate::cat::atomic_steps`]),
     /// which costs nothing for programs without one.
-    pub fn multi_location_atomic(&self) -> Option<ThreadId> {
+    pub fn atomic_step_thread(&self) -> Option<ThreadId> {
         self.threads.iter().enumerate().find_map(|(t, th)| {
             (th.instrs.iter())
-                .any(|i| i.cmd.is_multi_location_atomic())
+                .any(|i| i.cmd.is_atomic_step())
                 .then_some(ThreadId(t as u32))
         })
     }

@@ -168,3 +168,40 @@ fn an_atomic_step_storing_twice_to_one_address_is_robust_for_smc() {
         }
     }
 }
+
+/// Found by fuzz-diff (`--seed 2026`, shrunk): an atomic step at one
+/// address that writes and then reads was atomic for the operational
+/// engines only; the bounded engine let the other thread's write come
+/// between (herd's `rmw` covers a read then a write), so the assertion
+/// failed under sc. Every backend now contracts such a step (`stxn`).
+#[test]
+fn an_atomic_write_then_read_at_one_address_is_indivisible() {
+    use bmc_rmm::ask::EngineChoice;
+    use bmc_rmm::engines::bounded::SolverKind;
+    let text = "shared x;\nthread t0 {\n  x = 1;\n}\nthread t1 {\n  atomic { x = 2; r = x; };\n  assert(r == 2);\n}\n";
+    let p = bmc_rmm::frontend::parse_program(
+        &bmc_rmm::diag::SourceFile::new("found.rmm", text),
+        None,
+        bmc_rmm::program::Width(4),
+    )
+    .expect("parses");
+    for model in ["sc", "tso", "power"] {
+        let m = bmc_rmm::cat::builtin(model).expect("built-in");
+        let qs = [Question::Reach];
+        for engine in [
+            EngineChoice::Bounded(Some(SolverKind::Varisat)),
+            EngineChoice::Bounded(Some(SolverKind::Cdclt)),
+        ] {
+            let mut req = bmc_rmm::ask::Request::new(&p, &m, Some(model), &qs, 6);
+            req.engine = engine;
+            req.alone = false;
+            req.width = 4;
+            let v = bmc_rmm::ask::ask(&req)
+                .expect("answers")
+                .remove(0)
+                .answer
+                .verdict;
+            assert_eq!(v, Verdict::NoViolation, "{model} {engine:?}");
+        }
+    }
+}
