@@ -50,7 +50,7 @@ impl Bounded {
         };
         let lo = self.lo.map(i128::from).unwrap_or(tmin).max(tmin);
         let hi = self.hi.map(i128::from).unwrap_or(tmax).min(tmax);
-        (lo <= hi && hi - lo < i128::from(MAX_VALUES)).then(|| (lo as i64, hi as i64))
+        (lo <= hi && hi - lo < i128::from(MAX_VALUES)).then_some((lo as i64, hi as i64))
     }
 }
 
