@@ -2,47 +2,11 @@
 //! on `--count` generated programs from `--seed`; prints each
 //! disagreement (shrunk, and written to `--out`) and the summary table.
 
+use super::args::FuzzDiffArgs;
 use bmc_rmm::ask::Question;
 use bmc_rmm::diag::Error;
 use bmc_rmm::fuzz::run::{Options, Runner, Summary};
-use clap::Args;
 use std::time::{Duration, Instant};
-
-/// `bmc-rmm fuzz-diff` options.
-#[derive(Args, Debug, Clone)]
-pub struct FuzzDiffArgs {
-    /// The run's seed (the same seed and options give the same programs).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Programs to generate and check.
-    #[arg(long, default_value_t = 100)]
-    pub count: u64,
-    /// The first program's index (to resume or split a run).
-    #[arg(long, default_value_t = 0)]
-    pub start: u64,
-    /// Built-in models, comma-separated; program i is checked under the
-    /// (i mod n)-th.
-    #[arg(long, value_delimiter = ',', default_value = "sc,tso,pso,rmo,power")]
-    pub models: Vec<String>,
-    /// Questions asked of every program: reach, robust or both.
-    #[arg(long, value_delimiter = ',', default_value = "reach,robust")]
-    pub checks: Vec<String>,
-    /// The bound K of the bounded engines and SMC.
-    #[arg(long, short = 'k', default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub bound: u32,
-    /// Rounds of the k-round engine.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub rounds: u32,
-    /// Value width W in bits.
-    #[arg(long, short = 'w', default_value_t = 4, value_parser = clap::value_parser!(u32).range(2..=16))]
-    pub width: u32,
-    /// Time limit of each engine on each question.
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = super::args::parse_timeout)]
-    pub timeout: f64,
-    /// Write each disagreement's shrunk reproducer (`.rmm`) into DIR.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<String>,
-}
 
 /// Runs `bmc-rmm fuzz-diff`: exit 1 on any disagreement or engine
 /// failure, else 0.

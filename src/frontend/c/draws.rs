@@ -17,42 +17,9 @@
 //! `>=`, `==`, either side); other conjuncts only filter more. An unsigned
 //! draw has the lower bound 0 of its type.
 
-use super::ctx::Ctx;
+use super::ctx::{Bounded, Ctx};
 use lang_c::ast::{BinaryOperator as B, BlockItem, Expression, Statement, UnaryOperator as U};
 use lang_c::span::Node;
-
-/// At most this many values make a bounded draw (a wider range is drawn
-/// whole: the narrowing would not help).
-const MAX_VALUES: i64 = 1 << 16;
-
-/// A draw into the register local `name` that the next statement bounds:
-/// the bounds found (`lo`, `hi`, inclusive; `None`: no bound on that
-/// side).
-#[derive(Clone, Debug)]
-pub struct Bounded {
-    /// The local the draw is assigned to.
-    pub name: String,
-    /// The least value the assumption lets through, if it bounds below.
-    pub lo: Option<i64>,
-    /// The greatest value the assumption lets through, if it bounds above.
-    pub hi: Option<i64>,
-}
-
-impl Bounded {
-    /// The range `[lo, hi]` to draw from for a draw of a type that is
-    /// `unsigned` or not and has `bits` bits, when it holds at most
-    /// [`MAX_VALUES`] values inside the type's range.
-    pub fn range(&self, unsigned: bool, bits: u32) -> Option<(i64, i64)> {
-        let (tmin, tmax) = if unsigned {
-            (0i128, (1i128 << bits) - 1)
-        } else {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        };
-        let lo = self.lo.map(i128::from).unwrap_or(tmin).max(tmin);
-        let hi = self.hi.map(i128::from).unwrap_or(tmax).min(tmax);
-        (lo <= hi && hi - lo < i128::from(MAX_VALUES)).then_some((lo as i64, hi as i64))
-    }
-}
 
 impl<'a> Ctx<'a> {
     /// The bounded draw item `i` of a block makes ([module doc](self)),
