@@ -23,7 +23,7 @@
 //! A test whose metadata already has a `Hash=` keeps it (herd does the
 //! same). This is our own code, written from the description above.
 
-use super::syntax::{self, RawLoc, RawProp, Surface};
+use super::syntax::{self, RawLoc, Surface};
 use crate::diag::{Error, SourceFile};
 use md5::{Digest, Md5};
 use std::collections::{BTreeMap, BTreeSet};
@@ -121,24 +121,10 @@ fn init_text(src: &SourceFile, s: &Surface) -> String {
 /// The locations of `locations` and of the condition.
 fn observed_text(s: &Surface) -> String {
     let mut locs: BTreeSet<Key> = s.locations.iter().map(|(l, _, _)| Key::of(l)).collect();
-    collect(&s.prop, &mut locs);
+    s.prop.for_each_atom(&mut |loc, _, _, _| {
+        locs.insert(Key::of(loc));
+    });
     locs.iter().map(Key::dump).collect::<Vec<_>>().join("; ")
-}
-
-/// Adds the locations of a proposition.
-fn collect(p: &RawProp, out: &mut BTreeSet<Key>) {
-    match p {
-        RawProp::True | RawProp::False => {}
-        RawProp::Atom { loc, .. } => {
-            out.insert(Key::of(loc));
-        }
-        RawProp::Not(a) => collect(a, out),
-        RawProp::And(v) | RawProp::Or(v) => v.iter().for_each(|x| collect(x, out)),
-        RawProp::Implies(a, b) => {
-            collect(a, out);
-            collect(b, out);
-        }
-    }
 }
 
 /// The code as herd prints it for the hash.

@@ -12,8 +12,9 @@
 //! Used by the mixed-size checks of [`super::lower`] (which location an
 //! access addresses, at which byte offset).
 
+use super::flow::{access_states, forward};
 use crate::diag::Span;
-use crate::program::{BinOp, Command, Expr, LExpr, RegId, StateId, Thread};
+use crate::program::{BinOp, Command, Expr, LExpr, RegId, Thread};
 
 /// Per register, its value when known statically (`None`: not known).
 type Regs = Vec<Option<i64>>;
@@ -29,41 +30,24 @@ impl Known {
     /// Runs the propagation over `t` to a fixpoint (a register only goes
     /// from known to not known, so it terminates on cycles too).
     pub(super) fn new(t: &Thread) -> Known {
-        let n = t.states.len();
-        let mut at: Vec<Option<Regs>> = vec![None; n];
         let init: Regs = (0..t.regs.len())
             .map(|r| Some(t.reg_init.get(r).copied().unwrap_or(0)))
             .collect();
-        let start = t.initial.0 as usize;
-        if start >= n {
-            return Known { at };
-        }
-        at[start] = Some(init);
-        let out = t.outgoing();
-        let mut work = vec![start];
-        while let Some(q) = work.pop() {
-            let Some(before) = at[q].clone() else {
-                continue;
-            };
-            for &i in &out[q] {
-                let ins = &t.instrs[i];
-                let mut after = before.clone();
-                transfer(&ins.cmd, &mut after);
-                let to = ins.to.0 as usize;
-                let merged: Regs = match &at[to] {
-                    None => after,
-                    Some(old) => old
-                        .iter()
-                        .zip(&after)
-                        .map(|(a, b)| if a == b { *a } else { None })
-                        .collect(),
-                };
-                if at[to].as_ref() != Some(&merged) {
-                    at[to] = Some(merged);
-                    work.push(to);
+        let at = forward(
+            t,
+            init,
+            |ins, regs| transfer(&ins.cmd, regs),
+            |old, new| {
+                let mut changed = false;
+                for (a, b) in old.iter_mut().zip(new) {
+                    if a.is_some() && *a != b {
+                        *a = None;
+                        changed = true;
+                    }
                 }
-            }
-        }
+                changed
+            },
+        );
         Known { at }
     }
 
@@ -74,13 +58,8 @@ impl Known {
     /// when no such instruction is reachable).
     pub(super) fn address(&self, t: &Thread, addr: &LExpr, span: Span) -> Option<i64> {
         let mut value = None;
-        for ins in &t.instrs {
-            let here =
-                ins.span.start <= span.start && span.start < ins.span.end.max(ins.span.start + 1);
-            if !(here && accesses_memory(&ins.cmd)) {
-                continue;
-            }
-            let Some(Some(regs)) = self.at.get(state(ins.from)) else {
+        for q in access_states(t, span) {
+            let Some(Some(regs)) = self.at.get(q) else {
                 continue;
             };
             let v = const_value(addr, regs)?;
@@ -90,23 +69,6 @@ impl Known {
             value = Some(v);
         }
         value
-    }
-}
-
-fn state(s: StateId) -> usize {
-    s.0 as usize
-}
-
-/// True when `c` reads or writes memory.
-fn accesses_memory(c: &Command) -> bool {
-    match c {
-        Command::Load { .. }
-        | Command::LoadReserve { .. }
-        | Command::Store { .. }
-        | Command::StoreCond { .. } => true,
-        Command::Atomic(cs) => cs.iter().any(accesses_memory),
-        Command::Ann(_, c) => accesses_memory(c),
-        _ => false,
     }
 }
 

@@ -218,13 +218,9 @@ fn raw_has_label(p: &RawProp) -> bool {
 
 /// True when a condition compares with a value `pred` holds of.
 fn raw_has(p: &RawProp, pred: &dyn Fn(&RawVal) -> bool) -> bool {
-    match p {
-        RawProp::Atom { val, .. } => pred(val),
-        RawProp::Not(a) => raw_has(a, pred),
-        RawProp::And(v) | RawProp::Or(v) => v.iter().any(|x| raw_has(x, pred)),
-        RawProp::Implies(a, b) => raw_has(a, pred) || raw_has(b, pred),
-        _ => false,
-    }
+    let mut found = false;
+    p.for_each_atom(&mut |_, val, _, _| found |= pred(val));
+    found
 }
 
 /// The instruction values as herd prints them: `NOP`, `instr:"B .+4"`.
@@ -940,33 +936,15 @@ fn new_symbols(
     surf: &super::syntax::Surface,
     known: &BTreeSet<String>,
 ) -> Result<(), Error> {
-    fn walk<'a>(p: &'a RawProp, out: &mut Vec<(&'a str, Span)>) {
-        match p {
-            RawProp::True | RawProp::False => {}
-            RawProp::Atom {
-                loc,
-                val,
-                span,
-                loc_span,
-                ..
-            } => {
-                if let RawLoc::Mem(m) = loc {
-                    out.push((m, *loc_span));
-                }
-                if let RawVal::Sym(s) = val {
-                    out.push((s, *span));
-                }
-            }
-            RawProp::Not(a) => walk(a, out),
-            RawProp::And(v) | RawProp::Or(v) => v.iter().for_each(|a| walk(a, out)),
-            RawProp::Implies(a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
+    let mut names: Vec<(&str, Span)> = Vec::new();
+    surf.prop.for_each_atom(&mut |loc, val, span, loc_span| {
+        if let RawLoc::Mem(m) = loc {
+            names.push((m, loc_span));
         }
-    }
-    let mut names = Vec::new();
-    walk(&surf.prop, &mut names);
+        if let RawVal::Sym(s) = val {
+            names.push((s, span));
+        }
+    });
     for (name, span) in names {
         let base = super::ctx::array_element(name).map_or(name, |(b, _)| b);
         if !known.contains(base) {

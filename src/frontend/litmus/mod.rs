@@ -28,6 +28,7 @@
 
 mod aarch64;
 mod ctx;
+mod flow;
 mod hash;
 mod known;
 mod lower;

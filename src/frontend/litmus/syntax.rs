@@ -85,6 +85,33 @@ pub(crate) enum RawProp {
     Implies(Box<RawProp>, Box<RawProp>),
 }
 
+impl RawProp {
+    /// Calls `f` on every atom `loc = val` (or `loc != val`) of the
+    /// proposition, left to right, with the atom's span and its
+    /// location's span.
+    pub(crate) fn for_each_atom<'a>(
+        &'a self,
+        f: &mut dyn FnMut(&'a RawLoc, &'a RawVal, Span, Span),
+    ) {
+        match self {
+            RawProp::True | RawProp::False => {}
+            RawProp::Atom {
+                loc,
+                val,
+                span,
+                loc_span,
+                ..
+            } => f(loc, val, *span, *loc_span),
+            RawProp::Not(a) => a.for_each_atom(f),
+            RawProp::And(v) | RawProp::Or(v) => v.iter().for_each(|a| a.for_each_atom(f)),
+            RawProp::Implies(a, b) => {
+                a.for_each_atom(f);
+                b.for_each_atom(f);
+            }
+        }
+    }
+}
+
 /// One init item: `lhs = rhs` (rhs optional), with an optional type.
 #[derive(Clone, Debug)]
 pub(crate) struct InitItem {

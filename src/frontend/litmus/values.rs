@@ -21,6 +21,7 @@
 //! Used by [`super::lower`] to find every location such an access may
 //! address (each then lowered as herd's mixed-size semantics says).
 
+use super::flow::{access_states, forward};
 use crate::diag::Span;
 use crate::program::{Command, LExpr, Program, RegId, Thread, Width};
 use std::collections::{BTreeMap, BTreeSet};
@@ -226,13 +227,8 @@ impl ValueSets {
     pub(super) fn address(&self, t: &Thread, ti: usize, addr: &LExpr, span: Span) -> Set {
         let mut out: Set = Some(BTreeSet::new());
         let mut found = false;
-        for ins in &t.instrs {
-            let here =
-                ins.span.start <= span.start && span.start < ins.span.end.max(ins.span.start + 1);
-            if !(here && ins.cmd.accesses_memory()) {
-                continue;
-            }
-            let Some(Some(regs)) = self.at.get(ti).and_then(|s| s.get(ins.from.0 as usize)) else {
+        for q in access_states(t, span) {
+            let Some(Some(regs)) = self.at.get(ti).and_then(|s| s.get(q)) else {
                 continue;
             };
             found = true;
@@ -257,48 +253,21 @@ fn thread(
     width: Width,
     bytes: &dyn Fn(usize, Span) -> Option<i64>,
 ) -> Vec<Option<Regs>> {
-    let n = t.states.len();
-    let mut at: Vec<Option<Regs>> = vec![None; n];
-    let start = t.initial.0 as usize;
-    if start >= n {
-        return at;
-    }
-    at[start] = Some(
-        (0..t.regs.len())
-            .map(|r| Some([t.reg_init.get(r).copied().unwrap_or(0)].into()))
-            .collect(),
-    );
-    let out = t.outgoing();
-    let mut work = vec![start];
-    while let Some(q) = work.pop() {
-        let Some(before) = at[q].clone() else {
-            continue;
-        };
-        for &i in &out[q] {
-            let ins = &t.instrs[i];
-            let mut after = before.clone();
-            let n = bytes(ti, ins.span);
-            *changed |= transfer(&ins.cmd, &mut after, mem, n, width);
-            let to = ins.to.0 as usize;
-            let grew = match &mut at[to] {
-                slot @ None => {
-                    *slot = Some(after);
-                    true
-                }
-                Some(old) => {
-                    let mut g = false;
-                    for (a, b) in old.iter_mut().zip(&after) {
-                        g |= join(a, b);
-                    }
-                    g
-                }
-            };
-            if grew {
-                work.push(to);
+    let init: Regs = (0..t.regs.len())
+        .map(|r| Some([t.reg_init.get(r).copied().unwrap_or(0)].into()))
+        .collect();
+    forward(
+        t,
+        init,
+        |ins, regs| *changed |= transfer(&ins.cmd, regs, mem, bytes(ti, ins.span), width),
+        |old, new| {
+            let mut grew = false;
+            for (a, b) in old.iter_mut().zip(&new) {
+                grew |= join(a, b);
             }
-        }
-    }
-    at
+            grew
+        },
+    )
 }
 
 /// Applies `c` (an access of `n` bytes) to the registers and the memory;
