@@ -14,8 +14,9 @@ Usage: bench/herd_diff.py BIN [--model M] [--herd-model CAT] [--mixed]
        [--herd-timeout S] [--jobs J] [--quiet] INPUT...
   --model M        bmc-rmm's model (default by architecture: X86 tso,
                    PPC power, AArch64 arm, RISCV riscv)
-  --herd-model CAT herd's cat file (default by architecture: x86tso.cat,
-                   ppc.cat, aarch64.cat, riscv.cat)
+  --herd-model CAT herd's cat file (default by architecture, as herd7's:
+                   X86 x86tso.cat, X86_64 x86tso-mixed.cat, PPC ppc.cat,
+                   AArch64 aarch64.cat, RISCV riscv.cat)
 Exit 0 when no test disagrees, 1 otherwise. Skips with a message (exit 0)
 when herd7 is absent.
 Generate tests with herd's generators, e.g.
@@ -26,7 +27,7 @@ import argparse, concurrent.futures as cf, json, os, re, subprocess, sys, tempfi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "..", "shared", "tools", "herd7")
-DEFAULTS = {"X86": ("tso", "x86tso.cat"), "X86_64": ("tso", "x86tso.cat"),
+DEFAULTS = {"X86": ("tso", "x86tso.cat"), "X86_64": ("tso", "x86tso-mixed.cat"),
             "PPC": ("power", "ppc.cat"), "AArch64": ("arm", "aarch64.cat"),
             "RISCV": ("riscv", "riscv.cat")}
 

@@ -226,12 +226,14 @@ impl Ann {
     /// with it are the byte events of one instruction, which the base
     /// relation `si` relates ([`Thread::si_groups`]).
     pub const SI: u16 = 128;
-    /// On a store-conditional: its value register is read without a data
-    /// dependency (herd's AArch64 `STXR`/`STXP` read the stored register
-    /// on no dependency port, so aarch64.cat's `data`, which needs
-    /// `ii_data`, has no edge into a store-exclusive; Arm ARM B2.3.2
-    /// leaves the store-exclusive's data out of the "Data dependency"
-    /// definition herd implements).
+    /// On a store-conditional: its value register gives pick
+    /// dependencies only, no data dependency (herd's AArch64 `STXR`/`STXP`
+    /// read the stored register on no data port and write only under the
+    /// success check, so aarch64.cat's `data` and `pick-data-dep`, which
+    /// need `ii_data`, have no edge into a store-exclusive, while its
+    /// `pick-basic-dep` through the check does: a read the stored value
+    /// depends on is ordered before the writes that a local ordering puts
+    /// after the store-exclusive, herd's `pick-lob`).
     pub const NODATA: u16 = 256;
     /// The native keyword of each bit, in bit order.
     pub const NAMES: [(&'static str, u16); 9] = [

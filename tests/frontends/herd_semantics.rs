@@ -2,7 +2,8 @@
 //! dependencies into and out of an AMO (herd makes an AMO one event, in R
 //! and W, whose register reads all precede it), herd's `filter` before a
 //! `~exists` condition, the order an AArch64 atomic with acquire and release
-//! semantics gives its write, no data dependency into a store-exclusive, a header comment herd's splitter skips line by line
+//! semantics gives its write, no data dependency into a store-exclusive but a
+//! pick dependency that orders the writes locally after it, a header comment herd's splitter skips line by line
 //! (`(*` not closed), and AArch64 mixed-size accesses: answered where
 //! modelled (a dependency's zero offset; locations accessed at several
 //! sizes by several threads, a rule per test: per-byte rf and co, the
@@ -142,6 +143,66 @@ fn no_data_dependency_into_a_store_exclusive() {
     assert_eq!(
         states(&st, "arm"),
         ["0:X1=0; 1:X1=0;", "0:X1=0; 1:X1=1;", "0:X1=1; 1:X1=0;"]
+    );
+}
+
+/// LB whose thread 0 reads z, stores its value to x by an exclusive pair,
+/// then runs `tail` (`;`-separated), which writes y (thread 1 reads y and,
+/// after `DMB SY`, writes z).
+fn lb_stxr_then(tail: &str) -> String {
+    let mut p0 = vec!["LDR W0,[X1]", "LDXR W4,[X3]", "STXR W5,W0,[X3]"];
+    p0.extend(tail.split(';'));
+    let p1 = ["LDR W0,[X1]", "DMB SY", "MOV W2,#1", "STR W2,[X3]"];
+    let mut rows = String::new();
+    for i in 0..p0.len().max(p1.len()) {
+        let a = p0.get(i).copied().unwrap_or("");
+        let b = p1.get(i).copied().unwrap_or("");
+        rows += &format!(" {a:<16} | {b:<12} ;\n");
+    }
+    format!(
+        "AArch64 LB+stxr\n{{ 0:X1=z; 0:X3=x; 0:X7=y; 1:X1=y; 1:X3=z; }}\n P0 | P1 ;\n{rows}\
+         exists (0:X0=1 /\\ 1:X0=1 /\\ 0:X5=0)\n"
+    )
+}
+
+#[test]
+fn a_dependency_into_a_store_exclusive_orders_the_writes_locally_after_it() {
+    // herd's store-exclusive writes under its success check, so the read
+    // its value depends on is a pick basic dependency of the write: not
+    // ordered before it (above), but before every write that a local
+    // ordering puts after it (aarch64.cat's pick-lob). The states are
+    // herd7's.
+    let every: Vec<String> = (0..8)
+        .map(|i| format!("0:X0={}; 0:X5={}; 1:X0={};", i >> 2, (i >> 1) & 1, i & 1))
+        .collect();
+    let without = |gone: &[&str]| -> Vec<String> {
+        every
+            .iter()
+            .filter(|s| !gone.contains(&s.as_str()))
+            .cloned()
+            .collect()
+    };
+    // Nothing after the store-exclusive orders the write of y: Sometimes.
+    let plain = lb_stxr_then("MOV W8,#1;STR W8,[X7]");
+    assert_eq!(states(&plain, "arm"), every);
+    // `DMB ST` orders the store-exclusive's write before the write of y:
+    // Never (herd7: 7 states).
+    let dmb_st = lb_stxr_then("DMB ST;MOV W8,#1;STR W8,[X7]");
+    assert_eq!(
+        states(&dmb_st, "arm"),
+        without(&["0:X0=1; 0:X5=0; 1:X0=1;"])
+    );
+    // The stored value read back and stored to y (a pick path through
+    // memory, then data): Never (herd7: 4 states).
+    let read_back = lb_stxr_then("LDR W9,[X3];STR W9,[X7]");
+    assert_eq!(
+        states(&read_back, "arm"),
+        [
+            "0:X0=0; 0:X5=0; 1:X0=0;",
+            "0:X0=0; 0:X5=1; 1:X0=0;",
+            "0:X0=1; 0:X5=0; 1:X0=0;",
+            "0:X0=1; 0:X5=1; 1:X0=0;",
+        ]
     );
 }
 

@@ -449,13 +449,15 @@ impl Builder<'_> {
     }
 
     /// A write of `value` (already evaluated) under condition `ok` (the
-    /// success of a store-conditional, else true).
+    /// success of a store-conditional, else true); `vexpr`: the value's
+    /// expression, whose reads it depends on, and whether those are pick
+    /// dependencies only (a `nodata` store-conditional).
     fn store(
         &mut self,
         l: &mut Local,
         addr: Option<&LExpr>,
         value: ZBv,
-        vexpr: Option<&LExpr>,
+        vexpr: Option<(&LExpr, bool)>,
         ok: Option<ZBool>,
     ) -> usize {
         let e = self.access(l, addr);
@@ -470,10 +472,14 @@ impl Builder<'_> {
         let fix = self.out.events[e].value._eq(&value);
         self.out.constraints.push(l.sel.implies(&fix));
         if self.deps {
-            if let Some(x) = vexpr {
+            if let Some((x, pick_only)) = vexpr {
                 for (src, c) in self.taint_of(x, &l.taint) {
                     let cc = Bool::and(self.ctx, &[&cond, &c]);
-                    self.out.data.push((src, e, cc));
+                    if pick_only {
+                        self.out.pick_data.push((src, e, cc));
+                    } else {
+                        self.out.data.push((src, e, cc));
+                    }
                 }
                 for (src, c) in self.taint_of(x, &l.pick) {
                     let cc = Bool::and(self.ctx, &[&cond, &c]);
@@ -618,9 +624,15 @@ impl Builder<'_> {
         let succ = Bool::fresh_const(self.ctx, "stcx");
         let v = self.eval(value, &l.regs);
         // A `nodata` store-conditional (Arm `STXR`) reads its value
-        // register without a data dependency.
-        let vexpr = (l.ann & Ann::NODATA == 0).then_some(value);
-        let e = self.store(l, Some(addr), v, vexpr, Some(succ.clone()));
+        // register on no data port: its dependencies are pick ones.
+        let pick_only = l.ann & Ann::NODATA != 0;
+        let e = self.store(
+            l,
+            Some(addr),
+            v,
+            Some((value, pick_only)),
+            Some(succ.clone()),
+        );
         let ev_addr = self.out.events[e].addr.clone();
         let ok = match &l.resv {
             Some((valid, ra, _)) => Bool::and(self.ctx, &[valid, &ra._eq(&ev_addr)]),
@@ -706,7 +718,7 @@ impl Builder<'_> {
             } => self.select(*reg, [cond, then, else_], l),
             Command::Store { addr, value } => {
                 let v = self.eval(value, &l.regs);
-                self.store(l, Some(addr), v, Some(value), None);
+                self.store(l, Some(addr), v, Some((value, false)), None);
             }
             Command::Fence(f) => {
                 let mut sets = vec![BaseSet::F.name()];

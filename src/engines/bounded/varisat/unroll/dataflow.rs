@@ -340,11 +340,14 @@ impl Candidate {
         let a = ctx.addr(addr, &self.regs);
         let v = ctx.eval(value, &self.regs);
         // A `nodata` store-conditional (Arm `STXR`) reads its value
-        // register without a data dependency.
-        let value_deps = deps && *ann & crate::program::Ann::NODATA == 0;
+        // register on no data port: its dependencies are pick ones.
+        let mut value_taint = self.taint_of(ctx.cnf, deps, &vars_of(value));
+        if *ann & crate::program::Ann::NODATA != 0 {
+            value_taint = as_pick(ctx.cnf, value_taint);
+        }
         let at = AccessTaint {
             addr: self.taint_of(ctx.cnf, deps, &addr.regs()),
-            value: self.taint_of(ctx.cnf, value_deps, &vars_of(value)),
+            value: value_taint,
         };
         let kind = if let Some(f) = cond_flag {
             self.regs[f.0 as usize] = ctx.cnf.bv_from_bool(layout.sc_success, ctx.w);
