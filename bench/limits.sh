@@ -14,8 +14,12 @@
 #              same options (the run of the varisat stop)
 #   fenced1 -v one copy with `--timeout 1` under `ulimit -v 4194304`
 #              (3 = unknown; an abort would be 134)
-#   fenced -v  one copy without a timeout under `ulimit -v 1048576`: the
-#              memory budget (half of it) against the solver's growth
+#   hard6 -j1  six programs whose `reach` is one hard SAT solve (a 20-bit
+#              multiplier that cannot give a prime; tests/cli/hardening.rs
+#              `hard_solve`) with `-j 1 --timeout 1`: CPU/wall above 1
+#              means a solve kept running after its answer
+#   hard mem   one of them with `--memory 16 --timeout 20`: a solve that
+#              outgrows the budget
 #   stack C    `reach --format c --model sc --timeout 5` on SV-COMP's
 #              `stack_longer-1.i` when SVCOMP_DIR holds it
 #   nf pso     `robust --engine normal-form --model pso --timeout 2` on
@@ -47,6 +51,19 @@ for round in 1 2; do
 done
 fenced="$shared/trencher/memorax/lamport_fast.fenced.txt"
 for i in 1 2 3 4; do cp "$fenced" "$tmp/fenced$i.txt"; done
+python3 - "$tmp" <<'EOF'
+import sys
+bits = 20
+is_prime = lambda n: n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+p = next(n for n in range(1 << (2 * bits - 2), 1 << (2 * bits)) if is_prime(n))
+t = "thread t0 {\n  a = 0;\n  b = 0;\n"
+for v in "ab":
+    t += f"  choose {{ {v} = {v} * 2; }} or {{ {v} = {v} * 2 + 1; }}\n" * bits
+t += f"  c = a * b;\n}}\ngoal final where t0.c == {p} && t0.a != 1 && t0.b != 1;\n"
+for i in range(6):
+    open(f"{sys.argv[1]}/hard{i}.rmm", "w").write(t)
+EOF
+hard=(reach --solver varisat --model sc --width 48 --bound 100)
 stack=""
 [ -n "${SVCOMP_DIR:-}" ] && stack=$(find "$SVCOMP_DIR" -name stack_longer-1.i | head -1)
 
@@ -84,7 +101,8 @@ for bin in "$@"; do
     echo "| $name | alone max | $worst | - | - | - | - | - |"
     measure "$name" "fenced4" - -- "$bin" "${args[@]}" -j 2 "$tmp"/fenced*.txt
     measure "$name" "fenced1 -v 4G" 4194304 -- "$bin" "${args[@]}" "$tmp/fenced1.txt"
-    measure "$name" "fenced -v 1G" 1048576 -- "$bin" robust --model pso --bound 80 "$tmp/fenced1.txt"
+    measure "$name" "hard6 -j1" - -- "$bin" "${hard[@]}" --timeout 1 -j 1 "$tmp"/hard*.rmm
+    measure "$name" "hard mem" - -- "$bin" "${hard[@]}" --memory 16 --timeout 20 "$tmp/hard0.rmm"
     if [ -n "$stack" ]; then
         measure "$name" "stack C t=5" - -- "$bin" reach --format c --model sc --timeout 5 "$stack"
     fi

@@ -306,6 +306,9 @@ fn refuse_other_engines(a: &CheckArgs) -> Result<(), Error> {
 /// The loaded inputs: file name and program, in input order.
 type Programs = Vec<(String, bmc_rmm::program::Program)>;
 
+/// The time each input's loading took, by file name.
+type Loading = std::collections::HashMap<String, std::time::Duration>;
+
 /// Every input loaded for the bounded engine (in order), with a warning
 /// on stderr for each construct the model gives no meaning to, and the
 /// time each file's loading took (C lowering can take seconds). With
@@ -318,7 +321,7 @@ fn load_all(
     files: &[String],
     model: &bmc_rmm::cat::Model,
     model_name: &str,
-) -> Result<(Programs, std::collections::HashMap<String, std::time::Duration>), Error> {
+) -> Result<(Programs, Loading), Error> {
     let mut progs = Vec::new();
     let mut loading = std::collections::HashMap::new();
     for f in files {
@@ -326,7 +329,9 @@ fn load_all(
         let start = std::time::Instant::now();
         let mut copts = a.input.c.options();
         if files.len() == 1 {
-            copts.deadline = a.timeout.map(|t| start + std::time::Duration::from_secs_f64(t));
+            copts.deadline = a
+                .timeout
+                .map(|t| start + std::time::Duration::from_secs_f64(t));
         }
         let p = load_for_check(
             f,

@@ -401,13 +401,20 @@ fn resource_limits_answer_unknown() {
 /// multiplier circuit proved to have no such inputs). Check it with
 /// `--width 48 --bound 100`.
 fn hard_solve(dir: &Path, name: &str, bits: u32) -> String {
-    let is_prime = |n: u64| n > 1 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
+    let is_prime = |n: u64| {
+        n > 1
+            && (2..)
+                .take_while(|d| d * d <= n)
+                .all(|d| !n.is_multiple_of(d))
+    };
     // A prime whose factors would both have `bits` bits.
     let p = (1u64 << (2 * bits - 2)..).find(|&n| is_prime(n)).unwrap();
     let mut text = String::from("thread t0 {\n  a = 0;\n  b = 0;\n");
     for v in ["a", "b"] {
         for _ in 0..bits {
-            text.push_str(&format!("  choose {{ {v} = {v} * 2; }} or {{ {v} = {v} * 2 + 1; }}\n"));
+            text.push_str(&format!(
+                "  choose {{ {v} = {v} * 2; }} or {{ {v} = {v} * 2 + 1; }}\n"
+            ));
         }
     }
     text.push_str(&format!(
@@ -461,8 +468,13 @@ fn timed_out_solves_stop() {
     let files: Vec<String> = (0..6)
         .map(|i| hard_solve(d.path(), &format!("hard{i}.rmm"), 20))
         .collect();
-    let check = "exec_check() { \"$0\" reach --solver varisat --model sc --width 48 --bound 100 \"$@\"; }";
-    for (jobs, ratio, ulimit) in [("2", 2.5, ""), ("1", 1.6, ""), ("2", 2.5, "ulimit -v 4194304 && ")] {
+    let check =
+        "exec_check() { \"$0\" reach --solver varisat --model sc --width 48 --bound 100 \"$@\"; }";
+    for (jobs, ratio, ulimit) in [
+        ("2", 2.5, ""),
+        ("1", 1.6, ""),
+        ("2", 2.5, "ulimit -v 4194304 && "),
+    ] {
         let cmd = format!("{check}\n{ulimit}exec_check --timeout 1 -j {jobs} \"$@\"");
         let (code, text, wall, cpu) = timed_shell(&cmd, &files);
         assert_eq!(code, 3, "-j {jobs} {ulimit}: {text}");
@@ -480,8 +492,10 @@ fn timed_out_solves_stop() {
         );
     }
     // One input: the answer arrives within the limit and a margin.
-    let (code, text, wall, _) =
-        timed_shell(&format!("{check}\nexec_check --timeout 1 \"$1\""), &files[..1]);
+    let (code, text, wall, _) = timed_shell(
+        &format!("{check}\nexec_check --timeout 1 \"$1\""),
+        &files[..1],
+    );
     assert_eq!(code, 3, "{text}");
     assert!(text.contains("unknown: time limit reached"), "{text}");
     assert!(wall < 3.0, "{wall:.2} s");
@@ -495,11 +509,27 @@ fn memory_budget_stops_a_solve() {
     let d = tempfile::tempdir().unwrap();
     let f = hard_solve(d.path(), "hard.rmm", 20);
     let o = bmc(&[
-        "reach", "--solver", "varisat", "--model", "sc", "--width", "48", "--bound", "100",
-        "--memory", "16", "--timeout", "300", &f,
+        "reach",
+        "--solver",
+        "varisat",
+        "--model",
+        "sc",
+        "--width",
+        "48",
+        "--bound",
+        "100",
+        "--memory",
+        "16",
+        "--timeout",
+        "300",
+        &f,
     ]);
     assert_eq!(code(&o), 3, "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("memory limit reached"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("memory limit reached"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// A fence the model gives no meaning to is reported once per program
