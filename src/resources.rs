@@ -104,6 +104,30 @@ pub fn over_memory_limit() -> bool {
     in_use() > memory_limit()
 }
 
+/// The budget's check at a growth point: the message of the "unknown"
+/// answer when the bytes in use exceed the budget.
+///
+/// Errors: "memory limit reached (N MB in use; --memory)".
+pub fn check_memory() -> Result<(), String> {
+    if over_memory_limit() {
+        return Err(format!(
+            "memory limit reached ({} MB in use; --memory)",
+            in_use() >> 20
+        ));
+    }
+    Ok(())
+}
+
+/// Drops `x` on a thread of its own, so that a search stopped by a limit
+/// answers without first freeing its tables (seconds for millions of
+/// states); dropped here when no thread can be started.
+pub fn drop_in_background<T: Send + 'static>(x: T) {
+    // When no thread can be started, the closure (and `x`) is dropped here.
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || drop(x));
+}
+
 /// The default budget: the smaller of 3/4 of the physical memory and 1/2
 /// of the address-space limit (`ulimit -v`; the rest of the address space
 /// goes to stacks, code and the allocator's reserves), as read from

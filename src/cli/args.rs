@@ -510,6 +510,7 @@ impl CArgs {
             cpp: None,
             cyclic: false,
             replicate: false,
+            deadline: None,
         }
     }
 }

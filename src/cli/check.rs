@@ -192,7 +192,8 @@ pub fn request<'a>(
 }
 
 /// The bounded engine's replies to `kinds` on one input, through the
-/// library's entry point ([`bmc_rmm::ask::ask`]).
+/// library's entry point ([`bmc_rmm::ask::ask`]); `loaded`: the time its
+/// loading took, which counts against `--timeout` (a per-input limit).
 ///
 /// Errors: those of [`bmc_rmm::ask::ask`].
 fn bounded_results(
@@ -201,12 +202,15 @@ fn bounded_results(
     model: &bmc_rmm::cat::Model,
     kinds: &[CheckKind],
     (alone, files): (bool, &[String]),
+    loaded: std::time::Duration,
 ) -> Result<Vec<Reply>, Error> {
     if let Some(dir) = &a.certify {
         return super::certify::replies(a, (f, p), model, kinds, (dir, files));
     }
     let questions: Vec<bmc_rmm::ask::Question> = kinds.iter().map(|&k| k.into()).collect();
-    bmc_rmm::ask::ask(&request(a, p, model, &questions, alone))
+    let mut req = request(a, p, model, &questions, alone);
+    req.timeout = req.timeout.map(|t| t.saturating_sub(loaded));
+    bmc_rmm::ask::ask(&req)
 }
 
 /// Runs `reach` and/or `robust` on every input (files, directories of
@@ -254,12 +258,13 @@ pub fn run_checks(a: &CheckArgs, kinds: &[CheckKind]) -> Result<i32, Error> {
         .map(|d| DotTarget::resolve(d, files.len(), kinds.len()))
         .transpose()?;
     // Parse everything first: a bad input stops the run before any output.
-    let progs = load_all(a, &files, &model, &model_name)?;
+    let (progs, loading) = load_all(a, &files, &model, &model_name)?;
     let single = progs.len() == 1;
     let opts = crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.input.json);
     let size = |(f, _): &(String, _)| std::fs::metadata(f).map_or(0, |m| m.len());
     let results = crate::cli::batch::run_heaviest_first(&progs, size, &opts, |(f, p)| {
-        let rs = bounded_results(a, (f, p), &model, kinds, (single, &files))?;
+        let loaded = loading.get(f).copied().unwrap_or_default();
+        let rs = bounded_results(a, (f, p), &model, kinds, (single, &files), loaded)?;
         shard.record(present(f, p, &rs, a, &model_name))?;
         Ok(rs)
     })?
@@ -298,20 +303,36 @@ fn refuse_other_engines(a: &CheckArgs) -> Result<(), Error> {
     }
 }
 
+/// The loaded inputs: file name and program, in input order.
+type Programs = Vec<(String, bmc_rmm::program::Program)>;
+
+/// The time each input's loading took, by file name.
+type Loading = std::collections::HashMap<String, std::time::Duration>;
+
 /// Every input loaded for the bounded engine (in order), with a warning
-/// on stderr for each construct the model gives no meaning to.
+/// on stderr for each construct the model gives no meaning to, and the
+/// time each file's loading took (C lowering can take seconds). With
+/// `--timeout` and one input, the C front-end gives up at the limit.
 ///
-/// Errors: the first unreadable, malformed or unsupported input.
+/// Errors: the first unreadable, malformed or unsupported input; the
+/// limit passed while lowering the only input ([`Error::Unknown`]).
 fn load_all(
     a: &CheckArgs,
     files: &[String],
     model: &bmc_rmm::cat::Model,
     model_name: &str,
-) -> Result<Vec<(String, bmc_rmm::program::Program)>, Error> {
+) -> Result<(Programs, Loading), Error> {
     let mut progs = Vec::new();
+    let mut loading = std::collections::HashMap::new();
     for f in files {
         let w = Width(a.input.width);
-        let copts = a.input.c.options();
+        let start = std::time::Instant::now();
+        let mut copts = a.input.c.options();
+        if files.len() == 1 {
+            copts.deadline = a
+                .timeout
+                .map(|t| start + std::time::Duration::from_secs_f64(t));
+        }
         let p = load_for_check(
             f,
             a.input.format,
@@ -326,9 +347,10 @@ fn load_all(
                 eprintln!("warning: {f}: model `{model_name}` gives no meaning to {what}");
             }
         }
+        loading.insert(f.clone(), start.elapsed());
         progs.push((f.clone(), p));
     }
-    Ok(progs)
+    Ok((progs, loading))
 }
 
 /// What the results of a `reach`/`robust`/`check` run are printed and

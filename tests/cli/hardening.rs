@@ -395,6 +395,143 @@ fn resource_limits_answer_unknown() {
     }
 }
 
+/// A program whose `reach` is one hard unsatisfiable SAT solve and an
+/// encoding of milliseconds: two `bits`-bit numbers, each built by one
+/// `choose` per bit, whose product is a prime without either being 1 (a
+/// multiplier circuit proved to have no such inputs). Check it with
+/// `--width 48 --bound 100`.
+fn hard_solve(dir: &Path, name: &str, bits: u32) -> String {
+    let is_prime = |n: u64| {
+        n > 1
+            && (2..)
+                .take_while(|d| d * d <= n)
+                .all(|d| !n.is_multiple_of(d))
+    };
+    // A prime whose factors would both have `bits` bits.
+    let p = (1u64 << (2 * bits - 2)..).find(|&n| is_prime(n)).unwrap();
+    let mut text = String::from("thread t0 {\n  a = 0;\n  b = 0;\n");
+    for v in ["a", "b"] {
+        for _ in 0..bits {
+            text.push_str(&format!(
+                "  choose {{ {v} = {v} * 2; }} or {{ {v} = {v} * 2 + 1; }}\n"
+            ));
+        }
+    }
+    text.push_str(&format!(
+        "  c = a * b;\n}}\ngoal final where t0.c == {p} && t0.a != 1 && t0.b != 1;\n"
+    ));
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f.to_string_lossy().into_owned()
+}
+
+/// Runs `cmd` (a shell command; `$0` is the binary) and returns its exit
+/// status, stdout, wall seconds and the CPU seconds (user + system) of
+/// the binary and all its threads (the shell's `times`: its children's
+/// times).
+#[cfg(target_os = "linux")]
+fn timed_shell(cmd: &str, args: &[String]) -> (i32, String, f64, f64) {
+    let t0 = std::time::Instant::now();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{cmd}\ns=$?\ntimes >&2\nexit $s"))
+        .arg(common::bin_path())
+        .args(args)
+        .current_dir(common::ROOT)
+        .output()
+        .unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    // The last line: children's user and system time, `0m1.230000s 0m0.010000s`.
+    let cpu: f64 = (err.lines().last().unwrap_or(""))
+        .split_whitespace()
+        .map(|t| {
+            let (m, s) = t.trim_end_matches('s').split_once('m').unwrap();
+            m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
+        })
+        .sum();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code().unwrap_or(-1), text, wall, cpu)
+}
+
+/// A solve stopped by `--timeout` stops working, not only answering: a
+/// batch of inputs that each time out inside one SAT solve ends with
+/// every answer "unknown: time limit reached", each within its limit and
+/// no solver left running (CPU time at most what `-j` threads can use,
+/// with a margin; a solve left running once took a core per input), also
+/// under an address-space limit (no abort).
+#[cfg(target_os = "linux")]
+#[test]
+fn timed_out_solves_stop() {
+    let d = tempfile::tempdir().unwrap();
+    let files: Vec<String> = (0..6)
+        .map(|i| hard_solve(d.path(), &format!("hard{i}.rmm"), 20))
+        .collect();
+    let check =
+        "exec_check() { \"$0\" reach --solver varisat --model sc --width 48 --bound 100 \"$@\"; }";
+    for (jobs, ratio, ulimit) in [
+        ("2", 2.5, ""),
+        ("1", 1.6, ""),
+        ("2", 2.5, "ulimit -v 4194304 && "),
+    ] {
+        let cmd = format!("{check}\n{ulimit}exec_check --timeout 1 -j {jobs} \"$@\"");
+        let (code, text, wall, cpu) = timed_shell(&cmd, &files);
+        assert_eq!(code, 3, "-j {jobs} {ulimit}: {text}");
+        assert_eq!(
+            text.matches("unknown: time limit reached").count(),
+            files.len(),
+            "{text}"
+        );
+        // 6 answers of 1 s on `jobs` threads; generous for a loaded machine.
+        let jobs: f64 = jobs.parse().unwrap();
+        assert!(wall < 6.0 / jobs + 8.0, "-j {jobs}: {wall:.2} s");
+        assert!(
+            cpu <= ratio * wall + 0.5,
+            "-j {jobs} {ulimit}: {cpu:.2} s CPU in {wall:.2} s"
+        );
+    }
+    // One input: the answer arrives within the limit and a margin.
+    let (code, text, wall, _) = timed_shell(
+        &format!("{check}\nexec_check --timeout 1 \"$1\""),
+        &files[..1],
+    );
+    assert_eq!(code, 3, "{text}");
+    assert!(text.contains("unknown: time limit reached"), "{text}");
+    assert!(wall < 3.0, "{wall:.2} s");
+}
+
+/// The memory budget stops a SAT solve of a query with a time limit that
+/// outgrows it (not only the encoding): "unknown: memory limit reached",
+/// exit 3 (the solve's learned clauses pass 16 MB after a few seconds).
+#[test]
+fn memory_budget_stops_a_solve() {
+    let d = tempfile::tempdir().unwrap();
+    let f = hard_solve(d.path(), "hard.rmm", 20);
+    let o = bmc(&[
+        "reach",
+        "--solver",
+        "varisat",
+        "--model",
+        "sc",
+        "--width",
+        "48",
+        "--bound",
+        "100",
+        "--memory",
+        "16",
+        "--timeout",
+        "300",
+        &f,
+    ]);
+    assert_eq!(code(&o), 3, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("memory limit reached"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// A fence the model gives no meaning to is reported once per program
 /// (under power, `mfence` orders nothing; under tso it is a fence).
 #[test]

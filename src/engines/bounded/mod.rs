@@ -92,13 +92,7 @@ impl Deadline {
         if self.passed() {
             return Err(Error::Unknown("time limit reached".into()));
         }
-        if crate::resources::over_memory_limit() {
-            return Err(Error::Unknown(format!(
-                "memory limit reached ({} MB in use; --memory)",
-                crate::resources::in_use() >> 20
-            )));
-        }
-        Ok(())
+        crate::resources::check_memory().map_err(Error::Unknown)
     }
 }
 

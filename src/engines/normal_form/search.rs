@@ -92,8 +92,13 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
     let mut bytes = 0usize;
     let mut next = 0usize;
     while next < nodes.len() {
-        if next.is_multiple_of(1024) {
+        // A state's successors can take milliseconds (many guess
+        // candidates): the limits are checked every few states.
+        if next.is_multiple_of(8) {
             if let Some(why) = budget.exceeded(nodes.len(), bytes) {
+                // Freeing millions of states takes seconds: not before
+                // the answer.
+                crate::resources::drop_in_background((index, nodes, written));
                 return Outcome::Cut(why);
             }
         }
@@ -115,7 +120,7 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
             if found {
                 return Outcome::Found(path(a, &nodes, id), Box::new((*ns).clone()));
             }
-            // The state limit exactly (the other limits every 1024 states).
+            // The state limit exactly (the other limits every 8 states).
             if let Some(m) = budget.limits.max_states.filter(|&m| nodes.len() > m) {
                 return Outcome::Cut(format!("state limit of {m} states"));
             }

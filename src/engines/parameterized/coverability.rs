@@ -258,12 +258,7 @@ pub fn backward(
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(LimitHit("time limit reached".into()));
             }
-            if crate::resources::over_memory_limit() {
-                return Err(LimitHit(format!(
-                    "memory limit reached ({} MB in use; --memory)",
-                    crate::resources::in_use() >> 20
-                )));
-            }
+            crate::resources::check_memory().map_err(LimitHit)?;
         }
         let m = b.elems[i].marking.clone();
         // Only transitions producing into the support of `m` give a

@@ -163,12 +163,7 @@ impl Sink {
             if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err("time limit reached".into());
             }
-            if crate::resources::over_memory_limit() {
-                return Err(format!(
-                    "memory limit reached ({} MB in use; --memory)",
-                    crate::resources::in_use() >> 20
-                ));
-            }
+            crate::resources::check_memory()?;
         }
         Ok(())
     }

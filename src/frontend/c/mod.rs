@@ -88,6 +88,9 @@ pub struct Options {
     /// mutex keep it a memory cell (not the IR's lock), and a thread
     /// created in a cycle must take a constant argument and not be joined.
     pub replicate: bool,
+    /// When [`parse`] gives up ([`Error::Unknown`], exit 3): the lowering
+    /// checks it at every statement and expression; `None`: never.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Options {
@@ -99,6 +102,7 @@ impl Default for Options {
             cpp: None,
             cyclic: false,
             replicate: false,
+            deadline: None,
         }
     }
 }
@@ -199,9 +203,10 @@ pub fn looks_like(text: &str) -> bool {
 ///
 /// Errors: no preprocessor found, or the preprocessor's own error; a
 /// syntax error; a construct outside the subset of docs/c.md — each
-/// located at the original file's line and column (exit 2).
+/// located at the original file's line and column (exit 2);
+/// [`Options::deadline`] passed ([`Error::Unknown`], exit 3).
 pub fn parse(src: &SourceFile, width: Width, opts: &Options) -> Result<Program, Error> {
-    lower_until(src, width, opts, None, false).map(|l| l.program)
+    lower_until(src, width, opts, opts.deadline, false).map(|l| l.program)
 }
 
 /// A lowered C program with what the lowering knows beyond the IR.

@@ -8,8 +8,12 @@
 //! as in the blocking clauses of the lazy model check).
 
 use crate::collections::HashMap;
-use std::time::Instant;
-use varisat::{ExtendFormula, Lit, Solver};
+use crate::diag::Error;
+use crate::engines::bounded::Deadline;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use varisat::{ExtendFormula, Lit, ProofFormat, Solver};
 
 pub use varisat::Lit as SatLit;
 
@@ -25,9 +29,35 @@ pub struct Cnf {
     /// Recording mode ([`Cnf::recording`]): the clauses, for another
     /// solver; varisat then only numbers the variables.
     log: Option<Vec<Vec<Lit>>>,
-    /// A solve passed its deadline and its solver was left running
-    /// ([`Cnf::solve_until`]).
-    abandoned: bool,
+    /// Set to stop the solver's running solve ([`StopSink`]; `None`: the
+    /// solver has no such target, [`Cnf::new`]).
+    stop: Option<Arc<AtomicBool>>,
+    /// Why a solve was stopped ([`Cnf::solve_until`]): the solver is then
+    /// unusable and every later solve fails with this error.
+    stopped: Option<Error>,
+}
+
+/// The proof target of a [`Cnf`]'s solver, there only to stop a solve:
+/// varisat 0.2 has no interrupt, but a solve ends (with
+/// `SolverError::ProofIoError`, after which the solver is unusable) at
+/// the first write to its proof target that fails. This target discards
+/// the proof (binary DRAT, which varisat writes in blocks of 8 KB: a
+/// block every few hundred conflicts) and fails once its flag is set (by
+/// the thread waiting for the solve, at the deadline or on cancellation)
+/// or the process's memory budget is exceeded ([`crate::resources`]).
+struct StopSink(Arc<AtomicBool>);
+
+impl std::io::Write for StopSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.load(Ordering::Relaxed) || crate::resources::over_memory_limit() {
+            return Err(std::io::Error::other("solve stopped"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A solver moved to the thread that runs one solve
@@ -36,9 +66,14 @@ struct Moved(Solver<'static>);
 
 // SAFETY: varisat's `Solver` is not `Send` only because it may hold proof
 // writers and processors (`Box<dyn Write>`, `dyn ProofProcessor`); a
-// `Cnf` never installs any, so the solver owns plain data. It is moved
-// whole to one thread and back (or dropped there), never shared.
+// `Cnf` installs no processor and one writer, a [`StopSink`], which is
+// `Send` (an `Arc<AtomicBool>`), so the solver owns plain data. It is
+// moved whole to one thread and back (or dropped there), never shared.
 unsafe impl Send for Moved {}
+
+/// How often the thread waiting for a solve checks the cancel flag and
+/// the memory budget ([`Deadline::check`]) before the deadline.
+const POLL: Duration = Duration::from_millis(20);
 
 impl Default for Cnf {
     fn default() -> Self {
@@ -49,7 +84,36 @@ impl Default for Cnf {
 impl Cnf {
     /// A new, empty CNF with the constant-true literal defined.
     pub fn new() -> Cnf {
+        Cnf::with_stop(None)
+    }
+
+    /// A new, empty CNF whose solves stop at their deadline and on the
+    /// memory budget, not only answer then ([`Cnf::solve_until`]): its
+    /// solver writes a proof in varisat's own format into a
+    /// [`StopSink`] (DRAT has no assumptions nor clauses added between
+    /// solves). The proof costs about 5–15 % of the solving time (clause
+    /// hashes in conflict analysis), so only a query with a time limit
+    /// pays it.
+    pub fn stoppable() -> Cnf {
+        let stop = Arc::new(AtomicBool::new(false));
+        Cnf::with_stop(Some(stop))
+    }
+
+    /// [`Cnf::stoppable`] for a query whose limits give a time
+    /// ([`Deadline`]), else [`Cnf::new`].
+    pub fn for_limit(limit: Option<Deadline>) -> Cnf {
+        match limit {
+            Some(Deadline(Some(_))) => Cnf::stoppable(),
+            _ => Cnf::new(),
+        }
+    }
+
+    fn with_stop(stop: Option<Arc<AtomicBool>>) -> Cnf {
         let mut solver = Solver::new();
+        if let Some(stop) = &stop {
+            // Before any clause: varisat takes a proof target only then.
+            solver.write_proof(StopSink(stop.clone()), ProofFormat::Varisat);
+        }
         let tt = solver.new_lit();
         solver.add_clause(&[tt]);
         Cnf {
@@ -61,7 +125,8 @@ impl Cnf {
             nvars: 1,
             nclauses: 1,
             log: None,
-            abandoned: false,
+            stop,
+            stopped: None,
         }
     }
 
@@ -370,25 +435,28 @@ impl Cnf {
 
     /// Solves under assumptions. `Ok(true)` = satisfiable (model stored).
     ///
-    /// Errors: the solver failed (reported as a message).
-    pub fn solve(&mut self, assumptions: &[Lit]) -> Result<bool, String> {
-        self.solve_until(assumptions, None)
+    /// Errors: those of [`Cnf::solve_until`] without a deadline.
+    pub fn solve(&mut self, assumptions: &[Lit]) -> Result<bool, Error> {
+        self.solve_until(assumptions, Deadline(None))
     }
 
-    /// [`Cnf::solve`] that gives up at `deadline`. varisat cannot be
-    /// interrupted inside a solve, so with a deadline the solve runs on a
-    /// thread of its own and this one waits for it until the deadline;
-    /// past it the solver is left to finish alone (its answer is dropped)
-    /// and the CNF can no longer be solved: every later solve fails too.
+    /// [`Cnf::solve`] that gives up at `deadline` ([`Deadline::check`]:
+    /// its time, the cancel flag of this thread's query, the memory
+    /// budget). varisat cannot be interrupted from outside a solve, so
+    /// with a deadline the solve runs on a thread of its own and this one
+    /// waits for it until the deadline, checking the cancel flag and the
+    /// budget every [`POLL`]; when it gives up it answers at once and,
+    /// for a [`Cnf::stoppable`] CNF, stops the solve through its proof
+    /// target ([`StopSink`]), which also stops a solve that outgrows the
+    /// memory budget (a solve of a [`Cnf::new`] CNF is left to finish
+    /// alone on its thread). A CNF whose solve was given up cannot solve
+    /// again: every later solve fails with the same error.
     ///
-    /// Errors: "time limit reached"; the solver failed (a message).
-    pub fn solve_until(
-        &mut self,
-        assumptions: &[Lit],
-        deadline: Option<Instant>,
-    ) -> Result<bool, String> {
-        if self.abandoned {
-            return Err("time limit reached".into());
+    /// Errors: [`Error::Unknown`] naming the limit reached; the solver
+    /// failed ([`Error::Tool`]).
+    pub fn solve_until(&mut self, assumptions: &[Lit], deadline: Deadline) -> Result<bool, Error> {
+        if let Some(e) = &self.stopped {
+            return Err(e.clone());
         }
         let a: Vec<Lit> = assumptions
             .iter()
@@ -399,25 +467,52 @@ impl Cnf {
             return Ok(false);
         }
         self.solver.assume(&a);
-        let r = match deadline {
-            None => self.solver.solve().map_err(|e| e.to_string())?,
+        let solved = match deadline.0 {
+            None => self.solver.solve(),
             Some(d) => {
                 let mut moved = Moved(std::mem::take(&mut self.solver));
                 let (tx, rx) = std::sync::mpsc::channel();
                 std::thread::spawn(move || {
-                    let r = moved.0.solve().map_err(|e| e.to_string());
+                    let r = moved.0.solve();
                     let _ = tx.send((moved, r));
                 });
-                match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
-                    Ok((moved, r)) => {
-                        self.solver = moved.0;
-                        r?
-                    }
-                    Err(_) => {
-                        self.abandoned = true;
-                        return Err("time limit reached".into());
+                loop {
+                    let wait = d.saturating_duration_since(Instant::now()).min(POLL);
+                    match rx.recv_timeout(wait) {
+                        Ok((moved, r)) => {
+                            self.solver = moved.0;
+                            break r;
+                        }
+                        Err(_) => {
+                            if let Err(e) = deadline.check() {
+                                if let Some(stop) = &self.stop {
+                                    stop.store(true, Ordering::Relaxed);
+                                }
+                                self.stopped = Some(e.clone());
+                                return Err(e);
+                            }
+                        }
                     }
                 }
+            }
+        };
+        let r = match solved {
+            Ok(r) => r,
+            Err(varisat::solver::SolverError::ProofIoError { .. }) => {
+                // Only the memory budget stops a solve that this thread
+                // still waits for.
+                let e = Error::Unknown(
+                    crate::resources::check_memory()
+                        .err()
+                        .unwrap_or_else(|| "memory limit reached".into()),
+                );
+                self.stopped = Some(e.clone());
+                return Err(e);
+            }
+            Err(e) => {
+                let e = Error::Tool(format!("varisat: {e}"));
+                self.stopped = Some(e.clone());
+                return Err(e);
             }
         };
         if r {

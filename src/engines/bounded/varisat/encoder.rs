@@ -404,7 +404,12 @@ impl<'a> Encoder<'a> {
                 return;
             }
             let mut srcs = Vec::new();
-            for &wr in &writes {
+            for (j, &wr) in writes.iter().enumerate() {
+                // Thousands of writes per read (long unrolled loops) make
+                // one read's sources seconds of encoding.
+                if j % 64 == 63 && self.over_limit() {
+                    return;
+                }
                 if !self.analysis.may_rf(wr, r) {
                     continue;
                 }
@@ -1043,9 +1048,7 @@ impl<'a> Encoder<'a> {
             deadline.check()?;
             self.stats.solves += 1;
             let t0 = Instant::now();
-            let sat = (self.cnf)
-                .solve_until(assumptions, deadline.0)
-                .map_err(Error::Unknown)?;
+            let sat = self.cnf.solve_until(assumptions, deadline)?;
             self.stats.solve_time += t0.elapsed().as_secs_f64();
             if !sat {
                 let (v, c) = self.cnf.stats();
@@ -1095,9 +1098,7 @@ impl<'a> Encoder<'a> {
             return r;
         }
         self.cnf.stop_recording();
-        (self.cnf)
-            .solve_until(assumptions, deadline.0)
-            .map_err(Error::Unknown)
+        self.cnf.solve_until(assumptions, deadline)
     }
 
     /// [`Encoder::solve`], returning the execution found. Ok(None) = none

@@ -66,7 +66,7 @@ impl<'a> Encoder<'a> {
         width: u32,
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
-        Encoder::lazy_in(cnf::Cnf::new(), prog, model, bound, width, limit)
+        Encoder::lazy_in(cnf::Cnf::for_limit(limit), prog, model, bound, width, limit)
     }
 
     /// [`Encoder::lazy`] into the given `cnf` (e.g. [`cnf::Cnf::recording`],
@@ -112,7 +112,7 @@ impl<'a> Encoder<'a> {
         switches: Switches,
     ) -> Encoder<'a> {
         Encoder::limited_in(
-            cnf::Cnf::new(),
+            cnf::Cnf::for_limit(limit),
             prog,
             model,
             bound,
