@@ -702,7 +702,9 @@ impl<'a> Encoder<'a> {
             | BaseSet::Rel
             | BaseSet::X
             | BaseSet::NoRet
-            | BaseSet::IFetch => return pgas::set_of(ev, s),
+            | BaseSet::IFetch
+            // herd's tags (C litmus tests), by their key.
+            | BaseSet::Tag(_) => return pgas::set_of(ev, s),
         })
     }
 
@@ -1442,6 +1444,25 @@ impl<'a> Encoder<'a> {
         } else {
             Some(lemmas)
         }
+    }
+
+    /// Which of the model's flags (indices into [`Model::flags`], among
+    /// `which`) hold on the solver's current candidate: their expression
+    /// is non-empty there.
+    pub(super) fn flags_holding(&mut self, which: &[usize]) -> Vec<usize> {
+        let addrs = self.concrete_addrs();
+        let model = self.model;
+        let base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::default(),
+        };
+        let mut ev = Evaluator::new(model, base);
+        which
+            .iter()
+            .copied()
+            .filter(|&i| ev.nonempty(&model.flags[i].key))
+            .collect()
     }
 
     /// Concrete base relation of the current model's candidate (for

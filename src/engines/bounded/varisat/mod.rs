@@ -363,7 +363,7 @@ impl Session for VarisatSession<'_> {
         &mut self,
         under: Cond,
         deadline: Deadline,
-    ) -> Option<Result<Vec<Vec<i64>>, Error>> {
+    ) -> Option<Result<(Vec<Vec<i64>>, super::Flags), Error>> {
         let budget = self.enumerate?;
         if !self.enc.cnf.is_recording() || self.enc.external.is_some() {
             return None;
@@ -373,7 +373,7 @@ impl Session for VarisatSession<'_> {
         let r = self.enc.enumerate_observed(&goal, &obs, budget, deadline);
         self.obs = obs;
         match r {
-            Ok(enumerate::Enumerated::States(s)) => Some(Ok(s)),
+            Ok(enumerate::Enumerated::States(s, f)) => Some(Ok((s, f))),
             Ok(enumerate::Enumerated::OverBudget) => {
                 self.enc.cnf.stop_recording();
                 None
