@@ -34,8 +34,18 @@ does when the path contains `mixed`).
 
 Deterministic: the same arguments write the same files.
 
+Dependencies set a register to 0 from the value read in one of several
+ways (EOR/xor or SUB/sub of the register with itself, or AND/andi with
+#128, a bit no value of the test has: the address is then not known
+statically, only from the values the test's loads can read); with
+--mixed a quarter of the address dependencies into a plain access also
+add an offset that depends on the value read (0 or the access' size,
+AND #1 then LSL), which herd evaluates per execution.
+
 Usage: bench/gen_litmus.py --arch aarch64|riscv [--mixed] --count N
-       [--seed S] OUTDIR
+       [--seed S] [--max-edges E] OUTDIR
+  --max-edges E  cycles of at most E edges (default 7; herd7's time grows
+                 fast with the events, 5 keeps most tests under a second)
 """
 import argparse, os, random, sys
 
@@ -86,8 +96,9 @@ def edges(arch):
     return inter, ext
 
 
-def gen_cycle(rng, arch):
-    """A random cycle: a list of edges, thread 0 starting at edge 0's source."""
+def gen_cycle(rng, arch, max_edges=7):
+    """A random cycle of at most max_edges edges: a list of edges, thread 0
+    starting at edge 0's source."""
     inter, ext = edges(arch)
     while True:
         nthreads = rng.choice([2, 2, 2, 3, 3, 4])
@@ -109,7 +120,7 @@ def gen_cycle(rng, arch):
             cur = e.dst
         else:
             # herd7's time grows fast with the events: diy's sizes.
-            if sum(not e.same for e in cyc) >= 2 and len(cyc) <= 6 + (nthreads == 2):
+            if sum(not e.same for e in cyc) >= 2 and len(cyc) <= min(6 + (nthreads == 2), max_edges):
                 return cyc
 
 
@@ -240,6 +251,20 @@ class Thread:
         return self.addr[loc]
 
 
+def dep_zero(rng, t, src, wide):
+    """AArch64 instructions that set register t to 0 from register src, a
+    value read (a dependency): EOR x,x; SUB x,x; or AND with a bit no
+    value of the test has (#128: values are small bytes; the
+    address is then not known statically, only from the values read)."""
+    R = "X" if wide else "W"
+    kind = rng.choice(["eor", "eor", "sub", "andbit"])
+    if kind == "eor":
+        return [f"EOR {R}{t},{R}{src},{R}{src}"]
+    if kind == "sub":
+        return [f"SUB {R}{t},{R}{src},{R}{src}"]
+    return [f"AND {R}{t},{R}{src},#128"]
+
+
 def aarch64_thread(th, items, mixed, labels):
     """items: list of (incoming edge or None, event, source register of a
     dependency or None). Appends AArch64 code to th."""
@@ -257,7 +282,15 @@ def aarch64_thread(th, items, mixed, labels):
                 th.code.append("ISB")
         if edge is not None and edge.kind == "addr":
             t = th.reg()
-            th.code.append(f"EOR X{t},X{dep_src},X{dep_src}" if mixed else f"EOR W{t},W{dep_src},W{dep_src}")
+            th.code += dep_zero(th.rng, t, dep_src, mixed)
+            if mixed and th.rng.random() < 0.25 and ev.kind == "P" \
+                    and ev.off + 2 * SIZES[ev.size] <= 8:
+                # An offset that depends on the value read: 0 or the
+                # access' size (herd evaluates it per execution).
+                s = th.reg()
+                sh = {"B": 0, "H": 1, "W": 2, "X": 3}[ev.size]
+                th.code += [f"AND X{s},X{dep_src},#1", f"LSL X{s},X{s},#{sh}",
+                            f"ADD X{t},X{t},X{s}"]
             if ev.kind == "P" and ev.off == 0:
                 idx = f"X{t}" if mixed else f"W{t},SXTW"
             else:
@@ -282,9 +315,9 @@ def aarch64_thread(th, items, mixed, labels):
             if mixed:
                 c = th.reg()
                 th.init.append(f"{th.tid}:X{c}={hex(operand)}")
-                th.code += [f"EOR X{v},X{dep_src},X{dep_src}", f"ADD X{v},X{v},X{c}"]
+                th.code += dep_zero(th.rng, v, dep_src, True) + [f"ADD X{v},X{v},X{c}"]
             else:
-                th.code += [f"EOR W{v},W{dep_src},W{dep_src}", f"ADD W{v},W{v},#{operand}"]
+                th.code += dep_zero(th.rng, v, dep_src, False) + [f"ADD W{v},W{v},#{operand}"]
         elif mixed:
             th.init.append(f"{th.tid}:X{v}={hex(operand)}")
         else:
@@ -321,6 +354,16 @@ def aarch64_thread(th, items, mixed, labels):
                 th.types.append(f"uint64_t {th.tid}:X{r};")
 
 
+def rv_zero(rng, t, src):
+    """A RISC-V instruction that sets register t to 0 from register src (a
+    dependency): xor x,x; sub x,x; or andi with a bit no value of the
+    test has."""
+    kind = rng.choice(["xor", "xor", "sub", "andi"])
+    if kind == "andi":
+        return f"andi x{t},x{src},128"
+    return f"{kind} x{t},x{src},x{src}"
+
+
 def riscv_thread(th, items, labels):
     """As aarch64_thread, for RISC-V."""
     for edge, ev, dep_src in items:
@@ -334,7 +377,7 @@ def riscv_thread(th, items, labels):
             th.code += [f"bne x{dep_src},x0,{lab}", f"{lab}:"]
         if edge is not None and edge.kind == "addr":
             t, n = th.reg(), th.reg()
-            th.code += [f"xor x{t},x{dep_src},x{dep_src}", f"add x{n},x{a},x{t}"]
+            th.code += [rv_zero(th.rng, t, dep_src), f"add x{n},x{a},x{t}"]
             base = n
         k = ev.kind
         ann = k[k.index("."):] if "." in k else ""
@@ -347,7 +390,7 @@ def riscv_thread(th, items, labels):
         v = th.reg()
         operand = ev.value - ev.read if k.startswith("ADD") else ev.value
         if edge is not None and edge.kind == "data":
-            th.code += [f"xor x{v},x{dep_src},x{dep_src}", f"ori x{v},x{v},{operand}"]
+            th.code += [rv_zero(th.rng, v, dep_src), f"ori x{v},x{v},{operand}"]
         else:
             th.code.append(f"ori x{v},x0,{operand}")
         if k == "P":
@@ -366,11 +409,13 @@ def riscv_thread(th, items, labels):
             ev.reg = r
 
 
-def render(rng, arch, mixed, idx, seed):
-    cyc = gen_cycle(rng, arch)
+def render(rng, arch, mixed, idx, seed, max_edges=7):
+    cyc = gen_cycle(rng, arch, max_edges)
     evs, nthreads, nlocs, finals = build(rng, arch, mixed, cyc)
     # Dependencies start at reads (edges()), whose register holds the value.
     threads = [Thread(t, arch) for t in range(nthreads)]
+    for th in threads:
+        th.rng = rng
     labels = [0]
     per = [[] for _ in range(nthreads)]
     n = len(cyc)
@@ -418,6 +463,7 @@ def main():
     ap.add_argument("--mixed", action="store_true")
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-edges", type=int, default=7)
     ap.add_argument("outdir")
     a = ap.parse_args()
     if a.mixed and a.arch != "aarch64":
@@ -428,7 +474,7 @@ def main():
         rng = random.Random(f"{a.arch}-{a.mixed}-{a.seed}-{idx}")
         while True:
             try:
-                name, text = render(rng, a.arch, a.mixed, idx, a.seed)
+                name, text = render(rng, a.arch, a.mixed, idx, a.seed, a.max_edges)
                 break
             except OverflowError:
                 continue

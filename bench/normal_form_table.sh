@@ -5,26 +5,32 @@
 # attack-based explicit engine. Prints a Markdown table: per file and
 # model the normal-form verdict and time, the bounded verdict and time,
 # and whether the bounded engine confirms (a witness: a cycle at its
-# steps per thread; "robust": no cycle at BOUND); then the share decided
+# steps per thread; "robust": no cycle at bound 10 nor at BOUND); then the share decided
 # within TIMEOUT seconds per model.
-# Usage: bench/normal_form_table.sh [BIN=target/release/bmc-rmm] [TIMEOUT=60] [BOUND=20] [GENERATED_DIR]
+# Usage: [OLD=BIN2] [MODELS="pso tso"] bench/normal_form_table.sh [BIN=target/release/bmc-rmm] [TIMEOUT=60] [BOUND=20] [GENERATED_DIR]
 # GENERATED_DIR: extra Trencher files (e.g. written by the test helper
 # `common::random_programs`); none by default.
+# OLD: a second binary (an earlier build) whose normal-form verdict and
+# time are printed beside BIN's, in the same run, on the same machine.
+# MODELS: the models to run (default both). QUICK=1: run the bounded
+# engine only to confirm a verdict (not on rows the normal form leaves
+# unknown).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-target/release/bmc-rmm}; TIMEOUT=${2:-60}; BOUND=${3:-20}; GEN=${4:-}
 C=../shared/corpus
 [ -d "$C" ] || { echo "corpus not found at $C" >&2; exit 0; }
-python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" <<'PY'
+python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso}" "${QUICK:-}" <<'PY'
 import glob, json, subprocess, sys, time
-bin_, timeout, bound, corpus, gen = sys.argv[1:6]
+bin_, timeout, bound, corpus, gen, old, models, quick = sys.argv[1:9]
+models = models.split()
 files = sorted(glob.glob(f"{corpus}/trencher/*.txt")) + sorted(glob.glob(f"{corpus}/trencher/memorax/*.txt"))
 if gen:
     files += sorted(glob.glob(f"{gen}/*.txt"))
 
-def run(args):
+def run(args, binary=None):
     t0 = time.monotonic()
-    p = subprocess.run([bin_] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run([binary or bin_] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dt = time.monotonic() - t0
     try:
         j = json.loads(p.stdout.splitlines()[0])
@@ -39,29 +45,44 @@ def steps_of(j):
     ns = [int(m) for m in re.findall(r"\((\d+) steps\):", w)]
     return max(ns) if ns else None
 
-print(f"| file | model | normal form | time (s) | bounded @{bound} | time (s) | confirmed | attacks (tso) |")
-print("|---|---|---|---|---|---|---|---|")
-decided = {"pso": 0, "tso": 0}
+oldcols = "old normal form | time (s) | " if old else ""
+print(f"| file | model | {oldcols}normal form | time (s) | bounded @{bound} | time (s) | confirmed | attacks (tso) |")
+print("|---|---|" + ("---|---|" if old else "") + "---|---|---|---|---|---|")
+decided = {m: 0 for m in models}
+decided_old = {m: 0 for m in models}
 for f in files:
     name = f.replace(corpus + "/trencher/", "")
-    for model in ["pso", "tso"]:
-        dt, v, j = run(["robust", "--json", "--engine", "normal-form", "--model", model, "--timeout", timeout, f])
+    for model in models:
+        nf_args = ["robust", "--json", "--engine", "normal-form", "--model", model, "--timeout", timeout, f]
+        oldcell = ""
+        if old:
+            ot, ov, _ = run(nf_args, old)
+            oldcell = f"{ov} | {ot:.2f} | "
+            if ov in ("violation", "no-violation"):
+                decided_old[model] += 1
+        dt, v, j = run(nf_args)
         if v in ("violation", "no-violation"):
             decided[model] += 1
-        bt, bv, _ = run(["robust", "--json", "--model", model, "--bound", bound, "--timeout", timeout, f])
+        bt, bv = 0.0, "-"
+        if not quick or v in ("violation", "no-violation"):
+            bt, bv, _ = run(["robust", "--json", "--model", model, "--bound", bound, "--timeout", timeout, f])
         conf = ""
         if v == "violation":
             k = steps_of(j)
             _, cv, _ = run(["robust", "--json", "--model", model, "--bound", str(k or bound), "--timeout", timeout, f])
             conf = "yes" if cv == "violation" else f"NO ({cv} at {k})"
         elif v == "no-violation":
-            conf = "yes" if bv == "no-violation" else ("NO" if bv == "violation" else bv)
+            # No cycle at bound 10 nor at BOUND.
+            _, tv, _ = run(["robust", "--json", "--model", model, "--bound", "10", "--timeout", timeout, f])
+            cs = [tv, bv]
+            conf = "NO" if "violation" in cs else ("yes" if cs == ["no-violation"] * 2 else "/".join(cs))
         att = ""
         if model == "tso":
             _, av, _ = run(["robust", "--json", "--engine", "explicit", "--model", "tso", "--timeout", timeout, f])
             att = av if av == v or "unknown" in (av, v) else f"DIFF ({av})"
-        print(f"| {name} | {model} | {v} | {dt:.2f} | {bv} | {bt:.2f} | {conf} | {att} |")
+        print(f"| {name} | {model} | {oldcell}{v} | {dt:.2f} | {bv} | {bt:.2f} | {conf} | {att} |", flush=True)
 print()
 for m, d in decided.items():
-    print(f"{m}: {d}/{len(files)} decided within {timeout}s")
+    was = f" (old: {decided_old[m]})" if old else ""
+    print(f"{m}: {d}/{len(files)} decided within {timeout}s{was}")
 PY

@@ -22,6 +22,7 @@ pub mod collections;
 pub mod diag;
 pub mod engines;
 pub mod frontend;
+pub mod fuzz;
 pub mod litmus;
 pub mod program;
 pub mod resources;

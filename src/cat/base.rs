@@ -74,6 +74,8 @@ pub enum BaseSet {
     DmbLd,
     /// `DMBST`: Arm `DMB ST`.
     DmbSt,
+    /// `DSBST`: Arm `DSB ST`.
+    DsbSt,
     /// `ISB`: Arm instruction barrier.
     Isb,
     /// `FenceRR`: RISC-V fence ordering reads before reads.
@@ -211,7 +213,7 @@ const fn rel(base: BaseRel, name: &'static str, doc: &'static str) -> Entry<Base
 }
 
 /// The base sets, in [`BaseSet`] order.
-pub const SETS: [Entry<BaseSet>; 34] = [
+pub const SETS: [Entry<BaseSet>; 35] = [
     set(BaseSet::R, "R", "reads: loads, the read of an atomic instruction, PGAS popa (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::W, "W", "writes: stores, the write of an atomic instruction or successful stwcx., PGAS popb (thesis 003 §2.3, §8.1.2)"),
     set(BaseSet::M, "M", "memory accesses, R ∪ W (herd manual)"),
@@ -235,6 +237,7 @@ pub const SETS: [Entry<BaseSet>; 34] = [
     set(BaseSet::Dmb, "DMB", "Arm full barrier: DMB SY/ISH/OSH/NSH, DSB of those kinds (Arm ARM B2.3.7)"),
     set(BaseSet::DmbLd, "DMBLD", "Arm DMB LD (ISHLD, …): reads before later accesses (Arm ARM B2.3.7)"),
     set(BaseSet::DmbSt, "DMBST", "Arm DMB ST (ISHST, …): writes before later writes (Arm ARM B2.3.7)"),
+    set(BaseSet::DsbSt, "DSBST", "Arm DSB ST (ISHST, …): writes before every later access (Arm ARM B2.3.7, DSB-ordered-before)"),
     set(BaseSet::Isb, "ISB", "Arm ISB: context synchronization (Arm ARM B2.3.7, with ctrl or addr)"),
     set(BaseSet::FenceRR, "FenceRR", "RISC-V fence with r in pred and succ (RVWMO rule 4)"),
     set(BaseSet::FenceRW, "FenceRW", "RISC-V fence with r in pred, w in succ (fence.tso too; RVWMO rule 4)"),
@@ -269,7 +272,7 @@ pub const RELS: [Entry<BaseRel>; 21] = [
     rel(BaseRel::Op, "op", "PGAS: issue → popa → popb (and issue → popb) of one remote operation (thesis 003 §8.1.2, Table 8.1)"),
     rel(BaseRel::Fifo, "fifo", "PGAS: pops of two remote operations of one rank and queue in issue order, popa → popa and popb → popb (thesis 003 §8.1.2, queues fa/fb)"),
     rel(BaseRel::Bar, "bar", "PGAS: the k-th barrier events of different ranks, both ways (thesis 003 §8.1.2 rule (bar), §8.2)"),
-    rel(BaseRel::Stxn, "stxn", "same atomic step: two different executed events of one execution of an atomic step over several locations (Command::is_multi_location_atomic), both ways; every model's acyclic axioms are checked with each such step contracted (docs/models.md; the stxn of Chong, Sorensen, Wickerson, PLDI 2018)"),
+    rel(BaseRel::Stxn, "stxn", "same atomic step: two different executed events of one execution of an atomic step that rmw does not make atomic: over several locations, or not a read then a write (Command::is_atomic_step), both ways; every model's acyclic axioms are checked with each such step contracted (docs/models.md; the stxn of Chong, Sorensen, Wickerson, PLDI 2018)"),
     rel(BaseRel::Si, "si", "same instruction: memory events of one access's bytes (herd's mixed-size variant, where an access to a byte-addressed location is one event per byte; its single-copy-atomic group, Thread::si_groups), both ways, and every executed memory event with itself (herd's si and sm; Flur et al., POPL 2017)"),
 ];
 
@@ -362,6 +365,7 @@ impl BaseSet {
             BaseSet::Dmb => f == Fence::Dmb,
             BaseSet::DmbLd => f == Fence::DmbLd,
             BaseSet::DmbSt => f == Fence::DmbSt,
+            BaseSet::DsbSt => f == Fence::DsbSt,
             BaseSet::Isb => f == Fence::Isb,
             BaseSet::FenceRR => rv_bit(MembarMask::LL),
             BaseSet::FenceRW => rv_bit(MembarMask::LS),

@@ -109,6 +109,10 @@ pub enum Command {
     /// varisat-checker, every lemma with the cat evaluator, the formula
     /// re-derived from the input and the model); exit 1 if one is rejected.
     CertifyCheck(CertifyCheckArgs),
+    /// Generate seeded random programs and ask every applicable engine and
+    /// backend the same questions; compare the answers, replay every
+    /// witness, shrink each disagreement to a reproducer (exit 1 if any).
+    FuzzDiff(FuzzDiffArgs),
 }
 
 /// `bmc-rmm man` options.
@@ -677,7 +681,7 @@ pub const MAX_TIMEOUT: f64 = 1e9;
 /// positive, finite number of seconds up to [`MAX_TIMEOUT`].
 ///
 /// Errors: not a number, `inf`/`NaN`, zero or negative, too large.
-fn parse_timeout(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_timeout(s: &str) -> Result<f64, String> {
     let t: f64 = s
         .trim()
         .parse()
@@ -689,6 +693,42 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
         return Err(format!("the timeout is at most {MAX_TIMEOUT:e} seconds"));
     }
     Ok(t)
+}
+
+/// `bmc-rmm fuzz-diff` options.
+#[derive(Args, Debug, Clone)]
+pub struct FuzzDiffArgs {
+    /// The run's seed (the same seed and options give the same programs).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Programs to generate and check.
+    #[arg(long, default_value_t = 100)]
+    pub count: u64,
+    /// The first program's index (to resume or split a run).
+    #[arg(long, default_value_t = 0)]
+    pub start: u64,
+    /// Built-in models, comma-separated; program i is checked under the
+    /// (i mod n)-th.
+    #[arg(long, value_delimiter = ',', default_value = "sc,tso,pso,rmo,power")]
+    pub models: Vec<String>,
+    /// Questions asked of every program: reach, robust or both.
+    #[arg(long, value_delimiter = ',', default_value = "reach,robust")]
+    pub checks: Vec<String>,
+    /// The bound K of the bounded engines and SMC.
+    #[arg(long, short = 'k', default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub bound: u32,
+    /// Rounds of the k-round engine.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub rounds: u32,
+    /// Value width W in bits.
+    #[arg(long, short = 'w', default_value_t = 4, value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub width: u32,
+    /// Time limit of each engine on each question.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_timeout)]
+    pub timeout: f64,
+    /// Write each disagreement's shrunk reproducer (`.rmm`) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<String>,
 }
 
 /// Options of every batch command: progress bar and worker threads.

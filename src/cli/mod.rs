@@ -20,6 +20,7 @@ pub mod diff;
 pub mod expect;
 pub mod explicit;
 pub mod fences;
+pub mod fuzz_diff;
 pub mod generate;
 pub mod inputs;
 pub mod litmus;
@@ -241,6 +242,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Merge(a)) => merge::run(&a),
         Some(Command::Svcomp(a)) => svcomp::run(&a),
         Some(Command::CertifyCheck(a)) => certify::run(&a),
+        Some(Command::FuzzDiff(a)) => fuzz_diff::run(&a),
         Some(Command::Man(a)) => generate::run_man(&a),
         Some(Command::Completions(a)) => generate::run_completions(&a),
         None => check::run_checks(&cli.check, &[CheckKind::Reach, CheckKind::Robust]),

@@ -114,13 +114,20 @@ pub enum Fence {
     /// SPARC `membar` with a mask.
     Membar(MembarMask),
     /// Arm `DMB SY` (and every full-domain form: `DMB ISH`, `OSH`, `NSH`;
-    /// `DSB` of the same kinds orders memory at least as much): orders
-    /// every pair of accesses (Arm ARM B2.3.7, "Barrier-ordered-before").
+    /// `DSB` of the same kinds, which orders explicit memory accesses
+    /// alike): orders every pair of accesses (Arm ARM B2.3.7,
+    /// "Barrier-ordered-before"; herd's aarch64hwreqs.cat, DSB-ob).
     Dmb,
-    /// Arm `DMB LD` (`ISHLD`, …): orders reads before every later access.
+    /// Arm `DMB LD` (`ISHLD`, …; `DSB LD` alike): orders reads before
+    /// every later access.
     DmbLd,
     /// Arm `DMB ST` (`ISHST`, …): orders writes before later writes.
     DmbSt,
+    /// Arm `DSB ST` (`ISHST`, …): orders writes before every later
+    /// access — a DSB completes before any later instruction executes
+    /// (Arm ARM B2.3.7, "DSB-ordered-before"; herd's aarch64hwreqs.cat,
+    /// `[Exp & W]; po; [dsb.st]; po`).
+    DsbSt,
     /// Arm `ISB`: with a control or address dependency, orders later reads.
     Isb,
     /// A fence event that orders nothing by itself: herd's C `__fence{tag}`
@@ -288,6 +295,7 @@ impl Fence {
             Fence::Dmb => "dmb",
             Fence::DmbLd => "dmb ld",
             Fence::DmbSt => "dmb st",
+            Fence::DsbSt => "dsb st",
             Fence::Isb => "isb",
             Fence::RvFence(_) => "fence",
             Fence::Marker => "marker",
@@ -465,13 +473,17 @@ impl Command {
         }
     }
 
-    /// True for an atomic step (`Atomic`) whose accesses name two
-    /// different addresses (as expressions: `x` and `y`, or `a[i]` and
-    /// `a[j]`). The bounded engine makes the events of one execution of
-    /// such a step one node of every `acyclic` axiom (the base relation
-    /// `stxn`, [`crate::cat::atomic_steps`]); a single-location atomic
-    /// step (CAS, exchange, increment, `lock`) keeps herd's semantics of
-    /// read-modify-writes (the `rmw` relation and the model's `atomic`
+    /// True for an atomic step (`Atomic`) that the model's read-modify-write
+    /// rule does not make atomic: its accesses name two different addresses
+    /// (as expressions: `x` and `y`, or `a[i]` and `a[j]`), or name one
+    /// address but are not one read followed by one write (`atomic { x = 2;
+    /// r = x; }`: herd's `rmw` relates a read to the write after it only,
+    /// so another thread's write could come between). The bounded engine
+    /// makes the events of one execution of such a step one node of every
+    /// `acyclic` axiom (the base relation `stxn`,
+    /// [`crate::cat::atomic_steps`]); a read-then-write step at one
+    /// location (CAS, exchange, increment, `lock`) keeps herd's semantics
+    /// of read-modify-writes (the `rmw` relation and the model's `atomic`
     /// axiom). A block whose every access carries an ordering annotation
     /// (`Ann`) is one hardware instruction's accesses (AArch64 `STILP` /
     /// `LDIAPP` pairs of a litmus test): herd's events of one instruction,
@@ -479,7 +491,7 @@ impl Command {
     /// byte accesses ([`Ann::SI`]: an LSE atomic at a byte-addressed
     /// location, herd's read and write of its bytes, atomic per byte
     /// through `rmw`).
-    pub fn is_multi_location_atomic(&self) -> bool {
+    pub fn is_atomic_step(&self) -> bool {
         let Command::Atomic(cs) = self else {
             return false;
         };
@@ -492,7 +504,17 @@ impl Command {
             return false;
         }
         let addrs = self.access_addrs();
-        addrs.iter().any(|a| *a != addrs[0])
+        if addrs.iter().any(|a| *a != addrs[0]) {
+            return true;
+        }
+        // One address: atomic by `rmw` only as one read, then one write.
+        let mut kinds = Vec::new();
+        self.for_each(&mut |c: &Command| match c {
+            Command::Load { .. } | Command::LoadReserve { .. } => kinds.push(false),
+            Command::Store { .. } | Command::StoreCond { .. } => kinds.push(true),
+            _ => {}
+        });
+        kinds.len() >= 2 && kinds != [false, true]
     }
 
     /// True for commands that access shared memory (loads, stores,
@@ -755,14 +777,14 @@ pub struct Program {
 
 impl Program {
     /// The first thread with an atomic step over several locations
-    /// ([`Command::is_multi_location_atomic`]). Every engine executes such
+    /// ([`Command::is_atomic_step`]). Every engine executes such
     /// a step indivisibly; the bounded engine then checks the model
     /// contracted over its atomic steps ([`crate::cat::atomic_steps`]),
     /// which costs nothing for programs without one.
-    pub fn multi_location_atomic(&self) -> Option<ThreadId> {
+    pub fn atomic_step_thread(&self) -> Option<ThreadId> {
         self.threads.iter().enumerate().find_map(|(t, th)| {
             (th.instrs.iter())
-                .any(|i| i.cmd.is_multi_location_atomic())
+                .any(|i| i.cmd.is_atomic_step())
                 .then_some(ThreadId(t as u32))
         })
     }
@@ -814,9 +836,13 @@ impl Program {
     /// memory and registers, addresses of variables, expressions, goals).
     /// Used to pick the narrowest width that represents a litmus test.
     pub fn max_abs_constant(&self) -> i64 {
+        // |v|, with |i64::MIN| saturated to i64::MAX (`abs` would wrap).
+        fn mag(v: i64) -> i64 {
+            v.unsigned_abs().min(i64::MAX as u64) as i64
+        }
         fn walk<V: Copy>(e: &Expr<V>, m: &mut i64) {
             match e {
-                Expr::Const(c) => *m = (*m).max(c.unsigned_abs().min(i64::MAX as u64) as i64),
+                Expr::Const(c) => *m = (*m).max(mag(*c)),
                 Expr::Un(_, a) => walk(a, m),
                 Expr::Bin(_, a, b) => {
                     walk(a, m);
@@ -846,14 +872,14 @@ impl Program {
         }
         let mut m = 0i64;
         for (a, v) in &self.init {
-            m = m.max(a.abs()).max(v.abs());
+            m = m.max(mag(*a)).max(mag(*v));
         }
         for v in &self.vars {
-            m = m.max(v.addr.abs()).max(v.init.abs());
+            m = m.max(mag(v.addr)).max(mag(v.init));
         }
         for t in &self.threads {
             for v in &t.reg_init {
-                m = m.max(v.abs());
+                m = m.max(mag(*v));
             }
             for i in &t.instrs {
                 cmd(&i.cmd, &mut m);

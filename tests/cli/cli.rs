@@ -172,7 +172,7 @@ fn bad_cost_file_is_located() {
 /// thread's write comes between two of its reads, and the answer carries
 /// no note about it.
 #[test]
-fn multi_location_atomic_steps_are_indivisible() {
+fn atomic_step_thread_steps_are_indivisible() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("two.rmm");
     let text =

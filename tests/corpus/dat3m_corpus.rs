@@ -30,8 +30,12 @@ fn holds(r: &serde_json::Value) -> bool {
 }
 
 /// Runs `folder` (without the subfolder `exclude`) under `model`; returns
-/// (answered, refused, the disagreements).
-fn suite(folder: &str, exclude: Option<&str>, model: &str) -> Option<(usize, usize, Vec<String>)> {
+/// (answered, the refusals' messages, the disagreements).
+fn suite(
+    folder: &str,
+    exclude: Option<&str>,
+    model: &str,
+) -> Option<(usize, Vec<String>, Vec<String>)> {
     let root = root()?;
     let expected: HashMap<String, String> = std::fs::read_to_string(root.join("EXPECTED.tsv"))
         .unwrap()
@@ -72,15 +76,15 @@ fn suite(folder: &str, exclude: Option<&str>, model: &str) -> Option<(usize, usi
         .arg(format!("@{}", list.path().display()))
         .output()
         .unwrap();
-    let (mut answered, mut refused, mut bad) = (0, 0, Vec::new());
+    let (mut answered, mut refused, mut bad) = (0, Vec::new(), Vec::new());
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(r) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
         let file = PathBuf::from(r["file"].as_str().unwrap());
         let rel = file.strip_prefix(&root).unwrap().display().to_string();
-        if r.get("error").is_some() {
-            refused += 1;
+        if let Some(e) = r.get("error") {
+            refused.push(format!("{rel}: {}", e.as_str().unwrap_or("")));
             continue;
         }
         if !r["unknown"].is_null() {
@@ -93,20 +97,23 @@ fn suite(folder: &str, exclude: Option<&str>, model: &str) -> Option<(usize, usi
         }
     }
     eprintln!(
-        "{folder}: {answered} answered, {refused} refused, {} disagree",
+        "{folder}: {answered} answered, {} refused, {} disagree",
+        refused.len(),
         bad.len()
     );
     Some((answered, refused, bad))
 }
 
-fn check(folder: &str, exclude: Option<&str>, model: &str) {
-    if let Some((answered, _, bad)) = suite(folder, exclude, model) {
-        assert!(answered > 0, "{folder}: nothing answered");
-        assert!(
-            bad.is_empty(),
-            "{folder}: answers against EXPECTED.tsv: {bad:?}"
-        );
-    }
+/// Every answer of `folder` agrees with EXPECTED.tsv; returns the
+/// refusals' messages (None when the collection is absent).
+fn check(folder: &str, exclude: Option<&str>, model: &str) -> Option<Vec<String>> {
+    let (answered, refused, bad) = suite(folder, exclude, model)?;
+    assert!(answered > 0, "{folder}: nothing answered");
+    assert!(
+        bad.is_empty(),
+        "{folder}: answers against EXPECTED.tsv: {bad:?}"
+    );
+    Some(refused)
 }
 
 #[test]
@@ -116,7 +123,12 @@ fn aarch64_not_mixed_agrees() {
 
 #[test]
 fn aarch64_mixed_answers_agree() {
-    check("AARCH64/mixed", None, "arm");
+    // The only refusals are misaligned accesses, which herd7 -variant
+    // mixed rejects too ("Unaligned or out-of-bound access"); addresses
+    // computed from values read are answered.
+    for e in check("AARCH64/mixed", None, "arm").unwrap_or_default() {
+        assert!(e.contains("(mixed-size: unaligned accesses)"), "{e}");
+    }
 }
 
 #[test]

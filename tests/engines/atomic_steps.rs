@@ -151,7 +151,7 @@ fn explicit_sc(p: &Program) -> bool {
 /// Every engine's verdicts on `text` agree; returns the SC verdict.
 fn agree(text: &str) -> bool {
     let p = native(text);
-    assert!(p.multi_location_atomic().is_some(), "{text}");
+    assert!(p.atomic_step_thread().is_some(), "{text}");
     let sc = explicit_sc(&p);
     for (m, name) in [(Model::Sc, "sc"), (Model::Tso, "tso"), (Model::Pso, "pso")] {
         let want = smc_reach(&p, m);

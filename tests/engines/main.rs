@@ -18,6 +18,7 @@ mod enumerate;
 mod explicit_small;
 mod explicit_tso_oracle;
 mod fences_synth;
+mod fuzz_diff;
 mod kround;
 mod model_hierarchy;
 mod normal_form;

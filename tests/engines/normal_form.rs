@@ -25,13 +25,28 @@ fn native(name: &str, text: &str) -> Program {
     bmc_rmm::frontend::parse_program(&SourceFile::new(name, text), None, W).expect("parses")
 }
 
-fn nf(p: &Program, model: Model, secs: u64) -> Report {
+/// States one search of the normal-form engine may visit in the corpus
+/// and random cases: a state limit (not a time limit) so that every case
+/// decides, or gives "unknown", the same way on every machine, and the
+/// file runs in seconds. A case the limit cuts counts as undecided.
+const STATES: usize = 5_000;
+
+/// The same for one search of the attack-based explicit engine.
+const ATTACK_STATES: usize = 5_000;
+
+/// Limits of `states` states per search and no time limit (deterministic).
+fn states(states: usize) -> Limits {
+    Limits {
+        timeout: None,
+        max_states: Some(states),
+        ..Limits::default()
+    }
+}
+
+fn nf(p: &Program, model: Model, max_states: usize) -> Report {
     let opts = Options {
         width: W,
-        limits: Limits {
-            timeout: Some(Duration::from_secs(secs)),
-            ..Limits::default()
-        },
+        limits: states(max_states),
     };
     check_robustness(p, model, &opts).expect("in the engine's program class")
 }
@@ -85,7 +100,7 @@ const MP: &str = "thread t1\ninitial q0\ntransition q0 q1 write 1 0\ntransition 
 fn store_buffering_is_not_robust_and_the_witness_replays() {
     let p = trencher("sb.txt", SB);
     for model in [Model::Tso, Model::Pso] {
-        let r = nf(&p, model, 60);
+        let r = nf(&p, model, 1_000_000);
         let Verdict::NotRobust(w) = &r.verdict else {
             panic!("{:?}", r.verdict)
         };
@@ -98,9 +113,9 @@ fn store_buffering_is_not_robust_and_the_witness_replays() {
 #[test]
 fn message_passing_separates_tso_from_pso() {
     let p = trencher("mp.txt", MP);
-    let tso = nf(&p, Model::Tso, 60);
+    let tso = nf(&p, Model::Tso, 1_000_000);
     assert!(matches!(tso.verdict, Verdict::Robust), "{:?}", tso.verdict);
-    let pso = nf(&p, Model::Pso, 60);
+    let pso = nf(&p, Model::Pso, 1_000_000);
     assert!(
         matches!(pso.verdict, Verdict::NotRobust(_)),
         "{:?}",
@@ -124,7 +139,7 @@ fn barriers_restore_robustness() {
     ] {
         let p = native(name, text);
         for &m in models {
-            let r = nf(&p, m, 60);
+            let r = nf(&p, m, 1_000_000);
             assert!(
                 matches!(r.verdict, Verdict::Robust),
                 "{name} {m:?}: {:?}",
@@ -166,18 +181,15 @@ fn a_limit_gives_unknown_never_robust() {
 
 /// Normal form under TSO against the attacks: the same verdict wherever
 /// both decide.
-fn against_attacks(p: &Program, name: &str, secs: u64) -> (bool, Option<bool>) {
-    let r = nf(p, Model::Tso, secs);
+fn against_attacks(p: &Program, name: &str) -> (bool, Option<bool>) {
+    let r = nf(p, Model::Tso, STATES);
     let mine = match &r.verdict {
         Verdict::Robust => Some(true),
         Verdict::NotRobust(_) => Some(false),
         Verdict::Unknown(_) => None,
     };
     let opts = explicit::Options {
-        limits: Limits {
-            timeout: Some(Duration::from_secs(secs)),
-            ..Limits::default()
-        },
+        limits: states(ATTACK_STATES),
         ..explicit::Options::default()
     };
     let theirs = match explicit::check_robustness(p, &opts)
@@ -214,7 +226,7 @@ fn trencher_corpus_tso_verdicts_agree_with_attacks() {
     for f in &files {
         let name = f.display().to_string();
         let p = bmc_rmm::frontend::load_program(&name, None, W).expect("loads");
-        let (decided, v) = against_attacks(&p, &name, 2);
+        let (decided, v) = against_attacks(&p, &name);
         both += usize::from(decided);
         match v {
             Some(true) => robust += 1,
@@ -239,8 +251,8 @@ fn random_programs_agree_with_attacks_and_the_bounded_engine() {
         let text = trencher_program(seed, &shape);
         let name = format!("random seed {seed}");
         let p = trencher(&name, &text);
-        agreed += usize::from(against_attacks(&p, &name, 3).0);
-        let r = nf(&p, Model::Pso, 3);
+        agreed += usize::from(against_attacks(&p, &name).0);
+        let r = nf(&p, Model::Pso, STATES);
         confirmed += usize::from(confirm(&p, Model::Pso, &r, 8, &name) == Confirmed::Yes);
     }
     eprintln!("random programs: {agreed}/{n} TSO verdicts compared with attacks, {confirmed}/{n} PSO verdicts confirmed by the bounded engine");

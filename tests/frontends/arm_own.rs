@@ -710,8 +710,9 @@ fn mixed_size_accesses_are_refused_located() {
             "64-bit access at byte 0 of `x`, a location of 4 bytes",
         ),
         (
-            "{ int64_t y; 0:X2=y; }\n P0 ;\n LDR W0,[X2] ;\n ADD X5,X2,X0 ;\n LDR X6,[X5] ;",
-            "7:2",
+            "{ int64_t y; 0:X2=y; 0:X3=0x1000; }\n P0 ;\n STR X3,[X2] ;\n LDR W0,[X2] ;\n\
+             ADD X5,X2,X0 ;\n LDR X6,[X5] ;",
+            "8:2",
             "not known statically in a test with mixed-size accesses",
         ),
     ] {
@@ -924,4 +925,64 @@ fn riscv_compare_and_pseudo_instructions() {
         s,
         ["0:x3=1; 0:x4=0; 0:x5=1; 0:x6=0; 0:x7=-2; 0:x8=-3; 0:x9=1; 0:x10=1; 0:x13=0; 0:x14=0; 0:x15=9; 0:x16=0;"]
     );
+}
+
+#[test]
+fn flags_at_the_most_negative_64_bit_value() {
+    // A 64-bit register holding -2^63 runs the test at 64 bits (its
+    // magnitude does not fit in fewer). -2^63 + -1 wraps to 2^63 - 1:
+    // positive (PL), a carry out (CS) and a signed overflow (VS);
+    // -2^63 - 1 likewise (no borrow: CS; overflow: VS).
+    let s = states(
+        "AArch64 T\n{ int64_t 0:X1=-9223372036854775808; int64_t 0:X2=-1; int64_t 0:X7=1; }\n\
+         P0 ;\n ADDS X0,X1,X2 ;\n CSET W3,MI ;\n CSET W4,CS ;\n CSET W5,VS ;\n\
+         SUBS X6,X1,X7 ;\n CSET W8,MI ;\n CSET W9,CS ;\n CSET W10,VS ;\n\
+         locations [0:X3;0:X4;0:X5;0:X8;0:X9;0:X10;]\nexists (0:X3=0)\n",
+    );
+    assert_eq!(s, ["0:X3=0; 0:X4=1; 0:X5=1; 0:X8=0; 0:X9=1; 0:X10=1;"]);
+}
+
+#[test]
+fn register_offset_past_a_scalar_addresses_its_bytes() {
+    // X3 = 4: the word store writes bytes 4..7 of the 64-bit x (herd's
+    // mixed-size memory), never another location.
+    let s = states(
+        "AArch64 T\n{ uint64_t x; uint64_t y; 0:X0=1; 0:X2=x; 0:X3=4; }\n P0 ;\n\
+         STR W0,[X2,X3] ;\nlocations [x;y;]\nexists (x=0)\n",
+    );
+    assert_eq!(s, ["[x]=4294967296; [y]=0;"]);
+}
+
+#[test]
+fn dsb_st_orders_a_write_before_a_later_read() {
+    // SB: DMB ST orders only write→write, so both reads may see 0; DSB ST
+    // orders the write before the read (DSB-ordered-before), as DMB SY.
+    let sb = |barrier: &str| {
+        states_under(
+            &format!(
+                "AArch64 T\n{{ 0:X1=x; 0:X2=y; 1:X1=y; 1:X2=x; }}\n\
+                 P0 | P1 ;\n MOV W0,#1 | MOV W0,#1 ;\n STR W0,[X1] | STR W0,[X1] ;\n\
+                 {barrier} | {barrier} ;\n LDR W3,[X2] | LDR W3,[X2] ;\n\
+                 exists (0:X3=0 /\\ 1:X3=0)\n"
+            ),
+            "arm",
+        )
+    };
+    let both_zero = "0:X3=0; 1:X3=0;".to_string();
+    assert!(sb("DMB ST").contains(&both_zero));
+    assert!(!sb("DSB ST").contains(&both_zero));
+    assert!(!sb("DSB ISHST").contains(&both_zero));
+    assert!(!sb("DMB SY").contains(&both_zero));
+}
+
+#[test]
+fn a_condition_on_a_location_nowhere_else_is_refused() {
+    let text = "AArch64 T\n{ 0:X1=y; }\n P0 ;\n MOV W0,#1 ;\n STR W0,[X1] ;\nexists (x=1)\n";
+    match bmc_rmm::frontend::litmus::parse(&SourceFile::new("t.litmus", text), Width(64)) {
+        Err(bmc_rmm::diag::Error::Input(e)) => {
+            assert_eq!(e.location(), "t.litmus:6:9");
+            assert!(e.message.contains("`x`"), "{}", e.message);
+        }
+        other => panic!("expected a located error, got {:?}", other.map(|_| ())),
+    }
 }

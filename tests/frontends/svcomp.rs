@@ -763,3 +763,48 @@ fn counting_abstraction_proves_any_number_of_threads_and_never_proves_a_bug() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A thread draws a value that the next statement bounds (`if (!(C))
+/// abort();`): the explicit-state search draws only the values the bound
+/// lets through, so it proves the safe variant and finds the bug — over
+/// every value, not 2^32 of them; with a statement between the draw and
+/// the bound, the draw stays whole and the search says so (UNKNOWN).
+#[test]
+fn a_bounded_draw_is_searched_over_its_range_only() {
+    let prog = |draw: &str, check: &str| {
+        format!(
+            "{HEADER}extern void abort(void);\nextern unsigned int __VERIFIER_nondet_uint(void);\n\
+             int g;\nvoid *t(void *a) {{\n  {draw}\n  if ({check}) reach_error();\n  g = 1;\n  return 0;\n}}\n\
+             int main() {{\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n  return 0;\n}}\n"
+        )
+    };
+    let explicit = VerifyOptions {
+        engine: bmc_rmm::svcomp::deepen::Engine::Explicit,
+        ..quick()
+    };
+    let unsigned = "unsigned tmp = __VERIFIER_nondet_uint();\n  if (!(tmp < 5)) { abort(); }";
+    let signed = "int off;\n  off = __VERIFIER_nondet_int();\n  \
+                  if (!(off % 2 == 0 && off >= 0 && off < 2*3)) abort();";
+    for (draw, check, want) in [
+        (unsigned, "tmp > 4", Answer::True),
+        (unsigned, "tmp == 4", Answer::False),
+        (signed, "off == 5 || off == 6 || off < 0", Answer::True),
+        (signed, "off == 4", Answer::False),
+        // `3 < x` and `x <= 7` bound it too.
+        (
+            "int v = __VERIFIER_nondet_int();\n  __VERIFIER_assume(3 < v && v <= 7);",
+            "v == 8 || v == 3",
+            Answer::True,
+        ),
+    ] {
+        let (_d, task) = task_of(&prog(draw, check), want == Answer::True);
+        let v = verify(&task, &explicit).unwrap();
+        assert_eq!(v.answer, want, "{draw} / {check}: {}", v.reason);
+    }
+    // Not bounded by the next statement: the whole value is drawn.
+    let apart = "unsigned tmp = __VERIFIER_nondet_uint();\n  g = 2;\n  if (!(tmp < 5)) abort();";
+    let (_d, task) = task_of(&prog(apart, "tmp > 4"), true);
+    let v = verify(&task, &explicit).unwrap();
+    assert_eq!(v.answer, Answer::Unknown, "{}", v.reason);
+    assert!(v.reason.contains("32 bits"), "{}", v.reason);
+}

@@ -160,10 +160,10 @@ impl Query<'_> {
     /// The model the backends encode: [`Query::model`] with its `acyclic`
     /// axioms contracted over the program's atomic steps over several
     /// locations ([`crate::cat::atomic_steps`]) when it has such a step
-    /// ([`Program::multi_location_atomic`]), else the model itself. Every
+    /// ([`Program::atomic_step_thread`]), else the model itself. Every
     /// backend encodes the base relation `stxn` of those steps itself.
     pub fn encoded_model(&self) -> std::borrow::Cow<'_, Model> {
-        if self.program.multi_location_atomic().is_some() {
+        if self.program.atomic_step_thread().is_some() {
             std::borrow::Cow::Owned(crate::cat::atomic_steps::contract_atomic_steps(self.model))
         } else {
             std::borrow::Cow::Borrowed(self.model)

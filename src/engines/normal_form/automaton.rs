@@ -107,9 +107,14 @@ pub(crate) struct State {
     pub flush_floor: Vec<u8>,
     /// Buffered stores, sorted by (thread, address).
     pub buf: Vec<Buffered>,
-    /// Part 1's memory: cells other than (initial value, tag 0), sorted.
+    /// The lowest open part (1..=3): the parts before it are closed (no
+    /// thread can add an event to them) and folded into `mem1`.
+    pub base: u8,
+    /// The memory of part `base` so far (the end of the closed parts with
+    /// the writes of part `base`): cells other than (initial value, tag
+    /// 0), sorted.
     pub mem1: Vec<(i64, Cell)>,
-    /// Parts 2 and 3, sorted by address.
+    /// Parts 2 and 3, sorted by address (empty for a part `≤ base`).
     pub later: [Vec<Later>; 2],
     /// Marks per segment of the profile.
     pub marks: Vec<Mark>,
@@ -217,6 +222,7 @@ impl<'p> Automaton<'p> {
             load_floor: vec![0; n],
             flush_floor: vec![0; n],
             buf: Vec::new(),
+            base: 1,
             mem1: Vec::new(),
             later: [Vec::new(), Vec::new()],
             marks: vec![Mark::default(); self.profile.len()],
@@ -225,6 +231,9 @@ impl<'p> Automaton<'p> {
         for t in 0..n {
             self.reset_dead(&mut s, t);
         }
+        // Threads without instructions close parts at once (a false
+        // answer only means that no goal is reachable).
+        self.close_parts(&mut s);
         s
     }
 
@@ -294,15 +303,9 @@ impl<'p> Automaton<'p> {
     /// new (or refined) guess; `want`: the tag the read needs (the load
     /// entering a segment after a store), which a guess takes.
     fn read_options(&self, s: &State, p: u8, a: i64, want: Option<u8>) -> Vec<(Cell, bool)> {
-        if p == 1 {
-            let c = match s.mem1.binary_search_by_key(&a, |e| e.0) {
-                Ok(i) => s.mem1[i].1,
-                Err(_) => Cell {
-                    v: self.init_val(a),
-                    tag: 0,
-                },
-            };
-            return vec![(c, false)];
+        debug_assert!(p >= s.base);
+        if p <= s.base {
+            return vec![(self.mem_cell(s, a), false)];
         }
         let part = &s.later[p as usize - 2];
         if let Ok(i) = part.binary_search_by_key(&a, |e| e.addr) {
@@ -337,8 +340,20 @@ impl<'p> Automaton<'p> {
         }
     }
 
+    /// The cell `a` of `mem1` (the memory of part `base` so far).
+    fn mem_cell(&self, s: &State, a: i64) -> Cell {
+        match s.mem1.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) => s.mem1[i].1,
+            Err(_) => Cell {
+                v: self.init_val(a),
+                tag: 0,
+            },
+        }
+    }
+
     fn write(&self, s: &mut State, p: u8, a: i64, c: Cell) {
-        if p == 1 {
+        debug_assert!(p >= s.base);
+        if p <= s.base {
             let dflt = c.tag == 0 && c.v == self.init_val(a);
             match s.mem1.binary_search_by_key(&a, |e| e.0) {
                 Ok(i) if dflt => {
@@ -367,13 +382,9 @@ impl<'p> Automaton<'p> {
     /// Whether the guesses of parts 2 and 3 agree with the memory the
     /// previous parts end with (the join check).
     pub fn consistent(&self, s: &State) -> bool {
-        let end1 = |a: i64| match s.mem1.binary_search_by_key(&a, |e| e.0) {
-            Ok(i) => s.mem1[i].1,
-            Err(_) => Cell {
-                v: self.init_val(a),
-                tag: 0,
-            },
-        };
+        // The parts before `base` are folded into `mem1` (their guesses
+        // were checked when they closed) and `later` is empty for them.
+        let end1 = |a: i64| self.mem_cell(s, a);
         let find = |p: usize, a: i64| {
             let part = &s.later[p];
             part.binary_search_by_key(&a, |e| e.addr)
@@ -420,6 +431,9 @@ impl<'p> Automaton<'p> {
                         }
                         ns.pc[t] = ins.to.0;
                         self.reset_dead(&mut ns, t);
+                        if !self.close_parts(&mut ns) {
+                            continue;
+                        }
                         let step = Step {
                             thread: t,
                             instr: i,
@@ -432,6 +446,59 @@ impl<'p> Automaton<'p> {
             }
         }
         res
+    }
+
+    /// Whether thread `t` has no instruction left at its control state
+    /// (it adds no event to any part any more).
+    fn terminated(&self, s: &State, t: usize) -> bool {
+        self.out[t]
+            .get(s.pc[t] as usize)
+            .is_none_or(|o| o.is_empty())
+    }
+
+    /// Closes the parts no thread can add an event to any more (every
+    /// thread is in a later part or terminated; a thread's events are in
+    /// parts `≥ cur`): the guesses of the next part are checked against
+    /// the closed part's end now (it never changes; false: they disagree,
+    /// so no extension of the state is consistent) and the next part's
+    /// writes are folded into `mem1`, so its later reads see memory
+    /// instead of guessing. A state whose profile thread terminated
+    /// before leaving its segment is dropped. A terminated thread's part, floors and
+    /// buffer summary are reset (nothing reads them any more), so states
+    /// that differ only there are one.
+    fn close_parts(&self, s: &mut State) -> bool {
+        for t in 0..s.pc.len() {
+            if self.terminated(s, t) {
+                // A segment its thread can no longer leave never closes
+                // the cycle: no extension of the state is a goal.
+                if self.seg_of[t].is_some_and(|k| s.marks[k].leave.is_none()) {
+                    return false;
+                }
+                s.cur[t] = PARTS;
+                s.maxflush[t] = 0;
+                s.load_floor[t] = 0;
+                s.flush_floor[t] = 0;
+                s.buf.retain(|b| b.thread as usize != t);
+            }
+        }
+        while s.base < PARTS && s.cur.iter().all(|&c| c > s.base) {
+            let next = std::mem::take(&mut s.later[s.base as usize - 1]);
+            for l in &next {
+                if let Some(g) = l.start {
+                    let e = self.mem_cell(s, l.addr);
+                    if g.v != e.v || (g.tag != ANY_TAG && g.tag != e.tag) {
+                        return false;
+                    }
+                }
+            }
+            s.base += 1;
+            for l in next {
+                if let Some(c) = l.now {
+                    self.write(s, s.base, l.addr, c);
+                }
+            }
+        }
+        true
     }
 
     /// The mark choices of an instruction of thread `t` with `n`

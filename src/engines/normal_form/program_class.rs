@@ -196,7 +196,8 @@ fn op_of(c: &Command) -> Result<Op, String> {
             value: Expr::Const(0),
         }])),
         Command::Atomic(cs) => {
-            if c.is_multi_location_atomic() {
+            let addrs = c.access_addrs();
+            if c.is_atomic_step() && addrs.iter().any(|a| *a != addrs[0]) {
                 return Err("an atomic step over several addresses".into());
             }
             let ms = cs.iter().map(micro_of).collect::<Result<Vec<_>, _>>()?;

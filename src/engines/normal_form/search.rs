@@ -115,6 +115,10 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
             if found {
                 return Outcome::Found(path(a, &nodes, id), Box::new((*ns).clone()));
             }
+            // The state limit exactly (the other limits every 1024 states).
+            if let Some(m) = budget.limits.max_states.filter(|&m| nodes.len() > m) {
+                return Outcome::Cut(format!("state limit of {m} states"));
+            }
         }
         next += 1;
     }

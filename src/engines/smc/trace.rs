@@ -276,6 +276,11 @@ impl SsTrace {
         let mut next: HashMap<(Loc, StoreId), StoreId> = HashMap::default();
         for (a, l) in &self.co {
             for w in l.windows(2) {
+                if w[0] == w[1] {
+                    // Two stores of one atomic step to this address: one
+                    // event, no edge (the later one is what others see).
+                    continue;
+                }
                 if let (Some(&x), Some(&y)) = (ids.get(&w[0]), ids.get(&w[1])) {
                     succ[x].push(y);
                 }

@@ -206,7 +206,9 @@ impl<'a> Ctx<'a> {
     }
 
     /// `__VERIFIER_nondet_T()`: any value of the width (`_Bool`/`bool`:
-    /// 0 or 1), chosen bit by bit.
+    /// 0 or 1), chosen bit by bit — or, for a draw into a register local
+    /// that the next statement bounds ([`super::draws`]), `lo` plus as
+    /// many bits as the range `[lo, hi]` needs.
     pub(super) fn nondet(&mut self, name: &str, s: Span) -> Result<Val, Error> {
         let t = self.b.temp();
         self.emit(
@@ -216,8 +218,16 @@ impl<'a> Ctx<'a> {
             },
             s,
         )?;
+        let range = self.draw.take().and_then(|d| match self.lookup(&d.name) {
+            Some(super::ctx::Local::Reg(_, CType::Int)) => d.range(false, self.width.0),
+            Some(super::ctx::Local::Reg(_, CType::UInt)) => d.range(true, self.width.0),
+            _ => None,
+        });
         let bits = if name.ends_with("bool") {
             1
+        } else if let Some((lo, hi)) = range {
+            // The fewest bits k with 2^k > hi - lo.
+            64 - ((hi - lo) as u64).leading_zeros()
         } else {
             self.width.0
         };
@@ -229,6 +239,15 @@ impl<'a> Ctx<'a> {
             };
             let sp = self.span(s);
             self.b.choice(vec![set, Command::Nop], sp)?;
+        }
+        if let Some((lo, _)) = range.filter(|_| !name.ends_with("bool")) {
+            self.emit(
+                Command::Assign {
+                    reg: t,
+                    value: Expr::bin(BinOp::Add, Expr::Var(t), Expr::Const(self.width.wrap(lo))),
+                },
+                s,
+            )?;
         }
         let ty = if name.ends_with("bool") {
             CType::Bool

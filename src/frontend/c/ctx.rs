@@ -58,6 +58,40 @@ pub enum Local {
     Mem(i64, CType, bool),
 }
 
+/// At most this many values make a bounded draw (a wider range is drawn
+/// whole: the narrowing would not help).
+const MAX_VALUES: i64 = 1 << 16;
+
+/// A draw into the register local `name` that the next statement bounds
+/// ([`super::draws`] finds it; the draw takes it from [`Ctx::draw`]):
+/// the bounds found (`lo`, `hi`, inclusive; `None`: no bound on that
+/// side).
+#[derive(Clone, Debug)]
+pub struct Bounded {
+    /// The local the draw is assigned to.
+    pub name: String,
+    /// The least value the assumption lets through, if it bounds below.
+    pub lo: Option<i64>,
+    /// The greatest value the assumption lets through, if it bounds above.
+    pub hi: Option<i64>,
+}
+
+impl Bounded {
+    /// The range `[lo, hi]` to draw from for a draw of a type that is
+    /// `unsigned` or not and has `bits` bits, when it holds at most
+    /// [`MAX_VALUES`] values inside the type's range.
+    pub fn range(&self, unsigned: bool, bits: u32) -> Option<(i64, i64)> {
+        let (tmin, tmax) = if unsigned {
+            (0i128, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        };
+        let lo = self.lo.map(i128::from).unwrap_or(tmin).max(tmin);
+        let hi = self.hi.map(i128::from).unwrap_or(tmax).min(tmax);
+        (lo <= hi && hi - lo < i128::from(MAX_VALUES)).then_some((lo as i64, hi as i64))
+    }
+}
+
 /// One inlined function call.
 pub struct Frame {
     /// The function.
@@ -186,6 +220,9 @@ pub struct Ctx<'a> {
     pub unwinding_goals: bool,
     /// Where this thread's cuts go (with `unwinding_goals`).
     pub unwound: Option<(LabelId, Span)>,
+    /// The draw the block item being lowered makes, when the next item
+    /// bounds it ([`super::draws`]); taken by the draw.
+    pub draw: Option<Bounded>,
     /// A cut that ended its path without an unwinding goal (inside an
     /// atomic section, or without `unwinding_goals`).
     pub unchecked_cut: bool,
@@ -697,6 +734,7 @@ pub fn lower(
         deadline,
         unwinding_goals,
         unwound: None,
+        draw: None,
         unchecked_cut: false,
         unwind_goals: Vec::new(),
         addr_cache: HashMap::new(),

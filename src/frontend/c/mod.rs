@@ -36,6 +36,7 @@ pub mod builder;
 pub mod builtins;
 pub mod call;
 pub mod ctx;
+pub mod draws;
 pub mod expr;
 pub mod funptr;
 pub mod memory;

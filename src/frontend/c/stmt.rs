@@ -342,7 +342,10 @@ impl<'a> Ctx<'a> {
                 i = end + 1;
                 continue;
             }
-            self.block_item(&items[i])?;
+            self.draw = self.bounded_draw(items, i);
+            let r = self.block_item(&items[i]);
+            self.draw = None;
+            r?;
             i += 1;
         }
         Ok(())
@@ -918,7 +921,7 @@ impl<'a> Ctx<'a> {
 
     /// True for a call `__VERIFIER_nondet_*()` / `nondet_*()` of a
     /// built-in (no function of the file, no local of that name).
-    fn is_nondet_call(&self, c: &Node<Expression>) -> bool {
+    pub(super) fn is_nondet_call(&self, c: &Node<Expression>) -> bool {
         let Expression::Call(call) = &c.node else {
             return false;
         };

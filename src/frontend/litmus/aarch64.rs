@@ -591,6 +591,7 @@ pub(super) fn lower_instr(cx: &mut Ctx, text: &str, base: usize) -> Result<Low, 
         let f = match o.as_str() {
             "SY" | "ISH" | "OSH" | "NSH" => Fence::Dmb,
             "LD" | "ISHLD" | "OSHLD" | "NSHLD" => Fence::DmbLd,
+            "ST" | "ISHST" | "OSHST" | "NSHST" if mn == "DSB" => Fence::DsbSt,
             "ST" | "ISHST" | "OSHST" | "NSHST" => Fence::DmbSt,
             _ => {
                 return Err(cx.src.error(

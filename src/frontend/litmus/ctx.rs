@@ -31,6 +31,10 @@ pub(crate) struct Vars {
     pub fixed: Option<BTreeMap<String, i64>>,
     /// Names seen, with their first span.
     pub seen: BTreeMap<String, Span>,
+    /// The names the init block and the code mention (the names seen
+    /// before the first pass reads the condition): herd refuses a
+    /// condition that names another ([`super::lower`]).
+    pub prog_syms: Option<BTreeSet<String>>,
     /// Largest absolute integer constant seen.
     pub max_const: i64,
     /// True when a negative constant was seen.

@@ -7,6 +7,7 @@ use super::ctx::{check_fits, CodeMap, Ctx, Vars};
 use super::known::Known;
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
+use super::values::ValueSets;
 use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
@@ -51,6 +52,7 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
     let make_vars = |mixed: bool| Vars {
         fixed: None,
         seen: BTreeMap::new(),
+        prog_syms: None,
         max_const: 0,
         negative: false,
         min_width: 0,
@@ -473,7 +475,7 @@ fn lower_code(
         };
         p.names = names;
         if r.is_ok() && mixed {
-            check_sizes(src, &thread, ti, vars, &init.typed_locs)?;
+            check_sizes(&thread, ti, vars, &init.typed_locs)?;
         } else if r.is_ok()
             && arch == Arch::AArch64
             && has_mixed_access(&thread, vars, &init.typed_locs)
@@ -597,6 +599,10 @@ fn lower(
         }
     }
     let cyclic = lower_code(src, surf, arch, width, vars, &mut p, &mut init)?;
+    let prog_syms = vars
+        .prog_syms
+        .get_or_insert_with(|| vars.seen.keys().cloned().collect());
+    new_symbols(src, surf, prog_syms)?;
     // Locations of the condition, `locations` and the filter.
     let mut rs = Resolver {
         src,
@@ -629,6 +635,7 @@ fn lower(
         None => None,
     };
     shared_vars(surf, vars, &mut p, &init);
+    resolve_targets(src, &p, vars, width, &init.typed_locs)?;
     type_locations(
         &mut rs,
         &p,
@@ -923,6 +930,57 @@ impl Resolver<'_> {
     }
 }
 
+/// Refuses a final condition that names a location or a symbolic value
+/// (`x`, `0:X1=y`) that neither the init block nor the code mentions, as
+/// herd does ("Post-condition introduces new symbolic location(s)",
+/// herd's `check_post_condition_symbols_exist`): such a location exists in
+/// no execution of the test.
+fn new_symbols(
+    src: &SourceFile,
+    surf: &super::syntax::Surface,
+    known: &BTreeSet<String>,
+) -> Result<(), Error> {
+    fn walk<'a>(p: &'a RawProp, out: &mut Vec<(&'a str, Span)>) {
+        match p {
+            RawProp::True | RawProp::False => {}
+            RawProp::Atom {
+                loc,
+                val,
+                span,
+                loc_span,
+                ..
+            } => {
+                if let RawLoc::Mem(m) = loc {
+                    out.push((m, *loc_span));
+                }
+                if let RawVal::Sym(s) = val {
+                    out.push((s, *span));
+                }
+            }
+            RawProp::Not(a) => walk(a, out),
+            RawProp::And(v) | RawProp::Or(v) => v.iter().for_each(|a| walk(a, out)),
+            RawProp::Implies(a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+        }
+    }
+    let mut names = Vec::new();
+    walk(&surf.prop, &mut names);
+    for (name, span) in names {
+        let base = super::ctx::array_element(name).map_or(name, |(b, _)| b);
+        if !known.contains(base) {
+            return Err(src.error(
+                span,
+                format!(
+                    "the final condition names `{base}`, a location that neither the init block nor the code mentions (herd7 refuses it too: post-condition introduces new symbolic location)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The locations a proposition names.
 fn collect_locs(p: &Prop, out: &mut BTreeSet<usize>) {
     match p {
@@ -1186,8 +1244,11 @@ fn has_mixed_access(t: &Thread, vars: &Vars, typed: &BTreeMap<String, u32>) -> b
         let Some(x) = known.address(t, &a.addr, a.span) else {
             return false;
         };
+        // An address inside no location (a register offset past a
+        // scalar: `STR W0,[X2,X3]` with X3 = 4) addresses bytes of
+        // herd's mixed-size memory, never another cell of ours.
         let Some((name, _)) = fixed.iter().find(|(n, &v)| v <= x && x < v + vars.size(n)) else {
-            return false;
+            return vars.code.position(x).is_none();
         };
         let decl = match vars.arrays.get(name) {
             Some(&(_, b)) => b * 8,
@@ -1208,17 +1269,13 @@ fn has_mixed_access(t: &Thread, vars: &Vars, typed: &BTreeMap<String, u32>) -> b
 /// [`Vars::targets`] for [`plan_bytes`]. The location an access addresses is
 /// the value of its address when that is known statically
 /// ([`Known`]: a constant propagation over the thread, with herd's
-/// dependency zeros such as `EOR W4,W0,W0`). An offset not known statically leaves the address unknown (herd's
-/// register offsets are not always a dependency's zero:
-/// `LDR W2,[X1,W4,SXTW]` with `W4` computed from a read value may address
-/// any byte). An address not known statically in a test with
-/// narrow accesses or locations is a located "unsupported …
-/// (byte/half-access: mixed-size accesses)" error; in another test it is
-/// recorded without a location (an error only if some location becomes
-/// byte-addressed, [`plan_bytes`]). (Outside the variant
-/// herd's memory is one cell per location, and no check is needed.)
+/// dependency zeros such as `EOR W4,W0,W0`). An address not known so
+/// (a register offset computed from a value read: `LDR W2,[X1,W4,SXTW]`)
+/// is recorded without a location; [`resolve_targets`] then finds the
+/// locations it may address from the test's value sets. (Outside the
+/// variant herd's memory is one cell per location, and no check is
+/// needed.)
 fn check_sizes(
-    src: &SourceFile,
     t: &Thread,
     ti: usize,
     vars: &mut Vars,
@@ -1228,16 +1285,7 @@ fn check_sizes(
     let Some(fixed) = &vars.fixed else {
         return Ok(());
     };
-    let decl = |name: &str| -> u32 {
-        typed
-            .get(&format!("[{name}]"))
-            .or_else(|| typed.get(name))
-            .copied()
-            .or_else(|| vars.scalar_bytes.get(name).map(|b| *b as u32 * 8))
-            .unwrap_or(32)
-    };
-    let narrow_mem = fixed.keys().any(|n| decl(n) < 32);
-    let narrow = narrow_mem || accesses.iter().any(|a| a.bits < 32);
+    let decl = |name: &str| decl_bits(vars, typed, name);
     let known = Known::new(t);
     let mut found = Vec::new();
     for a in accesses {
@@ -1248,26 +1296,16 @@ fn check_sizes(
                 .map(|(n, &v)| (n.clone(), x - v))
         });
         let Some((name, offset)) = target else {
-            if !narrow {
-                // Known only if some location turns out byte-addressed
-                // (`plan_bytes` then refuses it).
-                found.push(super::ctx::Target {
-                    thread: ti,
-                    access: a,
-                    name: String::new(),
-                    offset: 0,
-                    decl: 0,
-                });
-                continue;
-            }
-            return Err(src.error_help(
-                a.span,
-                format!(
-                    "unsupported {}-bit access to an address not known statically in a test with byte or half-word accesses (byte/half-access: mixed-size accesses)",
-                    a.bits
-                ),
-                "in a `Variant=mixed` test every access must address a location known statically (a register set in the init block, plus an offset); see docs/litmus.md",
-            ));
+            // Resolved from the test's value sets once every thread is
+            // lowered (`resolve_targets`).
+            found.push(super::ctx::Target {
+                thread: ti,
+                access: a,
+                name: String::new(),
+                offset: 0,
+                decl: 0,
+            });
+            continue;
         };
         let d = decl(&name);
         found.push(super::ctx::Target {
@@ -1279,6 +1317,148 @@ fn check_sizes(
         });
     }
     vars.targets.extend(found);
+    Ok(())
+}
+
+/// The declared bits of location `name` in a `Variant=mixed` test: its
+/// init block type (`uint16_t x` 16, an array's element type), else its
+/// scalar bytes, else herd's `int` (32).
+fn decl_bits(vars: &Vars, typed: &BTreeMap<String, u32>, name: &str) -> u32 {
+    typed
+        .get(&format!("[{name}]"))
+        .or_else(|| typed.get(name))
+        .copied()
+        .or_else(|| vars.scalar_bytes.get(name).map(|b| *b as u32 * 8))
+        .unwrap_or(32)
+}
+
+/// Resolves the accesses of a `Variant=mixed` test whose address is not
+/// known statically ([`check_sizes`] records them without a location):
+/// herd evaluates such an address per candidate execution, so the access
+/// addresses, in each, the location its value falls in. The value sets of
+/// the test ([`ValueSets`]: every value each register may hold, from the
+/// bytes the init block and the stores may put in memory) give a superset
+/// of those addresses; the access is recorded once per location it may
+/// address ([`Vars::targets`]), and [`plan_bytes`] makes all of them byte
+/// cells when one is (an instruction is lowered as byte accesses or not
+/// as a whole), so the access reads or writes the bytes at its address
+/// in every execution, as herd's. Runs on the second lowering pass only
+/// (its accesses are whole accesses). An address whose value set is not
+/// finite, or that may fall outside every location, stays without a
+/// location: in a test with 8- or 16-bit accesses or locations that is a
+/// located "unsupported … (byte/half-access: mixed-size accesses)" error
+/// here, in another an error only if some location becomes byte cells
+/// ([`plan_bytes`]).
+fn resolve_targets(
+    src: &SourceFile,
+    p: &Program,
+    vars: &mut Vars,
+    width: Width,
+    typed: &BTreeMap<String, u32>,
+) -> Result<(), Error> {
+    if !vars.mixed || !vars.split.is_empty() || !vars.targets.iter().any(|t| t.name.is_empty()) {
+        return Ok(());
+    }
+    let Some(fixed) = vars.fixed.clone() else {
+        return Ok(());
+    };
+    // Every byte of every location with its initial value (the init
+    // block's value of a scalar or array element at its address).
+    let mut mem = BTreeMap::new();
+    for (name, &a) in &fixed {
+        let size = vars.size(name);
+        let elem = match vars.arrays.get(name) {
+            Some(&(_, b)) => i64::from(b).max(1),
+            None => size,
+        };
+        let mut e = a;
+        while e < a + size {
+            let v = p.init.get(&e).copied().unwrap_or(0);
+            for k in 0..elem.min(a + size - e) {
+                mem.insert(e + k, ((v >> (8 * k).min(63)) & 255) as u8);
+            }
+            e += elem;
+        }
+    }
+    let targets = vars.targets.clone();
+    let bytes = |ti: usize, sp: Span| -> Option<i64> {
+        targets
+            .iter()
+            .find(|t| {
+                t.thread == ti
+                    && sp.start <= t.access.span.start
+                    && t.access.span.start < sp.end.max(sp.start + 1)
+            })
+            .map(|t| i64::from(t.access.bits / 8))
+    };
+    let sets = ValueSets::new(p, mem, width, &bytes);
+    let narrow = fixed.keys().any(|n| decl_bits(vars, typed, n) < 32)
+        || targets.iter().any(|t| t.access.bits < 32);
+    let mut out = Vec::new();
+    for t in targets {
+        if !t.name.is_empty() {
+            out.push(t);
+            continue;
+        }
+        let addrs = p
+            .threads
+            .get(t.thread)
+            .and_then(|th| sets.address(th, t.thread, &t.access.addr, t.access.span));
+        let located: Option<Vec<(String, i64)>> = addrs.as_ref().and_then(|xs| {
+            xs.iter()
+                .map(|&x| {
+                    fixed
+                        .iter()
+                        .find(|(n, &v)| v <= x && x < v + vars.size(n))
+                        .map(|(n, &v)| (n.clone(), x - v))
+                })
+                .collect()
+        });
+        // A possible value that herd would reject (misaligned, or across
+        // the location's end) may belong to no execution: refused, as the
+        // value sets over-approximate.
+        let bad = located.as_ref().and_then(|ps| {
+            ps.iter().find(|(n, off)| {
+                let b = i64::from(t.access.bits / 8);
+                t.access.bits % 8 != 0 || off + b > vars.size(n) || (b > 1 && off % b != 0)
+            })
+        });
+        if let (Some((name, off)), true) = (bad, narrow) {
+            return Err(src.error_help(
+                t.access.span,
+                format!(
+                    "unsupported {}-bit access at an address computed from values read: it may be byte {off} of `{name}`, not aligned to its size or across the location's end (mixed-size: addresses from values read)",
+                    t.access.bits
+                ),
+                "the locations such an access may address are found from the values the test's loads can read (a superset); herd7 rejects a misaligned access; see docs/litmus.md",
+            ));
+        }
+        match located {
+            Some(places) if !places.is_empty() && bad.is_none() => {
+                for (name, offset) in places {
+                    let decl = decl_bits(vars, typed, &name);
+                    out.push(super::ctx::Target {
+                        name,
+                        offset,
+                        decl,
+                        ..t.clone()
+                    });
+                }
+            }
+            _ if narrow => {
+                return Err(src.error_help(
+                    t.access.span,
+                    format!(
+                        "unsupported {}-bit access to an address not known statically in a test with byte or half-word accesses (byte/half-access: mixed-size accesses)",
+                        t.access.bits
+                    ),
+                    "an address computed from values read is modelled when the values the test's loads can read give it finitely many values, each inside a location; see docs/litmus.md",
+                ));
+            }
+            _ => out.push(t),
+        }
+    }
+    vars.targets = out;
     Ok(())
 }
 

@@ -17,6 +17,9 @@
 //!   checked constants);
 //! * [`known`]: the registers' values known statically at each
 //!   instruction of a lowered thread (which location an access addresses);
+//! * [`values`]: the values each register may hold, as finite sets over
+//!   the whole test (which locations an address computed from values
+//!   read may fall in);
 //! * [`regs`]: herd's register names and order per architecture;
 //! * [`hash`]: herd's test hash (`Hash=` of herd logs), from the surface.
 //!
@@ -35,6 +38,7 @@ mod riscv;
 pub(crate) mod syntax;
 mod test;
 mod thread;
+mod values;
 mod x86;
 
 pub use hash::herd_hash;

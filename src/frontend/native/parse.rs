@@ -1192,6 +1192,10 @@ impl<'a> Parser<'a> {
                     }
                     fence(f.unwrap_or(Fence::Dmb))
                 }
+                "dsb" if matches!(self.peek(), T::Ident(w) if w == "st") => {
+                    self.bump();
+                    fence(Fence::DsbSt)
+                }
                 "isb" => fence(Fence::Isb),
                 "stlr" => {
                     self.expect_p("(")?;

@@ -316,7 +316,7 @@ impl<'a> Encoder<'a> {
             let instrs = &self.prog.threads[t].instrs;
             for (step, sel) in tu.sel.iter().enumerate() {
                 let ls: Vec<Lit> = (sel.iter())
-                    .filter(|(i, _)| instrs[*i].cmd.is_multi_location_atomic())
+                    .filter(|(i, _)| instrs[*i].cmd.is_atomic_step())
                     .map(|&(_, l)| l)
                     .collect();
                 if !ls.is_empty() {
@@ -691,6 +691,7 @@ impl<'a> Encoder<'a> {
             | BaseSet::Dmb
             | BaseSet::DmbLd
             | BaseSet::DmbSt
+            | BaseSet::DsbSt
             | BaseSet::Isb
             | BaseSet::FenceRR
             | BaseSet::FenceRW

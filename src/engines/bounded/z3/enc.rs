@@ -327,7 +327,7 @@ impl<'p> ZEnc<'p> {
 
     /// `stxn`: two different executed events of one thread and step
     /// whose executed instruction (`ins[step]`) is an atomic step over
-    /// several locations ([`crate::program::Command::is_multi_location_atomic`]).
+    /// several locations ([`crate::program::Command::is_atomic_step`]).
     fn stxn(&self) -> ZRel {
         let ctx = self.ctx;
         let ev = &self.un.events;
@@ -336,7 +336,7 @@ impl<'p> ZEnc<'p> {
             let instrs = &self.prog.threads[t].instrs;
             for (step, cands) in zt.cands.iter().enumerate() {
                 let is: Vec<ZBool> = (cands.iter())
-                    .filter(|&&j| instrs[j].cmd.is_multi_location_atomic())
+                    .filter(|&&j| instrs[j].cmd.is_atomic_step())
                     .map(|&j| zt.ins[step]._eq(&Int::from_i64(ctx, j as i64)))
                     .collect();
                 if !is.is_empty() {
@@ -590,6 +590,7 @@ impl ZBase for ZEnc<'_> {
                 | BaseSet::Dmb
                 | BaseSet::DmbLd
                 | BaseSet::DmbSt
+                | BaseSet::DsbSt
                 | BaseSet::Isb
                 | BaseSet::FenceRR
                 | BaseSet::FenceRW
