@@ -37,6 +37,7 @@ pub mod base;
 pub mod conf;
 pub mod eval;
 pub mod implied;
+pub mod init;
 pub mod parse;
 
 use crate::diag::{SourceFile, Span};
@@ -185,6 +186,11 @@ pub struct Model {
     pub defs: crate::collections::HashMap<String, (usize, usize)>,
     /// herd's flags, in the order read ([`Flag`]).
     pub flags: Vec<Flag>,
+    /// Where the model first needs herd's initial writes as events (file
+    /// index into [`Model::files`], span): its first `rf^-1` (through
+    /// `let` names) or `co0`. When set, the evaluator sees one initial
+    /// write per location ([`init`]); `None` keeps them implicit.
+    pub init_writes: Option<(usize, Span)>,
     /// Unique per loaded model (clones share it): the key of the
     /// evaluator's values kept between candidates ([`eval`]).
     uid: u64,

@@ -839,8 +839,8 @@ pub(crate) fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(Stri
 
 /// The first `r^-1` whose `r` is reads-from or a union with it (through
 /// `let` names): the inverse of rf, which relates a read of an initial
-/// value to herd's initial write, an event the engines do not have
-/// (initial writes are implicit, docs/models.md).
+/// value to herd's initial write: the model needs initial writes as
+/// events ([`crate::cat::init`]).
 fn inverse_of_rf(stmts: &[Stmt]) -> Option<&Node> {
     use ExprKind::*;
     let defs: HashMap<&str, &Node> = stmts
@@ -959,6 +959,7 @@ pub fn parse_model_files(
             .unwrap_or_default()
     });
     let flag_reads = std::mem::take(&mut ld.herd.flags);
+    let co0 = ld.herd.co0.take();
     let Loader {
         files,
         mut stmts,
@@ -1019,14 +1020,10 @@ pub fn parse_model_files(
         }
     }
     check_eval_depth(&files, &stmts)?;
-    if let Some(n) = inverse_of_rf(&stmts) {
-        return Err(files[n.file].error(
-            n.span,
-            "unsupported inverse of reads-from (`rf^-1`): herd's initial writes are events, so a \
-             read of an initial value is in herd's rf^-1 (and in `rf^-1 ; co`, herd's fr); here \
-             initial writes are implicit and such a read has no rf pair",
-        ));
-    }
+    // herd's initial writes are events when the model inverts rf (a
+    // read of an initial value is then in rf^-1, and in herd's
+    // `rf^-1 ; co`) or reads `co0`.
+    let init_writes = inverse_of_rf(&stmts).map(|n| (n.file, n.span)).or(co0);
     if !stmts.iter().any(|s| matches!(s, Stmt::Check { .. })) {
         return Err(src.error(
             Span::new(0, 0),
@@ -1069,6 +1066,7 @@ pub fn parse_model_files(
         files,
         defs,
         flags,
+        init_writes,
         uid: super::next_model_uid(),
     })
 }

@@ -5,11 +5,12 @@
 //! refused with one located error (`file:line:column: error: …`) naming
 //! the construct (spinlocks, SRCU, …), or unknown (its time limit) —
 //! never answered differently. Prints the counts: answered, agreeing,
-//! refused by reason, unknown. Today the model is refused as a whole at
-//! herd's `cos-opt.cat` (`let invrf = rf^-1`: herd's initial writes are
-//! events, here they are implicit), so every test is refused, by the C
-//! front-end first when it has a construct it does not read (spinlocks,
-//! SRCU, …). Skips when the corpus is absent, unless `CI` is set (then
+//! refused by reason, unknown. The model needs herd's initial writes as
+//! events (`cos-opt.cat`'s `rf^-1`, lock.cat's `co0`), which the varisat
+//! backend's enumeration gives it (`cat::init`); the C front-end refuses
+//! what it does not read (spinlocks, SRCU, an access after an `if`, …).
+//! Each test gets 5 s (`--timeout 5`, two jobs); a slower one is unknown.
+//! Skips when the corpus is absent, unless `CI` is set (then
 //! it fails: `common::corpus`).
 
 use crate::common;
@@ -100,7 +101,7 @@ fn lkmm_tests_are_answered_as_herd_or_refused_located() {
     std::fs::write(list.path(), files.join("\n")).unwrap();
     let libdir = root.join("../../tools/herd7/libdir");
     let out = Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-        .args(["litmus", "-q", "--timeout", "10", "--conf"])
+        .args(["litmus", "-q", "-j", "2", "--timeout", "5", "--conf"])
         .arg(root.join("model/linux-kernel.cfg"))
         .arg("-I")
         .arg(&libdir)

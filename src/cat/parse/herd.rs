@@ -125,6 +125,9 @@ pub struct State {
     /// expression is the hidden `let` [`FLAG_PREFIX`]`NAME` pushed with
     /// it.
     pub(super) flags: Vec<(String, Span, bool)>,
+    /// The first use of herd's `co0` (file, span): the model needs
+    /// initial writes as events ([`crate::cat::init`]).
+    pub(super) co0: Option<(usize, Span)>,
 }
 
 /// The start of the name of the hidden `let` binding of a flag's
@@ -766,9 +769,23 @@ impl P<'_> {
         Ok(Some(match n {
             "_" => self.node(ExprKind::Base(Builtin::Rel(BaseRel::Univ)), sp),
             "emptyset" => self.empty_set(sp),
-            // co0: the initial writes before the others (implicit here:
-            // every co starts with the initial write).
-            "co0" => self.node(ExprKind::Empty, sp),
+            // co0: each initial write before the other writes of its
+            // location, `loc & (IW * (W \ IW))` (herd's `pco` of the
+            // initial writes); initial writes are then events
+            // ([`crate::cat::init`]).
+            "co0" => {
+                if self.ld.herd.co0.is_none() {
+                    self.ld.herd.co0 = Some((self.file, sp));
+                }
+                let b = |p: &mut Self, x: Builtin| p.node(ExprKind::Base(x), sp);
+                let iw = b(self, Builtin::Set(BaseSet::IW));
+                let w = b(self, Builtin::Set(BaseSet::W));
+                let iw2 = b(self, Builtin::Set(BaseSet::IW));
+                let later = self.node(ExprKind::Diff(Box::new(w), Box::new(iw2)), sp);
+                let cart = self.node(ExprKind::Cart(Box::new(iw), Box::new(later)), sp);
+                let loc = b(self, Builtin::Rel(BaseRel::Loc));
+                self.node(ExprKind::Inter(Box::new(loc), Box::new(cart)), sp)
+            }
             n if LOCK_SETS.contains(&n) => self.empty_set(sp),
             // herd's RMW of C: the accesses of its atomic primitives
             // (`is_rmw_or_atomic` of herd's C actions: the read and write

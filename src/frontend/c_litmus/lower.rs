@@ -489,6 +489,11 @@ struct ThreadLower<'a> {
     states: u32,
     temps: u32,
     names: &'a mut crate::program::intern::Interner,
+    /// An `if` statement has ended (its join) on the path being lowered.
+    after_if: bool,
+    /// The first event lowered after an `if` (refused: see
+    /// [`ThreadLower::emit_to`]).
+    after_if_event: Option<Error>,
 }
 
 impl<'a> ThreadLower<'a> {
@@ -512,6 +517,8 @@ impl<'a> ThreadLower<'a> {
             states: 1,
             temps: 0,
             names: &mut p.names,
+            after_if: false,
+            after_if_event: None,
         };
         // A parameter is a local initialised with the global's address;
         // the init block may give a local its initial value (`0:r1=z`).
@@ -523,6 +530,9 @@ impl<'a> ThreadLower<'a> {
         }
         for (s, sp) in &f.body {
             l.stmt(s, *sp, *sp)?;
+        }
+        if let Some(e) = l.after_if_event {
+            return Err(e);
         }
         Ok(l.th)
     }
@@ -539,7 +549,21 @@ impl<'a> ThreadLower<'a> {
         self.cur = to;
     }
 
+    /// Adds `cmd` from the current state to `to`. An event (an access or
+    /// a fence) after the end of an `if` is refused: herd's C `if`
+    /// (`herd/CSem.ml`, `choiceT`) gives ctrl from the condition's reads
+    /// to the events of its branches only, while the engines' ctrl
+    /// reaches every po-later event (the ctrl prefix of the unrolling).
     fn emit_to(&mut self, cmd: Command, span: Span, to: StateId) {
+        let event = !matches!(cmd, Command::Assign { .. } | Command::Assume(_) | Command::Nop);
+        if event && self.after_if && self.after_if_event.is_none() {
+            self.after_if_event = Some(self.src.error(
+                span,
+                "unsupported access or fence after an `if`: herd's C control dependency \
+                 (`ctrl`) reaches the events of the branches only; here it would reach \
+                 every later event",
+            ));
+        }
         self.th.instrs.push(Instr {
             from: self.cur,
             to,
@@ -615,6 +639,7 @@ impl<'a> ThreadLower<'a> {
                 self.cur = t_end;
                 self.emit_to(Command::Nop, sp, join);
                 self.cur = join;
+                self.after_if = true;
                 debug_assert!(start != join);
             }
         }

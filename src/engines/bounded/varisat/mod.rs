@@ -167,7 +167,10 @@ pub struct Varisat {
 }
 
 impl Backend for Varisat {
-    fn validate(&self, _model: &Model) -> Result<(), Error> {
+    fn validate(&self, model: &Model) -> Result<(), Error> {
+        if self.eager {
+            model.refuse_init_writes("`--eager`")?;
+        }
         Ok(())
     }
 
@@ -177,6 +180,7 @@ impl Backend for Varisat {
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let model = q.encoded_model();
+        self.validate(&model)?;
         let mut enc = if self.enumerate.is_some() && !self.eager {
             let mut enc = Encoder::lazy_in(
                 cnf::Cnf::recording(),
