@@ -328,7 +328,8 @@ mod tests {
     fn holds(body: &str) -> bool {
         let m = parse_model(&SourceFile::new("m.cat", body)).unwrap();
         assert!(m.init_writes.is_some(), "{body}");
-        Evaluator::new(&m, InitWrites::new(Cand)).check().is_none()
+        let ok = Evaluator::new(&m, InitWrites::new(Cand)).check().is_none();
+        ok
     }
 
     #[test]
