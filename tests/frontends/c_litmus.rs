@@ -320,3 +320,58 @@ fn litmus_conf_refuses_an_unread_model_construct() {
     assert!(!err.contains("is not in"), "{err}");
     assert!(out.contains("Observation MP+test"), "{out}");
 }
+
+/// A model that inverts rf (herd's `cos-opt.cat`: `fr = rf^-1 ; co`)
+/// sees herd's initial writes as events: the read of the initial value
+/// after the thread's own write is fr-before that write, so coherence
+/// forbids it; `IW` and `co0` are the initial writes and their co pairs.
+/// cdclt refuses such a model, located at the inversion.
+#[test]
+fn litmus_conf_initial_writes_are_events() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let cat = "\"m\"\nlet invrf = rf^-1\nlet fr2 = (invrf ; co) \\ id\n\
+               acyclic po-loc | rf | co | fr2 as coherence\n\
+               flag ~empty [IW] ; co ; [W] as iw-co\n\
+               flag ~empty (co0 \\ ([IW] ; co)) | (([IW] ; co) \\ co0) as co0-differs\n\
+               flag ~empty (IW * IW) & (ext | int | po) as iw-thread\n";
+    let cfg = conf(d, cat);
+    let cowr =
+        "C CoWR\n{ x=0; }\nP0(int *x)\n{\n\tint r0;\n\tSTORE(*x, 1);\n\tr0 = LOAD(*x);\n}\nexists (0:r0=0)\n";
+    std::fs::write(d.join("cowr.litmus"), cowr).unwrap();
+    let t = d.join("cowr.litmus").to_string_lossy().into_owned();
+    let (code, out, err) = common::run(&["litmus", "--conf", &cfg, &t]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Observation CoWR Never 0 1"), "{out}");
+    assert!(out.contains("Flag iw-co\n"), "{out}");
+    assert!(!out.contains("co0-differs"), "{out}");
+    assert!(!out.contains("iw-thread"), "{out}");
+    // Without the inversion (the base fr), the same answer.
+    let cfg = conf(d, "\"m\"\nacyclic po-loc | rf | co | fr as coherence\n");
+    let (code, out, err) = common::run(&["litmus", "--conf", &cfg, &t]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Observation CoWR Never 0 1"), "{out}");
+    // cdclt has no initial writes as events: refused at `rf^-1`.
+    let cfg = conf(d, cat);
+    let (code, _, err) = common::run(&["litmus", "--solver", "cdclt", "--conf", &cfg, &t]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("m.cat:2:13: error: unsupported with `--solver cdclt`"), "{err}");
+}
+
+/// herd's C `if` gives ctrl to the events of its branches only; an
+/// access after an `if` is refused, located at the access.
+#[test]
+fn litmus_conf_refuses_an_access_after_an_if() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let cfg = conf(d, CAT);
+    let t = "C after-if\n{ x=0; y=0; }\nP0(int *x, int *y)\n{\n\tint r0;\n\tr0 = LOAD(*x);\n\tif (r0 == 1)\n\t\tSTORE(*y, 2);\n\tSTORE(*y, 1);\n}\nexists (y=1)\n";
+    std::fs::write(d.join("a.litmus"), t).unwrap();
+    let p = d.join("a.litmus").to_string_lossy().into_owned();
+    let (code, _, err) = common::run(&["litmus", "--conf", &cfg, &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a.litmus:9:2: error: unsupported access or fence after an `if`"),
+        "{err}"
+    );
+}
