@@ -337,13 +337,19 @@ mod tests {
         let c = InitWrites::new(Cand);
         assert_eq!(c.cells(), &[10, 20, 30]);
         // herd's fr is rf^-1 ; co minus id, the base fr.
-        assert!(holds("let fr2 = rf^-1 ; co\nempty fr2 \\ fr\nempty fr \\ fr2"));
+        assert!(holds(
+            "let fr2 = rf^-1 ; co\nempty fr2 \\ fr\nempty fr \\ fr2"
+        ));
         // One initial write per location, each co-first, on no thread.
         assert!(holds("empty co0 \\ ([IW] ; co)\nempty IW \\ W\nempty (IW * IW) & (int | ext | po)\nlet r = rf^-1\nempty [IW] ; co^-1"));
         // x's initial write is the source of the read and co-before the
         // write; z's has neither.
-        assert!(holds("let a = [IW] ; rf\nempty a \\ (a ; [R])\nempty ~(domain(rf^-1 ; [IW]))  & R"));
+        assert!(holds(
+            "let a = [IW] ; rf\nempty a \\ (a ; [R])\nempty ~(domain(rf^-1 ; [IW]))  & R"
+        ));
         assert!(!holds("let i = rf^-1\nempty [IW] ; co"));
-        assert!(!holds("let i = rf^-1\nempty IW & ~(domain(co) | range(loc \\ id))"));
+        assert!(!holds(
+            "let i = rf^-1\nempty IW & ~(domain(co) | range(loc \\ id))"
+        ));
     }
 }

@@ -355,7 +355,10 @@ fn litmus_conf_initial_writes_are_events() {
     let cfg = conf(d, cat);
     let (code, _, err) = common::run(&["litmus", "--solver", "cdclt", "--conf", &cfg, &t]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("m.cat:2:13: error: unsupported with `--solver cdclt`"), "{err}");
+    assert!(
+        err.contains("m.cat:2:13: error: unsupported with `--solver cdclt`"),
+        "{err}"
+    );
 }
 
 /// herd's C `if` gives ctrl to the events of its branches only; an

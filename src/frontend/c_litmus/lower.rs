@@ -555,7 +555,10 @@ impl<'a> ThreadLower<'a> {
     /// to the events of its branches only, while the engines' ctrl
     /// reaches every po-later event (the ctrl prefix of the unrolling).
     fn emit_to(&mut self, cmd: Command, span: Span, to: StateId) {
-        let event = !matches!(cmd, Command::Assign { .. } | Command::Assume(_) | Command::Nop);
+        let event = !matches!(
+            cmd,
+            Command::Assign { .. } | Command::Assume(_) | Command::Nop
+        );
         if event && self.after_if && self.after_if_event.is_none() {
             self.after_if_event = Some(self.src.error(
                 span,
