@@ -1008,7 +1008,10 @@ fn bounded_answers(
         }
     }
     let kind = solver.unwrap_or(SolverKind::Varisat);
-    if solver.is_none() && req.alone && kinds == [CheckKind::Reach] && idle_core() {
+    // cdclt and z3 refuse models with initial writes as events
+    // (`Model::refuse_init_writes`): the automatic choice keeps varisat.
+    let raceable = model.init_writes.is_none();
+    if solver.is_none() && raceable && req.alone && kinds == [CheckKind::Reach] && idle_core() {
         return queries::check_race_solvers(p, model, lim, req.eager, kinds);
     }
     let auto_robust = solver.is_none()
@@ -1016,6 +1019,7 @@ fn bounded_answers(
         && kinds == [CheckKind::Robust]
         && req.hb_query == HbQuery::Auto
         && !req.eager
+        && raceable
         && p.nodes.is_none();
     if auto_robust && idle_core() {
         // cdclt with its plain and narrowed hb-cycle queries raced: on the

@@ -98,6 +98,46 @@ pub enum BaseSet {
     NoRet,
     /// `IF`: instruction fetches (herd's ifetch variant).
     IFetch,
+    /// The events carrying one of herd's tags (an annotation of herd's C
+    /// semantics, declared by a model's `enum`: `'ONCE`, `'rcu-lock`, …),
+    /// named in the model by the tag with its first letter upper-cased
+    /// (`ONCE`, `Rcu-lock`). Not in [`SETS`]: a model declares its tags.
+    Tag(Tag),
+}
+
+/// One of herd's tags (herd's C semantics: the annotation of an access or
+/// fence, `__load{ONCE}`, `__fence{rcu-lock}`), interned: herd compares
+/// tags without regard to case (its C front-end lower-cases the
+/// annotations of the macro file, `lib/CLexer.mll`; its bell reads
+/// `'ONCE`), so the tag is kept lower-cased. Shape: a static string
+/// `'tag` (the quote keeps it apart from every base set name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tag(&'static str);
+
+impl Tag {
+    /// The tag `name` (`ONCE`, `'ONCE`, `once`: one tag).
+    pub fn new(name: &str) -> Tag {
+        use std::sync::Mutex;
+        static TAGS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+        let key = format!("'{}", name.trim_start_matches('\'').to_lowercase());
+        let mut tags = TAGS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tags.iter().find(|t| **t == key) {
+            return Tag(t);
+        }
+        let t: &'static str = Box::leak(key.into_boxed_str());
+        tags.push(t);
+        Tag(t)
+    }
+
+    /// The name events carry for it (`'once`), as [`BaseSet::name`].
+    pub fn key(self) -> &'static str {
+        self.0
+    }
+
+    /// The tag, lower-cased, without its quote (`once`).
+    pub fn name(self) -> &'static str {
+        &self.0[1..]
+    }
 }
 
 /// A base relation: a binary relation over events every model may name.
@@ -239,11 +279,6 @@ pub const RELS: [Entry<BaseRel>; 21] = [
 // The tables are indexed by the enums' discriminants.
 const _: () = {
     let mut i = 0;
-    while i < SETS.len() {
-        assert!(SETS[i].base as usize == i);
-        i += 1;
-    }
-    let mut i = 0;
     while i < RELS.len() {
         assert!(RELS[i].base as usize == i);
         i += 1;
@@ -256,14 +291,28 @@ impl BaseSet {
         SETS.iter().map(|e| e.base)
     }
 
-    /// Its name in the model language (`R`, `MFENCE`, …).
+    /// Its row of [`SETS`]; `None` for a tag.
+    fn entry(self) -> Option<&'static Entry<BaseSet>> {
+        SETS.iter().find(|e| e.base == self)
+    }
+
+    /// Its name in the model language (`R`, `MFENCE`, …); for a tag, the
+    /// name events carry for it ([`Tag::key`], `'once`).
     pub fn name(self) -> &'static str {
-        SETS[self as usize].name
+        match self {
+            BaseSet::Tag(t) => t.key(),
+            _ => self.entry().map_or("", |e| e.name),
+        }
     }
 
     /// Its meaning, one line with the source.
     pub fn doc(self) -> &'static str {
-        SETS[self as usize].doc
+        match self {
+            BaseSet::Tag(_) => {
+                "the events carrying this tag of herd's C semantics (herd's annotation sets)"
+            }
+            _ => self.entry().map_or("", |e| e.doc),
+        }
     }
 
     /// The sets an access is in by its annotation bits ([`BaseSet::ann_bit`]).
@@ -327,7 +376,8 @@ impl BaseSet {
             | BaseSet::Rel
             | BaseSet::X
             | BaseSet::NoRet
-            | BaseSet::IFetch => return None,
+            | BaseSet::IFetch
+            | BaseSet::Tag(_) => return None,
             BaseSet::R
             | BaseSet::W
             | BaseSet::M

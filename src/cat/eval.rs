@@ -17,8 +17,10 @@
 //! derivation. For `let rec` (least fixed points) presence uses the
 //! iteration at which a pair first appears; absence at the fixed point is
 //! explained coinductively (a pair already being explained is assumed
-//! absent), which is sound because recursive definitions are monotone in
-//! the recursive names.
+//! absent), which is sound because those recursive definitions are
+//! monotone in the recursive names. A group that is not (herd's
+//! `rcu-rscs` matching) is computed by herd's own iteration and explained
+//! by every fact of its inputs.
 
 use super::base::{BaseRel, BaseSet, Builtin};
 use super::{AxiomKind, ExprKind, Model, Node, Stmt, Ty};
@@ -369,6 +371,11 @@ struct Plan {
     /// name of that group (its value differs from one fixed-point
     /// iteration to the next).
     env_dep: Vec<bool>,
+    /// The `let rec` groups (statement indices) that are not monotone in
+    /// their own names (one is used under `~` or right of `\\`): herd's
+    /// iteration, [`Evaluator::fixpoint_herd`], computes them, and an
+    /// explanation through one holds every fact of its inputs.
+    nonmono: HashSet<usize>,
 }
 
 impl Plan {
@@ -411,10 +418,19 @@ impl Plan {
         let mut plan = Plan {
             name_ref: vec![None; model.nodes],
             env_dep: vec![false; model.nodes],
+            nonmono: HashSet::default(),
         };
         for (si, st) in model.stmts.iter().enumerate() {
             match st {
                 Stmt::Let { rec, binds } => {
+                    let keys: Vec<String> = binds.iter().map(|(k, _)| k.clone()).collect();
+                    if *rec
+                        && binds
+                            .iter()
+                            .any(|(_, e)| super::parse::negative_use(e, &keys, true).is_some())
+                    {
+                        plan.nonmono.insert(si);
+                    }
                     let group = rec.then_some(si);
                     for (_, e) in binds {
                         walk(e, model, group, &mut plan, 0);
@@ -733,7 +749,11 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
         let model = self.model;
         if let Stmt::Let { binds, .. } = &model.stmts[si] {
-            self.fixpoint(si, binds);
+            if self.memo.plan.nonmono.contains(&si) {
+                self.fixpoint_herd(si, binds);
+            } else {
+                self.fixpoint(si, binds);
+            }
         }
     }
 
@@ -962,6 +982,164 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
+    /// herd's iteration of a `let rec` group that is not monotone in its
+    /// own names (herd's `lib/interpreter.ml`, `env_rec_vals`): from the
+    /// empty values, each round evaluates the bindings in order, each
+    /// seeing the values the earlier ones got in this round; it stops
+    /// after the first round whose every value is included in the value
+    /// the round started from. Each binding's evaluation is one iterate
+    /// (index k: the values after k evaluations), so the iteration's
+    /// memo ([`Group::at`]) stays keyed by iterate. A monotone group
+    /// reaches the same least fixed point either way; one that never
+    /// settles (herd loops) is cut after `2·n² + 8` rounds.
+    fn fixpoint_herd(&mut self, si: usize, binds: &'m [(String, Node)]) {
+        let rev = self.memo.rev;
+        let m = binds.len();
+        let old = self.memo.groups.remove(&si);
+        self.memo.groups.insert(
+            si,
+            Group {
+                verified: rev,
+                changed: vec![rev; m],
+                iters: binds
+                    .iter()
+                    .map(|_| vec![Rc::new(Val::Rel(Mat::new(self.n)))])
+                    .collect(),
+                at: HashMap::default(),
+            },
+        );
+        let subset = |a: &Val, b: &Val| match (a, b) {
+            (Val::Rel(x), Val::Rel(y)) => {
+                x.0.iter()
+                    .zip(&y.0)
+                    .all(|(p, q)| p.0.iter().zip(&q.0).all(|(u, v)| u & !v == 0))
+            }
+            (Val::Set(x), Val::Set(y)) => x.0.iter().zip(&y.0).all(|(u, v)| u & !v == 0),
+            _ => false,
+        };
+        let max_rounds = 2 * self.n * self.n + 8;
+        let mut k = 0;
+        for round in 0.. {
+            let start = k;
+            for (bi, (_, e)) in binds.iter().enumerate() {
+                let v = self.eval(e, Some((si, k)));
+                let g = self.memo.groups.get_mut(&si).expect("inserted above");
+                for (bj, it) in g.iters.iter_mut().enumerate() {
+                    let x = if bj == bi { v.clone() } else { it[k].clone() };
+                    it.push(x);
+                }
+                k += 1;
+            }
+            let g = &self.memo.groups[&si];
+            let settled = g.iters.iter().all(|it| subset(&it[k], &it[start]));
+            if settled || round >= max_rounds {
+                break;
+            }
+        }
+        if let Some(old) = old {
+            let g = self.memo.groups.get_mut(&si).expect("inserted above");
+            for bi in 0..m {
+                if old.iters[bi].last() == g.iters[bi].last() {
+                    g.changed[bi] = old.changed[bi];
+                }
+            }
+        }
+    }
+
+    /// Explains the value of the non-monotone `let rec` group at
+    /// statement `si` ([`Plan::nonmono`]) by every fact of its inputs:
+    /// the full value (each pair or element, present or absent) of every
+    /// maximal sub-expression of its bodies that does not mention the
+    /// group, and the executed events and po where a body's operator
+    /// reads them. Any candidate with the same facts gives the group the
+    /// same value (herd's iteration is a function of its inputs).
+    fn group_facts(&mut self, si: usize, facts: &mut Vec<B::Fact>) {
+        fn walk<B: Base>(
+            ev: &mut Evaluator<'_, B>,
+            n: &Node,
+            done: &mut HashSet<usize>,
+            facts: &mut Vec<B::Fact>,
+        ) {
+            use ExprKind::*;
+            if !done.insert(n.id) {
+                return;
+            }
+            if !ev.memo.plan.env_dep[n.id] {
+                ev.full_value(n, facts);
+                return;
+            }
+            match &n.kind {
+                Name(_) | Base(_) | Empty => {}
+                Union(x, y) | Inter(x, y) | Seq(x, y) | Diff(x, y) | Cart(x, y) => {
+                    walk(ev, x, done, facts);
+                    walk(ev, y, done, facts);
+                }
+                Compl(x) | Star(x) | Opt(x) => {
+                    for e in 0..ev.n {
+                        ev.exec_fact(e, facts);
+                    }
+                    walk(ev, x, done, facts);
+                }
+                FenceRel(x) => {
+                    let po = ev.model.nodes; // a key no node has
+                    if done.insert(po) {
+                        ev.full_base_rel(BaseRel::Po, facts);
+                    }
+                    walk(ev, x, done, facts);
+                }
+                Plus(x) | Inv(x) | Bracket(x) | Domain(x) | Range(x) => walk(ev, x, done, facts),
+            }
+        }
+        let model = self.model;
+        let Stmt::Let { binds, .. } = &model.stmts[si] else {
+            return;
+        };
+        let mut done = HashSet::default();
+        for (_, e) in binds {
+            walk(self, e, &mut done, facts);
+        }
+    }
+
+    /// Every fact of the value of `n` (outside any iteration): each pair
+    /// or element explained present or absent.
+    fn full_value(&mut self, n: &Node, facts: &mut Vec<B::Fact>) {
+        let v = self.eval(n, None);
+        for a in 0..self.n {
+            match &*v {
+                Val::Set(s) => {
+                    if s.get(a) {
+                        self.pres_set(n, None, a, facts);
+                    } else {
+                        let mut seen = HashSet::default();
+                        self.abs_set(n, None, a, facts, &mut seen);
+                    }
+                }
+                Val::Rel(r) => {
+                    for b in 0..self.n {
+                        if r.get(a, b) {
+                            self.pres(n, None, a, b, facts);
+                        } else {
+                            let mut seen = HashSet::default();
+                            self.abs(n, None, a, b, facts, &mut seen);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every fact of base relation `r`.
+    fn full_base_rel(&mut self, r: BaseRel, facts: &mut Vec<B::Fact>) {
+        let v = self.base_val(Builtin::Rel(r));
+        for a in 0..self.n {
+            for b in 0..self.n {
+                let present = v.rel().get(a, b);
+                let l = self.base.rel_fact(r, a, b);
+                self.fact(l, present, facts);
+            }
+        }
+    }
+
     /// Evaluates the definitions the axioms need (lazily) and checks every
     /// axiom in order; returns
     /// the first violation with its explanation, or None when the
@@ -1102,6 +1280,20 @@ impl<'m, B: Base> Evaluator<'m, B> {
         facts
     }
 
+    /// Whether the value of the `let` binding with key `key` (a flag's
+    /// expression, [`super::Flag::key`]) is non-empty on this candidate;
+    /// false for an unknown key.
+    pub fn nonempty(&mut self, key: &str) -> bool {
+        let Some(&(si, bi)) = self.defs.get(key) else {
+            return false;
+        };
+        let v = self.eval(self.bind(si, bi), None);
+        match &*v {
+            Val::Set(s) => !s.is_empty(),
+            Val::Rel(m) => m.0.iter().any(|r| !r.is_empty()),
+        }
+    }
+
     /// Concrete value of a defined or built-in relation (after `check`),
     /// by the user's name (the last definition of that name, else the base
     /// relation); None for a set or an unknown name.
@@ -1155,7 +1347,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
             Name(_) => {
                 let (g, bi, rec) = self.name_ref(node);
                 let def = self.bind(g, bi);
-                if rec {
+                if rec && self.memo.plan.nonmono.contains(&g) {
+                    self.ensure_group(g);
+                    self.group_facts(g, facts);
+                } else if rec {
                     self.ensure_group(g);
                     let iters = &self.memo.groups[&g].iters[bi];
                     let upto = match env {
@@ -1262,6 +1457,10 @@ impl<'m, B: Base> Evaluator<'m, B> {
                 let (g, bi, rec) = self.name_ref(node);
                 let def = self.bind(g, bi);
                 match env {
+                    _ if rec && self.memo.plan.nonmono.contains(&g) => {
+                        self.ensure_group(g);
+                        self.group_facts(g, facts);
+                    }
                     Some((g2, i)) if rec && g2 == g => {
                         if i > 0 {
                             self.abs(def, Some((g, i - 1)), a, b, facts, seen);
@@ -1692,5 +1891,80 @@ mod tests {
         }
         // The candidates exercise the explanations, not only consistency.
         assert!(violations > 50, "only {violations} violations");
+    }
+
+    /// A `let rec` group that is not monotone (the kernel's rcu-rscs
+    /// matching of nested lock/unlock pairs) is computed by herd's
+    /// iteration: bindings in order, each seeing this round's earlier
+    /// values, until a round adds nothing. Kleene iteration with all
+    /// bindings at once would match every lock with every unlock.
+    /// Its explanation holds the facts of its inputs.
+    #[test]
+    fn a_group_that_is_not_monotone_is_iterated_as_herd_does() {
+        let text = "\"m\"\n\
+            let rec ul = R \\ domain(m)\n\
+            and uu = W \\ range(m)\n\
+            and un = ul | uu\n\
+            and upo = [un] ; po ; [un]\n\
+            and ultu = [ul] ; po ; [uu]\n\
+            and m = m | (ultu \\ (upo ; upo))\n\
+            empty m as matched\n";
+        let model = crate::cat::parse::parse_model(&crate::diag::SourceFile::new("m.cat", text))
+            .expect("a model");
+        // One thread: lock, lock, unlock, unlock.
+        let n = 4;
+        let mut exec = Bits::new(n);
+        (0..n).for_each(|i| exec.set(i));
+        let set_of = |s: BaseSet| {
+            let mut b = Bits::new(n);
+            match s {
+                BaseSet::R => [0, 1].iter().for_each(|&i| b.set(i)),
+                BaseSet::W => [2, 3].iter().for_each(|&i| b.set(i)),
+                _ => {}
+            }
+            b
+        };
+        let rel_of = |r: BaseRel| {
+            let mut m = Mat::new(n);
+            for a in 0..n {
+                for b in 0..n {
+                    if (r == BaseRel::Po && a < b) || (r == BaseRel::Id && a == b) {
+                        m.set(a, b);
+                    }
+                }
+            }
+            m
+        };
+        let c = Cand {
+            n,
+            exec,
+            sets: BaseSet::all().map(set_of).collect(),
+            rels: BaseRel::all().map(rel_of).collect(),
+        };
+        MEMO.with(|m| *m.borrow_mut() = None);
+        let mut ev = Evaluator::new(&model, Concrete(&c));
+        let v = ev.check();
+        let m = ev.relation("m").expect("a relation");
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|a| (0..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| m.get(a, b))
+            .collect();
+        assert_eq!(pairs, vec![(0, 3), (1, 2)]);
+        // The explanation holds po's facts (absent pairs too) and the
+        // sets' (members and non-members).
+        let v = v.expect("`empty m` fails");
+        assert_eq!(v.axiom, "matched");
+        let po = |a: i64, b: i64| 1_000_000 + 100 * a + b;
+        assert!(v.facts.contains(&po(1, 2)), "{:?}", v.facts);
+        assert!(v.facts.contains(&!po(2, 1)), "{:?}", v.facts);
+        // `let rec a = po \ a`: herd stops after the round that adds
+        // nothing (po, then the empty relation).
+        let model = crate::cat::parse::parse_model(&crate::diag::SourceFile::new(
+            "m.cat",
+            "\"m\"\nlet rec a = po \\ a\nempty a as e\n",
+        ))
+        .expect("a model");
+        MEMO.with(|m| *m.borrow_mut() = None);
+        assert!(Evaluator::new(&model, Concrete(&c)).check().is_none());
     }
 }

@@ -37,6 +37,7 @@ pub mod base;
 pub mod conf;
 pub mod eval;
 pub mod implied;
+pub mod init;
 pub mod parse;
 
 use crate::diag::{SourceFile, Span};
@@ -143,6 +144,28 @@ pub enum Stmt {
     },
 }
 
+/// herd's `flag ~empty E as NAME`: not a constraint; herd prints
+/// `Flag NAME` when E is non-empty on some consistent execution (herd's
+/// `lib/interpreter.ml`, `top_herd.ml`: flags are collected over the
+/// executions that pass every check).
+#[derive(Clone, Debug)]
+pub struct Flag {
+    /// The flag's name (`data-race`).
+    pub name: String,
+    /// The key of the hidden `let` binding of E (`flag NAME#k`; a name
+    /// no model can write).
+    pub key: String,
+    /// Where, in file [`Flag::file`].
+    pub span: Span,
+    /// The file it was read from: an index into [`Model::files`].
+    pub file: usize,
+    /// E is an upper bound of herd's expression, not the expression:
+    /// herd's `different-values(r)` (the pairs of r whose events have
+    /// different values) read as `r`. Empty decides the flag (it does
+    /// not hold); non-empty leaves it undecided.
+    pub bound_only: bool,
+}
+
 /// A parsed, name-resolved and type-checked model.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -161,6 +184,13 @@ pub struct Model {
     pub files: Vec<SourceFile>,
     /// Definition index: binding key (`name#k`) → (statement, binding).
     pub defs: crate::collections::HashMap<String, (usize, usize)>,
+    /// herd's flags, in the order read ([`Flag`]).
+    pub flags: Vec<Flag>,
+    /// Where the model first needs herd's initial writes as events (file
+    /// index into [`Model::files`], span): its first `rf^-1` (through
+    /// `let` names) or `co0`. When set, the evaluator sees one initial
+    /// write per location ([`init`]); `None` keeps them implicit.
+    pub init_writes: Option<(usize, Span)>,
     /// Unique per loaded model (clones share it): the key of the
     /// evaluator's values kept between candidates ([`eval`]).
     uid: u64,

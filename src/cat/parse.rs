@@ -3,7 +3,7 @@
 //! Owns how a model's files are found: the stdlib first, then the model's
 //! file, with each `include` spliced in place.
 
-use super::base::{Builtin, RELS, SETS};
+use super::base::{BaseRel, Builtin, RELS, SETS};
 use super::{AxiomKind, ExprKind, Model, Node, Stmt, Ty, STDLIB};
 use crate::collections::HashMap;
 use crate::diag::{Error, SourceFile, Span};
@@ -818,9 +818,10 @@ fn check(src: &SourceFile, n: &mut Node, env: &HashMap<String, Binding>) -> Resu
 
 /// The first occurrence of one of `keys` in negative position (under an
 /// odd number of `~` and right-hand sides of `\`) in `n`, with its span:
-/// a `let rec` group must be monotone in its own names, or Kleene
-/// iteration need not reach a fixed point (herd's cat semantics).
-fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(String, Span)> {
+/// a `let rec` group with one is not monotone in its own names, and
+/// Kleene iteration need not reach a least fixed point; herd iterates it
+/// anyway (`eval`'s herd iteration).
+pub(crate) fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(String, Span)> {
     use ExprKind::*;
     match &n.kind {
         Name(k) => (!pos && keys.contains(k)).then(|| (k.clone(), n.span)),
@@ -834,6 +835,47 @@ fn negative_use(n: &Node, keys: &[String], pos: bool) -> Option<(String, Span)> 
             negative_use(a, keys, pos)
         }
     }
+}
+
+/// The first `r^-1` whose `r` is reads-from or a union with it (through
+/// `let` names): the inverse of rf, which relates a read of an initial
+/// value to herd's initial write: the model needs initial writes as
+/// events ([`crate::cat::init`]).
+fn inverse_of_rf(stmts: &[Stmt]) -> Option<&Node> {
+    use ExprKind::*;
+    let defs: HashMap<&str, &Node> = stmts
+        .iter()
+        .flat_map(|st| match st {
+            Stmt::Let { binds, .. } => binds.iter().map(|(k, e)| (k.as_str(), e)).collect(),
+            Stmt::Check { .. } => Vec::new(),
+        })
+        .collect();
+    fn has_rf<'a>(n: &'a Node, defs: &HashMap<&str, &'a Node>, seen: &mut Vec<&'a str>) -> bool {
+        match &n.kind {
+            Base(Builtin::Rel(BaseRel::Rf)) => true,
+            Name(k) if !seen.contains(&k.as_str()) => {
+                seen.push(k);
+                defs.get(k.as_str()).is_some_and(|d| has_rf(d, defs, seen))
+            }
+            Union(a, b) => has_rf(a, defs, seen) || has_rf(b, defs, seen),
+            _ => false,
+        }
+    }
+    fn walk<'a>(n: &'a Node, defs: &HashMap<&str, &'a Node>) -> Option<&'a Node> {
+        match &n.kind {
+            Inv(x) if has_rf(x, defs, &mut Vec::new()) => Some(n),
+            Base(_) | Empty | Name(_) => None,
+            Union(a, b) | Inter(a, b) | Seq(a, b) | Diff(a, b) | Cart(a, b) => {
+                walk(a, defs).or_else(|| walk(b, defs))
+            }
+            Compl(a) | Plus(a) | Star(a) | Opt(a) | Inv(a) | Bracket(a) | Domain(a) | Range(a)
+            | FenceRel(a) => walk(a, defs),
+        }
+    }
+    stmts.iter().find_map(|st| match st {
+        Stmt::Let { binds, .. } => binds.iter().find_map(|(_, e)| walk(e, &defs)),
+        Stmt::Check { expr, .. } => walk(expr, &defs),
+    })
 }
 
 fn tyname(t: Ty) -> &'static str {
@@ -916,6 +958,8 @@ pub fn parse_model_files(
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
     });
+    let flag_reads = std::mem::take(&mut ld.herd.flags);
+    let co0 = ld.herd.co0.take();
     let Loader {
         files,
         mut stmts,
@@ -958,21 +1002,10 @@ pub fn parse_model_files(
                         );
                     }
                 }
-                let keys: Vec<String> = binds.iter().map(|(n, _)| n.clone()).collect();
-                for (n, e) in binds.iter() {
-                    if let Some(bad) = negative_use(e, &keys, true) {
-                        let user = |k: &str| k.split('#').next().unwrap_or(k).to_string();
-                        return Err(files[e.file].error(
-                            bad.1,
-                            format!(
-                                "`let rec {}` uses `{}` under `~` or on the right of `\\`: \
-                                 the definition is not monotone and has no least fixed point",
-                                user(n),
-                                user(&bad.0)
-                            ),
-                        ));
-                    }
-                }
+                // A group not monotone in its own names (herd's rcu-rscs
+                // matching) is evaluated by herd's own iteration
+                // (`eval::Evaluator`; engines that need monotone groups,
+                // the z3 encoder, refuse it).
             }
             Stmt::Check { expr, kind, .. } => {
                 let file = &files[expr.file];
@@ -987,6 +1020,10 @@ pub fn parse_model_files(
         }
     }
     check_eval_depth(&files, &stmts)?;
+    // herd's initial writes are events when the model inverts rf (a
+    // read of an initial value is then in rf^-1, and in herd's
+    // `rf^-1 ; co`) or reads `co0`.
+    let init_writes = inverse_of_rf(&stmts).map(|n| (n.file, n.span)).or(co0);
     if !stmts.iter().any(|s| matches!(s, Stmt::Check { .. })) {
         return Err(src.error(
             Span::new(0, 0),
@@ -1001,6 +1038,26 @@ pub fn parse_model_files(
             }
         }
     }
+    // The hidden bindings of the flags' expressions, in order.
+    let keys = stmts.iter().flat_map(|st| match st {
+        Stmt::Let { rec: false, binds } => binds
+            .iter()
+            .filter(|(k, _)| k.starts_with(herd::FLAG_PREFIX))
+            .map(|(k, e)| (k.clone(), e.file))
+            .collect(),
+        _ => Vec::new(),
+    });
+    let flags = flag_reads
+        .into_iter()
+        .zip(keys)
+        .map(|((name, span, bound_only), (key, file))| super::Flag {
+            name,
+            key,
+            span,
+            file,
+            bound_only,
+        })
+        .collect();
     Ok(Model {
         name,
         stmts,
@@ -1008,6 +1065,8 @@ pub fn parse_model_files(
         source: src.clone(),
         files,
         defs,
+        flags,
+        init_writes,
         uid: super::next_model_uid(),
     })
 }
@@ -1070,18 +1129,10 @@ mod tests {
             e.starts_with("m.cat:1:14: error: unknown name `nope`"),
             "{e}"
         );
-        let e = parse("let rec a = po \\ a\nacyclic a")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("m.cat:1:18: error: `let rec a` uses `a` under `~`"),
-            "{e}"
-        );
-        let e = parse("let rec a = po | b and b = ~(a ; rf)\nacyclic a")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`let rec b` uses `a`"), "{e}");
-        parse("let rec a = po | (rf \\ a)\nacyclic a").unwrap_err();
+        // Groups that are not monotone are read (herd iterates them).
+        parse("let rec a = po \\ a\nacyclic a").unwrap();
+        parse("let rec a = po | b and b = ~(a ; rf)\nacyclic a").unwrap();
+        parse("let rec a = po | (rf \\ a)\nacyclic a").unwrap();
         parse("let rec a = po | (a \\ ~rf) | (rf \\ ~a)\nacyclic a").unwrap();
         parse("let rec a = po | (rf \\ (po \\ a))\nacyclic a").unwrap();
         let e = parse("acyclic R").unwrap_err().to_string();

@@ -174,17 +174,23 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
 }
 
 /// `litmus --conf CFG [-I DIR]… FILES`: C litmus tests under the model
-/// and macro file of herd's configuration `CFG`. Each test is read with
-/// the macro file (its own errors located in it); a model with
-/// constructs this tool does not read yet refuses every test with one
-/// located error naming the construct. Exit status 2 when some test is
-/// refused.
+/// and macro file of herd's configuration `CFG`, each answered with
+/// herd's block (`Test`, `States`, `Ok`/`No`, `Witnesses`, herd's `Flag`
+/// lines, `Condition`, `Observation`, `Time`), in input order. A test is
+/// refused (on stderr, `FILE: LOCATED ERROR`) when it or the model has
+/// a construct this tool does not read yet; it is unknown (on stderr,
+/// `FILE: unknown: REASON`) when its timeout passes or its flags cannot
+/// be decided (a model with flags is answered only by visiting every
+/// candidate execution, [`bmc_rmm::litmus::run`]). Exit status 2 when
+/// some test is refused, else 3 when some is unknown, else 0.
 ///
 /// Errors: the configuration cannot be read, or names a missing file;
 /// the macro file's syntax errors; a missing input.
 fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
     use bmc_rmm::cat::conf::HerdConf;
+    use bmc_rmm::engines::bounded::{Deadline, Limits};
     use bmc_rmm::frontend::c_litmus::{self, MacroFile};
+    use bmc_rmm::litmus::run::run_with;
     let conf = HerdConf::read(conf, &a.include)?;
     let macros = match &conf.macros {
         Some(m) => MacroFile::parse(&SourceFile::read(&m.to_string_lossy())?)?,
@@ -194,22 +200,65 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
     let files = crate::cli::inputs::expand(&a.files, &["litmus"])?;
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
-    let results = crate::cli::batch::run(&files, &opts, |f| -> Result<(), Error> {
-        let src = SourceFile::read(f)?;
-        c_litmus::parse(&src, &macros)?;
-        match &model {
-            Ok(_) => Err(Error::Usage(
-                "answering C litmus tests under a configuration's model is not implemented yet"
-                    .into(),
-            )),
-            Err(e) => Err(e.clone()),
-        }
-    })?;
+    // Ok(Ok(block)): answered; Ok(Err(reason)): unknown; Err: refused.
+    let results = crate::cli::batch::run(
+        &files,
+        &opts,
+        |f| -> Result<Result<String, String>, Error> {
+            let src = SourceFile::read(f)?;
+            let c = c_litmus::parse(&src, &macros)?;
+            let model = model.as_ref().map_err(Clone::clone)?;
+            let start = std::time::Instant::now();
+            let lim = Limits {
+                bound: a.bound,
+                width: a
+                    .width
+                    .unwrap_or_else(|| bmc_rmm::litmus::run::auto_width(&c.test).0),
+                deadline: Deadline(Some(start + std::time::Duration::from_secs_f64(a.timeout))),
+                switches: a.switches,
+            };
+            // Flags are decided by visiting every candidate: no budget.
+            let budget = if model.flags.is_empty() {
+                a.enumerate.budget()
+            } else {
+                Some(usize::MAX)
+            };
+            let r = run_with(&c.test, model, lim, a.solver, budget)?;
+            if let Some(u) = &r.unknown {
+                return Ok(Err(u.clone()));
+            }
+            let Some(flags) = &r.flags else {
+                return Ok(Err(
+                    "the model's flags need every candidate execution visited".into(),
+                ));
+            };
+            if let Some(f) = flags.undecided.first() {
+                return Ok(Err(format!(
+                "flag `{f}`: `different-values` is not evaluated, and its relation is not empty on a consistent execution"
+            )));
+            }
+            Ok(Ok(bmc_rmm::litmus::herd::render_flags(
+                &c.test,
+                &r.states,
+                &flags.fired,
+                r.time,
+            )))
+        },
+    )?;
     let mut status = 0;
     for (f, r) in files.iter().zip(&results) {
-        if let Err(e) = r {
-            eprintln!("{f}: {e}");
-            status = 2;
+        match r {
+            Ok(Ok(block)) => print!("{block}"),
+            Ok(Err(why)) => {
+                eprintln!("{f}: unknown: {why}");
+                if status == 0 {
+                    status = 3;
+                }
+            }
+            Err(e) => {
+                eprintln!("{f}: {e}");
+                status = 2;
+            }
         }
     }
     Ok(status)

@@ -347,6 +347,32 @@ pub fn render(
     s
 }
 
+/// [`render`] with herd's `Flag NAME` lines (the flags of the model that
+/// hold on some consistent execution, [`crate::cat::Flag`]), sorted by
+/// name, before the `Condition` line, as herd7 prints them.
+pub fn render_flags(
+    test: &LitmusTest,
+    states: &[Vec<i64>],
+    flags: &[String],
+    time_secs: f64,
+) -> String {
+    let block = render(test, states, None, time_secs);
+    let mut names: Vec<&String> = flags.iter().collect();
+    names.sort();
+    names.dedup();
+    let mut out = String::with_capacity(block.len());
+    for line in block.lines() {
+        if line.starts_with("Condition ") {
+            for f in &names {
+                let _ = writeln!(out, "Flag {f}");
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 /// The observation of P over a set of final states (filter applied).
 pub fn observe(test: &LitmusTest, states: &[Vec<i64>]) -> Observation {
     let mut pos = 0;

@@ -32,6 +32,9 @@ pub struct LitmusResult {
     pub width: u32,
     /// Engine statistics.
     pub stats: Stats,
+    /// herd's flags over the consistent executions, when decided
+    /// ([`crate::engines::bounded::FinalStates::flags`]).
+    pub flags: Option<crate::engines::bounded::Flags>,
 }
 
 impl LitmusResult {
@@ -255,5 +258,6 @@ pub fn run_with(
         time: start.elapsed().as_secs_f64(),
         width: lim.width,
         stats: e.stats,
+        flags: e.flags,
     })
 }

@@ -16,13 +16,18 @@
 //! defined (lexical scope); sets of relations are evaluated at load time
 //! when they are statically known, and refused otherwise.
 //!
-//! What the engines cannot evaluate yet (the sets a tag names, flags,
-//! `different-values`, herd's `FW`) is accepted by the parser and
-//! remembered: the model is then refused at the first such construct, a
-//! located error naming it ([`State::unsupported`]).
+//! A tag's set (`Once`, `Rcu-lock`) is the base set of the events
+//! carrying the tag ([`BaseSet::Tag`]); herd's `RMW` of C is the base set
+//! `A`, its `FW` is `W \ domain(co)`; `flag ~empty E as NAME` is a
+//! hidden `let` of E and a [`crate::cat::Flag`], with
+//! `different-values(r)` right after the test read as its bound r. What
+//! the engines cannot evaluate yet (other flag tests, `different-values`
+//! elsewhere) is accepted by the parser and remembered: the model is then
+//! refused at the first such construct, a located error naming it
+//! ([`State::unsupported`]).
 
 use super::{describe, is_keyword, Origin, P, T};
-use crate::cat::base::{BaseRel, BaseSet, Builtin};
+use crate::cat::base::{BaseRel, BaseSet, Builtin, Tag};
 use crate::cat::{AxiomKind, ExprKind, Node, Stmt, Ty};
 use crate::collections::{HashMap, HashSet};
 use crate::diag::{Error, SourceFile, Span};
@@ -116,7 +121,19 @@ pub struct State {
     /// The first construct the engines cannot evaluate yet: (file,
     /// span, what).
     pub(super) unsupported: Option<(usize, Span, String)>,
+    /// The flags read, in order: (name, span, bound only); each one's
+    /// expression is the hidden `let` [`FLAG_PREFIX`]`NAME` pushed with
+    /// it.
+    pub(super) flags: Vec<(String, Span, bool)>,
+    /// The first use of herd's `co0` (file, span): the model needs
+    /// initial writes as events ([`crate::cat::init`]).
+    pub(super) co0: Option<(usize, Span)>,
 }
+
+/// The start of the name of the hidden `let` binding of a flag's
+/// expression (`flag data-race`): a name with a space, which no model
+/// can write.
+pub const FLAG_PREFIX: &str = "flag ";
 
 impl State {
     /// A fresh state reading with `opts`.
@@ -743,11 +760,8 @@ impl P<'_> {
             return Ok(None);
         }
         if let Some(tag) = self.ld.herd.tags.get(n).cloned() {
-            self.unsupported(
-                sp,
-                format!("`{n}` (the events carrying herd's tag `'{tag}`) is not supported yet by the engines"),
-            );
-            return Ok(Some(self.empty_set(sp)));
+            let t = Builtin::Set(BaseSet::Tag(Tag::new(&tag)));
+            return Ok(Some(self.node(ExprKind::Base(t), sp)));
         }
         if Builtin::from_name(n).is_some() {
             return Ok(None);
@@ -755,21 +769,39 @@ impl P<'_> {
         Ok(Some(match n {
             "_" => self.node(ExprKind::Base(Builtin::Rel(BaseRel::Univ)), sp),
             "emptyset" => self.empty_set(sp),
-            // co0: the initial writes before the others (implicit here:
-            // every co starts with the initial write).
-            "co0" => self.node(ExprKind::Empty, sp),
-            n if LOCK_SETS.contains(&n) => self.empty_set(sp),
-            "RMW" => {
-                self.unsupported(
-                    sp,
-                    "`RMW` (herd's events of C read-modify-write primitives) is not supported yet"
-                        .into(),
-                );
-                self.empty_set(sp)
+            // co0: each initial write before the other writes of its
+            // location, `loc & (IW * (W \ IW))` (herd's `pco` of the
+            // initial writes); initial writes are then events
+            // ([`crate::cat::init`]).
+            "co0" => {
+                if self.ld.herd.co0.is_none() {
+                    self.ld.herd.co0 = Some((self.file, sp));
+                }
+                let b = |p: &mut Self, x: Builtin| p.node(ExprKind::Base(x), sp);
+                let iw = b(self, Builtin::Set(BaseSet::IW));
+                let w = b(self, Builtin::Set(BaseSet::W));
+                let iw2 = b(self, Builtin::Set(BaseSet::IW));
+                let later = self.node(ExprKind::Diff(Box::new(w), Box::new(iw2)), sp);
+                let cart = self.node(ExprKind::Cart(Box::new(iw), Box::new(later)), sp);
+                let loc = b(self, Builtin::Rel(BaseRel::Loc));
+                self.node(ExprKind::Inter(Box::new(loc), Box::new(cart)), sp)
             }
+            n if LOCK_SETS.contains(&n) => self.empty_set(sp),
+            // herd's RMW of C: the accesses of its atomic primitives
+            // (`is_rmw_or_atomic` of herd's C actions: the read and write
+            // of xchg, cmpxchg, atomic_op…, the read of a failed
+            // cmpxchg), which are the accesses of the atomic steps the C
+            // front-end lowers them to: the base set A.
+            "RMW" => self.node(ExprKind::Base(Builtin::Set(BaseSet::A)), sp),
+            // herd's final writes: the co-last write of each location,
+            // W \ domain(co). Initial writes are implicit here (IW is
+            // empty), so a location no event writes has none (herd's is
+            // then its initial write).
             "FW" => {
-                self.unsupported(sp, "`FW` (herd's final writes) is not supported yet".into());
-                self.empty_set(sp)
+                let w = self.node(ExprKind::Base(Builtin::Set(BaseSet::W)), sp);
+                let co = self.node(ExprKind::Base(Builtin::Rel(BaseRel::Co)), sp);
+                let d = self.node(ExprKind::Domain(Box::new(co)), sp);
+                self.node(ExprKind::Diff(Box::new(w), Box::new(d)), sp)
             }
             _ => return Ok(None),
         }))
@@ -896,12 +928,19 @@ impl P<'_> {
             }
             "flag" => {
                 self.bump();
-                if self.is_sym("~") {
+                // herd's `flag ~empty E as NAME`; the other tests
+                // (`flag empty`, `flag acyclic`, …) are not read yet.
+                let test_sp = self.span();
+                let negated = self.is_sym("~");
+                if negated {
                     self.bump();
                 }
-                match self.bump() {
+                let test = match self.bump() {
                     (T::Name(k), _)
-                        if matches!(k.as_str(), "empty" | "acyclic" | "irreflexive") => {}
+                        if matches!(k.as_str(), "empty" | "acyclic" | "irreflexive") =>
+                    {
+                        k
+                    }
                     (t, ksp) => {
                         return Err(self.src.error(
                             ksp,
@@ -911,17 +950,37 @@ impl P<'_> {
                             ),
                         ))
                     }
-                }
-                let e = self.expr()?;
+                };
+                // `different-values(r)` right after the test: read as its
+                // bound r (Flag::bound_only).
+                let dv = matches!(self.peek(), T::Name(n) if n == "different-values")
+                    && matches!(self.toks.get(self.pos + 1), Some((T::Sym(s), _)) if *s == "(")
+                    && self.lookup_plain("different-values");
+                let e = if dv {
+                    self.bump();
+                    self.bump();
+                    let e = self.expr()?;
+                    self.expect_sym(")")?;
+                    e
+                } else {
+                    self.expr()?
+                };
                 self.expect_kw("as")?;
                 let (name, nsp) = self.name()?;
-                self.unsupported(
-                    sp.join(nsp),
-                    format!(
-                        "`flag … as {name}` (herd's flags) is not supported yet by the engines"
-                    ),
-                );
-                let _ = e;
+                if !negated || test != "empty" {
+                    self.unsupported(
+                        test_sp.join(nsp),
+                        format!(
+                            "`flag {}{test} … as {name}` (only herd's `flag ~empty … as NAME` is supported)",
+                            if negated { "~" } else { "" }
+                        ),
+                    );
+                }
+                self.ld.herd.flags.push((name.clone(), sp.join(nsp), dv));
+                self.ld.stmts.push(Stmt::Let {
+                    rec: false,
+                    binds: vec![(format!("{FLAG_PREFIX}{name}"), e)],
+                });
             }
             "with" => {
                 self.bump();
@@ -1315,19 +1374,60 @@ mod tests {
     }
 
     #[test]
-    fn what_the_engines_cannot_evaluate_is_refused_at_its_first_use() {
+    fn tags_flags_and_what_the_engines_cannot_evaluate() {
+        use crate::cat::base::Tag;
+        // A tag's set is the base set of the events carrying it.
         let bell = "enum Acc = 'ONCE || 'rcu-lock\n\
                     instructions R[Acc]\n\
-                    let a = Rcu-lock\n\
+                    let a = Rcu-lock | ONCE | RMW\n\
                     acyclic po";
-        let e = parse(bell).unwrap_err().to_string();
-        assert!(e.contains("t.cat:3:9"), "{e}");
-        assert!(e.contains("'rcu-lock"), "{e}");
-        let e = parse("flag ~empty po as f\nacyclic po")
+        let m = parse(bell).unwrap();
+        let sets = |n: &Node, out: &mut Vec<BaseSet>| {
+            fn walk(n: &Node, out: &mut Vec<BaseSet>) {
+                match &n.kind {
+                    ExprKind::Base(Builtin::Set(s)) => out.push(*s),
+                    ExprKind::Union(a, b) => {
+                        walk(a, out);
+                        walk(b, out)
+                    }
+                    _ => {}
+                }
+            }
+            walk(n, out)
+        };
+        let mut got = Vec::new();
+        sets(def(&m, "a"), &mut got);
+        assert_eq!(
+            got,
+            vec![
+                BaseSet::Tag(Tag::new("rcu-lock")),
+                BaseSet::Tag(Tag::new("once")),
+                BaseSet::A
+            ]
+        );
+        assert_eq!(Tag::new("'ONCE"), Tag::new("once"));
+        assert_eq!(Tag::new("Rcu-lock").name(), "rcu-lock");
+        // `flag ~empty E as NAME`: a hidden binding and a flag.
+        let m = parse("flag ~empty po as f\nflag ~empty different-values(rf) as g\nacyclic po")
+            .unwrap();
+        let flags: Vec<(&str, bool)> = m
+            .flags
+            .iter()
+            .map(|f| (f.name.as_str(), f.bound_only))
+            .collect();
+        assert_eq!(flags, vec![("f", false), ("g", true)]);
+        assert!(m.defs.contains_key(&m.flags[0].key));
+        // Other flag tests, and `different-values` elsewhere, are refused
+        // where they are.
+        let e = parse("flag acyclic po as f\nacyclic po")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("t.cat:1:1"), "{e}");
-        assert!(e.contains("flag"), "{e}");
+        assert!(e.contains("t.cat:1:6"), "{e}");
+        assert!(e.contains("flag acyclic"), "{e}");
+        let e = parse("let d = different-values(rf)\nacyclic po")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.cat:1:9"), "{e}");
         let e = parse("instructions R[Nope]\nacyclic po")
             .unwrap_err()
             .to_string();

@@ -263,6 +263,11 @@ pub struct FinalStates {
     pub unknown: Option<String>,
     /// Engine statistics.
     pub stats: Stats,
+    /// herd's flags over every consistent execution, when decided: always
+    /// for a model without flags; for one with flags only when every
+    /// candidate execution was visited (the enumeration engine), `None`
+    /// otherwise.
+    pub flags: Option<Flags>,
 }
 
 /// Which solver backend answers (`--solver`).
@@ -401,13 +406,28 @@ pub trait Session {
     /// than its budget (then [`Session::solve`] answers as usual).
     ///
     /// Errors: [`Error::Unknown`] when the deadline passes.
+    /// With the states, herd's flags over the consistent executions
+    /// visited ([`Flags`]).
     fn enumerate_observed(
         &mut self,
         _under: Cond,
         _deadline: Deadline,
-    ) -> Option<Result<Vec<Vec<i64>>, Error>> {
+    ) -> Option<Result<(Vec<Vec<i64>>, Flags), Error>> {
         None
     }
+}
+
+/// herd's flags (`flag ~empty E as NAME`, [`crate::cat::Flag`]) over
+/// every consistent execution: which hold on one of them (herd's
+/// `Flag NAME` lines) and which could not be decided (a flag whose
+/// expression is only bounded, [`crate::cat::Flag::bound_only`], with a
+/// non-empty bound on one of them). Names in the model's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// Flags that hold on some consistent execution.
+    pub fired: Vec<String>,
+    /// Flags not decided.
+    pub undecided: Vec<String>,
 }
 
 /// A solver backend: turns a [`Query`] into a [`Session`].

@@ -458,11 +458,12 @@ pub fn enumerate_final_with(
         let mut states = Vec::new();
         let mut unknown = None;
         match s.enumerate_observed(goal, q.limits.deadline) {
-            Some(Ok(found)) => {
+            Some(Ok((found, flags))) => {
                 out = Some(FinalStates {
                     states: found,
                     unknown,
                     stats: s.stats(),
+                    flags: Some(flags),
                 });
                 return Ok(());
             }
@@ -471,6 +472,7 @@ pub fn enumerate_final_with(
                     states,
                     unknown: Some(e.to_string()),
                     stats: s.stats(),
+                    flags: None,
                 });
                 return Ok(());
             }
@@ -496,10 +498,13 @@ pub fn enumerate_final_with(
                 Err(e) => return Err(e),
             }
         }
+        // The solver visits some executions only: flags are decided
+        // when the model has none.
         out = Some(FinalStates {
             states,
             unknown,
             stats: s.stats(),
+            flags: q.model.flags.is_empty().then(super::Flags::default),
         });
         Ok(())
     })?;

@@ -16,7 +16,10 @@
 
 use super::syntax::{COp, Ex, Func, MacroBody, MacroFile, Parser, St};
 use crate::diag::{Error, SourceFile, Span};
-use crate::frontend::litmus::syntax::{parse_surface, InitLhs, RawQuant, RawVal};
+use crate::frontend::litmus::syntax::{
+    parse_surface, InitLhs, RawLoc, RawProp, RawQuant, RawVal, Surface,
+};
+use crate::frontend::litmus::{prop_expr, Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::program::{
     BinOp, Command, Expr, Fence, Instr, LExpr, Program, RegId, SharedVar, StateId, Tags, Thread,
     UnOp,
@@ -34,6 +37,10 @@ pub struct CLitmus {
     pub program: Program,
     /// The quantifier's keyword (`exists`, `~exists`, `forall`).
     pub quantifier: &'static str,
+    /// The test as a litmus test (the program with its final goal, the
+    /// observed locations in herd's order, the condition), which the
+    /// litmus runner answers ([`crate::litmus::run`]).
+    pub test: LitmusTest,
 }
 
 /// First address of the shared variables (above the small constants C
@@ -147,10 +154,250 @@ pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
         RawQuant::NotExists => "~exists",
         RawQuant::Forall => "forall",
     };
+    let test = litmus_test(src, &surf, p.clone(), &addrs)?;
     Ok(CLitmus {
         name: surf.name,
         program: p,
         quantifier,
+        test,
+    })
+}
+
+/// The observed locations of a C test and its condition: registers
+/// (`0:r1`, a local of `P0`) and memory (`x`, printed `[x]`) of the
+/// `locations` list, the condition and the filter, in herd's order
+/// (registers by thread and name, then memory by name), values of herd's
+/// `int` (32 bits); a location compared with a variable's name, or
+/// initialised with one, prints addresses by name.
+fn litmus_test(
+    src: &SourceFile,
+    surf: &Surface,
+    mut p: Program,
+    addrs: &BTreeMap<String, i64>,
+) -> Result<LitmusTest, Error> {
+    struct Locs<'a> {
+        src: &'a SourceFile,
+        addrs: &'a BTreeMap<String, i64>,
+        /// (location, sort key).
+        locs: Vec<(Location, (u8, usize, String))>,
+    }
+    impl Locs<'_> {
+        fn loc(&mut self, p: &mut Program, l: &RawLoc, sp: Span) -> Result<usize, Error> {
+            let (kind, name, key) = match l {
+                RawLoc::Reg { thread, reg } => {
+                    let Some(th) = p.threads.get_mut(*thread) else {
+                        return Err(self.src.error(
+                            sp,
+                            format!(
+                                "thread {thread} does not exist (the test has {} threads)",
+                                p.threads.len()
+                            ),
+                        ));
+                    };
+                    let r = th.reg(p.names.intern(reg));
+                    let kind = LocKind::Reg {
+                        thread: crate::program::ThreadId(*thread as u32),
+                        reg: r,
+                    };
+                    (kind, format!("{thread}:{reg}"), (0, *thread, reg.clone()))
+                }
+                RawLoc::Mem(m) => {
+                    let Some(&addr) = self.addrs.get(m) else {
+                        return Err(self.src.error(sp, format!("unknown location `{m}`")));
+                    };
+                    (LocKind::Mem { addr }, format!("[{m}]"), (1, 0, m.clone()))
+                }
+            };
+            if let Some(i) = self.locs.iter().position(|(x, _)| x.name == name) {
+                return Ok(i);
+            }
+            self.locs.push((
+                Location {
+                    kind,
+                    name,
+                    holds_address: false,
+                    unsigned: None,
+                    bits: 32,
+                    cells: 1,
+                },
+                key,
+            ));
+            Ok(self.locs.len() - 1)
+        }
+
+        fn prop(&mut self, p: &mut Program, rp: &RawProp) -> Result<Prop, Error> {
+            Ok(match rp {
+                RawProp::True => Prop::True,
+                RawProp::False => Prop::False,
+                RawProp::Atom {
+                    loc,
+                    val,
+                    neq,
+                    span,
+                    loc_span,
+                } => {
+                    let i = self.loc(p, loc, *loc_span)?;
+                    let (value, symbolic) = match val {
+                        RawVal::Int(v) => (*v, false),
+                        RawVal::Sym(s) => match self.addrs.get(s) {
+                            Some(&a) => (a, true),
+                            None => {
+                                return Err(self
+                                    .src
+                                    .error(*span, format!("unknown location `{s}`")))
+                            }
+                        },
+                        _ => {
+                            return Err(self
+                                .src
+                                .error(*span, "this value is not supported in a C litmus test"))
+                        }
+                    };
+                    if symbolic {
+                        self.locs[i].0.holds_address = true;
+                    }
+                    let a = Prop::Eq {
+                        loc: i,
+                        value,
+                        symbolic,
+                    };
+                    if *neq {
+                        Prop::Not(Box::new(a))
+                    } else {
+                        a
+                    }
+                }
+                RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, a)?)),
+                RawProp::And(xs) | RawProp::Or(xs) => {
+                    let and = matches!(rp, RawProp::And(_));
+                    let mut v = Vec::new();
+                    for x in xs {
+                        match self.prop(p, x)? {
+                            Prop::And(ys) if and => v.extend(ys),
+                            Prop::Or(ys) if !and => v.extend(ys),
+                            y => v.push(y),
+                        }
+                    }
+                    if and {
+                        Prop::And(v)
+                    } else {
+                        Prop::Or(v)
+                    }
+                }
+                RawProp::Implies(a, b) => {
+                    Prop::Implies(Box::new(self.prop(p, a)?), Box::new(self.prop(p, b)?))
+                }
+            })
+        }
+    }
+    fn remap(p: Prop, m: &[usize]) -> Prop {
+        match p {
+            Prop::Eq {
+                loc,
+                value,
+                symbolic,
+            } => Prop::Eq {
+                loc: m[loc],
+                value,
+                symbolic,
+            },
+            Prop::Not(a) => Prop::Not(Box::new(remap(*a, m))),
+            Prop::And(v) => Prop::And(v.into_iter().map(|x| remap(x, m)).collect()),
+            Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap(x, m)).collect()),
+            Prop::Implies(a, b) => Prop::Implies(Box::new(remap(*a, m)), Box::new(remap(*b, m))),
+            x => x,
+        }
+    }
+    fn locs_of(p: &Prop, out: &mut std::collections::BTreeSet<usize>) {
+        match p {
+            Prop::Eq { loc, .. } => {
+                out.insert(*loc);
+            }
+            Prop::Not(a) => locs_of(a, out),
+            Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| locs_of(x, out)),
+            Prop::Implies(a, b) => {
+                locs_of(a, out);
+                locs_of(b, out);
+            }
+            Prop::True | Prop::False => {}
+        }
+    }
+    let mut rs = Locs {
+        src,
+        addrs,
+        locs: Vec::new(),
+    };
+    for (l, sp, _) in &surf.locations {
+        rs.loc(&mut p, l, *sp)?;
+    }
+    let n_listed = rs.locs.len();
+    let raw_prop = rs.prop(&mut p, &surf.prop)?;
+    let raw_filter = match &surf.filter {
+        Some(f) => Some(rs.prop(&mut p, f)?),
+        None => None,
+    };
+    // A memory location initialised with a variable's name holds an
+    // address.
+    for it in &surf.init {
+        if let (InitLhs::Mem(m), Some((RawVal::Sym(_), _))) = (&it.lhs, &it.rhs) {
+            let name = format!("[{m}]");
+            if let Some(l) = rs.locs.iter_mut().find(|(x, _)| x.name == name) {
+                l.0.holds_address = true;
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..rs.locs.len()).collect();
+    order.sort_by(|a, b| rs.locs[*a].1.cmp(&rs.locs[*b].1));
+    let mut m = vec![0; order.len()];
+    for (new, old) in order.iter().enumerate() {
+        m[*old] = new;
+    }
+    let observed: Vec<Location> = order.iter().map(|i| rs.locs[*i].0.clone()).collect();
+    let mut main = std::collections::BTreeSet::new();
+    locs_of(&raw_prop, &mut main);
+    let shown: Vec<bool> = order
+        .iter()
+        .map(|i| *i < n_listed || main.contains(i))
+        .collect();
+    let prop = remap(raw_prop, &m);
+    let filter = raw_filter.map(|f| remap(f, &m));
+    let cond = prop_expr(&prop, &observed, false);
+    let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed, false));
+    let goal_cond = match &filter_expr {
+        Some(f) => Expr::bin(BinOp::And, f.clone(), cond.clone()),
+        None => cond.clone(),
+    };
+    p.goals.push(crate::program::Goal {
+        name: Some(surf.name.clone()),
+        kind: crate::program::GoalKind::Goal,
+        at: crate::program::GoalAt::Final,
+        cond: Some(goal_cond),
+        span: Span::default(),
+    });
+    let quantifier = match surf.quant {
+        RawQuant::Exists => Quantifier::Exists,
+        RawQuant::NotExists => Quantifier::NotExists,
+        RawQuant::Forall => Quantifier::Forall,
+    };
+    Ok(LitmusTest {
+        program: p,
+        name: surf.name.clone(),
+        arch: Arch::C,
+        doc: surf.doc.clone(),
+        metadata: surf.metadata.clone(),
+        quantifier,
+        prop,
+        cond,
+        filter,
+        filter_expr,
+        observed,
+        shown,
+        has_loop: false,
+        width: crate::program::Width(32),
+        min_width: crate::program::Width(1),
+        shared_bytes: None,
+        pair_access: None,
+        code_labels: BTreeMap::new(),
     })
 }
 
@@ -242,6 +489,11 @@ struct ThreadLower<'a> {
     states: u32,
     temps: u32,
     names: &'a mut crate::program::intern::Interner,
+    /// An `if` statement has ended (its join) on the path being lowered.
+    after_if: bool,
+    /// The first event lowered after an `if` (refused: see
+    /// [`ThreadLower::emit_to`]).
+    after_if_event: Option<Error>,
 }
 
 impl<'a> ThreadLower<'a> {
@@ -265,6 +517,8 @@ impl<'a> ThreadLower<'a> {
             states: 1,
             temps: 0,
             names: &mut p.names,
+            after_if: false,
+            after_if_event: None,
         };
         // A parameter is a local initialised with the global's address;
         // the init block may give a local its initial value (`0:r1=z`).
@@ -276,6 +530,9 @@ impl<'a> ThreadLower<'a> {
         }
         for (s, sp) in &f.body {
             l.stmt(s, *sp, *sp)?;
+        }
+        if let Some(e) = l.after_if_event {
+            return Err(e);
         }
         Ok(l.th)
     }
@@ -292,7 +549,24 @@ impl<'a> ThreadLower<'a> {
         self.cur = to;
     }
 
+    /// Adds `cmd` from the current state to `to`. An event (an access or
+    /// a fence) after the end of an `if` is refused: herd's C `if`
+    /// (`herd/CSem.ml`, `choiceT`) gives ctrl from the condition's reads
+    /// to the events of its branches only, while the engines' ctrl
+    /// reaches every po-later event (the ctrl prefix of the unrolling).
     fn emit_to(&mut self, cmd: Command, span: Span, to: StateId) {
+        let event = !matches!(
+            cmd,
+            Command::Assign { .. } | Command::Assume(_) | Command::Nop
+        );
+        if event && self.after_if && self.after_if_event.is_none() {
+            self.after_if_event = Some(self.src.error(
+                span,
+                "unsupported access or fence after an `if`: herd's C control dependency \
+                 (`ctrl`) reaches the events of the branches only; here it would reach \
+                 every later event",
+            ));
+        }
         self.th.instrs.push(Instr {
             from: self.cur,
             to,
@@ -368,6 +642,7 @@ impl<'a> ThreadLower<'a> {
                 self.cur = t_end;
                 self.emit_to(Command::Nop, sp, join);
                 self.cur = join;
+                self.after_if = true;
                 debug_assert!(start != join);
             }
         }
@@ -509,6 +784,27 @@ impl<'a> ThreadLower<'a> {
                 ))
             }
         };
+        // herd gives SRCU's tagged accesses (`srcu_read_lock`, …: events
+        // of their own with values herd makes up) and the `deref` loads
+        // (a load and an `rb_dep` fence) their own semantics.
+        let own = tag.to_ascii_lowercase();
+        if matches!(name, "__load" | "__store")
+            && (own.starts_with("srcu") || own == "deref" || own == "lderef")
+        {
+            let called = CALLER.with(|c| c.borrow().first().cloned());
+            let via = called
+                .map(|c| format!("`{c}` (herd's `{name}{{{tag}}}`)"))
+                .unwrap_or_else(|| format!("`{name}{{{tag}}}`"));
+            let what = if own.starts_with("srcu") {
+                "SRCU"
+            } else {
+                "this primitive"
+            };
+            return Err(self.src.error(
+                site,
+                format!("{via} is not supported yet ({what} in C litmus tests)"),
+            ));
+        }
         match name {
             "__load" => {
                 arity(1)?;

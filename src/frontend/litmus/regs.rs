@@ -48,6 +48,8 @@ pub(crate) fn norm_reg(arch: Arch, r: &str) -> String {
             }
         }
         Arch::RiscV => rv_reg(r).unwrap_or_else(|| r.to_string()),
+        // C locals print as written.
+        Arch::C => r.to_string(),
     }
 }
 
@@ -96,7 +98,7 @@ pub(super) fn reg_rank(arch: Arch, r: &str) -> (usize, String) {
     let table: &[&str] = match arch {
         Arch::X86 => &X86_REGS,
         Arch::X86_64 => &X86_64_REGS,
-        Arch::Ppc | Arch::AArch64 | Arch::RiscV => &[],
+        Arch::Ppc | Arch::AArch64 | Arch::RiscV | Arch::C => &[],
     };
     if let Some(i) = table.iter().position(|x| *x == r) {
         return (i, String::new());

@@ -17,6 +17,9 @@ pub enum Arch {
     AArch64,
     /// `RISCV`: RV64 (`lw x5,0(x6)`, `sw.rl`, `fence rw,rw`, ...).
     RiscV,
+    /// `C`: herd's C dialect (`P0(int *x) { WRITE_ONCE(*x, 1); }`), read
+    /// by the C litmus front-end with a macro file.
+    C,
 }
 
 impl Arch {
@@ -28,6 +31,7 @@ impl Arch {
             Arch::Ppc => "PPC",
             Arch::AArch64 => "AArch64",
             Arch::RiscV => "RISCV",
+            Arch::C => "C",
         }
     }
 }

@@ -53,8 +53,8 @@ pub struct Cdclt {
 }
 
 impl Backend for Cdclt {
-    fn validate(&self, _model: &Model) -> Result<(), Error> {
-        Ok(())
+    fn validate(&self, model: &Model) -> Result<(), Error> {
+        model.refuse_init_writes("`--solver cdclt`")
     }
 
     fn session(
@@ -63,6 +63,7 @@ impl Backend for Cdclt {
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let model = q.encoded_model();
+        self.validate(&model)?;
         let mut enc = Encoder::lazy_in(
             Cnf::recording(),
             q.program,

@@ -60,8 +60,8 @@ struct Logging {
 }
 
 impl Backend for Logging {
-    fn validate(&self, _model: &Model) -> Result<(), Error> {
-        Ok(())
+    fn validate(&self, model: &Model) -> Result<(), Error> {
+        model.refuse_init_writes("certificates")
     }
 
     fn session(
@@ -70,6 +70,7 @@ impl Backend for Logging {
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let model = q.encoded_model();
+        self.validate(&model)?;
         let cnf = crate::engines::bounded::varisat::cnf::Cnf::new();
         let (b, w, d) = (q.limits.bound, q.limits.width, q.limits.deadline);
         let mut enc = formula::encoder(cnf, q.program, &model, b, w, Some(d));

@@ -24,6 +24,7 @@ use super::unroll::{self, unroll, UnrollOpts, Unrolled};
 use super::{extract, lemmas, pgas};
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::eval::{Base, Bits, Evaluator, Mat};
+use crate::cat::init::{InitWrites, Located};
 use crate::cat::Model;
 use crate::collections::HashMap;
 use crate::diag::Error;
@@ -190,6 +191,13 @@ const G_LOC: u8 = 4;
 const G_UNIV: u8 = 5;
 const G_HB: u8 = 6;
 const G_STXN: u8 = 7;
+/// "event e is a read / write / memory access at address x": the gate
+/// kinds of [`Encoder::access_at`] (keyed by `x` as `usize`).
+const G_AT_R: u8 = 8;
+const G_AT_W: u8 = 9;
+const G_AT_M: u8 = 10;
+/// "read r reads the initial value of x" (keyed by `x` as `usize`).
+const G_INIT_AT: u8 = 11;
 
 /// The index of a dependency-like base relation in `Encoder::deps`:
 /// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6,
@@ -380,6 +388,59 @@ impl<'a> Encoder<'a> {
         let l = self.cnf.bv_eq(&x, &y);
         self.gates.insert(key, l);
         l
+    }
+
+    /// The literal of "`e`'s address is `x`".
+    fn addr_is(&mut self, e: usize, x: i128) -> Lit {
+        let w = self.un.width;
+        let mut ab = self.cnf.bv_const(x as i64, w);
+        ab.push(self.cnf.ff());
+        let addr = self.un.events[e].addr.clone();
+        self.cnf.bv_eq(&addr, &ab)
+    }
+
+    /// The literal of "`e` is a `kind` access (`R`, `W`, else `M`) of
+    /// address `x`", `None` when constant (for herd's initial writes,
+    /// [`crate::cat::init`]).
+    fn access_at(&mut self, e: usize, kind: BaseSet, x: i128) -> Option<Lit> {
+        let g = match kind {
+            BaseSet::R => G_AT_R,
+            BaseSet::W => G_AT_W,
+            _ => G_AT_M,
+        };
+        let key = (g, e, x as usize);
+        let l = match self.gates.get(&key) {
+            Some(l) => *l,
+            None => {
+                let k = match kind {
+                    BaseSet::R => self.un.events[e].read,
+                    BaseSet::W => self.un.events[e].write,
+                    _ => self.mem_lit(e),
+                };
+                let at = self.addr_is(e, x);
+                let l = self.cnf.and(k, at);
+                self.gates.insert(key, l);
+                l
+            }
+        };
+        (!self.cnf.is_const(l)).then_some(l)
+    }
+
+    /// The literal of "`r` reads the initial value of address `x`",
+    /// `None` when constant.
+    fn reads_init_at(&mut self, r: usize, x: i128) -> Option<Lit> {
+        let key = (G_INIT_AT, r, x as usize);
+        let l = match self.gates.get(&key) {
+            Some(l) => *l,
+            None => {
+                let li = self.rf_init.get(r).copied().flatten()?;
+                let at = self.addr_is(r, x);
+                let l = self.cnf.and(li, at);
+                self.gates.insert(key, l);
+                l
+            }
+        };
+        (!self.cnf.is_const(l)).then_some(l)
     }
 
     /// True once a resource limit is reached (recorded in
@@ -708,7 +769,9 @@ impl<'a> Encoder<'a> {
             | BaseSet::Rel
             | BaseSet::X
             | BaseSet::NoRet
-            | BaseSet::IFetch => return pgas::set_of(ev, s),
+            | BaseSet::IFetch
+            // herd's tags (C litmus tests), by their key.
+            | BaseSet::Tag(_) => return pgas::set_of(ev, s),
         })
     }
 
@@ -1426,6 +1489,9 @@ impl<'a> Encoder<'a> {
             cache: HashMap::default(),
         };
         let lemmas: Vec<Vec<Lit>> = if logging {
+            // Certificates refuse models with initial writes as events
+            // (`certify::produce`): lemmas are justified on the
+            // backend's events alone.
             let found = refutations(model, lemmas::Logged(base));
             let mut clauses = Vec::with_capacity(found.len());
             for (axiom, facts) in found {
@@ -1435,7 +1501,12 @@ impl<'a> Encoder<'a> {
             }
             clauses
         } else {
-            (refutations(model, base).into_iter())
+            let found = if model.init_writes.is_some() {
+                refutations(model, InitWrites::new(base))
+            } else {
+                refutations(model, base)
+            };
+            (found.into_iter())
                 .map(|(_, facts)| facts.into_iter().map(|l| !l).collect())
                 .collect()
         };
@@ -1444,6 +1515,31 @@ impl<'a> Encoder<'a> {
         } else {
             Some(lemmas)
         }
+    }
+
+    /// Which of the model's flags (indices into [`Model::flags`], among
+    /// `which`) hold on the solver's current candidate: their expression
+    /// is non-empty there.
+    pub(super) fn flags_holding(&mut self, which: &[usize]) -> Vec<usize> {
+        let addrs = self.concrete_addrs();
+        let model = self.model;
+        let base = CandBase {
+            enc: self,
+            addrs,
+            cache: HashMap::default(),
+        };
+        if model.init_writes.is_some() {
+            let mut ev = Evaluator::new(model, InitWrites::new(base));
+            return (which.iter().copied())
+                .filter(|&i| ev.nonempty(&model.flags[i].key))
+                .collect();
+        }
+        let mut ev = Evaluator::new(model, base);
+        which
+            .iter()
+            .copied()
+            .filter(|&i| ev.nonempty(&model.flags[i].key))
+            .collect()
     }
 
     /// Concrete base relation of the current model's candidate (for
@@ -1669,5 +1765,29 @@ impl Base for CandBase<'_, '_> {
 
     fn rel_fact(&mut self, r: BaseRel, a: usize, b: usize) -> Option<Lit> {
         self.enc.rel_lit(r, a, b)
+    }
+}
+
+impl Located for CandBase<'_, '_> {
+    /// The program's declared cells and initialised addresses.
+    fn cells(&self) -> Vec<i128> {
+        let p = self.enc.prog;
+        (p.vars.iter().map(|v| v.addr as i128))
+            .chain(p.init.keys().map(|&a| a as i128))
+            .collect()
+    }
+
+    fn address(&mut self, e: usize) -> Option<i128> {
+        let ev = &self.enc.un.events[e];
+        let v = |l: Lit| self.enc.cnf.value(l);
+        (v(ev.read) || v(ev.write)).then(|| self.addrs[e])
+    }
+
+    fn access_fact(&mut self, e: usize, kind: BaseSet, x: i128) -> Option<Lit> {
+        self.enc.access_at(e, kind, x)
+    }
+
+    fn reads_init_fact(&mut self, r: usize, x: i128) -> Option<Lit> {
+        self.enc.reads_init_at(r, x)
     }
 }

@@ -12,10 +12,13 @@
 //! so every candidate the SAT path could return is visited once. The
 //! remaining (auxiliary) variables only need one completion that
 //! satisfies the clauses. At each complete candidate whose observed
-//! values are not yet a final state, the encoder's consistency check
+//! values are not yet a final state (or while some flag of the model,
+//! `flag ~empty … as NAME`, has not held yet), the encoder's consistency check
 //! (`co` acyclic, then the model's axioms, the same
 //! [`crate::cat::eval::Evaluator`] the lazy loop runs) decides whether
-//! they become one.
+//! they become one; on a consistent one, the flags not yet seen are
+//! evaluated (herd's `Flag` lines: a flag holds when its expression is
+//! non-empty on some consistent execution).
 //!
 //! Explanations of inconsistent candidates are learnt as clauses (as the
 //! lazy loop's refinements are), so one explanation prunes every
@@ -32,7 +35,7 @@ use super::cnf::Cnf;
 use super::Encoder;
 use crate::collections::HashSet;
 use crate::diag::Error;
-use crate::engines::bounded::Deadline;
+use crate::engines::bounded::{Deadline, Flags};
 use varisat::Lit;
 
 /// Default budget of candidates (`litmus --enumerate auto`): above it the
@@ -389,8 +392,8 @@ impl Dpll {
 /// What [`Encoder::enumerate_observed`] found.
 pub enum Enumerated {
     /// The distinct observed values of the consistent candidates, in the
-    /// order found.
-    States(Vec<Vec<i64>>),
+    /// order found, and the model's flags over them.
+    States(Vec<Vec<i64>>, Flags),
     /// More than the budget of candidates: nothing decided.
     OverBudget,
 }
@@ -487,13 +490,13 @@ impl Encoder<'_> {
         let mut states: Vec<Vec<i64>> = Vec::new();
         let mut seen: HashSet<Vec<i64>> = HashSet::default();
         let Some(mut d) = Dpll::new(&self.cnf) else {
-            return Ok(Enumerated::States(states));
+            return Ok(Enumerated::States(states, Flags::default()));
         };
         // The goal as root assignments.
         for &g in goal {
             match d.value(g) {
                 Some(true) => {}
-                Some(false) => return Ok(Enumerated::States(states)),
+                Some(false) => return Ok(Enumerated::States(states, Flags::default())),
                 None => d.assign(g),
             }
         }
@@ -504,6 +507,10 @@ impl Encoder<'_> {
             budget.min(MAX_VISITS)
         };
         let nv = d.val.len();
+        // herd's flags: checked on every consistent candidate until each
+        // one holds or is undecided (indices into the model's flags).
+        let mut open: Vec<usize> = (0..self.model.flags.len()).collect();
+        let mut flags = Flags::default();
         let mut candidates = 0usize;
         let mut next = 0usize;
         let mut scan = false;
@@ -538,7 +545,7 @@ impl Encoder<'_> {
                 // A state already found needs no second witness: the
                 // model is checked only on candidates with new values.
                 let vals: Vec<i64> = obs.iter().map(|b| self.cnf.bv_value(b)).collect();
-                if !seen.contains(&vals) {
+                if !seen.contains(&vals) || !open.is_empty() {
                     let t = std::time::Instant::now();
                     let refuted = self.refute();
                     self.stats.check_time += t.elapsed().as_secs_f64();
@@ -571,8 +578,20 @@ impl Encoder<'_> {
                             continue;
                         }
                         None => {
-                            seen.insert(vals.clone());
-                            states.push(vals);
+                            if seen.insert(vals.clone()) {
+                                states.push(vals);
+                            }
+                            if !open.is_empty() {
+                                for i in self.flags_holding(&open) {
+                                    let f = &self.model.flags[i];
+                                    if f.bound_only {
+                                        flags.undecided.push(f.name.clone());
+                                    } else {
+                                        flags.fired.push(f.name.clone());
+                                    }
+                                    open.retain(|&j| j != i);
+                                }
+                            }
                         }
                     }
                 }
@@ -588,6 +607,6 @@ impl Encoder<'_> {
         let (v, c) = self.cnf.stats();
         self.stats.vars = v;
         self.stats.clauses = c;
-        Ok(Enumerated::States(states))
+        Ok(Enumerated::States(states, flags))
     }
 }

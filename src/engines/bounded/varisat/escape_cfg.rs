@@ -63,6 +63,11 @@ pub fn always_ordered(
     stmt: usize,
     pairs: &[(usize, usize)],
 ) -> Vec<bool> {
+    // The control-path summaries are evaluated without herd's initial
+    // writes: no claim for a model that needs them.
+    if model.init_writes.is_some() {
+        return vec![false; pairs.len()];
+    }
     match Orderer::new(enc, model, stmt) {
         Some(mut o) => pairs.iter().map(|&(a, b)| o.ordered(a, b)).collect(),
         None => vec![false; pairs.len()],
@@ -170,7 +175,7 @@ impl<'e, 'a> Orderer<'e, 'a> {
 /// name; `None` = not shown (solve). Not for PGAS programs (their hb is
 /// taken on the trace).
 pub fn statically_acyclic(enc: &Encoder, model: &Model) -> Option<String> {
-    if enc.prog.nodes.is_some() || enc.pgas.is_some() {
+    if enc.prog.nodes.is_some() || enc.pgas.is_some() || model.init_writes.is_some() {
         return None;
     }
     let comp = enc.analysis.hb_components();

@@ -167,7 +167,10 @@ pub struct Varisat {
 }
 
 impl Backend for Varisat {
-    fn validate(&self, _model: &Model) -> Result<(), Error> {
+    fn validate(&self, model: &Model) -> Result<(), Error> {
+        if self.eager {
+            model.refuse_init_writes("`--eager`")?;
+        }
         Ok(())
     }
 
@@ -177,6 +180,7 @@ impl Backend for Varisat {
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let model = q.encoded_model();
+        self.validate(&model)?;
         let mut enc = if self.enumerate.is_some() && !self.eager {
             let mut enc = Encoder::lazy_in(
                 cnf::Cnf::recording(),
@@ -363,7 +367,7 @@ impl Session for VarisatSession<'_> {
         &mut self,
         under: Cond,
         deadline: Deadline,
-    ) -> Option<Result<Vec<Vec<i64>>, Error>> {
+    ) -> Option<Result<(Vec<Vec<i64>>, super::Flags), Error>> {
         let budget = self.enumerate?;
         if !self.enc.cnf.is_recording() || self.enc.external.is_some() {
             return None;
@@ -373,7 +377,7 @@ impl Session for VarisatSession<'_> {
         let r = self.enc.enumerate_observed(&goal, &obs, budget, deadline);
         self.obs = obs;
         match r {
-            Ok(enumerate::Enumerated::States(s)) => Some(Ok(s)),
+            Ok(enumerate::Enumerated::States(s, f)) => Some(Ok((s, f))),
             Ok(enumerate::Enumerated::OverBudget) => {
                 self.enc.cnf.stop_recording();
                 None

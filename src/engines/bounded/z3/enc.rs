@@ -602,7 +602,9 @@ impl ZBase for ZEnc<'_> {
                 | BaseSet::Rel
                 | BaseSet::X
                 | BaseSet::NoRet
-                | BaseSet::IFetch => super::pgas::set_of(ev, s),
+                | BaseSet::IFetch
+                // No event carries a tag (`unroll` refuses tagged commands).
+                | BaseSet::Tag(_) => super::pgas::set_of(ev, s),
             })
             .collect()
     }

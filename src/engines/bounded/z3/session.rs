@@ -47,6 +47,7 @@ pub fn with_solver<R>(f: impl FnOnce(&'static Context, &Solver<'static>) -> R) -
 ///
 /// Errors: see [`super::cat::encode_axioms`].
 pub fn validate_model(model: &Model) -> Result<(), Error> {
+    model.refuse_init_writes("`--solver z3`")?;
     struct Empty(&'static Context);
     impl super::ZBase for Empty {
         fn ctx(&self) -> &'static Context {
@@ -83,6 +84,7 @@ impl Backend for Z3 {
         f: &mut dyn FnMut(&mut dyn Session) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let model = q.encoded_model();
+        validate_model(&model)?;
         with_solver(|ctx, solver| {
             let mut s = Z3Session::new(
                 ctx,

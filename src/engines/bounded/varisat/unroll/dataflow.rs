@@ -9,6 +9,7 @@ use super::deps::{as_pick, union_taint, AccessTaint, Taint, Via};
 use super::events::{address, push_slot, SlotContrib, SlotKind, SlotLayout};
 use super::micro::{vars_of, AddrSrc, Micro, ThreadCode};
 use super::UnrollOpts;
+use crate::cat::base::Tag;
 use crate::engines::bounded::varisat::bv::Bv;
 use crate::engines::bounded::varisat::cnf::Cnf;
 use crate::program::{Expr, LExpr, RegId, Thread};
@@ -218,9 +219,12 @@ impl Candidate {
                 then,
                 else_,
             } => self.select(ctx, reg, [cond, then, else_], deps),
-            Micro::Fence(f) => self.push(
+            Micro::Fence(f, tags) => self.push(
                 run,
-                self.contrib(SlotKind::Fence(*f)),
+                SlotContrib {
+                    tags: tags.clone(),
+                    ..self.contrib(SlotKind::Fence(*f))
+                },
                 AccessTaint::default(),
             ),
             Micro::Load {
@@ -229,13 +233,29 @@ impl Candidate {
                 expect,
                 reserve,
                 ann,
-            } => self.load(ctx, (reg, addr), (expect, reserve, ann), layout, deps, run),
+                tags,
+            } => self.load(
+                ctx,
+                (reg, addr),
+                (expect, reserve, ann, tags),
+                layout,
+                deps,
+                run,
+            ),
             Micro::Store {
                 addr,
                 value,
                 cond_flag,
                 ann,
-            } => self.store(ctx, (addr, value), (cond_flag, ann), layout, deps, run),
+                tags,
+            } => self.store(
+                ctx,
+                (addr, value),
+                (cond_flag, ann, tags),
+                layout,
+                deps,
+                run,
+            ),
         }
     }
 
@@ -285,7 +305,7 @@ impl Candidate {
         &mut self,
         ctx: &mut Ctx,
         (reg, addr): (&Option<RegId>, &AddrSrc),
-        (expect, reserve, ann): (&Option<i64>, &bool, &u16),
+        (expect, reserve, ann, tags): (&Option<i64>, &bool, &u16, &Vec<Tag>),
         layout: &SlotLayout,
         deps: bool,
         run: &mut StepRun,
@@ -319,6 +339,7 @@ impl Candidate {
             value: Some(v),
             ann: *ann,
             excl: *reserve,
+            tags: tags.clone(),
             ..self.contrib(SlotKind::Read)
         };
         self.push(run, c, at);
@@ -332,7 +353,7 @@ impl Candidate {
         &mut self,
         ctx: &mut Ctx,
         (addr, value): (&AddrSrc, &LExpr),
-        (cond_flag, ann): (&Option<RegId>, &u16),
+        (cond_flag, ann, tags): (&Option<RegId>, &u16, &Vec<Tag>),
         layout: &SlotLayout,
         deps: bool,
         run: &mut StepRun,
@@ -370,6 +391,7 @@ impl Candidate {
             value: Some(v),
             ann: *ann,
             excl: cond_flag.is_some(),
+            tags: tags.clone(),
             ..self.contrib(kind)
         };
         self.push(run, c, at);

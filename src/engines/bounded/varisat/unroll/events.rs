@@ -8,7 +8,7 @@
 
 use super::micro::ThreadCode;
 use super::Event;
-use crate::cat::base::{fence_sets, BaseSet};
+use crate::cat::base::{fence_sets, BaseSet, Tag};
 use crate::engines::bounded::varisat::bv::Bv;
 use crate::engines::bounded::varisat::cnf::Cnf;
 use crate::program::{Fence, ThreadId};
@@ -46,6 +46,8 @@ pub(super) struct SlotContrib {
     pub(super) ann: u16,
     /// The access is exclusive (load-reserve, store-conditional).
     pub(super) excl: bool,
+    /// herd's tags of the access or fence (C litmus tests).
+    pub(super) tags: Vec<Tag>,
 }
 
 impl SlotContrib {
@@ -60,6 +62,7 @@ impl SlotContrib {
             atomic,
             ann: 0,
             excl: false,
+            tags: Vec::new(),
         }
     }
 }
@@ -188,6 +191,11 @@ pub(super) fn build_event(
                 fences.entry(BaseSet::X.name()).or_default().push(lit);
             }
         }
+        // herd's tags (C litmus tests), by their key like the fence sets;
+        // a tagged store-conditional does not occur (C has none).
+        for t in &c.tags {
+            fences.entry(t.key()).or_default().push(c.sel);
+        }
         let access = matches!(
             c.kind,
             SlotKind::Read
@@ -301,7 +309,8 @@ pub struct SlotShape {
     /// cell).
     pub addr: Option<i64>,
     /// The other base sets it is in, by name (`F`, the fence sets of
-    /// [`fence_sets`], `ISSUE`, `BAR`, the annotation sets, `X`), as in
+    /// [`fence_sets`], `ISSUE`, `BAR`, the annotation sets, `X`, the
+    /// keys of herd's tags), as in
     /// [`Event::fences`].
     pub sets: Vec<&'static str>,
 }
@@ -325,6 +334,10 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
         }
         v
     };
+    let with_tags = |mut sets: Vec<&'static str>, tags: &[Tag]| {
+        sets.extend(tags.iter().map(|t| t.key()));
+        sets
+    };
     let mut out = Vec::new();
     for m in code.micro[i].iter().filter(|m| m.takes_slot()) {
         let blank = SlotShape {
@@ -342,31 +355,39 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
         };
         out.push(match m {
             Micro::Load {
-                addr, reserve, ann, ..
+                addr,
+                reserve,
+                ann,
+                tags,
+                ..
             } => SlotShape {
                 read: true,
                 lock: matches!(addr, AddrSrc::Lock),
                 addr: konst(addr),
-                sets: ann_sets(*ann, *reserve),
+                sets: with_tags(ann_sets(*ann, *reserve), tags),
                 ..blank
             },
             Micro::Store {
                 addr,
                 cond_flag,
                 ann,
+                tags,
                 ..
             } => SlotShape {
                 write: true,
                 cond: cond_flag.is_some(),
                 lock: matches!(addr, AddrSrc::Lock),
                 addr: konst(addr),
-                sets: ann_sets(*ann, cond_flag.is_some()),
+                sets: with_tags(ann_sets(*ann, cond_flag.is_some()), tags),
                 ..blank
             },
-            Micro::Fence(f) => {
+            Micro::Fence(f, tags) => {
                 let mut sets = vec!["F"];
                 sets.extend(fence_sets(*f));
-                SlotShape { sets, ..blank }
+                SlotShape {
+                    sets: with_tags(sets, tags),
+                    ..blank
+                }
             }
             Micro::Issue(_) => SlotShape {
                 sets: vec!["ISSUE"],

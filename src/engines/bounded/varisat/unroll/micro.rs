@@ -3,6 +3,7 @@
 //! assumes, fences, PGAS issue/pop/barrier), and which instructions are
 //! locked/atomic. Pure: creates no literals.
 
+use crate::cat::base::Tag;
 use crate::program::{Ann, BinOp, Command, Expr, Fence, LExpr, PgasCmd, RegId, Thread};
 use std::collections::BTreeSet;
 
@@ -33,6 +34,8 @@ pub(super) enum Micro {
         reserve: bool,
         /// Ordering annotations ([`crate::program::Ann`] bits).
         ann: u16,
+        /// herd's tags ([`crate::program::Command::Tagged`]).
+        tags: Vec<Tag>,
     },
     Store {
         addr: AddrSrc,
@@ -40,6 +43,8 @@ pub(super) enum Micro {
         cond_flag: Option<RegId>,
         /// Ordering annotations ([`crate::program::Ann`] bits).
         ann: u16,
+        /// herd's tags ([`crate::program::Command::Tagged`]).
+        tags: Vec<Tag>,
     },
     /// `reg := cond ? then : else_` (taint: cond's, as pick paths, and
     /// the selected operand's).
@@ -59,7 +64,8 @@ pub(super) enum Micro {
         pick: bool,
     },
     Assume(LExpr),
-    Fence(Fence),
+    /// A fence with herd's tags ([`crate::program::Command::Tagged`]).
+    Fence(Fence, Vec<Tag>),
     /// PGAS (thesis §8.1.2, Table 8.1 read/write): the issue event (set
     /// ISSUE, value = the queue id).
     Issue(LExpr),
@@ -106,7 +112,7 @@ impl ThreadCode {
             .iter()
             .map(|ins| {
                 let mut v = Vec::new();
-                micro_ops(&ins.cmd, nodes, 0, &mut v);
+                micro_ops(&ins.cmd, nodes, (0, &[]), &mut v);
                 v
             })
             .collect();
@@ -139,13 +145,20 @@ pub(super) fn vars_of(e: &LExpr) -> BTreeSet<RegId> {
 }
 
 /// Appends the micro-ops of `cmd` to `out`; `ann`: the annotations of an
-/// enclosing [`Command::Ann`].
-fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) {
+/// enclosing [`Command::Ann`], `tags` the tags of an enclosing
+/// [`Command::Tagged`].
+fn micro_ops(cmd: &Command, nodes: Option<u32>, (ann, tags): (u16, &[Tag]), out: &mut Vec<Micro>) {
+    let ctx = (ann, tags);
+    let tags = tags.to_vec();
     match cmd {
-        Command::Ann(a, c) => micro_ops(c, nodes, ann | a.0, out),
-        // The tags are read by no model the bounded engine loads (a model
-        // naming a tag is refused when it is loaded, docs/models.md).
-        Command::Tagged(_, c) => micro_ops(c, nodes, ann, out),
+        Command::Ann(a, c) => micro_ops(c, nodes, (ann | a.0, ctx.1), out),
+        Command::Tagged(t, c) => {
+            let mut all = ctx.1.to_vec();
+            all.extend(t.names().iter().map(|n| Tag::new(n)));
+            all.sort();
+            all.dedup();
+            micro_ops(c, nodes, (ann, &all), out)
+        }
         Command::Guard(e) => out.push(Micro::Guard(e.clone())),
         Command::Select {
             reg,
@@ -164,12 +177,14 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) 
             expect: None,
             reserve: false,
             ann,
+            tags: tags.clone(),
         }),
         Command::Store { addr, value } => out.push(Micro::Store {
             addr: AddrSrc::Expr(addr.clone()),
             value: value.clone(),
             cond_flag: None,
             ann,
+            tags: tags.clone(),
         }),
         Command::Assign { reg, value } => out.push(Micro::Assign {
             reg: *reg,
@@ -177,7 +192,7 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) 
             pick: ann & Ann::PICK != 0,
         }),
         Command::Assume(e) => out.push(Micro::Assume(e.clone())),
-        Command::Fence(f) => out.push(Micro::Fence(*f)),
+        Command::Fence(f) => out.push(Micro::Fence(*f, tags)),
         Command::Lock => {
             out.push(Micro::Load {
                 reg: None,
@@ -185,12 +200,14 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) 
                 expect: Some(0),
                 reserve: false,
                 ann,
+                tags: tags.clone(),
             });
             out.push(Micro::Store {
                 addr: AddrSrc::Lock,
                 value: Expr::Const(1),
                 cond_flag: None,
                 ann,
+                tags: tags.clone(),
             });
         }
         Command::Unlock => out.push(Micro::Store {
@@ -198,8 +215,9 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) 
             value: Expr::Const(0),
             cond_flag: None,
             ann,
+            tags: tags.clone(),
         }),
-        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, nodes, ann, out)),
+        Command::Atomic(cs) => cs.iter().for_each(|c| micro_ops(c, nodes, ctx, out)),
         Command::Nop => {}
         Command::LoadReserve { reg, addr } => out.push(Micro::Load {
             reg: Some(*reg),
@@ -207,12 +225,14 @@ fn micro_ops(cmd: &Command, nodes: Option<u32>, ann: u16, out: &mut Vec<Micro>) 
             expect: None,
             reserve: true,
             ann,
+            tags: tags.clone(),
         }),
         Command::StoreCond { addr, value, flag } => out.push(Micro::Store {
             addr: AddrSrc::Expr(addr.clone()),
             value: value.clone(),
             cond_flag: Some(*flag),
             ann,
+            tags: tags.clone(),
         }),
         // PGAS (src/program/pgas.rs lowers the program first: `local`/`remote`
         // are global addresses here). A remote rank outside 1..N blocks.
