@@ -132,6 +132,9 @@ pub struct Encoder<'a> {
     /// section". Built only when the model reads `stxn` or the program
     /// has such a section.
     stxn: HashMap<(usize, usize), Lit>,
+    /// Per event that may be in a lock section its thread never leaves
+    /// (it stops holding the lock): the literal "it is".
+    open_sections: Vec<(usize, Lit)>,
     /// Resource limits of the encoding (`None`: unchecked).
     pub limit: Option<Deadline>,
     /// The limit that stopped the encoding, if any (then it is incomplete
@@ -276,6 +279,7 @@ impl<'a> Encoder<'a> {
             eager: Vec::new(),
             pgas: None,
             stxn: HashMap::default(),
+            open_sections: Vec::new(),
             limit,
             aborted,
             external: None,
@@ -288,6 +292,7 @@ impl<'a> Encoder<'a> {
             enc.encode_stxn();
         }
         enc.encode_rf_co();
+        enc.encode_open_sections();
         let dep_lists: [(u8, Vec<unroll::DepEdge>); 8] = [
             (0, std::mem::take(&mut enc.un.addr_dep)),
             (1, std::mem::take(&mut enc.un.data_dep)),
@@ -359,6 +364,20 @@ impl<'a> Encoder<'a> {
                 let kept = self.cnf.and(h, !u);
                 h = self.cnf.or(kept, l);
             }
+            // still[s]: the lock held when step s starts is held to the
+            // thread's end (still[steps] = held after the last step).
+            let mut still = vec![h; steps + 1];
+            for s in (0..steps).rev() {
+                let ends = self.cnf.or(!tu.exec[s], still[s + 1]);
+                still[s] = self.cnf.and(held[s], ends);
+            }
+            for &a in &by_thread[t] {
+                let sa = ev[a].step as usize;
+                let open = self.cnf.and(sect[sa], still[sa + 1]);
+                if !self.cnf.is_false(open) {
+                    self.open_sections.push((a, open));
+                }
+            }
             // same[s1][s2 - s1]: steps s1 ≤ s2 are in one section.
             let mut same: Vec<Vec<Lit>> = Vec::with_capacity(steps);
             for s1 in 0..steps {
@@ -389,6 +408,29 @@ impl<'a> Encoder<'a> {
                 }
             }
         }
+    }
+
+    /// A thread that stops holding the lock (blocked or cut by the bound
+    /// inside a lock section) blocks every other thread's load and store
+    /// from the `lock` on (thesis 003 §7.1.1, Table 7.1): no hb edge
+    /// leaves such a section for another thread. Every hb path from the
+    /// section to another thread starts with such an edge (the thread has
+    /// no event after it), so the other threads' events all come before.
+    fn encode_open_sections(&mut self) {
+        let open = std::mem::take(&mut self.open_sections);
+        let n = self.un.events.len();
+        for &(a, o) in &open {
+            let t = self.un.events[a].thread;
+            for b in 0..n {
+                if self.un.events[b].thread == t {
+                    continue;
+                }
+                if let Some(hb) = self.hb_lit(a, b) {
+                    self.cnf.clause(&[!o, !hb]);
+                }
+            }
+        }
+        self.open_sections = open;
     }
 
     /// The pairs that may be in `stxn` (one indivisible section,

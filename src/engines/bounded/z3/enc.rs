@@ -85,6 +85,10 @@ impl<'p> ZEnc<'p> {
             enc.constraints.extend(cs);
         }
         enc.encode_rf_co();
+        if prog.atomic_step_thread().is_some() {
+            let open = enc.open_sections();
+            enc.constraints.extend(open);
+        }
         let axioms = super::cat::encode_axioms(model, &mut enc)?;
         enc.constraints.extend(axioms);
         Ok(enc)
@@ -325,6 +329,87 @@ impl<'p> ZEnc<'p> {
         m
     }
 
+    /// Per step of thread `t`: `held(s)` (the lock is held when step s
+    /// starts), `sect(s) = held(s) ∨ lock(s)`, "step s executes an atomic
+    /// step over several locations" (`None`: false), and `held` after the
+    /// last unrolled step ([`ZEnc::stxn`]).
+    #[allow(clippy::type_complexity)]
+    fn lock_steps(
+        &self,
+        t: usize,
+    ) -> (Vec<Option<ZBool>>, Vec<Option<ZBool>>, Vec<Option<ZBool>>, Option<ZBool>) {
+        let ctx = self.ctx;
+        let ff = Bool::from_bool(ctx, false);
+        let zt = &self.un.threads[t];
+        let instrs = &self.prog.threads[t].instrs;
+        let is = |step: usize, f: &dyn Fn(&Command) -> bool| -> Option<ZBool> {
+            let v: Vec<ZBool> = (zt.cands[step].iter())
+                .filter(|&&j| f(&instrs[j].cmd))
+                .map(|&j| zt.ins[step]._eq(&Int::from_i64(ctx, j as i64)))
+                .collect();
+            (!v.is_empty()).then(|| or(ctx, &v))
+        };
+        let (mut held, mut sect, mut at) = (Vec::new(), Vec::new(), Vec::new());
+        let mut h: Option<ZBool> = None;
+        let either = |a: &Option<ZBool>, b: &Option<ZBool>| match (a, b) {
+            (None, None) => None,
+            _ => Some(or(ctx, &[a.clone().unwrap_or(ff.clone()), b.clone().unwrap_or(ff.clone())])),
+        };
+        for s in 0..zt.cands.len() {
+            let l = is(s, &|c| c.lock_bound() == Some(true));
+            let u = is(s, &|c| c.lock_bound() == Some(false));
+            held.push(h.clone());
+            sect.push(either(&h, &l));
+            at.push(is(s, &|c| c.is_atomic_step()));
+            let kept = match (&h, &u) {
+                (Some(h), Some(u)) => Some(and(ctx, &[h.clone(), u.not()])),
+                (h, _) => h.clone(),
+            };
+            h = either(&kept, &l);
+        }
+        (held, sect, at, h)
+    }
+
+    /// A thread that stops holding the lock blocks the other threads'
+    /// loads and stores from its `lock` on (thesis 003 §7.1.1, Table 7.1):
+    /// no hb edge leaves such a section for another thread (as the
+    /// varisat encoder states it).
+    fn open_sections(&mut self) -> Vec<ZBool> {
+        let ctx = self.ctx;
+        let mut hb: HashMap<(usize, usize), Vec<ZBool>> = HashMap::default();
+        for r in HB {
+            for (k, c) in self.relation(r) {
+                hb.entry(k).or_default().push(c);
+            }
+        }
+        let mut out = Vec::new();
+        for t in 0..self.un.threads.len() {
+            let (held, sect, _, end) = self.lock_steps(t);
+            let Some(end) = end else { continue };
+            let zt = &self.un.threads[t];
+            let steps = zt.cands.len();
+            let mut still: Vec<ZBool> = vec![end; steps + 1];
+            for s in (0..steps).rev() {
+                let stopped = zt.ins[s].lt(&Int::from_i64(ctx, 0));
+                let h = held[s].clone().unwrap_or(Bool::from_bool(ctx, false));
+                still[s] = and(ctx, &[h, or(ctx, &[stopped, still[s + 1].clone()])]);
+            }
+            let ev = &self.un.events;
+            for a in (0..ev.len()).filter(|&a| ev[a].thread.0 as usize == t) {
+                let sa = ev[a].step as usize;
+                let Some(sec) = sect[sa].clone() else { continue };
+                let open = and(ctx, &[sec, still[sa + 1].clone()]);
+                for b in (0..ev.len()).filter(|&b| ev[b].thread != ev[a].thread) {
+                    if let Some(h) = hb.get(&(a, b)) {
+                        let c = and(ctx, &[open.clone(), self.mem(a), self.mem(b), or(ctx, h)]);
+                        out.push(c.not());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// `stxn`: two different executed events of one thread in one
     /// indivisible section ([`crate::program::Program::indivisible_sections`]):
     /// one step executing an atomic step over several locations
@@ -336,38 +421,9 @@ impl<'p> ZEnc<'p> {
     fn stxn(&self) -> ZRel {
         let ctx = self.ctx;
         let ev = &self.un.events;
-        let ff = Bool::from_bool(ctx, false);
         let mut m = ZRel::default();
-        for (t, zt) in self.un.threads.iter().enumerate() {
-            let instrs = &self.prog.threads[t].instrs;
-            let is = |step: usize, f: &dyn Fn(&Command) -> bool| -> Option<ZBool> {
-                let v: Vec<ZBool> = (zt.cands[step].iter())
-                    .filter(|&&j| f(&instrs[j].cmd))
-                    .map(|&j| zt.ins[step]._eq(&Int::from_i64(ctx, j as i64)))
-                    .collect();
-                (!v.is_empty()).then(|| or(ctx, &v))
-            };
-            let steps = zt.cands.len();
-            let (mut held, mut sect, mut at) = (Vec::new(), Vec::new(), Vec::new());
-            let mut h: Option<ZBool> = None;
-            for s in 0..steps {
-                let l = is(s, &|c| c.lock_bound() == Some(true));
-                let u = is(s, &|c| c.lock_bound() == Some(false));
-                held.push(h.clone());
-                sect.push(match (&h, &l) {
-                    (None, None) => None,
-                    _ => Some(or(ctx, &[h.clone().unwrap_or(ff.clone()), l.clone().unwrap_or(ff.clone())])),
-                });
-                at.push(is(s, &|c| c.is_atomic_step()));
-                let kept = match (&h, &u) {
-                    (Some(h), Some(u)) => Some(and(ctx, &[h.clone(), u.not()])),
-                    (h, _) => h.clone(),
-                };
-                h = match (kept, l) {
-                    (None, None) => None,
-                    (k, l) => Some(or(ctx, &[k.unwrap_or(ff.clone()), l.unwrap_or(ff.clone())])),
-                };
-            }
+        for t in 0..self.un.threads.len() {
+            let (held, sect, at, _) = self.lock_steps(t);
             let evs: Vec<usize> = (0..ev.len()).filter(|&a| ev[a].thread.0 as usize == t).collect();
             for (x, &a) in evs.iter().enumerate() {
                 for &b in &evs[x + 1..] {
