@@ -344,7 +344,7 @@ fn event_hb_engines_refuse_lock_sections_beyond_a_read_modify_write() {
 #[test]
 fn a_thread_stopped_in_its_lock_section_blocks_the_others() {
     use bmc_rmm::ask::EngineChoice;
-    let text = "shared x0, x1;\nthread t0 {\n  r2 = x0;\n  lock;\n  x1 = 2;\n  assert(r1 == 2);\n  unlock;\n}\nthread t3 {\n  x1 = 2;\n  x0 = 2;\n}\ngoal final;\n";
+    let text = "shared x0, x1;\nthread t0 {\n  reg r1, r2;\n  r2 = x0;\n  lock;\n  x1 = 2;\n  assert(r1 == 2);\n  unlock;\n}\nthread t3 {\n  x1 = 2;\n  x0 = 2;\n}\ngoal final;\n";
     let mut engines = sat_engines();
     engines.push(EngineChoice::Smc);
     for engine in engines {
