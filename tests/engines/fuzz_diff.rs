@@ -311,7 +311,8 @@ fn robustness_contracts_an_atomic_step_over_two_addresses() {
     ] {
         let e = ask_one(text, model, Question::Robust, engine).expect_err("refused");
         assert!(
-            e.to_string().contains("an atomic step over several addresses"),
+            e.to_string()
+                .contains("an atomic step over several addresses"),
             "{model} {engine:?}: {e}"
         );
     }
@@ -326,7 +327,8 @@ fn robustness_contracts_an_atomic_step_over_two_addresses() {
 fn event_hb_engines_refuse_lock_sections_beyond_a_read_modify_write() {
     use bmc_rmm::ask::EngineChoice;
     let cas = "shared x, y;\nthread t0 { lock; r = x; x = 1; unlock; y = 1; }\nthread t1 { y = 2; r1 = x; }\n";
-    let two = "shared x, y;\nthread t0 { lock; r = x; r1 = y; unlock; }\nthread t1 { y = 1; x = 1; }\n";
+    let two =
+        "shared x, y;\nthread t0 { lock; r = x; r1 = y; unlock; }\nthread t1 { y = 1; x = 1; }\n";
     for engine in [EngineChoice::Explicit, EngineChoice::NormalForm] {
         let cas_v = ask_one(cas, "tso", Question::Robust, engine).expect("answers");
         let sat = ask_one(cas, "tso", Question::Robust, sat_engines()[0]).expect("answers");

@@ -165,7 +165,11 @@ fn contracted_cycle(
         .collect();
     let mut edges = Vec::new();
     for (i, &(a, b)) in hops.iter().enumerate() {
-        edges.push((mem[a].id, edge(a, b).unwrap_or_default().to_string(), mem[b].id));
+        edges.push((
+            mem[a].id,
+            edge(a, b).unwrap_or_default().to_string(),
+            mem[b].id,
+        ));
         let (next, _) = hops[(i + 1) % hops.len()];
         if next != b {
             let rel = if b < next { "po" } else { "stxn" };

@@ -346,7 +346,12 @@ impl<'a> Encoder<'a> {
             let instrs = &self.prog.threads[t].instrs;
             let sels = |f: &dyn Fn(&crate::program::Command) -> bool| -> Vec<Vec<Lit>> {
                 (tu.sel.iter())
-                    .map(|sel| (sel.iter()).filter(|(i, _)| f(&instrs[*i].cmd)).map(|&(_, l)| l).collect())
+                    .map(|sel| {
+                        (sel.iter())
+                            .filter(|(i, _)| f(&instrs[*i].cmd))
+                            .map(|&(_, l)| l)
+                            .collect()
+                    })
                     .collect()
             };
             let atomic = sels(&|c| c.is_atomic_step());
@@ -1143,7 +1148,12 @@ impl<'a> Encoder<'a> {
     /// (hb \ stxn) ; stxn?`; within a thread the lifted edge is po
     /// already, as sections are po-contiguous). As [`Encoder::cycle_edge`],
     /// a disjunction; `lift` caches the plain edges' literals.
-    fn contracted_cycle_edge(&mut self, lift: &mut CycleLift, a: usize, b: usize) -> Option<Vec<Lit>> {
+    fn contracted_cycle_edge(
+        &mut self,
+        lift: &mut CycleLift,
+        a: usize,
+        b: usize,
+    ) -> Option<Vec<Lit>> {
         let ev = &self.un.events;
         if ev[a].thread == ev[b].thread {
             return self.cycle_edge(a, b);

@@ -337,7 +337,12 @@ impl<'p> ZEnc<'p> {
     fn lock_steps(
         &self,
         t: usize,
-    ) -> (Vec<Option<ZBool>>, Vec<Option<ZBool>>, Vec<Option<ZBool>>, Option<ZBool>) {
+    ) -> (
+        Vec<Option<ZBool>>,
+        Vec<Option<ZBool>>,
+        Vec<Option<ZBool>>,
+        Option<ZBool>,
+    ) {
         let ctx = self.ctx;
         let ff = Bool::from_bool(ctx, false);
         let zt = &self.un.threads[t];
@@ -353,7 +358,13 @@ impl<'p> ZEnc<'p> {
         let mut h: Option<ZBool> = None;
         let either = |a: &Option<ZBool>, b: &Option<ZBool>| match (a, b) {
             (None, None) => None,
-            _ => Some(or(ctx, &[a.clone().unwrap_or(ff.clone()), b.clone().unwrap_or(ff.clone())])),
+            _ => Some(or(
+                ctx,
+                &[
+                    a.clone().unwrap_or(ff.clone()),
+                    b.clone().unwrap_or(ff.clone()),
+                ],
+            )),
         };
         for s in 0..zt.cands.len() {
             let l = is(s, &|c| c.lock_bound() == Some(true));
@@ -397,7 +408,9 @@ impl<'p> ZEnc<'p> {
             let ev = &self.un.events;
             for a in (0..ev.len()).filter(|&a| ev[a].thread.0 as usize == t) {
                 let sa = ev[a].step as usize;
-                let Some(sec) = sect[sa].clone() else { continue };
+                let Some(sec) = sect[sa].clone() else {
+                    continue;
+                };
                 let open = and(ctx, &[sec, still[sa + 1].clone()]);
                 for b in (0..ev.len()).filter(|&b| ev[b].thread != ev[a].thread) {
                     if let Some(h) = hb.get(&(a, b)) {
@@ -424,7 +437,9 @@ impl<'p> ZEnc<'p> {
         let mut m = ZRel::default();
         for t in 0..self.un.threads.len() {
             let (held, sect, at, _) = self.lock_steps(t);
-            let evs: Vec<usize> = (0..ev.len()).filter(|&a| ev[a].thread.0 as usize == t).collect();
+            let evs: Vec<usize> = (0..ev.len())
+                .filter(|&a| ev[a].thread.0 as usize == t)
+                .collect();
             for (x, &a) in evs.iter().enumerate() {
                 for &b in &evs[x + 1..] {
                     let (sa, sb) = (ev[a].step as usize, ev[b].step as usize);
@@ -442,7 +457,10 @@ impl<'p> ZEnc<'p> {
                     if one.is_empty() {
                         continue;
                     }
-                    let c = and(ctx, &[ev[a].exec.clone(), ev[b].exec.clone(), or(ctx, &one)]);
+                    let c = and(
+                        ctx,
+                        &[ev[a].exec.clone(), ev[b].exec.clone(), or(ctx, &one)],
+                    );
                     m.insert((a, b), c.clone());
                     m.insert((b, a), c);
                 }
