@@ -38,7 +38,7 @@ fn trencher_corpus_matches_expected() {
     };
     let tsv = std::fs::read_to_string(tsv).unwrap();
     let mut failures = Vec::new();
-    let mut checked = 0;
+    let (mut checked, mut refused) = (0, 0);
     for line in tsv.lines().skip(1) {
         let cols: Vec<&str> = line.split('\t').collect();
         if cols.len() < 3 {
@@ -55,6 +55,7 @@ fn trencher_corpus_matches_expected() {
             let e = check_robustness(&p, &opts(10)).err().map(|e| e.to_string());
             assert!(e.is_some_and(|e| e.contains(&what)), "{file}: not refused");
             eprintln!("{file}: refused ({what})");
+            refused += 1;
             continue;
         }
         // Unknown rows get a short budget; known rows a generous one.
@@ -123,7 +124,10 @@ fn trencher_corpus_matches_expected() {
         eprintln!("{line}");
         checked += 1;
     }
-    assert!(checked >= 39, "only {checked} rows checked");
+    assert!(
+        checked + refused >= 39 && refused <= 6,
+        "only {checked} rows checked ({refused} refused)"
+    );
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
 }
 
