@@ -164,9 +164,6 @@ pub struct Ctx<'a> {
     pub done_flags: Vec<i64>,
     /// True when the program calls `pthread_join`.
     pub uses_join: bool,
-    /// The one mutex of the program, when every lock and unlock names
-    /// the same global: it becomes the IR's lock.
-    pub single_mutex: Option<String>,
     /// The thread being built.
     pub b: Builder,
     /// Its inlined call frames.
@@ -612,12 +609,10 @@ impl<'ast> lang_c::visit::Visit<'ast> for AddrTaken {
     }
 }
 
-/// Finds calls of `pthread_join` and the arguments of the mutex calls.
+/// Finds calls of `pthread_join`.
 #[derive(Default)]
 struct Calls {
     join: bool,
-    mutexes: Vec<Option<String>>,
-    atomic_sections: bool,
 }
 
 impl<'ast> lang_c::visit::Visit<'ast> for Calls {
@@ -630,33 +625,6 @@ impl<'ast> lang_c::visit::Visit<'ast> for Calls {
             let name = i.node.name.as_str();
             if name == "pthread_join" {
                 self.join = true;
-            }
-            if name.starts_with("__VERIFIER_atomic") {
-                self.atomic_sections = true;
-            }
-            let mutex_arg = match name {
-                "pthread_mutex_lock" | "pthread_mutex_unlock" | "pthread_mutex_trylock" => Some(0),
-                "pthread_cond_wait" | "pthread_cond_timedwait" => Some(1),
-                _ => None,
-            };
-            if let Some(k) = mutex_arg {
-                let target = n.arguments.get(k).and_then(|a| match &a.node {
-                    Expression::UnaryOperator(u)
-                        if u.node.operator.node == lang_c::ast::UnaryOperator::Address =>
-                    {
-                        match &u.node.operand.node {
-                            Expression::Identifier(x) => Some(x.node.name.clone()),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                });
-                let target = if name == "pthread_mutex_trylock" {
-                    None
-                } else {
-                    target
-                };
-                self.mutexes.push(target);
             }
         }
         lang_c::visit::visit_call_expression(self, n, span);
@@ -711,7 +679,6 @@ pub fn lower(
         start_flags: Vec::new(),
         done_flags: Vec::new(),
         uses_join: false,
-        single_mutex: None,
         b: Builder::new(width),
         frames: Vec::new(),
         thread: 0,
@@ -796,9 +763,6 @@ pub fn lower(
             .into_iter()
             .collect();
     }
-    if !opts.replicate {
-        cx.single_mutex = cx.only_mutex(&calls);
-    }
     let Some(main) = cx.funcs.get("main").copied() else {
         return Err(src.main.error(
             Span::new(0, src.main.text.len().min(1)),
@@ -837,17 +801,6 @@ pub fn lower(
 }
 
 impl<'a> Ctx<'a> {
-    /// [`Ctx::single_mutex`] from the program's mutex calls: the global
-    /// scalar mutex every lock and unlock names, when the program has no
-    /// atomic section.
-    fn only_mutex(&self, calls: &Calls) -> Option<String> {
-        let m = calls.mutexes.first().cloned().flatten()?;
-        let all_same = (calls.mutexes.iter()).all(|x| x.as_deref() == Some(m.as_str()));
-        let global_scalar = matches!(self.globals.get(&m),
-            Some(g) if g.ty == CType::Mutex && g.thread_local.is_none());
-        (all_same && global_scalar && !calls.atomic_sections).then_some(m)
-    }
-
     /// Struct tags and typedef names defined anywhere at file scope,
     /// recorded before the declarations are lowered.
     fn file_scope_names(&mut self, unit: &'a TranslationUnit) {

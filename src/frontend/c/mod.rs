@@ -84,8 +84,7 @@ pub struct Options {
     /// a thread created in such a cycle (or by such a thread) is then
     /// lowered once and listed in [`Lowered::replicated`]: the program
     /// stands for any number of its copies, for the counting abstraction
-    /// only ([`crate::engines::explicit::counting`]). Programs with one
-    /// mutex keep it a memory cell (not the IR's lock), and a thread
+    /// only ([`crate::engines::explicit::counting`]). A thread
     /// created in a cycle must take a constant argument and not be joined.
     pub replicate: bool,
     /// When [`parse`] gives up ([`Error::Unknown`], exit 3): the lowering

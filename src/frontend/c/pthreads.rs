@@ -172,26 +172,17 @@ impl<'a> Ctx<'a> {
         Ok(Val::int(Expr::Const(0)))
     }
 
-    /// Mutexes: the IR's lock when the program has one mutex (a global
-    /// named in every call), else a cell taken by a locked
-    /// compare-and-swap 0 → 1 and released by a locked write of 0.
+    /// Mutexes: a cell taken by a locked compare-and-swap 0 → 1 and
+    /// released by a locked write of 0 (POSIX: a mutex excludes the
+    /// other holders of that mutex only; the IR's `lock`, which blocks
+    /// every other thread's memory accesses (thesis 003 §7.1.1), would
+    /// hide the races of accesses outside the critical sections).
     pub(super) fn mutex(
         &mut self,
         name: &str,
         m: &'a Node<Expression>,
         s: Span,
     ) -> Result<Val, Error> {
-        if self.single_mutex.is_some() && name != "pthread_mutex_trylock" {
-            self.emit(
-                if name == "pthread_mutex_lock" {
-                    Command::Lock
-                } else {
-                    Command::Unlock
-                },
-                s,
-            )?;
-            return Ok(Val::int(Expr::Const(0)));
-        }
         let p = self.rvalue(m)?;
         let t = self.b.temp();
         let load = Command::Load {
