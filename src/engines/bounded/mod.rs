@@ -412,10 +412,15 @@ pub trait Session {
         &mut self,
         _under: Cond,
         _deadline: Deadline,
-    ) -> Option<Result<(Vec<Vec<i64>>, Flags), Error>> {
+    ) -> Option<Result<Observed, Error>> {
         None
     }
 }
+
+/// The final states of the consistent executions visited (each the
+/// observed values, distinct, in the order found) with herd's flags over
+/// them ([`Session::enumerate_observed`]).
+pub type Observed = (Vec<Vec<i64>>, Flags);
 
 /// herd's flags (`flag ~empty E as NAME`, [`crate::cat::Flag`]) over
 /// every consistent execution: which hold on one of them (herd's

@@ -369,7 +369,7 @@ impl Session for VarisatSession<'_> {
         &mut self,
         under: Cond,
         deadline: Deadline,
-    ) -> Option<Result<(Vec<Vec<i64>>, super::Flags), Error>> {
+    ) -> Option<Result<super::Observed, Error>> {
         let budget = self.enumerate?;
         if !self.enc.cnf.is_recording() || self.enc.external.is_some() {
             return None;
