@@ -17,10 +17,12 @@ const LIMIT: usize = 150;
 const ALLOWED: &[(&str, &str)] = &[];
 
 /// Functions over the limit whose split is under way: each named,
-/// temporary, to be emptied as those splits land (none today). An entry
-/// that is no longer over the limit fails the test, so the list cannot go
-/// stale.
-const PENDING: &[(&str, &str)] = &[];
+/// temporary, to be emptied as those splits land. An entry that is no
+/// longer over the limit fails the test, so the list cannot go stale.
+const PENDING: &[(&str, &str)] = &[
+    ("src/cat/parse.rs", "parse_model_files"),
+    ("src/frontend/c_litmus/lower.rs", "prim"),
+];
 
 /// One function found by the scanner.
 #[derive(Debug, Clone)]

@@ -163,6 +163,154 @@ pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
     })
 }
 
+/// The locations a C test observes, as they are found (its `locations`
+/// list, then its condition and filter).
+struct Locs<'a> {
+    src: &'a SourceFile,
+    addrs: &'a BTreeMap<String, i64>,
+    /// (location, sort key).
+    locs: Vec<(Location, (u8, usize, String))>,
+}
+impl Locs<'_> {
+    fn loc(&mut self, p: &mut Program, l: &RawLoc, sp: Span) -> Result<usize, Error> {
+        let (kind, name, key) = match l {
+            RawLoc::Reg { thread, reg } => {
+                let Some(th) = p.threads.get_mut(*thread) else {
+                    return Err(self.src.error(
+                        sp,
+                        format!(
+                            "thread {thread} does not exist (the test has {} threads)",
+                            p.threads.len()
+                        ),
+                    ));
+                };
+                let r = th.reg(p.names.intern(reg));
+                let kind = LocKind::Reg {
+                    thread: crate::program::ThreadId(*thread as u32),
+                    reg: r,
+                };
+                (kind, format!("{thread}:{reg}"), (0, *thread, reg.clone()))
+            }
+            RawLoc::Mem(m) => {
+                let Some(&addr) = self.addrs.get(m) else {
+                    return Err(self.src.error(sp, format!("unknown location `{m}`")));
+                };
+                (LocKind::Mem { addr }, format!("[{m}]"), (1, 0, m.clone()))
+            }
+        };
+        if let Some(i) = self.locs.iter().position(|(x, _)| x.name == name) {
+            return Ok(i);
+        }
+        self.locs.push((
+            Location {
+                kind,
+                name,
+                holds_address: false,
+                unsigned: None,
+                bits: 32,
+                cells: 1,
+            },
+            key,
+        ));
+        Ok(self.locs.len() - 1)
+    }
+
+    fn prop(&mut self, p: &mut Program, rp: &RawProp) -> Result<Prop, Error> {
+        Ok(match rp {
+            RawProp::True => Prop::True,
+            RawProp::False => Prop::False,
+            RawProp::Atom {
+                loc,
+                val,
+                neq,
+                span,
+                loc_span,
+            } => {
+                let i = self.loc(p, loc, *loc_span)?;
+                let (value, symbolic) = match val {
+                    RawVal::Int(v) => (*v, false),
+                    RawVal::Sym(s) => match self.addrs.get(s) {
+                        Some(&a) => (a, true),
+                        None => {
+                            return Err(self.src.error(*span, format!("unknown location `{s}`")))
+                        }
+                    },
+                    _ => {
+                        return Err(self
+                            .src
+                            .error(*span, "this value is not supported in a C litmus test"))
+                    }
+                };
+                if symbolic {
+                    self.locs[i].0.holds_address = true;
+                }
+                let a = Prop::Eq {
+                    loc: i,
+                    value,
+                    symbolic,
+                };
+                if *neq {
+                    Prop::Not(Box::new(a))
+                } else {
+                    a
+                }
+            }
+            RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, a)?)),
+            RawProp::And(xs) | RawProp::Or(xs) => {
+                let and = matches!(rp, RawProp::And(_));
+                let mut v = Vec::new();
+                for x in xs {
+                    match self.prop(p, x)? {
+                        Prop::And(ys) if and => v.extend(ys),
+                        Prop::Or(ys) if !and => v.extend(ys),
+                        y => v.push(y),
+                    }
+                }
+                if and {
+                    Prop::And(v)
+                } else {
+                    Prop::Or(v)
+                }
+            }
+            RawProp::Implies(a, b) => {
+                Prop::Implies(Box::new(self.prop(p, a)?), Box::new(self.prop(p, b)?))
+            }
+        })
+    }
+}
+fn remap(p: Prop, m: &[usize]) -> Prop {
+    match p {
+        Prop::Eq {
+            loc,
+            value,
+            symbolic,
+        } => Prop::Eq {
+            loc: m[loc],
+            value,
+            symbolic,
+        },
+        Prop::Not(a) => Prop::Not(Box::new(remap(*a, m))),
+        Prop::And(v) => Prop::And(v.into_iter().map(|x| remap(x, m)).collect()),
+        Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap(x, m)).collect()),
+        Prop::Implies(a, b) => Prop::Implies(Box::new(remap(*a, m)), Box::new(remap(*b, m))),
+        x => x,
+    }
+}
+fn locs_of(p: &Prop, out: &mut std::collections::BTreeSet<usize>) {
+    match p {
+        Prop::Eq { loc, .. } => {
+            out.insert(*loc);
+        }
+        Prop::Not(a) => locs_of(a, out),
+        Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| locs_of(x, out)),
+        Prop::Implies(a, b) => {
+            locs_of(a, out);
+            locs_of(b, out);
+        }
+        Prop::True | Prop::False => {}
+    }
+}
+
 /// The observed locations of a C test and its condition: registers
 /// (`0:r1`, a local of `P0`) and memory (`x`, printed `[x]`) of the
 /// `locations` list, the condition and the filter, in herd's order
@@ -175,153 +323,6 @@ fn litmus_test(
     mut p: Program,
     addrs: &BTreeMap<String, i64>,
 ) -> Result<LitmusTest, Error> {
-    struct Locs<'a> {
-        src: &'a SourceFile,
-        addrs: &'a BTreeMap<String, i64>,
-        /// (location, sort key).
-        locs: Vec<(Location, (u8, usize, String))>,
-    }
-    impl Locs<'_> {
-        fn loc(&mut self, p: &mut Program, l: &RawLoc, sp: Span) -> Result<usize, Error> {
-            let (kind, name, key) = match l {
-                RawLoc::Reg { thread, reg } => {
-                    let Some(th) = p.threads.get_mut(*thread) else {
-                        return Err(self.src.error(
-                            sp,
-                            format!(
-                                "thread {thread} does not exist (the test has {} threads)",
-                                p.threads.len()
-                            ),
-                        ));
-                    };
-                    let r = th.reg(p.names.intern(reg));
-                    let kind = LocKind::Reg {
-                        thread: crate::program::ThreadId(*thread as u32),
-                        reg: r,
-                    };
-                    (kind, format!("{thread}:{reg}"), (0, *thread, reg.clone()))
-                }
-                RawLoc::Mem(m) => {
-                    let Some(&addr) = self.addrs.get(m) else {
-                        return Err(self.src.error(sp, format!("unknown location `{m}`")));
-                    };
-                    (LocKind::Mem { addr }, format!("[{m}]"), (1, 0, m.clone()))
-                }
-            };
-            if let Some(i) = self.locs.iter().position(|(x, _)| x.name == name) {
-                return Ok(i);
-            }
-            self.locs.push((
-                Location {
-                    kind,
-                    name,
-                    holds_address: false,
-                    unsigned: None,
-                    bits: 32,
-                    cells: 1,
-                },
-                key,
-            ));
-            Ok(self.locs.len() - 1)
-        }
-
-        fn prop(&mut self, p: &mut Program, rp: &RawProp) -> Result<Prop, Error> {
-            Ok(match rp {
-                RawProp::True => Prop::True,
-                RawProp::False => Prop::False,
-                RawProp::Atom {
-                    loc,
-                    val,
-                    neq,
-                    span,
-                    loc_span,
-                } => {
-                    let i = self.loc(p, loc, *loc_span)?;
-                    let (value, symbolic) = match val {
-                        RawVal::Int(v) => (*v, false),
-                        RawVal::Sym(s) => match self.addrs.get(s) {
-                            Some(&a) => (a, true),
-                            None => {
-                                return Err(self
-                                    .src
-                                    .error(*span, format!("unknown location `{s}`")))
-                            }
-                        },
-                        _ => {
-                            return Err(self
-                                .src
-                                .error(*span, "this value is not supported in a C litmus test"))
-                        }
-                    };
-                    if symbolic {
-                        self.locs[i].0.holds_address = true;
-                    }
-                    let a = Prop::Eq {
-                        loc: i,
-                        value,
-                        symbolic,
-                    };
-                    if *neq {
-                        Prop::Not(Box::new(a))
-                    } else {
-                        a
-                    }
-                }
-                RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, a)?)),
-                RawProp::And(xs) | RawProp::Or(xs) => {
-                    let and = matches!(rp, RawProp::And(_));
-                    let mut v = Vec::new();
-                    for x in xs {
-                        match self.prop(p, x)? {
-                            Prop::And(ys) if and => v.extend(ys),
-                            Prop::Or(ys) if !and => v.extend(ys),
-                            y => v.push(y),
-                        }
-                    }
-                    if and {
-                        Prop::And(v)
-                    } else {
-                        Prop::Or(v)
-                    }
-                }
-                RawProp::Implies(a, b) => {
-                    Prop::Implies(Box::new(self.prop(p, a)?), Box::new(self.prop(p, b)?))
-                }
-            })
-        }
-    }
-    fn remap(p: Prop, m: &[usize]) -> Prop {
-        match p {
-            Prop::Eq {
-                loc,
-                value,
-                symbolic,
-            } => Prop::Eq {
-                loc: m[loc],
-                value,
-                symbolic,
-            },
-            Prop::Not(a) => Prop::Not(Box::new(remap(*a, m))),
-            Prop::And(v) => Prop::And(v.into_iter().map(|x| remap(x, m)).collect()),
-            Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap(x, m)).collect()),
-            Prop::Implies(a, b) => Prop::Implies(Box::new(remap(*a, m)), Box::new(remap(*b, m))),
-            x => x,
-        }
-    }
-    fn locs_of(p: &Prop, out: &mut std::collections::BTreeSet<usize>) {
-        match p {
-            Prop::Eq { loc, .. } => {
-                out.insert(*loc);
-            }
-            Prop::Not(a) => locs_of(a, out),
-            Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| locs_of(x, out)),
-            Prop::Implies(a, b) => {
-                locs_of(a, out);
-                locs_of(b, out);
-            }
-            Prop::True | Prop::False => {}
-        }
-    }
     let mut rs = Locs {
         src,
         addrs,
