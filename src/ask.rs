@@ -770,10 +770,10 @@ pub fn validate(
         match engine {
             EngineChoice::Bounded(_) => {}
             EngineChoice::Explicit => {
-                if !matches!(builtin, Some("tso" | "pso")) || q != CheckKind::Robust {
+                if !matches!(builtin, Some("tso" | "pso" | "rmo")) || q != CheckKind::Robust {
                     return Err(Error::Unsupported(
-                        "the explicit engine decides robustness against TSO and PSO only \
-                         (--model tso|pso)"
+                        "the explicit engine decides robustness against TSO, PSO and RMO only \
+                         (--model tso|pso|rmo)"
                             .into(),
                     ));
                 }
@@ -783,8 +783,8 @@ pub fn validate(
                     || q != CheckKind::Robust
                 {
                     return Err(Error::Unsupported(
-                        "the normal-form engine decides robustness against TSO and PSO only \
-                         (--model tso|pso)"
+                        "the normal-form engine decides robustness against TSO, PSO and RMO \
+                         only (--model tso|pso|rmo)"
                             .into(),
                     ));
                 }
@@ -839,12 +839,14 @@ fn explicit_reply(req: &Request) -> Result<Reply, Error> {
 }
 
 /// The normal-form engine's reply (robustness against the request's
-/// built-in model, tso or pso).
+/// built-in model: tso, pso or rmo).
 fn normal_form_reply(req: &Request) -> Result<Reply, Error> {
     let model = req
         .builtin
         .and_then(normal_form::Model::from_name)
-        .ok_or_else(|| Error::Unsupported("the normal-form engine decides tso and pso".into()))?;
+        .ok_or_else(|| {
+            Error::Unsupported("the normal-form engine decides tso, pso and rmo".into())
+        })?;
     let opts = normal_form::Options {
         width: Width(req.width),
         limits: explicit_options(req.width, req.timeout).limits,

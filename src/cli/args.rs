@@ -168,9 +168,9 @@ pub enum Engine {
     #[value(name = "sat", alias = "bounded")]
     Bounded,
     /// Explicit-state engine: unbounded robustness against TSO by attacks
-    /// (against PSO by normal-form computations).
+    /// (against PSO and RMO by normal-form computations).
     Explicit,
-    /// Unbounded robustness against PSO and TSO by normal-form
+    /// Unbounded robustness against RMO, PSO and TSO by normal-form
     /// computations (thesis ch. 3, 5).
     #[value(name = "normal-form", alias = "nf")]
     NormalForm,

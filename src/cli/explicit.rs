@@ -1,6 +1,6 @@
 //! `robust --engine explicit` and `robust --engine normal-form`:
 //! unbounded robustness against TSO (attacks, or normal-form
-//! computations) and PSO (normal-form computations).
+//! computations), PSO and RMO (normal-form computations).
 
 use super::args::CheckArgs;
 use bmc_rmm::ask::Question;
@@ -8,7 +8,7 @@ use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::Verdict;
 
 /// `bmc-rmm robust --engine explicit|normal-form`: unbounded robustness
-/// against TSO or PSO.
+/// against TSO, PSO or RMO.
 pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
     if a.dot.is_some() {

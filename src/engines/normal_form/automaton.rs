@@ -28,6 +28,7 @@
 
 use super::profile::{hop, Acc, Src};
 use super::program_class::{Addr, Footprint, Micro, Op, LOCK_ADDR};
+use super::rmo::{Heads, InFlight};
 use super::Model;
 use crate::collections::HashMap;
 use crate::program::{Command, LExpr, Program, RegId, Spmd, Width};
@@ -120,6 +121,15 @@ pub(crate) struct State {
     pub marks: Vec<Mark>,
     /// Enter marks recorded so far (bit k = segment k).
     pub seen: u16,
+    /// RMO only (empty otherwise): per register, thread after thread,
+    /// the part where its value is computed and the part where its
+    /// producer commits (0: no bound; [`super::rmo`]).
+    pub heads: Vec<(u8, u8)>,
+    /// RMO only: per thread, the parts that order its next events.
+    pub rmo: Vec<Heads>,
+    /// RMO only: the newest in-flight store per thread and address,
+    /// sorted by (thread, address).
+    pub inflight: Vec<InFlight>,
 }
 
 /// One event of a step, for the witness.
@@ -158,13 +168,13 @@ pub(crate) struct Automaton<'p> {
     pub prog: &'p Program,
     ops: &'p [Vec<Op>],
     out: Vec<Vec<Vec<usize>>>,
-    reg_off: Vec<usize>,
+    pub(super) reg_off: Vec<usize>,
     live: Vec<Vec<Vec<bool>>>,
     w: Width,
     model: Model,
     /// The profile's threads.
     pub profile: Vec<u32>,
-    seg_of: Vec<Option<usize>>,
+    pub(super) seg_of: Vec<Option<usize>>,
     /// Values a guess may take per address (initial value included).
     pub cands: HashMap<i64, Vec<i64>>,
     /// Per thread, its footprint when every address is constant.
@@ -173,7 +183,7 @@ pub(crate) struct Automaton<'p> {
 
 /// A partial successor inside one instruction: the state, the events so
 /// far and the accesses for the marks.
-type Partial = (State, Vec<Ev>, Vec<Acc>);
+pub(super) type Partial = (State, Vec<Ev>, Vec<Acc>);
 
 impl<'p> Automaton<'p> {
     /// The automaton for `profile` (threads of the cycle's segments).
@@ -227,7 +237,14 @@ impl<'p> Automaton<'p> {
             later: [Vec::new(), Vec::new()],
             marks: vec![Mark::default(); self.profile.len()],
             seen: 0,
+            heads: Vec::new(),
+            rmo: Vec::new(),
+            inflight: Vec::new(),
         };
+        if self.model == Model::Rmo {
+            s.heads = vec![(0, 0); s.regs.len()];
+            s.rmo = vec![Heads::default(); n];
+        }
         for t in 0..n {
             self.reset_dead(&mut s, t);
         }
@@ -246,14 +263,14 @@ impl<'p> Automaton<'p> {
         }
     }
 
-    fn eval(&self, s: &State, t: usize, e: &LExpr) -> i64 {
+    pub(super) fn eval(&self, s: &State, t: usize, e: &LExpr) -> i64 {
         let regs = &s.regs[self.reg_off[t]..self.reg_off[t + 1]];
         e.eval(self.w, Spmd::default(), &mut |r: RegId| {
             regs.get(r.0 as usize).copied().unwrap_or(0)
         })
     }
 
-    fn set_reg(&self, s: &mut State, t: usize, r: RegId, v: i64) {
+    pub(super) fn set_reg(&self, s: &mut State, t: usize, r: RegId, v: i64) {
         let i = self.reg_off[t] + r.0 as usize;
         if i < self.reg_off[t + 1] {
             s.regs[i] = self.w.wrap(v);
@@ -266,12 +283,15 @@ impl<'p> Automaton<'p> {
         for r in 0..self.reg_off[t + 1] - base {
             if !self.live[t].get(q).is_some_and(|l| l[r]) {
                 s.regs[base + r] = 0;
+                if let Some(h) = s.heads.get_mut(base + r) {
+                    *h = (0, 0);
+                }
             }
         }
     }
 
     /// Runs a local command; false when it blocks.
-    fn local(&self, s: &mut State, t: usize, c: &Command) -> bool {
+    pub(super) fn local(&self, s: &mut State, t: usize, c: &Command) -> bool {
         match c {
             Command::Assign { reg, value } => {
                 let v = self.eval(s, t, value);
@@ -302,7 +322,13 @@ impl<'p> Automaton<'p> {
     /// The cells a read of `a` in part `p` may see, with whether each is a
     /// new (or refined) guess; `want`: the tag the read needs (the load
     /// entering a segment after a store), which a guess takes.
-    fn read_options(&self, s: &State, p: u8, a: i64, want: Option<u8>) -> Vec<(Cell, bool)> {
+    pub(super) fn read_options(
+        &self,
+        s: &State,
+        p: u8,
+        a: i64,
+        want: Option<u8>,
+    ) -> Vec<(Cell, bool)> {
         debug_assert!(p >= s.base);
         if p <= s.base {
             return vec![(self.mem_cell(s, a), false)];
@@ -325,7 +351,7 @@ impl<'p> Automaton<'p> {
         vals.iter().map(|&v| (Cell { v, tag }, true)).collect()
     }
 
-    fn record_guess(s: &mut State, p: u8, a: i64, c: Cell) {
+    pub(super) fn record_guess(s: &mut State, p: u8, a: i64, c: Cell) {
         let part = &mut s.later[p as usize - 2];
         match part.binary_search_by_key(&a, |e| e.addr) {
             Ok(i) => part[i].start = Some(c),
@@ -351,7 +377,7 @@ impl<'p> Automaton<'p> {
         }
     }
 
-    fn write(&self, s: &mut State, p: u8, a: i64, c: Cell) {
+    pub(super) fn write(&self, s: &mut State, p: u8, a: i64, c: Cell) {
         debug_assert!(p >= s.base);
         if p <= s.base {
             let dflt = c.tag == 0 && c.v == self.init_val(a);
@@ -479,6 +505,13 @@ impl<'p> Automaton<'p> {
                 s.load_floor[t] = 0;
                 s.flush_floor[t] = 0;
                 s.buf.retain(|b| b.thread as usize != t);
+                if self.model == Model::Rmo {
+                    Self::rmo_terminate(s, t);
+                }
+            } else if self.model == Model::Rmo {
+                // Under RMO a thread's events are not in non-decreasing
+                // parts: its next events are bounded below by its floor.
+                s.cur[t] = Self::rmo_floor(s, t);
             }
         }
         while s.base < PARTS && s.cur.iter().all(|&c| c > s.base) {
@@ -497,6 +530,9 @@ impl<'p> Automaton<'p> {
                     self.write(s, s.base, l.addr, c);
                 }
             }
+        }
+        if self.model == Model::Rmo {
+            Self::rmo_normalize(s);
         }
         true
     }
@@ -578,7 +614,7 @@ impl<'p> Automaton<'p> {
 
     /// The tag a write carries: `k + 1` when it is the access leaving
     /// segment `k`.
-    fn tag(&self, t: usize, leave: Option<usize>, idx: usize) -> u8 {
+    pub(super) fn tag(&self, t: usize, leave: Option<usize>, idx: usize) -> u8 {
         match (self.seg_of[t], leave) {
             (Some(k), Some(l)) if l == idx => k as u8 + 1,
             _ => 0,
@@ -588,7 +624,7 @@ impl<'p> Automaton<'p> {
     /// The tag the access `idx` of thread `t` needs to read when it is
     /// marked as entering its segment (the tag of the previous segment's
     /// leaving store, for a src hop).
-    fn want(&self, t: usize, enter: Option<usize>, idx: usize) -> Option<u8> {
+    pub(super) fn want(&self, t: usize, enter: Option<usize>, idx: usize) -> Option<u8> {
         match (self.seg_of[t], enter) {
             (Some(k), Some(e)) if e == idx => {
                 let n = self.profile.len();
@@ -610,6 +646,9 @@ impl<'p> Automaton<'p> {
         (enter, leave): (Option<usize>, Option<usize>),
         wrote: &mut impl FnMut(i64, i64),
     ) -> Vec<Partial> {
+        if self.model == Model::Rmo {
+            return self.exec_rmo(s, t, op, (enter, leave), wrote);
+        }
         let mut out = Vec::new();
         match op {
             Op::Local(c) => {
@@ -618,7 +657,7 @@ impl<'p> Automaton<'p> {
                     out.push((ns, Vec::new(), Vec::new()));
                 }
             }
-            Op::Fence { sl, ss } => {
+            Op::Fence { sl, ss, .. } => {
                 let mut ns = s.clone();
                 if *sl {
                     ns.load_floor[t] = ns.load_floor[t].max(ns.maxflush[t]);
@@ -743,7 +782,7 @@ impl<'p> Automaton<'p> {
     }
 
     /// One step of an atomic block in part `p`.
-    fn micro(
+    pub(super) fn micro(
         &self,
         (s, evs, accs): Partial,
         t: usize,

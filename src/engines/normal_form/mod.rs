@@ -33,6 +33,7 @@
 mod automaton;
 mod profile;
 mod program_class;
+mod rmo;
 mod search;
 mod witness;
 
@@ -46,29 +47,35 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// The store-buffer models the engine decides.
+/// The SPARC models the engine decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Model {
     /// Total store order: one FIFO store buffer per thread.
     Tso,
     /// Partial store order: one FIFO store buffer per thread and address.
     Pso,
+    /// Relaxed memory order (thesis §5.1): store-atomic, loads and stores
+    /// reordered except as dependencies and `membar` masks order them.
+    Rmo,
 }
 
 impl Model {
-    /// The model's name (`tso`, `pso`).
+    /// The model's name (`tso`, `pso`, `rmo`).
     pub fn name(self) -> &'static str {
         match self {
             Model::Tso => "tso",
             Model::Pso => "pso",
+            Model::Rmo => "rmo",
         }
     }
 
-    /// The model named `s` (`tso`, `pso`), if the engine decides it.
+    /// The model named `s` (`tso`, `pso`, `rmo`), if the engine decides
+    /// it.
     pub fn from_name(s: &str) -> Option<Model> {
         match s {
             "tso" => Some(Model::Tso),
             "pso" => Some(Model::Pso),
+            "rmo" => Some(Model::Rmo),
             _ => None,
         }
     }
@@ -174,7 +181,7 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
             opts.width.0
         )));
     }
-    let ops = program_class::classify(p)?;
+    let ops = program_class::classify(p, model)?;
     // Profiles whose neighbouring threads share no address have no hop.
     let foot: Vec<_> = ops
         .iter()

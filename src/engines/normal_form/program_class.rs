@@ -21,8 +21,11 @@
 //! 1, `unlock` an atomic write of 0 (docs/models.md, "Locks"); atomic
 //! steps drain the thread's buffers before and after (the set `A`).
 
+use super::Model;
 use crate::diag::Error;
-use crate::program::{Command, Expr, Fence, Instr, LExpr, Program, RegId, ThreadId};
+use crate::program::{
+    Ann, Command, Expr, Fence, Instr, LExpr, MembarMask, Program, RegId, ThreadId,
+};
 
 /// The address of the lock cell: outside every W-bit address (W ≤ 32).
 pub(crate) const LOCK_ADDR: i64 = i64::MIN;
@@ -81,12 +84,17 @@ pub(crate) enum Op {
         /// Value.
         value: LExpr,
     },
-    /// A barrier: `sl` orders earlier stores before later loads, `ss`
-    /// earlier stores before later stores.
+    /// A barrier: the pairs of access kinds (earlier, later) it orders.
+    /// The store-buffer models read `sl` and `ss` only (their loads are
+    /// ordered with every later access already); RMO reads all four.
     Fence {
-        /// #StoreLoad.
+        /// #LoadLoad: earlier loads before later loads.
+        ll: bool,
+        /// #LoadStore: earlier loads before later stores.
+        ls: bool,
+        /// #StoreLoad: earlier stores before later loads.
         sl: bool,
-        /// #StoreStore.
+        /// #StoreStore: earlier stores before later stores.
         ss: bool,
     },
     /// An atomic step on memory, after the thread's buffers drained.
@@ -111,7 +119,7 @@ impl Op {
 /// Errors: a construct outside the accepted class, located at its
 /// instruction when the program has a source (`Error::Input`), else
 /// `Error::Unsupported`.
-pub(crate) fn classify(p: &Program) -> Result<Vec<Vec<Op>>, Error> {
+pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error> {
     if p.nodes.is_some() {
         return Err(Error::Unsupported(
             "the normal-form engine does not decide PGAS programs".into(),
@@ -121,7 +129,14 @@ pub(crate) fn classify(p: &Program) -> Result<Vec<Vec<Op>>, Error> {
     for (ti, t) in p.threads.iter().enumerate() {
         let mut ops = Vec::new();
         for ins in &t.instrs {
-            let op = op_of(&ins.cmd).map_err(|what| refuse(p, ThreadId(ti as u32), ins, &what))?;
+            let op = op_of(&ins.cmd)
+                .and_then(|op| {
+                    if model == Model::Rmo {
+                        rmo_local(&ins.cmd)?;
+                    }
+                    Ok(op)
+                })
+                .map_err(|what| refuse(p, ThreadId(ti as u32), ins, &what))?;
             ops.push(op);
         }
         out.push(ops);
@@ -150,13 +165,23 @@ fn no_spmd(es: &[&LExpr]) -> Result<(), String> {
     }
 }
 
-/// The barrier bits (#StoreLoad, #StoreStore) of `f` (under TSO the
-/// automaton adds #StoreStore after every store, thesis §5.3).
-fn fence_bits(f: Fence) -> (bool, bool) {
+/// The barrier of `f` as the SPARC models read it: `mfence` and `sync`
+/// order every pair, `membar` the pairs of its mask, every other barrier
+/// nothing (under TSO the automaton adds #StoreStore after every store,
+/// thesis §5.3).
+fn fence_op(f: Fence) -> Op {
+    let bits = |m: MembarMask| Op::Fence {
+        ll: m.orders(false, false),
+        ls: m.orders(false, true),
+        sl: m.orders(true, false),
+        ss: m.orders(true, true),
+    };
     match f {
-        Fence::MFence | Fence::Sync => (true, true),
-        Fence::Membar(m) => (m.orders(true, false), m.orders(true, true)),
-        _ => (false, false),
+        Fence::MFence | Fence::Sync => bits(MembarMask(
+            MembarMask::LL | MembarMask::LS | MembarMask::SL | MembarMask::SS,
+        )),
+        Fence::Membar(m) => bits(m),
+        _ => bits(MembarMask(0)),
     }
 }
 
@@ -176,10 +201,7 @@ fn op_of(c: &Command) -> Result<Op, String> {
                 value: value.clone(),
             })
         }
-        Command::Fence(f) => {
-            let (sl, ss) = fence_bits(*f);
-            Ok(Op::Fence { sl, ss })
-        }
+        Command::Fence(f) => Ok(fence_op(*f)),
         Command::Lock => Ok(Op::Atomic(vec![
             Micro::Load {
                 reg: None,
@@ -208,6 +230,27 @@ fn op_of(c: &Command) -> Result<Op, String> {
             local(c)?;
             Ok(Op::Local(c.clone()))
         }
+    }
+}
+
+/// The local commands RMO's dependencies are not defined for (thesis
+/// §4.1 defines addrdep, datadep and ctrldep over assignments and
+/// `assume` only): outside an atomic step a `guard` (an `assume` without
+/// a control dependency), a `select` and a pick-annotated assignment
+/// (whose dependencies are Arm's pick dependencies) are refused. Inside
+/// an atomic step they are harmless: the step is ordered with every
+/// access before and after it.
+fn rmo_local(c: &Command) -> Result<(), String> {
+    match c {
+        Command::Guard(_) => Err("`guard` (an assume without control dependency) under RMO".into()),
+        Command::Select { .. } => Err("`select` (pick dependencies) under RMO".into()),
+        Command::Ann(a, inner)
+            if a.0 & Ann::PICK != 0 && matches!(**inner, Command::Assign { .. }) =>
+        {
+            Err("a pick-annotated assignment under RMO".into())
+        }
+        Command::Ann(_, inner) | Command::Tagged(_, inner) => rmo_local(inner),
+        _ => Ok(()),
     }
 }
 

@@ -1,0 +1,514 @@
+//! The RMO transitions of the multiheaded automaton (thesis `003_…` §5.1,
+//! with the construction of §4.4.1 and the barrier bookkeeping of
+//! §4.4.3 that §5.1 refers to).
+//!
+//! RMO is the Power semantics of §4.1 made store-atomic: a store's commit
+//! is at once propagated to every thread, so one memory per part serves
+//! every thread (the memory machinery of [`super::automaton`]), a store
+//! has one memory event (its commit) and a load one (the load event). An
+//! instruction is fetched in part 1 and, as the automaton executes it,
+//! gets a part `h2` where its result is computed (a load's load event)
+//! and a part `h3 ≥ h2` where it is committed (a store's write to
+//! memory). The parts are bounded below by what the automaton tracks per
+//! thread (§4.4.1, relaxed for RMO as §5.1 says):
+//!
+//! * per register, the part where its value is computed and the part
+//!   where the instruction producing it commits (`reg-comp-head`,
+//!   `reg-comm-head`): a load's event follows the computation of its
+//!   address; an instruction commits after its address and data
+//!   dependencies commit;
+//! * the commit part of the latest `assume` (`assume-comm-head`, control
+//!   dependencies): every later commit follows it — a store's write, not
+//!   a load's event (loads are speculated past branches);
+//! * the part from which the addresses of all fetched accesses are
+//!   computed (`addr-comp-head`): stores commit there or later. A load's
+//!   address is computed where its address registers are (SND-L; the
+//!   text of MH-LOAD updates the head with the load's event part, which
+//!   would order every load before every later store and lose the load
+//!   buffering computations that Power and RMO allow);
+//! * per address, the latest commit of a store and of a load of the
+//!   thread (§5.1 in place of `addr-comm-head`): a load commits after
+//!   the thread's earlier stores to its address, a store after its
+//!   earlier loads and stores to its address; earlier loads of the same
+//!   address are not ordered (no POW-FIN-LD: RMO lets loads of one
+//!   address read out of coherence order);
+//! * the in-flight stores (`early-mem-value`): per address and part,
+//!   none (read memory), the value of the newest earlier uncommitted
+//!   store to it (the load reads it early), or unknown (`⊤`: that store's
+//!   value is not computed yet, or a later store's address is not — the
+//!   load cannot happen in that part);
+//! * the `membar` floors (§5.1): the latest load event and store commit
+//!   of the thread, and the parts from which its next loads happen and
+//!   its next stores commit. `#LoadLoad`/`#StoreLoad` raise the loads'
+//!   floor to the latest load event / store commit, `#LoadStore`/
+//!   `#StoreStore` the stores' floor; `mfence` and `sync` are all four
+//!   (as `rmo.cat` reads them). An atomic step (`lock`, `unlock`, a
+//!   single-address read-modify-write) is ordered with every access
+//!   before and after it, all its events in one part.
+//!
+//! Every constraint is a lower bound on a part, so a local instruction
+//! takes the least parts it may (a later part only removes
+//! computations); loads and stores choose their memory part freely above
+//! the bound. Local instructions emit no memory event. Heads at or below
+//! the lowest open part bound nothing and are kept as 0 (no bound), so
+//! that states differing only there are one.
+
+use super::automaton::{Automaton, Cell, Ev, Partial, State, PARTS};
+use super::profile::{Acc, Src};
+use super::program_class::{Micro, Op};
+use crate::program::{Command, LExpr, RegId};
+
+/// The parts that order a thread's next events (0: no bound).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Heads {
+    /// `assume-comm-head`: the commit of the latest `assume`.
+    pub assume_comm: u8,
+    /// `addr-comp-head`: the addresses of every fetched access are
+    /// computed from this part on.
+    pub addr_comp: u8,
+    /// The latest load event.
+    pub max_load: u8,
+    /// The latest store commit.
+    pub max_store: u8,
+    /// The next loads happen in this part or later (barriers).
+    pub load_floor: u8,
+    /// The next stores commit in this part or later (barriers).
+    pub store_floor: u8,
+    /// Per address (sorted): the latest store commit and the latest load
+    /// commit of the thread to it.
+    pub per_addr: Vec<(i64, u8, u8)>,
+}
+
+impl Heads {
+    /// The latest (store, load) commit to `a`.
+    fn at(&self, a: i64) -> (u8, u8) {
+        match self.per_addr.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) => (self.per_addr[i].1, self.per_addr[i].2),
+            Err(_) => (0, 0),
+        }
+    }
+
+    /// Raises the latest store (`store`) or load commit to `a` to `h`.
+    fn commit_at(&mut self, a: i64, store: bool, h: u8) {
+        let i = match self.per_addr.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) => i,
+            Err(i) => {
+                self.per_addr.insert(i, (a, 0, 0));
+                i
+            }
+        };
+        let e = &mut self.per_addr[i];
+        if store {
+            e.1 = e.1.max(h);
+        } else {
+            e.2 = e.2.max(h);
+        }
+    }
+
+    /// The least part of any later memory event of the thread: a load's
+    /// event (at least the loads' floor) or a store's commit (at least
+    /// the control, address and barrier bounds).
+    fn floor(&self) -> u8 {
+        let store = self.assume_comm.max(self.addr_comp).max(self.store_floor);
+        self.load_floor.min(store)
+    }
+
+    /// Bounds at or below `base` bound nothing: 0.
+    fn normalize(&mut self, base: u8) {
+        for h in [
+            &mut self.assume_comm,
+            &mut self.addr_comp,
+            &mut self.max_load,
+            &mut self.max_store,
+            &mut self.load_floor,
+            &mut self.store_floor,
+        ] {
+            if *h <= base {
+                *h = 0;
+            }
+        }
+        for e in &mut self.per_addr {
+            if e.1 <= base {
+                e.1 = 0;
+            }
+            if e.2 <= base {
+                e.2 = 0;
+            }
+        }
+        self.per_addr.retain(|e| e.1 != 0 || e.2 != 0);
+    }
+}
+
+/// What a load sees, in one part, of its thread's in-flight stores to
+/// its address (`early-mem-value`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Early {
+    /// No earlier uncommitted store: the load reads memory.
+    None,
+    /// The newest earlier uncommitted store's value, or a later store's
+    /// address, is not computed yet: no load of the address here.
+    Unknown,
+    /// The load reads the newest earlier uncommitted store early.
+    Value,
+}
+
+/// The newest store of a thread to an address while it is in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct InFlight {
+    /// Thread.
+    pub thread: u8,
+    /// Address.
+    pub addr: i64,
+    /// Per part (index `part - 1`), what a load of the address sees.
+    pub parts: [Early; PARTS as usize],
+    /// The store's value.
+    pub v: i64,
+    /// The part of its commit.
+    pub flush: u8,
+    /// Enter marks recorded before the store (bit k = segment k).
+    pub before: u16,
+}
+
+/// The registers `e` reads.
+fn regs(e: &LExpr) -> Vec<RegId> {
+    let mut out = Vec::new();
+    e.for_each_var(&mut |r| out.push(r));
+    out
+}
+
+impl Automaton<'_> {
+    /// The index of register `r` of thread `t` in the state's register
+    /// vectors (none for a register the thread does not have).
+    fn reg_index(&self, t: usize, r: RegId) -> Option<usize> {
+        let i = self.reg_off[t] + r.0 as usize;
+        (i < self.reg_off[t + 1]).then_some(i)
+    }
+
+    /// The latest part where a register of `e` is computed, and the
+    /// latest where its producer commits.
+    fn deps(&self, s: &State, t: usize, e: &LExpr) -> (u8, u8) {
+        regs(e)
+            .into_iter()
+            .filter_map(|r| self.reg_index(t, r))
+            .fold((0, 0), |(c, m), i| {
+                (c.max(s.heads[i].0), m.max(s.heads[i].1))
+            })
+    }
+
+    fn set_heads(&self, s: &mut State, t: usize, r: RegId, comp: u8, comm: u8) {
+        if let Some(i) = self.reg_index(t, r) {
+            s.heads[i] = (comp, comm);
+        }
+    }
+
+    fn in_flight(s: &State, t: usize, a: i64) -> Option<&InFlight> {
+        s.inflight
+            .iter()
+            .find(|f| f.thread as usize == t && f.addr == a)
+    }
+
+    /// The least part where thread `t` may still add a memory event.
+    pub(super) fn rmo_floor(s: &State, t: usize) -> u8 {
+        s.rmo[t].floor().max(s.base)
+    }
+
+    /// Forgets what a terminated thread `t` tracks (nothing reads it).
+    pub(super) fn rmo_terminate(s: &mut State, t: usize) {
+        s.rmo[t] = Heads::default();
+        s.inflight.retain(|f| f.thread as usize != t);
+    }
+
+    /// Drops bounds at or below the lowest open part and what loads
+    /// would see in closed parts.
+    pub(super) fn rmo_normalize(s: &mut State) {
+        let base = s.base;
+        for h in &mut s.rmo {
+            h.normalize(base);
+        }
+        for h in &mut s.heads {
+            if h.0 <= base {
+                h.0 = 0;
+            }
+            if h.1 <= base {
+                h.1 = 0;
+            }
+        }
+        for f in &mut s.inflight {
+            for p in 1..base {
+                f.parts[p as usize - 1] = Early::None;
+            }
+        }
+        s.inflight
+            .retain(|f| f.parts.iter().any(|e| *e != Early::None));
+    }
+
+    /// Executes operation `op` of thread `t` under RMO in every way the
+    /// parts allow; `(enter, leave)` as for the store-buffer models.
+    pub(super) fn exec_rmo(
+        &self,
+        s: &State,
+        t: usize,
+        op: &Op,
+        (enter, leave): (Option<usize>, Option<usize>),
+        wrote: &mut impl FnMut(i64, i64),
+    ) -> Vec<Partial> {
+        let mut out = Vec::new();
+        match op {
+            Op::Local(c) => {
+                let mut ns = s.clone();
+                if self.rmo_local(&mut ns, t, c) {
+                    out.push((ns, Vec::new(), Vec::new()));
+                }
+            }
+            Op::Fence { ll, ls, sl, ss } => {
+                let mut ns = s.clone();
+                let h = &mut ns.rmo[t];
+                let pick = |on: bool, bound: u8| if on { bound } else { 0 };
+                let (ld, st) = (h.max_load, h.max_store);
+                h.load_floor = h.load_floor.max(pick(*ll, ld)).max(pick(*sl, st));
+                h.store_floor = h.store_floor.max(pick(*ls, ld)).max(pick(*ss, st));
+                out.push((ns, Vec::new(), Vec::new()));
+            }
+            Op::Load { reg, addr } => {
+                let a = self.eval(s, t, addr);
+                let (comp, comm) = self.deps(s, t, addr);
+                let h = &s.rmo[t];
+                let lo = s.base.max(comp).max(h.load_floor).max(1);
+                let commit_lo = comm.max(h.assume_comm).max(h.at(a).0);
+                let early = Self::in_flight(s, t, a);
+                for p in lo..=PARTS {
+                    let mut reads = Vec::new();
+                    match early.map_or(Early::None, |f| f.parts[p as usize - 1]) {
+                        Early::Unknown => continue,
+                        Early::Value => {
+                            let f = early.expect("an in-flight store");
+                            let src = Src::Early {
+                                flush: f.flush,
+                                before: f.before,
+                            };
+                            reads.push((f.v, src, None));
+                        }
+                        Early::None => {
+                            for (c, g) in self.read_options(s, p, a, self.want(t, enter, 0)) {
+                                reads.push((c.v, Src::Mem { tag: c.tag }, g.then_some(c)));
+                            }
+                        }
+                    }
+                    for (v, src, guess) in reads {
+                        let mut ns = s.clone();
+                        if let Some(c) = guess {
+                            Automaton::record_guess(&mut ns, p, a, c);
+                        }
+                        self.set_reg(&mut ns, t, *reg, v);
+                        let commit = p.max(commit_lo);
+                        self.set_heads(&mut ns, t, *reg, p, commit);
+                        let h = &mut ns.rmo[t];
+                        h.max_load = h.max_load.max(p);
+                        h.addr_comp = h.addr_comp.max(comp);
+                        h.commit_at(a, false, commit);
+                        let ev = Ev {
+                            write: false,
+                            addr: a,
+                            value: v,
+                            part: p,
+                            flush: p,
+                            early: matches!(src, Src::Early { .. }),
+                        };
+                        let acc = Acc::Load {
+                            addr: a,
+                            part: p,
+                            src,
+                        };
+                        out.push((ns, vec![ev], vec![acc]));
+                    }
+                }
+            }
+            Op::Store { addr, value } => {
+                let a = self.eval(s, t, addr);
+                let v = self.eval(s, t, value);
+                let (acomp, acomm) = self.deps(s, t, addr);
+                let (vcomp, vcomm) = self.deps(s, t, value);
+                // The part from which the store's value is known.
+                let known = acomp.max(vcomp).max(1);
+                let h = &s.rmo[t];
+                let (st_a, ld_a) = h.at(a);
+                let lo = [
+                    s.base,
+                    known,
+                    acomm,
+                    vcomm,
+                    h.assume_comm,
+                    h.addr_comp,
+                    h.store_floor,
+                    st_a,
+                    ld_a,
+                ]
+                .into_iter()
+                .max()
+                .unwrap_or(1);
+                let tag = self.tag(t, leave, 0);
+                let open = self.seg_of[t].is_some_and(|k| s.marks[k].leave.is_none());
+                for q in lo..=PARTS {
+                    let mut ns = s.clone();
+                    self.write(&mut ns, q, a, Cell { v, tag });
+                    wrote(a, v);
+                    // Until its address is computed, the store hides the
+                    // earlier in-flight stores to other addresses.
+                    for f in ns.inflight.iter_mut() {
+                        if f.thread as usize == t && f.addr != a {
+                            for p in 1..acomp.max(1) {
+                                if f.parts[p as usize - 1] == Early::Value {
+                                    f.parts[p as usize - 1] = Early::Unknown;
+                                }
+                            }
+                        }
+                    }
+                    ns.inflight
+                        .retain(|f| !(f.thread as usize == t && f.addr == a));
+                    let mut parts = [Early::None; PARTS as usize];
+                    for p in s.base..q {
+                        parts[p as usize - 1] = if p < known {
+                            Early::Unknown
+                        } else {
+                            Early::Value
+                        };
+                    }
+                    if parts.iter().any(|e| *e != Early::None) {
+                        let f = InFlight {
+                            thread: t as u8,
+                            addr: a,
+                            parts,
+                            v,
+                            flush: q,
+                            before: if open { s.seen } else { 0 },
+                        };
+                        let at = ns
+                            .inflight
+                            .partition_point(|x| (x.thread, x.addr) < (f.thread, f.addr));
+                        ns.inflight.insert(at, f);
+                    }
+                    let h = &mut ns.rmo[t];
+                    h.max_store = h.max_store.max(q);
+                    h.addr_comp = h.addr_comp.max(acomp);
+                    h.commit_at(a, true, q);
+                    let ev = Ev {
+                        write: true,
+                        addr: a,
+                        value: v,
+                        part: q,
+                        flush: q,
+                        early: false,
+                    };
+                    out.push((ns, vec![ev], vec![Acc::Store { addr: a, flush: q }]));
+                }
+            }
+            Op::Atomic(ms) => {
+                // Ordered with every access before it: after every load
+                // event, store commit, control and address bound. Every
+                // register's heads are at most these (by induction).
+                let h = &s.rmo[t];
+                let lo = [
+                    s.base,
+                    1,
+                    h.load_floor,
+                    h.store_floor,
+                    h.max_load,
+                    h.max_store,
+                    h.assume_comm,
+                    h.addr_comp,
+                ]
+                .into_iter()
+                .max()
+                .unwrap_or(1);
+                for p in lo..=PARTS {
+                    let mut partial = vec![(s.clone(), Vec::new(), Vec::new())];
+                    for m in ms {
+                        partial = partial
+                            .into_iter()
+                            .flat_map(|x| self.micro(x, t, p, m, (enter, leave), wrote))
+                            .collect();
+                    }
+                    for (mut ns, evs, accs) in partial {
+                        for m in ms {
+                            let written = match m {
+                                Micro::Load { reg, .. } => *reg,
+                                Micro::Local(c) => assigned(c),
+                                Micro::Store { .. } => None,
+                            };
+                            if let Some(r) = written {
+                                self.set_heads(&mut ns, t, r, p, p);
+                            }
+                        }
+                        // Ordered with every access after it; every
+                        // earlier store is committed.
+                        let h = &mut ns.rmo[t];
+                        for x in [
+                            &mut h.max_load,
+                            &mut h.max_store,
+                            &mut h.load_floor,
+                            &mut h.store_floor,
+                        ] {
+                            *x = (*x).max(p);
+                        }
+                        if ms
+                            .iter()
+                            .any(|m| matches!(m, Micro::Local(c) if is_assume(c)))
+                        {
+                            h.assume_comm = h.assume_comm.max(p);
+                        }
+                        ns.inflight.retain(|f| f.thread as usize != t);
+                        out.push((ns, evs, accs));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A local command under RMO (MH-ASSIGN, MH-ASSUME): computed where
+    /// its registers are, committed after their producers and the latest
+    /// `assume`; false when it blocks.
+    fn rmo_local(&self, s: &mut State, t: usize, c: &Command) -> bool {
+        match c {
+            Command::Assign { reg, value } => {
+                let (comp, comm) = self.deps(s, t, value);
+                let commit = comp.max(comm).max(s.rmo[t].assume_comm);
+                if !self.local(s, t, c) {
+                    return false;
+                }
+                self.set_heads(s, t, *reg, comp, commit);
+                true
+            }
+            Command::Assume(e) => {
+                let (_, comm) = self.deps(s, t, e);
+                if !self.local(s, t, c) {
+                    return false;
+                }
+                let h = &mut s.rmo[t];
+                h.assume_comm = h.assume_comm.max(comm);
+                true
+            }
+            Command::Ann(_, inner) | Command::Tagged(_, inner) => self.rmo_local(s, t, inner),
+            // `guard`, `select` and pick assignments are refused under RMO
+            // (program_class); `nop` is `assume(1)`.
+            _ => self.local(s, t, c),
+        }
+    }
+}
+
+/// The register a local command assigns.
+fn assigned(c: &Command) -> Option<RegId> {
+    match c {
+        Command::Assign { reg, .. } | Command::Select { reg, .. } => Some(*reg),
+        Command::Ann(_, inner) | Command::Tagged(_, inner) => assigned(inner),
+        _ => None,
+    }
+}
+
+fn is_assume(c: &Command) -> bool {
+    match c {
+        Command::Assume(_) => true,
+        Command::Ann(_, inner) | Command::Tagged(_, inner) => is_assume(inner),
+        _ => false,
+    }
+}
