@@ -259,3 +259,320 @@ fn random_programs_agree_with_attacks_and_the_bounded_engine() {
     // Disagreements fail above; here: the comparison did take place.
     assert!(agreed > 0 && confirmed > 0);
 }
+
+// ---- RMO (thesis §5.1) ----
+
+/// The bounded engine's robustness verdict at `bound` under the cat model
+/// `text` (varisat).
+fn bounded_cat(p: &Program, text: &str, bound: u32, secs: u64) -> Bv {
+    let m = bmc_rmm::cat::parse::parse_model(&SourceFile::new("rmo-thesis.cat", text))
+        .expect("the test's model parses");
+    let d = Deadline(Some(Instant::now() + Duration::from_secs(secs)));
+    common::check1(CheckKind::Robust, p, &m, bound, W.0, false, d).verdict
+}
+
+/// `encodings/rmo.cat` with the orders the thesis' RMO adds through its
+/// commits (§5.1 on the Power rules of §4.1 and the automaton of
+/// §4.4.1): a load commits after its thread's earlier stores to its
+/// address, its address producers and the earlier `assume`s; a store
+/// commits after its data and address producers commit, after the
+/// addresses of every earlier access are computed, and after its
+/// thread's earlier loads and stores to its address; a load reads an
+/// earlier store of its thread only once that store's value and address
+/// are computed. `cdep` relates an event to a read that commits after it.
+/// The engine's RMO is the thesis'; `rmo.cat` allows these reorderings
+/// (see `rmo_commit_order_of_the_thesis_is_stronger_than_rmo_cat`).
+const RMO_THESIS_CAT: &str = r#""RMO with the thesis' commit order"
+let dp = ([R] ; addr ; [M]) | ([R] ; (data | ctrl) ; [W])
+let ppo = dp | ([R] ; po-loc ; [W]) | ([W] ; po-loc ; [W])
+let full = MFENCE | SYNC
+let membar = ([R] ; fencerel(MembarLL | full) ; [R])
+           | ([R] ; fencerel(MembarLS | full) ; [W])
+           | ([W] ; fencerel(MembarSL | full) ; [R])
+           | ([W] ; fencerel(MembarSS | full) ; [W])
+let implied = [M] ; po ; [A] | [A] ; po ; [M]
+let cdep = ([R] ; (addr | ctrl) ; [R]) | ([W] ; po-loc ; [R])
+let commit = [M] ; cdep* ; (addr | data | ctrl | po-loc) ; [W]
+let addrpo = [R] ; addr ; [M] ; po ; [W]
+let lastw = ([W] ; po-loc ; [R]) \ ([W] ; po-loc ; [W] ; po-loc ; [R])
+let fwd = [R] ; (addr | data) ; [W] ; lastw
+let ghb = ppo | membar | implied | rfe | co | fr | commit | addrpo | fwd
+acyclic ghb as rmo
+acyclic (po-loc \ (R * R)) | com as coherence
+empty rmw & (fre ; coe) as atomic
+"#;
+
+/// How an RMO verdict of the normal-form engine compares with the
+/// bounded engine: a witness must be an execution of `rmo.cat` at its
+/// size; "robust" must have no cycle up to `bound` under the thesis'
+/// order ([`RMO_THESIS_CAT`]), and is counted apart when `rmo.cat` has
+/// one (an execution the thesis' commits forbid).
+#[derive(Debug, Default)]
+struct RmoTally {
+    witnesses: usize,
+    robust: usize,
+    /// "robust" here, "not robust" under `rmo.cat` up to the bound.
+    thesis_stronger: usize,
+    undecided: usize,
+    /// The bounded engine ran out of time.
+    bounded_unknown: usize,
+}
+
+fn rmo_check(p: &Program, r: &Report, bound: u32, name: &str, tally: &mut RmoTally) {
+    match &r.verdict {
+        Verdict::NotRobust(w) => {
+            let k = (w.steps_per_thread() as u32).max(1);
+            match bounded(p, Model::Rmo, k, 60) {
+                Bv::Unknown => tally.bounded_unknown += 1,
+                v => {
+                    assert_eq!(
+                        v,
+                        Bv::Violation,
+                        "{name} [rmo]: witness not replayed at {k}:\n{w}"
+                    );
+                    tally.witnesses += 1;
+                }
+            }
+        }
+        Verdict::Robust => {
+            match bounded_cat(p, RMO_THESIS_CAT, bound, 60) {
+                Bv::Unknown => tally.bounded_unknown += 1,
+                v => assert_eq!(
+                    v,
+                    Bv::NoViolation,
+                    "{name} [rmo]: robust, but the thesis' order has a cycle at {bound}"
+                ),
+            }
+            match bounded(p, Model::Rmo, bound, 60) {
+                Bv::Violation => tally.thesis_stronger += 1,
+                Bv::NoViolation => tally.robust += 1,
+                _ => tally.bounded_unknown += 1,
+            }
+        }
+        Verdict::Unknown(_) => tally.undecided += 1,
+    }
+}
+
+#[test]
+fn rmo_litmus_shapes_against_the_bounded_engine() {
+    // (name, program, robust under RMO): RMO reorders loads with later
+    // loads and stores (LB, CoRR) unless a dependency or a membar orders
+    // them; PSO orders both.
+    let cases = [
+        ("sb", "shared x, y;\nthread t1 { x = 1; a = y; }\nthread t2 { y = 1; b = x; }\n", false),
+        ("mp+ss", "shared x, y;\nthread t1 { x = 1; membar #StoreStore; y = 1; }\nthread t2 { a = y; b = x; }\n", false),
+        ("mp+ss+ll", "shared x, y;\nthread t1 { x = 1; membar #StoreStore; y = 1; }\nthread t2 { a = y; membar #LoadLoad; b = x; }\n", true),
+        ("mp+ss+addr", "shared x, y;\nthread t1 { x = 1; membar #StoreStore; y = 1; }\nthread t2 { a = y; b = mem[&x + a - a]; }\n", true),
+        ("lb", "shared x, y;\nthread t1 { a = x; y = 1; }\nthread t2 { b = y; x = 1; }\n", false),
+        ("lb+data+po", "shared x, y;\nthread t1 { a = x; y = a; }\nthread t2 { b = y; x = 1; }\n", false),
+        ("lb+ctrls", "shared x, y;\nthread t1 { a = x; if (a == 0) { y = 1; } }\nthread t2 { b = y; if (b == 0) { x = 1; } }\n", true),
+        ("lb+ls", "shared x, y;\nthread t1 { a = x; membar #LoadStore; y = 1; }\nthread t2 { b = y; membar #LoadStore; x = 1; }\n", true),
+        ("sb+sl", "shared x, y;\nthread t1 { x = 1; membar #StoreLoad; a = y; }\nthread t2 { y = 1; membar #StoreLoad; b = x; }\n", true),
+        ("corr", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; b = x; }\n", false),
+        ("corr+ll", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; membar #LoadLoad; b = x; }\n", true),
+        ("cas", "shared x, y;\nthread t1 { x = 1; a = cas(y, 0, 1); }\nthread t2 { y = 1; b = xchg(x, 2); }\n", true),
+    ];
+    for (name, text, robust) in cases {
+        let p = native(name, text);
+        let r = nf(&p, Model::Rmo, 1_000_000);
+        assert_eq!(
+            matches!(r.verdict, Verdict::Robust),
+            robust,
+            "{name}: {:?}",
+            r.verdict
+        );
+        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
+        assert_eq!(
+            confirm(&p, Model::Rmo, &r, 6, name),
+            Confirmed::Yes,
+            "{name}"
+        );
+    }
+    // LB and CoRR separate RMO from PSO.
+    for name in ["lb", "corr"] {
+        let (_, text, _) = cases.iter().find(|c| c.0 == name).expect("case");
+        let p = native(name, text);
+        let r = nf(&p, Model::Pso, 1_000_000);
+        assert!(
+            matches!(r.verdict, Verdict::Robust),
+            "{name} [pso]: {:?}",
+            r.verdict
+        );
+    }
+}
+
+#[test]
+fn rmo_commit_order_of_the_thesis_is_stronger_than_rmo_cat() {
+    // A store after an access whose address a load computes commits after
+    // that load (Power's commit rule the thesis keeps for RMO); a store
+    // data-dependent on a load of its thread's earlier store commits after
+    // that store. `rmo.cat` lets both stores go first.
+    let cases = [
+        ("addr-po-w", "shared x, y, z;\nthread t1 { a = x; b = mem[&z + a - a]; y = 1; }\nthread t2 { c = y; membar #LoadStore; x = 1; }\n"),
+        ("w-rfi-data", "shared x, y;\nthread t1 { x = 1; a = x; y = a; }\nthread t2 { b = y; membar #LoadLoad; c = x; }\n"),
+    ];
+    for (name, text) in cases {
+        let p = native(name, text);
+        let r = nf(&p, Model::Rmo, 1_000_000);
+        assert!(
+            matches!(r.verdict, Verdict::Robust),
+            "{name}: {:?}",
+            r.verdict
+        );
+        assert_eq!(
+            bounded_cat(&p, RMO_THESIS_CAT, 6, 60),
+            Bv::NoViolation,
+            "{name}"
+        );
+        assert_eq!(bounded(&p, Model::Rmo, 6, 60), Bv::Violation, "{name}");
+    }
+}
+
+#[test]
+fn rmo_refuses_what_its_dependencies_do_not_define() {
+    let text =
+        "shared x, y;\nthread t1 { a = x; guard(a == 1); y = 1; }\nthread t2 { b = y; x = b; }\n";
+    let p = native("guard.rmm", text);
+    match check_robustness(&p, Model::Rmo, &Options::default()) {
+        Err(Error::Input(e)) => {
+            assert!(e.location().starts_with("guard.rmm:2:"), "{}", e.location());
+            assert!(e.message.contains("guard"), "{}", e.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The store-buffer models have no dependencies: accepted there.
+    assert!(check_robustness(&p, Model::Pso, &Options::default()).is_ok());
+    // The command line: one located error, exit 2.
+    let dir = std::env::temp_dir().join(format!("nf-rmo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("guard.rmm");
+    std::fs::write(&f, text).expect("write");
+    for engine in ["normal-form", "explicit"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+            .args(["robust", "--engine", engine, "--model", "rmo"])
+            .arg(&f)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
+        assert!(err.contains("guard.rmm:2:"), "{engine}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rmo_generated_programs_against_the_bounded_engine() {
+    use bmc_rmm::fuzz::gen::Gen;
+    let mut g = Gen::default();
+    g.shape.max_threads = 3;
+    g.shape.max_instrs = 3;
+    g.atomics = 0;
+    g.asserts = 0;
+    let mut tally = RmoTally::default();
+    // More programs for a longer run: NF_RMO_PROGRAMS=N.
+    let n = std::env::var("NF_RMO_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    for seed in 0..n {
+        let text = g.program(seed, "rmo").render();
+        let name = format!("generated seed {seed}");
+        let p = native(&name, &text);
+        let r = nf(&p, Model::Rmo, STATES);
+        rmo_check(&p, &r, 6, &name, &mut tally);
+    }
+    eprintln!("generated programs under rmo: {tally:?} of {n}");
+    assert!(tally.witnesses > 0 && tally.robust + tally.thesis_stronger > 0);
+}
+
+/// States one search may visit on the corpus under RMO: loads move
+/// between parts freely, so parts close late and the searches are larger
+/// than under PSO.
+const RMO_CORPUS_STATES: usize = 20_000;
+
+#[test]
+fn rmo_trencher_corpus_against_the_bounded_engine() {
+    let Some(dir) = common::corpus("trencher") else {
+        return;
+    };
+    let mut files: Vec<_> = ["", "memorax"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(dir.join(d)).expect("corpus dir"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut tally = RmoTally::default();
+    for f in &files {
+        let name = f.display().to_string();
+        let p = bmc_rmm::frontend::load_program(&name, None, W).expect("loads");
+        let r = nf(&p, Model::Rmo, RMO_CORPUS_STATES);
+        rmo_check(&p, &r, 8, &name, &mut tally);
+    }
+    eprintln!("trencher corpus under rmo: {tally:?} of {}", files.len());
+    assert!(tally.witnesses > 0 && tally.robust > 0);
+}
+
+/// A seeded program for RMO's dependencies: 2–3 threads of 2–3
+/// statements over two variables — loads, stores of constants or of a
+/// register (data), accesses whose address depends on a register
+/// (`&x + r - r`, addr), stores under a branch on a register (ctrl) and
+/// `membar` masks.
+fn rmo_program(seed: u64) -> String {
+    let mut rng = bmc_rmm::fuzz::gen::Rng::new(seed);
+    let mut s = String::from("shared x0, x1;\n");
+    for t in 0..2 + rng.below(2) {
+        let mut body = Vec::new();
+        for _ in 0..2 + rng.below(2) {
+            let x = rng.below(2);
+            let r = rng.below(2);
+            let c = 1 + rng.below(2);
+            let addr = |rng: &mut bmc_rmm::fuzz::gen::Rng| {
+                if rng.chance(25) {
+                    format!("mem[&x{x} + r{r} - r{r}]")
+                } else {
+                    format!("x{x}")
+                }
+            };
+            body.push(match rng.below(8) {
+                0..=2 => format!("r{} = {};", rng.below(2), addr(&mut rng)),
+                3 | 4 => format!("{} = {c};", addr(&mut rng)),
+                5 => format!("x{x} = r{r};"),
+                6 => format!("if (r{r} == {}) {{ x{x} = {c}; }}", rng.below(2)),
+                _ => {
+                    let names = ["#LoadLoad", "#LoadStore", "#StoreLoad", "#StoreStore"];
+                    let bits: Vec<&str> =
+                        names.iter().copied().filter(|_| rng.chance(40)).collect();
+                    if bits.is_empty() {
+                        "membar #StoreLoad;".to_string()
+                    } else {
+                        format!("membar {};", bits.join(" | "))
+                    }
+                }
+            });
+        }
+        s.push_str(&format!(
+            "thread t{t} {{ reg r0, r1; {} }}\n",
+            body.join(" ")
+        ));
+    }
+    s
+}
+
+#[test]
+fn rmo_dependency_programs_against_the_bounded_engine() {
+    let mut tally = RmoTally::default();
+    let n = std::env::var("NF_RMO_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    for seed in 0..n {
+        let text = rmo_program(seed);
+        let name = format!("dependency program {seed}:\n{text}");
+        let p = native(&format!("dep{seed}.rmm"), &text);
+        let r = nf(&p, Model::Rmo, RMO_CORPUS_STATES);
+        rmo_check(&p, &r, 6, &name, &mut tally);
+    }
+    eprintln!("dependency programs under rmo: {tally:?} of {n}");
+    assert!(tally.witnesses > 0 && tally.robust > 0);
+}
