@@ -25,6 +25,12 @@
 //! of the previous parts (the joins of Lemma 3.3's construction). Guessed
 //! values range over the values the search has seen written to the cell
 //! ([`super::search`] closes this set).
+//!
+//! Under RMO the same parts and memories serve, but an instruction's
+//! events are placed by the rules of [`super::rmo`] (a thread's loads and
+//! commits are not in non-decreasing parts); `cur` then holds the least
+//! part where the thread may still add a memory event, which is what
+//! closing parts needs.
 
 use super::profile::{hop, Acc, Src};
 use super::program_class::{Addr, Footprint, Micro, Op, LOCK_ADDR};
@@ -244,6 +250,12 @@ impl<'p> Automaton<'p> {
         if self.model == Model::Rmo {
             s.heads = vec![(0, 0); s.regs.len()];
             s.rmo = vec![Heads::default(); n];
+            // Part 1 of an RMO normal form holds the fetches only (the
+            // proof of Theorem 5.1 with POW-NF-A: the fetches go first,
+            // the undone instruction's last; its commit, when it is not
+            // a store, last of all): part 1 is closed from the start and
+            // ends with the initial memory.
+            s.base = 2;
         }
         for t in 0..n {
             self.reset_dead(&mut s, t);

@@ -1,5 +1,5 @@
-//! Unbounded robustness against PSO and TSO by normal-form computations
-//! (thesis `003_…` ch. 3 and 5): a program is robust iff it has no
+//! Unbounded robustness against RMO, PSO and TSO by normal-form
+//! computations (thesis `003_…` ch. 3 and 5): a program is robust iff it has no
 //! normal-form computation of degree 3 with a cyclic happens-before
 //! relation, and the normal-form computations are the language of a
 //! multiheaded automaton whose emptiness, intersected with the cycle
@@ -9,7 +9,9 @@
 //!   one FIFO per thread and address for PSO (§5.2: PSO is RMO with
 //!   #LoadLoad | #LoadStore after every load) and TSO as PSO with
 //!   #StoreStore after every store (§5.3, Theorem 5.5), barriers and
-//!   atomic steps as [`program_class`] says.
+//!   atomic steps as [`program_class`] says. RMO (§5.1, Theorem 5.1) is
+//!   the Power semantics of §4.1 made store-atomic, with loads reordered
+//!   except as dependencies and `membar` masks order them ([`rmo`]).
 //! * Normal form (§3.1): a shortest computation with a cyclic hb loses
 //!   its cycle when the last instruction of some thread is undone; the
 //!   rest has an SC trace (Lemma 2.16) and its events, reordered inside
@@ -17,7 +19,9 @@
 //!   `w1·e1·w2·e2·w3` with the same trace, where `e1, e2` are the
 //!   undone instruction's events. An instruction has at most two events
 //!   (a store's issue and flush), so three parts suffice (the degree-3
-//!   bound of §5.1 for store-atomic models).
+//!   bound of §5.1 for store-atomic models); under RMO an instruction's
+//!   events are its fetch (part 1), its load or computation, and its
+//!   commit, and store atomicity gives degree 3 as well (Theorem 5.1).
 //! * The automaton ([`automaton`], §3.2.1, Example 3.5) generates exactly
 //!   these computations, one instruction at a time with its events placed
 //!   in parts; cycles are found through profiles ([`profile`], §3.2.2,

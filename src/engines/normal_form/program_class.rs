@@ -1,6 +1,7 @@
 //! The programs the normal-form engine decides, and their commands
 //! reduced to the operations of the store-buffer semantics (thesis `003_…`
-//! §2.4.2, Table 2.2, with the per-address buffers of PSO, §5.2).
+//! §2.4.2, Table 2.2, with the per-address buffers of PSO, §5.2) and of
+//! RMO (§5.1).
 //!
 //! Accepted: loads, stores, local commands (assignments, `assume`,
 //! guards, selects, `nop`), barriers, `lock`/`unlock` and single-location
@@ -8,14 +9,17 @@
 //! the construct (never answered wrongly): `lwarx`/`stwcx.`, PGAS
 //! commands and `rank`/`nodes`, atomic steps over several addresses
 //! (the bounded engine contracts them to one node, the store-buffer
-//! semantics does not), nested atomics. Values are W-bit integers
+//! semantics does not), nested atomics; under RMO also guards, selects
+//! and pick assignments outside atomic steps (their dependencies are not
+//! RMO's). Values are W-bit integers
 //! (W ≤ 32), so the data domain is finite (thesis §2.3) for every
 //! accepted program.
 //!
-//! Barriers as the `tso.cat` / `pso.cat` models read them: `mfence` and
-//! `sync` order every pair; a `membar` orders the pairs its mask names
-//! (#StoreLoad: stores before later loads, #StoreStore: stores before
-//! later stores; #LoadLoad and #LoadStore are implied by both models);
+//! Barriers as the `tso.cat` / `pso.cat` / `rmo.cat` models read them:
+//! `mfence` and `sync` order every pair; a `membar` orders the pairs its
+//! mask names (#StoreLoad: stores before later loads, #StoreStore: stores
+//! before later stores; #LoadLoad and #LoadStore are implied by the
+//! store-buffer models, RMO reads them);
 //! every other barrier orders nothing. `lock` is an atomic
 //! read-modify-write of a reserved lock cell that must read 0 and writes
 //! 1, `unlock` an atomic write of 0 (docs/models.md, "Locks"); atomic
