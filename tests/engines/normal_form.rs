@@ -273,8 +273,10 @@ fn bounded_cat(p: &Program, text: &str, bound: u32, secs: u64) -> Bv {
 
 /// `encodings/rmo.cat` with the orders the thesis' RMO adds through its
 /// commits (§5.1 on the Power rules of §4.1 and the automaton of
-/// §4.4.1): a load commits after its thread's earlier stores to its
-/// address, its address producers and the earlier `assume`s; a store
+/// §4.4.1): a load commits after its address producers, the earlier
+/// `assume`s and — unless it reads its thread's store (`rfi`, which the
+/// engine may serve early, before that store commits) — after its
+/// thread's earlier stores to its address; a store
 /// commits after its data and address producers commit, after the
 /// addresses of every earlier access are computed, and after its
 /// thread's earlier loads and stores to its address; a load reads an
@@ -291,7 +293,7 @@ let membar = ([R] ; fencerel(MembarLL | full) ; [R])
            | ([W] ; fencerel(MembarSL | full) ; [R])
            | ([W] ; fencerel(MembarSS | full) ; [W])
 let implied = [M] ; po ; [A] | [A] ; po ; [M]
-let cdep = ([R] ; (addr | ctrl) ; [R]) | ([W] ; po-loc ; [R])
+let cdep = ([R] ; (addr | ctrl) ; [R]) | (([W] ; po-loc ; [R]) \ (po-loc? ; rfi))
 let commit = [M] ; cdep* ; (addr | data | ctrl | po-loc) ; [W]
 let addrpo = [R] ; addr ; [M] ; po ; [W]
 let lastw = ([W] ; po-loc ; [R]) \ ([W] ; po-loc ; [W] ; po-loc ; [R])
@@ -404,28 +406,97 @@ fn rmo_litmus_shapes_against_the_bounded_engine() {
 #[test]
 fn rmo_commit_order_of_the_thesis_is_stronger_than_rmo_cat() {
     // A store after an access whose address a load computes commits after
-    // that load (Power's commit rule the thesis keeps for RMO); a store
-    // data-dependent on a load of its thread's earlier store commits after
-    // that store. `rmo.cat` lets both stores go first.
-    let cases = [
-        ("addr-po-w", "shared x, y, z;\nthread t1 { a = x; b = mem[&z + a - a]; y = 1; }\nthread t2 { c = y; membar #LoadStore; x = 1; }\n"),
-        ("w-rfi-data", "shared x, y;\nthread t1 { x = 1; a = x; y = a; }\nthread t2 { b = y; membar #LoadLoad; c = x; }\n"),
-    ];
-    for (name, text) in cases {
-        let p = native(name, text);
-        let r = nf(&p, Model::Rmo, 1_000_000);
+    // that load: MH-STORE (§4.4.1) requires `h3 >= addr-comp-head`, the
+    // part where the addresses of all earlier accesses are computed, and
+    // §5.1 keeps that rule for RMO. `rmo.cat` lets the store go first.
+    let name = "addr-po-w";
+    let p = native(
+        name,
+        "shared x, y, z;\nthread t1 { a = x; b = mem[&z + a - a]; y = 1; }\n\
+         thread t2 { c = y; membar #LoadStore; x = 1; }\n",
+    );
+    let r = nf(&p, Model::Rmo, 1_000_000);
+    assert!(
+        matches!(r.verdict, Verdict::Robust),
+        "{name}: {:?}",
+        r.verdict
+    );
+    assert_eq!(bounded_cat(&p, RMO_THESIS_CAT, 6, 60), Bv::NoViolation);
+    assert_eq!(bounded(&p, Model::Rmo, 6, 60), Bv::Violation);
+}
+
+/// Message passing whose writer reads its own store early and stores
+/// the value read (`W; rfi; data; W`): not robust under PSO (the early
+/// read from the store buffer), so not under RMO either.
+const WRD: &str =
+    "shared x, y;\nthread t1 { x = 1; a = x; y = a; }\nthread t2 { b = y; membar #LoadLoad; c = x; }\n";
+
+#[test]
+fn an_early_read_does_not_wait_for_the_store_it_reads() {
+    let p = native("w-rfi-data", WRD);
+    for model in [Model::Pso, Model::Rmo] {
+        let r = nf(&p, model, 1_000_000);
         assert!(
-            matches!(r.verdict, Verdict::Robust),
-            "{name}: {:?}",
+            matches!(r.verdict, Verdict::NotRobust(_)),
+            "[{}]: {:?}",
+            model.name(),
             r.verdict
         );
         assert_eq!(
-            bounded_cat(&p, RMO_THESIS_CAT, 6, 60),
-            Bv::NoViolation,
-            "{name}"
+            confirm(&p, model, &r, 6, "w-rfi-data"),
+            Confirmed::Yes,
+            "[{}]",
+            model.name()
         );
-        assert_eq!(bounded(&p, Model::Rmo, 6, 60), Bv::Violation, "{name}");
     }
+}
+
+#[test]
+fn rmo_is_weaker_than_pso_on_generated_programs() {
+    // PSO is RMO with `membar #LoadLoad | #LoadStore` after every load
+    // (thesis §5.2): a program not robust under PSO is not robust under
+    // RMO. The PSO verdict is the normal-form engine's, or the bounded
+    // engine's where the former is undecided.
+    use bmc_rmm::fuzz::gen::Gen;
+    let mut g = Gen::default();
+    g.shape.max_threads = 3;
+    g.shape.max_instrs = 3;
+    g.atomics = 0;
+    g.asserts = 0;
+    let n = std::env::var("NF_RMO_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let mut cases = vec![("w-rfi-data".to_string(), WRD.to_string())];
+    for seed in 0..n {
+        cases.push((
+            format!("generated seed {seed}"),
+            g.program(seed, "rmo").render(),
+        ));
+        cases.push((format!("dependency program {seed}"), rmo_program(seed)));
+    }
+    let (mut compared, mut undecided) = (0, 0);
+    for (name, text) in &cases {
+        let p = native(name, text);
+        let pso_not_robust = match nf(&p, Model::Pso, STATES).verdict {
+            Verdict::NotRobust(_) => true,
+            Verdict::Robust => false,
+            Verdict::Unknown(_) => bounded(&p, Model::Pso, 6, 30) == Bv::Violation,
+        };
+        if !pso_not_robust {
+            continue;
+        }
+        match nf(&p, Model::Rmo, RMO_CORPUS_STATES).verdict {
+            Verdict::Robust => panic!("{name}: not robust under PSO, robust under RMO:\n{text}"),
+            Verdict::NotRobust(_) => compared += 1,
+            Verdict::Unknown(_) => undecided += 1,
+        }
+    }
+    eprintln!(
+        "not robust under pso: {compared} not robust under rmo, {undecided} undecided, of {}",
+        cases.len()
+    );
+    assert!(compared > 1);
 }
 
 #[test]

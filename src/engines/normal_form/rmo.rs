@@ -27,11 +27,16 @@
 //!   would order every load before every later store and lose the load
 //!   buffering computations that Power and RMO allow);
 //! * per address, the latest commit of a store and of a load of the
-//!   thread (§5.1 in place of `addr-comm-head`): a load commits after
-//!   the thread's earlier stores to its address, a store after its
-//!   earlier loads and stores to its address; earlier loads of the same
-//!   address are not ordered (no POW-FIN-LD: RMO lets loads of one
-//!   address read out of coherence order);
+//!   thread (§5.1 in place of `addr-comm-head`): a load that reads
+//!   memory commits after the thread's earlier stores to its address, a
+//!   store after its earlier loads and stores to its address; earlier
+//!   loads of the same address are not ordered (no POW-FIN-LD: RMO lets
+//!   loads of one address read out of coherence order). A load that
+//!   reads its thread's in-flight store early does not wait for that
+//!   store's commit: POW-COMMIT and MH-LOAD as written would make it
+//!   wait, which forbids `x = 1; a = x; y = a` showing `y` before `x`
+//!   — allowed under PSO (an early read from the store buffer), and PSO
+//!   is RMO with `membar #LoadLoad | #LoadStore` after every load (§5.2);
 //! * the in-flight stores (`early-mem-value`): per address and part,
 //!   none (read memory), the value of the newest earlier uncommitted
 //!   store to it (the load reads it early), or unknown (`⊤`: that store's
@@ -274,10 +279,15 @@ impl Automaton<'_> {
                 let (comp, comm) = self.deps(s, t, addr);
                 let h = &s.rmo[t];
                 let lo = s.base.max(comp).max(h.load_floor).max(1);
-                let commit_lo = comm.max(h.assume_comm).max(h.at(a).0);
+                let commit_lo = comm.max(h.assume_comm);
                 let early = Self::in_flight(s, t, a);
                 for p in lo..=PARTS {
                     let mut reads = Vec::new();
+                    // A load that reads memory commits after the thread's
+                    // earlier stores to its address (coherence); one that
+                    // reads its thread's in-flight store early does not
+                    // wait for that store's commit.
+                    let mut commit = p.max(commit_lo);
                     match early.map_or(Early::None, |f| f.parts[p as usize - 1]) {
                         Early::Unknown => continue,
                         Early::Value => {
@@ -289,6 +299,7 @@ impl Automaton<'_> {
                             reads.push((f.v, src, None));
                         }
                         Early::None => {
+                            commit = commit.max(h.at(a).0);
                             for (c, g) in self.read_options(s, p, a, self.want(t, enter, 0)) {
                                 reads.push((c.v, Src::Mem { tag: c.tag }, g.then_some(c)));
                             }
@@ -300,7 +311,6 @@ impl Automaton<'_> {
                             Automaton::record_guess(&mut ns, p, a, c);
                         }
                         self.set_reg(&mut ns, t, *reg, v);
-                        let commit = p.max(commit_lo);
                         self.set_heads(&mut ns, t, *reg, p, commit);
                         let h = &mut ns.rmo[t];
                         h.max_load = h.max_load.max(p);
