@@ -259,7 +259,9 @@ impl Session for VarisatSession<'_> {
     }
 
     fn hb_cycle(&mut self) -> Cond {
-        let fresh = self.enc.robust_succ.is_empty();
+        // Escape edges and the static proof reason on plain hb edges, not
+        // on the contracted ones of indivisible sections.
+        let fresh = self.enc.robust_succ.is_empty() && !self.enc.has_sections();
         if fresh && self.enc.escape_cfg && self.enc.robust_act.is_none() {
             let model = self.enc.model;
             if let Some(ax) = escape_cfg::statically_acyclic(&self.enc, model) {
