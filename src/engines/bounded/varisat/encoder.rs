@@ -229,6 +229,8 @@ struct CycleLift {
     partners: HashMap<usize, Vec<usize>>,
     /// The literal of each plain edge asked for (`None`: never an edge).
     plain: HashMap<(usize, usize), Option<Lit>>,
+    /// `M(a, y)` ([`Encoder::lifted_from`]) of each pair asked for.
+    from: HashMap<(usize, usize), Option<Lit>>,
 }
 
 pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
@@ -456,8 +458,9 @@ impl<'a> Encoder<'a> {
 
     /// True when the program may execute an indivisible section
     /// ([`Encoder::stxn`] is not empty): the hb-cycle query then contracts
-    /// them, and its narrowings that reason on plain hb edges (escape
-    /// edges, the static acyclicity proof) are not used.
+    /// them, its escape edges count the contracted edges
+    /// (`eager::encode_escape`), and the static acyclicity proof, which
+    /// reasons on plain hb edges, is not used.
     pub(super) fn has_sections(&self) -> bool {
         !self.stxn.is_empty()
     }
@@ -1232,38 +1235,63 @@ impl<'a> Encoder<'a> {
             }
             lift.partners.values_mut().for_each(|v| v.sort_unstable());
         }
-        let side = |e: usize| -> Vec<usize> {
-            let mut v = vec![e];
-            v.extend(lift.partners.get(&e).into_iter().flatten().copied());
-            v
-        };
-        let (sa, sb) = (side(a), side(b));
+        // L(a, b) = ∨ over y in b's section of M(a, y) ∧ stxn(y, b), with
+        // M(a, y) = ∨ over x in a's section of stxn(a, x) ∧ hb(x, y)
+        // (stxn taken reflexive): factored through M, the edges cost
+        // events² × section size gates, not events² × section size².
+        let sb: Vec<usize> = std::iter::once(b)
+            .chain(lift.partners.get(&b).into_iter().flatten().copied())
+            .collect();
         let mut opts = Vec::new();
-        for &x in &sa {
-            for &y in &sb {
-                let plain = match lift.plain.get(&(x, y)) {
-                    Some(&l) => l,
-                    None => {
-                        let l = (self.cycle_edge(x, y)).map(|ls| self.cnf.or_all(&ls));
-                        lift.plain.insert((x, y), l);
-                        l
-                    }
-                };
-                let Some(mut l) = plain else {
-                    continue;
-                };
-                if x != a {
-                    l = self.cnf.and(l, self.stxn[&(a, x)]);
-                }
-                if y != b {
-                    l = self.cnf.and(l, self.stxn[&(y, b)]);
-                }
-                if !self.cnf.is_false(l) {
-                    opts.push(l);
-                }
+        for y in sb {
+            let Some(m) = self.lifted_from(lift, a, y) else {
+                continue;
+            };
+            let l = if y == b {
+                m
+            } else {
+                self.cnf.and(m, self.stxn[&(y, b)])
+            };
+            if !self.cnf.is_false(l) {
+                opts.push(l);
             }
         }
         (!opts.is_empty()).then_some(opts)
+    }
+
+    /// `M(a, y)` of [`Encoder::contracted_cycle_edge`]: some event `x` of
+    /// `a`'s section (or `a` itself) has the plain hb-cycle edge `x → y`;
+    /// `None` when never. Cached in `lift`.
+    fn lifted_from(&mut self, lift: &mut CycleLift, a: usize, y: usize) -> Option<Lit> {
+        if let Some(&l) = lift.from.get(&(a, y)) {
+            return l;
+        }
+        let sa: Vec<usize> = std::iter::once(a)
+            .chain(lift.partners.get(&a).into_iter().flatten().copied())
+            .collect();
+        let mut opts = Vec::new();
+        for x in sa {
+            let plain = match lift.plain.get(&(x, y)) {
+                Some(&l) => l,
+                None => {
+                    let l = (self.cycle_edge(x, y)).map(|ls| self.cnf.or_all(&ls));
+                    lift.plain.insert((x, y), l);
+                    l
+                }
+            };
+            let Some(mut l) = plain else {
+                continue;
+            };
+            if x != a {
+                l = self.cnf.and(l, self.stxn[&(a, x)]);
+            }
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        }
+        let l = (!opts.is_empty()).then(|| self.cnf.or_all(&opts));
+        lift.from.insert((a, y), l);
+        l
     }
 
     /// Is there a model-consistent candidate under `assumptions`?
