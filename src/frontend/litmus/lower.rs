@@ -639,9 +639,7 @@ fn lower(
     };
     shared_vars(surf, vars, &mut p, &init);
     resolve_targets(src, &p, vars, width, &init.typed_locs)?;
-    if surf.ifetch.is_none() {
-        refuse_code_stores(src, &p, vars, width)?;
-    }
+    refuse_code_stores(src, &p, vars, width, surf.ifetch.is_some())?;
     type_locations(
         &mut rs,
         &p,
@@ -1343,7 +1341,8 @@ fn initial_bytes(p: &Program, vars: &Vars, fixed: &BTreeMap<String, i64>) -> BTr
     mem
 }
 
-/// Refuses, in a test without `Variant=ifetch` ([`plan_fetches`]), a
+/// Refuses, in a test without `Variant=ifetch` (`ifetch` false;
+/// [`plan_fetches`]), a
 /// store that may write to a code address (self-modifying code): herd7
 /// refuses it unless told to fetch instructions from memory
 /// (`-variant self`). The
@@ -1356,8 +1355,9 @@ fn refuse_code_stores(
     p: &Program,
     vars: &Vars,
     width: Width,
+    ifetch: bool,
 ) -> Result<(), Error> {
-    let Some(fixed) = vars.fixed.as_ref().filter(|_| vars.code.enabled) else {
+    let Some(fixed) = vars.fixed.as_ref().filter(|_| vars.code.enabled && !ifetch) else {
         return Ok(());
     };
     let mut sets: Option<ValueSets> = None;
