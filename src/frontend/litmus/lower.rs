@@ -1342,14 +1342,13 @@ fn initial_bytes(p: &Program, vars: &Vars, fixed: &BTreeMap<String, i64>) -> BTr
 }
 
 /// Refuses, in a test without `Variant=ifetch` (`ifetch` false;
-/// [`plan_fetches`]), a
-/// store that may write to a code address (self-modifying code): herd7
-/// refuses it unless told to fetch instructions from memory
-/// (`-variant self`). The
-/// store's possible addresses come from the value sets of the test
-/// ([`ValueSets`]); an address of unknown value in a test with code
-/// addresses is refused too (it may be one); code a thread never reaches
-/// is not checked. Second lowering pass only.
+/// [`plan_fetches`]), a store that may write to a code address
+/// (self-modifying code): herd7 refuses it unless told to fetch
+/// instructions from memory (`-variant self`). The store's possible
+/// addresses come from the value sets of the test ([`ValueSets`]); an
+/// address of unknown value in a test with code addresses is refused too
+/// (it may be one); code a thread never reaches is not checked. Second
+/// lowering pass only.
 fn refuse_code_stores(
     src: &SourceFile,
     p: &Program,
@@ -1357,7 +1356,10 @@ fn refuse_code_stores(
     width: Width,
     ifetch: bool,
 ) -> Result<(), Error> {
-    let Some(fixed) = vars.fixed.as_ref().filter(|_| vars.code.enabled && !ifetch) else {
+    if ifetch || !vars.code.enabled {
+        return Ok(());
+    }
+    let Some(fixed) = vars.fixed.as_ref() else {
         return Ok(());
     };
     let mut sets: Option<ValueSets> = None;
