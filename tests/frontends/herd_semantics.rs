@@ -1047,3 +1047,30 @@ fn stores_to_code_and_register_post_index_are_refused() {
     assert_eq!(at, "t.litmus:6:14");
     assert!(msg.contains("expected an immediate"), "{msg}");
 }
+
+#[test]
+fn narrow_accesses_to_addresses_are_refused() {
+    // A 32-bit load of a location that may hold an address: herd7
+    // refuses the test ("Illegal operation mask32").
+    let narrow = "AArch64 NARROW\n{\nint *p = &x;\nint x=1;\n0:X2=p;\n}\n P0 ;\n LDR W0,[X2] ;\n\
+                  locations [0:X0;]\n";
+    let (at, msg) = refused(narrow);
+    assert_eq!(at, "t.litmus:8:2");
+    assert!(
+        msg.contains("32-bit load") && msg.contains("address of `x`"),
+        "{msg}"
+    );
+    // The same through a pointer read from memory (herd's `A179`): p may
+    // hold its own address (P1's store), so P0's 32-bit load through the
+    // pointer it read may load an address.
+    let chased = "AArch64 CHASED\n{\nint x=1;\nint *p=&x;\n0:X2=p; 1:X2=p;\n}\n P0 | P1 ;\n\
+                  LDR X0,[X2] | STR X2,[X2] ;\n LDR W1,[X0] | ;\nlocations [0:X0; 0:X1;]\n";
+    let (at, msg) = refused(chased);
+    assert_eq!(at, "t.litmus:9:2");
+    assert!(msg.contains("address of `p`"), "{msg}");
+    // A pointer chased with a 64-bit load and its target read at its own
+    // size is modelled: p holds x.
+    let wide = "AArch64 WIDE\n{\nint *p = &x;\nint x=1;\n0:X2=p;\n}\n P0 ;\n LDR X0,[X2] ;\n\
+                LDR W1,[X0] ;\nlocations [0:X0; 0:X1;]\n";
+    assert_eq!(states(wide, "arm"), ["0:X0=x; 0:X1=1;"]);
+}

@@ -124,6 +124,20 @@ pub(crate) struct Target {
     pub decl: u32,
 }
 
+/// The size in bits of thread `ti`'s access written at `span`, from the
+/// recorded accesses `targets` (`None`: not recorded — outside herd's
+/// mixed-size variant accesses are not recorded).
+pub(super) fn access_bits(targets: &[Target], ti: usize, span: Span) -> Option<u32> {
+    targets
+        .iter()
+        .find(|t| {
+            t.thread == ti
+                && span.start <= t.access.span.start
+                && t.access.span.start < span.end.max(span.start + 1)
+        })
+        .map(|t| t.access.bits)
+}
+
 /// A memory access of `bits` bits (8, 16, 32, 64) at the address `addr`,
 /// written at `span`.
 #[derive(Clone, Debug)]

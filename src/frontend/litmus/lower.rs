@@ -3,7 +3,7 @@
 //! each thread column (through [`super::thread`]), `locations`, `filter`
 //! and the final condition, and herd's order of the observed locations.
 
-use super::ctx::{check_fits, CodeMap, Ctx, Vars};
+use super::ctx::{access_bits, check_fits, CodeMap, Ctx, Vars};
 use super::known::Known;
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
@@ -11,8 +11,8 @@ use super::values::ValueSets;
 use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
-    BinOp, Command, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread,
-    ThreadId, UnOp, Width,
+    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread, ThreadId, UnOp,
+    Width,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -639,7 +639,7 @@ fn lower(
     };
     shared_vars(surf, vars, &mut p, &init);
     resolve_targets(src, &p, vars, width, &init.typed_locs)?;
-    refuse_code_stores(src, &p, vars, width, surf.ifetch.is_some())?;
+    super::refusals::refuse_by_values(src, &p, vars, width, surf.ifetch.is_some())?;
     type_locations(
         &mut rs,
         &p,
@@ -1227,8 +1227,11 @@ fn has_mixed_access(t: &Thread, vars: &Vars, typed: &BTreeMap<String, u32>) -> b
     };
     let known = Known::new(t);
     vars.accesses.iter().any(|a| {
+        // An address computed from values read: the variant's value sets
+        // find the locations it may fall in (`resolve_targets`) and what
+        // herd refuses there (`refusals`).
         let Some(x) = known.address(t, &a.addr, a.span) else {
-            return false;
+            return true;
         };
         // An address inside no location (a register offset past a
         // scalar: `STR W0,[X2,X3]` with X3 = 4) addresses bytes of
@@ -1321,7 +1324,11 @@ fn decl_bits(vars: &Vars, typed: &BTreeMap<String, u32>, name: &str) -> u32 {
 /// Every byte of every location with its initial value (the init block's
 /// value of a scalar or array element at its address), the memory the
 /// value-set analysis ([`ValueSets`]) starts from.
-fn initial_bytes(p: &Program, vars: &Vars, fixed: &BTreeMap<String, i64>) -> BTreeMap<i64, u8> {
+pub(super) fn initial_bytes(
+    p: &Program,
+    vars: &Vars,
+    fixed: &BTreeMap<String, i64>,
+) -> BTreeMap<i64, u8> {
     let mut mem = BTreeMap::new();
     for (name, &a) in fixed {
         let size = vars.size(name);
@@ -1339,59 +1346,6 @@ fn initial_bytes(p: &Program, vars: &Vars, fixed: &BTreeMap<String, i64>) -> BTr
         }
     }
     mem
-}
-
-/// Refuses, in a test without `Variant=ifetch` (`ifetch` false;
-/// [`plan_fetches`]), a store that may write to a code address
-/// (self-modifying code): herd7 refuses it unless told to fetch
-/// instructions from memory (`-variant self`). The store's possible
-/// addresses come from the value sets of the test ([`ValueSets`]); an
-/// address of unknown value in a test with code addresses is refused too
-/// (it may be one); code a thread never reaches is not checked. Second
-/// lowering pass only.
-fn refuse_code_stores(
-    src: &SourceFile,
-    p: &Program,
-    vars: &Vars,
-    width: Width,
-    ifetch: bool,
-) -> Result<(), Error> {
-    if ifetch || !vars.code.enabled {
-        return Ok(());
-    }
-    let Some(fixed) = vars.fixed.as_ref() else {
-        return Ok(());
-    };
-    let mut sets: Option<ValueSets> = None;
-    for (ti, th) in p.threads.iter().enumerate() {
-        for ins in &th.instrs {
-            let mut stores = Vec::new();
-            ins.cmd.for_each(&mut |c| {
-                if let Command::Store { addr, .. } | Command::StoreCond { addr, .. } = c {
-                    stores.push(addr.clone());
-                }
-            });
-            for addr in stores {
-                let sets = sets.get_or_insert_with(|| {
-                    ValueSets::new(p, initial_bytes(p, vars, fixed), width, &|_, _| None)
-                });
-                if !sets.reaches(th, ti, ins.span) {
-                    continue;
-                }
-                let may = match sets.address(th, ti, &addr, ins.span) {
-                    Some(xs) => xs.iter().any(|a| vars.code.position(*a).is_some()),
-                    None => true,
-                };
-                if may {
-                    return Err(src.error(
-                        ins.span,
-                        "store to a code address (self-modifying code) in a test without `Variant=ifetch`: herd7 refuses it too unless run with `-variant self` (instruction fetch)",
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Resolves the accesses of a `Variant=mixed` test whose address is not
@@ -1426,16 +1380,7 @@ fn resolve_targets(
     };
     let mem = initial_bytes(p, vars, &fixed);
     let targets = vars.targets.clone();
-    let bytes = |ti: usize, sp: Span| -> Option<i64> {
-        targets
-            .iter()
-            .find(|t| {
-                t.thread == ti
-                    && sp.start <= t.access.span.start
-                    && t.access.span.start < sp.end.max(sp.start + 1)
-            })
-            .map(|t| i64::from(t.access.bits / 8))
-    };
+    let bytes = |ti: usize, sp: Span| access_bits(&targets, ti, sp).map(|b| i64::from(b / 8));
     let sets = ValueSets::new(p, mem, width, &bytes);
     let narrow = fixed.keys().any(|n| decl_bits(vars, typed, n) < 32)
         || targets.iter().any(|t| t.access.bits < 32);
@@ -1448,7 +1393,7 @@ fn resolve_targets(
         let addrs = p
             .threads
             .get(t.thread)
-            .and_then(|th| sets.address(th, t.thread, &t.access.addr, t.access.span));
+            .and_then(|th| sets.at_access(th, t.thread, &t.access.addr, t.access.span));
         let located: Option<Vec<(String, i64)>> = addrs.as_ref().and_then(|xs| {
             xs.iter()
                 .map(|&x| {

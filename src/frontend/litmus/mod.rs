@@ -34,6 +34,7 @@ mod known;
 mod lower;
 mod ops;
 mod ppc;
+mod refusals;
 mod regs;
 mod riscv;
 pub(crate) mod syntax;

@@ -45,6 +45,7 @@ type Mem = BTreeMap<i64, Option<BTreeSet<u8>>>;
 /// registers' value sets before its outgoing instructions.
 pub(super) struct ValueSets {
     at: Vec<Vec<Option<Regs>>>,
+    mem: Mem,
     width: Width,
 }
 
@@ -208,7 +209,7 @@ impl ValueSets {
                 .map(|(ti, t)| thread(t, ti, &mut mem, &mut changed, width, bytes))
                 .collect();
             if !changed {
-                return ValueSets { at, width };
+                return ValueSets { at, mem, width };
             }
         }
         // No fixpoint within the bound: nothing is known.
@@ -217,7 +218,8 @@ impl ValueSets {
                 regs.iter_mut().for_each(|r| *r = None);
             }
         }
-        ValueSets { at, width }
+        mem.values_mut().for_each(|b| *b = None);
+        ValueSets { at, mem, width }
     }
 
     /// True when some path of thread `ti` (number of `t`) reaches an
@@ -229,11 +231,12 @@ impl ValueSets {
             .any(|q| matches!(self.at.get(ti).and_then(|s| s.get(q)), Some(Some(_))))
     }
 
-    /// The values the address `addr` of thread `ti`'s access written at
-    /// `span` may take: its value sets before every reachable
-    /// instruction written there that accesses memory, joined. `None`:
-    /// any value, or no such instruction.
-    pub(super) fn address(&self, t: &Thread, ti: usize, addr: &LExpr, span: Span) -> Set {
+    /// The values the expression `e` (an access's address or stored
+    /// value) of thread `ti`'s access written at `span` may take: its
+    /// value sets before every reachable instruction written there that
+    /// accesses memory, joined. `None`: any value, or no such
+    /// instruction.
+    pub(super) fn at_access(&self, t: &Thread, ti: usize, e: &LExpr, span: Span) -> Set {
         let mut out: Set = Some(BTreeSet::new());
         let mut found = false;
         for q in access_states(t, span) {
@@ -241,13 +244,20 @@ impl ValueSets {
                 continue;
             };
             found = true;
-            join(&mut out, &eval(addr, regs, self.width));
+            join(&mut out, &eval(e, regs, self.width));
         }
         if found {
             out
         } else {
             None
         }
+    }
+
+    /// The values an `n`-byte load at one of `addrs` may read once every
+    /// store has been accounted for (the fixpoint's memory; `None`: any
+    /// value).
+    pub(super) fn loaded(&self, addrs: &Set, n: i64) -> Set {
+        read(&self.mem, addrs, n, self.width)
     }
 }
 
