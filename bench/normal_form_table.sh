@@ -13,9 +13,9 @@
 # OLD: a second binary (an earlier build) whose normal-form verdict and
 # time are printed beside BIN's, in the same run, on the same machine.
 # MODELS: the models to run (default all three). Under rmo the bounded
-# engine runs `rmo.cat`, which orders less than the thesis' RMO the
-# engine decides (docs/engines.md): a "robust" row it does not confirm
-# is a point where the two differ, not an error of either. QUICK=1: run the bounded
+# engine runs `rmo.cat`, the thesis' RMO the engine decides
+# (docs/engines.md): a row it does not confirm is an error of one of
+# them. QUICK=1: run the bounded
 # engine only to confirm a verdict (not on rows the normal form leaves
 # unknown).
 set -euo pipefail
