@@ -126,10 +126,16 @@ pub struct Encoder<'a> {
     pub eager: Vec<String>,
     /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
     pub pgas: Option<pgas::PgasEnc>,
-    /// Per (thread, step) that may execute an atomic step over several
-    /// locations: the literal "it does" (the disjunction of the selectors
-    /// of those instructions). Built only when the model reads `stxn`.
-    stxn_steps: HashMap<(u32, u32), Lit>,
+    /// `stxn`: per ordered pair of different events of one thread that
+    /// may belong to one indivisible section
+    /// ([`Program::indivisible_sections`]: one atomic step over several
+    /// locations, or a lock section), the literal "both execute, in one
+    /// section". Built only when the model reads `stxn` or the program
+    /// has such a section.
+    stxn: HashMap<(usize, usize), Lit>,
+    /// Per event that may be in a lock section its thread never leaves
+    /// (it stops holding the lock): the literal "it is".
+    open_sections: Vec<(usize, Lit)>,
     /// Resource limits of the encoding (`None`: unchecked).
     pub limit: Option<Deadline>,
     /// The limit that stopped the encoding, if any (then it is incomplete
@@ -216,6 +222,17 @@ pub(super) fn dep_kind(r: BaseRel) -> u8 {
     }
 }
 
+/// Caches of [`Encoder::contracted_cycle_edge`] during one hb-cycle query.
+#[derive(Default)]
+struct CycleLift {
+    /// Per event, the other events of its possible sections.
+    partners: HashMap<usize, Vec<usize>>,
+    /// The literal of each plain edge asked for (`None`: never an edge).
+    plain: HashMap<(usize, usize), Option<Lit>>,
+    /// `M(a, y)` ([`Encoder::lifted_from`]) of each pair asked for.
+    from: HashMap<(usize, usize), Option<Lit>>,
+}
+
 pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
     let (x, y) = (&un.events[a], &un.events[b]);
     // PGAS popa/popb events are outside program order (thesis §8.2).
@@ -271,7 +288,8 @@ impl<'a> Encoder<'a> {
             stats: Stats::default(),
             eager: Vec::new(),
             pgas: None,
-            stxn_steps: HashMap::default(),
+            stxn: HashMap::default(),
+            open_sections: Vec::new(),
             limit,
             aborted,
             external: None,
@@ -280,10 +298,11 @@ impl<'a> Encoder<'a> {
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
         }
-        if model.uses(BaseRel::Stxn) {
-            enc.encode_stxn_steps();
+        if model.uses(BaseRel::Stxn) || prog.atomic_step_thread().is_some() {
+            enc.encode_stxn();
         }
         enc.encode_rf_co();
+        enc.encode_open_sections();
         let dep_lists: [(u8, Vec<unroll::DepEdge>); 8] = [
             (0, std::mem::take(&mut enc.un.addr_dep)),
             (1, std::mem::take(&mut enc.un.data_dep)),
@@ -318,41 +337,138 @@ impl<'a> Encoder<'a> {
         enc
     }
 
-    /// Fills [`Encoder::stxn_steps`] from the unrolling's selectors.
-    fn encode_stxn_steps(&mut self) {
+    /// Fills [`Encoder::stxn`] from the unrolling's selectors, as
+    /// [`Program::indivisible_sections`] states it along one path: per
+    /// thread and step, `held(s)` ("the thread holds the lock when step s
+    /// starts": `held(s+1) = held(s) ∧ ¬unlock(s) ∨ lock(s)`) and
+    /// `sect(s) = held(s) ∨ lock(s)`; steps s1 < s2 are in one lock
+    /// section iff `sect(s1) ∧ held(s1+1) ∧ … ∧ held(s2)` (an `unlock`
+    /// between them clears `held`, and one step cannot both unlock and
+    /// lock). Two events of one step are in one section when the step is
+    /// an atomic step over several locations or in a lock section.
+    fn encode_stxn(&mut self) {
+        let ev = &self.un.events;
+        let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); self.un.threads.len()];
+        for (i, e) in ev.iter().enumerate() {
+            by_thread[e.thread.0 as usize].push(i);
+        }
         for (t, tu) in self.un.threads.iter().enumerate() {
             let instrs = &self.prog.threads[t].instrs;
-            for (step, sel) in tu.sel.iter().enumerate() {
-                let ls: Vec<Lit> = (sel.iter())
-                    .filter(|(i, _)| instrs[*i].cmd.is_atomic_step())
-                    .map(|&(_, l)| l)
-                    .collect();
-                if !ls.is_empty() {
-                    let l = self.cnf.or_all(&ls);
-                    self.stxn_steps.insert((t as u32, step as u32), l);
+            let sels = |f: &dyn Fn(&crate::program::Command) -> bool| -> Vec<Vec<Lit>> {
+                (tu.sel.iter())
+                    .map(|sel| {
+                        (sel.iter())
+                            .filter(|(i, _)| f(&instrs[*i].cmd))
+                            .map(|&(_, l)| l)
+                            .collect()
+                    })
+                    .collect()
+            };
+            let atomic = sels(&|c| c.is_atomic_step());
+            let lock = sels(&|c| c.lock_bound() == Some(true));
+            let unlock = sels(&|c| c.lock_bound() == Some(false));
+            let steps = tu.sel.len();
+            let (mut held, mut sect, mut at) = (Vec::new(), Vec::new(), Vec::new());
+            let mut h = self.cnf.ff();
+            for s in 0..steps {
+                let l = self.cnf.or_all(&lock[s]);
+                let u = self.cnf.or_all(&unlock[s]);
+                held.push(h);
+                sect.push(self.cnf.or(h, l));
+                at.push(self.cnf.or_all(&atomic[s]));
+                let kept = self.cnf.and(h, !u);
+                h = self.cnf.or(kept, l);
+            }
+            // still[s]: the lock held when step s starts is held to the
+            // thread's end (still[steps] = held after the last step).
+            let mut still = vec![h; steps + 1];
+            for s in (0..steps).rev() {
+                let ends = self.cnf.or(!tu.exec[s], still[s + 1]);
+                still[s] = self.cnf.and(held[s], ends);
+            }
+            for &a in &by_thread[t] {
+                let sa = ev[a].step as usize;
+                let open = self.cnf.and(sect[sa], still[sa + 1]);
+                if !self.cnf.is_false(open) {
+                    self.open_sections.push((a, open));
+                }
+            }
+            // same[s1][s2 - s1]: steps s1 ≤ s2 are in one section.
+            let mut same: Vec<Vec<Lit>> = Vec::with_capacity(steps);
+            for s1 in 0..steps {
+                let mut row = vec![self.cnf.or(sect[s1], at[s1])];
+                let mut acc = sect[s1];
+                for &h in &held[s1 + 1..] {
+                    acc = self.cnf.and(acc, h);
+                    row.push(acc);
+                    if self.cnf.is_false(acc) {
+                        break;
+                    }
+                }
+                same.push(row);
+            }
+            let evs = &by_thread[t];
+            for (x, &a) in evs.iter().enumerate() {
+                for &b in &evs[x + 1..] {
+                    let (sa, sb) = (ev[a].step as usize, ev[b].step as usize);
+                    let Some(&one) = same[sa].get(sb - sa) else {
+                        continue;
+                    };
+                    if self.cnf.is_false(one) {
+                        continue;
+                    }
+                    let l = self.cnf.and_all(&[ev[a].exec, ev[b].exec, one]);
+                    self.stxn.insert((a, b), l);
+                    self.stxn.insert((b, a), l);
                 }
             }
         }
     }
 
-    /// The pairs that may be in `stxn` (same atomic step over several
-    /// locations): two different events of one thread and step that may
-    /// execute such a step.
-    pub(super) fn stxn_pairs(&self) -> Vec<(usize, usize)> {
-        let ev = &self.un.events;
-        let mut out = Vec::new();
-        for a in 0..ev.len() {
-            let key = (ev[a].thread.0, ev[a].step);
-            if !self.stxn_steps.contains_key(&key) {
-                continue;
-            }
-            for (b, eb) in ev.iter().enumerate() {
-                if a != b && (eb.thread.0, eb.step) == key {
-                    out.push((a, b));
+    /// A thread that stops holding the lock (blocked or cut by the bound
+    /// inside a lock section) blocks every other thread's load and store
+    /// from the `lock` on (thesis 003 §7.1.1, Table 7.1): no hb edge
+    /// leaves such a section for another thread. Every hb path from the
+    /// section to another thread starts with such an edge (the thread has
+    /// no event after it), so the other threads' events all come before.
+    fn encode_open_sections(&mut self) {
+        let open = std::mem::take(&mut self.open_sections);
+        let n = self.un.events.len();
+        for &(a, o) in &open {
+            let t = self.un.events[a].thread;
+            for b in 0..n {
+                if self.un.events[b].thread == t {
+                    continue;
+                }
+                if let Some(hb) = self.hb_lit(a, b) {
+                    self.cnf.clause(&[!o, !hb]);
                 }
             }
         }
+        self.open_sections = open;
+    }
+
+    /// The pairs that may be in `stxn` (one indivisible section,
+    /// [`Encoder::stxn`]), sorted.
+    pub(super) fn stxn_pairs(&self) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = self.stxn.keys().copied().collect();
+        out.sort_unstable();
         out
+    }
+
+    /// True when the program may execute an indivisible section
+    /// ([`Encoder::stxn`] is not empty): the hb-cycle query then contracts
+    /// them, its escape edges count the contracted edges
+    /// (`eager::encode_escape`), and the static acyclicity proof, which
+    /// reasons on plain hb edges, is not used.
+    pub(super) fn has_sections(&self) -> bool {
+        !self.stxn.is_empty()
+    }
+
+    /// The literal of `stxn(a, b)` ([`Encoder::stxn`]), `None` when the
+    /// pair can never be in one section.
+    pub(super) fn stxn_lit(&self, a: usize, b: usize) -> Option<Lit> {
+        self.stxn.get(&(a, b)).copied()
     }
 
     /// Sets the developer switches of this encoding, and the settings that
@@ -701,15 +817,7 @@ impl<'a> Encoder<'a> {
                 let (ma, mb) = (self.mem_lit(a), self.mem_lit(b));
                 self.cnf.and_all(&[any, ma, mb])
             }
-            G_STXN => {
-                let key = (ea.thread.0, ea.step);
-                if a == b || (eb.thread.0, eb.step) != key {
-                    return None;
-                }
-                let step = *self.stxn_steps.get(&key)?;
-                let (x, y) = (ea.exec, eb.exec);
-                self.cnf.and_all(&[x, y, step])
-            }
+            G_STXN => self.stxn_lit(a, b)?,
             _ => unreachable!(),
         };
         self.gates.insert((kind, a, b), l);
@@ -1020,8 +1128,17 @@ impl<'a> Encoder<'a> {
             w.restrict(&mut self.cnf, act);
         }
         // Only events on a cycle of the may-graph of hb, and only edges
-        // inside one of its components (static relation analysis).
-        let comp = self.analysis.hb_components();
+        // inside one of its components (static relation analysis). With
+        // indivisible sections the graph also joins the events of one
+        // section both ways (a contracted cycle passes through them).
+        let comp = if self.stxn.is_empty() {
+            self.analysis.hb_components()
+        } else {
+            let mut m = self.analysis.may_hb();
+            self.stxn.keys().for_each(|&(a, b)| m.set(a, b));
+            super::analysis::cyclic_components(&m)
+        };
+        let mut lift = CycleLift::default();
         let mem: Vec<usize> = (0..self.un.events.len())
             .filter(|&i| comp[i].is_some())
             .collect();
@@ -1064,7 +1181,12 @@ impl<'a> Encoder<'a> {
                 if a == b || comp[a] != comp[b] {
                     continue;
                 }
-                let Some(hb) = self.cycle_edge(a, b) else {
+                let edge = if self.stxn.is_empty() {
+                    self.cycle_edge(a, b)
+                } else {
+                    self.contracted_cycle_edge(&mut lift, a, b)
+                };
+                let Some(hb) = edge else {
                     continue;
                 };
                 let s = self.cnf.fresh();
@@ -1088,6 +1210,88 @@ impl<'a> Encoder<'a> {
         }
         self.robust_act = Some(act);
         act
+    }
+
+    /// The edge `a → b` of the hb-cycle query with the program's
+    /// indivisible sections contracted (docs/models.md, "Robustness and
+    /// indivisible sections"): hb itself, or, between threads, an hb edge
+    /// `a' → b'` with `a'` in `a`'s section and `b'` in `b`'s (`stxn? ;
+    /// (hb \ stxn) ; stxn?`; within a thread the lifted edge is po
+    /// already, as sections are po-contiguous). As [`Encoder::cycle_edge`],
+    /// a disjunction; `lift` caches the plain edges' literals.
+    fn contracted_cycle_edge(
+        &mut self,
+        lift: &mut CycleLift,
+        a: usize,
+        b: usize,
+    ) -> Option<Vec<Lit>> {
+        let ev = &self.un.events;
+        if ev[a].thread == ev[b].thread {
+            return self.cycle_edge(a, b);
+        }
+        if lift.partners.is_empty() {
+            for &(x, y) in self.stxn.keys() {
+                lift.partners.entry(x).or_default().push(y);
+            }
+            lift.partners.values_mut().for_each(|v| v.sort_unstable());
+        }
+        // L(a, b) = ∨ over y in b's section of M(a, y) ∧ stxn(y, b), with
+        // M(a, y) = ∨ over x in a's section of stxn(a, x) ∧ hb(x, y)
+        // (stxn taken reflexive): factored through M, the edges cost
+        // events² × section size gates, not events² × section size².
+        let sb: Vec<usize> = std::iter::once(b)
+            .chain(lift.partners.get(&b).into_iter().flatten().copied())
+            .collect();
+        let mut opts = Vec::new();
+        for y in sb {
+            let Some(m) = self.lifted_from(lift, a, y) else {
+                continue;
+            };
+            let l = if y == b {
+                m
+            } else {
+                self.cnf.and(m, self.stxn[&(y, b)])
+            };
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        }
+        (!opts.is_empty()).then_some(opts)
+    }
+
+    /// `M(a, y)` of [`Encoder::contracted_cycle_edge`]: some event `x` of
+    /// `a`'s section (or `a` itself) has the plain hb-cycle edge `x → y`;
+    /// `None` when never. Cached in `lift`.
+    fn lifted_from(&mut self, lift: &mut CycleLift, a: usize, y: usize) -> Option<Lit> {
+        if let Some(&l) = lift.from.get(&(a, y)) {
+            return l;
+        }
+        let sa: Vec<usize> = std::iter::once(a)
+            .chain(lift.partners.get(&a).into_iter().flatten().copied())
+            .collect();
+        let mut opts = Vec::new();
+        for x in sa {
+            let plain = match lift.plain.get(&(x, y)) {
+                Some(&l) => l,
+                None => {
+                    let l = (self.cycle_edge(x, y)).map(|ls| self.cnf.or_all(&ls));
+                    lift.plain.insert((x, y), l);
+                    l
+                }
+            };
+            let Some(mut l) = plain else {
+                continue;
+            };
+            if x != a {
+                l = self.cnf.and(l, self.stxn[&(a, x)]);
+            }
+            if !self.cnf.is_false(l) {
+                opts.push(l);
+            }
+        }
+        let l = (!opts.is_empty()).then(|| self.cnf.or_all(&opts));
+        lift.from.insert((a, y), l);
+        l
     }
 
     /// Is there a model-consistent candidate under `assumptions`?
@@ -1741,8 +1945,7 @@ impl Base for CandBase<'_, '_> {
             }
             BaseRel::Stxn => {
                 for (a, b) in enc.stxn_pairs() {
-                    let key = (ev[a].thread.0, ev[a].step);
-                    if exec(a) && exec(b) && v(enc.stxn_steps[&key]) {
+                    if enc.stxn_lit(a, b).is_some_and(v) {
                         m.set(a, b);
                     }
                 }
