@@ -38,6 +38,22 @@ fn cli_verdicts(args: &[&str]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// [`cli_verdicts`] of `args` on each file of `dir` with extension `ext`,
+/// one command per file: a refused input (exit 2) ends a command's run,
+/// so an engine that refuses some files is asked one file at a time.
+fn cli_verdicts_each(args: &[&str], dir: &Path, ext: &str) -> BTreeMap<String, String> {
+    let mut all = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().and_then(|x| x.to_str()) == Some(ext) {
+            let mut a = args.to_vec();
+            a.push(path.to_str().unwrap());
+            all.extend(cli_verdicts(&a));
+        }
+    }
+    all
+}
+
 /// A CLI verdict word as the library's verdict spells it: the bounded
 /// engine's `violation`/`no-violation`, SMC's `not robust`/`robust` and
 /// `reachable`/`unreachable`, the parameterized engine's `not-robust`,
@@ -106,16 +122,7 @@ fn same_as_cli(
     // A refused input ends the command's run (exit 2): the explicit
     // engine, which refuses some, is asked one file at a time.
     let cli = if engine == EngineChoice::Explicit {
-        let mut all = BTreeMap::new();
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            if path.extension().and_then(|x| x.to_str()) == Some(ext) {
-                let mut a = args.clone();
-                a.push(path.to_str().unwrap());
-                all.extend(cli_verdicts(&a));
-            }
-        }
-        all
+        cli_verdicts_each(&args, dir, ext)
     } else {
         args.push(dir.to_str().unwrap());
         cli_verdicts(&args)
@@ -251,22 +258,16 @@ fn an_engine_refuses_a_question_it_does_not_answer() {
 #[test]
 fn parameterized_and_state_robustness_as_the_cli() {
     let dir = Path::new(common::ROOT).join("examples/parameterized");
-    let cli = cli_verdicts(&[
-        "robust",
-        "--parameterized",
-        "--model",
-        "tso",
-        dir.to_str().unwrap(),
-    ]);
-    let state = cli_verdicts(&[
-        "robust",
-        "--state",
-        "--bound",
-        "6",
-        "--model",
-        "tso",
-        dir.to_str().unwrap(),
-    ]);
+    let cli = cli_verdicts_each(
+        &["robust", "--parameterized", "--model", "tso"],
+        &dir,
+        "rmm",
+    );
+    let state = cli_verdicts_each(
+        &["robust", "--state", "--bound", "6", "--model", "tso"],
+        &dir,
+        "rmm",
+    );
     let m = bmc_rmm::cat::builtin("tso").unwrap();
     let mut compared = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
@@ -305,7 +306,7 @@ fn parameterized_and_state_robustness_as_the_cli() {
         let (param, st) = (word(r[0].answer.verdict), word(r[1].answer.verdict));
         assert_eq!(r[0].answer.scope, bmc_rmm::answer::Scope::Complete);
         assert_eq!(r[1].answer.scope, bmc_rmm::answer::Scope::Bound(6));
-        let st_cli = state[&name].as_str();
+        let st_cli = state.get(&name).map_or("unknown", String::as_str);
         if param != "unknown" && cli[&name] != "unknown" {
             assert_eq!(param, cli[&name], "{name}: parameterized");
             compared += 1;
