@@ -441,13 +441,12 @@ fn for_each_acyclic(
 /// are no escape either (TSO's write → unlock → read). The candidates no
 /// execution consistent with the model realizes are dropped
 /// ([`feasible_escapes`], at most [`Encoder::escape_probe`] solves).
-/// With indivisible sections the query's edges between threads are
-/// contracted ([`Encoder::has_sections`]; docs/models.md, "Robustness and
-/// indivisible sections"): a shortest cycle of them is a cycle of plain hb
-/// edges (then one is outside `X`, as above) or uses an edge that holds
-/// only through another event of a section, which is no edge of `X`; so
-/// every edge between threads is a candidate, escaping unless it is a
-/// plain hb edge in `X`.
+/// With indivisible sections the query contracts them
+/// ([`Encoder::has_sections`]; docs/models.md, "Robustness and
+/// indivisible sections"): its cycle is hb edges and hand-overs from one
+/// event of a section to another ([`Encoder::robust_handover`]); one
+/// without hand-overs is a cycle of hb edges (then one is outside `X`, as
+/// above), so every hand-over is a candidate too.
 /// Returns the axiom used and the clause's size, `None` when there is no
 /// candidate edge or no axiom evaluates symbolically.
 pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escape> {
@@ -468,28 +467,8 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
     // The candidates: (successor literal, "a →hb b and (a, b) ∉ X").
     let mut cands: Vec<(Lit, Lit)> = Vec::new();
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut lifted: Vec<(Lit, Lit)> = Vec::new();
     for &(a, b, s) in &succ {
         let same_thread = enc.un.events[a].thread == enc.un.events[b].thread;
-        // With indivisible sections a successor edge between threads is
-        // contracted (Encoder::contracted_cycle_edge): it may hold through
-        // another event of a's or b's section, and a cycle of such edges
-        // need not be a cycle of X's events. Such an edge escapes unless
-        // it is a plain hb edge in X.
-        if enc.has_sections() && !same_thread {
-            let out = match enc.hb_lit(a, b) {
-                None => enc.cnf.tt(),
-                Some(hb) => {
-                    let x = r.0[a].get(&b).copied();
-                    let plain_in_x = x.map_or(enc.cnf.ff(), |x| enc.cnf.and(hb, x));
-                    !plain_in_x
-                }
-            };
-            if !enc.cnf.is_false(out) {
-                lifted.push((s, out));
-            }
-            continue;
-        }
         // Between threads every hb edge is in X: no escape there.
         if po_only && !same_thread {
             continue;
@@ -537,11 +516,12 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
             cfg_start.elapsed().as_secs_f64()
         );
     }
-    // The contracted edges are no pairs of one thread: past the CFG
+    // The hand-overs inside sections are no hb edges: past the CFG
     // pre-filter, probed with the others.
     let static_ordered = found - cands.len();
-    let found = found + lifted.len();
-    cands.extend(lifted);
+    let found = found + enc.robust_handover.len();
+    let tt = enc.cnf.tt();
+    cands.extend(enc.robust_handover.iter().map(|&(_, _, h)| (h, tt)));
     let keep = feasible_escapes(enc, &cands, enc.escape_probe);
     let kept = keep.iter().filter(|k| **k).count();
     if let Some(limit) = enc.escape_yield.filter(|&l| kept > l) {

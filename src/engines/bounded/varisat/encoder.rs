@@ -88,6 +88,12 @@ pub struct Encoder<'a> {
     /// successor on the cycle"), once [`Encoder::robust_act`] built them
     /// (empty for PGAS).
     pub robust_succ: Vec<(usize, usize, Lit)>,
+    /// With indivisible sections, the hb-cycle constraints' hand-overs
+    /// (a, x, "a is on the cycle and leaves it by x, another event of its
+    /// section"), once [`Encoder::robust_act`] built them: the cycle's
+    /// steps that are no hb edge (`eager::encode_escape` counts each as
+    /// an escape).
+    pub robust_handover: Vec<(usize, usize, Lit)>,
     /// Narrow the hb-cycle constraints to shortest cycles (at most two
     /// events per thread; with `eager::encode_escape`, an edge outside
     /// an `acyclic` axiom's relation). The answer is the same either
@@ -222,17 +228,6 @@ pub(super) fn dep_kind(r: BaseRel) -> u8 {
     }
 }
 
-/// Caches of [`Encoder::contracted_cycle_edge`] during one hb-cycle query.
-#[derive(Default)]
-struct CycleLift {
-    /// Per event, the other events of its possible sections.
-    partners: HashMap<usize, Vec<usize>>,
-    /// The literal of each plain edge asked for (`None`: never an edge).
-    plain: HashMap<(usize, usize), Option<Lit>>,
-    /// `M(a, y)` ([`Encoder::lifted_from`]) of each pair asked for.
-    from: HashMap<(usize, usize), Option<Lit>>,
-}
-
 pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
     let (x, y) = (&un.events[a], &un.events[b]);
     // PGAS popa/popb events are outside program order (thesis §8.2).
@@ -278,6 +273,7 @@ impl<'a> Encoder<'a> {
             robust_act: None,
             static_robust: None,
             robust_succ: Vec::new(),
+            robust_handover: Vec::new(),
             shortest_cycles: switches.shortest_cycles,
             escape_probe: switches.escape_probe,
             escape_cfg: switches.escape_cfg,
@@ -1138,9 +1134,12 @@ impl<'a> Encoder<'a> {
             self.stxn.keys().for_each(|&(a, b)| m.set(a, b));
             super::analysis::cyclic_components(&m)
         };
-        let mut lift = CycleLift::default();
-        let mem: Vec<usize> = (0..self.un.events.len())
+        let ev = &self.un.events;
+        let mem: Vec<usize> = (0..ev.len())
             .filter(|&i| comp[i].is_some())
+            // The stxn pairs put a section's fences (lock, unlock) in a
+            // component too; they are no accesses.
+            .filter(|&i| self.stxn.is_empty() || ev[i].may_read || ev[i].may_write)
             .collect();
         let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
         // An event in the set is a memory access (hb relates those only).
@@ -1171,22 +1170,46 @@ impl<'a> Encoder<'a> {
         for t in threads.into_iter().filter(|_| self.shortest_cycles) {
             self.cnf.at_most_two(&per_thread[&t]);
         }
+        if self.stxn.is_empty() {
+            self.cycle_successors(&mem, &comp, &ins, &ins);
+        } else {
+            self.contracted_successors(&mem, &comp, &ins);
+        }
+        self.robust_act = Some(act);
+        act
+    }
+
+    /// The successor constraints of the hb-cycle query over `mem` (edges
+    /// only inside one of the components `comp`): every event `a` with
+    /// `from[a]` ("a leaves the cycle by an hb edge") has a successor `b`
+    /// with `ins[b]` and the edge `a →hb b` ([`Encoder::cycle_edge`]), and
+    /// every event with `ins[b]` a predecessor. Without indivisible
+    /// sections `from` is `ins`; with them ([`Encoder::contracted_successors`])
+    /// an edge inside a section is no successor (it stays in one node of
+    /// the contracted graph). Records the successor literals in
+    /// [`Encoder::robust_succ`].
+    fn cycle_successors(
+        &mut self,
+        mem: &[usize],
+        comp: &[Option<usize>],
+        from: &HashMap<usize, Lit>,
+        ins: &HashMap<usize, Lit>,
+    ) {
         let mut preds: HashMap<usize, Vec<Lit>> = HashMap::default();
-        for &a in &mem {
+        for &a in mem {
             if self.over_limit() {
                 break;
             }
-            let mut succ = vec![!ins[&a]];
-            for &b in &mem {
+            let mut succ = vec![!from[&a]];
+            for &b in mem {
                 if a == b || comp[a] != comp[b] {
                     continue;
                 }
-                let edge = if self.stxn.is_empty() {
-                    self.cycle_edge(a, b)
-                } else {
-                    self.contracted_cycle_edge(&mut lift, a, b)
-                };
-                let Some(hb) = edge else {
+                let same = self.stxn.get(&(a, b)).copied();
+                if same.is_some_and(|l| self.cnf.is_true(l)) {
+                    continue;
+                }
+                let Some(hb) = self.cycle_edge(a, b) else {
                     continue;
                 };
                 let s = self.cnf.fresh();
@@ -1195,7 +1218,10 @@ impl<'a> Encoder<'a> {
                     c.push(!s);
                     self.cnf.clause(&c);
                 }
-                self.cnf.implies(s, ins[&a]);
+                if let Some(same) = same {
+                    self.cnf.clause(&[!s, !same]);
+                }
+                self.cnf.implies(s, from[&a]);
                 self.cnf.implies(s, ins[&b]);
                 succ.push(s);
                 preds.entry(b).or_default().push(s);
@@ -1203,95 +1229,71 @@ impl<'a> Encoder<'a> {
             }
             self.cnf.clause(&succ);
         }
-        for &b in &mem {
+        for &b in mem {
             let mut c = preds.remove(&b).unwrap_or_default();
             c.push(!ins[&b]);
             self.cnf.clause(&c);
         }
-        self.robust_act = Some(act);
-        act
     }
 
-    /// The edge `a → b` of the hb-cycle query with the program's
+    /// The successor constraints of the hb-cycle query with the program's
     /// indivisible sections contracted (docs/models.md, "Robustness and
-    /// indivisible sections"): hb itself, or, between threads, an hb edge
-    /// `a' → b'` with `a'` in `a`'s section and `b'` in `b`'s (`stxn? ;
-    /// (hb \ stxn) ; stxn?`; within a thread the lifted edge is po
-    /// already, as sections are po-contiguous). As [`Encoder::cycle_edge`],
-    /// a disjunction; `lift` caches the plain edges' literals.
-    fn contracted_cycle_edge(
+    /// indivisible sections"): a cycle of the graph in which each section
+    /// is one node. Each event `a` of the set `ins` (the events by which
+    /// the cycle enters a node) hands over to an event `x` of its section
+    /// (`stxn(a, x)`, or `x = a`), which leaves the node by a plain hb edge
+    /// `x → b` to an event `b` of the set outside the section
+    /// ([`Encoder::cycle_successors`] with `from` = "x leaves"). Every
+    /// walk of such steps changes node at each hb edge, so a closed one is
+    /// a cycle of the contracted graph; conversely a cycle of it gives one
+    /// entry event per node, the same number per thread, so the
+    /// shortest-cycle restriction to two per thread holds. Literals:
+    /// events² successors plus one hand-over per `stxn` pair, instead of
+    /// one lifted edge per pair of events and pair of section members.
+    fn contracted_successors(
         &mut self,
-        lift: &mut CycleLift,
-        a: usize,
-        b: usize,
-    ) -> Option<Vec<Lit>> {
-        let ev = &self.un.events;
-        if ev[a].thread == ev[b].thread {
-            return self.cycle_edge(a, b);
-        }
-        if lift.partners.is_empty() {
-            for &(x, y) in self.stxn.keys() {
-                lift.partners.entry(x).or_default().push(y);
+        mem: &[usize],
+        comp: &[Option<usize>],
+        ins: &HashMap<usize, Lit>,
+    ) {
+        let on: crate::collections::HashSet<usize> = mem.iter().copied().collect();
+        let mut partners: HashMap<usize, Vec<usize>> = HashMap::default();
+        for (&(a, x), &l) in &self.stxn {
+            let both = on.contains(&a) && on.contains(&x);
+            if both && comp[a] == comp[x] && !self.cnf.is_false(l) {
+                partners.entry(a).or_default().push(x);
             }
-            lift.partners.values_mut().for_each(|v| v.sort_unstable());
         }
-        // L(a, b) = ∨ over y in b's section of M(a, y) ∧ stxn(y, b), with
-        // M(a, y) = ∨ over x in a's section of stxn(a, x) ∧ hb(x, y)
-        // (stxn taken reflexive): factored through M, the edges cost
-        // events² × section size gates, not events² × section size².
-        let sb: Vec<usize> = std::iter::once(b)
-            .chain(lift.partners.get(&b).into_iter().flatten().copied())
-            .collect();
-        let mut opts = Vec::new();
-        for y in sb {
-            let Some(m) = self.lifted_from(lift, a, y) else {
+        let mut from: HashMap<usize, Lit> = HashMap::default();
+        for &a in mem {
+            let Some(xs) = partners.get_mut(&a) else {
+                from.insert(a, ins[&a]);
                 continue;
             };
-            let l = if y == b {
-                m
-            } else {
-                self.cnf.and(m, self.stxn[&(y, b)])
-            };
-            if !self.cnf.is_false(l) {
-                opts.push(l);
-            }
+            xs.sort_unstable();
+            // "a leaves the cycle": a is an executed memory access.
+            let f = self.cnf.fresh();
+            let (r, w) = (self.un.events[a].read, self.un.events[a].write);
+            self.cnf.clause(&[!f, r, w]);
+            from.insert(a, f);
         }
-        (!opts.is_empty()).then_some(opts)
-    }
-
-    /// `M(a, y)` of [`Encoder::contracted_cycle_edge`]: some event `x` of
-    /// `a`'s section (or `a` itself) has the plain hb-cycle edge `x → y`;
-    /// `None` when never. Cached in `lift`.
-    fn lifted_from(&mut self, lift: &mut CycleLift, a: usize, y: usize) -> Option<Lit> {
-        if let Some(&l) = lift.from.get(&(a, y)) {
-            return l;
-        }
-        let sa: Vec<usize> = std::iter::once(a)
-            .chain(lift.partners.get(&a).into_iter().flatten().copied())
-            .collect();
-        let mut opts = Vec::new();
-        for x in sa {
-            let plain = match lift.plain.get(&(x, y)) {
-                Some(&l) => l,
-                None => {
-                    let l = (self.cycle_edge(x, y)).map(|ls| self.cnf.or_all(&ls));
-                    lift.plain.insert((x, y), l);
-                    l
-                }
-            };
-            let Some(mut l) = plain else {
+        let mut handover: Vec<(usize, usize, Lit)> = Vec::new();
+        for &a in mem {
+            let Some(xs) = partners.get(&a) else {
                 continue;
             };
-            if x != a {
-                l = self.cnf.and(l, self.stxn[&(a, x)]);
+            let mut c = vec![!ins[&a], from[&a]];
+            for &x in xs {
+                let h = self.cnf.fresh();
+                self.cnf.implies(h, self.stxn[&(a, x)]);
+                self.cnf.implies(h, from[&x]);
+                c.push(h);
+                handover.push((a, x, h));
             }
-            if !self.cnf.is_false(l) {
-                opts.push(l);
-            }
+            self.cnf.clause(&c);
         }
-        let l = (!opts.is_empty()).then(|| self.cnf.or_all(&opts));
-        lift.from.insert((a, y), l);
-        l
+        self.robust_handover = handover;
+        self.cycle_successors(mem, comp, &from, ins);
     }
 
     /// Is there a model-consistent candidate under `assumptions`?
