@@ -226,9 +226,7 @@ fn is_cos(n: &Node) -> bool {
 fn lock_reads(n: &Node, reads: &HashSet<String>) -> bool {
     use ExprKind::*;
     match &n.kind {
-        Base(Builtin::Set(BaseSet::Tag(t))) => LOCK_READS
-            .iter()
-            .any(|s| Tag::new(s) == *t),
+        Base(Builtin::Set(BaseSet::Tag(t))) => LOCK_READS.iter().any(|s| Tag::new(s) == *t),
         Name(k) => reads.contains(k),
         Union(a, b) => lock_reads(a, reads) && lock_reads(b, reads),
         Diff(a, _) => lock_reads(a, reads),

@@ -936,7 +936,10 @@ impl<'a> ThreadLower<'a> {
                 },
             );
             let op = if held { BinOp::Ne } else { BinOp::Eq };
-            [load, Command::Guard(Expr::bin(op, Expr::Var(reg), Expr::Const(0)))]
+            [
+                load,
+                Command::Guard(Expr::bin(op, Expr::Var(reg), Expr::Const(0))),
+            ]
         };
         let lock = |reg: RegId| {
             let [load, guard] = read("LKR", reg, false);
