@@ -4,7 +4,8 @@
 //! `~exists` condition, the order an AArch64 atomic with acquire and release
 //! semantics gives its write, no data dependency into a store-exclusive but a
 //! pick dependency that orders the writes locally after it, a header comment herd's splitter skips line by line
-//! (`(*` not closed), and AArch64 mixed-size accesses: answered where
+//! (`(*` not closed), loads from code addresses (the instruction, its label
+//! operand PC-relative), and AArch64 mixed-size accesses: answered where
 //! modelled (a dependency's zero offset; locations accessed at several
 //! sizes by several threads, a rule per test: per-byte rf and co, the
 //! single-copy atomicity of an access's bytes through `si`, a test without
@@ -1000,4 +1001,49 @@ fn load_pair_is_refused_under_sc() {
         e.starts_with("t.litmus:4:18") && e.contains("(ldp/stp)"),
         "{e}"
     );
+}
+
+#[test]
+fn code_reads_give_instructions_with_pc_relative_labels() {
+    // A load from a code address reads the instruction there, its label
+    // operand PC-relative as herd prints it (`CBZ W5,.+32`, `ADR X1,.+16`,
+    // `B.NE .+4`, `TBNZ W5,#0,.+8`), also in a test with no instruction
+    // value in its init block or condition (herd7: these states).
+    let t = "AArch64 CODE\n{\nins_t 0:X2; ins_t 0:X4; ins_t 0:X6; ins_t 0:X8;\n0:X5=1;\n}\n\
+             P0 ;\nL0: ;\n ADR X1,L1 ;\n LDR W2,[X1] ;\n ADR X3,L0 ;\n LDR W4,[X3] ;\n\
+             L1: ;\n CBZ W5,L2 ;\n ADR X7,L2 ;\n LDR W6,[X7] ;\n CMP W5,#1 ;\n\
+             ADR X9,L3 ;\n LDR W8,[X9] ;\nL3: ;\n TBNZ W5,#0,L2 ;\n MOV W5,#2 ;\n\
+             L2: ;\n B.NE L4 ;\nL4: ;\nlocations [0:X2;0:X4;0:X6;0:X8;]\nexists (0:X5=1)\n";
+    assert_eq!(
+        states(t, "arm"),
+        [
+            "0:X2=instr:\"CBZ W5,.+32\"; 0:X4=instr:\"ADR X1,.+16\"; 0:X5=1; \
+          0:X6=instr:\"B.NE .+4\"; 0:X8=instr:\"TBNZ W5,#0,.+8\";"
+        ]
+    );
+    // An instruction value in the init block equals the code's instruction
+    // it names (an `ADR` to its own label is `.+0`).
+    let own = "AArch64 OWN\n{\n0:X0=instr:\"ADR X1,.+0\";\n}\n P0 ;\nL0: ;\n ADR X1,L0 ;\n\
+               LDR W2,[X1] ;\n CMP W0,W2 ;\n CSET W3,EQ ;\nforall 0:X3=1\n";
+    assert_eq!(states(own, "arm"), ["0:X3=1;"]);
+}
+
+#[test]
+fn stores_to_code_and_register_post_index_are_refused() {
+    // Self-modifying code needs herd7's `-variant self` (instruction
+    // fetch), which is not modelled: refused where the store is.
+    let smc = "AArch64 SMC\n{\n0:X0=NOP; 0:X1=P0:L0;\n}\n P0 ;\n STR W0,[X1] ;\nL0: ;\n\
+               B L1 ;\n MOV X2,#1 ;\nL1: ;\nexists (0:X2=0)\n";
+    let (at, msg) = refused(smc);
+    assert_eq!(at, "t.litmus:6:2");
+    assert!(msg.contains("self-modifying code"), "{msg}");
+    // A store to a data location in a test with code addresses is fine.
+    let data = "AArch64 DATA\n{\n0:X1=x;\n}\n P0 ;\n ADR X3,L0 ;\nL0: ;\n MOV W0,#1 ;\n\
+                STR W0,[X1] ;\nexists (x=1)\n";
+    assert_eq!(states(data, "arm"), ["[x]=1;"]);
+    // A post-index write-back takes an immediate (herd's grammar).
+    let post = "AArch64 POST\n{\n0:X2=x; 0:X3=4;\n}\n P0 ;\n STR X1,[X2],X3 ;\nexists (x=0)\n";
+    let (at, msg) = refused(post);
+    assert_eq!(at, "t.litmus:6:14");
+    assert!(msg.contains("expected an immediate"), "{msg}");
 }

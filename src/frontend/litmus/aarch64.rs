@@ -520,7 +520,8 @@ fn truncate(cx: &mut Ctx, v: LExpr, bits: Option<u32>, ds: u32, sp: Span) -> Res
     }
 }
 
-/// The post-index update `[Xn], #imm` of a load or store: `Xn += imm`.
+/// The post-index update `[Xn], #imm` of a load or store: `Xn += imm`;
+/// anything but an immediate is refused, located.
 fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
     let inner = mem.text.trim_start_matches('[').trim_end_matches(']');
     let parts = split_ops(inner, mem.span.start + 1);
@@ -528,6 +529,16 @@ fn post_index(cx: &mut Ctx, mem: &Op, imm: &Op) -> Result<Vec<Command>, Error> {
         return Err(cx.src.error(mem.span, "empty memory operand"));
     };
     let b = reg_opt(cx, base)?;
+    // herd's grammar (and the Arm ARM's LDR/STR) takes an immediate here.
+    if !imm.text.trim_start().starts_with('#') {
+        return Err(cx.src.error(
+            imm.span,
+            format!(
+                "post-index by `{}`: expected an immediate `#imm` (herd7 refuses a register too)",
+                imm.text
+            ),
+        ));
+    }
     let v = operand(cx, imm)?;
     Ok(assign(
         b,

@@ -11,8 +11,8 @@ use super::values::ValueSets;
 use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
-    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread, ThreadId, UnOp,
-    Width,
+    BinOp, Command, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread,
+    ThreadId, UnOp, Width,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -239,16 +239,6 @@ fn instr_names(vars: &Vars) -> BTreeMap<i64, String> {
         .collect()
 }
 
-/// True when the test has instruction values (`ins_t`).
-fn uses_instrs(surf: &super::syntax::Surface) -> bool {
-    let instr = |v: &RawVal| matches!(v, RawVal::Instr(..));
-    surf.init
-        .iter()
-        .any(|it| it.rhs.as_ref().is_some_and(|(v, _)| instr(v)))
-        || raw_has(&surf.prop, &instr)
-        || surf.filter.as_ref().is_some_and(|f| raw_has(f, &instr))
-}
-
 /// The instruction texts of one thread's cells, in code order (the
 /// `k` of [`code_instr_text`] and `CodeMap::pos_addr`).
 fn instr_texts(cells: &[super::syntax::Cell]) -> impl Iterator<Item = &str> {
@@ -258,23 +248,40 @@ fn instr_texts(cells: &[super::syntax::Cell]) -> impl Iterator<Item = &str> {
 }
 
 /// The text of instruction `k` of thread `t` as an instruction value
-/// (herd's `instr:"…"`): a branch to a label `B L` is PC-relative, `B .+4`
-/// per instruction ahead (`.-4` back), as herd prints it; any other
-/// instruction is its text ([`super::syntax::instr_text`]).
+/// (herd's `instr:"…"`): the label operand of a branch or an `ADR`
+/// (`B`, `B.cond`, `BL`, `CBZ`, `CBNZ`, `TBZ`, `TBNZ`, `ADR`: its last
+/// operand) is PC-relative, `.+4` per instruction ahead (`.-4` back), as
+/// herd prints a `BranchTarget.Offset`; any other instruction is its text
+/// ([`super::syntax::instr_text`]).
 fn code_instr_text(vars: &Vars, t: usize, k: usize, text: &str) -> String {
-    let (mn, rest, _) = super::ops::mnemonic(text);
-    let target = rest.trim();
-    if mn.eq_ignore_ascii_case("B") {
-        if let Some(&to) = vars.code.labels.get(t).and_then(|ls| ls.get(target)) {
-            let off = 4 * (to as i64 - k as i64);
-            return if off >= 0 {
-                format!("{mn} .+{off}")
-            } else {
-                format!("{mn} .-{}", -off)
-            };
-        }
+    let norm = super::syntax::instr_text(text);
+    let (mn, ops) = norm.split_once(' ').unwrap_or((norm.as_str(), ""));
+    let up = mn.to_ascii_uppercase();
+    let takes_label = up.starts_with("B.")
+        || matches!(
+            up.as_str(),
+            "B" | "BL" | "CBZ" | "CBNZ" | "TBZ" | "TBNZ" | "ADR"
+        );
+    if !takes_label || ops.is_empty() {
+        return norm;
     }
-    super::syntax::instr_text(text)
+    let (head, target) = match ops.rsplit_once(',') {
+        Some((h, l)) => (Some(h), l),
+        None => (None, ops),
+    };
+    let Some(&to) = vars.code.labels.get(t).and_then(|ls| ls.get(target)) else {
+        return norm;
+    };
+    let off = 4 * (to as i64 - k as i64);
+    let rel = if off >= 0 {
+        format!(".+{off}")
+    } else {
+        format!(".{off}")
+    };
+    match head {
+        Some(h) => format!("{mn} {h},{rel}"),
+        None => format!("{mn} {rel}"),
+    }
 }
 
 /// The code address of label `l` of thread `t`, or a located error.
@@ -544,9 +551,9 @@ fn shared_vars(surf: &super::syntax::Surface, vars: &mut Vars, p: &mut Program, 
             }
         }
     }
-    // With instruction values and code addresses, each code address holds
-    // its instruction (a load from `ADR X0,L0` reads `instr:"…"`).
-    if vars.code.enabled && uses_instrs(surf) {
+    // With code addresses, each code address holds its instruction (a
+    // load from `ADR X0,L0` reads `instr:"…"`, as in herd).
+    if vars.code.enabled {
         for (t, cells) in surf.threads.iter().enumerate() {
             for (k, text) in instr_texts(cells).enumerate() {
                 let v = vars.instr(&code_instr_text(vars, t, k, text));
@@ -632,6 +639,7 @@ fn lower(
     };
     shared_vars(surf, vars, &mut p, &init);
     resolve_targets(src, &p, vars, width, &init.typed_locs)?;
+    refuse_code_stores(src, &p, vars, width, surf.ifetch.is_some())?;
     type_locations(
         &mut rs,
         &p,
@@ -1273,6 +1281,82 @@ fn decl_bits(vars: &Vars, typed: &BTreeMap<String, u32>, name: &str) -> u32 {
         .unwrap_or(32)
 }
 
+/// Every byte of every location with its initial value (the init block's
+/// value of a scalar or array element at its address), the memory the
+/// value-set analysis ([`ValueSets`]) starts from.
+fn initial_bytes(p: &Program, vars: &Vars, fixed: &BTreeMap<String, i64>) -> BTreeMap<i64, u8> {
+    let mut mem = BTreeMap::new();
+    for (name, &a) in fixed {
+        let size = vars.size(name);
+        let elem = match vars.arrays.get(name) {
+            Some(&(_, b)) => i64::from(b).max(1),
+            None => size,
+        };
+        let mut e = a;
+        while e < a + size {
+            let v = p.init.get(&e).copied().unwrap_or(0);
+            for k in 0..elem.min(a + size - e) {
+                mem.insert(e + k, ((v >> (8 * k).min(63)) & 255) as u8);
+            }
+            e += elem;
+        }
+    }
+    mem
+}
+
+/// Refuses, in a test without `Variant=ifetch` (`ifetch` false;
+/// [`plan_fetches`]), a store that may write to a code address
+/// (self-modifying code): herd7 refuses it unless told to fetch
+/// instructions from memory (`-variant self`). The store's possible
+/// addresses come from the value sets of the test ([`ValueSets`]); an
+/// address of unknown value in a test with code addresses is refused too
+/// (it may be one); code a thread never reaches is not checked. Second
+/// lowering pass only.
+fn refuse_code_stores(
+    src: &SourceFile,
+    p: &Program,
+    vars: &Vars,
+    width: Width,
+    ifetch: bool,
+) -> Result<(), Error> {
+    if ifetch || !vars.code.enabled {
+        return Ok(());
+    }
+    let Some(fixed) = vars.fixed.as_ref() else {
+        return Ok(());
+    };
+    let mut sets: Option<ValueSets> = None;
+    for (ti, th) in p.threads.iter().enumerate() {
+        for ins in &th.instrs {
+            let mut stores = Vec::new();
+            ins.cmd.for_each(&mut |c| {
+                if let Command::Store { addr, .. } | Command::StoreCond { addr, .. } = c {
+                    stores.push(addr.clone());
+                }
+            });
+            for addr in stores {
+                let sets = sets.get_or_insert_with(|| {
+                    ValueSets::new(p, initial_bytes(p, vars, fixed), width, &|_, _| None)
+                });
+                if !sets.reaches(th, ti, ins.span) {
+                    continue;
+                }
+                let may = match sets.address(th, ti, &addr, ins.span) {
+                    Some(xs) => xs.iter().any(|a| vars.code.position(*a).is_some()),
+                    None => true,
+                };
+                if may {
+                    return Err(src.error(
+                        ins.span,
+                        "store to a code address (self-modifying code) in a test without `Variant=ifetch`: herd7 refuses it too unless run with `-variant self` (instruction fetch)",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Resolves the accesses of a `Variant=mixed` test whose address is not
 /// known statically ([`check_sizes`] records them without a location):
 /// herd evaluates such an address per candidate execution, so the access
@@ -1303,24 +1387,7 @@ fn resolve_targets(
     let Some(fixed) = vars.fixed.clone() else {
         return Ok(());
     };
-    // Every byte of every location with its initial value (the init
-    // block's value of a scalar or array element at its address).
-    let mut mem = BTreeMap::new();
-    for (name, &a) in &fixed {
-        let size = vars.size(name);
-        let elem = match vars.arrays.get(name) {
-            Some(&(_, b)) => i64::from(b).max(1),
-            None => size,
-        };
-        let mut e = a;
-        while e < a + size {
-            let v = p.init.get(&e).copied().unwrap_or(0);
-            for k in 0..elem.min(a + size - e) {
-                mem.insert(e + k, ((v >> (8 * k).min(63)) & 255) as u8);
-            }
-            e += elem;
-        }
-    }
+    let mem = initial_bytes(p, vars, &fixed);
     let targets = vars.targets.clone();
     let bytes = |ti: usize, sp: Span| -> Option<i64> {
         targets

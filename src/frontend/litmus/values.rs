@@ -220,6 +220,15 @@ impl ValueSets {
         ValueSets { at, width }
     }
 
+    /// True when some path of thread `ti` (number of `t`) reaches an
+    /// instruction written at `span` that accesses memory (a thread's
+    /// control graph may hold code it never runs: the code of other
+    /// threads, in a test with code addresses).
+    pub(super) fn reaches(&self, t: &Thread, ti: usize, span: Span) -> bool {
+        access_states(t, span)
+            .any(|q| matches!(self.at.get(ti).and_then(|s| s.get(q)), Some(Some(_))))
+    }
+
     /// The values the address `addr` of thread `ti`'s access written at
     /// `span` may take: its value sets before every reachable
     /// instruction written there that accesses memory, joined. `None`:
