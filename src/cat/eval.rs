@@ -1473,7 +1473,15 @@ impl<'m, B: Base> Evaluator<'m, B> {
                             self.abs_active.remove(&key);
                         }
                     }
-                    _ => self.abs(def, None, a, b, facts, seen),
+                    // A name's absence explained once per explanation:
+                    // its facts are already in `facts` (herd's lock.cat
+                    // closes `critical^-1 ; co` under `+`, whose
+                    // explanation asks for the same pairs again and again).
+                    _ => {
+                        if seen.insert((g, bi, a, b)) {
+                            self.abs(def, None, a, b, facts, seen)
+                        }
+                    }
                 }
             }
             Base(Builtin::Rel(r)) => {

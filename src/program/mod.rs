@@ -519,6 +519,18 @@ impl Command {
         kinds.len() >= 2 && kinds != [false, true]
     }
 
+    /// `Some(true)` for `lock`, `Some(false)` for `unlock` (through
+    /// annotations), `None` for every other command: the bounds of a lock
+    /// section ([`Program::indivisible_sections`]).
+    pub fn lock_bound(&self) -> Option<bool> {
+        match self {
+            Command::Lock => Some(true),
+            Command::Unlock => Some(false),
+            Command::Ann(_, c) | Command::Tagged(_, c) => c.lock_bound(),
+            _ => None,
+        }
+    }
+
     /// True for commands that access shared memory (loads, stores,
     /// atomics, PGAS remote operations).
     pub fn accesses_memory(&self) -> bool {
@@ -591,6 +603,71 @@ pub struct Thread {
 }
 
 impl Thread {
+    /// True when the lock section entered at state `q` (the instructions
+    /// reachable from `q` without passing an `unlock`) accesses memory at
+    /// most once on every path, or once by a load and then once by a
+    /// store of one address expression, with no access on a loop of the
+    /// section ([`Program::section_beyond_rmw`]).
+    fn lock_section_is_rmw(&self, q: StateId) -> bool {
+        // The section's instructions: reachable from q, not past an unlock.
+        let mut seen = vec![q];
+        let mut todo = vec![q];
+        let mut inside: Vec<usize> = Vec::new();
+        while let Some(s) = todo.pop() {
+            for (j, ins) in self.instrs.iter().enumerate().filter(|(_, i)| i.from == s) {
+                inside.push(j);
+                if ins.cmd.lock_bound().is_some() {
+                    continue;
+                }
+                if !seen.contains(&ins.to) {
+                    seen.push(ins.to);
+                    todo.push(ins.to);
+                }
+            }
+        }
+        let reach = |from: StateId, to: StateId| {
+            let (mut seen, mut todo) = (vec![from], vec![from]);
+            while let Some(s) = todo.pop() {
+                if s == to {
+                    return true;
+                }
+                for ins in inside.iter().map(|&j| &self.instrs[j]) {
+                    if ins.from == s && ins.cmd.lock_bound().is_none() && !seen.contains(&ins.to) {
+                        seen.push(ins.to);
+                        todo.push(ins.to);
+                    }
+                }
+            }
+            false
+        };
+        let acc: Vec<&Instr> = (inside.iter())
+            .map(|&j| &self.instrs[j])
+            .filter(|i| i.cmd.lock_bound().is_none() && i.cmd.accesses_memory())
+            .collect();
+        if acc.iter().any(|i| reach(i.to, i.from)) {
+            return false;
+        }
+        let plain = |c: &Command| match c {
+            Command::Ann(_, c) | Command::Tagged(_, c) => c.as_ref().clone(),
+            c => c.clone(),
+        };
+        match acc.as_slice() {
+            [] => true,
+            [a] => !a.cmd.is_atomic_step(),
+            [a, b] => {
+                let (l, s) = match (plain(&a.cmd), plain(&b.cmd)) {
+                    (Command::Load { .. }, Command::Store { .. }) => (a, b),
+                    (Command::Store { .. }, Command::Load { .. }) => (b, a),
+                    _ => return false,
+                };
+                l.cmd.access_addrs() == s.cmd.access_addrs()
+                    && reach(l.to, s.from)
+                    && !reach(s.to, l.from)
+            }
+            _ => false,
+        }
+    }
+
     /// A new thread with one state `initial` and no instructions.
     pub fn new(name: Sym, initial: Sym, span: Span) -> Thread {
         Thread {
@@ -778,17 +855,100 @@ pub struct Program {
 }
 
 impl Program {
-    /// The first thread with an atomic step over several locations
-    /// ([`Command::is_atomic_step`]). Every engine executes such
-    /// a step indivisibly; the bounded engine then checks the model
-    /// contracted over its atomic steps ([`crate::cat::atomic_steps`]),
-    /// which costs nothing for programs without one.
+    /// The first thread with an indivisible section that the model's
+    /// read-modify-write rule does not cover: an atomic step over several
+    /// locations ([`Command::is_atomic_step`]) or a `lock` (its lock
+    /// section, [`Program::indivisible_sections`]). Every engine executes
+    /// such a section indivisibly; the bounded engine then checks the
+    /// model contracted over the sections ([`crate::cat::atomic_steps`])
+    /// and contracts them in its hb-cycle query, which costs nothing for
+    /// programs without one.
     pub fn atomic_step_thread(&self) -> Option<ThreadId> {
         self.threads.iter().enumerate().find_map(|(t, th)| {
             (th.instrs.iter())
-                .any(|i| i.cmd.is_atomic_step())
+                .any(|i| i.cmd.is_atomic_step() || i.cmd.lock_bound() == Some(true))
                 .then_some(ThreadId(t as u32))
         })
+    }
+
+    /// The first indivisible section of the program over which a
+    /// happens-before cycle can pass without being a cycle of its events:
+    /// `(thread, instruction index, what)`, `None` when there is none. An
+    /// engine whose robustness check takes hb over events (the explicit
+    /// TSO engine, the normal-form engine) refuses such a program: a
+    /// computation is robust iff it is equivalent to an SC computation in
+    /// which every indivisible section is indivisible, i.e. hb with each
+    /// section contracted is acyclic (docs/models.md, "Robustness and
+    /// indivisible sections"). The sections it names are an atomic step
+    /// over several addresses ([`Command::is_atomic_step`]; at one address
+    /// the step's accesses read and write one value in coherence order, so
+    /// a cycle entering at one access and leaving at another also passes
+    /// through an event edge between them), and a lock section (from a
+    /// `lock` to an `unlock`, over every path of the thread's control
+    /// graph) whose accesses are not at most one access, or one load then
+    /// one store of one address (Trencher's compare-and-swap shape), each
+    /// executed at most once.
+    pub fn section_beyond_rmw(&self) -> Option<(ThreadId, usize, String)> {
+        for (t, th) in self.threads.iter().enumerate() {
+            for (i, ins) in th.instrs.iter().enumerate() {
+                let tid = ThreadId(t as u32);
+                if ins.cmd.is_atomic_step() {
+                    let addrs = ins.cmd.access_addrs();
+                    if addrs.iter().any(|a| *a != addrs[0]) {
+                        return Some((tid, i, "an atomic step over several addresses".into()));
+                    }
+                }
+                if ins.cmd.lock_bound() == Some(true) && !th.lock_section_is_rmw(ins.to) {
+                    return Some((
+                        tid,
+                        i,
+                        "a lock section with accesses other than one load then one store \
+                         of one address"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// The indivisible sections along a path of thread `t` (the
+    /// instructions it executes, in order, as indices into
+    /// `Thread::instrs`): per step, the number of its section, `None`
+    /// for a step in none. A section is either one atomic step over
+    /// several locations ([`Command::is_atomic_step`]) or a lock section:
+    /// a `lock`, the steps after it and the `unlock` that releases it
+    /// (to the end of the path when none does). Thesis 003 §7.1.1, Table
+    /// 7.1: `lock` takes an exclusive lock on memory, and while a thread
+    /// holds it the other threads' loads and stores block, so no other
+    /// thread's access comes between two of the section's. Sections are
+    /// numbered from 0 in path order; an atomic step inside a lock
+    /// section belongs to the lock section.
+    pub fn indivisible_sections(&self, t: ThreadId, path: &[usize]) -> Vec<Option<u32>> {
+        let instrs = &self.threads[t.0 as usize].instrs;
+        let mut out = Vec::with_capacity(path.len());
+        let (mut next, mut held) = (0u32, None);
+        for &i in path {
+            let cmd = &instrs[i].cmd;
+            match (cmd.lock_bound(), held) {
+                (Some(true), None) => {
+                    held = Some(next);
+                    next += 1;
+                    out.push(held);
+                }
+                (Some(false), Some(s)) => {
+                    out.push(Some(s));
+                    held = None;
+                }
+                (_, Some(s)) => out.push(Some(s)),
+                (_, None) if cmd.is_atomic_step() => {
+                    out.push(Some(next));
+                    next += 1;
+                }
+                _ => out.push(None),
+            }
+        }
+        out
     }
 
     /// The name of a symbol.

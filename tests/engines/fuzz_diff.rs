@@ -205,3 +205,152 @@ fn an_atomic_write_then_read_at_one_address_is_indivisible() {
         }
     }
 }
+
+/// The SAT backends of this build (z3 with the `z3` feature).
+fn sat_engines() -> Vec<bmc_rmm::ask::EngineChoice> {
+    use bmc_rmm::ask::EngineChoice;
+    use bmc_rmm::engines::bounded::SolverKind;
+    let mut v = vec![
+        EngineChoice::Bounded(Some(SolverKind::Varisat)),
+        EngineChoice::Bounded(Some(SolverKind::Cdclt)),
+    ];
+    if cfg!(feature = "z3") {
+        v.push(EngineChoice::Bounded(Some(SolverKind::Z3)));
+    }
+    v
+}
+
+/// One question on `text` under `model` at bound 6: the verdict, or the
+/// engine's error (a refusal).
+fn ask_one(
+    text: &str,
+    model: &str,
+    q: Question,
+    engine: bmc_rmm::ask::EngineChoice,
+) -> Result<Verdict, bmc_rmm::diag::Error> {
+    let p = bmc_rmm::frontend::parse_program(
+        &bmc_rmm::diag::SourceFile::new("found.rmm", text),
+        None,
+        bmc_rmm::program::Width(4),
+    )
+    .expect("parses");
+    let m = bmc_rmm::cat::builtin(model).expect("built-in");
+    let qs = [q];
+    let mut req = bmc_rmm::ask::Request::new(&p, &m, Some(model), &qs, 6);
+    req.engine = engine;
+    req.alone = false;
+    req.width = 4;
+    Ok(bmc_rmm::ask::ask(&req)?.remove(0).answer.verdict)
+}
+
+/// Found by fuzz-diff (`--seed 2026`, shrunk): the bounded engine took
+/// `lock`/`unlock` as a mutex on a lock cell, so t2's writes could come
+/// between the lock section's write and read, and it found an hb cycle
+/// under tso. Thesis 003 §7.1.1, Table 7.1: `lock` takes an exclusive
+/// lock on memory (the other threads' loads and stores block), so the
+/// section is indivisible, as the explicit engine and SMC have it. Under
+/// pso t2's stores may be reordered around the section: not robust for
+/// every engine.
+#[test]
+fn a_lock_section_is_indivisible_for_robustness() {
+    use bmc_rmm::ask::EngineChoice;
+    let text = "shared x0, x1;\nthread t0 { lock; x0 = 2; r0 = x1; unlock; }\nthread t2 { x1 = 2; x0 = 1; }\n";
+    let mut engines = sat_engines();
+    engines.push(EngineChoice::Smc);
+    for engine in engines {
+        let v = |m| ask_one(text, m, Question::Robust, engine).expect("answers");
+        assert_eq!(v("tso"), Verdict::NoViolation, "tso {engine:?}");
+        assert_eq!(v("pso"), Verdict::Violation, "pso {engine:?}");
+    }
+}
+
+/// A lock section is indivisible for reachability too: another thread
+/// never reads the value between two stores of the section, under any
+/// model (docs/models.md, "Locks"); without the section it does.
+#[test]
+fn a_lock_section_is_indivisible_for_reachability() {
+    use bmc_rmm::ask::EngineChoice;
+    let locked = "shared x;\nthread t0 { lock; x = 1; x = 2; unlock; }\nthread t1 { r = x; assert(r != 1); }\n";
+    let plain = "shared x;\nthread t0 { x = 1; x = 2; }\nthread t1 { r = x; assert(r != 1); }\n";
+    for model in ["sc", "tso", "pso", "power"] {
+        let mut engines = sat_engines();
+        if model != "power" {
+            engines.push(EngineChoice::Smc);
+        }
+        for engine in engines {
+            let v = |t| ask_one(t, model, Question::Reach, engine).expect("answers");
+            assert_eq!(v(locked), Verdict::NoViolation, "{model} {engine:?}");
+            assert_eq!(v(plain), Verdict::Violation, "{model} {engine:?}");
+        }
+    }
+}
+
+/// Found by fuzz-diff (`--seed 2026`, shrunk): under pso t0's stores may
+/// reach memory out of order, so the atomic step reads x0 = 0 while its
+/// x1 store is co-after t0's. hb over events is acyclic (po inside the
+/// step goes from the read to the write), but no SC computation in which
+/// the step is indivisible has this trace: robustness contracts each
+/// indivisible section to one node (SMC's, and now the bounded engine's,
+/// hb). Under tso the stores stay in order: robust. The engines whose hb
+/// is over events refuse the program for robustness.
+#[test]
+fn robustness_contracts_an_atomic_step_over_two_addresses() {
+    use bmc_rmm::ask::EngineChoice;
+    let text = "shared x0, x1;\nthread t0 { x0 = 1; x1 = 2; }\nthread t1 { atomic { r2 = x0; x1 = 2; }; }\n";
+    let mut engines = sat_engines();
+    engines.push(EngineChoice::Smc);
+    for engine in engines {
+        let v = |m| ask_one(text, m, Question::Robust, engine).expect("answers");
+        assert_eq!(v("pso"), Verdict::Violation, "pso {engine:?}");
+        assert_eq!(v("tso"), Verdict::NoViolation, "tso {engine:?}");
+    }
+    for (engine, model) in [
+        (EngineChoice::Explicit, "tso"),
+        (EngineChoice::NormalForm, "tso"),
+        (EngineChoice::NormalForm, "pso"),
+    ] {
+        let e = ask_one(text, model, Question::Robust, engine).expect_err("refused");
+        assert!(
+            e.to_string()
+                .contains("an atomic step over several addresses"),
+            "{model} {engine:?}: {e}"
+        );
+    }
+}
+
+/// A lock section that only reads and then writes one address (the
+/// compare-and-swap shape of the Trencher examples) is left to the
+/// engines whose hb is over events; a lock section with two reads is
+/// refused by them (a contracted cycle may enter at the second read and
+/// leave at the first) and decided by the others.
+#[test]
+fn event_hb_engines_refuse_lock_sections_beyond_a_read_modify_write() {
+    use bmc_rmm::ask::EngineChoice;
+    let cas = "shared x, y;\nthread t0 { lock; r = x; x = 1; unlock; y = 1; }\nthread t1 { y = 2; r1 = x; }\n";
+    let two =
+        "shared x, y;\nthread t0 { lock; r = x; r1 = y; unlock; }\nthread t1 { y = 1; x = 1; }\n";
+    for engine in [EngineChoice::Explicit, EngineChoice::NormalForm] {
+        let cas_v = ask_one(cas, "tso", Question::Robust, engine).expect("answers");
+        let sat = ask_one(cas, "tso", Question::Robust, sat_engines()[0]).expect("answers");
+        assert_eq!(cas_v, sat, "{engine:?}");
+        let e = ask_one(two, "tso", Question::Robust, engine).expect_err("refused");
+        assert!(e.to_string().contains("a lock section"), "{engine:?}: {e}");
+    }
+}
+
+/// Found by fuzz-diff after lock sections became indivisible (`--seed
+/// 2026`, program 1232, shrunk): t0 stops inside its lock section (the
+/// assertion fails), holding the lock; the bounded engine still let t3's
+/// stores come after the section's. A thread that stops holding the lock
+/// blocks the others from its `lock` on: no hb edge leaves the section.
+#[test]
+fn a_thread_stopped_in_its_lock_section_blocks_the_others() {
+    use bmc_rmm::ask::EngineChoice;
+    let text = "shared x0, x1;\nthread t0 {\n  reg r1, r2;\n  r2 = x0;\n  lock;\n  x1 = 2;\n  assert(r1 == 2);\n  unlock;\n}\nthread t3 {\n  x1 = 2;\n  x0 = 2;\n}\ngoal final;\n";
+    let mut engines = sat_engines();
+    engines.push(EngineChoice::Smc);
+    for engine in engines {
+        let v = ask_one(text, "pso", Question::Robust, engine).expect("answers");
+        assert_eq!(v, Verdict::NoViolation, "{engine:?}");
+    }
+}

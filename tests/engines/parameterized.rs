@@ -46,6 +46,29 @@ fn finite_robust(p: &Program, templates: &[ThreadId], copies: &[u32], w: Width) 
     }
 }
 
+/// `p` has a lock section beyond a read-modify-write
+/// (`Program::section_beyond_rmw`): the parameterized engine refuses it
+/// with a located error naming the section, and so does the finite
+/// explicit engine on an instance.
+fn assert_refused(p: &Program, templates: &[ThreadId]) {
+    assert!(p.section_beyond_rmw().is_some());
+    let e = check(p, templates, &opts(W))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("lock section") && e.contains("not supported"),
+        "{e}"
+    );
+    let file = p
+        .source
+        .as_ref()
+        .map(|s| s.path.to_string())
+        .unwrap_or_default();
+    assert!(e.contains(&format!("{file}:")), "located: {e}");
+    let (inst, _) = instance(p, templates, &vec![1; templates.len()]);
+    assert!(explicit::check_robustness(&inst, &explicit::Options::default()).is_err());
+}
+
 /// `Some(minimal instances)` when not robust, `None` when robust.
 fn answer(p: &Program, templates: &[ThreadId], w: Width) -> Option<Vec<Vec<u32>>> {
     let r = check(p, templates, &opts(w)).expect("supported program");
@@ -73,16 +96,19 @@ fn answer(p: &Program, templates: &[ThreadId], w: Width) -> Option<Vec<Vec<u32>>
 #[test]
 fn examples_answers_and_instance_sizes() {
     // (file, minimal instances; None = robust for every number of copies)
-    let cases: [(&str, Option<Vec<Vec<u32>>>); 8] = [
+    let cases: [(&str, Option<Vec<Vec<u32>>>); 7] = [
         ("chain4.rmm", Some(vec![vec![4]])),
         ("sb.rmm", Some(vec![vec![1, 1]])),
         ("sb_template.rmm", Some(vec![vec![2]])),
         ("ticket3.rmm", Some(vec![vec![3]])),
         ("setup3.rmm", Some(vec![vec![3]])),
         ("sb_fenced.rmm", None),
-        ("lock_cs.rmm", None),
         ("spinlock.rmm", None),
     ];
+    // Lock sections of a store then a load: robustness contracts them,
+    // the attacks see events; both engines refuse, located.
+    let p = example("lock_cs.rmm");
+    assert_refused(&p, &p.templates);
     for (file, want) in cases {
         let p = example(file);
         let got = answer(&p, &p.templates, Width::DEFAULT);
@@ -118,8 +144,8 @@ fn examples_answers_and_instance_sizes() {
 
 /// Small random templates: a `choose` of 1–3 branches of 1–4 commands
 /// over two cells (stores, loads, assumes on registers, mfence, an atomic
-/// exchange, lock/unlock pairs), one or two templates, sometimes a fixed
-/// thread.
+/// exchange, lock sections: a read-modify-write or a store then a load),
+/// one or two templates, sometimes a fixed thread.
 fn generate(rnd: &mut impl FnMut(u64) -> u64) -> (String, usize) {
     let cells = ["x", "y"];
     let mut text = String::from("shared x, y;\n");
@@ -140,6 +166,9 @@ fn generate(rnd: &mut impl FnMut(u64) -> u64) -> (String, usize) {
                     7 | 8 => format!("assume(r{} == {});", rnd(2), rnd(3).min(1)),
                     9 => "mfence;".to_string(),
                     10 => format!("r{} = xchg({c}, {});", rnd(2), rnd(3)),
+                    // A read-modify-write section (decided) or a store
+                    // then a load (refused: beyond a read-modify-write).
+                    _ if rnd(2) == 0 => format!("lock; r0 = {c}; {c} = {}; unlock;", 1 + rnd(2)),
                     _ => format!("lock; {c} = 1; r0 = {}; unlock;", cells[rnd(2) as usize]),
                 });
             }
@@ -177,6 +206,7 @@ fn generated_templates_agree_with_the_finite_engine() {
         seed % n
     };
     let (mut robust, mut not_robust, mut deep) = (0, 0, 0);
+    let (mut locked, mut refused) = (0, 0);
     for case in 0..200 {
         let (text, nt) = generate(&mut rnd);
         let p = match parse(&SourceFile::new("gen.rmm", &text), W) {
@@ -185,6 +215,14 @@ fn generated_templates_agree_with_the_finite_engine() {
         };
         assert_eq!(p.templates.len(), nt);
         let t = p.templates.clone();
+        if text.contains("lock") {
+            locked += 1;
+        }
+        if p.section_beyond_rmw().is_some() {
+            assert_refused(&p, &t);
+            refused += 1;
+            continue;
+        }
         let mins = answer(&p, &t, W);
         let instances: Vec<Vec<u32>> = if nt == 1 {
             (1..=4).map(|n| vec![n]).collect()
@@ -215,11 +253,19 @@ fn generated_templates_agree_with_the_finite_engine() {
             }
         }
     }
-    eprintln!("{robust} robust, {not_robust} not robust ({deep} need 3 or more copies)");
-    // The generator produces both answers.
+    eprintln!(
+        "{robust} robust, {not_robust} not robust ({deep} need 3 or more copies); \
+         {locked} with a lock, {refused} refused"
+    );
+    // The generator produces both answers, lock sections that are decided
+    // and lock sections that are refused.
     assert!(
         robust > 20 && not_robust > 20 && deep >= 3,
         "{robust} robust, {not_robust} not ({deep} deep)"
+    );
+    assert!(
+        refused > 0 && locked > refused,
+        "{locked} locked, {refused} refused"
     );
 }
 
@@ -279,28 +325,39 @@ fn cli_answers_text_and_json() {
     assert_eq!(v["verdict"], "not-robust");
     assert_eq!(v["instance"]["t0"], 1);
     assert_eq!(v["finite_verdict"], "not-robust");
-    let (code, out, _) = bmc(&[
+    let (code, out, err) = bmc(&[
         "robust",
         "--engine",
         "explicit",
         "examples/parameterized/lock_cs.rmm",
     ]);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("robust for every number of copies"), "{out}");
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("examples/parameterized/lock_cs.rmm:") && err.contains("lock section"),
+        "{err}"
+    );
 }
 
 #[test]
 fn batches_shard_jsonl_and_merge_like_every_batch() {
     // A directory in two shards, each written as --jsonl records, merged
     // back: the same answers, in input order, as one unsharded run.
+    // The examples the engine decides: lock_cs.rmm is refused (located,
+    // examples_answers_and_instance_sizes) and a refusal is no record.
     let dir = tempfile::tempdir().unwrap();
-    let (code, whole, err) = bmc(&[
-        "robust",
-        "--engine",
-        "explicit",
-        "-q",
-        "examples/parameterized",
-    ]);
+    let ex = dir.path().join("examples");
+    std::fs::create_dir(&ex).unwrap();
+    for e in std::fs::read_dir("examples/parameterized").unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "rmm") {
+            let p = bmc_rmm::frontend::load_program(&path.to_string_lossy(), None, W).unwrap();
+            if p.section_beyond_rmw().is_none() {
+                std::fs::copy(&path, ex.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let ex = ex.to_string_lossy().into_owned();
+    let (code, whole, err) = bmc(&["robust", "--engine", "explicit", "-q", &ex]);
     assert_eq!(code, 1, "{whole}{err}");
     let mut files = Vec::new();
     for i in 1..=2 {
@@ -308,15 +365,7 @@ fn batches_shard_jsonl_and_merge_like_every_batch() {
         let j = j.to_string_lossy().into_owned();
         let shard = format!("{i}/2");
         let (code, _, err) = bmc(&[
-            "robust",
-            "--engine",
-            "explicit",
-            "-q",
-            "--shard",
-            &shard,
-            "--jsonl",
-            &j,
-            "examples/parameterized",
+            "robust", "--engine", "explicit", "-q", "--shard", &shard, "--jsonl", &j, &ex,
         ]);
         assert!(code == 0 || code == 1, "{err}");
         files.push(j);

@@ -602,3 +602,47 @@ fn width_64_with_the_lock_and_address_2_63() {
     let (code, out) = bin(&["reach", "--engine", "smc", "--width", "65", ex]);
     assert_eq!(code, 2, "{out}");
 }
+
+/// A thread that stops holding the lock (its `assume` fails inside the
+/// section, or the bound cuts the section) blocks the other thread's
+/// buffered stores from reaching memory: DPOR must count those updates
+/// as racing with the `lock` that blocks them and explore the order in
+/// which they run before it. Here t1's stores run before t0's `lock` in
+/// a prefix, and under pso (x0's store first) t0 reads x0 = 2 and x1 = 0:
+/// the message-passing cycle, not robust, as the SAT engine says.
+#[test]
+fn an_update_blocked_by_the_lock_races_with_the_lock() {
+    let cases = [
+        (
+            "assume",
+            "shared x0, x1;
+             thread t0 { reg r1, r2; r2 = x0; r1 = x1; lock; assume(r1 == 2); unlock; }
+             thread t1 { x1 = 2; x0 = 2; }",
+            20,
+        ),
+        (
+            "bound",
+            "shared x0, x1;
+             thread t0 { reg r1, r2; r2 = x0; r1 = x1; lock; r1 = 1; r1 = 2; r1 = 3; unlock; }
+             thread t1 { x1 = 2; x0 = 2; }",
+            4,
+        ),
+    ];
+    for (name, text, bound) in cases {
+        let p = native(text);
+        let r = run(
+            &p,
+            &opts(Model::Pso, SmcCheck::Robust, Reduction::Dpor, bound),
+        );
+        assert!(
+            matches!(r.verdict, SmcVerdict::NotRobust { .. }),
+            "{name}: {:?}",
+            r.verdict
+        );
+        assert_eq!(
+            sat(&p, "pso", CheckKind::Robust, bound),
+            Verdict::Violation,
+            "{name}"
+        );
+    }
+}

@@ -46,11 +46,16 @@ pub struct Options {
 }
 
 /// The sets of events herd's C semantics gives to its spinlock
-/// primitives (`LKR`, `LKW`, `UL`, `LF`, `RL`, `RU`: herd's lock.cat
-/// comments). The C litmus front-end refuses every spinlock primitive,
-/// so in every program this tool reads these sets are empty; the model
-/// sees them as the empty set.
+/// primitives (`LKR`, `LKW`, `UL`, `LF`, `RL`, `RU`: herd's
+/// `herd/CAction.ml` `arch_sets`, lock.cat's comments). The C litmus
+/// front-end tags each lock event with its set's name
+/// (`crate::frontend::c_litmus`); the model sees each set as the events
+/// carrying that tag ([`BaseSet::Tag`]).
 pub const LOCK_SETS: [&str; 6] = ["LKR", "LKW", "UL", "LF", "RL", "RU"];
+
+/// The lock sets whose events are reads (herd's lock.cat: `LKR`, `LF`,
+/// `RL`, `RU`).
+const LOCK_READS: [&str; 4] = ["LKR", "LF", "RL", "RU"];
 
 /// A user function: parameters and body, read again at each call.
 #[derive(Debug)]
@@ -87,6 +92,8 @@ pub(super) enum Local {
     Fun(Rc<Fun>),
     /// A set of relations.
     Family(Vec<Value>),
+    /// The rf choices of a set of lock reads ([`Value::Reads`]).
+    Reads(Node),
     /// A native function.
     Native(Native),
 }
@@ -98,6 +105,17 @@ pub(super) enum Value {
     Node(Node),
     /// A set of values (herd's `{…}`, the results of `map` and `cross`).
     Family(Vec<Value>),
+    /// herd's lock.cat `map f S` (and its `cross`) over a set S of lock
+    /// reads (`LF`, `RU`, …, which vary with the execution): the
+    /// candidate rf edges into the events of S, one per event, from which
+    /// `with x from …` picks one combination. Lock events are the
+    /// engines' reads and writes of the lock's value (held 1, free 0),
+    /// so the engines' rf already chooses one write for each lock read,
+    /// and `with x from` binds x to those edges, `rf ; [S]` (herd's
+    /// possible sources — an `LKW` of another thread for a failed
+    /// trylock, the last `UL` or another thread's for `spin_is_locked` —
+    /// are the writes of that value its coherence allows: docs/litmus.md).
+    Reads(Node),
 }
 
 /// The state of herd's language while one model is read.
@@ -112,6 +130,9 @@ pub struct State {
     /// The names (top-level or fresh) whose definition is statically
     /// empty.
     empty: HashSet<String>,
+    /// The names (top-level or fresh) whose definition is a set of lock
+    /// reads ([`lock_reads`]).
+    lock_reads: HashSet<String>,
     /// Tag set name (`Rcu-lock`) → tag (`rcu-lock`), from `enum`s.
     tags: HashMap<String, String>,
     /// Names of `enum`s.
@@ -191,6 +212,29 @@ fn static_empty(n: &Node, empty: &HashSet<String>) -> bool {
     }
 }
 
+/// Whether `n` is the value of `generate_cos` ([`P::cos_marker`]): `co`,
+/// or `co` between some writes.
+fn is_cos(n: &Node) -> bool {
+    let co = |n: &Node| matches!(n.kind, ExprKind::Base(Builtin::Rel(BaseRel::Co)));
+    co(n) || matches!(&n.kind, ExprKind::Inter(a, _) if co(a))
+}
+
+/// Whether `n` is a set of lock reads given the names `reads` holds: a
+/// lock read set (`LF`, `RU`, …), a union of such sets, or such a set
+/// less or intersected with anything (syntactic: herd's lock.cat maps
+/// over `LF \ range(rfi-lf)` and `RU`).
+fn lock_reads(n: &Node, reads: &HashSet<String>) -> bool {
+    use ExprKind::*;
+    match &n.kind {
+        Base(Builtin::Set(BaseSet::Tag(t))) => LOCK_READS.iter().any(|s| Tag::new(s) == *t),
+        Name(k) => reads.contains(k),
+        Union(a, b) => lock_reads(a, reads) && lock_reads(b, reads),
+        Diff(a, _) => lock_reads(a, reads),
+        Inter(a, b) => lock_reads(a, reads) || lock_reads(b, reads),
+        _ => false,
+    }
+}
+
 impl P<'_> {
     fn herd(&mut self) -> &mut State {
         &mut self.ld.herd
@@ -216,6 +260,11 @@ impl P<'_> {
         } else {
             self.ld.herd.empty.remove(&key);
         }
+        if lock_reads(&e, &self.ld.herd.lock_reads) {
+            self.ld.herd.lock_reads.insert(key.clone());
+        } else {
+            self.ld.herd.lock_reads.remove(&key);
+        }
         self.ld.stmts.push(Stmt::Let {
             rec: false,
             binds: vec![(key, e)],
@@ -234,6 +283,10 @@ impl P<'_> {
                 self.ld.herd.top.remove(&name);
                 self.ld.herd.scopes[0].insert(name, Local::Family(f));
             }
+            Value::Reads(s) => {
+                self.ld.herd.top.remove(&name);
+                self.ld.herd.scopes[0].insert(name, Local::Reads(s));
+            }
         }
     }
 
@@ -249,7 +302,7 @@ impl P<'_> {
     fn node_of(&mut self, v: Value, sp: Span) -> Result<Node, Error> {
         match v {
             Value::Node(n) => Ok(n),
-            Value::Family(_) => Err(self.src.error(
+            Value::Family(_) | Value::Reads(_) => Err(self.src.error(
                 sp,
                 "a set of relations (herd's `{…}`, `map`, `cross`) where a set or relation of events is expected",
             )),
@@ -294,6 +347,8 @@ impl P<'_> {
                 let arg = self.unary()?;
                 if static_empty(&arg, &self.ld.herd.empty) {
                     Ok(Value::Family(Vec::new()))
+                } else if lock_reads(&arg, &self.ld.herd.lock_reads) {
+                    Ok(Value::Reads(arg))
                 } else {
                     Err(self.src.error(
                         sp.join(arg.span),
@@ -305,6 +360,10 @@ impl P<'_> {
                 Some(Local::Family(f)) => {
                     self.bump();
                     Ok(Value::Family(f))
+                }
+                Some(Local::Reads(s)) => {
+                    self.bump();
+                    Ok(Value::Reads(s))
                 }
                 Some(Local::Native(nat)) => {
                     self.bump();
@@ -330,7 +389,7 @@ impl P<'_> {
             Some(T::Name(n)) if n == "map" => true,
             Some(T::Name(n)) => matches!(
                 self.ld.herd.lookup(n),
-                Some(Local::Family(_) | Local::Native(_))
+                Some(Local::Family(_) | Local::Reads(_) | Local::Native(_))
             ),
             _ => false,
         }
@@ -385,6 +444,9 @@ impl P<'_> {
                 Value::Family(v) => {
                     scope.insert(p.clone(), Local::Family(v));
                 }
+                Value::Reads(s) => {
+                    scope.insert(p.clone(), Local::Reads(s));
+                }
             }
         }
         // Read the body where it was written, in the function's scope.
@@ -418,6 +480,8 @@ impl P<'_> {
         }
         let arg = args.pop().unwrap_or(Value::Family(Vec::new()));
         match nat {
+            // One rf edge into each lock read: already a combination.
+            Native::Cross if matches!(arg, Value::Reads(_)) => Ok(arg),
             Native::Cross => {
                 let Value::Family(sets) = arg else {
                     return Err(self
@@ -475,9 +539,11 @@ impl P<'_> {
     /// `generate_cos(pco)`: every coherence order extending `pco`. The
     /// engines choose co themselves (a strict total order of each
     /// location's writes, the initial write first); the value is `co`
-    /// with the axiom that it contains `pco`'s pairs of distinct writes
-    /// to one location (herd's cross.cat: `linearisations` of each
-    /// location's writes, `W` as cross.cat sees it, the base set).
+    /// between the writes the name `W` holds where it is called (the
+    /// base set unless the model redefined it: lock.cat's `W | LKW`)
+    /// with the axiom that it contains `pco`'s pairs of distinct base
+    /// writes to one location (herd's cross.cat: `linearisations` of
+    /// each location's writes).
     fn cos_marker(&mut self, pco: Node, sp: Span) -> Node {
         let key = self.fresh("pco");
         self.push_let(key.clone(), pco);
@@ -500,7 +566,16 @@ impl P<'_> {
             name: "generate_cos".into(),
             span: sp,
         });
-        self.node(ExprKind::Base(Builtin::Rel(BaseRel::Co)), sp)
+        let co = self.node(ExprKind::Base(Builtin::Rel(BaseRel::Co)), sp);
+        if !self.ld.herd.top.contains("W") {
+            return co;
+        }
+        // cross.cat orders the writes `W` names where it is called
+        // (lock.cat: `W | LKW`, its `UL` events left out until it merges
+        // them): the engines' co between those.
+        let (w1, w2) = (self.name_ref("W", sp), self.name_ref("W", sp));
+        let ww = self.node(ExprKind::Cart(Box::new(w1), Box::new(w2)), sp);
+        self.node(ExprKind::Inter(Box::new(co), Box::new(ww)), sp)
     }
 
     /// `let … in BODY` after `let`: the bindings become top-level `let`s
@@ -559,6 +634,7 @@ impl P<'_> {
                             Local::Rename(key)
                         }
                         Value::Family(f) => Local::Family(f),
+                        Value::Reads(s) => Local::Reads(s),
                     }
                 } else {
                     Local::Fun(self.fun_def(nsp)?)
@@ -746,7 +822,7 @@ impl P<'_> {
                 let v = self.native(nat, sp)?;
                 return self.node_of(v, sp).map(Some);
             }
-            Some(Local::Family(_)) => {
+            Some(Local::Family(_) | Local::Reads(_)) => {
                 return Err(self.src.error(
                     sp,
                     format!(
@@ -762,6 +838,22 @@ impl P<'_> {
         if let Some(tag) = self.ld.herd.tags.get(n).cloned() {
             let t = Builtin::Set(BaseSet::Tag(Tag::new(&tag)));
             return Ok(Some(self.node(ExprKind::Base(t), sp)));
+        }
+        // herd's R, W, M of C: its memory accesses, no lock event (herd's
+        // `Lock`, `Unlock`, … actions are not `Access`es: lock.cat adds
+        // them to R and W itself). Only in a model that declares tags
+        // (herd's C models); elsewhere no event is a lock event.
+        if matches!(n, "R" | "W" | "M") && !self.ld.herd.enums.is_empty() {
+            let set = match n {
+                "R" => BaseSet::R,
+                "W" => BaseSet::W,
+                _ => BaseSet::M,
+            };
+            let base = self.node(ExprKind::Base(Builtin::Set(set)), sp);
+            let locks = self.lock_events(sp);
+            return Ok(Some(
+                self.node(ExprKind::Diff(Box::new(base), Box::new(locks)), sp),
+            ));
         }
         if Builtin::from_name(n).is_some() {
             return Ok(None);
@@ -786,25 +878,52 @@ impl P<'_> {
                 let loc = b(self, Builtin::Rel(BaseRel::Loc));
                 self.node(ExprKind::Inter(Box::new(loc), Box::new(cart)), sp)
             }
-            n if LOCK_SETS.contains(&n) => self.empty_set(sp),
+            n if LOCK_SETS.contains(&n) => {
+                self.node(ExprKind::Base(Builtin::Set(BaseSet::Tag(Tag::new(n)))), sp)
+            }
             // herd's RMW of C: the accesses of its atomic primitives
             // (`is_rmw_or_atomic` of herd's C actions: the read and write
             // of xchg, cmpxchg, atomic_op…, the read of a failed
             // cmpxchg), which are the accesses of the atomic steps the C
-            // front-end lowers them to: the base set A.
-            "RMW" => self.node(ExprKind::Base(Builtin::Set(BaseSet::A)), sp),
-            // herd's final writes: the co-last write of each location,
-            // W \ domain(co). Initial writes are implicit here (IW is
-            // empty), so a location no event writes has none (herd's is
-            // then its initial write).
+            // front-end lowers them to: the base set A, less the lock
+            // events (herd's `Lock` actions are not in it; the front-end
+            // makes `spin_lock` an atomic step too).
+            "RMW" => {
+                let a = self.node(ExprKind::Base(Builtin::Set(BaseSet::A)), sp);
+                let locks = self.lock_events(sp);
+                self.node(ExprKind::Diff(Box::new(a), Box::new(locks)), sp)
+            }
+            // herd's final writes (`make_write_mem_finals`): the co-last
+            // store of each location, W \ domain(co), an initial write
+            // or a lock event never (herd's final rf from the initial
+            // state is no store; its lock events are no stores). Without
+            // initial writes as events, a location no event writes has
+            // none.
             "FW" => {
                 let w = self.node(ExprKind::Base(Builtin::Set(BaseSet::W)), sp);
                 let co = self.node(ExprKind::Base(Builtin::Rel(BaseRel::Co)), sp);
                 let d = self.node(ExprKind::Domain(Box::new(co)), sp);
-                self.node(ExprKind::Diff(Box::new(w), Box::new(d)), sp)
+                let iw = self.node(ExprKind::Base(Builtin::Set(BaseSet::IW)), sp);
+                let locks = self.lock_events(sp);
+                let not = self.node(ExprKind::Union(Box::new(iw), Box::new(locks)), sp);
+                let not = self.node(ExprKind::Union(Box::new(d), Box::new(not)), sp);
+                self.node(ExprKind::Diff(Box::new(w), Box::new(not)), sp)
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// The lock events: the union of the [`LOCK_SETS`].
+    fn lock_events(&mut self, sp: Span) -> Node {
+        let mut out: Option<Node> = None;
+        for n in LOCK_SETS {
+            let t = self.node(ExprKind::Base(Builtin::Set(BaseSet::Tag(Tag::new(n)))), sp);
+            out = Some(match out {
+                None => t,
+                Some(o) => self.node(ExprKind::Union(Box::new(o), Box::new(t)), sp),
+            });
+        }
+        out.unwrap_or_else(|| self.empty_set(sp))
     }
 
     /// The empty set of events: `domain(0)`.
@@ -989,7 +1108,12 @@ impl P<'_> {
                 let v = self.value()?;
                 let end = self.toks[self.pos.saturating_sub(1)].1;
                 let e = match v {
-                    Value::Node(n) if matches!(n.kind, ExprKind::Base(Builtin::Rel(BaseRel::Co))) && x == "co" => n,
+                    Value::Reads(s) => {
+                        let rf = self.node(ExprKind::Base(Builtin::Rel(BaseRel::Rf)), sp);
+                        let br = self.node(ExprKind::Bracket(Box::new(s)), sp);
+                        self.node(ExprKind::Seq(Box::new(rf), Box::new(br)), sp)
+                    }
+                    Value::Node(n) if x == "co" && is_cos(&n) => n,
                     Value::Family(mut f) if f.len() == 1 => match f.pop() {
                         Some(Value::Node(n)) => n,
                         _ => return Err(self.src.error(sp.join(end), "`with … from` a set whose member is not a relation")),

@@ -60,6 +60,12 @@ pub struct Execution {
     /// Per thread, the instruction (index in `Thread::instrs`) executed at
     /// each step: `path[t].len() == steps[t]`.
     pub path: Vec<Vec<usize>>,
+    /// The indivisible sections ([`Program::indivisible_sections`]) with
+    /// two or more events, as lists of event ids; empty unless set by
+    /// [`Execution::with_sections`]. [`Execution::hb_cycle`] contracts
+    /// them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<Vec<usize>>,
 }
 
 impl Execution {
@@ -83,7 +89,30 @@ impl Execution {
             regs,
             states,
             path,
+            sections: Vec::new(),
         }
+    }
+
+    /// This execution with [`Execution::sections`] computed from its paths
+    /// in program `p`.
+    pub fn with_sections(mut self, p: &Program) -> Execution {
+        use crate::collections::HashMap;
+        let mut groups: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+        let per_thread: Vec<Vec<Option<u32>>> = (self.path.iter().enumerate())
+            .map(|(t, path)| p.indivisible_sections(ThreadId(t as u32), path))
+            .collect();
+        for e in &self.events {
+            let sec = (per_thread.get(e.thread as usize))
+                .and_then(|s| s.get(e.step as usize).copied().flatten());
+            if let Some(sec) = sec {
+                groups.entry((e.thread, sec)).or_default().push(e.id);
+            }
+        }
+        let mut sections: Vec<(&(u32, u32), &Vec<usize>)> =
+            groups.iter().filter(|(_, v)| v.len() > 1).collect();
+        sections.sort();
+        self.sections = sections.into_iter().map(|(_, v)| v.clone()).collect();
+        self
     }
 }
 
@@ -95,6 +124,59 @@ type Edge = (usize, String, usize);
 pub struct Cycle {
     /// (from, relation, to) with event ids.
     pub edges: Vec<(usize, String, usize)>,
+}
+
+/// The shortest hb cycle over `mem` (indices into it; `edge` names the hb
+/// edge between two, if any) with each of `sections` (event ids)
+/// contracted to one node: the shortest cycle of the quotient graph, each
+/// of its edges shown by its first hb edge between the two nodes, and a
+/// `po` (or `stxn`, going back in program order) edge inside a section
+/// from the event the cycle enters by to the one it leaves by
+/// (docs/models.md, "Robustness and indivisible sections").
+fn contracted_cycle(
+    mem: &[&EventInfo],
+    sections: &[Vec<usize>],
+    edge: &dyn Fn(usize, usize) -> Option<&'static str>,
+) -> Option<Cycle> {
+    let n = mem.len();
+    let mut node: Vec<usize> = (0..n).collect();
+    for (k, sec) in sections.iter().enumerate() {
+        for i in (0..n).filter(|&i| sec.contains(&mem[i].id)) {
+            node[i] = n + k;
+        }
+    }
+    let mut ids: Vec<usize> = node.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    let members: Vec<Vec<usize>> = (ids.iter())
+        .map(|&id| (0..n).filter(|&i| node[i] == id).collect())
+        .collect();
+    let pair = |p: usize, q: usize| {
+        (members[p].iter()).find_map(|&a| {
+            (members[q].iter())
+                .find(|&&b| edge(a, b).is_some())
+                .map(|&b| (a, b))
+        })
+    };
+    let quotient = shortest_cycle(ids.len(), |p, q| p != q && pair(p, q).is_some())?;
+    let k = quotient.len();
+    let hops: Vec<(usize, usize)> = (0..k)
+        .filter_map(|i| pair(quotient[i], quotient[(i + 1) % k]))
+        .collect();
+    let mut edges = Vec::new();
+    for (i, &(a, b)) in hops.iter().enumerate() {
+        edges.push((
+            mem[a].id,
+            edge(a, b).unwrap_or_default().to_string(),
+            mem[b].id,
+        ));
+        let (next, _) = hops[(i + 1) % hops.len()];
+        if next != b {
+            let rel = if b < next { "po" } else { "stxn" };
+            edges.push((mem[b].id, rel.to_string(), mem[next].id));
+        }
+    }
+    Some(Cycle { edges })
 }
 
 /// The shortest cycle of the directed graph on nodes `0..n` whose edges
@@ -243,6 +325,10 @@ impl Execution {
             .filter(|&(a, b)| fr[a][b])
             .map(|(a, b)| (mem[a].id, mem[b].id))
             .collect();
+        if !self.sections.is_empty() {
+            let cycle = contracted_cycle(&mem, &self.sections, &edge);
+            return (cycle, fr_edges);
+        }
         let best = shortest_cycle(n, |a, b| edge(a, b).is_some());
         let cycle = best.map(|p| Cycle {
             edges: (0..p.len())

@@ -290,6 +290,17 @@ pub(crate) fn search_attack(
 pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessReport, ExplicitError> {
     let start = Instant::now();
     validate(prog, opts.width)?;
+    // Attacks close cycles of hb over events; a section over which a
+    // contracted cycle can pass is beyond them (Program::section_beyond_rmw).
+    if let Some((t, i, what)) = prog.section_beyond_rmw() {
+        let ins = &prog.threads[t.0 as usize].instrs[i];
+        return Err(ExplicitError::Unsupported {
+            thread: prog.thread_name(t).to_string(),
+            from: prog.state_name(t, ins.from).to_string(),
+            to: prog.state_name(t, ins.to).to_string(),
+            what: format!("{what} (robustness contracts it; the attacks see events)"),
+        });
+    }
     let attacks = enumerate_attacks(prog);
     let mut stats = Stats {
         attacks_total: attacks.len(),

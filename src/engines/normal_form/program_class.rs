@@ -7,11 +7,13 @@
 //! guards, selects, `nop`), barriers, `lock`/`unlock` and single-location
 //! atomic steps. Everything else is refused with a located error naming
 //! the construct (never answered wrongly): `lwarx`/`stwcx.`, PGAS
-//! commands and `rank`/`nodes`, atomic steps over several addresses
-//! (the bounded engine contracts them to one node, the store-buffer
-//! semantics does not), nested atomics; under RMO also guards, selects
-//! and pick assignments outside atomic steps (their dependencies are not
-//! RMO's). Values are W-bit integers
+//! commands and `rank`/`nodes`, atomic steps over several addresses and
+//! lock sections with more than a load then a store of one address
+//! (robustness takes hb with each such section contracted to one node,
+//! `Program::section_beyond_rmw`; this engine's hb is over events),
+//! nested atomics; under RMO also guards, selects and pick assignments
+//! outside atomic steps (their dependencies are not RMO's). Values are
+//! W-bit integers
 //! (W ≤ 32), so the data domain is finite (thesis §2.3) for every
 //! accepted program.
 //!
@@ -129,6 +131,12 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
             "the normal-form engine does not decide PGAS programs".into(),
         ));
     }
+    // Its hb is over events; a section over which a contracted cycle can
+    // pass is beyond it (docs/models.md, "Robustness and indivisible
+    // sections").
+    if let Some((t, i, what)) = p.section_beyond_rmw() {
+        return Err(refuse(p, t, &p.threads[t.0 as usize].instrs[i], &what));
+    }
     let mut out = Vec::new();
     for (ti, t) in p.threads.iter().enumerate() {
         let mut ops = Vec::new();
@@ -222,10 +230,6 @@ fn op_of(c: &Command) -> Result<Op, String> {
             value: Expr::Const(0),
         }])),
         Command::Atomic(cs) => {
-            let addrs = c.access_addrs();
-            if c.is_atomic_step() && addrs.iter().any(|a| *a != addrs[0]) {
-                return Err("an atomic step over several addresses".into());
-            }
             let ms = cs.iter().map(micro_of).collect::<Result<Vec<_>, _>>()?;
             Ok(Op::Atomic(ms))
         }

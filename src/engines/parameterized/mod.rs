@@ -33,7 +33,11 @@
 //! state, register valuation) and per (address, value); too many places,
 //! basis elements, time or memory give `Unknown`. Refused with a located
 //! error: PGAS programs, `rank`/`nodes`, `lwarx`/`stwcx.`, locks inside or
-//! nested atomic sequences (as the explicit engine).
+//! nested atomic sequences, and atomic steps over several addresses or lock
+//! sections beyond one load then one store of one address
+//! ([`crate::program::Program::section_beyond_rmw`]: robustness contracts
+//! such a section, the attacks' hb is over events) — all as the finite
+//! explicit engine.
 
 pub mod coverability;
 pub(crate) mod instrument;
@@ -222,6 +226,20 @@ pub fn validate(p: &Program, w: Width) -> Result<(), Error> {
                 ));
             }
         }
+    }
+    // The attacks close cycles of hb over events; a section over which a
+    // contracted cycle can pass is beyond them, as for the finite explicit
+    // engine (Program::section_beyond_rmw).
+    if let Some((t, i, what)) = p.section_beyond_rmw() {
+        let ins = &p.threads[t.0 as usize].instrs[i];
+        return Err(err(
+            ins.span,
+            format!(
+                "parameterized robustness: {what} in thread `{}` is not supported \
+                 (robustness contracts it; the attacks see events)",
+                p.thread_name(t)
+            ),
+        ));
     }
     explicit::validate(p, w).map_err(|e| Error::Unsupported(e.to_string()))
 }

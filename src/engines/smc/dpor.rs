@@ -24,7 +24,8 @@
 //! it reads, not only the immediate one; a race with an
 //! `unlock` is also reversed at the `lock` before it; a thread still
 //! waiting at the end of an execution has its pending read's races
-//! reversed as if it ran last.
+//! reversed as if it ran last, and so have the updates another thread's
+//! lock blocks at the end (they read the lock's pseudo-address).
 
 use super::chrono::{Actors, Chrono, Pending};
 use super::semantics::{Effect, Loc, Semantics, Step, LOCK_ADDR};
@@ -263,17 +264,29 @@ impl Explorer<'_, '_> {
         self.ss.undo_to(n.smark);
     }
 
-    /// Races of the reads that waiting threads would do next.
+    /// Races of the reads that waiting threads would do next, and of the
+    /// updates another thread's lock blocks (an update reads the lock's
+    /// pseudo-address, [`access`]): with the `lock` that blocks them, so
+    /// that the order in which they run before it is explored too.
     fn waiting(&mut self) {
+        let mut flushes: Vec<Step> = Vec::new();
         for t in 0..self.sem.prog.threads.len() {
             let addrs = self.sem.waiting_reads(&self.state, t);
-            if addrs.is_empty() {
-                continue;
+            if !addrs.is_empty() {
+                let a = self.actors.id(super::semantics::Actor::Thread(t as u32));
+                let (pend, races) = self.chrono.pending_read(a, t as u32, &addrs);
+                let n = self.chrono.events.len();
+                self.reverse_all(&races, &pend, n);
             }
-            let a = self.actors.id(super::semantics::Actor::Thread(t as u32));
-            let (pend, races) = self.chrono.pending_read(a, t as u32, &addrs);
-            let n = self.chrono.events.len();
-            self.reverse_all(&races, &pend, n);
+            flushes.clear();
+            self.sem
+                .flushes_blocked_by_lock(&self.state, t, &mut flushes);
+            for f in &flushes {
+                let a = self.actors.id(f.actor());
+                let (pend, races) = self.chrono.pending_read(a, t as u32, &[LOCK_ADDR]);
+                let n = self.chrono.events.len();
+                self.reverse_all(&races, &pend, n);
+            }
         }
     }
 

@@ -465,26 +465,46 @@ impl<'p> Semantics<'p> {
     /// The update steps possible in `s`, appended to `v`.
     fn flushes(&self, s: &State, v: &mut Vec<Step>) {
         for t in 0..self.prog.threads.len() {
-            if s.buf[t].is_empty() || s.lock.is_some_and(|h| h as usize != t) {
+            if s.lock.is_some_and(|h| h as usize != t) {
                 continue;
             }
-            match self.model {
-                Model::Sc => {}
-                Model::Tso => v.push(Step::Flush {
-                    thread: t as u32,
-                    addr: None,
-                }),
-                Model::Pso => {
-                    let mut seen: Vec<i64> = Vec::new();
-                    for e in &s.buf[t] {
-                        if !seen.contains(&e.addr) {
-                            seen.push(e.addr);
-                            if self.flush_pos(s, t, Some(e.addr)).is_some() {
-                                v.push(Step::Flush {
-                                    thread: t as u32,
-                                    addr: Some(e.addr),
-                                });
-                            }
+            self.flushes_of(s, t, v);
+        }
+    }
+
+    /// The update steps of thread `t` that another thread's lock blocks
+    /// in `s` (thesis 003 §7.1.1: while a thread holds the lock, the
+    /// others' stores do not reach memory), appended to `v`; none when the
+    /// lock is free or `t`'s. Used to reverse races with steps that never
+    /// ran.
+    pub fn flushes_blocked_by_lock(&self, s: &State, t: usize, v: &mut Vec<Step>) {
+        if s.lock.is_some_and(|h| h as usize != t) {
+            self.flushes_of(s, t, v);
+        }
+    }
+
+    /// The update steps of thread `t`'s buffer that could run in `s` with
+    /// the lock free, appended to `v`.
+    fn flushes_of(&self, s: &State, t: usize, v: &mut Vec<Step>) {
+        if s.buf[t].is_empty() {
+            return;
+        }
+        match self.model {
+            Model::Sc => {}
+            Model::Tso => v.push(Step::Flush {
+                thread: t as u32,
+                addr: None,
+            }),
+            Model::Pso => {
+                let mut seen: Vec<i64> = Vec::new();
+                for e in &s.buf[t] {
+                    if !seen.contains(&e.addr) {
+                        seen.push(e.addr);
+                        if self.flush_pos(s, t, Some(e.addr)).is_some() {
+                            v.push(Step::Flush {
+                                thread: t as u32,
+                                addr: Some(e.addr),
+                            });
                         }
                     }
                 }

@@ -252,16 +252,38 @@ impl SsTrace {
     /// events that access memory, as a list of `(thread, index)` events in
     /// cycle order; `None` when the relation is acyclic (the trace is an
     /// SC trace). Stores still buffered (no co position) take no part in
-    /// co and fr. Iterative (no recursion on the trace's size).
+    /// co and fr. A lock section (a `lock`, the thread's events after it
+    /// and the `unlock` that ends it, or the thread's last event) is one
+    /// node, as an atomic step is: the computation must be equivalent to
+    /// an SC one in which each is indivisible (thesis 003 §7.1.1, Table
+    /// 7.1; docs/models.md, "Robustness and indivisible sections"); the
+    /// section is named by its `lock`. Iterative (no recursion on the
+    /// trace's size).
     pub fn hb_cycle(&self) -> Option<Vec<StoreId>> {
-        // Nodes: (thread, index) of events with accesses.
+        // Nodes: (thread, index) of events with accesses; every event of
+        // a lock section maps to the section's node.
         let mut ids: HashMap<StoreId, usize> = HashMap::default();
         let mut nodes: Vec<StoreId> = Vec::new();
         for (t, evs) in self.threads.iter().enumerate() {
+            let mut section: Option<usize> = None;
             for (i, e) in evs.iter().enumerate() {
-                if !e.reads.is_empty() || !e.writes.is_empty() {
-                    ids.insert((t as u32, i as u32), nodes.len());
-                    nodes.push((t as u32, i as u32));
+                if e.reads.is_empty() && e.writes.is_empty() {
+                    continue;
+                }
+                let lock = e.reads.iter().any(|(a, _)| *a == LOCK_ADDR);
+                let unlock = !lock && e.writes.contains(&LOCK_ADDR);
+                let node = match section {
+                    Some(n) => n,
+                    None => {
+                        nodes.push((t as u32, i as u32));
+                        nodes.len() - 1
+                    }
+                };
+                ids.insert((t as u32, i as u32), node);
+                if lock {
+                    section = Some(node);
+                } else if unlock {
+                    section = None;
                 }
             }
         }
@@ -282,7 +304,9 @@ impl SsTrace {
                     continue;
                 }
                 if let (Some(&x), Some(&y)) = (ids.get(&w[0]), ids.get(&w[1])) {
-                    succ[x].push(y);
+                    if x != y {
+                        succ[x].push(y);
+                    }
                 }
                 next.insert((*a, w[0]), w[1]);
             }

@@ -278,39 +278,6 @@ impl Locs<'_> {
         })
     }
 }
-fn remap(p: Prop, m: &[usize]) -> Prop {
-    match p {
-        Prop::Eq {
-            loc,
-            value,
-            symbolic,
-        } => Prop::Eq {
-            loc: m[loc],
-            value,
-            symbolic,
-        },
-        Prop::Not(a) => Prop::Not(Box::new(remap(*a, m))),
-        Prop::And(v) => Prop::And(v.into_iter().map(|x| remap(x, m)).collect()),
-        Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap(x, m)).collect()),
-        Prop::Implies(a, b) => Prop::Implies(Box::new(remap(*a, m)), Box::new(remap(*b, m))),
-        x => x,
-    }
-}
-fn locs_of(p: &Prop, out: &mut std::collections::BTreeSet<usize>) {
-    match p {
-        Prop::Eq { loc, .. } => {
-            out.insert(*loc);
-        }
-        Prop::Not(a) => locs_of(a, out),
-        Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| locs_of(x, out)),
-        Prop::Implies(a, b) => {
-            locs_of(a, out);
-            locs_of(b, out);
-        }
-        Prop::True | Prop::False => {}
-    }
-}
-
 /// The observed locations of a C test and its condition: registers
 /// (`0:r1`, a local of `P0`) and memory (`x`, printed `[x]`) of the
 /// `locations` list, the condition and the filter, in herd's order
@@ -355,13 +322,13 @@ fn litmus_test(
     }
     let observed: Vec<Location> = order.iter().map(|i| rs.locs[*i].0.clone()).collect();
     let mut main = std::collections::BTreeSet::new();
-    locs_of(&raw_prop, &mut main);
+    raw_prop.collect_locs(&mut main);
     let shown: Vec<bool> = order
         .iter()
         .map(|i| *i < n_listed || main.contains(i))
         .collect();
-    let prop = remap(raw_prop, &m);
-    let filter = raw_filter.map(|f| remap(f, &m));
+    let prop = raw_prop.remap(&m);
+    let filter = raw_filter.map(|f| f.remap(&m));
     let cond = prop_expr(&prop, &observed, false);
     let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed, false));
     let goal_cond = match &filter_expr {
@@ -612,6 +579,13 @@ impl<'a> ThreadLower<'a> {
                     _ => return Err(self.err(*lsp, site, "cannot assign to this expression")),
                 }
             }
+            // herd's `__lock`, `__unlock`: statements, not values.
+            St::Expr(Ex::Prim { name, tag, args }, esp)
+                if matches!(name.as_str(), "__lock" | "__unlock") =>
+            {
+                let site = if self.in_test(*esp) { *esp } else { site };
+                self.prim(name, tag, args, site)?;
+            }
             St::Expr(e, esp) => {
                 self.expr(e, *esp, site)?;
             }
@@ -700,6 +674,15 @@ impl<'a> ThreadLower<'a> {
             }
             Ex::Op(_) => return Err(self.err(sp, site, "an operator is not a value")),
             Ex::Call(name, args) => self.call(name, args, site)?,
+            Ex::Prim { name, .. } if matches!(name.as_str(), "__lock" | "__unlock") => {
+                return Err(self.src.error(
+                    site,
+                    format!(
+                        "{} is a statement in herd's C, not a value",
+                        called_as(name)
+                    ),
+                ))
+            }
             Ex::Prim { name, tag, args } => self.prim(name, tag, args, site)?,
         })
     }
@@ -785,27 +768,7 @@ impl<'a> ThreadLower<'a> {
                 ))
             }
         };
-        // herd gives SRCU's tagged accesses (`srcu_read_lock`, …: events
-        // of their own with values herd makes up) and the `deref` loads
-        // (a load and an `rb_dep` fence) their own semantics.
-        let own = tag.to_ascii_lowercase();
-        if matches!(name, "__load" | "__store")
-            && (own.starts_with("srcu") || own == "deref" || own == "lderef")
-        {
-            let called = CALLER.with(|c| c.borrow().first().cloned());
-            let via = called
-                .map(|c| format!("`{c}` (herd's `{name}{{{tag}}}`)"))
-                .unwrap_or_else(|| format!("`{name}{{{tag}}}`"));
-            let what = if own.starts_with("srcu") {
-                "SRCU"
-            } else {
-                "this primitive"
-            };
-            return Err(self.src.error(
-                site,
-                format!("{via} is not supported yet ({what} in C litmus tests)"),
-            ));
-        }
+        self.refuse_own_tag(name, tag, site)?;
         match name {
             "__load" => {
                 arity(1)?;
@@ -894,20 +857,141 @@ impl<'a> ThreadLower<'a> {
                     _ => Expr::Const(0),
                 })
             }
+            "__lock" | "__unlock" | "__trylock" | "__islocked" => {
+                arity(1)?;
+                self.lock_prim(name, args, site)
+            }
             _ => {
-                let called = CALLER.with(|c| c.borrow().first().cloned());
-                let via = called
-                    .map(|c| format!("`{c}` (herd's `{name}`)"))
-                    .unwrap_or_else(|| format!("`{name}`"));
-                let what = match name {
-                    "__lock" | "__unlock" | "__trylock" | "__islocked" => "spinlocks",
-                    "__srcu" => "SRCU",
-                    _ => "this primitive",
+                let what = if name == "__srcu" {
+                    "SRCU"
+                } else {
+                    "this primitive"
                 };
                 Err(self.src.error(
                     site,
-                    format!("{via} is not supported yet ({what} in C litmus tests)"),
+                    format!(
+                        "{} is not supported yet ({what} in C litmus tests)",
+                        called_as(name)
+                    ),
                 ))
+            }
+        }
+    }
+
+    /// Refuses the tagged `__load`/`__store` herd gives semantics of
+    /// their own: SRCU's (`srcu_read_lock`, …: events of their own with
+    /// values herd makes up) and the `deref` loads (a load and an
+    /// `rb_dep` fence).
+    fn refuse_own_tag(&self, name: &str, tag: &str, site: Span) -> Result<(), Error> {
+        let own = tag.to_ascii_lowercase();
+        if !(matches!(name, "__load" | "__store")
+            && (own.starts_with("srcu") || own == "deref" || own == "lderef"))
+        {
+            return Ok(());
+        }
+        let what = if own.starts_with("srcu") {
+            "SRCU"
+        } else {
+            "this primitive"
+        };
+        Err(self.src.error(
+            site,
+            format!(
+                "{} is not supported yet ({what} in C litmus tests)",
+                called_as(&format!("{name}{{{tag}}}"))
+            ),
+        ))
+    }
+
+    /// herd's spinlock primitives (`herd/CSem.ml`, `CAction.ml`), each
+    /// event tagged with the name of herd's set that holds it
+    /// (`LKR`, `LKW`, `UL`, `LF`, `RL`, `RU`, read by lock.cat). A lock
+    /// event is an access of the lock's value, free 0 and held 1, so
+    /// that the engines' rf and co range over lock events as herd's
+    /// lock.cat builds them (docs/litmus.md):
+    ///
+    /// * `__lock(l)`: one atomic step, a read `LKR` of 0 and a write
+    ///   `LKW` of 1 (herd's `linux_lock`);
+    /// * `__unlock(l)`: a write `UL` of 0;
+    /// * `__trylock(l)`: either `__lock(l)`, value 1, or a read `LF` of
+    ///   1, value 0 (herd's `altT`);
+    /// * `__islocked(l)`: a read `RL` of 1, value 1, or a read `RU` of
+    ///   0, value 0.
+    ///
+    /// The value of the primitive is a constant on each alternative
+    /// (herd's), so a branch on it has no `ctrl` from the lock events;
+    /// the reads' values are compared by a guard for the same reason.
+    /// `__lock` and `__unlock` are statements in herd's C (no value);
+    /// their value here is 0, and [`ThreadLower::stmt`] refuses them in
+    /// an expression.
+    fn lock_prim(&mut self, name: &str, args: &[(Ex, Span)], site: Span) -> Result<LExpr, Error> {
+        let addr = self.expr(&args[0].0, args[0].1, site)?;
+        let lk = |s: &str, c: Command| Command::Tagged(Tags::new([s]), Box::new(c));
+        let read = |s: &str, reg: RegId, held: bool| {
+            let load = lk(
+                s,
+                Command::Load {
+                    reg,
+                    addr: addr.clone(),
+                },
+            );
+            let op = if held { BinOp::Ne } else { BinOp::Eq };
+            [
+                load,
+                Command::Guard(Expr::bin(op, Expr::Var(reg), Expr::Const(0))),
+            ]
+        };
+        let lock = |reg: RegId| {
+            let [load, guard] = read("LKR", reg, false);
+            let store = lk(
+                "LKW",
+                Command::Store {
+                    addr: addr.clone(),
+                    value: Expr::Const(1),
+                },
+            );
+            Command::Atomic(vec![load, guard, store])
+        };
+        match name {
+            "__lock" => {
+                let r = self.temp();
+                self.emit(lock(r), site);
+                Ok(Expr::Const(0))
+            }
+            "__unlock" => {
+                let value = Expr::Const(0);
+                self.emit(lk("UL", Command::Store { addr, value }), site);
+                Ok(Expr::Const(0))
+            }
+            _ => {
+                let (r, v) = (self.temp(), self.temp());
+                let set = |value: i64| Command::Assign {
+                    reg: v,
+                    value: Expr::Const(value),
+                };
+                let alts: [Vec<Command>; 2] = if name == "__trylock" {
+                    let [load, guard] = read("LF", r, true);
+                    [vec![lock(r), set(1)], vec![load, guard, set(0)]]
+                } else {
+                    let [l1, g1] = read("RL", r, true);
+                    let [l0, g0] = read("RU", r, false);
+                    [vec![l1, g1, set(1)], vec![l0, g0, set(0)]]
+                };
+                let join = self.fresh_state();
+                let start = self.cur;
+                for alt in alts {
+                    self.cur = start;
+                    let n = alt.len();
+                    for (k, c) in alt.into_iter().enumerate() {
+                        if k + 1 == n {
+                            self.emit_to(c, site, join);
+                        } else {
+                            self.emit(c, site);
+                        }
+                    }
+                }
+                self.cur = join;
+                Ok(Expr::Var(v))
             }
         }
     }
@@ -930,6 +1014,15 @@ thread_local! {
     static EXPANDING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The macros being expanded, outermost first (for messages).
     static CALLER: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How a message names primitive `name`: with the macro the test called
+/// when it came from one (`` `spin_lock` (herd's `__lock`) ``).
+fn called_as(name: &str) -> String {
+    let called = CALLER.with(|c| c.borrow().first().cloned());
+    called
+        .map(|c| format!("`{c}` (herd's `{name}`)"))
+        .unwrap_or_else(|| format!("`{name}`"))
 }
 
 fn bin(op: COp, a: LExpr, b: LExpr) -> LExpr {

@@ -657,13 +657,13 @@ fn lower(
     }
     let observed: Vec<Location> = order.iter().map(|i| rs.locs[*i].0.clone()).collect();
     let mut main_locs = BTreeSet::new();
-    collect_locs(&raw_prop, &mut main_locs);
+    raw_prop.collect_locs(&mut main_locs);
     let shown: Vec<bool> = order
         .iter()
         .map(|i| *i < n_listed || main_locs.contains(i))
         .collect();
-    let prop = typed_prop(remap_prop(raw_prop, &remap), &observed);
-    let filter = raw_filter.map(|f| typed_prop(remap_prop(f, &remap), &observed));
+    let prop = typed_prop(raw_prop.remap(&remap), &observed);
+    let filter = raw_filter.map(|f| typed_prop(f.remap(&remap), &observed));
     // A test that runs at 64 bits compares a location of a narrower type
     // in that type (herd's `int` registers compare in 32 bits).
     let wide = vars.max_const > u32::MAX as i64 || vars.min_width >= 64;
@@ -967,22 +967,6 @@ fn new_symbols(
     Ok(())
 }
 
-/// The locations a proposition names.
-fn collect_locs(p: &Prop, out: &mut BTreeSet<usize>) {
-    match p {
-        Prop::Eq { loc, .. } => {
-            out.insert(*loc);
-        }
-        Prop::Not(a) => collect_locs(a, out),
-        Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| collect_locs(x, out)),
-        Prop::Implies(a, b) => {
-            collect_locs(a, out);
-            collect_locs(b, out);
-        }
-        Prop::True | Prop::False => {}
-    }
-}
-
 fn collect_symbolic(p: &Prop, out: &mut BTreeSet<usize>) {
     match p {
         Prop::Eq { loc, symbolic, .. } => {
@@ -997,27 +981,6 @@ fn collect_symbolic(p: &Prop, out: &mut BTreeSet<usize>) {
             collect_symbolic(b, out);
         }
         Prop::True | Prop::False => {}
-    }
-}
-
-fn remap_prop(p: Prop, m: &[usize]) -> Prop {
-    match p {
-        Prop::Eq {
-            loc,
-            value,
-            symbolic,
-        } => Prop::Eq {
-            loc: m[loc],
-            value,
-            symbolic,
-        },
-        Prop::Not(a) => Prop::Not(Box::new(remap_prop(*a, m))),
-        Prop::And(v) => Prop::And(v.into_iter().map(|x| remap_prop(x, m)).collect()),
-        Prop::Or(v) => Prop::Or(v.into_iter().map(|x| remap_prop(x, m)).collect()),
-        Prop::Implies(a, b) => {
-            Prop::Implies(Box::new(remap_prop(*a, m)), Box::new(remap_prop(*b, m)))
-        }
-        x => x,
     }
 }
 

@@ -172,6 +172,46 @@ pub enum Prop {
     Implies(Box<Prop>, Box<Prop>),
 }
 
+impl Prop {
+    /// The locations it names (indices into the observed locations),
+    /// added to `out`.
+    pub fn collect_locs(&self, out: &mut std::collections::BTreeSet<usize>) {
+        match self {
+            Prop::Eq { loc, .. } => {
+                out.insert(*loc);
+            }
+            Prop::Not(a) => a.collect_locs(out),
+            Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| x.collect_locs(out)),
+            Prop::Implies(a, b) => {
+                a.collect_locs(out);
+                b.collect_locs(out);
+            }
+            Prop::True | Prop::False => {}
+        }
+    }
+
+    /// The proposition with each location index `i` renamed `m[i]`
+    /// (shape: `m` has an entry for every index it names).
+    pub fn remap(self, m: &[usize]) -> Prop {
+        match self {
+            Prop::Eq {
+                loc,
+                value,
+                symbolic,
+            } => Prop::Eq {
+                loc: m[loc],
+                value,
+                symbolic,
+            },
+            Prop::Not(a) => Prop::Not(Box::new(a.remap(m))),
+            Prop::And(v) => Prop::And(v.into_iter().map(|x| x.remap(m)).collect()),
+            Prop::Or(v) => Prop::Or(v.into_iter().map(|x| x.remap(m)).collect()),
+            Prop::Implies(a, b) => Prop::Implies(Box::new(a.remap(m)), Box::new(b.remap(m))),
+            x => x,
+        }
+    }
+}
+
 /// A parsed and lowered litmus test.
 #[derive(Clone, Debug)]
 pub struct LitmusTest {

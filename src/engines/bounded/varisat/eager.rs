@@ -441,6 +441,12 @@ fn for_each_acyclic(
 /// are no escape either (TSO's write → unlock → read). The candidates no
 /// execution consistent with the model realizes are dropped
 /// ([`feasible_escapes`], at most [`Encoder::escape_probe`] solves).
+/// With indivisible sections the query contracts them
+/// ([`Encoder::has_sections`]; docs/models.md, "Robustness and
+/// indivisible sections"): its cycle is hb edges and hand-overs from one
+/// event of a section to another ([`Encoder::robust_handover`]); one
+/// without hand-overs is a cycle of hb edges (then one is outside `X`, as
+/// above), so every hand-over is a candidate too.
 /// Returns the axiom used and the clause's size, `None` when there is no
 /// candidate edge or no axiom evaluates symbolically.
 pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escape> {
@@ -462,8 +468,8 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
     let mut cands: Vec<(Lit, Lit)> = Vec::new();
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for &(a, b, s) in &succ {
-        // Between threads every hb edge is in X: no escape there.
         let same_thread = enc.un.events[a].thread == enc.un.events[b].thread;
+        // Between threads every hb edge is in X: no escape there.
         if po_only && !same_thread {
             continue;
         }
@@ -510,6 +516,12 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
             cfg_start.elapsed().as_secs_f64()
         );
     }
+    // The hand-overs inside sections are no hb edges: past the CFG
+    // pre-filter, probed with the others.
+    let static_ordered = found - cands.len();
+    let found = found + enc.robust_handover.len();
+    let tt = enc.cnf.tt();
+    cands.extend(enc.robust_handover.iter().map(|&(_, _, h)| (h, tt)));
     let keep = feasible_escapes(enc, &cands, enc.escape_probe);
     let kept = keep.iter().filter(|k| **k).count();
     if let Some(limit) = enc.escape_yield.filter(|&l| kept > l) {
@@ -529,7 +541,7 @@ pub fn encode_escape(enc: &mut Encoder, model: &Model, act: Lit) -> Option<Escap
     Some(Escape {
         axiom: name,
         candidates: found,
-        static_ordered: found - cands.len(),
+        static_ordered,
         kept: clause.len() - 1,
     })
 }

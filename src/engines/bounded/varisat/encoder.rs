@@ -88,6 +88,12 @@ pub struct Encoder<'a> {
     /// successor on the cycle"), once [`Encoder::robust_act`] built them
     /// (empty for PGAS).
     pub robust_succ: Vec<(usize, usize, Lit)>,
+    /// With indivisible sections, the hb-cycle constraints' hand-overs
+    /// (a, x, "a is on the cycle and leaves it by x, another event of its
+    /// section"), once [`Encoder::robust_act`] built them: the cycle's
+    /// steps that are no hb edge (`eager::encode_escape` counts each as
+    /// an escape).
+    pub robust_handover: Vec<(usize, usize, Lit)>,
     /// Narrow the hb-cycle constraints to shortest cycles (at most two
     /// events per thread; with `eager::encode_escape`, an edge outside
     /// an `acyclic` axiom's relation). The answer is the same either
@@ -126,10 +132,16 @@ pub struct Encoder<'a> {
     pub eager: Vec<String>,
     /// PGAS relations (`op`, `fifo`, `bar`) when the program is SPMD.
     pub pgas: Option<pgas::PgasEnc>,
-    /// Per (thread, step) that may execute an atomic step over several
-    /// locations: the literal "it does" (the disjunction of the selectors
-    /// of those instructions). Built only when the model reads `stxn`.
-    stxn_steps: HashMap<(u32, u32), Lit>,
+    /// `stxn`: per ordered pair of different events of one thread that
+    /// may belong to one indivisible section
+    /// ([`Program::indivisible_sections`]: one atomic step over several
+    /// locations, or a lock section), the literal "both execute, in one
+    /// section". Built only when the model reads `stxn` or the program
+    /// has such a section.
+    stxn: HashMap<(usize, usize), Lit>,
+    /// Per event that may be in a lock section its thread never leaves
+    /// (it stops holding the lock): the literal "it is".
+    open_sections: Vec<(usize, Lit)>,
     /// Resource limits of the encoding (`None`: unchecked).
     pub limit: Option<Deadline>,
     /// The limit that stopped the encoding, if any (then it is incomplete
@@ -261,6 +273,7 @@ impl<'a> Encoder<'a> {
             robust_act: None,
             static_robust: None,
             robust_succ: Vec::new(),
+            robust_handover: Vec::new(),
             shortest_cycles: switches.shortest_cycles,
             escape_probe: switches.escape_probe,
             escape_cfg: switches.escape_cfg,
@@ -271,7 +284,8 @@ impl<'a> Encoder<'a> {
             stats: Stats::default(),
             eager: Vec::new(),
             pgas: None,
-            stxn_steps: HashMap::default(),
+            stxn: HashMap::default(),
+            open_sections: Vec::new(),
             limit,
             aborted,
             external: None,
@@ -280,10 +294,11 @@ impl<'a> Encoder<'a> {
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));
         }
-        if model.uses(BaseRel::Stxn) {
-            enc.encode_stxn_steps();
+        if model.uses(BaseRel::Stxn) || prog.atomic_step_thread().is_some() {
+            enc.encode_stxn();
         }
         enc.encode_rf_co();
+        enc.encode_open_sections();
         let dep_lists: [(u8, Vec<unroll::DepEdge>); 8] = [
             (0, std::mem::take(&mut enc.un.addr_dep)),
             (1, std::mem::take(&mut enc.un.data_dep)),
@@ -318,41 +333,138 @@ impl<'a> Encoder<'a> {
         enc
     }
 
-    /// Fills [`Encoder::stxn_steps`] from the unrolling's selectors.
-    fn encode_stxn_steps(&mut self) {
+    /// Fills [`Encoder::stxn`] from the unrolling's selectors, as
+    /// [`Program::indivisible_sections`] states it along one path: per
+    /// thread and step, `held(s)` ("the thread holds the lock when step s
+    /// starts": `held(s+1) = held(s) ∧ ¬unlock(s) ∨ lock(s)`) and
+    /// `sect(s) = held(s) ∨ lock(s)`; steps s1 < s2 are in one lock
+    /// section iff `sect(s1) ∧ held(s1+1) ∧ … ∧ held(s2)` (an `unlock`
+    /// between them clears `held`, and one step cannot both unlock and
+    /// lock). Two events of one step are in one section when the step is
+    /// an atomic step over several locations or in a lock section.
+    fn encode_stxn(&mut self) {
+        let ev = &self.un.events;
+        let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); self.un.threads.len()];
+        for (i, e) in ev.iter().enumerate() {
+            by_thread[e.thread.0 as usize].push(i);
+        }
         for (t, tu) in self.un.threads.iter().enumerate() {
             let instrs = &self.prog.threads[t].instrs;
-            for (step, sel) in tu.sel.iter().enumerate() {
-                let ls: Vec<Lit> = (sel.iter())
-                    .filter(|(i, _)| instrs[*i].cmd.is_atomic_step())
-                    .map(|&(_, l)| l)
-                    .collect();
-                if !ls.is_empty() {
-                    let l = self.cnf.or_all(&ls);
-                    self.stxn_steps.insert((t as u32, step as u32), l);
+            let sels = |f: &dyn Fn(&crate::program::Command) -> bool| -> Vec<Vec<Lit>> {
+                (tu.sel.iter())
+                    .map(|sel| {
+                        (sel.iter())
+                            .filter(|(i, _)| f(&instrs[*i].cmd))
+                            .map(|&(_, l)| l)
+                            .collect()
+                    })
+                    .collect()
+            };
+            let atomic = sels(&|c| c.is_atomic_step());
+            let lock = sels(&|c| c.lock_bound() == Some(true));
+            let unlock = sels(&|c| c.lock_bound() == Some(false));
+            let steps = tu.sel.len();
+            let (mut held, mut sect, mut at) = (Vec::new(), Vec::new(), Vec::new());
+            let mut h = self.cnf.ff();
+            for s in 0..steps {
+                let l = self.cnf.or_all(&lock[s]);
+                let u = self.cnf.or_all(&unlock[s]);
+                held.push(h);
+                sect.push(self.cnf.or(h, l));
+                at.push(self.cnf.or_all(&atomic[s]));
+                let kept = self.cnf.and(h, !u);
+                h = self.cnf.or(kept, l);
+            }
+            // still[s]: the lock held when step s starts is held to the
+            // thread's end (still[steps] = held after the last step).
+            let mut still = vec![h; steps + 1];
+            for s in (0..steps).rev() {
+                let ends = self.cnf.or(!tu.exec[s], still[s + 1]);
+                still[s] = self.cnf.and(held[s], ends);
+            }
+            for &a in &by_thread[t] {
+                let sa = ev[a].step as usize;
+                let open = self.cnf.and(sect[sa], still[sa + 1]);
+                if !self.cnf.is_false(open) {
+                    self.open_sections.push((a, open));
+                }
+            }
+            // same[s1][s2 - s1]: steps s1 ≤ s2 are in one section.
+            let mut same: Vec<Vec<Lit>> = Vec::with_capacity(steps);
+            for s1 in 0..steps {
+                let mut row = vec![self.cnf.or(sect[s1], at[s1])];
+                let mut acc = sect[s1];
+                for &h in &held[s1 + 1..] {
+                    acc = self.cnf.and(acc, h);
+                    row.push(acc);
+                    if self.cnf.is_false(acc) {
+                        break;
+                    }
+                }
+                same.push(row);
+            }
+            let evs = &by_thread[t];
+            for (x, &a) in evs.iter().enumerate() {
+                for &b in &evs[x + 1..] {
+                    let (sa, sb) = (ev[a].step as usize, ev[b].step as usize);
+                    let Some(&one) = same[sa].get(sb - sa) else {
+                        continue;
+                    };
+                    if self.cnf.is_false(one) {
+                        continue;
+                    }
+                    let l = self.cnf.and_all(&[ev[a].exec, ev[b].exec, one]);
+                    self.stxn.insert((a, b), l);
+                    self.stxn.insert((b, a), l);
                 }
             }
         }
     }
 
-    /// The pairs that may be in `stxn` (same atomic step over several
-    /// locations): two different events of one thread and step that may
-    /// execute such a step.
-    pub(super) fn stxn_pairs(&self) -> Vec<(usize, usize)> {
-        let ev = &self.un.events;
-        let mut out = Vec::new();
-        for a in 0..ev.len() {
-            let key = (ev[a].thread.0, ev[a].step);
-            if !self.stxn_steps.contains_key(&key) {
-                continue;
-            }
-            for (b, eb) in ev.iter().enumerate() {
-                if a != b && (eb.thread.0, eb.step) == key {
-                    out.push((a, b));
+    /// A thread that stops holding the lock (blocked or cut by the bound
+    /// inside a lock section) blocks every other thread's load and store
+    /// from the `lock` on (thesis 003 §7.1.1, Table 7.1): no hb edge
+    /// leaves such a section for another thread. Every hb path from the
+    /// section to another thread starts with such an edge (the thread has
+    /// no event after it), so the other threads' events all come before.
+    fn encode_open_sections(&mut self) {
+        let open = std::mem::take(&mut self.open_sections);
+        let n = self.un.events.len();
+        for &(a, o) in &open {
+            let t = self.un.events[a].thread;
+            for b in 0..n {
+                if self.un.events[b].thread == t {
+                    continue;
+                }
+                if let Some(hb) = self.hb_lit(a, b) {
+                    self.cnf.clause(&[!o, !hb]);
                 }
             }
         }
+        self.open_sections = open;
+    }
+
+    /// The pairs that may be in `stxn` (one indivisible section,
+    /// [`Encoder::stxn`]), sorted.
+    pub(super) fn stxn_pairs(&self) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = self.stxn.keys().copied().collect();
+        out.sort_unstable();
         out
+    }
+
+    /// True when the program may execute an indivisible section
+    /// ([`Encoder::stxn`] is not empty): the hb-cycle query then contracts
+    /// them, its escape edges count the contracted edges
+    /// (`eager::encode_escape`), and the static acyclicity proof, which
+    /// reasons on plain hb edges, is not used.
+    pub(super) fn has_sections(&self) -> bool {
+        !self.stxn.is_empty()
+    }
+
+    /// The literal of `stxn(a, b)` ([`Encoder::stxn`]), `None` when the
+    /// pair can never be in one section.
+    pub(super) fn stxn_lit(&self, a: usize, b: usize) -> Option<Lit> {
+        self.stxn.get(&(a, b)).copied()
     }
 
     /// Sets the developer switches of this encoding, and the settings that
@@ -701,15 +813,7 @@ impl<'a> Encoder<'a> {
                 let (ma, mb) = (self.mem_lit(a), self.mem_lit(b));
                 self.cnf.and_all(&[any, ma, mb])
             }
-            G_STXN => {
-                let key = (ea.thread.0, ea.step);
-                if a == b || (eb.thread.0, eb.step) != key {
-                    return None;
-                }
-                let step = *self.stxn_steps.get(&key)?;
-                let (x, y) = (ea.exec, eb.exec);
-                self.cnf.and_all(&[x, y, step])
-            }
+            G_STXN => self.stxn_lit(a, b)?,
             _ => unreachable!(),
         };
         self.gates.insert((kind, a, b), l);
@@ -1020,10 +1124,22 @@ impl<'a> Encoder<'a> {
             w.restrict(&mut self.cnf, act);
         }
         // Only events on a cycle of the may-graph of hb, and only edges
-        // inside one of its components (static relation analysis).
-        let comp = self.analysis.hb_components();
-        let mem: Vec<usize> = (0..self.un.events.len())
+        // inside one of its components (static relation analysis). With
+        // indivisible sections the graph also joins the events of one
+        // section both ways (a contracted cycle passes through them).
+        let comp = if self.stxn.is_empty() {
+            self.analysis.hb_components()
+        } else {
+            let mut m = self.analysis.may_hb();
+            self.stxn.keys().for_each(|&(a, b)| m.set(a, b));
+            super::analysis::cyclic_components(&m)
+        };
+        let ev = &self.un.events;
+        let mem: Vec<usize> = (0..ev.len())
             .filter(|&i| comp[i].is_some())
+            // The stxn pairs put a section's fences (lock, unlock) in a
+            // component too; they are no accesses.
+            .filter(|&i| self.stxn.is_empty() || ev[i].may_read || ev[i].may_write)
             .collect();
         let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
         // An event in the set is a memory access (hb relates those only).
@@ -1054,14 +1170,43 @@ impl<'a> Encoder<'a> {
         for t in threads.into_iter().filter(|_| self.shortest_cycles) {
             self.cnf.at_most_two(&per_thread[&t]);
         }
+        if self.stxn.is_empty() {
+            self.cycle_successors(&mem, &comp, &ins, &ins);
+        } else {
+            self.contracted_successors(&mem, &comp, &ins);
+        }
+        self.robust_act = Some(act);
+        act
+    }
+
+    /// The successor constraints of the hb-cycle query over `mem` (edges
+    /// only inside one of the components `comp`): every event `a` with
+    /// `from[a]` ("a leaves the cycle by an hb edge") has a successor `b`
+    /// with `ins[b]` and the edge `a →hb b` ([`Encoder::cycle_edge`]), and
+    /// every event with `ins[b]` a predecessor. Without indivisible
+    /// sections `from` is `ins`; with them ([`Encoder::contracted_successors`])
+    /// an edge inside a section is no successor (it stays in one node of
+    /// the contracted graph). Records the successor literals in
+    /// [`Encoder::robust_succ`].
+    fn cycle_successors(
+        &mut self,
+        mem: &[usize],
+        comp: &[Option<usize>],
+        from: &HashMap<usize, Lit>,
+        ins: &HashMap<usize, Lit>,
+    ) {
         let mut preds: HashMap<usize, Vec<Lit>> = HashMap::default();
-        for &a in &mem {
+        for &a in mem {
             if self.over_limit() {
                 break;
             }
-            let mut succ = vec![!ins[&a]];
-            for &b in &mem {
+            let mut succ = vec![!from[&a]];
+            for &b in mem {
                 if a == b || comp[a] != comp[b] {
+                    continue;
+                }
+                let same = self.stxn.get(&(a, b)).copied();
+                if same.is_some_and(|l| self.cnf.is_true(l)) {
                     continue;
                 }
                 let Some(hb) = self.cycle_edge(a, b) else {
@@ -1073,7 +1218,10 @@ impl<'a> Encoder<'a> {
                     c.push(!s);
                     self.cnf.clause(&c);
                 }
-                self.cnf.implies(s, ins[&a]);
+                if let Some(same) = same {
+                    self.cnf.clause(&[!s, !same]);
+                }
+                self.cnf.implies(s, from[&a]);
                 self.cnf.implies(s, ins[&b]);
                 succ.push(s);
                 preds.entry(b).or_default().push(s);
@@ -1081,13 +1229,71 @@ impl<'a> Encoder<'a> {
             }
             self.cnf.clause(&succ);
         }
-        for &b in &mem {
+        for &b in mem {
             let mut c = preds.remove(&b).unwrap_or_default();
             c.push(!ins[&b]);
             self.cnf.clause(&c);
         }
-        self.robust_act = Some(act);
-        act
+    }
+
+    /// The successor constraints of the hb-cycle query with the program's
+    /// indivisible sections contracted (docs/models.md, "Robustness and
+    /// indivisible sections"): a cycle of the graph in which each section
+    /// is one node. Each event `a` of the set `ins` (the events by which
+    /// the cycle enters a node) hands over to an event `x` of its section
+    /// (`stxn(a, x)`, or `x = a`), which leaves the node by a plain hb edge
+    /// `x → b` to an event `b` of the set outside the section
+    /// ([`Encoder::cycle_successors`] with `from` = "x leaves"). Every
+    /// walk of such steps changes node at each hb edge, so a closed one is
+    /// a cycle of the contracted graph; conversely a cycle of it gives one
+    /// entry event per node, the same number per thread, so the
+    /// shortest-cycle restriction to two per thread holds. Literals:
+    /// events² successors plus one hand-over per `stxn` pair, instead of
+    /// one lifted edge per pair of events and pair of section members.
+    fn contracted_successors(
+        &mut self,
+        mem: &[usize],
+        comp: &[Option<usize>],
+        ins: &HashMap<usize, Lit>,
+    ) {
+        let on: crate::collections::HashSet<usize> = mem.iter().copied().collect();
+        let mut partners: HashMap<usize, Vec<usize>> = HashMap::default();
+        for (&(a, x), &l) in &self.stxn {
+            let both = on.contains(&a) && on.contains(&x);
+            if both && comp[a] == comp[x] && !self.cnf.is_false(l) {
+                partners.entry(a).or_default().push(x);
+            }
+        }
+        let mut from: HashMap<usize, Lit> = HashMap::default();
+        for &a in mem {
+            let Some(xs) = partners.get_mut(&a) else {
+                from.insert(a, ins[&a]);
+                continue;
+            };
+            xs.sort_unstable();
+            // "a leaves the cycle": a is an executed memory access.
+            let f = self.cnf.fresh();
+            let (r, w) = (self.un.events[a].read, self.un.events[a].write);
+            self.cnf.clause(&[!f, r, w]);
+            from.insert(a, f);
+        }
+        let mut handover: Vec<(usize, usize, Lit)> = Vec::new();
+        for &a in mem {
+            let Some(xs) = partners.get(&a) else {
+                continue;
+            };
+            let mut c = vec![!ins[&a], from[&a]];
+            for &x in xs {
+                let h = self.cnf.fresh();
+                self.cnf.implies(h, self.stxn[&(a, x)]);
+                self.cnf.implies(h, from[&x]);
+                c.push(h);
+                handover.push((a, x, h));
+            }
+            self.cnf.clause(&c);
+        }
+        self.robust_handover = handover;
+        self.cycle_successors(mem, comp, &from, ins);
     }
 
     /// Is there a model-consistent candidate under `assumptions`?
@@ -1741,8 +1947,7 @@ impl Base for CandBase<'_, '_> {
             }
             BaseRel::Stxn => {
                 for (a, b) in enc.stxn_pairs() {
-                    let key = (ev[a].thread.0, ev[a].step);
-                    if exec(a) && exec(b) && v(enc.stxn_steps[&key]) {
+                    if enc.stxn_lit(a, b).is_some_and(v) {
                         m.set(a, b);
                     }
                 }

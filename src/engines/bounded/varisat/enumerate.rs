@@ -546,6 +546,11 @@ impl Encoder<'_> {
                 // model is checked only on candidates with new values.
                 let vals: Vec<i64> = obs.iter().map(|b| self.cnf.bv_value(b)).collect();
                 if !seen.contains(&vals) || !open.is_empty() {
+                    // A check of the model can take long (the kernel's
+                    // lock.cat): the time limit before each one.
+                    if deadline.passed() {
+                        deadline.check()?;
+                    }
                     let t = std::time::Instant::now();
                     let refuted = self.refute();
                     self.stats.check_time += t.elapsed().as_secs_f64();

@@ -146,7 +146,7 @@ pub fn extract(enc: &Encoder) -> Execution {
             steps.last().map_or(th.initial.0, |&i| th.instrs[i].to.0)
         })
         .collect();
-    Execution::new(events, rf, rf_init, co, regs, states, path)
+    Execution::new(events, rf, rf_init, co, regs, states, path).with_sections(p)
 }
 
 /// The shortest hb cycle of the encoder's current candidate (over the

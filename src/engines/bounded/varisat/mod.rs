@@ -259,8 +259,13 @@ impl Session for VarisatSession<'_> {
     }
 
     fn hb_cycle(&mut self) -> Cond {
+        // The static proof reasons on plain hb edges, not on the
+        // contracted ones of indivisible sections; the escape edges count
+        // a contracted edge that is no plain edge of the axiom's relation
+        // as one (eager::encode_escape).
         let fresh = self.enc.robust_succ.is_empty();
-        if fresh && self.enc.escape_cfg && self.enc.robust_act.is_none() {
+        let plain = !self.enc.has_sections();
+        if fresh && plain && self.enc.escape_cfg && self.enc.robust_act.is_none() {
             let model = self.enc.model;
             if let Some(ax) = escape_cfg::statically_acyclic(&self.enc, model) {
                 // No hb cycle in any consistent execution: the query is

@@ -24,7 +24,7 @@ use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::Model;
 use crate::collections::HashMap;
 use crate::diag::Error;
-use crate::program::{Expr, GExpr, GVar, GoalAt, Program};
+use crate::program::{Command, Expr, GExpr, GVar, GoalAt, Program};
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::Context;
 
@@ -85,6 +85,10 @@ impl<'p> ZEnc<'p> {
             enc.constraints.extend(cs);
         }
         enc.encode_rf_co();
+        if prog.atomic_step_thread().is_some() {
+            let open = enc.open_sections();
+            enc.constraints.extend(open);
+        }
         let axioms = super::cat::encode_axioms(model, &mut enc)?;
         enc.constraints.extend(axioms);
         Ok(enc)
@@ -325,34 +329,141 @@ impl<'p> ZEnc<'p> {
         m
     }
 
-    /// `stxn`: two different executed events of one thread and step
-    /// whose executed instruction (`ins[step]`) is an atomic step over
-    /// several locations ([`crate::program::Command::is_atomic_step`]).
-    fn stxn(&self) -> ZRel {
+    /// Per step of thread `t`: `held(s)` (the lock is held when step s
+    /// starts), `sect(s) = held(s) ∨ lock(s)`, "step s executes an atomic
+    /// step over several locations" (`None`: false), and `held` after the
+    /// last unrolled step ([`ZEnc::stxn`]).
+    #[allow(clippy::type_complexity)]
+    fn lock_steps(
+        &self,
+        t: usize,
+    ) -> (
+        Vec<Option<ZBool>>,
+        Vec<Option<ZBool>>,
+        Vec<Option<ZBool>>,
+        Option<ZBool>,
+    ) {
         let ctx = self.ctx;
-        let ev = &self.un.events;
-        let mut steps: HashMap<(u32, u32), ZBool> = HashMap::default();
-        for (t, zt) in self.un.threads.iter().enumerate() {
-            let instrs = &self.prog.threads[t].instrs;
-            for (step, cands) in zt.cands.iter().enumerate() {
-                let is: Vec<ZBool> = (cands.iter())
-                    .filter(|&&j| instrs[j].cmd.is_atomic_step())
-                    .map(|&j| zt.ins[step]._eq(&Int::from_i64(ctx, j as i64)))
-                    .collect();
-                if !is.is_empty() {
-                    steps.insert((t as u32, step as u32), or(ctx, &is));
+        let ff = Bool::from_bool(ctx, false);
+        let zt = &self.un.threads[t];
+        let instrs = &self.prog.threads[t].instrs;
+        let is = |step: usize, f: &dyn Fn(&Command) -> bool| -> Option<ZBool> {
+            let v: Vec<ZBool> = (zt.cands[step].iter())
+                .filter(|&&j| f(&instrs[j].cmd))
+                .map(|&j| zt.ins[step]._eq(&Int::from_i64(ctx, j as i64)))
+                .collect();
+            (!v.is_empty()).then(|| or(ctx, &v))
+        };
+        let (mut held, mut sect, mut at) = (Vec::new(), Vec::new(), Vec::new());
+        let mut h: Option<ZBool> = None;
+        let either = |a: &Option<ZBool>, b: &Option<ZBool>| match (a, b) {
+            (None, None) => None,
+            _ => Some(or(
+                ctx,
+                &[
+                    a.clone().unwrap_or(ff.clone()),
+                    b.clone().unwrap_or(ff.clone()),
+                ],
+            )),
+        };
+        for s in 0..zt.cands.len() {
+            let l = is(s, &|c| c.lock_bound() == Some(true));
+            let u = is(s, &|c| c.lock_bound() == Some(false));
+            held.push(h.clone());
+            sect.push(either(&h, &l));
+            at.push(is(s, &|c| c.is_atomic_step()));
+            let kept = match (&h, &u) {
+                (Some(h), Some(u)) => Some(and(ctx, &[h.clone(), u.not()])),
+                (h, _) => h.clone(),
+            };
+            h = either(&kept, &l);
+        }
+        (held, sect, at, h)
+    }
+
+    /// A thread that stops holding the lock blocks the other threads'
+    /// loads and stores from its `lock` on (thesis 003 §7.1.1, Table 7.1):
+    /// no hb edge leaves such a section for another thread (as the
+    /// varisat encoder states it).
+    fn open_sections(&mut self) -> Vec<ZBool> {
+        let ctx = self.ctx;
+        let mut hb: HashMap<(usize, usize), Vec<ZBool>> = HashMap::default();
+        for r in HB {
+            for (k, c) in self.relation(r) {
+                hb.entry(k).or_default().push(c);
+            }
+        }
+        let mut out = Vec::new();
+        for t in 0..self.un.threads.len() {
+            let (held, sect, _, end) = self.lock_steps(t);
+            let Some(end) = end else { continue };
+            let zt = &self.un.threads[t];
+            let steps = zt.cands.len();
+            let mut still: Vec<ZBool> = vec![end; steps + 1];
+            for s in (0..steps).rev() {
+                let stopped = zt.ins[s].lt(&Int::from_i64(ctx, 0));
+                let h = held[s].clone().unwrap_or(Bool::from_bool(ctx, false));
+                still[s] = and(ctx, &[h, or(ctx, &[stopped, still[s + 1].clone()])]);
+            }
+            let ev = &self.un.events;
+            for a in (0..ev.len()).filter(|&a| ev[a].thread.0 as usize == t) {
+                let sa = ev[a].step as usize;
+                let Some(sec) = sect[sa].clone() else {
+                    continue;
+                };
+                let open = and(ctx, &[sec, still[sa + 1].clone()]);
+                for b in (0..ev.len()).filter(|&b| ev[b].thread != ev[a].thread) {
+                    if let Some(h) = hb.get(&(a, b)) {
+                        let c = and(ctx, &[open.clone(), self.mem(a), self.mem(b), or(ctx, h)]);
+                        out.push(c.not());
+                    }
                 }
             }
         }
+        out
+    }
+
+    /// `stxn`: two different executed events of one thread in one
+    /// indivisible section ([`crate::program::Program::indivisible_sections`]):
+    /// one step executing an atomic step over several locations
+    /// ([`crate::program::Command::is_atomic_step`]), or steps of one lock
+    /// section, as the varisat encoder states it: `held(s+1) = held(s) ∧
+    /// ¬unlock(s) ∨ lock(s)`, `sect(s) = held(s) ∨ lock(s)`, and steps
+    /// s1 < s2 are in one section iff `sect(s1) ∧ held(s1+1) ∧ … ∧
+    /// held(s2)`.
+    fn stxn(&self) -> ZRel {
+        let ctx = self.ctx;
+        let ev = &self.un.events;
         let mut m = ZRel::default();
-        for a in 0..ev.len() {
-            let key = (ev[a].thread.0, ev[a].step);
-            let Some(step) = steps.get(&key) else {
-                continue;
-            };
-            for b in (0..ev.len()).filter(|&b| b != a && (ev[b].thread.0, ev[b].step) == key) {
-                let c = and(ctx, &[ev[a].exec.clone(), ev[b].exec.clone(), step.clone()]);
-                m.insert((a, b), c);
+        for t in 0..self.un.threads.len() {
+            let (held, sect, at, _) = self.lock_steps(t);
+            let evs: Vec<usize> = (0..ev.len())
+                .filter(|&a| ev[a].thread.0 as usize == t)
+                .collect();
+            for (x, &a) in evs.iter().enumerate() {
+                for &b in &evs[x + 1..] {
+                    let (sa, sb) = (ev[a].step as usize, ev[b].step as usize);
+                    let mut one: Vec<ZBool> = Vec::new();
+                    let lock_run: Option<Vec<ZBool>> = std::iter::once(&sect[sa])
+                        .chain(&held[sa + 1..=sb])
+                        .cloned()
+                        .collect();
+                    if let Some(run) = lock_run {
+                        one.push(and(ctx, &run));
+                    }
+                    if sa == sb {
+                        one.extend(at[sa].clone());
+                    }
+                    if one.is_empty() {
+                        continue;
+                    }
+                    let c = and(
+                        ctx,
+                        &[ev[a].exec.clone(), ev[b].exec.clone(), or(ctx, &one)],
+                    );
+                    m.insert((a, b), c.clone());
+                    m.insert((b, a), c);
+                }
             }
         }
         m
@@ -510,6 +621,45 @@ impl<'p> ZEnc<'p> {
         for r in HB {
             for (k, c) in self.relation(r) {
                 hb.entry(k).or_default().push(c);
+            }
+        }
+        // Indivisible sections contracted (docs/models.md, "Robustness and
+        // indivisible sections"): between threads, also an hb edge a' → b'
+        // with a' in a's section and b' in b's (stxn? ; (hb \ stxn) ;
+        // stxn?); within a thread that edge is po already.
+        let stxn = self.relation(BaseRel::Stxn);
+        if !stxn.is_empty() {
+            let mut partners: HashMap<usize, Vec<usize>> = HashMap::default();
+            for &(x, y) in stxn.keys() {
+                partners.entry(x).or_default().push(y);
+            }
+            let ev = &self.un.events;
+            let plain: Vec<((usize, usize), ZBool)> = (hb.iter())
+                .filter(|((x, y), _)| ev[*x].thread != ev[*y].thread)
+                .map(|(&k, h)| (k, or(ctx, h)))
+                .collect();
+            for ((x, y), h) in plain {
+                let none = Vec::new();
+                let px = partners.get(&x).unwrap_or(&none);
+                let py = partners.get(&y).unwrap_or(&none);
+                let sides_x = std::iter::once(None).chain(px.iter().map(Some));
+                for a in sides_x {
+                    let sides_y = std::iter::once(None).chain(py.iter().map(Some));
+                    for b in sides_y {
+                        if a.is_none() && b.is_none() {
+                            continue;
+                        }
+                        let mut c = vec![h.clone()];
+                        if let Some(&a) = a {
+                            c.push(stxn[&(a, x)].clone());
+                        }
+                        if let Some(&b) = b {
+                            c.push(stxn[&(y, b)].clone());
+                        }
+                        let key = (a.copied().unwrap_or(x), b.copied().unwrap_or(y));
+                        hb.entry(key).or_default().push(and(ctx, &c));
+                    }
+                }
             }
         }
         let mem: Vec<usize> = (0..self.un.events.len())

@@ -308,7 +308,7 @@ impl<'p, 's> Z3Session<'p, 's> {
                     .collect()
             })
             .collect();
-        Execution::new(events, rf, rf_init, co, regs, states, path)
+        Execution::new(events, rf, rf_init, co, regs, states, path).with_sections(p)
     }
 
     /// Assumptions that make the candidate exactly `x`, an execution found
