@@ -216,8 +216,9 @@ fn the_lowering_stops_at_the_deadline() {
 /// Writes `program` as `t.i` with its task `t.yml` into a temporary
 /// directory; returns (directory guard, task).
 /// A program whose lowering alone takes far longer than the limit
-/// (10^9 iterations of constant-bound loops, each unrolled and folded):
-/// `svcomp` answers UNKNOWN naming the time limit, `reach` answers
+/// (10^9 iterations of constant-bound loops, each unrolled): `svcomp`
+/// answers UNKNOWN naming the limit it reached first (the time, or the
+/// thread's instruction cap of the lowering), `reach` answers
 /// "unknown" with exit 3, both within a small multiple of `--timeout`
 /// (a generous bound: the machine may be loaded).
 #[test]
@@ -238,7 +239,10 @@ fn an_expensive_lowering_ends_in_unknown_at_the_time_limit() {
     assert!(t0.elapsed() < 10 * limit, "took {:?}", t0.elapsed());
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.starts_with("UNKNOWN"), "{out}{err}");
-    assert!(out.contains("time limit reached"), "{out}");
+    assert!(
+        out.contains("limit reached") || out.contains("instructions after unwinding"),
+        "{out}"
+    );
     let t0 = std::time::Instant::now();
     let (code, out, err) = bmc(
         &[
