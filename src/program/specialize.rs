@@ -132,18 +132,30 @@ fn subst(c: &Command, r: RegId, k: i64, w: Width, live: &mut bool) -> Option<Com
 /// Runs the pass on `t` (width `w`); states in `keep` (goal and end
 /// states) are never copied or bypassed. New states are named after the
 /// join (`J_k<k>_<i>`). Returns how many joins were specialized.
+///
+/// Linear in the thread's size (times [`MAX_CHAIN`] and the copies
+/// made): the edges into and out of every state are indexed once and
+/// kept up to date; the instructions of a rewritten chain are marked and
+/// removed together at the end (the survivors keep their order, the
+/// copies follow in the order they were made).
 pub fn specialize(t: &mut Thread, w: Width, keep: &[StateId], names: &mut Interner) -> usize {
     let mut done = 0;
     let n = t.states.len();
+    // Live instruction indices (ascending) by target and by source state.
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, ins) in t.instrs.iter().enumerate() {
+        into[ins.to.0 as usize].push(i);
+        out[ins.from.0 as usize].push(i);
+    }
+    let mut dead = vec![false; t.instrs.len()];
     for j in 0..n as u32 {
         let j = StateId(j);
         if keep.contains(&j) || j == t.initial {
             continue;
         }
         // Every edge into j is `assume(r == k)` for one register r.
-        let inc: Vec<usize> = (0..t.instrs.len())
-            .filter(|&i| t.instrs[i].to == j)
-            .collect();
+        let inc = into[j.0 as usize].clone();
         if inc.len() < 2 {
             continue;
         }
@@ -171,16 +183,14 @@ pub fn specialize(t: &mut Thread, w: Width, keep: &[StateId], names: &mut Intern
         let mut q = j;
         let mut found = false;
         while chain.len() < MAX_CHAIN {
-            let out: Vec<usize> = (0..t.instrs.len())
-                .filter(|&i| t.instrs[i].from == q)
-                .collect();
-            if out.len() != 1 || (q != j && keep.contains(&q)) {
+            let from_q = &out[q.0 as usize];
+            if from_q.len() != 1 || (q != j && keep.contains(&q)) {
                 break;
             }
-            if q != j && t.instrs.iter().filter(|x| x.to == q).count() != 1 {
+            if q != j && into[q.0 as usize].len() != 1 {
                 break;
             }
-            let i = out[0];
+            let i = from_q[0];
             chain.push(i);
             if address_uses(&t.instrs[i].cmd, r) {
                 found = true;
@@ -226,6 +236,11 @@ pub fn specialize(t: &mut Thread, w: Width, keep: &[StateId], names: &mut Intern
                 let from = match prev {
                     None => {
                         let s = new_state(t, names, &format!("{jname}_k{k}_{m}"));
+                        into.push(Vec::new());
+                        out.push(Vec::new());
+                        let old = t.instrs[e].to;
+                        into[old.0 as usize].retain(|&x| x != e);
+                        into[s.0 as usize].push(e);
                         t.instrs[e].to = s;
                         s
                     }
@@ -234,24 +249,40 @@ pub fn specialize(t: &mut Thread, w: Width, keep: &[StateId], names: &mut Intern
                 let to = if m + 1 == chain.len() {
                     last_to
                 } else {
-                    new_state(t, names, &format!("{jname}_k{k}_{}", m + 1))
+                    let s = new_state(t, names, &format!("{jname}_k{k}_{}", m + 1));
+                    into.push(Vec::new());
+                    out.push(Vec::new());
+                    s
                 };
                 let span = t.instrs[i].span;
+                let x = t.instrs.len();
                 t.instrs.push(Instr {
                     from,
                     to,
                     cmd,
                     span,
                 });
+                dead.push(false);
+                out[from.0 as usize].push(x);
+                into[to.0 as usize].push(x);
                 prev = Some(to);
             }
         }
         // The original chain is now unreachable.
-        chain.sort_unstable();
-        for i in chain.into_iter().rev() {
-            t.instrs.remove(i);
+        for i in chain {
+            dead[i] = true;
+            let (f, to) = (t.instrs[i].from.0 as usize, t.instrs[i].to.0 as usize);
+            out[f].retain(|&x| x != i);
+            into[to].retain(|&x| x != i);
         }
         done += 1;
+    }
+    if done > 0 {
+        let mut k = 0;
+        t.instrs.retain(|_| {
+            k += 1;
+            !dead[k - 1]
+        });
     }
     done
 }

@@ -310,15 +310,17 @@ pub fn goals_of(l: &crate::frontend::c::Lowered, unwinding: bool) -> Program {
 
 /// The program [`deepen`] checks for violations at unwinding `c.unwind`
 /// (lowered with unwinding goals, error goals kept): the program a
-/// witness written at that unwinding replays on.
+/// witness written at that unwinding replays on. The lowering gives up at
+/// `c.deadline`.
 ///
-/// Errors: the front-end's.
+/// Errors: the front-end's, including a limit reached
+/// ([`Error::Unknown`]).
 pub fn program_at(
     src: &SourceFile,
     width: Width,
     c: &crate::frontend::c::Options,
 ) -> Result<Program, Error> {
-    let l = crate::frontend::c::lower_until(src, width, c, None, true)?;
+    let l = crate::frontend::c::lower_until(src, width, c, c.deadline, true)?;
     Ok(goals_of(&l, false))
 }
 

@@ -55,8 +55,9 @@ pub fn widest_draw(p: &crate::program::Program) -> Option<usize> {
     for th in &p.threads {
         let mut per: crate::collections::HashMap<usize, crate::collections::HashSet<u32>> =
             Default::default();
-        for (i, ins) in th.instrs.iter().enumerate() {
-            if super::witness::nondet_choice(th, i).is_some() {
+        let out = th.outgoing();
+        for ins in &th.instrs {
+            if super::witness::nondet_choice_among(th, &out[ins.from.0 as usize]).is_some() {
                 per.entry(ins.span.start).or_default().insert(ins.from.0);
             }
         }

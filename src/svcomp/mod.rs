@@ -242,7 +242,7 @@ fn explicit_phase(
                 }));
             }
             explicit::Searched::Reachable(path) => {
-                if let Some(v) = explicit_violation(task, src, c, &path, t0) {
+                if let Some(v) = explicit_violation(task, src, c, &path, t0, opts.timeout) {
                     return Ok(Ok(v));
                 }
                 explicit_note = Some("the explicit-state search reached the error call".into())
@@ -266,19 +266,23 @@ fn explicit_phase(
 /// locations, threads and values, the same in every lowering of the
 /// program), counts only once it replays on the program unwound
 /// `path.unwind` times — the program a reader of the witness checks.
-/// `None` when it does not (the runner then deepens).
+/// `None` when it does not, or when that lowering reaches the task's
+/// time limit (`t0 + timeout`; the runner then deepens, which stops at
+/// the same limit).
 fn explicit_violation(
     task: &task::Task,
     src: &SourceFile,
     c: &crate::frontend::c::Options,
     path: &explicit::Path,
     t0: Instant,
+    timeout: Duration,
 ) -> Option<Verdict> {
     let w = task.data_model.width();
     let text = witness::write(task, &path.program, path.goal, &path.steps, path.unwind);
     let (wps, _) = witness::read(&text).ok()?;
     let mut cu = c.clone();
     cu.unwind = path.unwind;
+    cu.deadline = Some(t0 + timeout);
     let unwound = deepen::program_at(src, w, &cu).ok()?;
     witness::replay(&unwound, w, &wps).ok()?;
     let threads = {

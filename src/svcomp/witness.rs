@@ -69,10 +69,21 @@ fn location(p: &Program, t: usize, i: usize) -> (usize, usize) {
 /// front-end draws a `__VERIFIER_nondet_*()` value bit by bit).
 pub fn nondet_choice(th: &Thread, i: usize) -> Option<RegId> {
     let from = th.instrs[i].from;
-    let alts: Vec<&crate::program::Instr> = th.instrs.iter().filter(|x| x.from == from).collect();
-    let [a, b] = alts.as_slice() else {
+    let alts: Vec<usize> = (0..th.instrs.len())
+        .filter(|&x| th.instrs[x].from == from)
+        .collect();
+    nondet_choice_among(th, &alts)
+}
+
+/// [`nondet_choice`] of the state whose outgoing instructions are `alts`
+/// (indices into `th.instrs`, [`Thread::outgoing`]): for a caller that
+/// asks about every instruction, without a scan of the thread per
+/// question.
+pub fn nondet_choice_among(th: &Thread, alts: &[usize]) -> Option<RegId> {
+    let [a, b] = alts else {
         return None;
     };
+    let (a, b) = (&th.instrs[*a], &th.instrs[*b]);
     if a.span != b.span {
         return None;
     }

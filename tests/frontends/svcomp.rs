@@ -215,6 +215,56 @@ fn the_lowering_stops_at_the_deadline() {
 
 /// Writes `program` as `t.i` with its task `t.yml` into a temporary
 /// directory; returns (directory guard, task).
+/// A program whose lowering alone takes far longer than the limit
+/// (10^9 iterations of constant-bound loops, each unrolled): `svcomp`
+/// answers UNKNOWN naming the limit it reached first (the time, or the
+/// thread's instruction cap of the lowering), `reach` answers
+/// "unknown" with exit 3, both within a small multiple of `--timeout`
+/// (a generous bound: the machine may be loaded).
+#[test]
+fn an_expensive_lowering_ends_in_unknown_at_the_time_limit() {
+    if !c_common::cpp_available() {
+        eprintln!("skipped: no C preprocessor on PATH");
+        return;
+    }
+    let prog = format!(
+        "{HEADER}int main() {{\n  int x = 0;\n  for (int i = 0; i < 1000; i++)\n    \
+         for (int j = 0; j < 1000; j++)\n      for (int k = 0; k < 1000; k++)\n        \
+         x = x + 1;\n  if (x == 5) reach_error();\n  return 0;\n}}\n"
+    );
+    let (d, _) = task_of(&prog, true);
+    let limit = Duration::from_secs(2);
+    let t0 = std::time::Instant::now();
+    let (code, out, err) = bmc(&["-q", "svcomp", "--timeout", "2", "t.yml"], d.path());
+    assert!(t0.elapsed() < 10 * limit, "took {:?}", t0.elapsed());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("UNKNOWN"), "{out}{err}");
+    assert!(
+        out.contains("limit reached") || out.contains("instructions after unwinding"),
+        "{out}"
+    );
+    let t0 = std::time::Instant::now();
+    let (code, out, err) = bmc(
+        &[
+            "reach",
+            "--format",
+            "c",
+            "--width",
+            "32",
+            "--timeout",
+            "2",
+            "t.i",
+        ],
+        d.path(),
+    );
+    assert!(t0.elapsed() < 10 * limit, "took {:?}", t0.elapsed());
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        format!("{out}{err}").to_lowercase().contains("unknown"),
+        "{out}{err}"
+    );
+}
+
 fn task_of(program: &str, expected: bool) -> (tempfile::TempDir, Task) {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("t.i"), program).unwrap();

@@ -20,6 +20,7 @@
 //! model the load reads the initial memory.
 
 use crate::diag::{Error, Span};
+use crate::engines::bounded::Deadline;
 use crate::program::intern::Interner;
 use crate::program::{BinOp, Command, Expr, Instr, LExpr, RegId, StateId, Thread, UnOp, Width};
 use std::collections::HashMap;
@@ -542,8 +543,18 @@ impl Builder {
     /// The finished thread: merged states renumbered in order of first
     /// use (the initial state first), with `map` from build-time states
     /// to final ones, and the longest path (instructions) when the
-    /// automaton is acyclic.
-    pub fn finish(mut self, names: &mut Interner, name: &str, span: Span) -> Finished {
+    /// automaton is acyclic. `deadline` is checked between the passes
+    /// (index specialization, simplification, levelling).
+    ///
+    /// Errors: a limit of `deadline` was reached
+    /// ([`super::ctx::check_limits`], [`Error::Unknown`]).
+    pub fn finish(
+        mut self,
+        names: &mut Interner,
+        name: &str,
+        span: Span,
+        deadline: &Deadline,
+    ) -> Result<Finished, Error> {
         let n = self.states.len();
         let mut map: Vec<Option<u32>> = vec![None; n];
         let mut order: Vec<u32> = Vec::new();
@@ -600,18 +611,21 @@ impl Builder {
         // Array indices split by value (docs/c.md) get constant-address
         // accesses per branch (program::specialize); new states come after
         // the old ones, so `full_map` stays valid.
+        super::ctx::check_limits(deadline)?;
         crate::program::specialize::specialize(&mut th, self.width, &ends, names);
+        super::ctx::check_limits(deadline)?;
         let smap = crate::program::simplify::simplify_thread(&mut th, self.width, &ends, &[]);
         for slot in full_map.iter_mut() {
             *slot = smap[*slot as usize].map_or(0, |q| q.0);
         }
+        super::ctx::check_limits(deadline)?;
         level(&mut th, names);
         let longest = longest_path(&th);
-        Finished {
+        Ok(Finished {
             thread: th,
             map: full_map,
             longest,
-        }
+        })
     }
 }
 
@@ -844,7 +858,9 @@ mod tests {
         b.place(join);
         assert_eq!(b.known(r), Some(1));
         let mut names = Interner::default();
-        let f = b.finish(&mut names, "t", Span::default());
+        let f = b
+            .finish(&mut names, "t", Span::default(), &Deadline(None))
+            .expect("no limit");
         // `finish` simplifies (program::simplify): both assignments are
         // dead, so each branch is its `assume` straight to the join.
         assert_eq!(f.longest, Some(2));

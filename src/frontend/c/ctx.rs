@@ -15,6 +15,7 @@ use super::preprocess::Sources;
 use super::types::{declarator_name, is_function, CType, Types};
 use super::Options;
 use crate::diag::{Error, Span};
+use crate::engines::bounded::Deadline;
 use crate::program::{
     Command, Expr, Goal, GoalAt, GoalKind, LExpr, Program, RegId, SharedVar, StateId, ThreadId,
     Width,
@@ -210,8 +211,9 @@ pub struct Ctx<'a> {
     pub replicated: Vec<crate::program::Replicated>,
     /// Nesting depth of the lowering recursion.
     pub depth: usize,
-    /// When to give up lowering ([`Error::Unknown`]; `None`: never).
-    pub deadline: Option<std::time::Instant>,
+    /// When to give up lowering ([`Error::Unknown`]; no instant: never);
+    /// checked with the memory budget ([`Ctx::check_limits`]).
+    pub deadline: Deadline,
     /// Whether a cut of `--unwind` goes to the thread's unwinding goal
     /// instead of ending the path ([`super::Lowered::unwind_goals`]).
     pub unwinding_goals: bool,
@@ -262,14 +264,7 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: deeper than [`MAX_DEPTH`] (located at `span`).
     pub fn enter(&mut self, span: lang_c::span::Span) -> Result<(), Error> {
-        if self
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
-        {
-            return Err(Error::Unknown(
-                "time limit reached while lowering the C program".into(),
-            ));
-        }
+        self.check_limits()?;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.src.error(
@@ -278,6 +273,18 @@ impl<'a> Ctx<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// The resource check of the lowering ([`Deadline::check`]: the
+    /// deadline and the process's memory budget), made at every
+    /// statement, expression and call ([`Ctx::enter`], so at every
+    /// iteration of an unwound loop) and between the passes that finish
+    /// a thread.
+    ///
+    /// Errors: [`Error::Unknown`] naming the limit that was reached,
+    /// "while lowering the C program".
+    pub fn check_limits(&self) -> Result<(), Error> {
+        check_limits(&self.deadline)
     }
 
     /// Leaves one level of recursion.
@@ -649,6 +656,18 @@ impl<'ast> lang_c::visit::Visit<'ast> for TagDefs<'ast> {
     }
 }
 
+/// [`Deadline::check`] for the C front-end: the limit's message says
+/// that it was reached while lowering.
+///
+/// Errors: [`Error::Unknown`] ("time limit reached while lowering the C
+/// program", or the memory budget's message likewise).
+pub fn check_limits(deadline: &Deadline) -> Result<(), Error> {
+    deadline.check().map_err(|e| match e {
+        Error::Unknown(m) => Error::Unknown(format!("{m} while lowering the C program")),
+        e => e,
+    })
+}
+
 /// Lowers a parsed translation unit to the Program IR (module doc), giving
 /// up at `deadline`.
 ///
@@ -698,7 +717,7 @@ pub fn lower(
         cut_loops: Vec::new(),
         spin_loops: 0,
         depth: 0,
-        deadline,
+        deadline: Deadline(deadline),
         unwinding_goals,
         unwound: None,
         draw: None,
@@ -1445,7 +1464,7 @@ impl<'a> Ctx<'a> {
         let b = std::mem::replace(&mut self.b, Builder::new(self.width));
         let name = self.thread_names[p.id].clone();
         let tspan = self.span(fspan);
-        let fin = b.finish(&mut self.prog.names, &name, tspan);
+        let fin = b.finish(&mut self.prog.names, &name, tspan, &self.deadline)?;
         let tid = ThreadId(self.prog.threads.len() as u32);
         self.prog.threads.push(fin.thread);
         if let Some((s, sp)) = err_state {
