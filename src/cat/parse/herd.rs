@@ -1434,6 +1434,22 @@ mod tests {
              acyclic po | x as ax",
         )
         .unwrap();
+        // The lock-fail events are lock reads: `x` is the rf edge the
+        // engines choose into each, `rf ; [LF \ range(rf)]`.
+        let ExprKind::Seq(rf, onto) = &def(&m, "x").kind else {
+            panic!("x is not rf ; [S]: {:?}", def(&m, "x").kind)
+        };
+        assert!(matches!(rf.kind, ExprKind::Base(Builtin::Rel(BaseRel::Rf))));
+        assert!(matches!(onto.kind, ExprKind::Bracket(_)));
+        // Over a statically empty set the family is empty, and so is x.
+        let m = parse(
+            "include \"cross.cat\"\n\
+             let one p = p\n\
+             let all = let per e = map one (po ; [{e}]) in map per (emptyset)\n\
+             with x from cross(all)\n\
+             acyclic po | x as ax",
+        )
+        .unwrap();
         assert!(matches!(def(&m, "x").kind, ExprKind::Empty));
         // A set of events that may be non-empty is refused, located.
         let e = parse("let one p = p\nlet s = map one (R)\nacyclic po").unwrap_err();
@@ -1514,6 +1530,8 @@ mod tests {
                         walk(a, out);
                         walk(b, out)
                     }
+                    // herd's RMW: A less the lock events.
+                    ExprKind::Diff(a, _) => walk(a, out),
                     _ => {}
                 }
             }
