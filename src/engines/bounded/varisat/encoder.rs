@@ -1201,8 +1201,8 @@ impl<'a> Encoder<'a> {
     /// only inside one of the components `comp`): every event `a` with
     /// `from[a]` ("a leaves the cycle by an hb edge") has a successor `b`
     /// with `ins[b]` and the edge `a →hb b` ([`Encoder::cycle_edge`]), and
-    /// every event with `ins[b]` a predecessor. Without indivisible
-    /// sections `from` is `ins`; with them ([`Encoder::contracted_successors`])
+    /// every event with `ins[b]` a predecessor. Without contracted
+    /// sections ([`Encoder::has_sections`]) `from` is `ins`; with them ([`Encoder::contracted_successors`])
     /// an edge inside a section is no successor (it stays in one node of
     /// the contracted graph). Records the successor literals in
     /// [`Encoder::robust_succ`].
