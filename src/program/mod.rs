@@ -912,6 +912,56 @@ impl Program {
         None
     }
 
+    /// True when every indivisible section of the program holds at most
+    /// one memory event on every path: no atomic step over several
+    /// locations ([`Command::is_atomic_step`]), every lock section's
+    /// accesses (between a `lock` and the `unlock` that releases it, over
+    /// every path of the thread's control graph, loops included) are at
+    /// most one plain load or store, and every `unlock` runs while its
+    /// thread holds the lock. Such a section is indivisible by itself for
+    /// robustness: its lock events are accesses to the lock cell, whose
+    /// coherence order then takes the sections one after the other, so a
+    /// happens-before cycle that enters the section at a later event and
+    /// leaves it at an earlier one also enters at the `lock` or leaves at
+    /// the `unlock`, and hb over events has a cycle iff hb with each
+    /// section contracted has one (docs/models.md, "Robustness and
+    /// indivisible sections"). The bounded hb-cycle query then takes hb
+    /// over events; the model's axioms are still contracted
+    /// ([`Program::atomic_step_thread`]).
+    pub fn sections_hold_one_access(&self) -> bool {
+        let plain = |c: &Command| match c {
+            Command::Ann(_, c) | Command::Tagged(_, c) => {
+                matches!(c.as_ref(), Command::Load { .. } | Command::Store { .. })
+            }
+            c => matches!(c, Command::Load { .. } | Command::Store { .. }),
+        };
+        self.threads.iter().all(|th| {
+            // Facts per state: (lock held, accesses since the lock).
+            let out = th.outgoing();
+            let mut seen = crate::collections::HashSet::default();
+            let mut todo = vec![(th.initial, false, 0u8)];
+            seen.insert(todo[0]);
+            while let Some((q, held, n)) = todo.pop() {
+                for ins in out[q.0 as usize].iter().map(|&i| &th.instrs[i]) {
+                    let next = match ins.cmd.lock_bound() {
+                        _ if ins.cmd.is_atomic_step() => return false,
+                        Some(true) if held => continue,
+                        Some(true) => (ins.to, true, 0),
+                        Some(false) if !held => return false,
+                        Some(false) => (ins.to, false, 0),
+                        None if !held || !ins.cmd.accesses_memory() => (ins.to, held, n),
+                        None if n == 0 && plain(&ins.cmd) => (ins.to, true, 1),
+                        None => return false,
+                    };
+                    if seen.insert(next) {
+                        todo.push(next);
+                    }
+                }
+            }
+            true
+        })
+    }
+
     /// The indivisible sections along a path of thread `t` (the
     /// instructions it executes, in order, as indices into
     /// `Thread::instrs`): per step, the number of its section, `None`

@@ -204,3 +204,69 @@ fn classic_shapes_are_indivisible() {
         assert!(!agree(text), "reachable under sc\n{text}");
     }
 }
+
+/// A lock section holding at most one access on every path is
+/// indivisible by itself (`Program::sections_hold_one_access`): the
+/// bounded hb-cycle query then takes hb over events (and may prove
+/// acyclicity statically). Its robustness verdicts (varisat, cdclt) equal
+/// the SMC engine's, which executes the section indivisibly, under sc,
+/// tso and pso; a section with two accesses, an atomic step over two
+/// locations or an `unlock` without the lock keeps the contraction.
+#[test]
+fn sections_of_one_access_are_indivisible_by_themselves() {
+    let one = [
+        "shared x, y;\nthread t0 { reg a; lock; x = 1; unlock; a = y; }\n\
+         thread t1 { reg a; lock; y = 1; unlock; a = x; }\n",
+        "shared x, y;\nthread t0 { reg a; x = 1; lock; a = y; unlock; }\n\
+         thread t1 { reg a; y = 1; lock; a = x; unlock; }\n",
+        "shared x, y;\nthread t0 { reg a; x = 1; a = y; lock; unlock; }\n\
+         thread t1 { reg a; lock; y = 1; unlock; a = x; }\n",
+    ];
+    let more = [
+        "shared x, y;\nthread t0 { reg a; lock; x = 1; a = y; unlock; }\n\
+         thread t1 { reg a; y = 1; a = x; }\n",
+        "shared x, y;\nthread t0 { reg a; atomic { x = 1; y = 1; }; }\n\
+         thread t1 { reg a; a = y; a = x; }\n",
+        "shared x, y;\nthread t0 { reg a; x = 1; unlock; a = y; }\n\
+         thread t1 { reg a; y = 1; a = x; }\n",
+    ];
+    for text in more {
+        assert!(!native(text).sections_hold_one_access(), "{text}");
+    }
+    for text in one {
+        let p = native(text);
+        assert!(p.sections_hold_one_access(), "{text}");
+        for (m, name) in [(Model::Sc, "sc"), (Model::Tso, "tso"), (Model::Pso, "pso")] {
+            let o = SmcOptions {
+                model: m,
+                width: W,
+                bound: 16,
+                check: SmcCheck::Robust,
+                reduction: Reduction::Dpor,
+                deadline: None,
+                collect: false,
+            };
+            let want = match smc::check(&p, &o).expect("supported program").verdict {
+                SmcVerdict::Robust => false,
+                SmcVerdict::NotRobust { .. } => true,
+                v => panic!("smc: {v:?}"),
+            };
+            let model = bmc_rmm::cat::load_model(name, None).unwrap();
+            let lim = Limits {
+                bound: 16,
+                width: W.0,
+                deadline: Deadline(None),
+                switches: Default::default(),
+            };
+            for s in solvers() {
+                let r = check(s, &p, &model, lim, false, &[CheckKind::Robust]).unwrap();
+                let got = match r[0].verdict {
+                    Verdict::Violation => true,
+                    Verdict::NoViolation => false,
+                    Verdict::Unknown => panic!("{} {name}: unknown", s.name()),
+                };
+                assert_eq!(got, want, "{} vs smc under {name}\n{text}", s.name());
+            }
+        }
+    }
+}

@@ -77,6 +77,7 @@ impl Backend for Cdclt {
             enc.shortest_cycles = s;
         }
         enc.escape_yield = self.escape_yield;
+        enc.plain_model = Some(q.model);
         enc.enable_tso_witness();
         if let Some(m) = self.clause_yield {
             let clauses = enc.cnf.stats().1;

@@ -61,6 +61,13 @@ pub struct Encoder<'a> {
     pub prog: &'a Program,
     /// The model.
     pub model: &'a Model,
+    /// The model as the user gave it when [`Encoder::model`] is its
+    /// contraction over the program's indivisible sections
+    /// ([`crate::engines::bounded::Query::encoded_model`]): the static
+    /// acyclicity proof reads its axioms (each contracted axiom implies
+    /// the plain one, so a proof from them holds for every execution the
+    /// encoding admits). `None`: the same as [`Encoder::model`].
+    pub plain_model: Option<&'a Model>,
     /// The CNF.
     pub cnf: Cnf,
     /// The unrolling.
@@ -139,6 +146,11 @@ pub struct Encoder<'a> {
     /// section". Built only when the model reads `stxn` or the program
     /// has such a section.
     stxn: HashMap<(usize, usize), Lit>,
+    /// The hb-cycle query contracts the indivisible sections: some section
+    /// may hold more than one memory event
+    /// ([`Program::sections_hold_one_access`] is false) and [`Encoder::stxn`]
+    /// is not empty.
+    contract_hb: bool,
     /// Per event that may be in a lock section its thread never leaves
     /// (it stops holding the lock): the literal "it is".
     open_sections: Vec<(usize, Lit)>,
@@ -286,6 +298,8 @@ impl<'a> Encoder<'a> {
             pgas: None,
             stxn: HashMap::default(),
             open_sections: Vec::new(),
+            contract_hb: false,
+            plain_model: None,
             limit,
             aborted,
             external: None,
@@ -297,6 +311,7 @@ impl<'a> Encoder<'a> {
         if model.uses(BaseRel::Stxn) || prog.atomic_step_thread().is_some() {
             enc.encode_stxn();
         }
+        enc.contract_hb = !enc.stxn.is_empty() && !prog.sections_hold_one_access();
         enc.encode_rf_co();
         enc.encode_open_sections();
         let dep_lists: [(u8, Vec<unroll::DepEdge>); 8] = [
@@ -453,12 +468,15 @@ impl<'a> Encoder<'a> {
     }
 
     /// True when the program may execute an indivisible section
-    /// ([`Encoder::stxn`] is not empty): the hb-cycle query then contracts
-    /// them, its escape edges count the contracted edges
-    /// (`eager::encode_escape`), and the static acyclicity proof, which
-    /// reasons on plain hb edges, is not used.
+    /// ([`Encoder::stxn`] is not empty) of which some may hold more than
+    /// one memory event ([`Program::sections_hold_one_access`]): the
+    /// hb-cycle query then contracts them, its escape edges count the
+    /// contracted edges (`eager::encode_escape`), and the static
+    /// acyclicity proof, which reasons on plain hb edges, is not used.
+    /// Sections of at most one access are indivisible by themselves; the
+    /// query takes hb over events.
     pub(super) fn has_sections(&self) -> bool {
-        !self.stxn.is_empty()
+        self.contract_hb
     }
 
     /// The literal of `stxn(a, b)` ([`Encoder::stxn`]), `None` when the
@@ -1127,7 +1145,7 @@ impl<'a> Encoder<'a> {
         // inside one of its components (static relation analysis). With
         // indivisible sections the graph also joins the events of one
         // section both ways (a contracted cycle passes through them).
-        let comp = if self.stxn.is_empty() {
+        let comp = if !self.contract_hb {
             self.analysis.hb_components()
         } else {
             let mut m = self.analysis.may_hb();
@@ -1139,7 +1157,7 @@ impl<'a> Encoder<'a> {
             .filter(|&i| comp[i].is_some())
             // The stxn pairs put a section's fences (lock, unlock) in a
             // component too; they are no accesses.
-            .filter(|&i| self.stxn.is_empty() || ev[i].may_read || ev[i].may_write)
+            .filter(|&i| !self.contract_hb || ev[i].may_read || ev[i].may_write)
             .collect();
         let ins: HashMap<usize, Lit> = mem.iter().map(|&e| (e, self.cnf.fresh())).collect();
         // An event in the set is a memory access (hb relates those only).
@@ -1170,7 +1188,7 @@ impl<'a> Encoder<'a> {
         for t in threads.into_iter().filter(|_| self.shortest_cycles) {
             self.cnf.at_most_two(&per_thread[&t]);
         }
-        if self.stxn.is_empty() {
+        if !self.contract_hb {
             self.cycle_successors(&mem, &comp, &ins, &ins);
         } else {
             self.contracted_successors(&mem, &comp, &ins);
@@ -1183,8 +1201,8 @@ impl<'a> Encoder<'a> {
     /// only inside one of the components `comp`): every event `a` with
     /// `from[a]` ("a leaves the cycle by an hb edge") has a successor `b`
     /// with `ins[b]` and the edge `a →hb b` ([`Encoder::cycle_edge`]), and
-    /// every event with `ins[b]` a predecessor. Without indivisible
-    /// sections `from` is `ins`; with them ([`Encoder::contracted_successors`])
+    /// every event with `ins[b]` a predecessor. Without contracted
+    /// sections ([`Encoder::has_sections`]) `from` is `ins`; with them ([`Encoder::contracted_successors`])
     /// an edge inside a section is no successor (it stays in one node of
     /// the contracted graph). Records the successor literals in
     /// [`Encoder::robust_succ`].
@@ -1205,7 +1223,7 @@ impl<'a> Encoder<'a> {
                 if a == b || comp[a] != comp[b] {
                     continue;
                 }
-                let same = self.stxn.get(&(a, b)).copied();
+                let same = (self.stxn.get(&(a, b)).copied()).filter(|_| self.contract_hb);
                 if same.is_some_and(|l| self.cnf.is_true(l)) {
                     continue;
                 }

@@ -207,6 +207,7 @@ impl Backend for Varisat {
             enc.shortest_cycles = s;
         }
         enc.escape_yield = self.escape_yield;
+        enc.plain_model = Some(q.model);
         let mut s = VarisatSession::new(enc);
         s.enumerate = self.enumerate;
         f(&mut s)
@@ -266,7 +267,7 @@ impl Session for VarisatSession<'_> {
         let fresh = self.enc.robust_succ.is_empty();
         let plain = !self.enc.has_sections();
         if fresh && plain && self.enc.escape_cfg && self.enc.robust_act.is_none() {
-            let model = self.enc.model;
+            let model = self.enc.plain_model.unwrap_or(self.enc.model);
             if let Some(ax) = escape_cfg::statically_acyclic(&self.enc, model) {
                 // No hb cycle in any consistent execution: the query is
                 // false without solving (docs/models.md).
