@@ -19,7 +19,11 @@ const ALLOWED: &[(&str, &str)] = &[];
 /// Functions over the limit whose split is under way: each named,
 /// temporary, to be emptied as those splits land. An entry that is no
 /// longer over the limit fails the test, so the list cannot go stale.
-const PENDING: &[(&str, &str)] = &[("src/cat/parse.rs", "parse_model_files")];
+const PENDING: &[(&str, &str)] = &[
+    ("src/cat/parse.rs", "parse_model_files"),
+    ("src/cat/eval.rs", "abs"),
+    ("src/engines/normal_form/rmo.rs", "exec_rmo"),
+];
 
 /// One function found by the scanner.
 #[derive(Debug, Clone)]

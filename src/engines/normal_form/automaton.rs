@@ -34,7 +34,6 @@
 
 use super::profile::{hop, Acc, Src};
 use super::program_class::{Addr, Footprint, Micro, Op, LOCK_ADDR};
-use super::rmo::{Heads, InFlight};
 use super::Model;
 use crate::collections::HashMap;
 use crate::program::{Command, LExpr, Program, RegId, Spmd, Width};
@@ -870,4 +869,55 @@ impl<'p> Automaton<'p> {
             }
         }
     }
+}
+
+/// The parts that order a thread's next events (0: no bound).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Heads {
+    /// `assume-comm-head`: the commit of the latest `assume`.
+    pub assume_comm: u8,
+    /// `addr-comp-head`: the addresses of every fetched access are
+    /// computed from this part on.
+    pub addr_comp: u8,
+    /// The latest load event.
+    pub max_load: u8,
+    /// The latest store commit.
+    pub max_store: u8,
+    /// The next loads happen in this part or later (barriers).
+    pub load_floor: u8,
+    /// The next stores commit in this part or later (barriers).
+    pub store_floor: u8,
+    /// Per address (sorted): the latest store commit and the latest load
+    /// commit of the thread to it.
+    pub per_addr: Vec<(i64, u8, u8)>,
+}
+
+/// What a load sees, in one part, of its thread's in-flight stores to
+/// its address (`early-mem-value`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Early {
+    /// No earlier uncommitted store: the load reads memory.
+    None,
+    /// The newest earlier uncommitted store's value, or a later store's
+    /// address, is not computed yet: no load of the address here.
+    Unknown,
+    /// The load reads the newest earlier uncommitted store early.
+    Value,
+}
+
+/// The newest store of a thread to an address while it is in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct InFlight {
+    /// Thread.
+    pub thread: u8,
+    /// Address.
+    pub addr: i64,
+    /// Per part (index `part - 1`), what a load of the address sees.
+    pub parts: [Early; PARTS as usize],
+    /// The store's value.
+    pub v: i64,
+    /// The part of its commit.
+    pub flush: u8,
+    /// Enter marks recorded before the store (bit k = segment k).
+    pub before: u16,
 }

@@ -547,7 +547,7 @@ impl Builder {
     /// (index specialization, simplification, levelling).
     ///
     /// Errors: a limit of `deadline` was reached
-    /// ([`super::ctx::check_limits`], [`Error::Unknown`]).
+    /// ([`check_limits`], [`Error::Unknown`]).
     pub fn finish(
         mut self,
         names: &mut Interner,
@@ -611,14 +611,14 @@ impl Builder {
         // Array indices split by value (docs/c.md) get constant-address
         // accesses per branch (program::specialize); new states come after
         // the old ones, so `full_map` stays valid.
-        super::ctx::check_limits(deadline)?;
+        check_limits(deadline)?;
         crate::program::specialize::specialize(&mut th, self.width, &ends, names);
-        super::ctx::check_limits(deadline)?;
+        check_limits(deadline)?;
         let smap = crate::program::simplify::simplify_thread(&mut th, self.width, &ends, &[]);
         for slot in full_map.iter_mut() {
             *slot = smap[*slot as usize].map_or(0, |q| q.0);
         }
-        super::ctx::check_limits(deadline)?;
+        check_limits(deadline)?;
         level(&mut th, names);
         let longest = longest_path(&th);
         Ok(Finished {
@@ -815,6 +815,18 @@ fn map_exprs(cmd: Command, f: impl Fn(&LExpr) -> LExpr) -> Command {
         Command::Assume(e) => Command::Assume(f(&e)),
         c => c,
     }
+}
+
+/// [`Deadline::check`] for the C front-end: the limit's message says
+/// that it was reached while lowering.
+///
+/// Errors: [`Error::Unknown`] ("time limit reached while lowering the C
+/// program", or the memory budget's message likewise).
+pub fn check_limits(deadline: &Deadline) -> Result<(), Error> {
+    deadline.check().map_err(|e| match e {
+        Error::Unknown(m) => Error::Unknown(format!("{m} while lowering the C program")),
+        e => e,
+    })
 }
 
 #[cfg(test)]

@@ -284,7 +284,7 @@ impl<'a> Ctx<'a> {
     /// Errors: [`Error::Unknown`] naming the limit that was reached,
     /// "while lowering the C program".
     pub fn check_limits(&self) -> Result<(), Error> {
-        check_limits(&self.deadline)
+        super::builder::check_limits(&self.deadline)
     }
 
     /// Leaves one level of recursion.
@@ -654,18 +654,6 @@ impl<'ast> lang_c::visit::Visit<'ast> for TagDefs<'ast> {
         }
         lang_c::visit::visit_type_specifier(self, n, span);
     }
-}
-
-/// [`Deadline::check`] for the C front-end: the limit's message says
-/// that it was reached while lowering.
-///
-/// Errors: [`Error::Unknown`] ("time limit reached while lowering the C
-/// program", or the memory budget's message likewise).
-pub fn check_limits(deadline: &Deadline) -> Result<(), Error> {
-    deadline.check().map_err(|e| match e {
-        Error::Unknown(m) => Error::Unknown(format!("{m} while lowering the C program")),
-        e => e,
-    })
 }
 
 /// Lowers a parsed translation unit to the Program IR (module doc), giving

@@ -7,7 +7,7 @@ use super::ctx::{access_bits, check_fits, CodeMap, Ctx, Vars};
 use super::known::Known;
 use super::regs::{norm_reg, reg_rank};
 use super::syntax::{InitLhs, RawLoc, RawProp, RawQuant, RawVal};
-use super::values::ValueSets;
+use super::values::{initial_bytes, ValueSets};
 use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
@@ -1282,33 +1282,6 @@ fn decl_bits(vars: &Vars, typed: &BTreeMap<String, u32>, name: &str) -> u32 {
         .copied()
         .or_else(|| vars.scalar_bytes.get(name).map(|b| *b as u32 * 8))
         .unwrap_or(32)
-}
-
-/// Every byte of every location with its initial value (the init block's
-/// value of a scalar or array element at its address), the memory the
-/// value-set analysis ([`ValueSets`]) starts from.
-pub(super) fn initial_bytes(
-    p: &Program,
-    vars: &Vars,
-    fixed: &BTreeMap<String, i64>,
-) -> BTreeMap<i64, u8> {
-    let mut mem = BTreeMap::new();
-    for (name, &a) in fixed {
-        let size = vars.size(name);
-        let elem = match vars.arrays.get(name) {
-            Some(&(_, b)) => i64::from(b).max(1),
-            None => size,
-        };
-        let mut e = a;
-        while e < a + size {
-            let v = p.init.get(&e).copied().unwrap_or(0);
-            for k in 0..elem.min(a + size - e) {
-                mem.insert(e + k, ((v >> (8 * k).min(63)) & 255) as u8);
-            }
-            e += elem;
-        }
-    }
-    mem
 }
 
 /// Resolves the accesses of a `Variant=mixed` test whose address is not

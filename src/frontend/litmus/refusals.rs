@@ -7,8 +7,7 @@
 //! the access); code a thread never reaches is not checked.
 
 use super::ctx::{access_bits, Vars};
-use super::lower::initial_bytes;
-use super::values::{Set, ValueSets};
+use super::values::{initial_bytes, Set, ValueSets};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{Command, LExpr, Program, Width};
 

@@ -21,6 +21,7 @@
 //! Used by [`super::lower`] to find every location such an access may
 //! address (each then lowered as herd's mixed-size semantics says).
 
+use super::ctx::Vars;
 use super::flow::{access_states, forward};
 use crate::diag::Span;
 use crate::program::{Command, LExpr, Program, RegId, Thread, Width};
@@ -259,6 +260,33 @@ impl ValueSets {
     pub(super) fn loaded(&self, addrs: &Set, n: i64) -> Set {
         read(&self.mem, addrs, n, self.width)
     }
+}
+
+/// Every byte of every location with its initial value (the init block's
+/// value of a scalar or array element at its address), the memory the
+/// value-set analysis ([`ValueSets`]) starts from.
+pub(super) fn initial_bytes(
+    p: &Program,
+    vars: &Vars,
+    fixed: &BTreeMap<String, i64>,
+) -> BTreeMap<i64, u8> {
+    let mut mem = BTreeMap::new();
+    for (name, &a) in fixed {
+        let size = vars.size(name);
+        let elem = match vars.arrays.get(name) {
+            Some(&(_, b)) => i64::from(b).max(1),
+            None => size,
+        };
+        let mut e = a;
+        while e < a + size {
+            let v = p.init.get(&e).copied().unwrap_or(0);
+            for k in 0..elem.min(a + size - e) {
+                mem.insert(e + k, ((v >> (8 * k).min(63)) & 255) as u8);
+            }
+            e += elem;
+        }
+    }
+    mem
 }
 
 /// The value sets at each control state of thread `t` (number `ti`)
