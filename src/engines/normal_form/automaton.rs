@@ -191,6 +191,28 @@ pub(crate) struct Automaton<'p> {
 pub(super) type Partial = (State, Vec<Ev>, Vec<Acc>);
 
 impl<'p> Automaton<'p> {
+    /// The event and the access of a load of value `v` from address `a`
+    /// in part `p`, reading from `src` (early when `src` is an in-flight
+    /// store of its own thread).
+    pub(super) fn load_event(a: i64, v: i64, p: u8, src: Src) -> (Ev, Acc) {
+        let ev = Ev {
+            write: false,
+            addr: a,
+            value: v,
+            part: p,
+            flush: p,
+            early: matches!(src, Src::Early { .. }),
+        };
+        (
+            ev,
+            Acc::Load {
+                addr: a,
+                part: p,
+                src,
+            },
+        )
+    }
+
     /// The automaton for `profile` (threads of the cycle's segments).
     pub fn new(
         prog: &'p Program,
@@ -705,19 +727,7 @@ impl<'p> Automaton<'p> {
                         }
                         self.set_reg(&mut ns, t, *reg, v);
                         Self::advance(&mut ns, t, p);
-                        let ev = Ev {
-                            write: false,
-                            addr: a,
-                            value: v,
-                            part: p,
-                            flush: p,
-                            early: matches!(src, Src::Early { .. }),
-                        };
-                        let acc = Acc::Load {
-                            addr: a,
-                            part: p,
-                            src,
-                        };
+                        let (ev, acc) = Self::load_event(a, v, p, src);
                         out.push((ns, vec![ev], vec![acc]));
                     }
                 }

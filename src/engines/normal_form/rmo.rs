@@ -265,19 +265,7 @@ impl Automaton<'_> {
                         h.max_load = h.max_load.max(p);
                         h.addr_comp = h.addr_comp.max(comp);
                         h.commit_at(a, false, commit);
-                        let ev = Ev {
-                            write: false,
-                            addr: a,
-                            value: v,
-                            part: p,
-                            flush: p,
-                            early: matches!(src, Src::Early { .. }),
-                        };
-                        let acc = Acc::Load {
-                            addr: a,
-                            part: p,
-                            src,
-                        };
+                        let (ev, acc) = Automaton::load_event(a, v, p, src);
                         out.push((ns, vec![ev], vec![acc]));
                     }
                 }
