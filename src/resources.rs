@@ -128,23 +128,38 @@ pub fn drop_in_background<T: Send + 'static>(x: T) {
         .spawn(move || drop(x));
 }
 
-/// The default budget: the smaller of 3/4 of the physical memory and 1/2
-/// of the address-space limit (`ulimit -v`; the rest of the address space
-/// goes to stacks, code and the allocator's reserves), as read from
-/// `/proc` (Linux); `None` when neither can be read.
+/// The default budget: the smaller of 3/4 of the physical memory and a
+/// third of what the address-space limit (`ulimit -v`) leaves beyond the
+/// process's address space when this is called (code, shared libraries,
+/// thread stacks and the allocator's arenas, often 200 MB), as read from
+/// `/proc` (Linux); `None` when neither can be read. A third, because the
+/// budget is checked between allocations: a table that doubles as it
+/// grows holds its old and new copies at once (three times its size),
+/// and the allocator reserves more address space than it hands out.
 pub fn default_memory_limit() -> Option<usize> {
     let phys = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
         let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
         let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
         kb.checked_mul(1024)
     });
+    let mapped = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("VmSize:"))?;
+            let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+            kb.checked_mul(1024)
+        })
+        .unwrap_or(0);
     let rlimit = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|t| {
             let line = t.lines().find(|l| l.starts_with("Max address space"))?;
             line.split_whitespace().nth(3)?.parse::<usize>().ok()
         });
-    let (phys, rlimit) = (phys.map(|m| m / 4 * 3), rlimit.map(|m| m / 2));
+    let (phys, rlimit) = (
+        phys.map(|m| m / 4 * 3),
+        rlimit.map(|m| m.saturating_sub(mapped) / 3),
+    );
     match (phys, rlimit) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

@@ -323,7 +323,9 @@ fn corpus_witnesses_along_paths_replay() {
             solvers.push(SolverKind::Z3);
         }
         for s in solvers {
+            let t0 = std::time::Instant::now();
             let replay = queries::replay(s, &p, &model, limits(20), x).unwrap();
+            eprintln!("{} {s:?} replay {:.2?}", f.display(), t0.elapsed());
             assert_eq!(replay, Ok(()), "{}: {s:?} rejects the witness", f.display());
         }
         along += 1;

@@ -26,7 +26,8 @@ pub struct Cli {
     pub check: CheckArgs,
     /// Memory budget in MB for the whole run; a check that outgrows it
     /// answers "unknown" (exit 3). Default: 3/4 of the physical memory
-    /// (at most half of `ulimit -v`).
+    /// (at most a third of what `ulimit -v` leaves beyond the process's
+    /// own mappings).
     #[arg(long, global = true, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub memory: Option<u64>,
     /// Output verbosity and colour (every command).

@@ -96,6 +96,30 @@ pub fn corpus(rel: &str) -> Option<std::path::PathBuf> {
     None
 }
 
+/// Whether the test run covers the large corpus suites whole: the
+/// environment variable `BMC_RMM_FULL_CORPUS` is set (to anything).
+/// Otherwise a suite of more than a thousand tests runs the part
+/// [`in_sample`] picks, so that the whole test command stays within CI's
+/// time; `bench/` scripts and docs give the numbers on the whole suites.
+pub fn full_corpus() -> bool {
+    std::env::var_os("BMC_RMM_FULL_CORPUS").is_some()
+}
+
+/// True when the corpus file `rel` (its path relative to the corpus
+/// folder) is in the sample of one in `n` that the tests run without
+/// [`full_corpus`]: chosen by a hash of the path (FNV-1a), so the same
+/// files on every machine, and a file added to the corpus does not move
+/// the others in or out.
+pub fn in_sample(rel: &str, n: u64) -> bool {
+    if full_corpus() || n <= 1 {
+        return true;
+    }
+    let h = rel.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    h % n == 0
+}
+
 /// The sorted final-state lines (`t.state_line`) of the litmus test
 /// `text` (read at 64 bits as `t.litmus`; a parse error panics) under the
 /// built-in `model`, at bound 12 and the test's own width, with varisat.

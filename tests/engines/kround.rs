@@ -130,7 +130,8 @@ fn random_program(rng: &mut Rng) -> String {
 fn kround_equals_tso_within_k_rounds_on_generated_programs() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut reachable = [0usize; 4];
-    for case in 0..100 {
+    const CASES: usize = 50;
+    for case in 0..CASES {
         let text = random_program(&mut rng);
         let p = parse(&text);
         for k in 1..=3u32 {
@@ -147,7 +148,7 @@ fn kround_equals_tso_within_k_rounds_on_generated_programs() {
         assert_eq!(lazy(&p), sim, "case {case}, lazy:\n{text}");
     }
     // The generator is not degenerate: some goals are reachable, some not.
-    assert!(reachable[1] > 5 && reachable[3] < 100, "{reachable:?}");
+    assert!(reachable[1] > 2 && reachable[3] < CASES, "{reachable:?}");
 }
 
 #[test]

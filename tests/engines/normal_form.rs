@@ -430,7 +430,7 @@ fn rmo_is_weaker_than_pso_on_generated_programs() {
     let n = std::env::var("NF_RMO_PROGRAMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+        .unwrap_or(20);
     let mut cases = vec![("w-rfi-data".to_string(), WRD.to_string())];
     for seed in 0..n {
         cases.push((
@@ -512,7 +512,7 @@ fn rmo_generated_programs_against_the_bounded_engine() {
     let n = std::env::var("NF_RMO_PROGRAMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+        .unwrap_or(20);
     for seed in 0..n {
         let text = g.program(seed, "rmo").render();
         let name = format!("generated seed {seed}");

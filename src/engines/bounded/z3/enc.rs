@@ -609,6 +609,20 @@ impl<'p> ZEnc<'p> {
     /// set of events, each with a chosen hb-successor (an integer) in the
     /// set. Returns the condition (to assume). PGAS programs: the cycle on
     /// the trace graph ([`super::pgas::trace_cycle`]).
+    ///
+    /// Indivisible sections are contracted (docs/models.md, "Robustness
+    /// and indivisible sections": a cycle of `stxn? ; (hb \ stxn) ;
+    /// stxn?` between threads, po within one) by hand-overs: an event may
+    /// instead choose a successor in its own section (`stxn`) when that
+    /// successor's own choice is an hb edge to another thread. A cycle
+    /// of the contracted relation passes each section it visits once,
+    /// entering at some event and leaving either by po (from any of its
+    /// events, the section being contiguous in po) or by an edge to
+    /// another thread from some event of it, reached by one hand-over;
+    /// and every cycle with hand-overs maps to a closed walk of the
+    /// contracted relation with an edge between threads. The hand-overs
+    /// add a formula per pair of one section, not per pair of sections'
+    /// events as lifting each edge would.
     pub fn hb_cycle(&mut self) -> ZBool {
         if self.pgas.is_some() {
             let rels = HB.map(|r| self.relation(r));
@@ -623,66 +637,46 @@ impl<'p> ZEnc<'p> {
                 hb.entry(k).or_default().push(c);
             }
         }
-        // Indivisible sections contracted (docs/models.md, "Robustness and
-        // indivisible sections"): between threads, also an hb edge a' → b'
-        // with a' in a's section and b' in b's (stxn? ; (hb \ stxn) ;
-        // stxn?); within a thread that edge is po already.
         let stxn = self.relation(BaseRel::Stxn);
-        if !stxn.is_empty() {
-            let mut partners: HashMap<usize, Vec<usize>> = HashMap::default();
-            for &(x, y) in stxn.keys() {
-                partners.entry(x).or_default().push(y);
-            }
-            let ev = &self.un.events;
-            let plain: Vec<((usize, usize), ZBool)> = (hb.iter())
-                .filter(|((x, y), _)| ev[*x].thread != ev[*y].thread)
-                .map(|(&k, h)| (k, or(ctx, h)))
-                .collect();
-            for ((x, y), h) in plain {
-                let none = Vec::new();
-                let px = partners.get(&x).unwrap_or(&none);
-                let py = partners.get(&y).unwrap_or(&none);
-                let sides_x = std::iter::once(None).chain(px.iter().map(Some));
-                for a in sides_x {
-                    let sides_y = std::iter::once(None).chain(py.iter().map(Some));
-                    for b in sides_y {
-                        if a.is_none() && b.is_none() {
-                            continue;
-                        }
-                        let mut c = vec![h.clone()];
-                        if let Some(&a) = a {
-                            c.push(stxn[&(a, x)].clone());
-                        }
-                        if let Some(&b) = b {
-                            c.push(stxn[&(y, b)].clone());
-                        }
-                        let key = (a.copied().unwrap_or(x), b.copied().unwrap_or(y));
-                        hb.entry(key).or_default().push(and(ctx, &c));
-                    }
-                }
-            }
-        }
-        let mem: Vec<usize> = (0..self.un.events.len())
-            .filter(|&e| self.un.events[e].may_read || self.un.events[e].may_write)
+        let ev = &self.un.events;
+        let mem: Vec<usize> = (0..ev.len())
+            .filter(|&e| ev[e].may_read || ev[e].may_write)
             .collect();
         let inset: HashMap<usize, ZBool> = mem
             .iter()
             .map(|&e| (e, Bool::fresh_const(ctx, "cyc")))
             .collect();
+        let next: HashMap<usize, Int> = mem
+            .iter()
+            .map(|&e| (e, Int::fresh_const(ctx, "succ")))
+            .collect();
+        // The successor chosen by `a` is an event of another thread.
+        let leaves = |a: usize| -> ZBool {
+            let out: Vec<ZBool> = (mem.iter())
+                .filter(|&&b| ev[b].thread != ev[a].thread)
+                .map(|&b| next[&a]._eq(&Int::from_i64(ctx, b as i64)))
+                .collect();
+            or(ctx, &out)
+        };
         let mut cs = vec![or(ctx, &inset.values().cloned().collect::<Vec<_>>())];
         for &a in &mem {
-            let next = Int::fresh_const(ctx, "succ");
             let mut alts = Vec::new();
             for &b in &mem {
-                let Some(h) = hb.get(&(a, b)) else { continue };
+                let mut edge: Vec<ZBool> = hb.get(&(a, b)).cloned().unwrap_or_default();
+                if let Some(h) = stxn.get(&(a, b)) {
+                    edge.push(and(ctx, &[h.clone(), leaves(b)]));
+                }
+                if edge.is_empty() {
+                    continue;
+                }
                 alts.push(and(
                     ctx,
                     &[
-                        next._eq(&Int::from_i64(ctx, b as i64)),
+                        next[&a]._eq(&Int::from_i64(ctx, b as i64)),
                         inset[&b].clone(),
                         self.mem(a),
                         self.mem(b),
-                        or(ctx, h),
+                        or(ctx, &edge),
                     ],
                 ));
             }
