@@ -598,6 +598,15 @@ pub struct Thread {
     /// the value (`simplify::remove_dead`). Witnesses do not print their
     /// final values (they could be stale). Empty for unsimplified threads.
     pub unkept: Vec<RegId>,
+    /// herd's C `if` (`herd/CSem.ml`, `choiceT`: `ctrl` from a
+    /// condition's reads reaches the events of its branches only): when
+    /// set, the thread's ctrl prefix is this register's taint — an
+    /// `assume` adds its condition's reads to it, and the front-end saves
+    /// and restores it around a branch by assignments, so the events
+    /// after the join carry no `ctrl` from the condition. `None` (every
+    /// other front-end): the reads of every executed `assume` reach every
+    /// later event (thesis §4.1).
+    pub ctrl_reg: Option<RegId>,
     /// Where the thread was declared.
     pub span: Span,
 }
@@ -678,6 +687,7 @@ impl Thread {
             reg_init: Vec::new(),
             instrs: Vec::new(),
             unkept: Vec::new(),
+            ctrl_reg: None,
             span,
         }
     }

@@ -8,6 +8,7 @@
 mod common;
 
 mod arm_corpus;
+mod c11_corpus;
 mod c_svcomp_corpus;
 mod dat3m_corpus;
 mod explicit_corpus;

@@ -139,6 +139,14 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
     }
     let mut out = Vec::new();
     for (ti, t) in p.threads.iter().enumerate() {
+        // Its ctrldep reaches every event after an assume (thesis §4.1).
+        if model == Model::Rmo && t.ctrl_reg.is_some() {
+            return Err(Error::Unsupported(format!(
+                "thread `{}`: herd's C `if` (ctrl to the events of its branches only) is not \
+                 modelled by the normal-form robustness engine",
+                p.thread_name(ThreadId(ti as u32))
+            )));
+        }
         let mut ops = Vec::new();
         for ins in &t.instrs {
             let op = op_of(&ins.cmd)

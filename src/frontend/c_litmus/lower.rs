@@ -12,7 +12,8 @@
 //! `__cmpxchg{t}`, `__atomic_op{t}`, `__atomic_op_return{t}`,
 //! `__atomic_fetch_op{t}` one atomic step whose read and write are both
 //! tagged `t` (a failed `__cmpxchg` is its read alone, still tagged);
-//! `if`/`else` branches on the condition (a control dependency).
+//! `if`/`else` branches on the condition, a control dependency to the
+//! events of its branches only (`Thread::ctrl_reg`).
 
 use super::syntax::{COp, Ex, Func, MacroBody, MacroFile, Parser, St};
 use crate::diag::{Error, SourceFile, Span};
@@ -457,11 +458,9 @@ struct ThreadLower<'a> {
     states: u32,
     temps: u32,
     names: &'a mut crate::program::intern::Interner,
-    /// An `if` statement has ended (its join) on the path being lowered.
-    after_if: bool,
-    /// The first event lowered after an `if` (refused: see
-    /// [`ThreadLower::emit_to`]).
-    after_if_event: Option<Error>,
+    /// The thread's `Thread::ctrl_reg`: its taint is the ctrl prefix,
+    /// saved before an `if` and restored at its join (herd's C `if`).
+    ctrl: RegId,
 }
 
 impl<'a> ThreadLower<'a> {
@@ -485,9 +484,11 @@ impl<'a> ThreadLower<'a> {
             states: 1,
             temps: 0,
             names: &mut p.names,
-            after_if: false,
-            after_if_event: None,
+            ctrl: RegId(0),
         };
+        // Not a C name: no local can take it.
+        l.ctrl = l.th.reg(l.names.intern("%ctrl"));
+        l.th.ctrl_reg = Some(l.ctrl);
         // A parameter is a local initialised with the global's address;
         // the init block may give a local its initial value (`0:r1=z`).
         let params = f.params.iter().map(|(n, _)| (n.as_str(), addrs[n]));
@@ -498,9 +499,6 @@ impl<'a> ThreadLower<'a> {
         }
         for (s, sp) in &f.body {
             l.stmt(s, *sp, *sp)?;
-        }
-        if let Some(e) = l.after_if_event {
-            return Err(e);
         }
         Ok(l.th)
     }
@@ -517,24 +515,8 @@ impl<'a> ThreadLower<'a> {
         self.cur = to;
     }
 
-    /// Adds `cmd` from the current state to `to`. An event (an access or
-    /// a fence) after the end of an `if` is refused: herd's C `if`
-    /// (`herd/CSem.ml`, `choiceT`) gives ctrl from the condition's reads
-    /// to the events of its branches only, while the engines' ctrl
-    /// reaches every po-later event (the ctrl prefix of the unrolling).
+    /// Adds `cmd` from the current state to `to`.
     fn emit_to(&mut self, cmd: Command, span: Span, to: StateId) {
-        let event = !matches!(
-            cmd,
-            Command::Assign { .. } | Command::Assume(_) | Command::Nop
-        );
-        if event && self.after_if && self.after_if_event.is_none() {
-            self.after_if_event = Some(self.src.error(
-                span,
-                "unsupported access or fence after an `if`: herd's C control dependency \
-                 (`ctrl`) reaches the events of the branches only; here it would reach \
-                 every later event",
-            ));
-        }
         self.th.instrs.push(Instr {
             from: self.cur,
             to,
@@ -594,8 +576,25 @@ impl<'a> ThreadLower<'a> {
                     self.stmt(s, *ssp, site)?;
                 }
             }
+            // herd's C `if` (`herd/CSem.ml`, `choiceT`): the condition's
+            // reads are ctrl sources of the events of the branches only.
+            // The ctrl prefix (the taint of `self.ctrl`) is saved here
+            // and restored at the end of each branch.
             St::If((c, csp), th, el) => {
                 let c = self.expr(c, *csp, site)?;
+                let saved = self.temp();
+                let ctrl = Expr::Var(self.ctrl);
+                self.emit(
+                    Command::Assign {
+                        reg: saved,
+                        value: ctrl,
+                    },
+                    sp,
+                );
+                let restore = Command::Assign {
+                    reg: self.ctrl,
+                    value: Expr::Var(saved),
+                };
                 let start = self.cur;
                 let t0 = self.fresh_state();
                 let e0 = self.fresh_state();
@@ -613,11 +612,10 @@ impl<'a> ThreadLower<'a> {
                     self.stmt(s, *ssp, site)?;
                 }
                 let join = self.fresh_state();
-                self.emit_to(Command::Nop, sp, join);
+                self.emit_to(restore.clone(), sp, join);
                 self.cur = t_end;
-                self.emit_to(Command::Nop, sp, join);
+                self.emit_to(restore, sp, join);
                 self.cur = join;
-                self.after_if = true;
                 debug_assert!(start != join);
             }
         }

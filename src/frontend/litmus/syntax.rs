@@ -46,6 +46,13 @@ pub(crate) fn instr_text(t: &str) -> String {
     }
 }
 
+/// `ATOMIC_INIT(v)` (the kernel's initialiser of an `atomic_t`, in C
+/// litmus tests) → `v`: herd7 7.58 reads it as the integer `v`.
+fn atomic_init(t: &str) -> Option<i64> {
+    let inner = t.strip_prefix("ATOMIC_INIT")?.trim_start();
+    parse_int(inner.strip_prefix('(')?.strip_suffix(')')?.trim())
+}
+
 /// `instr:"…"` → the instruction's text.
 fn instr_value(t: &str) -> Option<String> {
     t.strip_prefix("instr:\"")
@@ -922,6 +929,8 @@ fn parse_init(
                     ));
                 }
                 if let Some(v) = parse_int(r2) {
+                    Some((RawVal::Int(v), rspan))
+                } else if let Some(v) = atomic_init(r2) {
                     Some((RawVal::Int(v), rspan))
                 } else if let Some(i) = instr_value(r2) {
                     Some((RawVal::Instr(i), rspan))

@@ -25,7 +25,8 @@
 //! value came from (taint, one Boolean per register and read, per step);
 //! `addr`/`data` go from those reads to an access using the register in
 //! its address/stored value; `ctrl` from a read that flowed into an
-//! `assume` to every event of the later steps. A second taint per
+//! `assume` to every event of the later steps (with `Thread::ctrl_reg`,
+//! herd's C `if`: from the reads in that register's taint). A second taint per
 //! register (`pick`) holds the reads whose value reached it through the
 //! condition of a `select` (Arm ARM B2.3.2 pick dependencies); it gives
 //! `pick-addr`, `pick-data` and `pick-ctrl` the same way.
@@ -196,6 +197,10 @@ struct Builder<'p> {
     /// Store-conditionals of the current thread whose flag depends on
     /// them ([`Ann::SCDEP`]): taint sources besides the reads.
     thread_scs: Vec<usize>,
+    /// The current thread's `Thread::ctrl_reg`: when set, an assume adds
+    /// its condition's taints to this register's and the ctrl prefix is
+    /// its taint (herd's C `if`).
+    ctrl_reg: Option<RegId>,
 }
 
 impl Builder<'_> {
@@ -561,7 +566,17 @@ impl Builder<'_> {
         let v = self.eval(e, &l.regs);
         let nz = v._eq(&self.c(0)).not();
         self.out.constraints.push(l.sel.implies(&nz));
-        if self.deps {
+        if let (true, Some(cr)) = (self.deps, self.ctrl_reg) {
+            let (t, p) = (self.taint_of(e, &l.taint), self.taint_of(e, &l.pick));
+            let (mut lt, mut lp) = (
+                l.taint[cr.0 as usize].clone(),
+                l.pick[cr.0 as usize].clone(),
+            );
+            self.merge_into(&mut lt, t);
+            self.merge_into(&mut lp, p);
+            l.taint[cr.0 as usize] = lt;
+            l.pick[cr.0 as usize] = lp;
+        } else if self.deps {
             for (src, c) in self.taint_of(e, &l.taint) {
                 let cc = Bool::and(self.ctx, &[&l.sel, &c]);
                 let prev = self.ctrl_now.remove(&src);
@@ -859,6 +874,7 @@ impl<'p> Builder<'p> {
             step: 0,
             thread_reads: Vec::new(),
             thread_scs: Vec::new(),
+            ctrl_reg: None,
         }
     }
 
@@ -868,6 +884,7 @@ impl<'p> Builder<'p> {
     /// taint after the step and the step's events.
     fn unroll_thread(&mut self, th: &crate::program::Thread, bound: u32) -> Result<(), Error> {
         let b = self;
+        b.ctrl_reg = th.ctrl_reg;
         let (ctx, width, deps) = (b.ctx, b.w, b.deps);
         let out = th.outgoing();
         let has_resv = th.instrs.iter().any(|i| is_reservation(&i.cmd));
@@ -985,7 +1002,10 @@ impl<'p> Builder<'p> {
                 b.step_taint(&stopped, &locals, &next_taint, &taint, false);
                 b.step_taint(&stopped, &locals, &next_pick, &pick, true);
             }
-            b.step_events(&ctrl, &pick_ctrl);
+            match th.ctrl_reg {
+                Some(cr) => b.step_events(&taint[cr.0 as usize], &pick[cr.0 as usize]),
+                None => b.step_events(&ctrl, &pick_ctrl),
+            }
             ctrl = std::mem::take(&mut b.ctrl_now);
             pick_ctrl = std::mem::take(&mut b.pick_ctrl_now);
             ins_vars.push(ins.clone());

@@ -111,6 +111,7 @@ pub(super) fn execute_step(
             written: BTreeSet::new(),
             slot: 0,
             popa_val: None,
+            ctrl_reg: code.ctrl_reg,
         };
         for m in &code.micro[instr] {
             c.exec(&mut ctx, m, layout, opts.deps, &mut run);
@@ -143,6 +144,9 @@ struct Candidate {
     slot: usize,
     /// The value read by its `popa`.
     popa_val: Option<Bv>,
+    /// `Thread::ctrl_reg`: an assume adds its condition's taint to this
+    /// register's instead of the thread's ctrl prefix.
+    ctrl_reg: Option<RegId>,
 }
 
 impl Candidate {
@@ -204,8 +208,18 @@ impl Candidate {
                 let nz = ctx.cnf.bv_nonzero(&v);
                 ctx.cnf.implies(self.sel, nz);
                 if deps {
-                    let t = union_taint(ctx.cnf, &self.taint, &vars_of(e));
-                    run.assume_taint.push((self.sel, t));
+                    let mut regs = vars_of(e);
+                    match self.ctrl_reg {
+                        Some(cr) => {
+                            regs.insert(cr);
+                            self.taint[cr.0 as usize] = union_taint(ctx.cnf, &self.taint, &regs);
+                            self.written.insert(cr);
+                        }
+                        None => {
+                            let t = union_taint(ctx.cnf, &self.taint, &regs);
+                            run.assume_taint.push((self.sel, t));
+                        }
+                    }
                 }
             }
             Micro::Guard(e) => {

@@ -3,7 +3,10 @@
 //! loads and assignments (per read, a literal: the value came from that
 //! read). `addr`/`data` go from the reads tainting the registers of an
 //! access's address/stored value to the access; `ctrl` from a read that
-//! tainted an executed `assume` (the ctrl prefix) to every later event.
+//! tainted an executed `assume` (the ctrl prefix) to every later event;
+//! with `Thread::ctrl_reg` (herd's C `if`) the ctrl prefix is that
+//! register's taint, which the front-end saves and restores around a
+//! branch.
 //!
 //! Two kinds of taint (Arm ARM B2.3.2): a value that came from a read
 //! through data flow only is tainted [`Via::Data`] (giving addr, data,
@@ -75,14 +78,18 @@ pub(super) struct DepState {
     pub(super) taint: Vec<Taint>,
     /// The reads that reached an executed assume so far.
     ctrl_prefix: Taint,
+    /// `Thread::ctrl_reg`: when set, the ctrl prefix is this register's
+    /// taint (herd's C `if`) and `ctrl_prefix` stays empty.
+    ctrl_reg: Option<RegId>,
 }
 
 impl DepState {
-    /// No taint, for `nregs` registers.
-    pub(super) fn new(nregs: usize) -> DepState {
+    /// No taint, for `nregs` registers; `ctrl_reg`: `Thread::ctrl_reg`.
+    pub(super) fn new(nregs: usize, ctrl_reg: Option<RegId>) -> DepState {
         DepState {
             taint: vec![Taint::new(); nregs],
             ctrl_prefix: Taint::new(),
+            ctrl_reg,
         }
     }
 
@@ -120,9 +127,13 @@ impl DepState {
                 );
             }
         }
+        let prefix = match self.ctrl_reg {
+            Some(cr) => &self.taint[cr.0 as usize],
+            None => &self.ctrl_prefix,
+        };
         edges(
             cnf,
-            &self.ctrl_prefix,
+            prefix,
             ev.id,
             ev.exec,
             [&mut un.ctrl_dep, &mut un.pick_ctrl_dep],

@@ -101,6 +101,10 @@ pub(super) struct ThreadCode {
     /// Per instruction: it is locked/atomic (`atomic {…}`, `lock`,
     /// `unlock`; its events are in set A).
     pub(super) atomic: Vec<bool>,
+    /// [`Thread::ctrl_reg`]: the register whose taint is the ctrl prefix
+    /// (herd's C `if`), or `None` (every executed assume's reads reach
+    /// every later event).
+    pub(super) ctrl_reg: Option<crate::program::RegId>,
 }
 
 impl ThreadCode {
@@ -121,7 +125,11 @@ impl ThreadCode {
             .iter()
             .map(|i| matches!(i.cmd, Command::Atomic(_) | Command::Lock | Command::Unlock))
             .collect();
-        ThreadCode { micro, atomic }
+        ThreadCode {
+            micro,
+            atomic,
+            ctrl_reg: th.ctrl_reg,
+        }
     }
 
     /// The number of ordinary slots instruction `i` uses.

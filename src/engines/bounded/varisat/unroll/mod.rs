@@ -229,7 +229,7 @@ fn unroll_thread(
 ) -> ThreadUnroll {
     let code = micro::ThreadCode::new(th, nodes);
     let mut regs = dataflow::initial_regs(cnf, th, opts.width);
-    let mut deps = deps::DepState::new(th.regs.len());
+    let mut deps = deps::DepState::new(th.regs.len(), th.ctrl_reg);
     let mut reservations = rmw::Reservations::default();
     let mut control = control::Control::new(th, cnf);
     for step in 0..opts.bound {
