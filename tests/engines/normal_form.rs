@@ -572,9 +572,16 @@ fn rmo_trencher_corpus_against_the_bounded_engine() {
 /// (`&x + r - r`, addr), stores under a branch on a register (ctrl) and
 /// `membar` masks.
 fn rmo_program(seed: u64) -> String {
+    dependency_program(seed, false)
+}
+
+/// [`rmo_program`]'s programs, for Power (`power`) with two threads and
+/// `sync` in place of every `membar`.
+fn dependency_program(seed: u64, power: bool) -> String {
     let mut rng = bmc_rmm::fuzz::gen::Rng::new(seed);
     let mut s = String::from("shared x0, x1;\n");
-    for t in 0..2 + rng.below(2) {
+    let threads = 2 + rng.below(2);
+    for t in 0..if power { 2 } else { threads } {
         let mut body = Vec::new();
         for _ in 0..2 + rng.below(2) {
             let x = rng.below(2);
@@ -596,7 +603,9 @@ fn rmo_program(seed: u64) -> String {
                     let names = ["#LoadLoad", "#LoadStore", "#StoreLoad", "#StoreStore"];
                     let bits: Vec<&str> =
                         names.iter().copied().filter(|_| rng.chance(40)).collect();
-                    if bits.is_empty() {
+                    if power {
+                        "sync;".to_string()
+                    } else if bits.is_empty() {
                         "membar #StoreLoad;".to_string()
                     } else {
                         format!("membar {};", bits.join(" | "))
@@ -628,4 +637,184 @@ fn rmo_dependency_programs_against_the_bounded_engine() {
     }
     eprintln!("dependency programs under rmo: {tally:?} of {n}");
     assert!(tally.witnesses > 0 && tally.robust > 0);
+}
+
+/// Power's litmus shapes (two threads, `sync` only: the part the engine
+/// decides), each verdict confirmed by the bounded engine under the
+/// built-in Power model (herd's `ppc.cat`).
+const POWER_SHAPES: [(&str, &str, bool); 14] = [
+    ("sb", "shared x, y;\nthread t1 { x = 1; a = y; }\nthread t2 { y = 1; b = x; }\n", false),
+    ("sb+syncs", "shared x, y;\nthread t1 { x = 1; sync; a = y; }\nthread t2 { y = 1; sync; b = x; }\n", true),
+    ("mp", "shared x, y;\nthread t1 { x = 1; y = 1; }\nthread t2 { a = y; b = x; }\n", false),
+    ("mp+sync+po", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; b = x; }\n", false),
+    ("mp+sync+addr", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; b = mem[&x + a - a]; }\n", true),
+    ("mp+sync+ctrl", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; if (a == 1) { b = x; } }\n", false),
+    ("mp+syncs", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; sync; b = x; }\n", true),
+    ("lb", "shared x, y;\nthread t1 { a = x; y = 1; }\nthread t2 { b = y; x = 1; }\n", false),
+    ("lb+datas", "shared x, y;\nthread t1 { a = x; y = a; }\nthread t2 { b = y; x = b; }\n", true),
+    ("lb+ctrls", "shared x, y;\nthread t1 { a = x; if (a == 0) { y = 1; } }\nthread t2 { b = y; if (b == 0) { x = 1; } }\n", true),
+    ("2+2w", "shared x, y;\nthread t1 { x = 1; y = 2; }\nthread t2 { y = 1; x = 2; }\n", false),
+    ("2+2w+syncs", "shared x, y;\nthread t1 { x = 1; sync; y = 2; }\nthread t2 { y = 1; sync; x = 2; }\n", true),
+    // Loads of one address in coherence order (POW-FIN-LD): robust under
+    // Power, not under RMO.
+    ("corr", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; b = x; }\n", true),
+    ("corr+w", "shared x;\nthread t1 { x = 1; x = 2; }\nthread t2 { a = x; b = x; }\n", true),
+];
+
+#[test]
+fn power_litmus_shapes_against_the_bounded_engine() {
+    for (name, text, robust) in POWER_SHAPES {
+        let p = native(name, text);
+        let r = nf(&p, Model::Power, 1_000_000);
+        assert_eq!(
+            matches!(r.verdict, Verdict::Robust),
+            robust,
+            "{name}: {:?}",
+            r.verdict
+        );
+        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
+        assert_eq!(
+            confirm(&p, Model::Power, &r, 8, name),
+            Confirmed::Yes,
+            "{name}"
+        );
+    }
+    // CoRR separates Power from RMO (RMO lets loads of one address read
+    // out of coherence order, thesis §5.1).
+    let (_, text, _) = POWER_SHAPES[12];
+    let r = nf(&native("corr", text), Model::Rmo, 1_000_000);
+    assert!(
+        matches!(r.verdict, Verdict::NotRobust(_)),
+        "{:?}",
+        r.verdict
+    );
+}
+
+#[test]
+fn power_refuses_what_it_does_not_model_with_its_location() {
+    let iriw = "shared x, y;\nthread t0 { x = 1; }\nthread t1 { y = 1; }\n\
+                thread t2 { a = x; sync; b = y; }\nthread t3 { c = y; sync; d = x; }\n";
+    let cases = [
+        ("lwsync.rmm", "shared x, y;\nthread t1 { x = 1; lwsync; y = 1; }\nthread t2 { a = y; lwsync; b = x; }\n", 2, "lwsync"),
+        ("isync.rmm", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; isync; b = x; }\n", 3, "isync"),
+        ("cas.rmm", "shared x, y;\nthread t1 { x = 1; a = cas(y, 0, 1); }\nthread t2 { y = 1; b = x; }\n", 2, "atomic"),
+        ("iriw.rmm", iriw, 4, "third thread"),
+    ];
+    for (name, text, line, what) in cases {
+        let p = native(name, text);
+        match check_robustness(&p, Model::Power, &Options::default()) {
+            Err(Error::Input(e)) => {
+                let at = format!("{name}:{line}:");
+                assert!(e.location().starts_with(&at), "{}", e.location());
+                assert!(e.message.contains(what), "{}", e.message);
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    // The command line: one located error, exit 2, for both engines.
+    let dir = std::env::temp_dir().join(format!("nf-power-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("iriw.rmm");
+    std::fs::write(&f, iriw).expect("write");
+    for engine in ["normal-form", "explicit"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
+            .args(["robust", "--engine", engine, "--model", "power"])
+            .arg(&f)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
+        assert!(err.contains("iriw.rmm:4:"), "{engine}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Power's verdicts on the dependency programs (two threads, `sync`)
+/// against the bounded engine under Power, and against the other
+/// models: PSO's executions are Power's (a program not robust under PSO
+/// is not robust under Power) and, on these programs, Power's are RMO's
+/// (not robust under Power: not robust under RMO).
+#[test]
+fn power_dependency_programs_against_the_bounded_engine_and_the_other_models() {
+    let mut tally = RmoTally::default();
+    let n = std::env::var("NF_POWER_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let (mut below, mut above) = (0, 0);
+    for seed in 0..n {
+        let text = dependency_program(seed, true);
+        let name = format!("power dependency program {seed}:\n{text}");
+        let p = native(&format!("pdep{seed}.rmm"), &text);
+        let r = nf(&p, Model::Power, RMO_CORPUS_STATES);
+        match confirm(&p, Model::Power, &r, 6, &name) {
+            Confirmed::Yes if matches!(r.verdict, Verdict::Robust) => tally.robust += 1,
+            Confirmed::Yes => tally.witnesses += 1,
+            Confirmed::Unknown => tally.bounded_unknown += 1,
+            Confirmed::Undecided => tally.undecided += 1,
+        }
+        match r.verdict {
+            Verdict::Robust => {
+                let pso = nf(&p, Model::Pso, STATES).verdict;
+                assert!(
+                    !matches!(pso, Verdict::NotRobust(_)),
+                    "{name}: robust under power, not pso"
+                );
+                below += 1;
+            }
+            Verdict::NotRobust(_) => {
+                let rmo = nf(&p, Model::Rmo, RMO_CORPUS_STATES).verdict;
+                assert!(
+                    !matches!(rmo, Verdict::Robust),
+                    "{name}: not robust under power, robust under rmo"
+                );
+                above += 1;
+            }
+            Verdict::Unknown(_) => {}
+        }
+    }
+    eprintln!("dependency programs under power: {tally:?} of {n}; {below} robust (pso agrees), {above} not (rmo agrees)");
+    assert!(tally.witnesses > 0 && tally.robust > 0);
+}
+
+#[test]
+fn power_trencher_corpus_against_the_bounded_engine() {
+    let Some(dir) = common::corpus("trencher") else {
+        return;
+    };
+    let mut files: Vec<_> = ["", "memorax"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(dir.join(d)).expect("corpus dir"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut tally = RmoTally::default();
+    let mut refused = 0;
+    for f in &files {
+        let name = f.display().to_string();
+        let p = bmc_rmm::frontend::load_program(&name, None, W).expect("loads");
+        let opts = Options {
+            width: W,
+            limits: states(RMO_CORPUS_STATES),
+        };
+        let r = match check_robustness(&p, Model::Power, &opts) {
+            Ok(r) => r,
+            Err(_) => {
+                refused += 1;
+                continue;
+            }
+        };
+        match confirm(&p, Model::Power, &r, 8, &name) {
+            Confirmed::Yes if matches!(r.verdict, Verdict::Robust) => tally.robust += 1,
+            Confirmed::Yes => tally.witnesses += 1,
+            Confirmed::Unknown => tally.bounded_unknown += 1,
+            Confirmed::Undecided => tally.undecided += 1,
+        }
+    }
+    eprintln!(
+        "trencher corpus under power: {tally:?}, {refused} refused, of {}",
+        files.len()
+    );
+    assert!(tally.witnesses > 0);
 }
