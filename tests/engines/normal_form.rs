@@ -280,11 +280,44 @@ struct RmoTally {
 }
 
 fn rmo_check(p: &Program, r: &Report, bound: u32, name: &str, tally: &mut RmoTally) {
-    match confirm(p, Model::Rmo, r, bound, name) {
+    tally_check(p, Model::Rmo, r, bound, name, tally);
+}
+
+/// [`confirm`] counted in `tally`.
+fn tally_check(
+    p: &Program,
+    model: Model,
+    r: &Report,
+    bound: u32,
+    name: &str,
+    tally: &mut RmoTally,
+) {
+    match confirm(p, model, r, bound, name) {
         Confirmed::Yes if matches!(r.verdict, Verdict::Robust) => tally.robust += 1,
         Confirmed::Yes => tally.witnesses += 1,
         Confirmed::Unknown => tally.bounded_unknown += 1,
         Confirmed::Undecided => tally.undecided += 1,
+    }
+}
+
+/// Each `(name, program, robust)` decides as expected under `model`, and
+/// the bounded engine confirms it (a "robust" up to `bound`).
+fn shapes_decide(cases: &[(&str, &str, bool)], model: Model, bound: u32) {
+    for &(name, text, robust) in cases {
+        let p = native(name, text);
+        let r = nf(&p, model, 1_000_000);
+        assert_eq!(
+            matches!(r.verdict, Verdict::Robust),
+            robust,
+            "{name}: {:?}",
+            r.verdict
+        );
+        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
+        assert_eq!(
+            confirm(&p, model, &r, bound, name),
+            Confirmed::Yes,
+            "{name}"
+        );
     }
 }
 
@@ -307,22 +340,7 @@ fn rmo_litmus_shapes_against_the_bounded_engine() {
         ("corr+ll", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; membar #LoadLoad; b = x; }\n", true),
         ("cas", "shared x, y;\nthread t1 { x = 1; a = cas(y, 0, 1); }\nthread t2 { y = 1; b = xchg(x, 2); }\n", true),
     ];
-    for (name, text, robust) in cases {
-        let p = native(name, text);
-        let r = nf(&p, Model::Rmo, 1_000_000);
-        assert_eq!(
-            matches!(r.verdict, Verdict::Robust),
-            robust,
-            "{name}: {:?}",
-            r.verdict
-        );
-        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
-        assert_eq!(
-            confirm(&p, Model::Rmo, &r, 6, name),
-            Confirmed::Yes,
-            "{name}"
-        );
-    }
+    shapes_decide(&cases, Model::Rmo, 6);
     // LB and CoRR separate RMO from PSO.
     for name in ["lb", "corr"] {
         let (_, text, _) = cases.iter().find(|c| c.0 == name).expect("case");
@@ -482,19 +500,25 @@ fn rmo_refuses_what_its_dependencies_do_not_define() {
     // The store-buffer models have no dependencies: accepted there.
     assert!(check_robustness(&p, Model::Pso, &Options::default()).is_ok());
     // The command line: one located error, exit 2.
-    let dir = std::env::temp_dir().join(format!("nf-rmo-{}", std::process::id()));
+    cli_refuses("guard.rmm", text, "rmo", "guard.rmm:2:");
+}
+
+/// `robust --engine normal-form|explicit --model MODEL FILE` on `text`
+/// saved as `name`: exit 2 with an error located at `at`.
+fn cli_refuses(name: &str, text: &str, model: &str, at: &str) {
+    let dir = std::env::temp_dir().join(format!("nf-{model}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let f = dir.join("guard.rmm");
+    let f = dir.join(name);
     std::fs::write(&f, text).expect("write");
     for engine in ["normal-form", "explicit"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-            .args(["robust", "--engine", engine, "--model", "rmo"])
+            .args(["robust", "--engine", engine, "--model", model])
             .arg(&f)
             .output()
             .expect("runs");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
-        assert!(err.contains("guard.rmm:2:"), "{engine}: {err}");
+        assert!(err.contains(at), "{engine}: {err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -533,10 +557,11 @@ fn rmo_generated_programs_against_the_bounded_engine() {
 /// than under PSO.
 const RMO_CORPUS_STATES: usize = 20_000;
 
-#[test]
-fn rmo_trencher_corpus_against_the_bounded_engine() {
+/// The Trencher corpus' programs (with the Memorax ones), sorted; none
+/// when the corpus is absent.
+fn trencher_files() -> Vec<std::path::PathBuf> {
     let Some(dir) = common::corpus("trencher") else {
-        return;
+        return Vec::new();
     };
     let mut files: Vec<_> = ["", "memorax"]
         .iter()
@@ -545,24 +570,48 @@ fn rmo_trencher_corpus_against_the_bounded_engine() {
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
+    files
+}
+
+/// The Trencher corpus under `model` against the bounded engine (a
+/// "robust" up to `bound`): the tally and the programs refused.
+fn trencher_tally(model: Model, bound: u32) -> (RmoTally, usize) {
     let mut tally = RmoTally::default();
     let mut refused = 0;
-    for f in &files {
+    let opts = Options {
+        width: W,
+        limits: states(RMO_CORPUS_STATES),
+    };
+    for f in trencher_files() {
         let name = f.display().to_string();
         let p = bmc_rmm::frontend::load_program(&name, None, W).expect("loads");
-        // Refused: a section over which a contracted hb cycle can pass
-        // (docs/models.md, "Robustness and indivisible sections").
-        if p.section_beyond_rmw().is_some() {
-            refused += 1;
-            continue;
+        match check_robustness(&p, model, &opts) {
+            Ok(r) => tally_check(&p, model, &r, bound, &name, &mut tally),
+            Err(_) => refused += 1,
         }
-        let r = nf(&p, Model::Rmo, RMO_CORPUS_STATES);
-        rmo_check(&p, &r, 8, &name, &mut tally);
     }
     eprintln!(
-        "trencher corpus under rmo: {tally:?}, {refused} refused, of {}",
-        files.len()
+        "trencher corpus under {}: {tally:?}, {refused} refused",
+        model.name()
     );
+    (tally, refused)
+}
+
+#[test]
+fn rmo_trencher_corpus_against_the_bounded_engine() {
+    let files = trencher_files();
+    if files.is_empty() {
+        return;
+    }
+    let (tally, refused) = trencher_tally(Model::Rmo, 8);
+    // Refused: only a section over which a contracted hb cycle can pass
+    // (docs/models.md, "Robustness and indivisible sections").
+    let beyond = files
+        .iter()
+        .map(|f| bmc_rmm::frontend::load_program(&f.display().to_string(), None, W))
+        .filter(|p| p.as_ref().expect("loads").section_beyond_rmw().is_some())
+        .count();
+    assert_eq!(refused, beyond);
     assert!(tally.witnesses > 0 && tally.robust > 0);
 }
 
@@ -642,7 +691,7 @@ fn rmo_dependency_programs_against_the_bounded_engine() {
 /// Power's litmus shapes (two threads, `sync` only: the part the engine
 /// decides), each verdict confirmed by the bounded engine under the
 /// built-in Power model (herd's `ppc.cat`).
-const POWER_SHAPES: [(&str, &str, bool); 14] = [
+const POWER_SHAPES: [(&str, &str, bool); 15] = [
     ("sb", "shared x, y;\nthread t1 { x = 1; a = y; }\nthread t2 { y = 1; b = x; }\n", false),
     ("sb+syncs", "shared x, y;\nthread t1 { x = 1; sync; a = y; }\nthread t2 { y = 1; sync; b = x; }\n", true),
     ("mp", "shared x, y;\nthread t1 { x = 1; y = 1; }\nthread t2 { a = y; b = x; }\n", false),
@@ -659,26 +708,14 @@ const POWER_SHAPES: [(&str, &str, bool); 14] = [
     // Power, not under RMO.
     ("corr", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; b = x; }\n", true),
     ("corr+w", "shared x;\nthread t1 { x = 1; x = 2; }\nthread t2 { a = x; b = x; }\n", true),
+    // The second load reads its thread's store early, the first reads it
+    // (or the other thread's, coherence-later) from memory.
+    ("corr+rfi", "shared x;\nthread t1 { x = 2; a = x; b = x; }\nthread t2 { x = 1; }\n", true),
 ];
 
 #[test]
 fn power_litmus_shapes_against_the_bounded_engine() {
-    for (name, text, robust) in POWER_SHAPES {
-        let p = native(name, text);
-        let r = nf(&p, Model::Power, 1_000_000);
-        assert_eq!(
-            matches!(r.verdict, Verdict::Robust),
-            robust,
-            "{name}: {:?}",
-            r.verdict
-        );
-        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
-        assert_eq!(
-            confirm(&p, Model::Power, &r, 8, name),
-            Confirmed::Yes,
-            "{name}"
-        );
-    }
+    shapes_decide(&POWER_SHAPES, Model::Power, 8);
     // CoRR separates Power from RMO (RMO lets loads of one address read
     // out of coherence order, thesis §5.1).
     let (_, text, _) = POWER_SHAPES[12];
@@ -712,21 +749,7 @@ fn power_refuses_what_it_does_not_model_with_its_location() {
         }
     }
     // The command line: one located error, exit 2, for both engines.
-    let dir = std::env::temp_dir().join(format!("nf-power-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let f = dir.join("iriw.rmm");
-    std::fs::write(&f, iriw).expect("write");
-    for engine in ["normal-form", "explicit"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-            .args(["robust", "--engine", engine, "--model", "power"])
-            .arg(&f)
-            .output()
-            .expect("runs");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
-        assert!(err.contains("iriw.rmm:4:"), "{engine}: {err}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    cli_refuses("iriw.rmm", iriw, "power", "iriw.rmm:4:");
 }
 
 /// Power's verdicts on the dependency programs (two threads, `sync`)
@@ -747,12 +770,7 @@ fn power_dependency_programs_against_the_bounded_engine_and_the_other_models() {
         let name = format!("power dependency program {seed}:\n{text}");
         let p = native(&format!("pdep{seed}.rmm"), &text);
         let r = nf(&p, Model::Power, RMO_CORPUS_STATES);
-        match confirm(&p, Model::Power, &r, 6, &name) {
-            Confirmed::Yes if matches!(r.verdict, Verdict::Robust) => tally.robust += 1,
-            Confirmed::Yes => tally.witnesses += 1,
-            Confirmed::Unknown => tally.bounded_unknown += 1,
-            Confirmed::Undecided => tally.undecided += 1,
-        }
+        tally_check(&p, Model::Power, &r, 6, &name, &mut tally);
         match r.verdict {
             Verdict::Robust => {
                 let pso = nf(&p, Model::Pso, STATES).verdict;
@@ -779,42 +797,9 @@ fn power_dependency_programs_against_the_bounded_engine_and_the_other_models() {
 
 #[test]
 fn power_trencher_corpus_against_the_bounded_engine() {
-    let Some(dir) = common::corpus("trencher") else {
+    if trencher_files().is_empty() {
         return;
-    };
-    let mut files: Vec<_> = ["", "memorax"]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(dir.join(d)).expect("corpus dir"))
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
-    let mut tally = RmoTally::default();
-    let mut refused = 0;
-    for f in &files {
-        let name = f.display().to_string();
-        let p = bmc_rmm::frontend::load_program(&name, None, W).expect("loads");
-        let opts = Options {
-            width: W,
-            limits: states(RMO_CORPUS_STATES),
-        };
-        let r = match check_robustness(&p, Model::Power, &opts) {
-            Ok(r) => r,
-            Err(_) => {
-                refused += 1;
-                continue;
-            }
-        };
-        match confirm(&p, Model::Power, &r, 8, &name) {
-            Confirmed::Yes if matches!(r.verdict, Verdict::Robust) => tally.robust += 1,
-            Confirmed::Yes => tally.witnesses += 1,
-            Confirmed::Unknown => tally.bounded_unknown += 1,
-            Confirmed::Undecided => tally.undecided += 1,
-        }
     }
-    eprintln!(
-        "trencher corpus under power: {tally:?}, {refused} refused, of {}",
-        files.len()
-    );
+    let (tally, _) = trencher_tally(Model::Power, 8);
     assert!(tally.witnesses > 0);
 }
