@@ -574,13 +574,14 @@ fn trencher_files() -> Vec<std::path::PathBuf> {
 }
 
 /// The Trencher corpus under `model` against the bounded engine (a
-/// "robust" up to `bound`): the tally and the programs refused.
-fn trencher_tally(model: Model, bound: u32) -> (RmoTally, usize) {
+/// "robust" up to `bound`), `max_states` per search: the tally and the
+/// programs refused.
+fn trencher_tally(model: Model, bound: u32, max_states: usize) -> (RmoTally, usize) {
     let mut tally = RmoTally::default();
     let mut refused = 0;
     let opts = Options {
         width: W,
-        limits: states(RMO_CORPUS_STATES),
+        limits: states(max_states),
     };
     for f in trencher_files() {
         let name = f.display().to_string();
@@ -603,7 +604,7 @@ fn rmo_trencher_corpus_against_the_bounded_engine() {
     if files.is_empty() {
         return;
     }
-    let (tally, refused) = trencher_tally(Model::Rmo, 8);
+    let (tally, refused) = trencher_tally(Model::Rmo, 8, RMO_CORPUS_STATES);
     // Refused: only a section over which a contracted hb cycle can pass
     // (docs/models.md, "Robustness and indivisible sections").
     let beyond = files
@@ -800,6 +801,6 @@ fn power_trencher_corpus_against_the_bounded_engine() {
     if trencher_files().is_empty() {
         return;
     }
-    let (tally, _) = trencher_tally(Model::Power, 8);
+    let (tally, _) = trencher_tally(Model::Power, 8, STATES);
     assert!(tally.witnesses > 0);
 }
