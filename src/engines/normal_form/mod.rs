@@ -73,8 +73,8 @@ pub enum Model {
     /// thread only, so Power is RMO with loads of one address in
     /// coherence order (POW-FIN-LD), load commits after the earlier
     /// accesses to their address and to unknown addresses (POW-COMMIT),
-    /// and `sync` a full barrier ([`rmo`] with its Power rules; the
-    /// rest of Power is refused, [`program_class`]).
+    /// and `sync` a full barrier (the RMO transitions with their Power
+    /// rules; the rest of Power is refused as an unmodelled construct).
     Power,
 }
 
