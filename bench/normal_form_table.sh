@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The normal-form engine (`robust --engine normal-form`, unbounded) on the
 # Trencher corpus (39 programs) and on generated programs, under pso,
-# tso and rmo, beside the bounded engine at bound BOUND and, under tso, the
+# tso, rmo and power, beside the bounded engine at bound BOUND and, under tso, the
 # attack-based explicit engine. Prints a Markdown table: per file and
 # model the normal-form verdict and time, the bounded verdict and time,
 # and whether the bounded engine confirms (a witness: a cycle at its
@@ -12,10 +12,12 @@
 # `common::random_programs`); none by default.
 # OLD: a second binary (an earlier build) whose normal-form verdict and
 # time are printed beside BIN's, in the same run, on the same machine.
-# MODELS: the models to run (default all three). Under rmo the bounded
+# MODELS: the models to run (default all four). Under rmo the bounded
 # engine runs `rmo.cat`, the thesis' RMO the engine decides
 # (docs/engines.md): a row it does not confirm is an error of one of
-# them. QUICK=1: run the bounded
+# them. Under power the bounded engine runs the built-in Power model
+# (herd's ppc.cat); the normal form refuses most of the corpus there
+# (more than two threads, locks): those rows read "error". QUICK=1: run the bounded
 # engine only to confirm a verdict (not on rows the normal form leaves
 # unknown).
 set -euo pipefail
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/.."
 BIN=${1:-target/release/bmc-rmm}; TIMEOUT=${2:-60}; BOUND=${3:-20}; GEN=${4:-}
 C=../shared/corpus
 [ -d "$C" ] || { echo "corpus not found at $C" >&2; exit 0; }
-python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso rmo}" "${QUICK:-}" <<'PY'
+python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso rmo power}" "${QUICK:-}" <<'PY'
 import glob, json, subprocess, sys, time
 bin_, timeout, bound, corpus, gen, old, models, quick = sys.argv[1:9]
 models = models.split()

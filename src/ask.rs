@@ -770,10 +770,12 @@ pub fn validate(
         match engine {
             EngineChoice::Bounded(_) => {}
             EngineChoice::Explicit => {
-                if !matches!(builtin, Some("tso" | "pso" | "rmo")) || q != CheckKind::Robust {
+                if !matches!(builtin, Some("tso" | "pso" | "rmo" | "power"))
+                    || q != CheckKind::Robust
+                {
                     return Err(Error::Unsupported(
-                        "the explicit engine decides robustness against TSO, PSO and RMO only \
-                         (--model tso|pso|rmo)"
+                        "the explicit engine decides robustness against TSO, PSO, RMO and \
+                         Power only (--model tso|pso|rmo|power)"
                             .into(),
                     ));
                 }
@@ -783,8 +785,8 @@ pub fn validate(
                     || q != CheckKind::Robust
                 {
                     return Err(Error::Unsupported(
-                        "the normal-form engine decides robustness against TSO, PSO and RMO \
-                         only (--model tso|pso|rmo)"
+                        "the normal-form engine decides robustness against TSO, PSO, RMO \
+                         and Power only (--model tso|pso|rmo|power)"
                             .into(),
                     ));
                 }
@@ -839,13 +841,13 @@ fn explicit_reply(req: &Request) -> Result<Reply, Error> {
 }
 
 /// The normal-form engine's reply (robustness against the request's
-/// built-in model: tso, pso or rmo).
+/// built-in model: tso, pso, rmo or power).
 fn normal_form_reply(req: &Request) -> Result<Reply, Error> {
     let model = req
         .builtin
         .and_then(normal_form::Model::from_name)
         .ok_or_else(|| {
-            Error::Unsupported("the normal-form engine decides tso, pso and rmo".into())
+            Error::Unsupported("the normal-form engine decides tso, pso, rmo and power".into())
         })?;
     let opts = normal_form::Options {
         width: Width(req.width),

@@ -1,6 +1,6 @@
 //! `robust --engine explicit` and `robust --engine normal-form`:
 //! unbounded robustness against TSO (attacks, or normal-form
-//! computations), PSO and RMO (normal-form computations).
+//! computations), PSO, RMO and Power (normal-form computations).
 
 use super::args::CheckArgs;
 use bmc_rmm::ask::Question;

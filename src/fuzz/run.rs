@@ -117,7 +117,8 @@ pub fn backends() -> Vec<SolverKind> {
 /// SAT backend; SMC under sc, tso, pso (robustness: tso, pso); for
 /// reachability under tso the simulator, the lazy engine, the k-round
 /// engine at `rounds` and its translation on varisat; for robustness the
-/// explicit engine (tso) and the normal-form engine (tso, pso).
+/// explicit engine (tso) and the normal-form engine (tso, pso, power;
+/// under power it refuses most generated programs: n/a).
 pub fn engines(model: &str, question: Question, rounds: u32) -> Vec<Engine> {
     let mut v: Vec<Engine> = backends().into_iter().map(Engine::Sat).collect();
     match (question, model) {
@@ -131,6 +132,7 @@ pub fn engines(model: &str, question: Question, rounds: u32) -> Vec<Engine> {
         ]),
         (Question::Robust, "tso") => v.extend([Engine::Explicit, Engine::NormalForm, Engine::Smc]),
         (Question::Robust, "pso") => v.extend([Engine::NormalForm, Engine::Smc]),
+        (Question::Robust, "power") => v.push(Engine::NormalForm),
         _ => {}
     }
     v

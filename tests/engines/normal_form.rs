@@ -280,11 +280,44 @@ struct RmoTally {
 }
 
 fn rmo_check(p: &Program, r: &Report, bound: u32, name: &str, tally: &mut RmoTally) {
-    match confirm(p, Model::Rmo, r, bound, name) {
+    tally_check(p, Model::Rmo, r, bound, name, tally);
+}
+
+/// [`confirm`] counted in `tally`.
+fn tally_check(
+    p: &Program,
+    model: Model,
+    r: &Report,
+    bound: u32,
+    name: &str,
+    tally: &mut RmoTally,
+) {
+    match confirm(p, model, r, bound, name) {
         Confirmed::Yes if matches!(r.verdict, Verdict::Robust) => tally.robust += 1,
         Confirmed::Yes => tally.witnesses += 1,
         Confirmed::Unknown => tally.bounded_unknown += 1,
         Confirmed::Undecided => tally.undecided += 1,
+    }
+}
+
+/// Each `(name, program, robust)` decides as expected under `model`, and
+/// the bounded engine confirms it (a "robust" up to `bound`).
+fn shapes_decide(cases: &[(&str, &str, bool)], model: Model, bound: u32) {
+    for &(name, text, robust) in cases {
+        let p = native(name, text);
+        let r = nf(&p, model, 1_000_000);
+        assert_eq!(
+            matches!(r.verdict, Verdict::Robust),
+            robust,
+            "{name}: {:?}",
+            r.verdict
+        );
+        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
+        assert_eq!(
+            confirm(&p, model, &r, bound, name),
+            Confirmed::Yes,
+            "{name}"
+        );
     }
 }
 
@@ -307,22 +340,7 @@ fn rmo_litmus_shapes_against_the_bounded_engine() {
         ("corr+ll", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; membar #LoadLoad; b = x; }\n", true),
         ("cas", "shared x, y;\nthread t1 { x = 1; a = cas(y, 0, 1); }\nthread t2 { y = 1; b = xchg(x, 2); }\n", true),
     ];
-    for (name, text, robust) in cases {
-        let p = native(name, text);
-        let r = nf(&p, Model::Rmo, 1_000_000);
-        assert_eq!(
-            matches!(r.verdict, Verdict::Robust),
-            robust,
-            "{name}: {:?}",
-            r.verdict
-        );
-        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
-        assert_eq!(
-            confirm(&p, Model::Rmo, &r, 6, name),
-            Confirmed::Yes,
-            "{name}"
-        );
-    }
+    shapes_decide(&cases, Model::Rmo, 6);
     // LB and CoRR separate RMO from PSO.
     for name in ["lb", "corr"] {
         let (_, text, _) = cases.iter().find(|c| c.0 == name).expect("case");
@@ -482,19 +500,25 @@ fn rmo_refuses_what_its_dependencies_do_not_define() {
     // The store-buffer models have no dependencies: accepted there.
     assert!(check_robustness(&p, Model::Pso, &Options::default()).is_ok());
     // The command line: one located error, exit 2.
-    let dir = std::env::temp_dir().join(format!("nf-rmo-{}", std::process::id()));
+    cli_refuses("guard.rmm", text, "rmo", "guard.rmm:2:");
+}
+
+/// `robust --engine normal-form|explicit --model MODEL FILE` on `text`
+/// saved as `name`: exit 2 with an error located at `at`.
+fn cli_refuses(name: &str, text: &str, model: &str, at: &str) {
+    let dir = std::env::temp_dir().join(format!("nf-{model}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let f = dir.join("guard.rmm");
+    let f = dir.join(name);
     std::fs::write(&f, text).expect("write");
     for engine in ["normal-form", "explicit"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_bmc-rmm"))
-            .args(["robust", "--engine", engine, "--model", "rmo"])
+            .args(["robust", "--engine", engine, "--model", model])
             .arg(&f)
             .output()
             .expect("runs");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
-        assert!(err.contains("guard.rmm:2:"), "{engine}: {err}");
+        assert!(err.contains(at), "{engine}: {err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -533,10 +557,11 @@ fn rmo_generated_programs_against_the_bounded_engine() {
 /// than under PSO.
 const RMO_CORPUS_STATES: usize = 20_000;
 
-#[test]
-fn rmo_trencher_corpus_against_the_bounded_engine() {
+/// The Trencher corpus' programs (with the Memorax ones), sorted; none
+/// when the corpus is absent.
+fn trencher_files() -> Vec<std::path::PathBuf> {
     let Some(dir) = common::corpus("trencher") else {
-        return;
+        return Vec::new();
     };
     let mut files: Vec<_> = ["", "memorax"]
         .iter()
@@ -545,24 +570,49 @@ fn rmo_trencher_corpus_against_the_bounded_engine() {
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
+    files
+}
+
+/// The Trencher corpus under `model` against the bounded engine (a
+/// "robust" up to `bound`), `max_states` per search: the tally and the
+/// programs refused.
+fn trencher_tally(model: Model, bound: u32, max_states: usize) -> (RmoTally, usize) {
     let mut tally = RmoTally::default();
     let mut refused = 0;
-    for f in &files {
+    let opts = Options {
+        width: W,
+        limits: states(max_states),
+    };
+    for f in trencher_files() {
         let name = f.display().to_string();
         let p = bmc_rmm::frontend::load_program(&name, None, W).expect("loads");
-        // Refused: a section over which a contracted hb cycle can pass
-        // (docs/models.md, "Robustness and indivisible sections").
-        if p.section_beyond_rmw().is_some() {
-            refused += 1;
-            continue;
+        match check_robustness(&p, model, &opts) {
+            Ok(r) => tally_check(&p, model, &r, bound, &name, &mut tally),
+            Err(_) => refused += 1,
         }
-        let r = nf(&p, Model::Rmo, RMO_CORPUS_STATES);
-        rmo_check(&p, &r, 8, &name, &mut tally);
     }
     eprintln!(
-        "trencher corpus under rmo: {tally:?}, {refused} refused, of {}",
-        files.len()
+        "trencher corpus under {}: {tally:?}, {refused} refused",
+        model.name()
     );
+    (tally, refused)
+}
+
+#[test]
+fn rmo_trencher_corpus_against_the_bounded_engine() {
+    let files = trencher_files();
+    if files.is_empty() {
+        return;
+    }
+    let (tally, refused) = trencher_tally(Model::Rmo, 8, RMO_CORPUS_STATES);
+    // Refused: only a section over which a contracted hb cycle can pass
+    // (docs/models.md, "Robustness and indivisible sections").
+    let beyond = files
+        .iter()
+        .map(|f| bmc_rmm::frontend::load_program(&f.display().to_string(), None, W))
+        .filter(|p| p.as_ref().expect("loads").section_beyond_rmw().is_some())
+        .count();
+    assert_eq!(refused, beyond);
     assert!(tally.witnesses > 0 && tally.robust > 0);
 }
 
@@ -572,9 +622,16 @@ fn rmo_trencher_corpus_against_the_bounded_engine() {
 /// (`&x + r - r`, addr), stores under a branch on a register (ctrl) and
 /// `membar` masks.
 fn rmo_program(seed: u64) -> String {
+    dependency_program(seed, false)
+}
+
+/// [`rmo_program`]'s programs, for Power (`power`) with two threads and
+/// `sync` in place of every `membar`.
+fn dependency_program(seed: u64, power: bool) -> String {
     let mut rng = bmc_rmm::fuzz::gen::Rng::new(seed);
     let mut s = String::from("shared x0, x1;\n");
-    for t in 0..2 + rng.below(2) {
+    let threads = 2 + rng.below(2);
+    for t in 0..if power { 2 } else { threads } {
         let mut body = Vec::new();
         for _ in 0..2 + rng.below(2) {
             let x = rng.below(2);
@@ -596,7 +653,9 @@ fn rmo_program(seed: u64) -> String {
                     let names = ["#LoadLoad", "#LoadStore", "#StoreLoad", "#StoreStore"];
                     let bits: Vec<&str> =
                         names.iter().copied().filter(|_| rng.chance(40)).collect();
-                    if bits.is_empty() {
+                    if power {
+                        "sync;".to_string()
+                    } else if bits.is_empty() {
                         "membar #StoreLoad;".to_string()
                     } else {
                         format!("membar {};", bits.join(" | "))
@@ -628,4 +687,120 @@ fn rmo_dependency_programs_against_the_bounded_engine() {
     }
     eprintln!("dependency programs under rmo: {tally:?} of {n}");
     assert!(tally.witnesses > 0 && tally.robust > 0);
+}
+
+/// Power's litmus shapes (two threads, `sync` only: the part the engine
+/// decides), each verdict confirmed by the bounded engine under the
+/// built-in Power model (herd's `ppc.cat`).
+const POWER_SHAPES: [(&str, &str, bool); 15] = [
+    ("sb", "shared x, y;\nthread t1 { x = 1; a = y; }\nthread t2 { y = 1; b = x; }\n", false),
+    ("sb+syncs", "shared x, y;\nthread t1 { x = 1; sync; a = y; }\nthread t2 { y = 1; sync; b = x; }\n", true),
+    ("mp", "shared x, y;\nthread t1 { x = 1; y = 1; }\nthread t2 { a = y; b = x; }\n", false),
+    ("mp+sync+po", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; b = x; }\n", false),
+    ("mp+sync+addr", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; b = mem[&x + a - a]; }\n", true),
+    ("mp+sync+ctrl", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; if (a == 1) { b = x; } }\n", false),
+    ("mp+syncs", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; sync; b = x; }\n", true),
+    ("lb", "shared x, y;\nthread t1 { a = x; y = 1; }\nthread t2 { b = y; x = 1; }\n", false),
+    ("lb+datas", "shared x, y;\nthread t1 { a = x; y = a; }\nthread t2 { b = y; x = b; }\n", true),
+    ("lb+ctrls", "shared x, y;\nthread t1 { a = x; if (a == 0) { y = 1; } }\nthread t2 { b = y; if (b == 0) { x = 1; } }\n", true),
+    ("2+2w", "shared x, y;\nthread t1 { x = 1; y = 2; }\nthread t2 { y = 1; x = 2; }\n", false),
+    ("2+2w+syncs", "shared x, y;\nthread t1 { x = 1; sync; y = 2; }\nthread t2 { y = 1; sync; x = 2; }\n", true),
+    // Loads of one address in coherence order (POW-FIN-LD): robust under
+    // Power, not under RMO.
+    ("corr", "shared x;\nthread t1 { x = 1; }\nthread t2 { a = x; b = x; }\n", true),
+    ("corr+w", "shared x;\nthread t1 { x = 1; x = 2; }\nthread t2 { a = x; b = x; }\n", true),
+    // The second load reads its thread's store early, the first reads it
+    // (or the other thread's, coherence-later) from memory.
+    ("corr+rfi", "shared x;\nthread t1 { x = 2; a = x; b = x; }\nthread t2 { x = 1; }\n", true),
+];
+
+#[test]
+fn power_litmus_shapes_against_the_bounded_engine() {
+    shapes_decide(&POWER_SHAPES, Model::Power, 8);
+    // CoRR separates Power from RMO (RMO lets loads of one address read
+    // out of coherence order, thesis §5.1).
+    let (_, text, _) = POWER_SHAPES[12];
+    let r = nf(&native("corr", text), Model::Rmo, 1_000_000);
+    assert!(
+        matches!(r.verdict, Verdict::NotRobust(_)),
+        "{:?}",
+        r.verdict
+    );
+}
+
+#[test]
+fn power_refuses_what_it_does_not_model_with_its_location() {
+    let iriw = "shared x, y;\nthread t0 { x = 1; }\nthread t1 { y = 1; }\n\
+                thread t2 { a = x; sync; b = y; }\nthread t3 { c = y; sync; d = x; }\n";
+    let cases = [
+        ("lwsync.rmm", "shared x, y;\nthread t1 { x = 1; lwsync; y = 1; }\nthread t2 { a = y; lwsync; b = x; }\n", 2, "lwsync"),
+        ("isync.rmm", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; isync; b = x; }\n", 3, "isync"),
+        ("cas.rmm", "shared x, y;\nthread t1 { x = 1; a = cas(y, 0, 1); }\nthread t2 { y = 1; b = x; }\n", 2, "atomic"),
+        ("iriw.rmm", iriw, 4, "third thread"),
+    ];
+    for (name, text, line, what) in cases {
+        let p = native(name, text);
+        match check_robustness(&p, Model::Power, &Options::default()) {
+            Err(Error::Input(e)) => {
+                let at = format!("{name}:{line}:");
+                assert!(e.location().starts_with(&at), "{}", e.location());
+                assert!(e.message.contains(what), "{}", e.message);
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    // The command line: one located error, exit 2, for both engines.
+    cli_refuses("iriw.rmm", iriw, "power", "iriw.rmm:4:");
+}
+
+/// Power's verdicts on the dependency programs (two threads, `sync`)
+/// against the bounded engine under Power, and against the other
+/// models: PSO's executions are Power's (a program not robust under PSO
+/// is not robust under Power) and, on these programs, Power's are RMO's
+/// (not robust under Power: not robust under RMO).
+#[test]
+fn power_dependency_programs_against_the_bounded_engine_and_the_other_models() {
+    let mut tally = RmoTally::default();
+    let n = std::env::var("NF_POWER_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let (mut below, mut above) = (0, 0);
+    for seed in 0..n {
+        let text = dependency_program(seed, true);
+        let name = format!("power dependency program {seed}:\n{text}");
+        let p = native(&format!("pdep{seed}.rmm"), &text);
+        let r = nf(&p, Model::Power, RMO_CORPUS_STATES);
+        tally_check(&p, Model::Power, &r, 6, &name, &mut tally);
+        match r.verdict {
+            Verdict::Robust => {
+                let pso = nf(&p, Model::Pso, STATES).verdict;
+                assert!(
+                    !matches!(pso, Verdict::NotRobust(_)),
+                    "{name}: robust under power, not pso"
+                );
+                below += 1;
+            }
+            Verdict::NotRobust(_) => {
+                let rmo = nf(&p, Model::Rmo, RMO_CORPUS_STATES).verdict;
+                assert!(
+                    !matches!(rmo, Verdict::Robust),
+                    "{name}: not robust under power, robust under rmo"
+                );
+                above += 1;
+            }
+            Verdict::Unknown(_) => {}
+        }
+    }
+    eprintln!("dependency programs under power: {tally:?} of {n}; {below} robust (pso agrees), {above} not (rmo agrees)");
+    assert!(tally.witnesses > 0 && tally.robust > 0);
+}
+
+#[test]
+fn power_trencher_corpus_against_the_bounded_engine() {
+    if trencher_files().is_empty() {
+        return;
+    }
+    let (tally, _) = trencher_tally(Model::Power, 8, STATES);
+    assert!(tally.witnesses > 0);
 }

@@ -135,6 +135,11 @@ pub(crate) struct State {
     /// RMO only: the newest in-flight store per thread and address,
     /// sorted by (thread, address).
     pub inflight: Vec<InFlight>,
+    /// Power only: the addresses part 2 writes no more (sorted): a load
+    /// read the cell there after a program-order-earlier load of its
+    /// thread read part 3's start, so both read the same store
+    /// (POW-FIN-LD).
+    pub frozen: Vec<i64>,
 }
 
 /// One event of a step, for the witness.
@@ -176,7 +181,7 @@ pub(crate) struct Automaton<'p> {
     pub(super) reg_off: Vec<usize>,
     live: Vec<Vec<Vec<bool>>>,
     w: Width,
-    model: Model,
+    pub(super) model: Model,
     /// The profile's threads.
     pub profile: Vec<u32>,
     pub(super) seg_of: Vec<Option<usize>>,
@@ -267,8 +272,9 @@ impl<'p> Automaton<'p> {
             heads: Vec::new(),
             rmo: Vec::new(),
             inflight: Vec::new(),
+            frozen: Vec::new(),
         };
-        if self.model == Model::Rmo {
+        if self.model.commits() {
             s.heads = vec![(0, 0); s.regs.len()];
             s.rmo = vec![Heads::default(); n];
             // Part 1 of an RMO normal form holds the fetches only (the
@@ -538,10 +544,10 @@ impl<'p> Automaton<'p> {
                 s.load_floor[t] = 0;
                 s.flush_floor[t] = 0;
                 s.buf.retain(|b| b.thread as usize != t);
-                if self.model == Model::Rmo {
+                if self.model.commits() {
                     Self::rmo_terminate(s, t);
                 }
-            } else if self.model == Model::Rmo {
+            } else if self.model.commits() {
                 // Under RMO a thread's events are not in non-decreasing
                 // parts: its next events are bounded below by its floor.
                 s.cur[t] = Self::rmo_floor(s, t);
@@ -564,7 +570,7 @@ impl<'p> Automaton<'p> {
                 }
             }
         }
-        if self.model == Model::Rmo {
+        if self.model.commits() {
             Self::rmo_normalize(s);
         }
         true
@@ -679,7 +685,7 @@ impl<'p> Automaton<'p> {
         (enter, leave): (Option<usize>, Option<usize>),
         wrote: &mut impl FnMut(i64, i64),
     ) -> Vec<Partial> {
-        if self.model == Model::Rmo {
+        if self.model.commits() {
             return self.exec_rmo(s, t, op, (enter, leave), wrote);
         }
         let mut out = Vec::new();
@@ -900,6 +906,25 @@ pub(crate) struct Heads {
     /// Per address (sorted): the latest store commit and the latest load
     /// commit of the thread to it.
     pub per_addr: Vec<(i64, u8, u8)>,
+    /// Power only: the latest load commit (a `sync` commits after it).
+    pub max_load_comm: u8,
+    /// Power only: the addresses (sorted) whose latest load of the thread
+    /// is in part 3 with no store of the thread to the address after it,
+    /// with what it read: a later load of the address in part 2 reads the
+    /// same store or breaks POW-FIN-LD.
+    pub ld3: Vec<(i64, Read3)>,
+}
+
+/// What a Power load in part 3 read (see [`Heads::ld3`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Read3 {
+    /// Part 3's start: no store of part 3 to the address before it.
+    Start,
+    /// Its thread's newest store to the address, committed in part 3 and
+    /// not overwritten there before the load.
+    Own,
+    /// Another store of part 3.
+    Other,
 }
 
 /// What a load sees, in one part, of its thread's in-flight stores to
@@ -930,4 +955,7 @@ pub(crate) struct InFlight {
     pub flush: u8,
     /// Enter marks recorded before the store (bit k = segment k).
     pub before: u16,
+    /// Power only: no other store to the address has followed its commit
+    /// in the part of the commit (always false under RMO).
+    pub newest: bool,
 }

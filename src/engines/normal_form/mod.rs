@@ -1,4 +1,4 @@
-//! Unbounded robustness against RMO, PSO and TSO by normal-form
+//! Unbounded robustness against Power (in part), RMO, PSO and TSO by normal-form
 //! computations (thesis `003_…` ch. 3 and 5): a program is robust iff it has no
 //! normal-form computation of degree 3 with a cyclic happens-before
 //! relation, and the normal-form computations are the language of a
@@ -12,6 +12,12 @@
 //!   atomic steps as [`program_class`] says. RMO (§5.1, Theorem 5.1) is
 //!   the Power semantics of §4.1 made store-atomic, with loads reordered
 //!   except as dependencies and `membar` masks order them ([`rmo`]).
+//!   Power (§4.1) is decided where at most two threads access memory and
+//!   `sync` is the only barrier: a store committed by one thread and not
+//!   yet propagated to the other is seen by its own thread only, as an
+//!   early read, so the store-atomic automaton of [`rmo`] serves, with
+//!   the rules RMO drops put back (coherence of loads of one address,
+//!   POW-FIN-LD; load commits ordered as POW-COMMIT says).
 //! * Normal form (§3.1): a shortest computation with a cyclic hb loses
 //!   its cycle when the last instruction of some thread is undone; the
 //!   rest has an SC trace (Lemma 2.16) and its events, reordered inside
@@ -51,7 +57,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// The SPARC models the engine decides.
+/// The models the engine decides (SPARC, and Power in part).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Model {
     /// Total store order: one FIFO store buffer per thread.
@@ -61,25 +67,42 @@ pub enum Model {
     /// Relaxed memory order (thesis §5.1): store-atomic, loads and stores
     /// reordered except as dependencies and `membar` masks order them.
     Rmo,
+    /// IBM Power (thesis §4.1) for programs where at most two threads
+    /// access memory and the only barrier is `sync`: there every store
+    /// reaches the one other thread at once or is read early by its own
+    /// thread only, so Power is RMO with loads of one address in
+    /// coherence order (POW-FIN-LD), load commits after the earlier
+    /// accesses to their address and to unknown addresses (POW-COMMIT),
+    /// and `sync` a full barrier (the RMO transitions with their Power
+    /// rules; the rest of Power is refused as an unmodelled construct).
+    Power,
 }
 
 impl Model {
-    /// The model's name (`tso`, `pso`, `rmo`).
+    /// The model's name (`tso`, `pso`, `rmo`, `power`).
     pub fn name(self) -> &'static str {
         match self {
             Model::Tso => "tso",
             Model::Pso => "pso",
             Model::Rmo => "rmo",
+            Model::Power => "power",
         }
     }
 
-    /// The model named `s` (`tso`, `pso`, `rmo`), if the engine decides
-    /// it.
+    /// Whether the engine runs the commit-based transitions of [`rmo`]
+    /// (RMO and Power) rather than the store buffers.
+    pub(crate) fn commits(self) -> bool {
+        matches!(self, Model::Rmo | Model::Power)
+    }
+
+    /// The model named `s` (`tso`, `pso`, `rmo`, `power`), if the engine
+    /// decides it.
     pub fn from_name(s: &str) -> Option<Model> {
         match s {
             "tso" => Some(Model::Tso),
             "pso" => Some(Model::Pso),
             "rmo" => Some(Model::Rmo),
+            "power" => Some(Model::Power),
             _ => None,
         }
     }

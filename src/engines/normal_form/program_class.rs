@@ -17,6 +17,10 @@
 //! (W ≤ 32), so the data domain is finite (thesis §2.3) for every
 //! accepted program.
 //!
+//! Under Power (the part the engine decides) also: barriers other than
+//! `sync`, `lock`/`unlock` and atomic steps, and a third thread with
+//! memory accesses.
+//!
 //! Barriers as the `tso.cat` / `pso.cat` / `rmo.cat` models read them:
 //! `mfence` and `sync` order every pair; a `membar` orders the pairs its
 //! mask names (#StoreLoad: stores before later loads, #StoreStore: stores
@@ -151,8 +155,11 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
         for ins in &t.instrs {
             let op = op_of(&ins.cmd)
                 .and_then(|op| {
-                    if model == Model::Rmo {
+                    if model.commits() {
                         rmo_local(&ins.cmd)?;
+                    }
+                    if model == Model::Power {
+                        power_op(&ins.cmd, &op)?;
                     }
                     Ok(op)
                 })
@@ -161,7 +168,62 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
         }
         out.push(ops);
     }
+    if model == Model::Power {
+        power_threads(p, &out)?;
+    }
     Ok(out)
+}
+
+/// The most threads with memory accesses a Power program may have: with
+/// two, a store is seen by the other thread from one point on and by its
+/// own thread earlier only as an early read, so the store-atomic
+/// automaton serves (thesis §4.1 read with one other thread; the
+/// propagation events of §4.4.1 are needed from three threads on).
+pub(crate) const POWER_MAX_THREADS: usize = 2;
+
+/// Under Power, the constructs outside the modelled part: barriers other
+/// than `sync` (`lwsync`'s and `isync`'s propagation and cumulativity,
+/// §4.4.3, are not modelled; the SPARC and Arm barriers are not
+/// Power's), `lock`/`unlock` and atomic steps (a Power read-modify-write
+/// is `lwarx`/`stwcx.`, which orders nothing by itself).
+fn power_op(c: &Command, op: &Op) -> Result<(), String> {
+    match (c, op) {
+        (Command::Ann(_, inner) | Command::Tagged(_, inner), _) => power_op(inner, op),
+        (Command::Fence(Fence::Sync), _) => Ok(()),
+        (Command::Fence(f), _) => Err(format!(
+            "`{}` under Power (the engine models the barrier `sync` only)",
+            f.keyword()
+        )),
+        (_, Op::Atomic(_)) => Err("an atomic step or `lock`/`unlock` under Power".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a Power program with more than [`POWER_MAX_THREADS`] threads
+/// that access memory, located at the first access of the first thread
+/// beyond them.
+fn power_threads(p: &Program, ops: &[Vec<Op>]) -> Result<(), Error> {
+    let mut seen = 0;
+    for (ti, o) in ops.iter().enumerate() {
+        let Some(i) = o.iter().position(|op| op.accesses() > 0) else {
+            continue;
+        };
+        seen += 1;
+        if seen > POWER_MAX_THREADS {
+            let what = format!(
+                "a third thread with memory accesses under Power (the engine decides \
+                 Power for at most {POWER_MAX_THREADS} such threads: the propagation of \
+                 stores between three or more threads is not modelled)"
+            );
+            return Err(refuse(
+                p,
+                ThreadId(ti as u32),
+                &p.threads[ti].instrs[i],
+                &what,
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn refuse(p: &Program, t: ThreadId, ins: &Instr, what: &str) -> Error {

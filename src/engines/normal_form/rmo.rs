@@ -58,9 +58,10 @@
 //! the lowest open part bound nothing and are kept as 0 (no bound), so
 //! that states differing only there are one.
 
-use super::automaton::{Automaton, Cell, Early, Ev, Heads, InFlight, Partial, State, PARTS};
+use super::automaton::{Automaton, Cell, Early, Ev, Heads, InFlight, Partial, Read3, State, PARTS};
 use super::profile::{Acc, Src};
 use super::program_class::{Micro, Op};
+use super::Model;
 use crate::program::{Command, LExpr, RegId};
 
 impl Heads {
@@ -89,6 +90,20 @@ impl Heads {
         }
     }
 
+    /// Records a Power load of `a` in part `p` committing in `commit`
+    /// that read `read` when `p` is part 3.
+    fn loaded(&mut self, a: i64, p: u8, read: Read3, commit: u8) {
+        self.max_load_comm = self.max_load_comm.max(commit);
+        match self.ld3.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) if p == PARTS => self.ld3[i].1 = read,
+            Ok(i) => {
+                self.ld3.remove(i);
+            }
+            Err(i) if p == PARTS => self.ld3.insert(i, (a, read)),
+            Err(_) => {}
+        }
+    }
+
     /// The least part of any later memory event of the thread: a load's
     /// event (at least the loads' floor) or a store's commit (at least
     /// the control, address and barrier bounds).
@@ -106,10 +121,15 @@ impl Heads {
             &mut self.max_store,
             &mut self.load_floor,
             &mut self.store_floor,
+            &mut self.max_load_comm,
         ] {
             if *h <= base {
                 *h = 0;
             }
+        }
+        // No load is in part 2 any more once it is closed.
+        if base >= PARTS {
+            self.ld3.clear();
         }
         for e in &mut self.per_addr {
             if e.1 <= base {
@@ -121,6 +141,13 @@ impl Heads {
         }
         self.per_addr.retain(|e| e.1 != 0 || e.2 != 0);
     }
+}
+
+/// Whether part `p` (> the lowest open part) has written `a` so far.
+fn wrote_in(s: &State, p: u8, a: i64) -> bool {
+    let part = &s.later[p as usize - 2];
+    part.binary_search_by_key(&a, |e| e.addr)
+        .is_ok_and(|i| part[i].now.is_some())
 }
 
 /// The registers `e` reads.
@@ -194,219 +221,328 @@ impl Automaton<'_> {
         }
         s.inflight
             .retain(|f| f.parts.iter().any(|e| *e != Early::None));
+        if base >= PARTS {
+            s.frozen.clear();
+        }
     }
 
-    /// Executes operation `op` of thread `t` under RMO in every way the
-    /// parts allow; `(enter, leave)` as for the store-buffer models.
+    /// Executes operation `op` of thread `t` under RMO (or Power) in
+    /// every way the parts allow; `(enter, leave)` as for the
+    /// store-buffer models.
     pub(super) fn exec_rmo(
         &self,
         s: &State,
         t: usize,
         op: &Op,
-        (enter, leave): (Option<usize>, Option<usize>),
+        marks: (Option<usize>, Option<usize>),
         wrote: &mut impl FnMut(i64, i64),
     ) -> Vec<Partial> {
-        let mut out = Vec::new();
         match op {
             Op::Local(c) => {
                 let mut ns = s.clone();
                 if self.rmo_local(&mut ns, t, c) {
-                    out.push((ns, Vec::new(), Vec::new()));
+                    vec![(ns, Vec::new(), Vec::new())]
+                } else {
+                    Vec::new()
                 }
             }
             Op::Fence { ll, ls, sl, ss } => {
                 let mut ns = s.clone();
                 let h = &mut ns.rmo[t];
                 let pick = |on: bool, bound: u8| if on { bound } else { 0 };
-                let (ld, st) = (h.max_load, h.max_store);
+                // Power: a `sync` commits after the earlier loads commit
+                // (POW-COMMIT), and the later accesses wait for it.
+                let (ld, st) = (h.max_load.max(h.max_load_comm), h.max_store);
                 h.load_floor = h.load_floor.max(pick(*ll, ld)).max(pick(*sl, st));
                 h.store_floor = h.store_floor.max(pick(*ls, ld)).max(pick(*ss, st));
-                out.push((ns, Vec::new(), Vec::new()));
+                vec![(ns, Vec::new(), Vec::new())]
             }
-            Op::Load { reg, addr } => {
-                let a = self.eval(s, t, addr);
-                let (comp, comm) = self.deps(s, t, addr);
-                let h = &s.rmo[t];
-                let lo = s.base.max(comp).max(h.load_floor).max(1);
-                let commit_lo = comm.max(h.assume_comm);
-                let early = Self::in_flight(s, t, a);
-                for p in lo..=PARTS {
-                    let mut reads = Vec::new();
-                    // A load that reads memory commits after the thread's
-                    // earlier stores to its address (coherence); one that
-                    // reads its thread's in-flight store early does not
-                    // wait for that store's commit.
-                    let mut commit = p.max(commit_lo);
-                    match early.map_or(Early::None, |f| f.parts[p as usize - 1]) {
-                        Early::Unknown => continue,
-                        Early::Value => {
-                            let f = early.expect("an in-flight store");
-                            let src = Src::Early {
-                                flush: f.flush,
-                                before: f.before,
-                            };
-                            reads.push((f.v, src, None));
-                        }
-                        Early::None => {
-                            commit = commit.max(h.at(a).0);
-                            for (c, g) in self.read_options(s, p, a, self.want(t, enter, 0)) {
-                                reads.push((c.v, Src::Mem { tag: c.tag }, g.then_some(c)));
-                            }
-                        }
+            Op::Load { reg, addr } => self.rmo_load(s, t, *reg, addr, marks.0),
+            Op::Store { addr, value } => self.rmo_store(s, t, addr, value, marks.1, wrote),
+            Op::Atomic(ms) => self.rmo_atomic(s, t, ms, marks, wrote),
+        }
+    }
+
+    /// A load (MH-LOAD): its event in any part from the computation of
+    /// its address and the loads' floor on, reading memory or its
+    /// thread's newest in-flight store to the address early. Under Power
+    /// also POW-COMMIT's order of the commit after the earlier accesses
+    /// to its address and to addresses not computed yet, and POW-FIN-LD:
+    /// a load in part 2 after a load of the address in part 3 (with no
+    /// store of the thread to the address between them) reads the store
+    /// that one read — part 3's start, read from memory, part 2 writing
+    /// the address no more; or the thread's newest store, read early. A
+    /// store of the thread between the two loads commits after the
+    /// first, so in part 3 after it: the second reads it early, with no
+    /// check.
+    fn rmo_load(
+        &self,
+        s: &State,
+        t: usize,
+        reg: RegId,
+        addr: &LExpr,
+        enter: Option<usize>,
+    ) -> Vec<Partial> {
+        let power = self.model == Model::Power;
+        let a = self.eval(s, t, addr);
+        let (comp, comm) = self.deps(s, t, addr);
+        let h = &s.rmo[t];
+        let lo = s.base.max(comp).max(h.load_floor).max(1);
+        let mut commit_lo = comm.max(h.assume_comm);
+        if power {
+            commit_lo = commit_lo.max(h.at(a).1).max(h.addr_comp);
+        }
+        let after3 = h
+            .ld3
+            .binary_search_by_key(&a, |e| e.0)
+            .ok()
+            .filter(|_| power)
+            .map(|i| h.ld3[i].1);
+        let early = Self::in_flight(s, t, a);
+        let mut out = Vec::new();
+        for p in lo..=PARTS {
+            let mut reads = Vec::new();
+            // A load that reads memory commits after the thread's
+            // earlier stores to its address (coherence); one that reads
+            // its thread's in-flight store early does not wait for that
+            // store's commit.
+            let mut commit = p.max(commit_lo);
+            let mut freeze = false;
+            match early.map_or(Early::None, |f| f.parts[p as usize - 1]) {
+                Early::Unknown => continue,
+                Early::Value => {
+                    if p < PARTS && after3.is_some_and(|r| r != Read3::Own) {
+                        continue;
                     }
-                    for (v, src, guess) in reads {
-                        let mut ns = s.clone();
-                        if let Some(c) = guess {
-                            Automaton::record_guess(&mut ns, p, a, c);
-                        }
-                        self.set_reg(&mut ns, t, *reg, v);
-                        self.set_heads(&mut ns, t, *reg, p, commit);
-                        let h = &mut ns.rmo[t];
-                        h.max_load = h.max_load.max(p);
-                        h.addr_comp = h.addr_comp.max(comp);
-                        h.commit_at(a, false, commit);
-                        let (ev, acc) = Automaton::load_event(a, v, p, src);
-                        out.push((ns, vec![ev], vec![acc]));
-                    }
-                }
-            }
-            Op::Store { addr, value } => {
-                let a = self.eval(s, t, addr);
-                let v = self.eval(s, t, value);
-                let (acomp, acomm) = self.deps(s, t, addr);
-                let (vcomp, vcomm) = self.deps(s, t, value);
-                // The part from which the store's value is known.
-                let known = acomp.max(vcomp).max(1);
-                let h = &s.rmo[t];
-                let (st_a, ld_a) = h.at(a);
-                let lo = [
-                    s.base,
-                    known,
-                    acomm,
-                    vcomm,
-                    h.assume_comm,
-                    h.addr_comp,
-                    h.store_floor,
-                    st_a,
-                    ld_a,
-                ]
-                .into_iter()
-                .max()
-                .unwrap_or(1);
-                let tag = self.tag(t, leave, 0);
-                let open = self.seg_of[t].is_some_and(|k| s.marks[k].leave.is_none());
-                for q in lo..=PARTS {
-                    let mut ns = s.clone();
-                    self.write(&mut ns, q, a, Cell { v, tag });
-                    wrote(a, v);
-                    // Until its address is computed, the store hides the
-                    // earlier in-flight stores to other addresses.
-                    for f in ns.inflight.iter_mut() {
-                        if f.thread as usize == t && f.addr != a {
-                            for p in 1..acomp.max(1) {
-                                if f.parts[p as usize - 1] == Early::Value {
-                                    f.parts[p as usize - 1] = Early::Unknown;
-                                }
-                            }
-                        }
-                    }
-                    ns.inflight
-                        .retain(|f| !(f.thread as usize == t && f.addr == a));
-                    let mut parts = [Early::None; PARTS as usize];
-                    for p in s.base..q {
-                        parts[p as usize - 1] = if p < known {
-                            Early::Unknown
-                        } else {
-                            Early::Value
-                        };
-                    }
-                    if parts.iter().any(|e| *e != Early::None) {
-                        let f = InFlight {
-                            thread: t as u8,
-                            addr: a,
-                            parts,
-                            v,
-                            flush: q,
-                            before: if open { s.seen } else { 0 },
-                        };
-                        let at = ns
-                            .inflight
-                            .partition_point(|x| (x.thread, x.addr) < (f.thread, f.addr));
-                        ns.inflight.insert(at, f);
-                    }
-                    let h = &mut ns.rmo[t];
-                    h.max_store = h.max_store.max(q);
-                    h.addr_comp = h.addr_comp.max(acomp);
-                    h.commit_at(a, true, q);
-                    let ev = Ev {
-                        write: true,
-                        addr: a,
-                        value: v,
-                        part: q,
-                        flush: q,
-                        early: false,
+                    let f = early.expect("an in-flight store");
+                    let src = Src::Early {
+                        flush: f.flush,
+                        before: f.before,
                     };
-                    out.push((ns, vec![ev], vec![Acc::Store { addr: a, flush: q }]));
+                    reads.push((f.v, src, None));
+                }
+                Early::None => {
+                    if p < PARTS {
+                        match after3 {
+                            Some(Read3::Start) => freeze = true,
+                            // The earlier load read a store of part 3.
+                            Some(_) => continue,
+                            None => {}
+                        }
+                    }
+                    commit = commit.max(h.at(a).0);
+                    for (c, g) in self.read_options(s, p, a, self.want(t, enter, 0)) {
+                        reads.push((c.v, Src::Mem { tag: c.tag }, g.then_some(c)));
+                    }
                 }
             }
-            Op::Atomic(ms) => {
-                // Ordered with every access before it: after every load
-                // event, store commit, control and address bound. Every
-                // register's heads are at most these (by induction).
-                let h = &s.rmo[t];
-                let lo = [
-                    s.base,
-                    1,
-                    h.load_floor,
-                    h.store_floor,
-                    h.max_load,
-                    h.max_store,
-                    h.assume_comm,
-                    h.addr_comp,
-                ]
-                .into_iter()
-                .max()
-                .unwrap_or(1);
-                for p in lo..=PARTS {
-                    let mut partial = vec![(s.clone(), Vec::new(), Vec::new())];
-                    for m in ms {
-                        partial = partial
-                            .into_iter()
-                            .flat_map(|x| self.micro(x, t, p, m, (enter, leave), wrote))
-                            .collect();
+            let read = if p < PARTS || p <= s.base {
+                Read3::Other
+            } else if !wrote_in(s, p, a) {
+                Read3::Start
+            } else if early.is_some_and(|f| f.flush == p && f.newest) {
+                Read3::Own
+            } else {
+                Read3::Other
+            };
+            for (v, src, guess) in reads {
+                let mut ns = s.clone();
+                if let Some(c) = guess {
+                    Automaton::record_guess(&mut ns, p, a, c);
+                }
+                self.set_reg(&mut ns, t, reg, v);
+                self.set_heads(&mut ns, t, reg, p, commit);
+                if power {
+                    if freeze {
+                        if let Err(i) = ns.frozen.binary_search(&a) {
+                            ns.frozen.insert(i, a);
+                        }
                     }
-                    for (mut ns, evs, accs) in partial {
-                        for m in ms {
-                            let written = match m {
-                                Micro::Load { reg, .. } => *reg,
-                                Micro::Local(c) => assigned(c),
-                                Micro::Store { .. } => None,
-                            };
-                            if let Some(r) = written {
-                                self.set_heads(&mut ns, t, r, p, p);
-                            }
+                    ns.rmo[t].loaded(a, p, read, commit);
+                }
+                let h = &mut ns.rmo[t];
+                h.max_load = h.max_load.max(p);
+                h.addr_comp = h.addr_comp.max(comp);
+                h.commit_at(a, false, commit);
+                let (ev, acc) = Automaton::load_event(a, v, p, src);
+                out.push((ns, vec![ev], vec![acc]));
+            }
+        }
+        out
+    }
+
+    /// A store (MH-STORE): its commit in any part from the bounds of
+    /// §5.1 on (under Power not in part 2 once a load froze its address
+    /// there, [`State::frozen`]); until it commits, later loads of the
+    /// thread read it early.
+    fn rmo_store(
+        &self,
+        s: &State,
+        t: usize,
+        addr: &LExpr,
+        value: &LExpr,
+        leave: Option<usize>,
+        wrote: &mut impl FnMut(i64, i64),
+    ) -> Vec<Partial> {
+        let mut out = Vec::new();
+        let a = self.eval(s, t, addr);
+        let v = self.eval(s, t, value);
+        let (acomp, acomm) = self.deps(s, t, addr);
+        let (vcomp, vcomm) = self.deps(s, t, value);
+        // The part from which the store's value is known.
+        let known = acomp.max(vcomp).max(1);
+        let h = &s.rmo[t];
+        let (st_a, ld_a) = h.at(a);
+        let lo = [
+            s.base,
+            known,
+            acomm,
+            vcomm,
+            h.assume_comm,
+            h.addr_comp,
+            h.store_floor,
+            st_a,
+            ld_a,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(1);
+        let tag = self.tag(t, leave, 0);
+        let open = self.seg_of[t].is_some_and(|k| s.marks[k].leave.is_none());
+        for q in lo..=PARTS {
+            if q < PARTS && s.frozen.binary_search(&a).is_ok() {
+                continue;
+            }
+            let mut ns = s.clone();
+            self.write(&mut ns, q, a, Cell { v, tag });
+            wrote(a, v);
+            for f in ns.inflight.iter_mut() {
+                if f.addr == a && f.flush == q {
+                    f.newest = false;
+                }
+            }
+            if let Ok(i) = ns.rmo[t].ld3.binary_search_by_key(&a, |e| e.0) {
+                ns.rmo[t].ld3.remove(i);
+            }
+            // Until its address is computed, the store hides the
+            // earlier in-flight stores to other addresses.
+            for f in ns.inflight.iter_mut() {
+                if f.thread as usize == t && f.addr != a {
+                    for p in 1..acomp.max(1) {
+                        if f.parts[p as usize - 1] == Early::Value {
+                            f.parts[p as usize - 1] = Early::Unknown;
                         }
-                        // Ordered with every access after it; every
-                        // earlier store is committed.
-                        let h = &mut ns.rmo[t];
-                        for x in [
-                            &mut h.max_load,
-                            &mut h.max_store,
-                            &mut h.load_floor,
-                            &mut h.store_floor,
-                        ] {
-                            *x = (*x).max(p);
-                        }
-                        if ms
-                            .iter()
-                            .any(|m| matches!(m, Micro::Local(c) if is_assume(c)))
-                        {
-                            h.assume_comm = h.assume_comm.max(p);
-                        }
-                        ns.inflight.retain(|f| f.thread as usize != t);
-                        out.push((ns, evs, accs));
                     }
                 }
+            }
+            ns.inflight
+                .retain(|f| !(f.thread as usize == t && f.addr == a));
+            let mut parts = [Early::None; PARTS as usize];
+            for p in s.base..q {
+                parts[p as usize - 1] = if p < known {
+                    Early::Unknown
+                } else {
+                    Early::Value
+                };
+            }
+            if parts.iter().any(|e| *e != Early::None) {
+                let f = InFlight {
+                    thread: t as u8,
+                    addr: a,
+                    parts,
+                    v,
+                    flush: q,
+                    before: if open { s.seen } else { 0 },
+                    newest: self.model == Model::Power,
+                };
+                let at = ns
+                    .inflight
+                    .partition_point(|x| (x.thread, x.addr) < (f.thread, f.addr));
+                ns.inflight.insert(at, f);
+            }
+            let h = &mut ns.rmo[t];
+            h.max_store = h.max_store.max(q);
+            h.addr_comp = h.addr_comp.max(acomp);
+            h.commit_at(a, true, q);
+            let ev = Ev {
+                write: true,
+                addr: a,
+                value: v,
+                part: q,
+                flush: q,
+                early: false,
+            };
+            out.push((ns, vec![ev], vec![Acc::Store { addr: a, flush: q }]));
+        }
+        out
+    }
+
+    /// An atomic step: ordered with every access before and after it,
+    /// all its events in one part (RMO only; Power refuses it).
+    fn rmo_atomic(
+        &self,
+        s: &State,
+        t: usize,
+        ms: &[Micro],
+        marks: (Option<usize>, Option<usize>),
+        wrote: &mut impl FnMut(i64, i64),
+    ) -> Vec<Partial> {
+        let mut out = Vec::new();
+        // Ordered with every access before it: after every load event,
+        // store commit, control and address bound. Every register's
+        // heads are at most these (by induction).
+        let h = &s.rmo[t];
+        let lo = [
+            s.base,
+            1,
+            h.load_floor,
+            h.store_floor,
+            h.max_load,
+            h.max_store,
+            h.assume_comm,
+            h.addr_comp,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(1);
+        for p in lo..=PARTS {
+            let mut partial = vec![(s.clone(), Vec::new(), Vec::new())];
+            for m in ms {
+                partial = partial
+                    .into_iter()
+                    .flat_map(|x| self.micro(x, t, p, m, marks, wrote))
+                    .collect();
+            }
+            for (mut ns, evs, accs) in partial {
+                for m in ms {
+                    let written = match m {
+                        Micro::Load { reg, .. } => *reg,
+                        Micro::Local(c) => assigned(c),
+                        Micro::Store { .. } => None,
+                    };
+                    if let Some(r) = written {
+                        self.set_heads(&mut ns, t, r, p, p);
+                    }
+                }
+                // Ordered with every access after it; every earlier
+                // store is committed.
+                let h = &mut ns.rmo[t];
+                for x in [
+                    &mut h.max_load,
+                    &mut h.max_store,
+                    &mut h.load_floor,
+                    &mut h.store_floor,
+                ] {
+                    *x = (*x).max(p);
+                }
+                if ms
+                    .iter()
+                    .any(|m| matches!(m, Micro::Local(c) if is_assume(c)))
+                {
+                    h.assume_comm = h.assume_comm.max(p);
+                }
+                ns.inflight.retain(|f| f.thread as usize != t);
+                out.push((ns, evs, accs));
             }
         }
         out
