@@ -933,9 +933,9 @@ fn draws_used_only_through_cases_tests_or_not_at_all_take_only_their_outcomes() 
     for (funcs, body) in [
         (
             "void f(int w) { if (w == 3) g = 7; }",
-            "f(__VERIFIER_nondet_int());",
+            "f(__VERIFIER_nondet_int());\n  if (g == 9) reach_error();",
         ),
-        (rets, "g = r();"),
+        (rets, "g = r();\n  if (g == 9 && g == 8) reach_error();"),
     ] {
         let (_d, task) = task_of(&prog(funcs, body), true);
         let v = verify(&task, &explicit).unwrap();
