@@ -858,3 +858,88 @@ fn a_bounded_draw_is_searched_over_its_range_only() {
     assert_eq!(v.answer, Answer::Unknown, "{}", v.reason);
     assert!(v.reason.contains("32 bits"), "{}", v.reason);
 }
+
+/// Draws whose value matters only through a few outcomes take those
+/// outcomes, not 2^32 values: `switch (__VERIFIER_nondet_int())` draws
+/// one value per case and one that is none of them; a draw passed to a
+/// parameter that is only tested (also passed on) draws one bit; a
+/// `return __VERIFIER_nondet_int();` whose value the caller discards
+/// draws nothing. The explicit search then answers (a whole 32-bit draw:
+/// UNKNOWN at once), right both ways, and every FALSE witness replays.
+#[test]
+fn draws_used_only_through_cases_tests_or_not_at_all_take_only_their_outcomes() {
+    let prog = |funcs: &str, body: &str| {
+        format!(
+            "{HEADER}int g;\n{funcs}\nvoid *t(void *a) {{\n  {body}\n  return 0;\n}}\n\
+             int main() {{\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n  return 0;\n}}\n"
+        )
+    };
+    let explicit = VerifyOptions {
+        engine: bmc_rmm::svcomp::deepen::Engine::Explicit,
+        ..quick()
+    };
+    let sw = |default: &str| {
+        format!(
+            "switch (__VERIFIER_nondet_int()) {{ case 0: g = 1; break; case 2: g = 3; break; \
+             case 5: g = 2; break; {default} }}"
+        )
+    };
+    let tested = "void f(int w) { if (w && !g) g = 7; }\nvoid pass(int w) { f(w); }";
+    let rets =
+        "int r(void) { if (g) return __VERIFIER_nondet_int(); return __VERIFIER_nondet_int(); }";
+    for (funcs, body, want) in [
+        ("", sw("") + "\n  if (g == 4) reach_error();", Answer::True),
+        ("", sw("") + "\n  if (g == 2) reach_error();", Answer::False),
+        // The value that is none of the cases takes `default`.
+        (
+            "",
+            sw("default: g = 4;") + "\n  if (g == 4) reach_error();",
+            Answer::False,
+        ),
+        (
+            "",
+            sw("default: g = 4;") + "\n  if (g == 0) reach_error();",
+            Answer::True,
+        ),
+        (
+            tested,
+            "pass(__VERIFIER_nondet_int());\n  if (g == 7) reach_error();".into(),
+            Answer::False,
+        ),
+        (
+            tested,
+            "f(__VERIFIER_nondet_int());\n  if (g == 6) reach_error();".into(),
+            Answer::True,
+        ),
+        (
+            rets,
+            "r(); r();\n  if (g) reach_error();".into(),
+            Answer::True,
+        ),
+    ] {
+        let (_d, task) = task_of(&prog(funcs, &body), want == Answer::True);
+        let v = verify(&task, &explicit).unwrap();
+        assert_eq!(v.answer, want, "{funcs} / {body}: {}", v.reason);
+        if want == Answer::False {
+            assert_eq!(
+                replay(&task, v.witness.as_deref().unwrap()),
+                Ok(0),
+                "{body}"
+            );
+        }
+    }
+    // Used otherwise (compared with a constant in the callee, the
+    // returned value kept): the whole value, and the search says so.
+    for (funcs, body) in [
+        (
+            "void f(int w) { if (w == 3) g = 7; }",
+            "f(__VERIFIER_nondet_int());\n  if (g == 9) reach_error();",
+        ),
+        (rets, "g = r();\n  if (g == 9 && g == 8) reach_error();"),
+    ] {
+        let (_d, task) = task_of(&prog(funcs, body), true);
+        let v = verify(&task, &explicit).unwrap();
+        assert_eq!(v.answer, Answer::Unknown, "{body}: {}", v.reason);
+        assert!(v.reason.contains("32 bits"), "{body}: {}", v.reason);
+    }
+}

@@ -210,6 +210,26 @@ impl<'a> Ctx<'a> {
     /// that the next statement bounds ([`super::draws`]), `lo` plus as
     /// many bits as the range `[lo, hi]` needs.
     pub(super) fn nondet(&mut self, name: &str, s: Span) -> Result<Val, Error> {
+        let range = self.draw.take().and_then(|d| match self.lookup(&d.name) {
+            Some(super::ctx::Local::Reg(_, CType::Int)) => d.range(false, self.width.0),
+            Some(super::ctx::Local::Reg(_, CType::UInt)) => d.range(true, self.width.0),
+            _ => None,
+        });
+        self.nondet_in(name, s, range)
+    }
+
+    /// `__VERIFIER_nondet_T()` drawing from `range` (`lo` plus as many
+    /// bits as `[lo, hi]` needs; every value drawn is one the call may
+    /// return) or, for `None`, any value of the width (`_Bool`/`bool`: 0
+    /// or 1), bit by bit. The caller guarantees that the values left out
+    /// take no path the drawn ones do not (a bounded draw, a `switch`'s
+    /// representatives).
+    pub(super) fn nondet_in(
+        &mut self,
+        name: &str,
+        s: Span,
+        range: Option<(i64, i64)>,
+    ) -> Result<Val, Error> {
         let t = self.b.temp();
         self.emit(
             Command::Assign {
@@ -218,11 +238,6 @@ impl<'a> Ctx<'a> {
             },
             s,
         )?;
-        let range = self.draw.take().and_then(|d| match self.lookup(&d.name) {
-            Some(super::ctx::Local::Reg(_, CType::Int)) => d.range(false, self.width.0),
-            Some(super::ctx::Local::Reg(_, CType::UInt)) => d.range(true, self.width.0),
-            _ => None,
-        });
         let bits = if name.ends_with("bool") {
             1
         } else if let Some((lo, hi)) = range {

@@ -147,9 +147,9 @@ impl<'a> Ctx<'a> {
         if !super::builtins::reserved(&name) {
             if let Some(&f) = self.funcs.get(&name) {
                 if name.starts_with("__VERIFIER_atomic_") {
-                    return self.atomic_call(f, args, s);
+                    return self.atomic_call(&name, f, args, s);
                 }
-                return self.inline_call(f, args, s);
+                return self.inline_call(&name, f, args, s, false);
             }
         }
         self.builtin(&name, c, s)
@@ -177,23 +177,74 @@ impl<'a> Ctx<'a> {
         &mut self,
         args: &'a [Node<Expression>],
     ) -> Result<Vec<LExpr>, Error> {
+        self.args_of(None, args)
+    }
+
+    /// The arguments of a call, as [`Self::stable_args`] evaluates them;
+    /// for a call of the file's function `func`, a
+    /// `__VERIFIER_nondet_*()` argument to a parameter that is only
+    /// tested draws one bit ([`Ctx::arg_draw`]).
+    ///
+    /// Errors: those of the arguments' expressions.
+    fn args_of(
+        &mut self,
+        func: Option<&str>,
+        args: &'a [Node<Expression>],
+    ) -> Result<Vec<LExpr>, Error> {
         let mut vals = Vec::new();
-        for a in args {
-            let v = self.rvalue(a)?;
-            vals.push(self.stable(v.e, a.span)?);
+        for (i, a) in args.iter().enumerate() {
+            let drawn = match func {
+                Some(f) => self.arg_draw(f, i, a)?,
+                None => None,
+            };
+            let v = match drawn {
+                Some(v) => v,
+                None => self.rvalue(a)?.e,
+            };
+            vals.push(self.stable(v, a.span)?);
         }
         Ok(vals)
     }
 
+    /// The file's (not atomic) function a call statement `f(...);`
+    /// calls by name, whose value it discards.
+    pub(super) fn discarded_call(
+        &self,
+        e: &'a Node<Expression>,
+    ) -> Option<(
+        &'a CallExpression,
+        &'a Node<lang_c::ast::FunctionDefinition>,
+    )> {
+        let Expression::Call(c) = &e.node else {
+            return None;
+        };
+        let Expression::Identifier(i) = &c.node.callee.node else {
+            return None;
+        };
+        let name = i.node.name.as_str();
+        if self.lookup(name).is_some()
+            || super::builtins::reserved(name)
+            || name.starts_with("__VERIFIER_atomic_")
+        {
+            return None;
+        }
+        self.funcs.get(name).map(|&f| (&c.node, f))
+    }
+
     /// Inlines a user function: arguments evaluated in order, the body
-    /// lowered, the returned value copied to a temporary.
-    fn inline_call(
+    /// lowered, the returned value copied to a temporary; `discard`: the
+    /// caller does not use the value (the body's `return` then draws no
+    /// `__VERIFIER_nondet_*()` value).
+    pub(super) fn inline_call(
         &mut self,
+        name: &str,
         f: &'a Node<lang_c::ast::FunctionDefinition>,
         args: &'a [Node<Expression>],
         s: Span,
+        discard: bool,
     ) -> Result<Val, Error> {
-        let vals = self.stable_args(args)?;
+        let vals = self.args_of(Some(name), args)?;
+        self.discard_result = discard;
         self.inline_values(f, vals, s)
     }
 
@@ -229,11 +280,12 @@ impl<'a> Ctx<'a> {
     /// the body; those of the body.
     fn atomic_call(
         &mut self,
+        name: &str,
         f: &'a Node<lang_c::ast::FunctionDefinition>,
         args: &'a [Node<Expression>],
         s: Span,
     ) -> Result<Val, Error> {
-        let vals = self.stable_args(args)?;
+        let vals = self.args_of(Some(name), args)?;
         if !self.b.live() {
             return Ok(Val::int(Expr::Const(0)));
         }

@@ -114,6 +114,8 @@ pub struct Frame {
     pub ret_reg: Option<(RegId, CType)>,
     /// Names whose address the function takes (they live in memory).
     pub addr_taken: HashSet<String>,
+    /// The call's value is discarded (`f();` as a statement).
+    pub discard: bool,
 }
 
 /// What a new thread receives as its argument.
@@ -222,6 +224,9 @@ pub struct Ctx<'a> {
     /// The draw the block item being lowered makes, when the next item
     /// bounds it ([`super::draws`]); taken by the draw.
     pub draw: Option<Bounded>,
+    /// The next inlined call's value is discarded (`f();` as a
+    /// statement); taken by [`Ctx::inline_body`] into its frame.
+    pub discard_result: bool,
     /// A cut that ended its path without an unwinding goal (inside an
     /// atomic section, or without `unwinding_goals`).
     pub unchecked_cut: bool,
@@ -709,6 +714,7 @@ pub fn lower(
         unwinding_goals,
         unwound: None,
         draw: None,
+        discard_result: false,
         unchecked_cut: false,
         unwind_goals: Vec::new(),
         addr_cache: HashMap::new(),

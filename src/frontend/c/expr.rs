@@ -47,6 +47,22 @@ impl<'a> Ctx<'a> {
     ///
     /// Errors: see [`Ctx::rvalue`].
     pub fn effect(&mut self, e: &'a Node<Expression>) -> Result<(), Error> {
+        // A value nobody uses: `__VERIFIER_nondet_*();` draws nothing
+        // (any value, none observed), and `f();` tells `f`'s `return`.
+        if self.is_nondet_call(e) {
+            return Ok(());
+        }
+        if let Some((c, f)) = self.discarded_call(e) {
+            let Expression::Identifier(i) = &c.callee.node else {
+                return self.rvalue(e).map(|_| ());
+            };
+            let name = i.node.name.as_str();
+            return self
+                .nested(e.span, |cx| {
+                    cx.inline_call(name, f, &c.arguments, e.span, true)
+                })
+                .map(|_| ());
+        }
         self.rvalue(e).map(|_| ())
     }
 

@@ -20,6 +20,10 @@ use lang_c::ast::{
 use lang_c::span::{Node, Span};
 use std::collections::HashMap;
 
+/// How many calls deep [`Ctx::param_tested`] follows a parameter passed
+/// on as an argument.
+const MAX_PASS_DEPTH: usize = 4;
+
 /// A parameter: its specifiers and declarator.
 pub type Param<'a> = (
     &'a [Node<DeclarationSpecifier>],
@@ -48,6 +52,7 @@ impl<'a> Ctx<'a> {
         call: Span,
     ) -> Result<Option<(crate::program::RegId, CType)>, Error> {
         let name = declarator_name(&f.node.declarator).unwrap_or_default();
+        let discard = std::mem::take(&mut self.discard_result);
         // Recursion is unwound like a loop (docs/c.md, "Recursion"): at
         // most `--unwind` nested copies of a function; a path needing
         // one more ends there, and the answer says so.
@@ -115,6 +120,7 @@ impl<'a> Ctx<'a> {
             ret: ret_label,
             ret_reg: ret_reg.clone(),
             addr_taken,
+            discard,
         });
         let r = self
             .bind_params(&params, args, call)
@@ -279,6 +285,12 @@ impl<'a> Ctx<'a> {
                 Ok(())
             }
             Statement::Return(e) => {
+                // `return __VERIFIER_nondet_*();` of a call whose value is
+                // discarded: any value is returned and none is used, so
+                // no draw (0 is one of the values).
+                let e = e
+                    .as_ref()
+                    .filter(|e| !(self.frame().discard && self.is_nondet_call(e)));
                 if let Some(e) = e {
                     let v = self.rvalue(e)?;
                     if let Some((r, ty)) = self.frame().ret_reg.clone() {
@@ -956,9 +968,55 @@ impl<'a> Ctx<'a> {
             .last()
             .map(|f| f.func.clone())
             .unwrap_or_default();
-        self.funcs
-            .get(&func)
-            .is_some_and(|f| truth_tests_only(&f.node.statement, name))
+        self.funcs.get(&func).is_some_and(|f| {
+            truth_tests_only(&f.node.statement, name, &|g, j| self.param_tested(g, j, 0))
+        })
+    }
+
+    /// True when parameter `i` of the file's function `func` is used
+    /// only in truth tests ([`truth_tests_only`]) in its body, passing it
+    /// on as an argument to a parameter of the same kind (up to
+    /// [`MAX_PASS_DEPTH`] calls deep) counting as a test: a
+    /// `__VERIFIER_nondet_*()` argument there may draw one bit
+    /// ([`Ctx::arg_draw`]). False for built-ins, atomic-section functions
+    /// passed through, variadic parameters and unnamed ones.
+    pub(super) fn param_tested(&self, func: &str, i: usize, depth: usize) -> bool {
+        if depth > MAX_PASS_DEPTH || super::builtins::reserved(func) {
+            return false;
+        }
+        let Some(f) = self.funcs.get(func) else {
+            return false;
+        };
+        let Some((_, Some(d))) = parameters(f).get(i).copied() else {
+            return false;
+        };
+        let Some(pname) = declarator_name(d) else {
+            return false;
+        };
+        truth_tests_only(&f.node.statement, &pname, &|g, j| {
+            self.param_tested(g, j, depth + 1)
+        })
+    }
+
+    /// The value of argument `a` of a call of the file's function `func`
+    /// at position `i`: one bit when `a` is a `__VERIFIER_nondet_*()`
+    /// call and the parameter is only tested ([`Ctx::param_tested`]: the
+    /// paths are those of every value, as for a condition that is such a
+    /// call), else `None` (the caller evaluates it).
+    ///
+    /// Errors: those of the draw.
+    pub(super) fn arg_draw(
+        &mut self,
+        func: &str,
+        i: usize,
+        a: &'a Node<Expression>,
+    ) -> Result<Option<LExpr>, Error> {
+        if !self.is_nondet_call(a) || !self.param_tested(func, i, 0) {
+            return Ok(None);
+        }
+        Ok(Some(
+            self.nondet_in("__VERIFIER_nondet_bool", a.span, None)?.e,
+        ))
     }
 }
 
@@ -1136,10 +1194,15 @@ pub fn parameters(f: &Node<FunctionDefinition>) -> Vec<Param<'_>> {
 /// is a truth test: the condition of `if`, `while`, `do`, `for` or
 /// `?:`, or an operand of `!`, `&&`, `||`. An assignment, `&name`, an
 /// argument, an operand of arithmetic or a comparison is another use.
-fn truth_tests_only(body: &Node<Statement>, name: &str) -> bool {
+fn truth_tests_only(
+    body: &Node<Statement>,
+    name: &str,
+    pass: &dyn Fn(&str, usize) -> bool,
+) -> bool {
     use lang_c::ast::{BinaryOperator as B, UnaryOperator as U};
     struct Uses<'n> {
         name: &'n str,
+        pass: &'n dyn Fn(&str, usize) -> bool,
         all: usize,
         tests: usize,
     }
@@ -1164,6 +1227,15 @@ fn truth_tests_only(body: &Node<Statement>, name: &str) -> bool {
                     self.test(&b.node.rhs);
                 }
                 Expression::Conditional(c) => self.test(&c.node.condition),
+                Expression::Call(c) => {
+                    if let Expression::Identifier(f) = &c.node.callee.node {
+                        for (j, a) in c.node.arguments.iter().enumerate() {
+                            if (self.pass)(&f.node.name, j) {
+                                self.test(a);
+                            }
+                        }
+                    }
+                }
                 _ => {}
             }
             lang_c::visit::visit_expression(self, e, span);
@@ -1185,6 +1257,7 @@ fn truth_tests_only(body: &Node<Statement>, name: &str) -> bool {
     }
     let mut u = Uses {
         name,
+        pass,
         all: 0,
         tests: 0,
     };

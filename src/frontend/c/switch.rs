@@ -92,7 +92,10 @@ impl<'a> Ctx<'a> {
         // register or a constant goes to a temporary, so that constant
         // propagation learns it on each case's side.
         let mark = self.b.mark();
-        let val = self.rvalue(&sw.node.expression)?;
+        let val = match self.case_draw(&sw.node.expression, &cases)? {
+            Some(v) => v,
+            None => self.rvalue(&sw.node.expression)?,
+        };
         // A range compares as the controlling value's type (docs/c.md,
         // "Signedness").
         let le = if val.ty.is_unsigned() {
@@ -139,6 +142,52 @@ impl<'a> Ctx<'a> {
         r?;
         self.b.place(exit);
         Ok(())
+    }
+
+    /// The controlling value of `switch (__VERIFIER_nondet_T())`, drawn
+    /// from the case values' range widened by one value above it: the
+    /// value is only compared with the cases, so one value per case and
+    /// one that is none of them (the greatest case plus one) take every
+    /// path that any value takes, and each is a value the call may
+    /// return. `None` (the caller draws the whole value) for any other
+    /// controlling expression, a `_Bool` draw (one bit already), case
+    /// values spanning more than the front-end's bounded draws allow, an
+    /// unsigned draw with a case constant above the signed range, or a
+    /// greatest case at the top of the range.
+    ///
+    /// Errors: those of the draw.
+    fn case_draw(
+        &mut self,
+        e: &'a Node<Expression>,
+        cases: &[(i64, i64, LabelId)],
+    ) -> Result<Option<super::expr::Val>, Error> {
+        let Expression::Call(call) = &e.node else {
+            return Ok(None);
+        };
+        let Expression::Identifier(callee) = &call.node.callee.node else {
+            return Ok(None);
+        };
+        let name = callee.node.name.as_str();
+        if !self.is_nondet_call(e) || name.ends_with("bool") || cases.is_empty() {
+            return Ok(None);
+        }
+        let unsigned =
+            super::types::int_named(name.rsplit("nondet_").next().unwrap_or("")).is_unsigned();
+        let lo = cases.iter().map(|c| c.0).min().unwrap_or(0);
+        let hi = cases.iter().map(|c| c.1).max().unwrap_or(0);
+        let top = (1i64 << (self.width.0 - 1)) - 1;
+        let bounds = super::ctx::Bounded {
+            name: String::new(),
+            lo: Some(lo),
+            hi: Some(hi.saturating_add(1)),
+        };
+        if (unsigned && lo < 0) || hi >= top {
+            return Ok(None);
+        }
+        match bounds.range(unsigned, self.width.0) {
+            Some(range) => self.nondet_in(name, e.span, Some(range)).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Places the target of a `case`/`default` label of the innermost
