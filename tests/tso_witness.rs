@@ -23,7 +23,7 @@ use bmc_rmm::engines::bounded::{backend, CheckKind, Deadline, Limits, Query, Sol
 use bmc_rmm::engines::explicit::{check_robustness, Options, Robustness};
 use bmc_rmm::engines::Switches;
 use bmc_rmm::frontend::native;
-use bmc_rmm::program::{Program, Width};
+use bmc_rmm::program::{Command, Program, Width};
 
 /// SB: the cycle Wx →po Ry →fr Wy →po Rx →fr Wx needs t1's write → read
 /// pair on it while only t0 delays (thesis Example 6.6).
@@ -318,14 +318,20 @@ fn corpus_witnesses_along_paths_replay() {
             .unwrap()
             .unwrap_or_else(|| panic!("{}: no bounded cycle along the TSO witness", f.display()));
         let x = r.witness.as_ref().unwrap();
+        // z3 replays the witnesses of programs without `lock`: its
+        // replay through lock sections (the model's axioms contracted over
+        // them) takes minutes at bound 20 (`memorax/bakery.bound2.fenced`:
+        // 143 s; docs/performance.md); cdclt replays every witness.
+        let locks = p
+            .threads
+            .iter()
+            .any(|t| (t.instrs.iter()).any(|i| matches!(i.cmd, Command::Lock | Command::Unlock)));
         let mut solvers = vec![SolverKind::Cdclt];
-        if SolverKind::Z3.available().is_ok() {
+        if SolverKind::Z3.available().is_ok() && !locks {
             solvers.push(SolverKind::Z3);
         }
         for s in solvers {
-            let t0 = std::time::Instant::now();
             let replay = queries::replay(s, &p, &model, limits(20), x).unwrap();
-            eprintln!("{} {s:?} replay {:.2?}", f.display(), t0.elapsed());
             assert_eq!(replay, Ok(()), "{}: {s:?} rejects the witness", f.display());
         }
         along += 1;

@@ -240,7 +240,6 @@ fn an_engine_refuses_a_question_it_does_not_answer() {
     let questions = [Question::Robust];
     let mut req = Request::new(&p, &m, Some("power"), &questions, 4);
     for engine in [
-        EngineChoice::Explicit,
         EngineChoice::Smc,
         EngineChoice::Lazy(None),
         EngineChoice::Kround(2),
@@ -249,6 +248,13 @@ fn an_engine_refuses_a_question_it_does_not_answer() {
         let e = ask::ask(&req).expect_err("not answered under power");
         assert_eq!(e.exit_code(), 2, "{engine:?}: {e}");
     }
+    // The explicit engine decides power (the normal-form engine), not
+    // the PGAS model.
+    let pgas = bmc_rmm::cat::builtin("pgas").unwrap();
+    let mut other = Request::new(&p, &pgas, Some("pgas"), &questions, 4);
+    other.engine = EngineChoice::Explicit;
+    let e = ask::ask(&other).expect_err("not answered under pgas");
+    assert_eq!(e.exit_code(), 2, "{e}");
     req.engine = EngineChoice::Bounded(None);
     let r = ask::ask(&req).expect("the bounded engine answers under power");
     assert_eq!(r.len(), 1);

@@ -144,7 +144,7 @@ impl<'a> Ctx<'a> {
             _ => return self.indirect_call(&c.callee, &c.arguments, s),
         };
         let args = &c.arguments;
-        if !super::builtins::reserved(&name) {
+        if !super::ctx::reserved(&name) {
             if let Some(&f) = self.funcs.get(&name) {
                 if name.starts_with("__VERIFIER_atomic_") {
                     return self.atomic_call(&name, f, args, s);
@@ -223,7 +223,7 @@ impl<'a> Ctx<'a> {
         };
         let name = i.node.name.as_str();
         if self.lookup(name).is_some()
-            || super::builtins::reserved(name)
+            || super::ctx::reserved(name)
             || name.starts_with("__VERIFIER_atomic_")
         {
             return None;

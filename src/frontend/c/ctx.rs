@@ -1495,3 +1495,19 @@ impl<'a> Ctx<'a> {
         Ok(fin.longest.unwrap_or(0))
     }
 }
+
+/// Names the C front-end always treats as built-ins, even if the file
+/// defines a function of that name: the pthreads API, the atomic
+/// section markers, and SV-COMP's error functions (the `unreach-call`
+/// property is the call itself; the benchmarks define `reach_error` with
+/// an empty body or `assert(0)`).
+pub(super) fn reserved(n: &str) -> bool {
+    n.starts_with("pthread_")
+        || matches!(
+            n,
+            "__VERIFIER_atomic_begin"
+                | "__VERIFIER_atomic_end"
+                | "reach_error"
+                | "__VERIFIER_error"
+        )
+}

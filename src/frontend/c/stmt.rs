@@ -981,7 +981,7 @@ impl<'a> Ctx<'a> {
     /// ([`Ctx::arg_draw`]). False for built-ins, atomic-section functions
     /// passed through, variadic parameters and unnamed ones.
     pub(super) fn param_tested(&self, func: &str, i: usize, depth: usize) -> bool {
-        if depth > MAX_PASS_DEPTH || super::builtins::reserved(func) {
+        if depth > MAX_PASS_DEPTH || super::ctx::reserved(func) {
             return false;
         }
         let Some(f) = self.funcs.get(func) else {
