@@ -433,6 +433,15 @@ fn an_early_read_does_not_wait_for_the_store_it_reads() {
     }
 }
 
+/// How many generated programs a test checks: the environment variable
+/// `var` (a longer run: `NF_RMO_PROGRAMS=N`), else `default`.
+fn programs(var: &str, default: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[test]
 fn rmo_is_weaker_than_pso_on_generated_programs() {
     // PSO is RMO with `membar #LoadLoad | #LoadStore` after every load
@@ -445,10 +454,7 @@ fn rmo_is_weaker_than_pso_on_generated_programs() {
     g.shape.max_instrs = 3;
     g.atomics = 0;
     g.asserts = 0;
-    let n = std::env::var("NF_RMO_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+    let n = programs("NF_RMO_PROGRAMS", 20);
     let mut cases = vec![("w-rfi-data".to_string(), WRD.to_string())];
     for seed in 0..n {
         cases.push((
@@ -533,10 +539,7 @@ fn rmo_generated_programs_against_the_bounded_engine() {
     g.asserts = 0;
     let mut tally = RmoTally::default();
     // More programs for a longer run: NF_RMO_PROGRAMS=N.
-    let n = std::env::var("NF_RMO_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+    let n = programs("NF_RMO_PROGRAMS", 20);
     for seed in 0..n {
         let text = g.program(seed, "rmo").render();
         let name = format!("generated seed {seed}");
@@ -674,10 +677,7 @@ fn dependency_program(seed: u64, power: bool) -> String {
 #[test]
 fn rmo_dependency_programs_against_the_bounded_engine() {
     let mut tally = RmoTally::default();
-    let n = std::env::var("NF_RMO_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60);
+    let n = programs("NF_RMO_PROGRAMS", 60);
     for seed in 0..n {
         let text = rmo_program(seed);
         let name = format!("dependency program {seed}:\n{text}");
@@ -761,10 +761,7 @@ fn power_refuses_what_it_does_not_model_with_its_location() {
 #[test]
 fn power_dependency_programs_against_the_bounded_engine_and_the_other_models() {
     let mut tally = RmoTally::default();
-    let n = std::env::var("NF_POWER_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+    let n = programs("NF_POWER_PROGRAMS", 40);
     let (mut below, mut above) = (0, 0);
     for seed in 0..n {
         let text = dependency_program(seed, true);

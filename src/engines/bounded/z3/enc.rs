@@ -650,21 +650,28 @@ impl<'p> ZEnc<'p> {
             .iter()
             .map(|&e| (e, Int::fresh_const(ctx, "succ")))
             .collect();
-        // The successor chosen by `a` is an event of another thread.
-        let leaves = |a: usize| -> ZBool {
-            let out: Vec<ZBool> = (mem.iter())
-                .filter(|&&b| ev[b].thread != ev[a].thread)
-                .map(|&b| next[&a]._eq(&Int::from_i64(ctx, b as i64)))
-                .collect();
-            or(ctx, &out)
-        };
+        // Per event that a hand-over may reach: its chosen successor is
+        // an event of another thread.
+        let leaves: HashMap<usize, ZBool> = (stxn.keys())
+            .map(|&(_, b)| b)
+            .collect::<std::collections::BTreeSet<usize>>()
+            .into_iter()
+            .filter(|b| next.contains_key(b))
+            .map(|b| {
+                let out: Vec<ZBool> = (mem.iter())
+                    .filter(|&&c| ev[c].thread != ev[b].thread)
+                    .map(|&c| next[&b]._eq(&Int::from_i64(ctx, c as i64)))
+                    .collect();
+                (b, or(ctx, &out))
+            })
+            .collect();
         let mut cs = vec![or(ctx, &inset.values().cloned().collect::<Vec<_>>())];
         for &a in &mem {
             let mut alts = Vec::new();
             for &b in &mem {
                 let mut edge: Vec<ZBool> = hb.get(&(a, b)).cloned().unwrap_or_default();
                 if let Some(h) = stxn.get(&(a, b)) {
-                    edge.push(and(ctx, &[h.clone(), leaves(b)]));
+                    edge.push(and(ctx, &[h.clone(), leaves[&b].clone()]));
                 }
                 if edge.is_empty() {
                     continue;
