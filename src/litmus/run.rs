@@ -10,7 +10,9 @@ use super::herd::{self, Observation};
 use crate::cat::Model;
 use crate::diag::Error;
 use crate::engines::bounded::varisat::enumerate::DEFAULT_BUDGET;
-use crate::engines::bounded::{enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats};
+use crate::engines::bounded::{
+    backend, enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats,
+};
 use crate::engines::Switches;
 use crate::frontend::litmus::{Arch, LitmusTest};
 use crate::program::concrete::concrete_prefix;
@@ -206,6 +208,46 @@ pub fn run(
     run_with(t, model, lim, solver, Some(DEFAULT_BUDGET))
 }
 
+/// Refuses `t` when a consistent execution under `model` within `lim`
+/// reaches one of its [`LitmusTest::address_probes`]: an access at an
+/// integer address, which herd7 refuses ("Non symbolic address"; herd
+/// answers the test when only executions its model forbids make the
+/// access, as herd's own tests A260/A262 show).
+///
+/// Errors: the located refusal; the backend's errors, [`Error::Unknown`]
+/// at the deadline.
+fn refuse_integer_addresses(
+    t: &LitmusTest,
+    model: &Model,
+    lim: Limits,
+    solver: SolverKind,
+) -> Result<(), Error> {
+    for probe in &t.address_probes {
+        let mut program = t.program.clone();
+        program.goals = vec![probe.goal.clone()];
+        let q = Query {
+            program: &program,
+            model,
+            limits: lim,
+        };
+        let mut made = false;
+        backend(solver, false)?.session(&q, &mut |s| {
+            let g = s.goal(0);
+            made = s.solve(&[g], lim.deadline)?;
+            Ok(())
+        })?;
+        if made {
+            let msg = "access at an integer address (a value that is no location's address is dereferenced in an execution the model allows)";
+            let help = "herd7 refuses the test too (\"Non symbolic address\"); see docs/litmus.md";
+            return Err(match &t.program.source {
+                Some(src) => src.error_help(probe.span, msg, help),
+                None => Error::Unsupported(msg.into()),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// [`run`] with the limits given as one value (`lim.bound` before
 /// [`effective_bound`]; the query's developer switches) and the
 /// enumeration engine's budget: the varisat backend visits the candidate
@@ -224,6 +266,8 @@ pub fn run_with(
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let model = herd_model(t, model)?;
+    let bound = effective_bound(t, lim.bound);
+    refuse_integer_addresses(t, model, Limits { bound, ..lim }, solver)?;
     let obs: Vec<GExpr> = t.observed.iter().map(|l| l.expr()).collect();
     let q = Query {
         program: &t.program,

@@ -1073,4 +1073,40 @@ fn narrow_accesses_to_addresses_are_refused() {
     let wide = "AArch64 WIDE\n{\nint *p = &x;\nint x=1;\n0:X2=p;\n}\n P0 ;\n LDR X0,[X2] ;\n\
                 LDR W1,[X0] ;\nlocations [0:X0; 0:X1;]\n";
     assert_eq!(states(wide, "arm"), ["0:X0=x; 0:X1=1;"]);
+    // A 32-bit store over a location that holds an address: herd merges
+    // the stored bytes into the address and refuses the test too.
+    let over = "AArch64 OVER\n{\nint x=1;\nint *p=&x;\n0:X2=p;\n}\n P0 ;\n MOV W0,#2 ;\n\
+                STR W0,[X2] ;\nlocations [x;]\n";
+    let (at, msg) = refused(over);
+    assert_eq!(at, "t.litmus:9:1");
+    assert!(
+        msg.contains("32-bit store over") && msg.contains("address of `x`"),
+        "{msg}"
+    );
+}
+
+/// P1 reads x twice, then through `y` (which holds the integer 16) only
+/// when `guard` branches to the access: on `CBZ` after two equal reads,
+/// on `CBNZ` after a coRR violation.
+fn integer_address(branch: &str) -> String {
+    format!(
+        "AArch64 INTADDR\n{{\nint x=0;\nint64_t y=16;\n0:X1=x; 1:X1=x; 1:X3=y;\n}}\n\
+         P0 | P1 ;\n MOV W0,#1 | LDR W0,[X1] ;\n STR W0,[X1] | LDR W2,[X1] ;\n\
+         | EOR W4,W0,#1 ;\n | ORR W4,W4,W2 ;\n | {branch} W4,L1 ;\n | LDR X5,[X3] ;\n\
+         | LDR W6,[X5] ;\n |L1: ;\nforall 1:X4=1\n"
+    )
+}
+
+#[test]
+fn an_access_at_an_integer_address_is_refused_when_the_model_allows_it() {
+    // An execution the model allows dereferences the integer 16: herd7
+    // refuses the test ("Non symbolic address").
+    let msg = run_refused(&integer_address("CBZ"), "arm");
+    assert!(
+        msg.contains("t.litmus:14:3") && msg.contains("integer address"),
+        "{msg}"
+    );
+    // Only a coRR violation reaches the access: herd7 answers, and so do
+    // we (W4 is 1 in every consistent execution).
+    assert_eq!(states(&integer_address("CBNZ"), "arm"), ["1:X4=1;"]);
 }

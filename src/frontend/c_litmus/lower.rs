@@ -367,6 +367,7 @@ fn litmus_test(
         shared_bytes: None,
         pair_access: None,
         code_labels: BTreeMap::new(),
+        address_probes: Vec::new(),
     })
 }
 

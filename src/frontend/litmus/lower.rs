@@ -639,7 +639,8 @@ fn lower(
     };
     shared_vars(surf, vars, &mut p, &init);
     resolve_targets(src, &p, vars, width, &init.typed_locs)?;
-    super::refusals::refuse_by_values(src, &p, vars, width, surf.ifetch.is_some())?;
+    let address_probes =
+        super::refusals::refuse_by_values(src, &p, vars, width, surf.ifetch.is_some())?;
     type_locations(
         &mut rs,
         &p,
@@ -689,18 +690,13 @@ fn lower(
                 .is_some_and(|o| !o.is_empty())
         })
     });
-    let quantifier = match surf.quant {
-        RawQuant::Exists => Quantifier::Exists,
-        RawQuant::NotExists => Quantifier::NotExists,
-        RawQuant::Forall => Quantifier::Forall,
-    };
     Ok(LitmusTest {
         program: p,
         name: surf.name.clone(),
         arch,
         doc: surf.doc.clone(),
         metadata: surf.metadata.clone(),
-        quantifier,
+        quantifier: quantifier(surf.quant),
         prop,
         cond,
         filter,
@@ -713,7 +709,17 @@ fn lower(
         shared_bytes: vars.shared_bytes.clone(),
         pair_access: pair_access(src, surf, vars),
         code_labels: code_labels(vars),
+        address_probes,
     })
+}
+
+/// The condition's quantifier.
+fn quantifier(q: RawQuant) -> Quantifier {
+    match q {
+        RawQuant::Exists => Quantifier::Exists,
+        RawQuant::NotExists => Quantifier::NotExists,
+        RawQuant::Forall => Quantifier::Forall,
+    }
 }
 
 /// The located error [`LitmusTest::pair_access`] for the first load or

@@ -46,4 +46,4 @@ mod x86;
 pub use hash::herd_hash;
 pub use lower::parse;
 pub(crate) use lower::prop_expr;
-pub use test::{parse_int, Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
+pub use test::{parse_int, AddressProbe, Arch, LitmusTest, LocKind, Location, Prop, Quantifier};

@@ -4,12 +4,18 @@
 //! the value sets of the test ([`ValueSets`]), a superset of the values
 //! herd's candidate executions give, so it refuses at least what herd
 //! refuses (and may refuse a test where only an impossible path makes
-//! the access); code a thread never reaches is not checked.
+//! the access); code a thread never reaches is not checked. It also
+//! finds the accesses whose address may be an integer (herd: "Non
+//! symbolic address"), which the run probes under the model.
 
 use super::ctx::{access_bits, Vars};
+use super::test::AddressProbe;
 use super::values::{initial_bytes, Set, ValueSets};
 use crate::diag::{Error, SourceFile, Span};
-use crate::program::{Command, LExpr, Program, Width};
+use crate::program::{
+    BinOp, Command, Expr, GExpr, GVar, Goal, GoalAt, GoalKind, Instr, LExpr, Program, ThreadId,
+    Width,
+};
 
 /// A memory access of an instruction: its address, and for a store the
 /// value written.
@@ -50,21 +56,24 @@ fn accesses(cmd: &Command) -> Vec<Access> {
 ///   64 bits that may load or store the address of a location (herd:
 ///   "Illegal operation mask32").
 ///
-/// Errors: the first such access, located at its instruction.
+/// Returns the probes of the accesses whose address may be an integer
+/// (a value below every location's, in a test without code addresses):
+/// whether one is made depends on the model (herd7 answers a test whose
+/// only such access is in executions its model forbids), so the run
+/// decides ([`AddressProbe`]).
+///
+/// Errors: the first access refused, located at its instruction.
 pub(super) fn refuse_by_values(
     src: &SourceFile,
     p: &Program,
     vars: &Vars,
     width: Width,
     ifetch: bool,
-) -> Result<(), Error> {
+) -> Result<Vec<AddressProbe>, Error> {
     let code_check = !ifetch && vars.code.enabled;
     let mixed_check = vars.mixed && vars.split.is_empty();
-    if !code_check && !mixed_check {
-        return Ok(());
-    }
     let Some(fixed) = vars.fixed.as_ref() else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let bits = |ti: usize, sp: Span| access_bits(&vars.targets, ti, sp);
     let bytes = |ti: usize, sp: Span| bits(ti, sp).map(|b| i64::from(b / 8));
@@ -76,6 +85,8 @@ pub(super) fn refuse_by_values(
             .find(|(n, &a)| a <= v && v < a + vars.size(n))
             .map(|(n, _)| n.as_str())
     };
+    let lowest = fixed.values().copied().min().unwrap_or(i64::MAX);
+    let mut probes = Vec::new();
     for (ti, th) in p.threads.iter().enumerate() {
         for ins in &th.instrs {
             for acc in accesses(&ins.cmd) {
@@ -98,25 +109,73 @@ pub(super) fn refuse_by_values(
                         ));
                     }
                 }
+                // Every location's address lies above every constant of
+                // the test: a smaller address is an integer.
+                if !vars.code.enabled && addrs.iter().flatten().any(|&a| a < lowest) {
+                    probes.push(address_probe(ti, ins, &acc.addr, lowest));
+                }
                 if !mixed_check {
                     continue;
                 }
                 let Some(b) = bits(ti, ins.span).filter(|&b| b < 64) else {
                     continue;
                 };
-                let (what, values): (&str, Set) = match &acc.stored {
-                    Some(v) => ("store", sets.at_access(th, ti, v, ins.span)),
-                    None => ("load", sets.loaded(&addrs, i64::from(b / 8))),
+                // A narrow load of an address, a narrow store of one, and a
+                // narrow store over one (herd merges the stored bytes into
+                // the location's old value, which masks the address).
+                // Only addresses inside a location: the analysis' value
+                // sets over-approximate, and an address outside every
+                // location is no location's value.
+                let inside: Set = addrs.as_ref().map(|xs| {
+                    xs.iter()
+                        .copied()
+                        .filter(|&a| location(a).is_some())
+                        .collect()
+                });
+                let cell = sets.loaded(&inside, i64::from(b / 8));
+                let stored = acc
+                    .stored
+                    .as_ref()
+                    .map(|v| sets.at_access(th, ti, v, ins.span));
+                let address_in = |s: &Set| s.iter().flatten().find_map(|&v| location(v));
+                let found = match &stored {
+                    Some(v) => address_in(v)
+                        .map(|n| format!("store of a value that may be the address of `{n}`"))
+                        .or_else(|| {
+                            address_in(&cell).map(|n| {
+                                format!("store over a value that may be the address of `{n}`")
+                            })
+                        }),
+                    None => address_in(&cell)
+                        .map(|n| format!("load of a value that may be the address of `{n}`")),
                 };
-                if let Some(name) = values.iter().flatten().find_map(|&v| location(v)) {
+                if let Some(what) = found {
                     return Err(src.error_help(
                         ins.span,
-                        format!("{b}-bit {what} of a value that may be the address of `{name}`: an address is a 64-bit value (narrow access to an address)"),
+                        format!("{b}-bit {what}: an address is a 64-bit value (narrow access to an address)"),
                         format!("herd7 refuses the test too (\"Illegal operation mask{b}\"); see docs/litmus.md"),
                     ));
                 }
             }
         }
     }
-    Ok(())
+    Ok(probes)
+}
+
+/// The probe of an access of thread `ti` whose address expression `addr`
+/// may be an integer: the thread at the instruction's source state with
+/// `addr` below `lowest` ([`AddressProbe`]).
+fn address_probe(ti: usize, ins: &Instr, addr: &LExpr, lowest: i64) -> AddressProbe {
+    let t = ThreadId(ti as u32);
+    let a: GExpr = addr.map_vars(&mut |r| Expr::Var(GVar::Reg(t, r)));
+    AddressProbe {
+        goal: Goal {
+            name: None,
+            kind: GoalKind::Goal,
+            at: GoalAt::States(vec![(t, ins.from)]),
+            cond: Some(Expr::bin(BinOp::Lt, a, Expr::Const(lowest))),
+            span: ins.span,
+        },
+        span: ins.span,
+    }
 }

@@ -275,6 +275,23 @@ pub struct LitmusTest {
     /// `aarch64.cat` cannot tell apart (`litmus::run::herd_model` refuses
     /// the test under another model).
     pub pair_access: Option<crate::diag::Error>,
+    /// The accesses whose address the test's value sets say may be an
+    /// integer (a value below every location's address), each as a goal
+    /// that holds when the access' thread reaches it with such an
+    /// address. herd7 refuses a test in which some candidate execution
+    /// makes one ("Non symbolic address"); `litmus::run::run_with`
+    /// refuses it when a consistent execution reaches a probe.
+    pub address_probes: Vec<AddressProbe>,
+}
+
+/// An access whose address may be an integer ([`LitmusTest::address_probes`]).
+#[derive(Clone, Debug)]
+pub struct AddressProbe {
+    /// Thread `thread` at the access' source state, its address
+    /// expression below the lowest location's address.
+    pub goal: crate::program::Goal,
+    /// The access' instruction.
+    pub span: crate::diag::Span,
 }
 
 impl LitmusTest {
