@@ -22,6 +22,8 @@ e.g.   bench/c11_diff.py target/release/bmc-rmm --gen /tmp/c11gen
 import argparse, itertools, os, re, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from herd_diff import inputs  # files, directories, @lists
 TOOLS = os.path.join(HERE, "..", "..", "shared", "tools", "herd7")
 LIB = os.path.join(TOOLS, "libdir")
 
@@ -89,17 +91,6 @@ def write(d, name, params, b0, b1, cond):
     with open(os.path.join(d, name + ".litmus"), "w") as f:
         f.write(f"C {name}\n{{ [x] = 0; [y] = 0; }}\n\n"
                 f"P0 ({params}) {{\n{b0}}}\n\nP1 ({params}) {{\n{b1}}}\n\n{cond}\n")
-
-
-def inputs(args):
-    out = []
-    for a in args:
-        if os.path.isdir(a):
-            for dd, _, fs in os.walk(a):
-                out += [os.path.join(dd, f) for f in fs if f.endswith(".litmus")]
-        else:
-            out.append(a)
-    return sorted(out)
 
 
 def summary(text):

@@ -496,7 +496,7 @@ fn bad_c11_tests_are_located() {
         format!("C bad\n{{ [x] = 0; }}\nP0 (atomic_int* x) {{\n  {body}\n}}\nexists (x=1)\n")
     };
     let bad = |body: &str, col: usize, msg: &str| {
-        let e = parse(&SourceFile::new("bad.litmus", &t(body)), &macros("")).expect_err("refused");
+        let e = parse(&SourceFile::new("bad.litmus", t(body)), &macros("")).expect_err("refused");
         located(&e, "bad.litmus", 4, col, msg);
     };
     bad(
