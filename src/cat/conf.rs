@@ -120,6 +120,7 @@ impl HerdConf {
         let opts = super::parse::herd::Options {
             variants: self.variants.clone(),
             path: self.path.clone(),
+            c_sets: true,
         };
         super::parse::parse_model_files(
             &bell,

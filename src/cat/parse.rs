@@ -248,8 +248,11 @@ impl Loader {
             toks,
             pos: 0,
             depth: 0,
+            if_depth: 0,
             ld: self,
         };
+        // herd's `identity` (`lib/modelParser.mly`): `NAME`, `"TITLE"`,
+        // or an architecture then a name or title (`C RC11`).
         let title = match p.peek().clone() {
             T::Str(s) => {
                 p.bump();
@@ -257,7 +260,17 @@ impl Loader {
             }
             T::Name(n) if !is_keyword(&n) => {
                 p.bump();
-                Some(n)
+                match p.peek().clone() {
+                    T::Str(s) => {
+                        p.bump();
+                        Some(s)
+                    }
+                    T::Name(m) if !is_keyword(&m) => {
+                        p.bump();
+                        Some(m)
+                    }
+                    _ => Some(n),
+                }
             }
             _ => None,
         };
@@ -324,6 +337,9 @@ struct P<'l> {
     toks: Vec<(T, Span)>,
     pos: usize,
     depth: usize,
+    /// The number of herd's `if "VARIANT" … end` blocks being read (their
+    /// items end at `else` or `end`).
+    if_depth: usize,
     ld: &'l mut Loader,
 }
 
@@ -365,6 +381,17 @@ impl P<'_> {
                 .error(sp, format!("expected a name, found {}", describe(&t)))),
         }
     }
+    /// An operand of `*` (product): herd's `_` there is the set of every
+    /// event (`domain(_)`), not the universal relation.
+    fn universe_set(&mut self, n: Node) -> Node {
+        if matches!(n.kind, ExprKind::Base(Builtin::Rel(BaseRel::Univ))) {
+            let span = n.span;
+            self.node(ExprKind::Domain(Box::new(n)), span)
+        } else {
+            n
+        }
+    }
+
     fn node(&mut self, kind: ExprKind, span: Span) -> Node {
         use ExprKind::*;
         let h = |n: &Node| self.ld.heights.get(n.id).copied().unwrap_or(0);
@@ -464,7 +491,12 @@ impl P<'_> {
             self.bump();
             let rhs = self.binary(level + 1)?;
             let span = lhs.span.join(rhs.span);
-            let (a, b) = (Box::new(lhs), Box::new(rhs));
+            let (l, r) = if OPS[level] == "*" {
+                (self.universe_set(lhs), self.universe_set(rhs))
+            } else {
+                (lhs, rhs)
+            };
+            let (a, b) = (Box::new(l), Box::new(r));
             let kind = match OPS[level] {
                 "|" => ExprKind::Union(a, b),
                 ";" => ExprKind::Seq(a, b),
@@ -603,6 +635,10 @@ impl P<'_> {
         loop {
             match self.peek().clone() {
                 T::Eof => return Ok(()),
+                T::Name(k) if self.if_depth > 0 && matches!(k.as_str(), "else" | "end") => {
+                    return Ok(())
+                }
+                T::Name(k) if k == "if" && self.variant_block()? => {}
                 T::Name(k) if k == "let" => {
                     self.bump();
                     self.top_let()?;
@@ -701,6 +737,7 @@ fn is_keyword(n: &str) -> bool {
             | "with"
             | "from"
             | "flag"
+            | "undefined_unless"
             | "enum"
             | "instructions"
             | "let"

@@ -349,7 +349,9 @@ pub fn render(
 
 /// [`render`] with herd's `Flag NAME` lines (the flags of the model that
 /// hold on some consistent execution, [`crate::cat::Flag`]), sorted by
-/// name, before the `Condition` line, as herd7 prints them.
+/// name, before the `Condition` line, as herd7 prints them; with herd's
+/// `Undef` flag ([`crate::cat::parse::herd::UNDEF_FLAG`], a failed
+/// `undefined_unless`), `Undef` in place of `Ok`/`No` (`herd/top_herd.ml`).
 pub fn render_flags(
     test: &LitmusTest,
     states: &[Vec<i64>],
@@ -360,8 +362,21 @@ pub fn render_flags(
     let mut names: Vec<&String> = flags.iter().collect();
     names.sort();
     names.dedup();
+    let undef = names
+        .iter()
+        .any(|f| f.as_str() == crate::cat::parse::herd::UNDEF_FLAG);
     let mut out = String::with_capacity(block.len());
+    let verdict = |l: &str| matches!(l.strip_prefix("Loop ").unwrap_or(l), "Ok" | "No");
     for line in block.lines() {
+        if undef && verdict(line) {
+            let lp = if line.starts_with("Loop ") {
+                "Loop "
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "{lp}Undef");
+            continue;
+        }
         if line.starts_with("Condition ") {
             for f in &names {
                 let _ = writeln!(out, "Flag {f}");

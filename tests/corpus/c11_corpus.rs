@@ -2,9 +2,11 @@
 //! macro file and its RC11 model (`c11.def`, `rc11.cat` of herd's
 //! library, as herd7 `-conf cpp11.cfg -model rc11.cat`). A test is
 //! answered with the expected result of EXPECTED.tsv (`expected_rc11`,
-//! else `expected`: 1 when the condition holds), or refused with one
-//! located error naming the construct (C11 atomics are not read yet).
-//! Prints the counts. Skips when the corpus is absent, unless `CI` is
+//! else `expected`: 1 when the condition holds, read off herd's
+//! Observation since a data race prints `Undef` in place of `Ok`/`No`),
+//! refused with one located error naming the construct (C11
+//! read-modify-writes, `while`), or unknown at the timeout. Prints the
+//! counts. Skips when the corpus is absent, unless `CI` is
 //! set (`common::corpus`).
 
 use crate::common;
@@ -43,32 +45,64 @@ fn c11_tests_are_answered_as_expected_or_refused_located() {
         ),
     )
     .unwrap();
-    let (mut agree, mut refused) = (0, 0);
+    // One process for all tests (two jobs): blocks on stdout in input
+    // order, refusals and unknowns on stderr, `FILE: …`.
+    let files: Vec<String> = rows
+        .iter()
+        .map(|(rel, _)| root.join(rel).display().to_string())
+        .collect();
+    let (cfg_s, lib_s) = (cfg.to_string_lossy(), libdir.to_string_lossy());
+    let mut args = vec![
+        "litmus",
+        "-j",
+        "2",
+        "--timeout",
+        "1",
+        "--conf",
+        &cfg_s,
+        "-I",
+        &lib_s,
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = common::run(&args);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(matches!(code, 0 | 2 | 3), "exit {code}: {err}");
+    // Each answered test's block: (name, herd's kind, Observation word).
+    let mut blocks = std::collections::VecDeque::new();
+    let mut kind = String::new();
+    for l in out.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        match w.as_slice() {
+            ["Test", _, k] => kind = k.to_string(),
+            ["Observation", name, obs, _, _] => {
+                blocks.push_back((name.to_string(), kind.clone(), obs.to_string()))
+            }
+            _ => {}
+        }
+    }
+    let (mut agree, mut refused, mut unknown) = (0, 0, 0);
     let mut wrong = Vec::new();
-    for (rel, want) in &rows {
-        let f = root.join(rel).display().to_string();
-        let (code, out, err) = common::run(&[
-            "litmus",
-            "--timeout",
-            "5",
-            "--conf",
-            &cfg.to_string_lossy(),
-            "-I",
-            &libdir.to_string_lossy(),
-            &f,
-        ]);
-        assert!(!err.contains("panicked"), "{err}");
+    for ((rel, want), f) in rows.iter().zip(&files) {
         let prefix = format!("{f}: ");
         match err.lines().find(|l| l.starts_with(&prefix)) {
-            Some(l) if code == 2 && located(&l[prefix.len()..]) => refused += 1,
-            Some(l) if l[prefix.len()..].starts_with("unknown: ") => {}
+            Some(l) if located(&l[prefix.len()..]) => refused += 1,
+            Some(l) if l[prefix.len()..].starts_with("unknown: ") => unknown += 1,
             Some(l) => wrong.push(format!("{rel}: not located: {l}")),
             None => {
-                let holds = if out.lines().any(|l| l == "Ok") {
-                    "1"
-                } else {
-                    "0"
+                let Some((name, kind, obs)) = blocks.pop_front() else {
+                    wrong.push(format!("{rel}: no answer"));
+                    continue;
                 };
+                let header = std::fs::read_to_string(f).unwrap_or_default();
+                assert_eq!(header.split_whitespace().nth(1), Some(name.as_str()));
+                // herd's `Undef` replaces Ok/No: the condition's truth is
+                // read off the Observation and the quantifier.
+                let holds = match kind.as_str() {
+                    "Allowed" => obs != "Never",
+                    "Forbidden" => obs == "Never",
+                    _ => obs == "Always",
+                };
+                let holds = if holds { "1" } else { "0" };
                 if want.is_empty() || holds == want {
                     agree += 1;
                 } else {
@@ -78,8 +112,11 @@ fn c11_tests_are_answered_as_expected_or_refused_located() {
         }
     }
     eprintln!(
-        "c11: {} tests, {agree} answered as expected, {refused} refused",
+        "c11: {} tests, {agree} answered as expected, {refused} refused, {unknown} unknown",
         rows.len()
     );
     assert!(wrong.is_empty(), "{wrong:#?}");
+    // 63 answered on the project's machine (4 unknown at this timeout:
+    // non-atomic accesses under `if`); a margin for a loaded machine.
+    assert!(agree >= 55, "only {agree} answered as expected");
 }

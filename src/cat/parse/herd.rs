@@ -43,7 +43,18 @@ pub struct Options {
     /// including file (herd's search path: the configuration's folder,
     /// then each `-I DIR`).
     pub path: Vec<PathBuf>,
+    /// The model is read for herd's C tests: the names of herd's C
+    /// event sets that no file defines ([`C11_SETS`], `A`, `NA`) mean
+    /// what herd's C semantics gives them.
+    pub c_sets: bool,
 }
+
+/// herd's C sets of memory orders (`herd/CAction.ml`, `arch_sets`: the
+/// accesses, read-modify-writes and fences of C11's `atomic_*_explicit`
+/// and `atomic_thread_fence` with that `memory_order_*`), each the set of
+/// the events carrying the tag of its lower-cased name (`ACQ`: `'acq`, the
+/// tags of herd's `c11.bell`), which the C litmus front-end gives them.
+pub const C11_SETS: [&str; 6] = ["ACQ", "REL", "ACQ_REL", "SC", "RLX", "CON"];
 
 /// The sets of events herd's C semantics gives to its spinlock
 /// primitives (`LKR`, `LKW`, `UL`, `LF`, `RL`, `RU`: herd's
@@ -155,6 +166,11 @@ pub struct State {
 /// expression (`flag data-race`): a name with a space, which no model
 /// can write.
 pub const FLAG_PREFIX: &str = "flag ";
+
+/// The name of herd's flag `Undef` (`lib/flag.ml`: printed `*undef*`),
+/// raised by a failed `undefined_unless`: herd then prints `Undef` in
+/// place of `Ok`/`No` (`herd/top_herd.ml`).
+pub const UNDEF_FLAG: &str = "*undef*";
 
 impl State {
     /// A fresh state reading with `opts`.
@@ -839,6 +855,11 @@ impl P<'_> {
             let t = Builtin::Set(BaseSet::Tag(Tag::new(&tag)));
             return Ok(Some(self.node(ExprKind::Base(t), sp)));
         }
+        if self.ld.herd.opts.c_sets {
+            if let Some(set) = self.c_set(n, sp) {
+                return Ok(Some(set));
+            }
+        }
         // herd's R, W, M of C: its memory accesses, no lock event (herd's
         // `Lock`, `Unlock`, … actions are not `Access`es: lock.cat adds
         // them to R and W itself). Only in a model that declares tags
@@ -913,6 +934,37 @@ impl P<'_> {
         }))
     }
 
+    /// herd's C set `n` ([`Options::c_sets`]): a memory-order set of
+    /// [`C11_SETS`]; `A`, the accesses with a memory order (herd's
+    /// `old_is_atomic`: `M` ∩ the memory-order sets); `NA`, the other
+    /// accesses and fences (herd's complement of `A`). `None` for other
+    /// names.
+    fn c_set(&mut self, n: &str, sp: Span) -> Option<Node> {
+        let tag = |p: &mut Self, t: &str| {
+            p.node(ExprKind::Base(Builtin::Set(BaseSet::Tag(Tag::new(t)))), sp)
+        };
+        if C11_SETS.contains(&n) {
+            return Some(tag(self, n));
+        }
+        if !matches!(n, "A" | "NA") {
+            return None;
+        }
+        let mut ordered = tag(self, C11_SETS[0]);
+        for t in &C11_SETS[1..] {
+            let x = tag(self, t);
+            ordered = self.node(ExprKind::Union(Box::new(ordered), Box::new(x)), sp);
+        }
+        let m = self.node(ExprKind::Base(Builtin::Set(BaseSet::M)), sp);
+        let a = self.node(ExprKind::Inter(Box::new(m), Box::new(ordered)), sp);
+        if n == "A" {
+            return Some(a);
+        }
+        let m = self.node(ExprKind::Base(Builtin::Set(BaseSet::M)), sp);
+        let f = self.node(ExprKind::Base(Builtin::Set(BaseSet::F)), sp);
+        let all = self.node(ExprKind::Union(Box::new(m), Box::new(f)), sp);
+        Some(self.node(ExprKind::Diff(Box::new(all), Box::new(a)), sp))
+    }
+
     /// The lock events: the union of the [`LOCK_SETS`].
     fn lock_events(&mut self, sp: Span) -> Node {
         let mut out: Option<Node> = None;
@@ -963,6 +1015,71 @@ impl P<'_> {
         })
     }
 
+    /// herd's top-level variant block at the cursor (`lib/modelParser.mly`,
+    /// `IfVariant`): `if "NAME" ITEMS [else ITEMS] end`, the first items
+    /// when variant NAME is set, else the second. The branch not taken is
+    /// skipped unread (it may include files of another variant). False
+    /// (nothing read) when the `if` is not of that form.
+    pub(super) fn variant_block(&mut self) -> Result<bool, Error> {
+        let is_block = matches!(self.toks.get(self.pos + 1), Some((T::Str(_), _)))
+            && !matches!(self.toks.get(self.pos + 2), Some((T::Name(t), _)) if t == "then");
+        if !is_block {
+            return Ok(false);
+        }
+        let sp = self.bump().1;
+        let (T::Str(v), _) = self.bump() else {
+            return Ok(false);
+        };
+        let on = self.ld.herd.opts.variants.contains(&v);
+        let branch = |p: &mut Self, read: bool| -> Result<(), Error> {
+            if read {
+                p.if_depth += 1;
+                let r = p.items();
+                p.if_depth -= 1;
+                r
+            } else {
+                p.skip_branch(sp)
+            }
+        };
+        branch(self, on)?;
+        if self.is_kw("else") {
+            self.bump();
+            branch(self, !on)?;
+        }
+        self.expect_kw("end")?;
+        Ok(true)
+    }
+
+    /// Skips the tokens of a variant block's branch up to its `else` or
+    /// `end` (nested blocks and `match … end` skipped whole, the `else`
+    /// of an `if … then … else` expression passed over).
+    fn skip_branch(&mut self, start: Span) -> Result<(), Error> {
+        let (mut depth, mut pending_else) = (0usize, 0usize);
+        loop {
+            match self.peek().clone() {
+                T::Eof => return Err(self.src.error(start, "this `if` has no `end`")),
+                T::Name(k) if k == "if" => {
+                    let block = !self.toks[self.pos..]
+                        .iter()
+                        .skip(1)
+                        .take(2)
+                        .any(|(t, _)| matches!(t, T::Name(n) if n == "then"));
+                    if block {
+                        depth += 1;
+                    } else {
+                        pending_else += 1;
+                    }
+                }
+                T::Name(k) if k == "match" => depth += 1,
+                T::Name(k) if k == "else" && pending_else > 0 => pending_else -= 1,
+                T::Name(k) if (k == "else" || k == "end") && depth == 0 => return Ok(()),
+                T::Name(k) if k == "end" => depth -= 1,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
     /// `try A with B` after `try`: A, unless A names something undefined
     /// (herd evaluates B when A fails; the only failure at load time here
     /// is an unknown name).
@@ -975,6 +1092,8 @@ impl P<'_> {
                     || Builtin::from_name(&n).is_some()
                     || LOCK_SETS.contains(&n.as_str())
                     || matches!(n.as_str(), "emptyset" | "_" | "co0" | "RMW" | "FW")
+                    || (self.ld.herd.opts.c_sets
+                        && (C11_SETS.contains(&n.as_str()) || matches!(n.as_str(), "A" | "NA")))
             }
             _ => {
                 return Err(self.src.error(
@@ -1045,10 +1164,17 @@ impl P<'_> {
                 }
                 self.expect_sym("]")?;
             }
-            "flag" => {
+            "flag" | "undefined_unless" => {
                 self.bump();
-                // herd's `flag ~empty E as NAME`; the other tests
-                // (`flag empty`, `flag acyclic`, …) are not read yet.
+                // herd's `flag ~empty E as NAME`, and `undefined_unless
+                // empty E as NAME` (herd's `lib/interpreter.ml`: a failed
+                // `undefined_unless` keeps the execution and adds herd's
+                // flag `Undef`, printed `*undef*`, whatever its name: the
+                // flag [`UNDEF_FLAG`] when E is non-empty on some
+                // consistent execution); the other tests (`flag empty`,
+                // `flag acyclic`, `undefined_unless acyclic`, …) are not
+                // read yet.
+                let undef = k == "undefined_unless";
                 let test_sp = self.span();
                 let negated = self.is_sym("~");
                 if negated {
@@ -1085,15 +1211,18 @@ impl P<'_> {
                     self.expr()?
                 };
                 self.expect_kw("as")?;
-                let (name, nsp) = self.name()?;
-                if !negated || test != "empty" {
+                let (mut name, nsp) = self.name()?;
+                if negated == undef || test != "empty" {
                     self.unsupported(
                         test_sp.join(nsp),
                         format!(
-                            "`flag {}{test} … as {name}` (only herd's `flag ~empty … as NAME` is supported)",
+                            "`{k} {}{test} … as {name}` (only herd's `flag ~empty … as NAME` and `undefined_unless empty … as NAME` are supported)",
                             if negated { "~" } else { "" }
                         ),
                     );
+                }
+                if undef {
+                    name = UNDEF_FLAG.to_string();
                 }
                 self.ld.herd.flags.push((name.clone(), sp.join(nsp), dv));
                 self.ld.stmts.push(Stmt::Let {
@@ -1157,6 +1286,7 @@ fn is_item_keyword(k: &str) -> bool {
             | "unshow"
             | "include"
             | "flag"
+            | "undefined_unless"
             | "enum"
             | "instructions"
             | "with"
@@ -1306,6 +1436,7 @@ mod tests {
         let opts = Options {
             variants: variants.iter().map(|v| v.to_string()).collect(),
             path: Vec::new(),
+            c_sets: false,
         };
         super::super::parse_model_files(&[], &SourceFile::new("t.cat", text), Origin::Disk, &opts)
     }
@@ -1511,6 +1642,68 @@ mod tests {
         };
         assert!(matches!(&a.kind, ExprKind::Name(k) if k.starts_with("singlestep%")));
         assert!(matches!(&b.kind, ExprKind::Seq(..)));
+    }
+
+    #[test]
+    fn c11_sets_undefined_unless_and_variant_blocks() {
+        use crate::cat::base::Tag;
+        let c = |text: &str| {
+            let opts = Options {
+                c_sets: true,
+                ..Options::default()
+            };
+            super::super::parse_model_files(
+                &[],
+                &SourceFile::new("t.cat", text),
+                Origin::Disk,
+                &opts,
+            )
+        };
+        // herd's C sets: a memory order's tag; `A` the accesses with one.
+        let m = c("C RC11\nlet a = ACQ | SC\nlet b = A * _\nacyclic po").unwrap();
+        assert_eq!(m.name, "RC11");
+        let ExprKind::Union(x, y) = &def(&m, "a").kind else {
+            panic!("{:?}", def(&m, "a"))
+        };
+        assert!(
+            matches!(x.kind, ExprKind::Base(Builtin::Set(BaseSet::Tag(t))) if t == Tag::new("acq"))
+        );
+        assert!(
+            matches!(y.kind, ExprKind::Base(Builtin::Set(BaseSet::Tag(t))) if t == Tag::new("sc"))
+        );
+        // `_` in a product is the set of every event.
+        let ExprKind::Cart(a, u) = &def(&m, "b").kind else {
+            panic!("{:?}", def(&m, "b"))
+        };
+        assert!(matches!(a.kind, ExprKind::Inter(..)));
+        assert!(matches!(u.kind, ExprKind::Domain(..)));
+        // Without C sets, `ACQ` is the base set of acquire accesses.
+        let m = parse("let a = ACQ\nacyclic po").unwrap();
+        assert!(!matches!(
+            def(&m, "a").kind,
+            ExprKind::Base(Builtin::Set(BaseSet::Tag(_)))
+        ));
+        // `undefined_unless empty E as NAME`: herd's `Undef` flag.
+        let m = parse("undefined_unless empty po as Dr\nacyclic po").unwrap();
+        assert_eq!(m.flags.len(), 1);
+        assert_eq!(m.flags[0].name, UNDEF_FLAG);
+        let e = parse("undefined_unless acyclic po as Dr\nacyclic po")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.cat:1:18") && e.contains("undefined_unless acyclic"),
+            "{e}"
+        );
+        // A top-level variant block: the branch of the variant, the other
+        // skipped unread (its `include` names no file).
+        let text = "if \"v\" let a = po else include \"absent.cat\" let a = if \"w\" then po else rf end\nacyclic a";
+        assert!(parse_with(text, &["v"]).is_ok());
+        let e = parse(text).unwrap_err().to_string();
+        assert!(e.contains("absent.cat"), "{e}");
+        let e = parse("if \"v\" let a = po\nacyclic a")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.cat:1:1") && e.contains("no `end`"), "{e}");
     }
 
     #[test]

@@ -389,7 +389,18 @@ fn code_region(src: &SourceFile) -> Result<(usize, usize), Error> {
         let line_start = t[..k].rfind('\n').map(|i| i + 1).unwrap_or(0);
         let lead = t[line_start..k].trim();
         if (lead.is_empty() || lead == "void") && t[k + 2..].trim_start().starts_with('(') {
-            break line_start;
+            // `//` comment lines right before `P0` belong to the C code
+            // (herd's C lexer skips them; the surface parser does not).
+            let mut start = line_start;
+            while start > 0 {
+                let prev = t[..start - 1].rfind('\n').map(|i| i + 1).unwrap_or(0);
+                let line = t[prev..start].trim();
+                if !(line.is_empty() || line.starts_with("//")) {
+                    break;
+                }
+                start = prev;
+            }
+            break start;
         }
         search = k + 2;
     };
@@ -688,6 +699,9 @@ impl<'a> ThreadLower<'a> {
 
     /// A macro call: its body with the arguments substituted.
     fn call(&mut self, name: &str, args: &[(Ex, Span)], site: Span) -> Result<LExpr, Error> {
+        if let Some(v) = self.c11_builtin(name, args, site)? {
+            return Ok(v);
+        }
         let Some(m) = self.macros.macros.get(name) else {
             return Err(self.src.error(
                 site,
@@ -739,6 +753,78 @@ impl<'a> ThreadLower<'a> {
         EXPANDING.with(|d| d.set(depth));
         CALLER.with(|c| c.borrow_mut().pop());
         r
+    }
+
+    /// herd's C11 built-ins (`lib/CLexer.mll` keywords, whatever the
+    /// macro file; `herd/CSem.ml`): `atomic_load_explicit(p, mo)` one
+    /// read, `atomic_store_explicit(p, v, mo)` one write,
+    /// `atomic_thread_fence(mo)` one fence, each tagged with its memory
+    /// order ([`memory_order`]). `None` for another name.
+    ///
+    /// Errors: the wrong number of arguments, an argument that is not a
+    /// memory order; herd's C11 read-modify-writes
+    /// (`atomic_exchange_explicit`, `atomic_compare_exchange_*`,
+    /// `atomic_fetch_*_explicit`), which herd gives one event that is
+    /// both a read and a write: not supported yet.
+    fn c11_builtin(
+        &mut self,
+        name: &str,
+        args: &[(Ex, Span)],
+        site: Span,
+    ) -> Result<Option<LExpr>, Error> {
+        let n = match name {
+            "atomic_load_explicit" => 2,
+            "atomic_store_explicit" => 3,
+            "atomic_thread_fence" => 1,
+            _ if name.starts_with("atomic_exchange")
+                || name.starts_with("atomic_compare_exchange")
+                || name.starts_with("atomic_fetch_")
+                || matches!(name, "WCAS" | "SCAS") =>
+            {
+                return Err(self.src.error(
+                    site,
+                    format!(
+                        "`{name}`: herd's C11 read-modify-write (one event that is both a read \
+                         and a write) is not supported yet"
+                    ),
+                ))
+            }
+            _ => return Ok(None),
+        };
+        if args.len() != n {
+            return Err(self.src.error(
+                site,
+                format!("`{name}` takes {n} arguments, found {}", args.len()),
+            ));
+        }
+        let (mo, msp) = &args[n - 1];
+        let tag = memory_order(mo).ok_or_else(|| {
+            self.err(
+                *msp,
+                site,
+                "expected a memory order (`memory_order_relaxed`, `_acquire`, `_release`, \
+                 `_acq_rel`, `_seq_cst`, `_consume`)",
+            )
+        })?;
+        let tagged = |c: Command| Command::Tagged(Tags::new([tag]), Box::new(c));
+        Ok(Some(match name {
+            "atomic_load_explicit" => {
+                let addr = self.expr(&args[0].0, args[0].1, site)?;
+                let r = self.temp();
+                self.emit(tagged(Command::Load { reg: r, addr }), site);
+                Expr::Var(r)
+            }
+            "atomic_store_explicit" => {
+                let addr = self.expr(&args[0].0, args[0].1, site)?;
+                let value = self.expr(&args[1].0, args[1].1, site)?;
+                self.emit(tagged(Command::Store { addr, value }), site);
+                Expr::Const(0)
+            }
+            _ => {
+                self.emit(tagged(Command::Fence(Fence::Marker)), site);
+                Expr::Const(0)
+            }
+        }))
     }
 
     /// One of herd's primitives.
@@ -1013,6 +1099,23 @@ thread_local! {
     static EXPANDING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The macros being expanded, outermost first (for messages).
     static CALLER: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The tag of C11 memory order `e` (`memory_order_acquire` → `acq`):
+/// the lower-cased name of herd's C set of that order
+/// (`crate::cat::parse::herd::C11_SETS`), the tag of herd's `c11.bell`.
+/// `None` when `e` is not a memory order.
+fn memory_order(e: &Ex) -> Option<&'static str> {
+    let Ex::Name(n) = e else { return None };
+    Some(match n.strip_prefix("memory_order_")? {
+        "relaxed" => "rlx",
+        "consume" => "con",
+        "acquire" => "acq",
+        "release" => "rel",
+        "acq_rel" => "acq_rel",
+        "seq_cst" => "sc",
+        _ => return None,
+    })
 }
 
 /// How a message names primitive `name`: with the macro the test called

@@ -180,7 +180,7 @@ pub(crate) struct Func {
 }
 
 /// The C types herd's C dialect writes in declarations and casts.
-const TYPE_WORDS: [&str; 14] = [
+const TYPE_WORDS: [&str; 16] = [
     "int",
     "long",
     "short",
@@ -192,6 +192,8 @@ const TYPE_WORDS: [&str; 14] = [
     "intptr_t",
     "uintptr_t",
     "atomic_t",
+    "atomic_int",
+    "_Atomic",
     "spinlock_t",
     "struct",
     "void",
@@ -321,20 +323,6 @@ impl<'a> Parser<'a> {
             while !self.eat(")") {
                 if !params.is_empty() {
                     self.expect(",")?;
-                }
-                // C11 atomics: herd's C11 front-end gives them events of
-                // their own (memory orders, one event for a
-                // read-modify-write), which this front-end does not read.
-                if let Some(Tok::Ident(w)) = self.peek() {
-                    if (w.starts_with("atomic_") && w != "atomic_t") || w == "_Atomic" {
-                        return Err(self.src.error(
-                            self.span(),
-                            format!(
-                                "C11 atomics (`{w}`, herd's C11 `atomic_load_explicit`, \
-                                 memory orders) are not supported yet"
-                            ),
-                        ));
-                    }
                 }
                 if !self.is_type_word() {
                     return Err(self.unexpected("a parameter type"));

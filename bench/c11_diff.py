@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""C11 litmus tests against herd7: same States, same Ok/No/Undef, same
+Flag lines, same Observation word (herd counts executions in its
+Positive/Negative numbers, bmc-rmm states, so the numbers are not
+compared).
+
+herd7 runs as `herd7 -set-libdir LIBDIR -model CAT T.litmus` (its C11
+built-ins need no macro file); bmc-rmm as `bmc-rmm litmus --conf CFG -I
+LIBDIR T.litmus` with a configuration naming the same model. A test
+bmc-rmm refuses (a located error) counts as refused, one it leaves unknown
+(timeout) as unknown; herd7's errors are reported too.
+
+With --gen DIR, first writes small C11 tests into DIR, one per
+combination below, covering each construct bmc-rmm reads: loads, stores
+and fences of every memory order, non-atomic accesses (data races, herd's
+`Undef`), `if` on a value read. Then compares DIR.
+
+Usage: bench/c11_diff.py BIN [--model rc11.cat] [--timeout S] [--gen DIR] [INPUT...]
+e.g.   bench/c11_diff.py target/release/bmc-rmm --gen /tmp/c11gen
+       bench/c11_diff.py target/release/bmc-rmm ../shared/corpus/litmus-dat3m/C11
+"""
+import argparse, itertools, os, re, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from herd_diff import inputs  # files, directories, @lists
+TOOLS = os.path.join(HERE, "..", "..", "shared", "tools", "herd7")
+LIB = os.path.join(TOOLS, "libdir")
+
+LOADS = ["relaxed", "acquire", "seq_cst", "na"]
+STORES = ["relaxed", "release", "seq_cst", "na"]
+FENCES = ["", "acquire", "release", "acq_rel", "seq_cst"]
+
+
+def load(x, mo):
+    return f"*{x}" if mo == "na" else f"atomic_load_explicit({x}, memory_order_{mo})"
+
+
+def store(x, v, mo):
+    if mo == "na":
+        return f"*{x} = {v};"
+    return f"atomic_store_explicit({x}, {v}, memory_order_{mo});"
+
+
+def fence(mo):
+    return f"  atomic_thread_fence(memory_order_{mo});\n" if mo else ""
+
+
+def gen(d):
+    """MP (store; fence; store || load; fence; load), SB and LB shapes."""
+    os.makedirs(d, exist_ok=True)
+    n = 0
+    params = "atomic_int* x, atomic_int* y"
+    for (w1, w2, r1, r2) in itertools.product(STORES[:3] + ["na"], STORES, LOADS, LOADS[:3] + ["na"]):
+        # MP without fences, every order pair.
+        if w1 == "na" and r2 == "na" and (w2, r1) != ("release", "acquire"):
+            continue
+        body0 = f"  {store('x', 1, w1)}\n  {store('y', 1, w2)}\n"
+        body1 = f"  int r0 = {load('y', r1)};\n  int r1 = {load('x', r2)};\n"
+        write(d, f"MP+{w1}{w2}+{r1}{r2}", params, body0, body1,
+              "exists (1:r0=1 /\\ 1:r1=0)")
+        n += 1
+    for f0, f1 in itertools.product(FENCES, FENCES):
+        for kind in ["MP", "SB"]:
+            if kind == "MP":
+                b0 = f"  {store('x', 1, 'relaxed')}\n{fence(f0)}  {store('y', 1, 'relaxed')}\n"
+                b1 = f"  int r0 = {load('y', 'relaxed')};\n{fence(f1)}  int r1 = {load('x', 'relaxed')};\n"
+                cond = "exists (1:r0=1 /\\ 1:r1=0)"
+            else:
+                b0 = f"  {store('x', 1, 'relaxed')}\n{fence(f0)}  int r0 = {load('y', 'relaxed')};\n"
+                b1 = f"  {store('y', 1, 'relaxed')}\n{fence(f1)}  int r0 = {load('x', 'relaxed')};\n"
+                cond = "exists (0:r0=0 /\\ 1:r0=0)"
+            write(d, f"{kind}+F{f0 or 'no'}+F{f1 or 'no'}", params, b0, b1, cond)
+            n += 1
+    for r, w in itertools.product(LOADS, STORES):
+        # LB with the write under an `if` on the value read.
+        b0 = f"  int r0 = {load('x', r)};\n  if (r0) {{\n    {store('y', 1, w)}\n  }}\n"
+        b1 = f"  int r0 = {load('y', r)};\n  if (r0) {{\n    {store('x', 1, w)}\n  }}\n"
+        write(d, f"LBif+{r}+{w}", params, b0, b1, "exists (0:r0=1 /\\ 1:r0=1)")
+        n += 1
+    for w in STORES:
+        # Coherence of two writes to one location, read twice.
+        b0 = f"  {store('x', 1, w)}\n  {store('x', 2, 'relaxed')}\n"
+        b1 = f"  int r0 = {load('x', 'relaxed')};\n  int r1 = {load('x', 'relaxed')};\n"
+        write(d, f"CoRR+{w}", params, b0, b1, "exists (1:r0=2 /\\ 1:r1=1)")
+        n += 1
+    return n
+
+
+def write(d, name, params, b0, b1, cond):
+    with open(os.path.join(d, name + ".litmus"), "w") as f:
+        f.write(f"C {name}\n{{ [x] = 0; [y] = 0; }}\n\n"
+                f"P0 ({params}) {{\n{b0}}}\n\nP1 ({params}) {{\n{b1}}}\n\n{cond}\n")
+
+
+def summary(text):
+    """(sorted states, verdict, flags, observation word) of one block."""
+    lines = text.splitlines()
+    try:
+        i = next(k for k, l in enumerate(lines) if l.startswith("States "))
+    except StopIteration:
+        return None
+    n = int(lines[i].split()[1])
+    states = sorted(" ".join(sorted(p.strip() for p in l.split(";") if p.strip()))
+                    for l in lines[i + 1:i + 1 + n])
+    verdict = lines[i + 1 + n].split()[-1]
+    flags = sorted(l for l in lines if l.startswith("Flag "))
+    obs = next((l.split()[2] for l in lines if l.startswith("Observation ")), None)
+    return states, verdict, flags, obs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin")
+    ap.add_argument("--model", default="rc11.cat")
+    ap.add_argument("--timeout", default="20")
+    ap.add_argument("--gen")
+    ap.add_argument("inputs", nargs="*")
+    a = ap.parse_args()
+    herd7 = os.path.join(TOOLS, "bin", "herd7")
+    if not os.path.exists(herd7):
+        print("herd7 absent: skipped")
+        return 0
+    files = inputs(a.inputs)
+    if a.gen:
+        print(f"generated {gen(a.gen)} tests in {a.gen}")
+        files += inputs([a.gen])
+    cfg = tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False)
+    cfg.write(f"model {os.path.join(LIB, a.model)}\n")
+    cfg.close()
+    counts = {"agree": 0, "disagree": 0, "refused": 0, "unknown": 0, "herd-error": 0}
+    t_ours = t_herd = 0.0
+    for f in files:
+        t0 = time.time()
+        h = subprocess.run([herd7, "-set-libdir", LIB, "-model", a.model, f],
+                           capture_output=True, text=True)
+        t1 = time.time()
+        o = subprocess.run([a.bin, "litmus", "--timeout", a.timeout, "--conf", cfg.name,
+                            "-I", LIB, f], capture_output=True, text=True)
+        t2 = time.time()
+        t_herd += t1 - t0
+        t_ours += t2 - t1
+        hs = summary(h.stdout)
+        if hs is None:
+            counts["herd-error"] += 1
+            print(f"herd7 error: {f}: {(h.stdout + h.stderr).strip()[:200]}")
+        if o.returncode == 2:
+            counts["refused"] += 1
+            print(f"refused: {o.stderr.strip().splitlines()[0]}")
+            continue
+        if "unknown" in o.stderr:
+            counts["unknown"] += 1
+            print(f"unknown: {f}")
+            continue
+        if hs is None:
+            continue
+        os_ = summary(o.stdout)
+        if os_ == hs:
+            counts["agree"] += 1
+        else:
+            counts["disagree"] += 1
+            print(f"DIFFER: {f}\n  herd7:   {hs}\n  bmc-rmm: {os_}")
+    os.unlink(cfg.name)
+    print(" ".join(f"{k} {v}" for k, v in counts.items()),
+          f"| {len(files)} tests, herd7 {t_herd:.1f} s, bmc-rmm {t_ours:.1f} s (wall, one process per test)")
+    return 1 if counts["disagree"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
