@@ -625,12 +625,13 @@ fn rmo_trencher_corpus_against_the_bounded_engine() {
 /// (`&x + r - r`, addr), stores under a branch on a register (ctrl) and
 /// `membar` masks.
 fn rmo_program(seed: u64) -> String {
-    dependency_program(seed, false)
+    dependency_program(seed, false, false)
 }
 
 /// [`rmo_program`]'s programs, for Power (`power`) with two threads and
-/// `sync` in place of every `membar`.
-fn dependency_program(seed: u64, power: bool) -> String {
+/// `sync` in place of every `membar`; with `isync` also `isync` (half of
+/// the barriers) and loads under a branch after an `isync` (ctrl+isync).
+fn dependency_program(seed: u64, power: bool, isync: bool) -> String {
     let mut rng = bmc_rmm::fuzz::gen::Rng::new(seed);
     let mut s = String::from("shared x0, x1;\n");
     let threads = 2 + rng.below(2);
@@ -651,7 +652,13 @@ fn dependency_program(seed: u64, power: bool) -> String {
                 0..=2 => format!("r{} = {};", rng.below(2), addr(&mut rng)),
                 3 | 4 => format!("{} = {c};", addr(&mut rng)),
                 5 => format!("x{x} = r{r};"),
+                6 if isync && rng.chance(50) => format!(
+                    "if (r{r} == {}) {{ isync; r{} = x{x}; }}",
+                    rng.below(2),
+                    rng.below(2)
+                ),
                 6 => format!("if (r{r} == {}) {{ x{x} = {c}; }}", rng.below(2)),
+                _ if isync && rng.chance(50) => "isync;".to_string(),
                 _ => {
                     let names = ["#LoadLoad", "#LoadStore", "#StoreLoad", "#StoreStore"];
                     let bits: Vec<&str> =
@@ -728,13 +735,55 @@ fn power_litmus_shapes_against_the_bounded_engine() {
     );
 }
 
+/// Power's `isync` shapes (two threads): `isync` orders nothing alone,
+/// ctrl+isync orders a load before the later loads (herd's `ppc.cat`:
+/// `ctrl; [ISYNC]; po`), an address dependency before `isync` does not.
+const POWER_ISYNC_SHAPES: [(&str, &str, bool); 5] = [
+    ("mp+sync+isync", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; isync; b = x; }\n", false),
+    ("mp+sync+ctrlisync", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; if (a == 1) { isync; b = x; } }\n", true),
+    ("mp+sync+addr-isync", "shared x, y, z;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; c = mem[&z + a - a]; isync; b = x; }\n", false),
+    ("mp+po+ctrlisync", "shared x, y;\nthread t1 { x = 1; y = 1; }\nthread t2 { a = y; if (a == 1) { isync; b = x; } }\n", false),
+    ("lb+ctrlisyncs", "shared x, y;\nthread t1 { a = x; if (a == 0) { isync; y = 1; } }\nthread t2 { b = y; if (b == 0) { isync; x = 1; } }\n", true),
+];
+
+#[test]
+fn power_isync_shapes_against_the_bounded_engine() {
+    shapes_decide(&POWER_ISYNC_SHAPES, Model::Power, 8);
+}
+
+/// Power's verdicts on the dependency programs with `isync` and
+/// ctrl+isync against the bounded engine under Power.
+#[test]
+fn power_isync_programs_against_the_bounded_engine() {
+    let mut tally = RmoTally::default();
+    let n = programs("NF_POWER_ISYNC_PROGRAMS", 30);
+    // The bound of the bounded engine's "no cycle" for a "robust".
+    let bound = programs("NF_POWER_ISYNC_BOUND", 6) as u32;
+    let (mut isync, mut ctrl_isync) = (0, 0);
+    for seed in 0..n {
+        let text = dependency_program(seed, true, true);
+        isync += usize::from(text.contains("isync"));
+        ctrl_isync += usize::from(text.contains("{ isync;"));
+        let name = format!("power isync program {seed}:\n{text}");
+        let p = native(&format!("pisync{seed}.rmm"), &text);
+        let r = nf(&p, Model::Power, RMO_CORPUS_STATES);
+        tally_check(&p, Model::Power, &r, bound, &name, &mut tally);
+    }
+    eprintln!(
+        "isync programs under power: {tally:?} of {n} ({isync} with isync, {ctrl_isync} with \
+         ctrl+isync; robust checked at bound {bound})"
+    );
+    assert!(tally.witnesses > 0 && tally.robust > 0);
+}
+
 #[test]
 fn power_refuses_what_it_does_not_model_with_its_location() {
     let iriw = "shared x, y;\nthread t0 { x = 1; }\nthread t1 { y = 1; }\n\
                 thread t2 { a = x; sync; b = y; }\nthread t3 { c = y; sync; d = x; }\n";
     let cases = [
         ("lwsync.rmm", "shared x, y;\nthread t1 { x = 1; lwsync; y = 1; }\nthread t2 { a = y; lwsync; b = x; }\n", 2, "lwsync"),
-        ("isync.rmm", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; isync; b = x; }\n", 3, "isync"),
+        ("eieio.rmm", "shared x, y;\nthread t1 { x = 1; sync; y = 1; }\nthread t2 { a = y; eieio; b = x; }\n", 3, "eieio"),
+        ("r+lwsync+sync.rmm", "shared x, y;\nthread t1 { x = 1; lwsync; y = 1; }\nthread t2 { y = 2; sync; a = x; }\n", 2, "lwsync"),
         ("cas.rmm", "shared x, y;\nthread t1 { x = 1; a = cas(y, 0, 1); }\nthread t2 { y = 1; b = x; }\n", 2, "atomic"),
         ("iriw.rmm", iriw, 4, "third thread"),
     ];
@@ -764,7 +813,7 @@ fn power_dependency_programs_against_the_bounded_engine_and_the_other_models() {
     let n = programs("NF_POWER_PROGRAMS", 40);
     let (mut below, mut above) = (0, 0);
     for seed in 0..n {
-        let text = dependency_program(seed, true);
+        let text = dependency_program(seed, true, false);
         let name = format!("power dependency program {seed}:\n{text}");
         let p = native(&format!("pdep{seed}.rmm"), &text);
         let r = nf(&p, Model::Power, RMO_CORPUS_STATES);

@@ -18,7 +18,7 @@
 //! accepted program.
 //!
 //! Under Power (the part the engine decides) also: barriers other than
-//! `sync`, `lock`/`unlock` and atomic steps, and a third thread with
+//! `sync` and `isync`, `lock`/`unlock` and atomic steps, and a third thread with
 //! memory accesses.
 //!
 //! Barriers as the `tso.cat` / `pso.cat` / `rmo.cat` models read them:
@@ -106,6 +106,12 @@ pub(crate) enum Op {
         sl: bool,
         /// #StoreStore: earlier stores before later stores.
         ss: bool,
+        /// Power `isync` (thesis §4.1, POW-COMMIT and POW-LOAD): it
+        /// commits after the earlier `assume`s commit and the earlier
+        /// accesses' addresses are computed, and later loads happen and
+        /// later accesses commit after it. Read by Power only; the other
+        /// models read `isync` as ordering nothing.
+        isync: bool,
     },
     /// An atomic step on memory, after the thread's buffers drained.
     Atomic(Vec<Micro>),
@@ -182,16 +188,38 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
 pub(crate) const POWER_MAX_THREADS: usize = 2;
 
 /// Under Power, the constructs outside the modelled part: barriers other
-/// than `sync` (`lwsync`'s and `isync`'s propagation and cumulativity,
-/// §4.4.3, are not modelled; the SPARC and Arm barriers are not
-/// Power's), `lock`/`unlock` and atomic steps (a Power read-modify-write
-/// is `lwarx`/`stwcx.`, which orders nothing by itself).
+/// than `sync` and `isync`, `lock`/`unlock` and atomic steps (a Power
+/// read-modify-write is `lwarx`/`stwcx.`, which orders nothing by
+/// itself).
+///
+/// `isync` is in (thesis §4.1, POW-COMMIT, POW-LOAD; §4.4.3 "Fourth"):
+/// it orders only the thread's own commits and load events and has no
+/// propagation, so the two-thread argument of [`POWER_MAX_THREADS`]
+/// holds with it (see `rmo.rs`, `Automaton::exec_rmo`).
+///
+/// `lwsync` is out: with two threads its ordering of the stores before
+/// it and after it holds for their propagation to the other thread only
+/// (POW-PROP-SYNC, POW-PROP-STORE), not for their places in the
+/// coherence order (a store commits after the `lwsync` commits, which
+/// waits for the earlier stores' commits, not their propagation). A
+/// store that the other thread never sees can so be coherence-before
+/// that thread's store while an earlier store of its thread is still
+/// unseen there: `R+lwsync+sync` (`x = 1; lwsync; y = 1 ‖ y = 2; sync;
+/// r = x` with `y = 2` last and `r = 0`) is a Power computation with no
+/// store-atomic counterpart, so the one-memory automaton would miss it.
+/// Deciding `lwsync` needs a store's commit and its propagation as two
+/// events (the per-thread memories of §4.4.1).
 fn power_op(c: &Command, op: &Op) -> Result<(), String> {
     match (c, op) {
         (Command::Ann(_, inner) | Command::Tagged(_, inner), _) => power_op(inner, op),
-        (Command::Fence(Fence::Sync), _) => Ok(()),
+        (Command::Fence(Fence::Sync | Fence::ISync), _) => Ok(()),
+        (Command::Fence(Fence::LwSync), _) => Err(
+            "`lwsync` under Power (its cumulativity separates a store's coherence place from \
+             its propagation, which the engine does not model; it decides `sync` and `isync`)"
+                .into(),
+        ),
         (Command::Fence(f), _) => Err(format!(
-            "`{}` under Power (the engine models the barrier `sync` only)",
+            "`{}` under Power (the engine models the barriers `sync` and `isync` only)",
             f.keyword()
         )),
         (_, Op::Atomic(_)) => Err("an atomic step or `lock`/`unlock` under Power".into()),
@@ -257,12 +285,20 @@ fn fence_op(f: Fence) -> Op {
         ls: m.orders(false, true),
         sl: m.orders(true, false),
         ss: m.orders(true, true),
+        isync: false,
     };
     match f {
         Fence::MFence | Fence::Sync => bits(MembarMask(
             MembarMask::LL | MembarMask::LS | MembarMask::SL | MembarMask::SS,
         )),
         Fence::Membar(m) => bits(m),
+        Fence::ISync => Op::Fence {
+            ll: false,
+            ls: false,
+            sl: false,
+            ss: false,
+            isync: true,
+        },
         _ => bits(MembarMask(0)),
     }
 }

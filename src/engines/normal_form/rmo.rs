@@ -47,7 +47,8 @@
 //!   its next stores commit. `#LoadLoad`/`#StoreLoad` raise the loads'
 //!   floor to the latest load event / store commit, `#LoadStore`/
 //!   `#StoreStore` the stores' floor; `mfence` and `sync` are all four
-//!   (as `rmo.cat` reads them). An atomic step (`lock`, `unlock`, a
+//!   (as `rmo.cat` reads them); under Power an `isync` raises both to
+//!   its commit (after the earlier `assume`s: ctrl+isync). An atomic step (`lock`, `unlock`, a
 //!   single-address read-modify-write) is ordered with every access
 //!   before and after it, all its events in one part.
 //!
@@ -110,6 +111,38 @@ impl Heads {
     fn floor(&self) -> u8 {
         let store = self.assume_comm.max(self.addr_comp).max(self.store_floor);
         self.load_floor.min(store)
+    }
+
+    /// A Power `isync` (thesis §4.1: POW-COMMIT commits it after its
+    /// control dependencies — every earlier `assume` — and the earlier
+    /// barriers commit; POW-LOAD and POW-EARLY let a later load happen,
+    /// and POW-COMMIT a later load or store commit, only after it
+    /// commits; §4.4.3, "Fourth", `isync-comm-head`). Its commit part is
+    /// the least these allow (every constraint is a lower bound); it
+    /// becomes the floor of the later loads' events and stores' commits
+    /// (a load's commit is at or after its event). So `ctrl; isync`
+    /// orders a load feeding a branch before the later loads: herd's
+    /// `ctrl; [ISYNC]; po` in `ppc.cat`.
+    ///
+    /// POW-COMMIT also makes `isync` wait until every earlier access's
+    /// address is computed (§4.4.3: `h3 ≥ addr-comp-head`). `ppc.cat`,
+    /// the tool's Power (`robust --model power`), has no such order
+    /// (`a = y; c = mem[&z + a - a]; isync; b = x` lets `b` read before
+    /// `a`), so the engine leaves it out and decides `ppc.cat`'s Power:
+    /// it admits every computation the thesis' rule admits, so its
+    /// "robust" holds under the thesis' rule too.
+    ///
+    /// Exact for two threads: `isync` takes part in no propagation and
+    /// waits for no store's commit, so moving a store's commit to its
+    /// propagation to the other thread (the argument of
+    /// `POWER_MAX_THREADS`) breaks none of its conditions; and the later
+    /// `sync`s commit after it already (their commit waits for the
+    /// earlier loads' commits, which bound every control dependency
+    /// before them, and the floors only grow).
+    fn isync(&mut self) {
+        let commit = self.assume_comm.max(self.load_floor).max(self.store_floor);
+        self.load_floor = commit;
+        self.store_floor = commit;
     }
 
     /// Bounds at or below `base` bound nothing: 0.
@@ -246,9 +279,18 @@ impl Automaton<'_> {
                     Vec::new()
                 }
             }
-            Op::Fence { ll, ls, sl, ss } => {
+            Op::Fence {
+                ll,
+                ls,
+                sl,
+                ss,
+                isync,
+            } => {
                 let mut ns = s.clone();
                 let h = &mut ns.rmo[t];
+                if *isync && self.model == Model::Power {
+                    h.isync();
+                }
                 let pick = |on: bool, bound: u8| if on { bound } else { 0 };
                 // Power: a `sync` commits after the earlier loads commit
                 // (POW-COMMIT), and the later accesses wait for it.
