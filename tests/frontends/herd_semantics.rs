@@ -1110,3 +1110,30 @@ fn an_access_at_an_integer_address_is_refused_when_the_model_allows_it() {
     // we (W4 is 1 in every consistent execution).
     assert_eq!(states(&integer_address("CBNZ"), "arm"), ["1:X4=1;"]);
 }
+
+/// P0 adds to y with `atomic`, reads y back, then reads x after `mid`;
+/// P1 writes x, then y after `DMB ST`.
+fn lse_then_local_read(atomic: &str, mid: &str, last: &str) -> String {
+    format!(
+        "AArch64 LSE\n{{\n0:X0=y; 0:X3=x; 1:X0=x; 1:X3=y;\n}}\n P0 | P1 ;\n\
+         MOV W1,#1 | MOV W1,#1 ;\n {atomic} | STR W1,[X0] ;\n LDR W2,[X0] | DMB ST ;\n\
+         {mid} | STR W1,[X3] ;\n {last} | ;\nexists (0:X4=0 /\\ y=2)\n"
+    )
+}
+
+#[test]
+fn an_lse_atomic_read_is_not_data_dependent_on_itself() {
+    // herd7: the atomic's read flows into its own write, which is no data
+    // dependency, so `DMB LD` after a local read of the write leaves the
+    // ST<op>'s read (NORET) unordered with the last load: x=0 with y=2.
+    let hit = "0:X4=0; [y]=2;";
+    let dmb = lse_then_local_read("STADD W1,[X0]", "DMB LD", "LDR W4,[X3]");
+    assert!(states(&dmb, "arm").iter().any(|s| s == hit));
+    // An address dependency from that local read still orders the
+    // atomic's read before the last load (herd's dependency through
+    // memory): never x=0 with y=2.
+    let addr = lse_then_local_read("STADD W1,[X0]", "EOR W7,W2,W2", "LDR W4,[X3,W7,SXTW]");
+    assert!(!states(&addr, "arm").iter().any(|s| s == hit));
+    let ldadd = lse_then_local_read("LDADD W1,W5,[X0]", "EOR W7,W2,W2", "LDR W4,[X3,W7,SXTW]");
+    assert!(!states(&ldadd, "arm").iter().any(|s| s == hit));
+}
