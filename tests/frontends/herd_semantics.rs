@@ -1137,3 +1137,14 @@ fn an_lse_atomic_read_is_not_data_dependent_on_itself() {
     let ldadd = lse_then_local_read("LDADD W1,W5,[X0]", "EOR W7,W2,W2", "LDR W4,[X3,W7,SXTW]");
     assert!(!states(&ldadd, "arm").iter().any(|s| s == hit));
 }
+
+#[test]
+fn a_w_register_in_the_init_block_is_refused() {
+    // herd7: "W6 is not a register"; the condition may name a W view.
+    let (at, msg) =
+        refused("AArch64 W\n{\n0:W6=1; 0:X0=x;\n}\n P0 ;\n STR W6,[X0] ;\nexists (x=1)\n");
+    assert_eq!(at, "t.litmus:3:1");
+    assert!(msg.contains("init of `W6`"), "{msg}");
+    let cond = "AArch64 W\n{\n0:X6=1; 0:X0=x;\n}\n P0 ;\n STR W6,[X0] ;\nexists (0:W6=1)\n";
+    assert_eq!(states(cond, "arm"), ["0:X6=1;"]);
+}

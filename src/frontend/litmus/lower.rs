@@ -412,6 +412,15 @@ fn read_init(
                         format!("init of register of thread {thread}, but the test has {nthreads} threads"),
                     ));
                 }
+                if arch == Arch::AArch64 && is_w_view(reg) {
+                    return Err(src.error_help(
+                        it.span,
+                        format!("unsupported init of `{reg}`: the init block sets X registers"),
+                        format!(
+                            "herd7 refuses it too (\"{reg} is not a register\"); write the X view"
+                        ),
+                    ));
+                }
                 let rn = norm_reg(arch, reg);
                 let s = p.names.intern(&rn);
                 let t = &mut p.threads[*thread];
@@ -711,6 +720,13 @@ fn lower(
         code_labels: code_labels(vars),
         address_probes,
     })
+}
+
+/// True for the name of an AArch64 W register (`W6`, `w0`), which
+/// herd's init block does not take.
+fn is_w_view(reg: &str) -> bool {
+    reg.strip_prefix(['W', 'w'])
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The condition's quantifier.
