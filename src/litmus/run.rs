@@ -222,30 +222,37 @@ fn refuse_integer_addresses(
     lim: Limits,
     solver: SolverKind,
 ) -> Result<(), Error> {
-    for probe in &t.address_probes {
-        let mut program = t.program.clone();
-        program.goals = vec![probe.goal.clone()];
-        let q = Query {
-            program: &program,
-            model,
-            limits: lim,
-        };
-        let mut made = false;
-        backend(solver, false)?.session(&q, &mut |s| {
-            let g = s.goal(0);
-            made = s.solve(&[g], lim.deadline)?;
-            Ok(())
-        })?;
-        if made {
-            let msg = "access at an integer address (a value that is no location's address is dereferenced in an execution the model allows)";
-            let help = "herd7 refuses the test too (\"Non symbolic address\"); see docs/litmus.md";
-            return Err(match &t.program.source {
-                Some(src) => src.error_help(probe.span, msg, help),
-                None => Error::Unsupported(msg.into()),
-            });
-        }
+    if t.address_probes.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // One encoding, one goal per probe, solved in turn.
+    let mut program = t.program.clone();
+    program.goals = t.address_probes.iter().map(|p| p.goal.clone()).collect();
+    let q = Query {
+        program: &program,
+        model,
+        limits: lim,
+    };
+    let mut made = None;
+    backend(solver, false)?.session(&q, &mut |s| {
+        for i in 0..program.goals.len() {
+            let g = s.goal(i);
+            if s.solve(&[g], lim.deadline)? {
+                made = Some(i);
+                break;
+            }
+        }
+        Ok(())
+    })?;
+    let Some(i) = made else {
+        return Ok(());
+    };
+    let msg = "access at an integer address (a value that is no location's address is dereferenced in an execution the model allows)";
+    let help = "herd7 refuses the test too (\"Non symbolic address\"); see docs/litmus.md";
+    Err(match &t.program.source {
+        Some(src) => src.error_help(t.address_probes[i].span, msg, help),
+        None => Error::Unsupported(msg.into()),
+    })
 }
 
 /// [`run`] with the limits given as one value (`lim.bound` before
@@ -266,16 +273,16 @@ pub fn run_with(
 ) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let model = herd_model(t, model)?;
-    let bound = effective_bound(t, lim.bound);
-    refuse_integer_addresses(t, model, Limits { bound, ..lim }, solver)?;
+    let lim = Limits {
+        bound: effective_bound(t, lim.bound),
+        ..lim
+    };
+    refuse_integer_addresses(t, model, lim, solver)?;
     let obs: Vec<GExpr> = t.observed.iter().map(|l| l.expr()).collect();
     let q = Query {
         program: &t.program,
         model,
-        limits: Limits {
-            bound: effective_bound(t, lim.bound),
-            ..lim
-        },
+        limits: lim,
     };
     let e = enumerate_final_with(solver, budget, &q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
