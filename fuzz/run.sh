@@ -4,7 +4,8 @@
 # whichever comes first; findings go to fuzz/out/TARGET/default/
 # {crashes,hangs}/.
 #
-#   fuzz/run.sh TARGET [EXECS [SECONDS]]      TARGET: native trencher litmus cat
+#   fuzz/run.sh TARGET [EXECS [SECONDS]]
+#     TARGET: native trencher litmus cat c_program c_litmus bell conf svcomp_task
 #
 # Builds the targets (`cargo afl build --release`) and, when absent, the
 # seed corpus (seeds.sh). Extra afl-fuzz options can be passed in
@@ -15,8 +16,8 @@ cd "$here"
 target=${1:?usage: run.sh TARGET [EXECS [SECONDS]]}
 execs=${2:-1000000}
 secs=${3:-1800}
-case $target in native | trencher | litmus | cat) ;; *)
-  echo "run.sh: unknown target $target (native, trencher, litmus, cat)" >&2
+case $target in native | trencher | litmus | cat | c_program | c_litmus | bell | conf | svcomp_task) ;; *)
+  echo "run.sh: unknown target $target (native, trencher, litmus, cat, c_program, c_litmus, bell, conf, svcomp_task)" >&2
   exit 2
   ;;
 esac

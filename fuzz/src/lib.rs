@@ -21,19 +21,29 @@ fn text(data: &[u8]) -> String {
 
 /// An error must be located in `src` and render without panicking.
 fn located(src: &SourceFile, e: &Error) {
+    located_as(src, e, true)
+}
+
+/// An error must be located in `src` and render without panicking; it
+/// is shown under `src`'s path when `same_path` (a preprocessed C file's
+/// line markers name the files its lines came from: any path then).
+fn located_as(src: &SourceFile, e: &Error, same_path: bool) {
     match e {
         Error::Input(ie) => {
             let shown = e.to_string();
             let want = format!("{}:", src.path);
             assert!(
-                shown.starts_with(&want) && shown.contains(": error: "),
+                (!same_path || shown.starts_with(&want)) && shown.contains(": error: "),
                 "badly rendered error: {shown}"
             );
+            // The span is in the error's own file: `src`, or the file a
+            // preprocessed line came from.
+            let file = if same_path { src } else { &ie.file };
             assert!(
-                ie.span.start <= ie.span.end && ie.span.start <= src.text.len(),
+                ie.span.start <= ie.span.end && ie.span.start <= file.text.len(),
                 "span {:?} starts outside the input ({} bytes): {shown}",
                 ie.span,
-                src.text.len()
+                file.text.len()
             );
         }
         other => panic!("an error that is not located in the input: {other}"),
@@ -57,6 +67,7 @@ fn widths(data: &[u8]) -> Vec<Width> {
 /// language, which must re-parse (at the same width) to the same program.
 fn program(path: &str, data: &[u8]) {
     let src = SourceFile::new(path, text(data));
+    let same_path = !path.ends_with(".i");
     for width in widths(data) {
         match frontend::parse_program(&src, None, width) {
             Ok(p) => {
@@ -75,7 +86,7 @@ fn program(path: &str, data: &[u8]) {
                     ),
                 }
             }
-            Err(e) => located(&src, &e),
+            Err(e) => located_as(&src, &e, same_path),
         }
     }
 }
@@ -117,6 +128,142 @@ pub fn cat(data: &[u8]) {
         Ok(model) => {
             let mut ev = Evaluator::new(&model, Fixed);
             let _ = ev.check_all(2);
+        }
+        Err(e) => located(&src, &e),
+    }
+}
+
+/// The C front-end (`frontend::c`) on preprocessed C (`.i`, as SV-COMP
+/// ships its tasks: the preprocessor is not run, so the fuzzer spends its
+/// time in the parser and the lowering): the same property as the native
+/// one (a program that parses prints back in the native language and
+/// re-parses to the same program).
+pub fn c_program(data: &[u8]) {
+    program("fuzz.i", data)
+}
+
+/// The line that splits a two-file input: the first file before it, the
+/// second after it; an input without it is the second file alone.
+pub const SPLIT: &str = "\n%%\n";
+
+/// Splits `text` at [`SPLIT`]: `(Some(first), second)`, or `(None, text)`.
+fn split(text: &str) -> (Option<&str>, &str) {
+    match text.find(SPLIT) {
+        Some(i) => (Some(&text[..i]), &text[i + SPLIT.len()..]),
+        None => (None, text),
+    }
+}
+
+/// An error located in one of `srcs` that renders without panicking.
+fn located_in(srcs: &[&SourceFile], e: &Error) {
+    let shown = e.to_string();
+    let src = srcs
+        .iter()
+        .find(|s| shown.starts_with(&format!("{}:", s.path)))
+        .unwrap_or_else(|| panic!("an error located in none of the inputs: {shown}"));
+    located(src, e)
+}
+
+/// A macro file in herd's `.def` syntax (written for the fuzz targets):
+/// the second file of a [`c_litmus`] input that has no macro file of its
+/// own.
+pub const DEF: &str = "\
+READ(X) __load{once}(X)
+WRITE(X,V) { __store{once}(X,V); }
+ACQ(X) __load{acquire}(*X)
+REL(X,V) { __store{release}(*X,V); }
+mb() { __fence{mb}; }
+xchg(X,V) __xchg{mb}(X,V)
+cmpxchg(X,V,W) __cmpxchg{mb}(X,V,W)
+add(V,X) { __atomic_op(X,+,V); }
+add_return(V,X) __atomic_op_return{mb}(X,+,V)
+fetch_add(V,X) __atomic_fetch_op{mb}(X,+,V)
+lock(X) { __lock(X); }
+unlock(X) { __unlock(X); }
+trylock(X) __trylock(X)
+";
+
+/// herd's C litmus dialect (`frontend::c_litmus`) with its macro file:
+/// the input is `DEF %% TEST` ([`SPLIT`]) or a test read with [`DEF`].
+/// The macro file, then the test, give a value or one error located in
+/// one of them; a test that parses has its condition printed and
+/// evaluated on the all-zero final state.
+pub fn c_litmus(data: &[u8]) {
+    use bmc_rmm::frontend::c_litmus::{parse, MacroFile};
+    let text = text(data);
+    let (def, test) = split(&text);
+    let def_src = SourceFile::new("fuzz.def", def.unwrap_or(DEF).to_string());
+    let macros = match MacroFile::parse(&def_src) {
+        Ok(m) => m,
+        Err(e) => return located(&def_src, &e),
+    };
+    let src = SourceFile::new("fuzz.litmus", test.to_string());
+    match parse(&src, &macros) {
+        Ok(t) => {
+            let zeros = vec![0; t.test.observed.len()];
+            let _ = t.test.condition_text();
+            let _ = t.test.state_line(&zeros);
+            let _ = bmc_rmm::litmus::herd::observe(&t.test, &[zeros]);
+        }
+        Err(e) => located_in(&[&src, &def_src], &e),
+    }
+}
+
+/// A cat model read for herd's C tests (written for the fuzz targets):
+/// the second file of a [`bell`] input that has no model of its own.
+pub const BELL_MODEL: &str = "\
+\"fuzz\"
+acyclic po-loc | rf | co | fr as coherence
+empty rmw & (fre ; coe) as atomic
+acyclic po | rf | co | fr as sc
+";
+
+/// A bell file followed by a cat model, read as herd's `-conf` reads
+/// them (herd's C sets known, `include`s searched in the working folder):
+/// the input is `BELL %% CAT` ([`SPLIT`]) or a bell file read before
+/// [`BELL_MODEL`]. A model or one located error; a model is evaluated on
+/// the small candidate of [`cat`].
+pub fn bell(data: &[u8]) {
+    use bmc_rmm::cat::parse::{herd::Options, parse_model_files, Origin};
+    let text = text(data);
+    let (first, second) = split(&text);
+    let (bell, model) = match first {
+        Some(b) => (b, second),
+        None => (second, BELL_MODEL),
+    };
+    let bell = SourceFile::new("fuzz.bell", bell.to_string());
+    let model = SourceFile::new("fuzz.cat", model.to_string());
+    let opts = Options {
+        c_sets: true,
+        ..Options::default()
+    };
+    match parse_model_files(std::slice::from_ref(&bell), &model, Origin::Disk, &opts) {
+        Ok(m) => {
+            let mut ev = Evaluator::new(&m, Fixed);
+            let _ = ev.check_all(2);
+        }
+        Err(e) => located_in(&[&bell, &model], &e),
+    }
+}
+
+/// herd's configuration files (`cat::conf::HerdConf`): a configuration or
+/// one located error (the files it names are looked up in the working
+/// folder and mostly absent: a located error too).
+pub fn conf(data: &[u8]) {
+    let src = SourceFile::new("fuzz.cfg", text(data));
+    if let Err(e) = bmc_rmm::cat::conf::HerdConf::parse(src.clone(), &[]) {
+        located(&src, &e)
+    }
+}
+
+/// SV-COMP task files (`svcomp::task::Task`): a task or one located
+/// error; a task's property and verdict are read.
+pub fn svcomp_task(data: &[u8]) {
+    let src = SourceFile::new("fuzz.yml", text(data));
+    match bmc_rmm::svcomp::task::Task::parse(&src) {
+        Ok(t) => {
+            let _ = t.expected();
+            let _ = t.data_model.width();
         }
         Err(e) => located(&src, &e),
     }

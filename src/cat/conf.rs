@@ -42,8 +42,15 @@ impl HerdConf {
     /// Errors: the file cannot be read; a file a key names is not on the
     /// search path (located at the key); no `model` key.
     pub fn read(file: &str, includes: &[String]) -> Result<HerdConf, Error> {
-        let source = SourceFile::read(file)?;
-        let dir = Path::new(file)
+        HerdConf::parse(SourceFile::read(file)?, includes)
+    }
+
+    /// Reads the configuration text `source` (its path gives the first
+    /// folder of the search path) with the extra folders `includes`.
+    ///
+    /// Errors: as [`HerdConf::read`], but for reading the file itself.
+    pub fn parse(source: SourceFile, includes: &[String]) -> Result<HerdConf, Error> {
+        let dir = Path::new(&*source.path)
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."))

@@ -88,6 +88,63 @@ pub struct Task {
     pub data_model: DataModel,
 }
 
+/// The deepest nesting of YAML collections a task file may have (a task
+/// file nests three deep); the YAML loader recurses once per level, so a
+/// deeper file is refused before it is loaded, never a stack overflow.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// A YAML error at character `index` of `src` (the YAML parser counts
+/// characters, spans count bytes), located and rendered `YAML: MSG`.
+fn yaml_error(src: &SourceFile, index: usize, msg: &str) -> Error {
+    let at = (src.text.char_indices().nth(index)).map_or(src.text.len(), |(b, _)| b);
+    let end = src.text[at..]
+        .chars()
+        .next()
+        .map_or(at, |c| at + c.len_utf8());
+    src.error(Span::new(at, end), format!("YAML: {msg}"))
+}
+
+/// Checks that no collection of `src` nests deeper than
+/// [`MAX_YAML_DEPTH`], reading YAML events (the event parser keeps its
+/// states on the heap).
+///
+/// Errors: a YAML syntax error; nesting too deep (located at the
+/// collection that is one too deep); an alias.
+fn check_nesting(src: &SourceFile) -> Result<(), Error> {
+    use yaml_rust2::parser::{Event, Parser};
+    let mut parser = Parser::new_from_str(&src.text);
+    let mut depth = 0usize;
+    loop {
+        let (ev, mark) = parser
+            .next_token()
+            .map_err(|e| yaml_error(src, e.marker().index(), e.info()))?;
+        match ev {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_YAML_DEPTH {
+                    return Err(yaml_error(
+                        src,
+                        mark.index(),
+                        &format!("collections nested deeper than {MAX_YAML_DEPTH}"),
+                    ));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            // The loader copies an alias's node at each use: nested
+            // aliases grow exponentially (task files use none).
+            Event::Alias(_) => {
+                return Err(yaml_error(
+                    src,
+                    mark.index(),
+                    "aliases (`*NAME`) are not read in task files",
+                ))
+            }
+            Event::StreamEnd => return Ok(()),
+            _ => {}
+        }
+    }
+}
+
 impl Task {
     /// The `unreach-call` property, if the task has one.
     pub fn reach_property(&self) -> Option<&Property> {
@@ -132,13 +189,9 @@ impl Task {
     /// Errors: as [`Task::read`].
     pub fn parse(src: &SourceFile) -> Result<Task, Error> {
         let whole = Span::new(0, src.text.len().min(1));
-        let docs = YamlLoader::load_from_str(&src.text).map_err(|e| {
-            let m = e.marker();
-            src.error(
-                Span::new(m.index(), m.index() + 1),
-                format!("YAML: {}", e.info()),
-            )
-        })?;
+        check_nesting(src)?;
+        let docs = YamlLoader::load_from_str(&src.text)
+            .map_err(|e| yaml_error(src, e.marker().index(), e.info()))?;
         let doc = docs.first().cloned().unwrap_or(Yaml::Null);
         let bad = |what: &str| src.error(whole, format!("task definition: {what}"));
         let dir = Path::new(&*src.path)

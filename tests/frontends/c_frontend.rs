@@ -205,6 +205,12 @@ fn bad_c_is_a_located_error() {
             "inline assembly `nop`",
             ":2:",
         ),
+        // A preprocessor error without a column.
+        (
+            "int x;\n#ifdef X\nint main() { return 0; }\n",
+            "preprocessor: unterminated #ifdef",
+            ":2:1",
+        ),
     ];
     c_common::assert_located_errors(cases, &["-m", "sc"]);
 }

@@ -593,3 +593,27 @@ fn kernel_model_answers_lock_tests_as_herd() {
         assert!(out.contains(want), "{test}\n{out}");
     }
 }
+
+/// Statements and expressions nested deeper than the parser's limit are
+/// one located error, never a stack overflow (20,000 nested `(`; 10,000
+/// nested `if`s).
+#[test]
+fn deep_nesting_is_a_located_error() {
+    let parens = MP.replace(
+        "load_via(y)",
+        &format!("{}1{}", "(".repeat(20_000), ")".repeat(20_000)),
+    );
+    let ifs = MP.replace(
+        "\tr0 = load_via(y);",
+        &format!("{}r0 = 1;", "if (1) ".repeat(10_000)),
+    );
+    for (text, line) in [(parens, 20), (ifs, 20)] {
+        let e = parse(&SourceFile::new("deep.litmus", text), &macros(DEF)).expect_err("refused");
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with(&format!("deep.litmus:{line}:")),
+            "{shown}"
+        );
+        assert!(shown.contains("nested deeper than 256"), "{shown}");
+    }
+}

@@ -1,8 +1,10 @@
-//! A mutational smoke fuzz of the four front-ends on stable Rust, with no
+//! A mutational smoke fuzz of the front-ends on stable Rust, with no
 //! dependency: a fixed number of mutations of the bundled inputs
 //! (`examples/**/*.rmm`, a few Trencher programs written here,
-//! `tests/litmus/**/*.litmus`, `encodings/*.cat`), from a fixed seed, fed
-//! through the library API. The real fuzzing (coverage-guided, AFL++) is
+//! `tests/litmus/**/*.litmus`, `encodings/*.cat`, `examples/c/*.c`, and
+//! `tests/fuzz_seeds/TARGET/` for herd's C litmus tests with their macro
+//! files, bell files, herd configurations and SV-COMP task files), from
+//! a fixed seed, fed through the library API. The real fuzzing (coverage-guided, AFL++) is
 //! in `fuzz/` (fuzz/README.md); this test keeps the cheap part of it in
 //! `cargo test`.
 //!
@@ -51,7 +53,7 @@ enum Known {
 /// The known classes: remove a line when its class is fixed.
 const KNOWN_CLASSES: &[Known] = &[];
 
-/// Mutated inputs per front-end.
+/// Mutated inputs per front-end (fewer for the slow ones: [`Target::iterations`]).
 const ITERATIONS: usize = 10_000;
 
 /// Mutations applied to one input: 1 to this many.
@@ -71,6 +73,11 @@ enum Target {
     Trencher,
     Litmus,
     Cat,
+    CProgram,
+    CLitmus,
+    Bell,
+    Conf,
+    SvcompTask,
 }
 
 impl Target {
@@ -80,6 +87,11 @@ impl Target {
             Target::Trencher => "trencher",
             Target::Litmus => "litmus",
             Target::Cat => "cat",
+            Target::CProgram => "c_program",
+            Target::CLitmus => "c_litmus",
+            Target::Bell => "bell",
+            Target::Conf => "conf",
+            Target::SvcompTask => "svcomp_task",
         }
     }
     fn ext(self) -> &'static str {
@@ -88,6 +100,22 @@ impl Target {
             Target::Trencher => "txt",
             Target::Litmus => "litmus",
             Target::Cat => "cat",
+            Target::CProgram => "c",
+            Target::CLitmus => "litmus",
+            Target::Bell => "bell",
+            Target::Conf => "cfg",
+            Target::SvcompTask => "yml",
+        }
+    }
+    /// Mutated inputs of this front-end: [`ITERATIONS`], a tenth for
+    /// the C front-end (a seed is 40 KB once preprocessed) and a fifth
+    /// for C litmus tests (each is lowered), so each smoke test takes
+    /// seconds.
+    fn iterations(self) -> usize {
+        match self {
+            Target::CProgram => ITERATIONS / 10,
+            Target::CLitmus => ITERATIONS / 5,
+            _ => ITERATIONS,
         }
     }
     /// Deep inputs of this front-end are not parsed while its
@@ -96,7 +124,7 @@ impl Target {
         match self {
             Target::Litmus => KNOWN_CLASSES.contains(&Known::LitmusConditionDepth),
             Target::Cat => KNOWN_CLASSES.contains(&Known::CatDepth),
-            Target::Native | Target::Trencher => false,
+            _ => false,
         }
     }
     /// Tokens worth inserting (once or repeated very many times).
@@ -124,6 +152,35 @@ impl Target {
                 "| po ", "; po ", "po^-1", "~po ", "(po ", "let ", "rec ", "and ", "acyclic ",
                 "irreflexive ", "empty ", "as ", "domain(", "range(", "fencerel(", "(*", "*)", "\"",
                 "0", "let x = x ", "include \"a.cat\" ",
+            ],
+            Target::CProgram => &[
+                "(", ")", "{", "}", "[", "]", "*", "&", ";", "if (r) ", "while (1) ", "for (;;) ",
+                "goto L; ", "L: ", "int x; ", "pthread_create(&t, 0, f, 0); ", "return 0; ",
+                "__VERIFIER_atomic_begin(); ", "__VERIFIER_atomic_end(); ", "assert(x); ",
+                "__VERIFIER_nondet_int()", "switch (x) { case 1: ", "break; ", "struct s { int a; }; ",
+                "/*", "*/", "//", "#", "4294967296", "-2147483648",
+            ],
+            Target::CLitmus => &[
+                "(", ")", "{", "}", "*", "&", ";", "%%\n", "P0(int *x) ", "int r0; ", "r0 = ",
+                "READ(*x)", "WRITE(*x, 1); ", "mb(); ", "xchg(x, 1)", "if (r0) ", "else ",
+                "__load{once}(X)", "__store{once}(X,V)", "__fence{mb}", "X(Y) ", "{ ", "} ",
+                "exists (", "0:r0=1 /\\ ", "x=1 ", "(*", "*)", "atomic_t y = ATOMIC_INIT(1); ",
+            ],
+            Target::Bell => &[
+                "%%\n", "enum T = 'a || 'b ", "instructions R[T] ", "instructions W[T] ",
+                "let ", "rec ", "and ", "in ", "(", ")", "[", "]", "|", ";", "&", "\\", "^-1",
+                "acyclic ", "empty ", "flag ~empty ", "as x ", "fun ", "match ", "with ",
+                "if \"v\" then ", "else ", "end ", "domain(", "range(", "include \"a.cat\" ",
+                "(*", "*)", "\"",
+            ],
+            Target::Conf => &[
+                "macros ", "bell ", "model ", "variant ", "a.cat", "/", "..", "#", "//", ",",
+            ],
+            Target::SvcompTask => &[
+                "format_version: '2.0'\n", "input_files: ", "properties:\n", "  - ",
+                "property_file: ", "expected_verdict: ", "true", "false", "options:\n",
+                "  data_model: ", "ILP32", "LP64", "language: C\n", "[", "]", "{", "}", ": ",
+                "'", "&a ", "*a", "!!int ", "---\n", "...\n",
             ],
         }
     }
@@ -390,6 +447,11 @@ fn check(target: Target, data: &[u8]) {
         Target::Trencher => targets::trencher(data),
         Target::Litmus => targets::litmus(data),
         Target::Cat => targets::cat(data),
+        Target::CProgram => targets::c_program(data),
+        Target::CLitmus => targets::c_litmus(data),
+        Target::Bell => targets::bell(data),
+        Target::Conf => targets::conf(data),
+        Target::SvcompTask => targets::svcomp_task(data),
     }
 }
 
@@ -427,6 +489,12 @@ fn seeds(target: Target) -> Vec<(String, Vec<u8>)> {
         Target::Native => files(&root().join("examples"), ".rmm", &mut paths),
         Target::Litmus => files(&root().join("tests/litmus"), ".litmus", &mut paths),
         Target::Cat => files(&root().join("encodings"), ".cat", &mut paths),
+        Target::CProgram => files(&root().join("examples/c"), ".c", &mut paths),
+        Target::CLitmus | Target::Bell | Target::Conf | Target::SvcompTask => files(
+            &root().join("tests/fuzz_seeds").join(target.name()),
+            "",
+            &mut paths,
+        ),
         Target::Trencher => {
             return vec![
                 (
@@ -456,11 +524,27 @@ fn seeds(target: Target) -> Vec<(String, Vec<u8>)> {
                 .unwrap_or(p)
                 .to_string_lossy()
                 .into_owned();
-            (name, std::fs::read(p).expect("read a seed"))
+            let bytes = std::fs::read(p).expect("read a seed");
+            (name, preprocessed(target, p, bytes))
         })
         .collect();
     assert!(!seeds.is_empty(), "no seeds for {}", target.name());
     seeds
+}
+
+/// A C seed as the `c_program` target reads it: preprocessed (the
+/// target reads `.i` files); as it is when no preprocessor is found.
+fn preprocessed(target: Target, path: &Path, bytes: Vec<u8>) -> Vec<u8> {
+    use bmc_rmm::diag::SourceFile;
+    use bmc_rmm::frontend::c::{preprocess, Options};
+    if target != Target::CProgram {
+        return bytes;
+    }
+    let src = SourceFile::new(
+        path.to_string_lossy().into_owned(),
+        String::from_utf8_lossy(&bytes).into_owned(),
+    );
+    preprocess::run(&src, &Options::default()).map_or(bytes, String::into_bytes)
 }
 
 /// Escaped bytes, clipped to `max` bytes.
@@ -483,7 +567,7 @@ fn smoke(target: Target, seed: u64) {
     let mut failures: Vec<String> = Vec::new();
     let (mut ran, mut known, mut too_deep) = (0usize, 0usize, 0usize);
     // The unmutated seeds first.
-    for i in 0..ITERATIONS + seeds.len() {
+    for i in 0..target.iterations() + seeds.len() {
         let (name, seed_bytes) = &seeds[i % seeds.len()];
         let mut data = seed_bytes.clone();
         let mut steps = Vec::new();
@@ -576,6 +660,31 @@ fn smoke_litmus() {
 #[test]
 fn smoke_cat() {
     smoke(Target::Cat, 0x6361_7400_0000_0004);
+}
+
+#[test]
+fn smoke_c_program() {
+    smoke(Target::CProgram, 0x6370_726f_6700_0005);
+}
+
+#[test]
+fn smoke_c_litmus() {
+    smoke(Target::CLitmus, 0x636c_6974_6d00_0006);
+}
+
+#[test]
+fn smoke_bell() {
+    smoke(Target::Bell, 0x6265_6c6c_0000_0007);
+}
+
+#[test]
+fn smoke_conf() {
+    smoke(Target::Conf, 0x636f_6e66_0000_0008);
+}
+
+#[test]
+fn smoke_svcomp_task() {
+    smoke(Target::SvcompTask, 0x7376_636f_6d70_0009);
 }
 
 /// The generator itself: fixed seed, same mutations every run; the

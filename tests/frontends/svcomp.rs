@@ -943,3 +943,26 @@ fn draws_used_only_through_cases_tests_or_not_at_all_take_only_their_outcomes() 
         assert!(v.reason.contains("32 bits"), "{body}: {}", v.reason);
     }
 }
+
+/// Hostile task files end in one located error: collections nested
+/// deeper than the loader's limit (the YAML loader recurses per level),
+/// aliases (nested ones grow exponentially), and a YAML error after a
+/// multi-byte character (the parser counts characters, spans bytes).
+#[test]
+fn hostile_task_files_are_located_errors() {
+    let deep = format!("{}x\n", "- ".repeat(100_000));
+    let e = Task::parse(&SourceFile::new("deep.yml", deep)).expect_err("refused");
+    let shown = e.to_string();
+    assert!(shown.starts_with("deep.yml:1:"), "{shown}");
+    assert!(shown.contains("nested deeper than 64"), "{shown}");
+    let bomb = "a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n\
+                input_files: [*b, *b]\n";
+    let e = Task::parse(&SourceFile::new("bomb.yml", bomb)).expect_err("refused");
+    let shown = e.to_string();
+    assert!(shown.starts_with("bomb.yml:2:"), "{shown}");
+    assert!(shown.contains("aliases"), "{shown}");
+    let e = Task::parse(&SourceFile::new("utf.yml", "a: 'é€𝄞\n")).expect_err("refused");
+    let shown = e.to_string();
+    assert!(shown.starts_with("utf.yml:"), "{shown}");
+    assert!(shown.contains("YAML"), "{shown}");
+}

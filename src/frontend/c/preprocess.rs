@@ -125,18 +125,30 @@ pub fn run(src: &SourceFile, opts: &Options) -> Result<String, Error> {
 }
 
 /// The preprocessor's first error as a located error in `src` (its
-/// messages name standard input `<stdin>`).
+/// messages name standard input `<stdin>`: `<stdin>:LINE:COL: error: …`
+/// or `<stdin>:LINE: error: …`); an error inside an included file is
+/// located at the `#include` of the input that brought it in (`In file
+/// included from <stdin>:LINE`). Warnings are skipped.
 fn cpp_error(src: &SourceFile, stderr: &str) -> Error {
+    // The input's line and column an error in an included file goes back to.
+    let mut included_at: Option<(usize, usize)> = None;
     for line in stderr.lines() {
-        let Some(rest) = line.strip_prefix("<stdin>:") else {
+        if let Some(i) = line.find("from <stdin>:") {
+            let at = line[i + "from <stdin>:".len()..].trim_end_matches([',', ':']);
+            included_at = line_col(&format!("{at}:")).map(|(l, c, _)| (l, c));
             continue;
-        };
-        let mut parts = rest.splitn(3, ':');
-        let (Some(l), Some(c), Some(msg)) = (parts.next(), parts.next(), parts.next()) else {
-            continue;
-        };
-        let (Ok(l), Ok(c)) = (l.trim().parse::<usize>(), c.trim().parse::<usize>()) else {
-            continue;
+        }
+        let (at, msg, what) = match line.strip_prefix("<stdin>:") {
+            Some(rest) => match line_col(rest) {
+                Some((l, c, msg)) => ((l, c), msg, ""),
+                None => continue,
+            },
+            None => {
+                // `FILE:LINE[:COL]: error: …` in an included file.
+                let Some(at) = included_at else { continue };
+                let Some(i) = line.find(": ") else { continue };
+                (at, line[i + 2..].to_string(), "in an included file: ")
+            }
         };
         let msg = msg.trim();
         let msg = msg
@@ -144,12 +156,27 @@ fn cpp_error(src: &SourceFile, stderr: &str) -> Error {
             .or_else(|| msg.strip_prefix("error:"))
             .map(str::trim);
         if let Some(msg) = msg {
-            let off = offset_of(&src.text, l, c);
-            return src.error(Span::new(off, off + 1), format!("preprocessor: {msg}"));
+            let off = offset_of(&src.text, at.0, at.1);
+            let end = (off + 1).min(src.text.len()).max(off);
+            return src.error(Span::new(off, end), format!("preprocessor: {what}{msg}"));
         }
     }
     let first = stderr.lines().next().unwrap_or("failed").to_string();
     Error::Tool(format!("{}: the C preprocessor failed: {first}", src.path))
+}
+
+/// `LINE:COL: REST` or `LINE: REST` (column 1), as the preprocessor
+/// writes a position: (line, column, rest); `None` when `s` does not
+/// start with a line number.
+fn line_col(s: &str) -> Option<(usize, usize, String)> {
+    let (l, rest) = s.split_once(':')?;
+    let l = l.trim().parse::<usize>().ok()?;
+    if let Some((c, msg)) = rest.split_once(':') {
+        if let Ok(c) = c.trim().parse::<usize>() {
+            return Some((l, c, msg.to_string()));
+        }
+    }
+    Some((l, 1, rest.to_string()))
 }
 
 /// The byte offset of 1-based `line`, `col` in `text` (clamped to the

@@ -205,7 +205,14 @@ pub(crate) struct Parser<'a> {
     toks: Vec<(Tok, Span)>,
     pos: usize,
     end: usize,
+    /// Statements and unary expressions being parsed, one inside the
+    /// other (at most [`MAX_DEPTH`]).
+    depth: usize,
 }
+
+/// The deepest nesting of statements and expressions a test may have: a
+/// located error beyond it, never a stack overflow.
+pub const MAX_DEPTH: usize = 256;
 
 impl<'a> Parser<'a> {
     /// A parser of `text[start..end]`.
@@ -215,7 +222,25 @@ impl<'a> Parser<'a> {
             toks: lex(src, start, end)?,
             pos: 0,
             end,
+            depth: 0,
         })
+    }
+
+    /// Runs `f` one level deeper.
+    ///
+    /// Errors: deeper than [`MAX_DEPTH`] (located at the current token);
+    /// those of `f`.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.src.error(
+                self.span(),
+                format!("statements or expressions nested deeper than {MAX_DEPTH}"),
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -355,7 +380,13 @@ impl<'a> Parser<'a> {
     }
 
     /// One statement (a declaration of several names gives several).
+    ///
+    /// Errors: syntax errors; nesting deeper than [`MAX_DEPTH`].
     fn stmt_into(&mut self, out: &mut Vec<(St, Span)>) -> Result<(), Error> {
+        self.nested(|p| p.stmt_at(out))
+    }
+
+    fn stmt_at(&mut self, out: &mut Vec<(St, Span)>) -> Result<(), Error> {
         let start = self.span().start;
         if self.eat(";") {
             return Ok(());
@@ -468,7 +499,14 @@ impl<'a> Parser<'a> {
         Ok(a)
     }
 
+    /// A unary expression (a parenthesized one included).
+    ///
+    /// Errors: syntax errors; nesting deeper than [`MAX_DEPTH`].
     fn unary(&mut self) -> Result<Ex, Error> {
+        self.nested(|p| p.unary_at())
+    }
+
+    fn unary_at(&mut self) -> Result<Ex, Error> {
         for (p, f) in [
             ("*", Ex::Deref as fn(Box<Ex>) -> Ex),
             ("&", Ex::AddrOf),

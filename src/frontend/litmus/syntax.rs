@@ -946,10 +946,22 @@ fn parse_init(
                 } else if let Some((t, l)) = code_label(r2) {
                     Some((RawVal::Label(t, l), rspan))
                 } else {
+                    // herd's extensions named: memory tags (`x:green`,
+                    // Arm MTE) and page-table entries (`(oa:PA(x), …)`).
+                    let what = if r2.contains("oa:") || r2.contains("PA(") {
+                        " (a page-table entry: cache/tlb)"
+                    } else if r2
+                        .split_once(':')
+                        .is_some_and(|(a, b)| is_ident(a) && is_ident(b))
+                    {
+                        " (a memory tag: Arm MTE)"
+                    } else {
+                        ""
+                    };
                     return Err(src.error(
                         rspan,
                         format!(
-                            "unsupported init value `{r}`: expected an integer or a variable name"
+                            "unsupported init value `{r}`{what}: expected an integer or a variable name"
                         ),
                     ));
                 }
