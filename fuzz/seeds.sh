@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Builds the seed corpora of the fuzz targets: fuzz/seeds/{native,trencher,
-# litmus,cat}/ (ignored by git; rebuilt from scratch on every run).
+# Builds the seed corpora of the fuzz targets: fuzz/seeds/TARGET/ (ignored
+# by git; rebuilt from scratch on every run).
 #
 #   fuzz/seeds.sh [OUT_DIR]
 #
-# Sources: the repository's examples/ (native), encodings/*.cat (cat),
-# tests/litmus/ (litmus), a few hand-written Trencher programs, and, when
-# present, the shared test corpus ../shared/corpus beside the repository
-# (or $SHARED_CORPUS): trencher/*.txt, memorax/*.rmm (rejected by the
-# native front-end: exercises the Memorax check), litmus/**/*.litmus and
-# litmus-arm/**/*.litmus. The corpus is test data: it is only copied into
-# the ignored seed directory, never into the repository.
+# Sources: the repository's examples/ (native; examples/c/*.c preprocessed
+# for c_program), encodings/*.cat (cat), tests/litmus/ (litmus),
+# tests/fuzz_seeds/TARGET/ (c_litmus, bell, conf, svcomp_task), a few
+# hand-written Trencher programs, and, when present, the shared test
+# corpus ../shared/corpus beside the repository (or $SHARED_CORPUS):
+# trencher/*.txt, memorax/*.rmm (rejected by the native front-end:
+# exercises the Memorax check), litmus/**/*.litmus, litmus-arm/**/*.litmus,
+# svcomp/ (task files; the .i files under 40 KB), lkmm/ (the .cfg, the
+# kernel's bell and cat files, 300 C tests each after the kernel's macro
+# file). The corpus is test data: it is only copied into the ignored seed
+# directory, never into the repository.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -19,7 +23,8 @@ shared=${SHARED_CORPUS:-$root/../shared/corpus}
 if [ -d "$shared" ]; then shared=$(cd "$shared" && pwd); fi
 
 rm -rf "$out"
-mkdir -p "$out"/native "$out"/trencher "$out"/litmus "$out"/cat
+targets="native trencher litmus cat c_program c_litmus bell conf svcomp_task"
+for t in $targets; do mkdir -p "$out/$t"; done
 
 # copy TARGET FILE...: one seed per file, named after its path.
 copy() {
@@ -44,6 +49,13 @@ copy_found() {
 }
 
 copy native "$root"/examples/*.rmm "$root"/examples/pgas/*.rmm
+for t in c_litmus bell conf svcomp_task; do
+  copy_found "$t" "$root/tests/fuzz_seeds/$t" '*'
+done
+# C programs, preprocessed (the c_program target reads `.i` files).
+for f in "$root"/examples/c/*.c; do
+  cpp -P -x c "$f" -o "$out/c_program/$(basename "$f" .c).i" 2>/dev/null || true
+done
 copy cat "$root"/encodings/*.cat
 copy_found litmus "$root/tests/litmus" '*.litmus'
 
@@ -80,10 +92,32 @@ if [ -d "$shared" ]; then
   copy_found native "$shared/memorax" '*.rmm'
   copy_found litmus "$shared/litmus" '*.litmus'
   copy_found litmus "$shared/litmus-arm" '*.litmus'
+  copy_found svcomp_task "$shared/svcomp" '*.yml'
+  copy_found conf "$shared/lkmm" '*.cfg'
+  # SV-COMP tasks, the smaller ones (AFL++ prefers small seeds).
+  while IFS= read -r -d '' f; do
+    [ "$(wc -c < "$f")" -lt 40000 ] && copy c_program "$f"
+  done < <(find "$shared/svcomp" -type f -name '*.i' -print0 | sort -z)
+  # The kernel's bell and cat files, one input (`BELL %% CAT`).
+  m=$shared/lkmm/model
+  if [ -f "$m/linux-kernel.bell" ] && [ -f "$m/linux-kernel.cat" ]; then
+    { cat "$m/linux-kernel.bell"; printf '\n%%%%\n'; cat "$m/linux-kernel.cat"; } \
+      > "$out/bell/lkmm-bell-cat.txt"
+    cp "$m/linux-kernel.bell" "$out/bell/lkmm.bell"
+  fi
+  # The kernel's C tests, each after the kernel's macro file (`DEF %% TEST`).
+  if [ -f "$m/linux-kernel.def" ]; then
+    n=0
+    while IFS= read -r -d '' f; do
+      n=$((n + 1)); [ $n -gt 300 ] && break
+      { cat "$m/linux-kernel.def"; printf '\n%%%%\n'; cat "$f"; } \
+        > "$out/c_litmus/$(printf '%s' "${f#"$shared"/}" | tr '/ ' '__')"
+    done < <(find "$shared/lkmm" -type f -name '*.litmus' -print0 | sort -z)
+  fi
 else
   echo "seeds.sh: no shared corpus at $shared (only the repository's seeds)" >&2
 fi
 
-for t in native trencher litmus cat; do
-  printf '%-9s %5d seeds\n' "$t" "$(find "$out/$t" -type f | wc -l)"
+for t in $targets; do
+  printf '%-11s %5d seeds\n' "$t" "$(find "$out/$t" -type f | wc -l)"
 done
