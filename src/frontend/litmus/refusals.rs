@@ -90,6 +90,17 @@ pub(super) fn refuse_by_values(
     for (ti, th) in p.threads.iter().enumerate() {
         for ins in &th.instrs {
             for acc in accesses(&ins.cmd) {
+                // A constant address at or above every location's, not a
+                // code address: no check below can refuse or probe it, so
+                // a test of such accesses only (X86's `[x]`) builds no
+                // value sets.
+                if let Expr::Const(c) = &acc.addr {
+                    let code_store =
+                        code_check && acc.stored.is_some() && vars.code.position(*c).is_some();
+                    if !mixed_check && *c >= lowest && !code_store {
+                        continue;
+                    }
+                }
                 let sets = sets.get_or_insert_with(|| {
                     ValueSets::new(p, initial_bytes(p, vars, fixed), width, &bytes)
                 });
