@@ -527,6 +527,22 @@ fn parse_metadata(c: &mut Cur, head: &mut Head) -> Result<(), Error> {
     }
 }
 
+/// herd's extensions an unreadable init value belongs to, named for the
+/// refusal: memory tags (`x:green`, Arm MTE) and page-table entries
+/// (`(oa:PA(x), …)`); empty for another value.
+fn init_extension(value: &str) -> &'static str {
+    if value.contains("oa:") || value.contains("PA(") {
+        " (a page-table entry: cache/tlb)"
+    } else if value
+        .split_once(':')
+        .is_some_and(|(a, b)| is_ident(a) && is_ident(b))
+    {
+        " (a memory tag: Arm MTE)"
+    } else {
+        ""
+    }
+}
+
 /// Parses the init block `{ ... }` (nested braces allowed) at the cursor
 /// and an optional `;` after it.
 fn parse_init_block(c: &mut Cur) -> Result<Vec<InitItem>, Error> {
@@ -946,18 +962,7 @@ fn parse_init(
                 } else if let Some((t, l)) = code_label(r2) {
                     Some((RawVal::Label(t, l), rspan))
                 } else {
-                    // herd's extensions named: memory tags (`x:green`,
-                    // Arm MTE) and page-table entries (`(oa:PA(x), …)`).
-                    let what = if r2.contains("oa:") || r2.contains("PA(") {
-                        " (a page-table entry: cache/tlb)"
-                    } else if r2
-                        .split_once(':')
-                        .is_some_and(|(a, b)| is_ident(a) && is_ident(b))
-                    {
-                        " (a memory tag: Arm MTE)"
-                    } else {
-                        ""
-                    };
+                    let what = init_extension(r2);
                     return Err(src.error(
                         rspan,
                         format!(
