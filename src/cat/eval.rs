@@ -106,7 +106,8 @@ impl Bits {
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
     }
-    fn zip(&self, o: &Bits, f: impl Fn(u64, u64) -> u64) -> Bits {
+    /// `f` word by word (the same length).
+    pub(crate) fn zip(&self, o: &Bits, f: impl Fn(u64, u64) -> u64) -> Bits {
         let mut out = self.clone();
         for (a, b) in out.0.iter_mut().zip(o.0.iter()) {
             *a = f(*a, *b);
@@ -136,10 +137,12 @@ impl Mat {
     pub fn set(&mut self, a: usize, b: usize) {
         self.0[a].set(b)
     }
-    fn zip(&self, o: &Mat, f: impl Fn(u64, u64) -> u64 + Copy) -> Mat {
+    /// `f` word by word, row by row (the same shape).
+    pub(crate) fn zip(&self, o: &Mat, f: impl Fn(u64, u64) -> u64 + Copy) -> Mat {
         Mat(self.0.iter().zip(&o.0).map(|(a, b)| a.zip(b, f)).collect())
     }
-    fn seq(&self, o: &Mat) -> Mat {
+    /// Composition `self ; o`.
+    pub(crate) fn seq(&self, o: &Mat) -> Mat {
         let n = self.n();
         let mut out = Mat::new(n);
         for a in 0..n {
@@ -149,7 +152,8 @@ impl Mat {
         }
         out
     }
-    fn inv(&self) -> Mat {
+    /// The inverse relation.
+    pub(crate) fn inv(&self) -> Mat {
         let n = self.n();
         let mut out = Mat::new(n);
         for a in 0..n {
@@ -158,6 +162,23 @@ impl Mat {
             }
         }
         out
+    }
+    /// `range(self)` when `range`, else `domain(self)`.
+    pub(crate) fn project(&self, range: bool) -> Bits {
+        let n = self.n();
+        let mut s = Bits::new(n);
+        if range {
+            for row in &self.0 {
+                s.union_with(row);
+            }
+        } else {
+            for i in 0..n {
+                if !self.0[i].is_empty() {
+                    s.set(i);
+                }
+            }
+        }
+        s
     }
     /// Transitive closure (Warshall on bit rows).
     pub fn plus(&self) -> Mat {
@@ -297,13 +318,15 @@ pub enum Val {
 }
 
 impl Val {
-    fn rel(&self) -> &Mat {
+    /// The relation (the type checker guarantees it).
+    pub(crate) fn rel(&self) -> &Mat {
         match self {
             Val::Rel(m) => m,
             Val::Set(_) => unreachable!("type-checked"),
         }
     }
-    fn set(&self) -> &Bits {
+    /// The set (the type checker guarantees it).
+    pub(crate) fn set(&self) -> &Bits {
         match self {
             Val::Set(s) => s,
             Val::Rel(_) => unreachable!("type-checked"),
@@ -904,20 +927,7 @@ impl<'m, B: Base> Evaluator<'m, B> {
             }
             Domain(a) | Range(a) => {
                 let r = self.eval(a, env);
-                let r = r.rel();
-                let mut s = Bits::new(self.n);
-                if matches!(node.kind, Range(_)) {
-                    for row in &r.0 {
-                        s.union_with(row);
-                    }
-                } else {
-                    for i in 0..self.n {
-                        if !r.0[i].is_empty() {
-                            s.set(i);
-                        }
-                    }
-                }
-                Val::Set(s)
+                Val::Set(r.rel().project(matches!(node.kind, Range(_))))
             }
             FenceRel(a) => {
                 let s = self.eval(a, env);

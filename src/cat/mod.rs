@@ -34,6 +34,7 @@
 
 pub mod atomic_steps;
 pub mod base;
+pub mod bounds;
 pub mod conf;
 pub mod eval;
 pub mod implied;

@@ -217,11 +217,13 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
                 deadline: Deadline(Some(start + std::time::Duration::from_secs_f64(a.timeout))),
                 switches: a.switches,
             };
-            // Flags are decided by visiting every candidate: no budget.
+            // A flag that may hold is decided by visiting every
+            // candidate (the engine then ignores the budget): enumeration
+            // stays on for models with flags.
             let budget = if model.flags.is_empty() {
                 a.enumerate.budget()
             } else {
-                Some(usize::MAX)
+                Some(a.enumerate.budget().unwrap_or(usize::MAX))
             };
             let r = run_with(&c.test, model, lim, a.solver, budget)?;
             if let Some(u) = &r.unknown {

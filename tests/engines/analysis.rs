@@ -15,7 +15,7 @@ use crate::common;
 use bmc_rmm::cat::base::{BaseRel, BaseSet};
 use bmc_rmm::cat::eval::{Base, Bits, Evaluator, Mat};
 use bmc_rmm::cat::{ExprKind, Model, Stmt};
-use bmc_rmm::engines::bounded::varisat::analysis::{self, cyclic_components, cyclic_part};
+use bmc_rmm::engines::bounded::varisat::analysis::{cyclic_components, cyclic_part};
 use bmc_rmm::engines::bounded::varisat::Encoder;
 use bmc_rmm::program::{Program, Width};
 
@@ -68,7 +68,7 @@ fn subset(what: &str, inner: &Mat, outer: &Mat) {
 /// checks the analysis on each; returns how many were checked.
 fn check_program(name: &str, p: &Program, model: &Model, bound: u32, max: usize) -> usize {
     let mut enc = Encoder::lazy(p, model, bound, 16, None);
-    let bounds = analysis::bounds(model, &mut enc);
+    let bounds = bmc_rmm::engines::bounded::varisat::bounds::model_bounds(model, &mut enc);
     let an = enc.analysis.clone();
     let comp = an.hb_components();
     let n = enc.un.events.len();

@@ -415,6 +415,14 @@ pub trait Session {
     ) -> Option<Result<Observed, Error>> {
         None
     }
+    /// True when no flag of the model (`flag ~empty E as NAME`) holds on
+    /// any candidate execution of this session's encoding, consistent or
+    /// not (static bounds, [`crate::cat::bounds`]): the flags are then
+    /// decided without visiting a candidate. False when the backend cannot
+    /// tell.
+    fn flags_never_hold(&mut self) -> bool {
+        false
+    }
 }
 
 /// The final states of the consistent executions visited (each the

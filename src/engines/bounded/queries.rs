@@ -499,12 +499,13 @@ pub fn enumerate_final_with(
             }
         }
         // The solver visits some executions only: flags are decided
-        // when the model has none.
+        // when the model has none, or when none holds on any candidate.
+        let decided = q.model.flags.is_empty() || s.flags_never_hold();
         out = Some(FinalStates {
             states,
             unknown,
             stats: s.stats(),
-            flags: q.model.flags.is_empty().then(super::Flags::default),
+            flags: decided.then(super::Flags::default),
         });
         Ok(())
     })?;

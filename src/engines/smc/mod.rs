@@ -254,7 +254,8 @@ pub fn goals_trace_determined(p: &Program) -> bool {
 /// instructions per thread and answers `o.check`.
 ///
 /// Errors: the program uses a command the engine does not model
-/// (`lwarx`/`stwcx.`, PGAS, a lock or fence inside an atomic): a located
+/// (`lwarx`/`stwcx.`, PGAS, a lock or fence inside an atomic, under PSO
+/// a `membar` with #StoreLoad and without #StoreStore): a located
 /// error when the program has a source, else [`Error::Unsupported`](crate::diag::Error::Unsupported); a width
 /// outside 1..=64 ([`Width::MAX`](crate::program::Width::MAX)).
 pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Error> {
@@ -266,7 +267,7 @@ pub fn check(p: &Program, o: &SmcOptions) -> Result<SmcResult, crate::diag::Erro
             crate::program::Width::MAX.0
         )));
     }
-    if let Some((t, i, what)) = semantics::unsupported(p) {
+    if let Some((t, i, what)) = semantics::unsupported(p, o.model) {
         let tid = ThreadId(t as u32);
         let msg = match p.threads.get(t).and_then(|th| th.instrs.get(i)) {
             Some(ins) => format!(

@@ -310,39 +310,35 @@ fn plain(c: &Command) -> &Command {
     }
 }
 
-/// The first command the engine does not model, as `(thread, instruction
-/// index, what)`: `lwarx`/`stwcx.`, PGAS commands, `rank`/`nodes`, locks
-/// or fences inside an atomic, nested atomics.
-pub fn unsupported(p: &Program) -> Option<(usize, usize, String)> {
-    fn check(c: &Command, inside: bool) -> Result<(), String> {
-        let spmd = |e: &LExpr| {
-            if e.mentions_spmd() {
-                Err("`rank`/`nodes`".to_string())
-            } else {
-                Ok(())
+/// The first command the engine does not model under `model`, as
+/// `(thread, instruction index, what)`: `lwarx`/`stwcx.`, PGAS commands,
+/// `rank`/`nodes`, locks or fences inside an atomic, nested atomics, and
+/// under PSO a `membar` with #StoreLoad but not #StoreStore: the engine
+/// drains the buffers at a barrier that orders stores before loads, which
+/// under PSO would also keep the later stores from passing the earlier
+/// ones (`pso.cat` lets them).
+pub fn unsupported(p: &Program, model: Model) -> Option<(usize, usize, String)> {
+    let pso = model == Model::Pso;
+    let check = |c: &Command, inside: bool| -> Result<(), String> {
+        if let Command::Fence(Fence::Membar(m)) = plain(c) {
+            if pso && m.orders(true, false) && !m.orders(true, true) {
+                return Err(
+                    "under PSO, a `membar` with #StoreLoad and without #StoreStore (its later \
+                     stores may pass its earlier ones while its later loads wait; the engine's \
+                     barriers drain the buffers)"
+                        .into(),
+                );
             }
-        };
-        match plain(c) {
-            Command::Load { addr, .. } => spmd(addr),
-            Command::Store { addr, value } => spmd(addr).and(spmd(value)),
-            Command::Assign { value, .. } => spmd(value),
-            Command::Assume(e) | Command::Guard(e) => spmd(e),
-            Command::Select {
-                cond, then, else_, ..
-            } => spmd(cond).and(spmd(then)).and(spmd(else_)),
-            Command::Nop => Ok(()),
-            Command::Fence(_) | Command::Lock | Command::Unlock if inside => {
-                Err("a lock or fence inside `atomic`".into())
-            }
-            Command::Fence(_) | Command::Lock | Command::Unlock => Ok(()),
-            Command::Atomic(_) if inside => Err("a nested atomic sequence".into()),
-            Command::Atomic(cs) => cs.iter().try_for_each(|c| check(c, true)),
-            Command::LoadReserve { .. } => Err("`lwarx` (load-reserve)".into()),
-            Command::StoreCond { .. } => Err("`stwcx.` (store-conditional)".into()),
-            Command::Pgas(_) => Err("a PGAS command".into()),
-            Command::Ann(..) | Command::Tagged(..) => Ok(()),
         }
-    }
+        check_command(c, inside)
+    };
+    unsupported_with(p, &check)
+}
+
+fn unsupported_with(
+    p: &Program,
+    check: &dyn Fn(&Command, bool) -> Result<(), String>,
+) -> Option<(usize, usize, String)> {
     if p.nodes.is_some() {
         return Some((0, 0, "a PGAS program".into()));
     }
@@ -357,6 +353,38 @@ pub fn unsupported(p: &Program) -> Option<(usize, usize, String)> {
         }
     }
     None
+}
+
+/// The construct of `c` the engine does not model under any model
+/// (`inside`: `c` is in an atomic sequence).
+fn check_command(c: &Command, inside: bool) -> Result<(), String> {
+    let spmd = |e: &LExpr| {
+        if e.mentions_spmd() {
+            Err("`rank`/`nodes`".to_string())
+        } else {
+            Ok(())
+        }
+    };
+    match plain(c) {
+        Command::Load { addr, .. } => spmd(addr),
+        Command::Store { addr, value } => spmd(addr).and(spmd(value)),
+        Command::Assign { value, .. } => spmd(value),
+        Command::Assume(e) | Command::Guard(e) => spmd(e),
+        Command::Select {
+            cond, then, else_, ..
+        } => spmd(cond).and(spmd(then)).and(spmd(else_)),
+        Command::Nop => Ok(()),
+        Command::Fence(_) | Command::Lock | Command::Unlock if inside => {
+            Err("a lock or fence inside `atomic`".into())
+        }
+        Command::Fence(_) | Command::Lock | Command::Unlock => Ok(()),
+        Command::Atomic(_) if inside => Err("a nested atomic sequence".into()),
+        Command::Atomic(cs) => cs.iter().try_for_each(|c| check_command(c, true)),
+        Command::LoadReserve { .. } => Err("`lwarx` (load-reserve)".into()),
+        Command::StoreCond { .. } => Err("`stwcx.` (store-conditional)".into()),
+        Command::Pgas(_) => Err("a PGAS command".into()),
+        Command::Ann(..) | Command::Tagged(..) => Ok(()),
+    }
 }
 
 impl<'p> Semantics<'p> {

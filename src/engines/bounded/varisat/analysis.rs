@@ -16,13 +16,11 @@
 //!   of the may-graph of po ∪ rf ∪ co ∪ fr over memory events; an hb
 //!   cycle lies inside one component, so the hb-cycle query only needs
 //!   events of components with a cycle and edges inside them.
-//! * Model level ([`bounds`]): for every `let` and axiom of a cat model,
+//! * Model level (`super::bounds::model_bounds`): for every `let` and axiom of a cat model,
 //!   a may-relation and a must-relation (a pair is *must* when it is in
 //!   the relation whenever both events are executed), evaluated over the
-//!   AST from the base relations' bounds (union, intersection, sequence,
-//!   inverse, closures, difference and complement with the must-set of
-//!   the subtracted side; a sequence has no must part, its middle event
-//!   need not be executed); [`cyclic_part`] keeps the pairs of an
+//!   AST from the base relations' bounds by [`crate::cat::bounds`];
+//!   [`cyclic_part`] keeps the pairs of an
 //!   `acyclic` axiom's may-relation that lie on a may-cycle (the others
 //!   can never be on a cycle of the relation).
 //!
@@ -31,10 +29,7 @@
 //! enumerated executions.
 
 use super::unroll::Unrolled;
-use crate::cat::base::{BaseRel, BaseSet, Builtin};
-use crate::cat::eval::{Bits, Mat};
-use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
-use crate::collections::HashMap;
+use crate::cat::eval::Mat;
 
 /// Event-level facts of one unrolling.
 #[derive(Clone, Debug)]
@@ -72,6 +67,12 @@ impl Analysis {
     pub fn po(&self, a: usize, b: usize) -> bool {
         let (x, y) = (self.place[a], self.place[b]);
         x.0 == y.0 && (x.1, x.2) < (y.1, y.2) && !x.3 && !y.3
+    }
+
+    /// The addresses `e` may access, sorted (`None`: not known
+    /// statically).
+    pub fn addresses(&self, e: usize) -> Option<&[u128]> {
+        self.addrs[e].as_deref()
     }
 
     /// `a` may access memory (a read or a write).
@@ -240,305 +241,4 @@ pub fn cyclic_part(m: &Mat) -> Mat {
         }
     }
     out
-}
-
-/// The bounds of a base set or relation, for [`bounds`].
-pub trait BaseBounds {
-    /// Number of events.
-    fn n(&self) -> usize;
-    /// The events that may be in `s`.
-    fn may_set(&mut self, s: BaseSet) -> Bits;
-    /// (may, must) of `r`; must-pairs are in `r` whenever both events
-    /// are executed.
-    fn rel_bounds(&mut self, r: BaseRel) -> (Mat, Mat);
-}
-
-/// A may/must value: sets (may, must) or relations (may, must).
-#[derive(Clone, Debug)]
-enum Bound {
-    Set(Bits, Bits),
-    Rel(Mat, Mat),
-}
-
-/// The bounds of a model's relations on one unrolling.
-#[derive(Clone, Debug, Default)]
-pub struct ModelBounds {
-    /// Per `let` name (unique key `name#k`): (may, must) of relations.
-    pub lets: HashMap<String, (Mat, Mat)>,
-    /// Per axiom, by its index in [`Model::stmts`]: its kind and (may,
-    /// must) relation (`acyclic r+` as `acyclic r`); axioms over sets are
-    /// left out.
-    pub axioms: HashMap<usize, (AxiomKind, Mat, Mat)>,
-}
-
-impl ModelBounds {
-    /// The may-relation of the `acyclic` axiom at `stmt` (an index in
-    /// [`Model::stmts`]).
-    pub fn acyclic_may(&self, stmt: usize) -> Option<&Mat> {
-        (self.axioms.get(&stmt))
-            .filter(|x| x.0 == AxiomKind::Acyclic)
-            .map(|x| &x.1)
-    }
-}
-
-/// Evaluates the may- and must-relations of every `let` and axiom of
-/// `model` over `base` (a `let rec` group's names are bounded by the
-/// full relation and the empty one).
-pub fn bounds(model: &Model, base: &mut dyn BaseBounds) -> ModelBounds {
-    let n = base.n();
-    let mut ev = BoundEval {
-        base,
-        n,
-        env: HashMap::default(),
-        cache: HashMap::default(),
-    };
-    let mut out = ModelBounds::default();
-    for (i, st) in model.stmts.iter().enumerate() {
-        match st {
-            Stmt::Let { rec, binds } => {
-                if *rec {
-                    for (name, node) in binds {
-                        let top = match node.ty {
-                            crate::cat::Ty::Set => Bound::Set(full_bits(n), Bits::new(n)),
-                            _ => Bound::Rel(full(n), Mat::new(n)),
-                        };
-                        ev.env.insert(name.clone(), top);
-                    }
-                } else {
-                    for (name, node) in binds {
-                        let v = ev.eval(node);
-                        ev.env.insert(name.clone(), v);
-                    }
-                }
-                for (name, _) in binds {
-                    if let Some(Bound::Rel(may, must)) = ev.env.get(name) {
-                        out.lets.insert(name.clone(), (may.clone(), must.clone()));
-                    }
-                }
-            }
-            Stmt::Check { kind, expr, .. } => {
-                let mut e = expr;
-                if *kind == AxiomKind::Acyclic {
-                    while let ExprKind::Plus(x) = &e.kind {
-                        e = x;
-                    }
-                }
-                if let Bound::Rel(may, must) = ev.eval(e) {
-                    out.axioms.insert(i, (*kind, may, must));
-                }
-            }
-        }
-    }
-    out
-}
-
-fn full_bits(n: usize) -> Bits {
-    let mut b = Bits::new(n);
-    for i in 0..n {
-        b.set(i);
-    }
-    b
-}
-
-fn full(n: usize) -> Mat {
-    Mat(vec![full_bits(n); n])
-}
-
-fn diag(s: &Bits, n: usize) -> Mat {
-    let mut m = Mat::new(n);
-    for i in s.iter() {
-        m.set(i, i);
-    }
-    m
-}
-
-fn zip(a: &Mat, b: &Mat, f: impl Fn(bool, bool) -> bool) -> Mat {
-    let n = a.n();
-    let mut m = Mat::new(n);
-    for i in 0..n {
-        for j in 0..n {
-            if f(a.get(i, j), b.get(i, j)) {
-                m.set(i, j);
-            }
-        }
-    }
-    m
-}
-
-fn zip_bits(a: &Bits, b: &Bits, n: usize, f: impl Fn(bool, bool) -> bool) -> Bits {
-    let mut s = Bits::new(n);
-    for i in 0..n {
-        if f(a.get(i), b.get(i)) {
-            s.set(i);
-        }
-    }
-    s
-}
-
-fn seq(a: &Mat, b: &Mat) -> Mat {
-    let n = a.n();
-    let mut out = Mat::new(n);
-    for i in 0..n {
-        for c in a.0[i].iter() {
-            out.0[i].union_with(&b.0[c]);
-        }
-    }
-    out
-}
-
-fn inv(a: &Mat) -> Mat {
-    let n = a.n();
-    let mut out = Mat::new(n);
-    for i in 0..n {
-        for j in a.0[i].iter() {
-            out.set(j, i);
-        }
-    }
-    out
-}
-
-struct BoundEval<'b> {
-    base: &'b mut dyn BaseBounds,
-    n: usize,
-    env: HashMap<String, Bound>,
-    cache: HashMap<Builtin, Bound>,
-}
-
-impl BoundEval<'_> {
-    /// The bounds of `node`. Unknown names (not yet bound) are the full
-    /// relation or set with an empty must part.
-    fn eval(&mut self, node: &Node) -> Bound {
-        use ExprKind::*;
-        let n = self.n;
-        let top = || match node.ty {
-            crate::cat::Ty::Set => Bound::Set(full_bits(n), Bits::new(n)),
-            _ => Bound::Rel(full(n), Mat::new(n)),
-        };
-        match &node.kind {
-            Name(s) => self.env.get(s).cloned().unwrap_or_else(top),
-            Base(b) => {
-                if let Some(v) = self.cache.get(b) {
-                    return v.clone();
-                }
-                let v = match *b {
-                    Builtin::Set(s) => Bound::Set(self.base.may_set(s), Bits::new(n)),
-                    Builtin::Rel(r) => {
-                        let (may, must) = self.base.rel_bounds(r);
-                        Bound::Rel(may, must)
-                    }
-                };
-                self.cache.insert(*b, v.clone());
-                v
-            }
-            Empty => Bound::Rel(Mat::new(n), Mat::new(n)),
-            Union(x, y) | Inter(x, y) | Diff(x, y) => {
-                let (a, b) = (self.eval(x), self.eval(y));
-                let union = matches!(node.kind, Union(..));
-                let inter = matches!(node.kind, Inter(..));
-                match (a, b) {
-                    (Bound::Set(p, pm), Bound::Set(q, qm)) => {
-                        if union {
-                            Bound::Set(
-                                zip_bits(&p, &q, n, |u, v| u || v),
-                                zip_bits(&pm, &qm, n, |u, v| u || v),
-                            )
-                        } else if inter {
-                            Bound::Set(
-                                zip_bits(&p, &q, n, |u, v| u && v),
-                                zip_bits(&pm, &qm, n, |u, v| u && v),
-                            )
-                        } else {
-                            Bound::Set(
-                                zip_bits(&p, &qm, n, |u, v| u && !v),
-                                zip_bits(&pm, &q, n, |u, v| u && !v),
-                            )
-                        }
-                    }
-                    (Bound::Rel(p, pm), Bound::Rel(q, qm)) => {
-                        if union {
-                            Bound::Rel(zip(&p, &q, |u, v| u || v), zip(&pm, &qm, |u, v| u || v))
-                        } else if inter {
-                            Bound::Rel(zip(&p, &q, |u, v| u && v), zip(&pm, &qm, |u, v| u && v))
-                        } else {
-                            Bound::Rel(zip(&p, &qm, |u, v| u && !v), zip(&pm, &q, |u, v| u && !v))
-                        }
-                    }
-                    _ => top(),
-                }
-            }
-            Seq(x, y) => match (self.eval(x), self.eval(y)) {
-                // No must part: the middle event need not be executed.
-                (Bound::Rel(p, _), Bound::Rel(q, _)) => Bound::Rel(seq(&p, &q), Mat::new(n)),
-                _ => top(),
-            },
-            Cart(x, y) => match (self.eval(x), self.eval(y)) {
-                (Bound::Set(p, pm), Bound::Set(q, qm)) => {
-                    let cart = |s: &Bits, t: &Bits| {
-                        let mut m = Mat::new(n);
-                        for a in s.iter() {
-                            m.0[a] = t.clone();
-                        }
-                        m
-                    };
-                    Bound::Rel(cart(&p, &q), cart(&pm, &qm))
-                }
-                _ => top(),
-            },
-            Compl(x) => match self.eval(x) {
-                Bound::Set(p, pm) => Bound::Set(
-                    zip_bits(&pm, &pm, n, |u, _| !u),
-                    zip_bits(&p, &p, n, |u, _| !u),
-                ),
-                Bound::Rel(p, pm) => Bound::Rel(zip(&pm, &pm, |u, _| !u), zip(&p, &p, |u, _| !u)),
-            },
-            Plus(x) | Star(x) | Opt(x) => match self.eval(x) {
-                Bound::Rel(mut p, mut pm) => {
-                    if !matches!(node.kind, Opt(_)) {
-                        p = p.plus();
-                        pm = pm.plus();
-                    }
-                    if !matches!(node.kind, Plus(_)) {
-                        for i in 0..n {
-                            p.set(i, i);
-                            pm.set(i, i);
-                        }
-                    }
-                    Bound::Rel(p, pm)
-                }
-                _ => top(),
-            },
-            Inv(x) => match self.eval(x) {
-                Bound::Rel(p, pm) => Bound::Rel(inv(&p), inv(&pm)),
-                _ => top(),
-            },
-            Bracket(x) => match self.eval(x) {
-                Bound::Set(p, pm) => Bound::Rel(diag(&p, n), diag(&pm, n)),
-                _ => top(),
-            },
-            Domain(x) | Range(x) => match self.eval(x) {
-                Bound::Rel(p, _) => {
-                    let p = if matches!(node.kind, Range(_)) {
-                        inv(&p)
-                    } else {
-                        p
-                    };
-                    let mut s = Bits::new(n);
-                    for i in 0..n {
-                        if !p.0[i].is_empty() {
-                            s.set(i);
-                        }
-                    }
-                    Bound::Set(s, Bits::new(n))
-                }
-                _ => top(),
-            },
-            FenceRel(x) => match self.eval(x) {
-                Bound::Set(s, _) => {
-                    let (po, _) = self.base.rel_bounds(BaseRel::Po);
-                    Bound::Rel(seq(&seq(&po, &diag(&s, n)), &po), Mat::new(n))
-                }
-                _ => top(),
-            },
-        }
-    }
 }

@@ -9,11 +9,10 @@
 //! axioms are checked twice (a cheap cross-check of this module).
 //! docs/models.md records the measurements behind the choice.
 
-use super::analysis::{self, BaseBounds};
+use super::analysis;
 pub use super::escape_cfg::covers_ext_com;
 use super::{escape_cfg, Encoder};
-use crate::cat::base::{BaseRel, BaseSet, Builtin};
-use crate::cat::eval::{Bits, Mat};
+use crate::cat::base::{BaseRel, Builtin};
 use crate::cat::{AxiomKind, ExprKind, Model, Node, Stmt};
 use crate::collections::HashMap;
 use crate::diag::Error;
@@ -361,7 +360,7 @@ pub fn encode_acyclic(enc: &mut Encoder, model: &Model) -> Vec<String> {
 /// that evaluates (`acyclic r+` as `acyclic r`), the axiom's name and
 /// expression; shared by [`encode_acyclic`] and [`encode_escape`]. The
 /// relation keeps only the pairs inside a cyclic component of its
-/// may-relation ([`analysis::bounds`], [`analysis::cyclic_part`]): no
+/// may-relation ([`super::bounds::model_bounds`], [`analysis::cyclic_part`]): no
 /// other pair can lie on a cycle.
 fn for_each_acyclic(
     enc: &mut Encoder,
@@ -369,7 +368,7 @@ fn for_each_acyclic(
     mut f: impl FnMut(&mut Sym, SRel, &String, &Node, usize),
 ) {
     let n = enc.un.events.len();
-    let bounds = analysis::bounds(model, enc);
+    let bounds = super::bounds::model_bounds(model, enc);
     let mut sym = Sym {
         enc,
         n,
@@ -679,104 +678,4 @@ fn harvest(
     seen.extend(unknown);
     seen.sort_unstable();
     (seen, n)
-}
-
-/// The bounds of the encoding's base relations for the model-level
-/// analysis ([`analysis::bounds`]): the pairs that have literals; po and
-/// the static relations are must-pairs (they hold whenever both events
-/// are executed).
-impl BaseBounds for Encoder<'_> {
-    fn n(&self) -> usize {
-        self.un.events.len()
-    }
-
-    fn may_set(&mut self, s: BaseSet) -> Bits {
-        let n = self.un.events.len();
-        let mut b = Bits::new(n);
-        for e in 0..n {
-            let may = match s {
-                // M is a gate: read or write.
-                BaseSet::M => self.analysis.may_access(e),
-                _ => self.set_lit(s, e).is_some_and(|l| !self.cnf.is_false(l)),
-            };
-            if may {
-                b.set(e);
-            }
-        }
-        b
-    }
-
-    fn rel_bounds(&mut self, r: BaseRel) -> (Mat, Mat) {
-        let n = self.un.events.len();
-        let (mut may, mut must) = (Mat::new(n), Mat::new(n));
-        let an = &self.analysis;
-        match r {
-            BaseRel::Po => {
-                for a in 0..n {
-                    for b in 0..n {
-                        if an.po(a, b) {
-                            may.set(a, b);
-                            must.set(a, b);
-                        }
-                    }
-                }
-            }
-            BaseRel::Int | BaseRel::Ext | BaseRel::Id | BaseRel::Univ => {
-                let ev = &self.un.events;
-                for a in 0..n {
-                    for b in 0..n {
-                        if r.static_pair(a == b, ev[a].thread == ev[b].thread) == Some(true) {
-                            may.set(a, b);
-                            must.set(a, b);
-                        }
-                    }
-                }
-            }
-            BaseRel::Rf => self.rf.keys().for_each(|&(a, b)| may.set(a, b)),
-            BaseRel::Co => self.co_var.keys().for_each(|&(a, b)| {
-                may.set(a, b);
-                may.set(b, a);
-            }),
-            BaseRel::Fr | BaseRel::Loc => {
-                for a in 0..n {
-                    for b in 0..n {
-                        let m = if r == BaseRel::Fr {
-                            an.may_fr(a, b)
-                        } else {
-                            an.may_loc(a, b)
-                        };
-                        if m {
-                            may.set(a, b);
-                        }
-                    }
-                }
-            }
-            BaseRel::Addr
-            | BaseRel::Data
-            | BaseRel::Ctrl
-            | BaseRel::Rmw
-            | BaseRel::PickAddr
-            | BaseRel::PickData
-            | BaseRel::PickCtrl => {
-                let k = super::encoder::dep_kind(r);
-                (self.deps.keys())
-                    .filter(|x| x.0 == k)
-                    .for_each(|x| may.set(x.1, x.2));
-            }
-            BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
-                if let Some(p) = &self.pgas {
-                    p.pairs(r).into_iter().for_each(|(a, b)| may.set(a, b));
-                }
-            }
-            BaseRel::Stxn => (self.stxn_pairs().into_iter()).for_each(|(a, b)| may.set(a, b)),
-            BaseRel::Si => {
-                let k = super::encoder::dep_kind(r);
-                (self.deps.keys())
-                    .filter(|x| x.0 == k)
-                    .for_each(|x| may.set(x.1, x.2));
-                (0..self.un.events.len()).for_each(|a| may.set(a, a));
-            }
-        }
-        (may, must)
-    }
 }

@@ -469,7 +469,9 @@ impl Encoder<'_> {
     /// values of `obs`, by visiting each candidate execution and checking
     /// the model on it (module doc). [`Enumerated::OverBudget`] after
     /// `budget` candidates; the encoding is unchanged then (apart from
-    /// gates the checks defined), for a SAT solve to take over.
+    /// gates the checks defined), for a SAT solve to take over. While a
+    /// flag of the model that may hold ([`Encoder::flags_never_hold`])
+    /// is undecided, every candidate is visited whatever the budget.
     ///
     /// Errors: [`Error::Unknown`] when the deadline passes.
     pub fn enumerate_observed(
@@ -482,6 +484,15 @@ impl Encoder<'_> {
         if let Some(e) = &self.aborted {
             return Err(e.clone());
         }
+        // herd's flags: those that hold on no candidate are decided
+        // here; the others are checked on every consistent candidate
+        // until each one holds (indices into the model's flags), so the
+        // search visits every candidate while one is open.
+        let never = self.flags_never_hold();
+        let mut open: Vec<usize> = (0..self.model.flags.len())
+            .filter(|i| !never.contains(i))
+            .collect();
+        let budget = if open.is_empty() { budget } else { usize::MAX };
         // The bound is tight on the litmus corpora (equal on the median
         // test, at most 2× on 90 %): above the budget, do not start.
         if self.candidate_bound() > budget {
@@ -507,9 +518,6 @@ impl Encoder<'_> {
             budget.min(MAX_VISITS)
         };
         let nv = d.val.len();
-        // herd's flags: checked on every consistent candidate until each
-        // one holds or is undecided (indices into the model's flags).
-        let mut open: Vec<usize> = (0..self.model.flags.len()).collect();
         let mut flags = Flags::default();
         let mut candidates = 0usize;
         let mut next = 0usize;

@@ -27,6 +27,7 @@
 //! [`Session`].
 
 pub mod analysis;
+pub mod bounds;
 pub mod bv;
 pub mod cnf;
 pub mod coherence;
@@ -367,6 +368,10 @@ impl Session for VarisatSession<'_> {
 
     fn truncated(&self) -> Vec<ThreadId> {
         self.enc.truncated()
+    }
+
+    fn flags_never_hold(&mut self) -> bool {
+        self.enc.flags_never_hold().len() == self.enc.model.flags.len()
     }
 
     fn enumerate_observed(
