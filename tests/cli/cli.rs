@@ -194,3 +194,41 @@ fn atomic_step_thread_steps_are_indivisible() {
         }
     }
 }
+
+/// Values out of thin air: under a model that lets two data-dependent
+/// loads read each other's stores (LB+datas), the values on the cycle are
+/// determined by nothing; herd keeps them symbolic (`S…`, equal to no
+/// constant) where the encoding would let them take any value, so the
+/// test is refused, located at an instruction of the cycle. A model that
+/// forbids the cycle answers it.
+#[test]
+fn values_out_of_thin_air_are_refused_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("loc.cat");
+    std::fs::write(&m, "acyclic po-loc | rf | co | fr as sc-per-location\n").unwrap();
+    let t = dir.path().join("LB+datas.litmus");
+    std::fs::write(
+        &t,
+        "AArch64 LB+datas\n{ 0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x; }\n \
+         P0          | P1          ;\n \
+         LDR W0,[X1] | LDR W0,[X1] ;\n \
+         STR W0,[X3] | STR W0,[X3] ;\n\
+         exists (0:X0=42 /\\ 1:X0=42)\n",
+    )
+    .unwrap();
+    let (code, out, err) = bmc(&[
+        "litmus",
+        "--model-file",
+        m.to_str().unwrap(),
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("values out of thin air"), "{err}");
+    assert!(
+        err.contains("LB+datas.litmus:4:"),
+        "located at a load: {err}"
+    );
+    let (code, out, err) = bmc(&["litmus", "--model", "aarch64", t.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Observation LB+datas Never"), "{out}");
+}

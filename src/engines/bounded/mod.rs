@@ -423,6 +423,14 @@ pub trait Session {
     fn flags_never_hold(&mut self) -> bool {
         false
     }
+    /// After a satisfiable [`Session::solve`]: the refusal (located at an
+    /// instruction of the cycle when the program has a source) when the
+    /// execution found has values no computation determines (a cycle of
+    /// rf and data dependencies, "out of thin air": herd keeps them
+    /// symbolic), or `None`. Backends that cannot tell answer `None`.
+    fn thin_air(&mut self) -> Option<Error> {
+        None
+    }
 }
 
 /// The final states of the consistent executions visited (each the

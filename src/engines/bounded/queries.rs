@@ -482,6 +482,9 @@ pub fn enumerate_final_with(
         loop {
             match s.solve(&[goal], q.limits.deadline) {
                 Ok(true) => {
+                    if let Some(e) = s.thin_air() {
+                        return Err(e);
+                    }
                     let vals = s.observed();
                     states.push(vals.clone());
                     if exprs.is_empty() {

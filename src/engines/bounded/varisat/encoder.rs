@@ -259,7 +259,13 @@ impl<'a> Encoder<'a> {
         width: u32,
         limit: Option<Deadline>,
     ) -> Encoder<'a> {
-        let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r));
+        // Dependencies are computed when the model reads them, and for a
+        // user's model (not a compiled-in file), where they also find
+        // values out of thin air (`Encoder::thin_air`): every compiled-in
+        // model that reads none orders each read before the later writes,
+        // so an rf and data cycle never occurs there.
+        let deps = BaseRel::DEPENDENCIES.into_iter().any(|r| model.uses(r))
+            || !model.source.path.starts_with("encodings/");
         let switches = Switches::default();
         let opts = UnrollOpts {
             bound,
@@ -1776,6 +1782,46 @@ impl<'a> Encoder<'a> {
             cache: HashMap::default(),
         };
         base.rel(r)
+    }
+
+    /// On the current model's candidate: why its values are not all
+    /// determined — a cycle of rf and data dependencies (a value read
+    /// that flows, through writes and reads, into the write it reads
+    /// from), whose values herd keeps symbolic (`S…` in its States, never
+    /// equal to a constant) while this encoding lets them take any value
+    /// ("out of thin air"); `None` when there is no such cycle.
+    pub fn thin_air(&mut self) -> Option<Error> {
+        if self.deps.keys().all(|k| k.0 != dep_kind(BaseRel::Data)) {
+            return None;
+        }
+        let rf = self.concrete_rel(BaseRel::Rf);
+        let data = self.concrete_rel(BaseRel::Data);
+        let n = rf.n();
+        let mut m = Mat::new(n);
+        for a in 0..n {
+            for b in rf.0[a].iter().chain(data.0[a].iter()) {
+                m.set(a, b);
+            }
+        }
+        let cycle = m.find_cycle()?;
+        let mut names: Vec<&str> = (cycle.iter())
+            .map(|&e| self.prog.thread_name(self.un.events[e].thread))
+            .collect();
+        names.dedup();
+        let msg = format!(
+            "values out of thin air: an execution the model allows has a cycle of rf and data dependencies (through threads {}), whose values herd keeps symbolic and this tool does not (not modelled)",
+            names.join(", ")
+        );
+        // Located at the instruction of the cycle's first event.
+        let ev = &self.un.events[cycle[0]];
+        let span = (ev.instrs.iter())
+            .find(|&&(_, l)| self.cnf.value(l))
+            .and_then(|&(i, _)| self.prog.threads.get(ev.thread.0 as usize)?.instrs.get(i))
+            .map(|ins| ins.span);
+        Some(match (&self.prog.source, span) {
+            (Some(src), Some(sp)) => src.error(sp, msg),
+            _ => Error::Unsupported(msg),
+        })
     }
 
     /// True when some thread's paths were cut by the bound.

@@ -9,14 +9,20 @@
 //! selection literals (the control path), `rf`, `co` orientations, then
 //! every literal the model's evaluation or the observed values read
 //! (events' kinds, addresses, values, dependencies): both values of each,
-//! so every candidate the SAT path could return is visited once. The
+//! so every candidate the SAT path could return is visited once — except
+//! where the value cannot matter (an event's kinds, address and value
+//! when it is not executed, a co orientation unless both are writes, a
+//! dependency unless both ends are executed: those are completed once,
+//! not decided). The
 //! remaining (auxiliary) variables only need one completion that
 //! satisfies the clauses. At each complete candidate whose observed
 //! values are not yet a final state (or while some flag of the model,
 //! `flag ~empty … as NAME`, has not held yet), the encoder's consistency check
 //! (`co` acyclic, then the model's axioms, the same
 //! [`crate::cat::eval::Evaluator`] the lazy loop runs) decides whether
-//! they become one; on a consistent one, the flags not yet seen are
+//! they become one; a consistent one with a cycle of rf and data
+//! dependencies (values out of thin air, which herd keeps symbolic)
+//! stops the search with an "unsupported" error; on a consistent one, the flags not yet seen are
 //! evaluated (herd's `Flag` lines: a flag holds when its expression is
 //! non-empty on some consistent execution).
 //!
@@ -389,6 +395,20 @@ impl Dpll {
     }
 }
 
+/// The first candidate variable of `order` from `next` on that is
+/// unassigned and live (no guard false: [`Encoder::candidate_vars`]), or
+/// `order.len()` when none is left.
+fn next_decision(d: &Dpll, order: &[(Lit, [Option<Lit>; 2])], mut next: usize) -> usize {
+    let dead = |gs: &[Option<Lit>; 2]| {
+        gs.iter()
+            .any(|g| g.is_some_and(|g| d.value(g) == Some(false)))
+    };
+    while next < order.len() && (d.value(order[next].0).is_some() || dead(&order[next].1)) {
+        next += 1;
+    }
+    next
+}
+
 /// What [`Encoder::enumerate_observed`] found.
 pub enum Enumerated {
     /// The distinct observed values of the consistent candidates, in the
@@ -400,35 +420,57 @@ pub enum Enumerated {
 
 impl Encoder<'_> {
     /// The candidate variables in decision order (see the module doc),
-    /// each once, the observed bits and `goal` last.
-    fn candidate_vars(&self, obs: &[Bv], goal: &[Lit]) -> Vec<Lit> {
-        let mut out = Vec::new();
+    /// each once, the observed bits and `goal` last; with each, its
+    /// *guards*: literals that must all hold for its value to matter (an
+    /// event's kinds, address and value matter only when it is executed,
+    /// a co orientation only between two writes, a dependency only
+    /// between two executed events). A variable whose guard is false is
+    /// not decided: every value gives the same candidate (the model reads
+    /// only executed events), so one completion stands for all.
+    fn candidate_vars(&self, obs: &[Bv], goal: &[Lit]) -> Vec<(Lit, [Option<Lit>; 2])> {
+        let mut out: Vec<(Lit, [Option<Lit>; 2])> = Vec::new();
+        let free = |l: Lit| (l, [None, None]);
         for t in &self.un.threads {
             for step in &t.sel {
-                out.extend(step.iter().map(|&(_, l)| l));
+                out.extend(step.iter().map(|&(_, l)| free(l)));
             }
-            out.extend(t.exec.iter().copied());
+            out.extend(t.exec.iter().map(|&l| free(l)));
         }
+        let ev = &self.un.events;
         let mut rf: Vec<_> = self.rf.iter().map(|(k, &l)| (*k, l)).collect();
         rf.sort_unstable_by_key(|&((w, r), _)| (r, w));
-        out.extend(rf.into_iter().map(|(_, l)| l));
-        out.extend(self.rf_init.iter().flatten().copied());
+        out.extend(
+            rf.into_iter()
+                .map(|((_, r), l)| (l, [Some(ev[r].exec), None])),
+        );
+        out.extend(
+            (self.rf_init.iter().enumerate())
+                .filter_map(|(r, l)| l.map(|l| (l, [Some(ev[r].exec), None]))),
+        );
         let mut co: Vec<_> = self.co_var.iter().map(|(k, &l)| (*k, l)).collect();
         co.sort_unstable_by_key(|&(k, _)| k);
-        out.extend(co.into_iter().map(|(_, l)| l));
-        for e in &self.un.events {
-            out.extend([e.exec, e.read, e.write, e.atomic]);
-            out.extend(e.fences.iter().map(|&(_, l)| l));
-            out.extend(e.addr.iter().copied());
-            out.extend(e.value.iter().copied());
+        out.extend(
+            co.into_iter()
+                .map(|((a, b), l)| (l, [Some(ev[a].write), Some(ev[b].write)])),
+        );
+        for e in ev {
+            out.push(free(e.exec));
+            let g = [Some(e.exec), None];
+            out.extend([e.read, e.write, e.atomic].map(|l| (l, g)));
+            out.extend(e.fences.iter().map(|&(_, l)| (l, g)));
+            out.extend(e.addr.iter().map(|&l| (l, g)));
+            out.extend(e.value.iter().map(|&l| (l, g)));
         }
         let mut deps: Vec<_> = self.deps.iter().map(|(k, &l)| (*k, l)).collect();
         deps.sort_unstable_by_key(|&(k, _)| k);
-        out.extend(deps.into_iter().map(|(_, l)| l));
-        out.extend(obs.iter().flatten().copied());
-        out.extend(goal.iter().copied());
+        out.extend(
+            deps.into_iter()
+                .map(|((_, a, b), l)| (l, [Some(ev[a].exec), Some(ev[b].exec)])),
+        );
+        out.extend(obs.iter().flatten().map(|&l| free(l)));
+        out.extend(goal.iter().map(|&l| free(l)));
         let mut seen = vec![false; self.cnf.num_vars() + 1];
-        out.retain(|l| {
+        out.retain(|(l, _)| {
             let v = l.index();
             let fresh = v < seen.len() && !seen[v] && !self.cnf.is_const(*l);
             if fresh {
@@ -528,13 +570,11 @@ impl Encoder<'_> {
             let ok = d.propagate_all(scan);
             scan = false;
             let leaf = ok && {
-                while next < order.len() && d.value(order[next]).is_some() {
-                    next += 1;
-                }
+                next = next_decision(&d, &order, next);
                 next == order.len()
             };
             if ok && !leaf {
-                d.decide(!order[next], false);
+                d.decide(!order[next].0, false);
                 continue;
             }
             if leaf && d.complete() {
@@ -591,6 +631,9 @@ impl Encoder<'_> {
                             continue;
                         }
                         None => {
+                            if let Some(e) = self.thin_air() {
+                                return Err(e);
+                            }
                             if seen.insert(vals.clone()) {
                                 states.push(vals);
                             }

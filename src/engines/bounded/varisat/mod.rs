@@ -370,6 +370,10 @@ impl Session for VarisatSession<'_> {
         self.enc.truncated()
     }
 
+    fn thin_air(&mut self) -> Option<Error> {
+        self.enc.thin_air()
+    }
+
     fn flags_never_hold(&mut self) -> bool {
         self.enc.flags_never_hold().len() == self.enc.model.flags.len()
     }
