@@ -95,6 +95,24 @@ impl EncBounds<'_, '_> {
     /// The pairs of `r` between two of the encoder's events.
     fn event_pairs(&mut self, r: BaseRel, b: &mut Bound<Mat>) {
         let n = self.n0();
+        if let Some(k) = super::encoder::dep_code(r) {
+            let deps: Vec<((usize, usize), Lit)> = (self.enc.deps.iter())
+                .filter(|(d, _)| d.0 == k)
+                .map(|(d, &l)| ((d.1, d.2), l))
+                .collect();
+            for ((x, y), l) in deps {
+                let must = self.must2(Some(l), x, y);
+                Self::put(b, x, y, must, self.may(Some(l)));
+            }
+            if r == BaseRel::Si {
+                // herd's si is reflexive on memory events.
+                for e in 0..n {
+                    let (must, may) = self.mem(e);
+                    Self::put(b, e, e, must, may);
+                }
+            }
+            return;
+        }
         let an = &self.enc.analysis;
         match r {
             BaseRel::Po => {
@@ -147,31 +165,6 @@ impl EncBounds<'_, '_> {
                     Self::put(b, y, x, false, true);
                 }
             }
-            BaseRel::Addr
-            | BaseRel::Data
-            | BaseRel::Ctrl
-            | BaseRel::Rmw
-            | BaseRel::PickAddr
-            | BaseRel::PickData
-            | BaseRel::PickCtrl
-            | BaseRel::Si => {
-                let k = super::encoder::dep_kind(r);
-                let deps: Vec<((usize, usize), Lit)> = (self.enc.deps.iter())
-                    .filter(|(d, _)| d.0 == k)
-                    .map(|(d, &l)| ((d.1, d.2), l))
-                    .collect();
-                for ((x, y), l) in deps {
-                    let must = self.must2(Some(l), x, y);
-                    Self::put(b, x, y, must, self.may(Some(l)));
-                }
-                if r == BaseRel::Si {
-                    // herd's si is reflexive on memory events.
-                    for e in 0..n {
-                        let (must, may) = self.mem(e);
-                        Self::put(b, e, e, must, may);
-                    }
-                }
-            }
             BaseRel::Op | BaseRel::Fifo | BaseRel::Bar => {
                 if let Some(p) = &self.enc.pgas {
                     for (x, y) in p.pairs(r) {
@@ -184,6 +177,8 @@ impl EncBounds<'_, '_> {
                     Self::put(b, x, y, false, true);
                 }
             }
+            // The dependencies, above.
+            _ => {}
         }
     }
 

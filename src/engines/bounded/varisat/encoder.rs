@@ -227,7 +227,13 @@ const G_INIT_AT: u8 = 11;
 /// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6,
 /// si 7 (its pairs of distinct events; the unrolling's lists).
 pub(super) fn dep_kind(r: BaseRel) -> u8 {
-    match r {
+    dep_code(r).unwrap_or_else(|| unreachable!("{} is not a dependency relation", r.name()))
+}
+
+/// The key of `r` in [`Encoder::deps`] when the unrolling computes it
+/// (addr, data, ctrl, rmw, the pick dependencies, si), else `None`.
+pub(super) fn dep_code(r: BaseRel) -> Option<u8> {
+    Some(match r {
         BaseRel::Addr => 0,
         BaseRel::Data => 1,
         BaseRel::Ctrl => 2,
@@ -236,8 +242,8 @@ pub(super) fn dep_kind(r: BaseRel) -> u8 {
         BaseRel::PickData => 5,
         BaseRel::PickCtrl => 6,
         BaseRel::Si => 7,
-        _ => unreachable!("{} is not a dependency relation", r.name()),
-    }
+        _ => return None,
+    })
 }
 
 pub(super) fn same_po(un: &Unrolled, a: usize, b: usize) -> bool {
