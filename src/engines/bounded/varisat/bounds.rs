@@ -37,6 +37,9 @@ pub(super) struct Cells {
 pub(super) struct EncBounds<'e, 'a> {
     pub(super) enc: &'e mut Encoder<'a>,
     pub(super) cells: Option<Cells>,
+    /// Literals fixed on every candidate beyond the constants (the
+    /// enumeration's root propagation), `None` when not fixed.
+    pub(super) root: &'e dyn Fn(Lit) -> Option<bool>,
 }
 
 impl EncBounds<'_, '_> {
@@ -52,24 +55,28 @@ impl EncBounds<'_, '_> {
         self.enc.un.events[e].exec
     }
 
-    /// `l` may be true (it exists and is not the constant false).
+    /// `l` holds on every candidate.
+    fn always(&self, l: Lit) -> bool {
+        self.enc.cnf.is_true(l) || (self.root)(l) == Some(true)
+    }
+
+    /// `l` may be true (it exists and is not always false).
     fn may(&self, l: Option<Lit>) -> bool {
-        l.is_some_and(|l| !self.enc.cnf.is_false(l))
+        l.is_some_and(|l| !self.enc.cnf.is_false(l) && (self.root)(l) != Some(false))
     }
 
     /// `l` holds whenever `e` is executed.
     fn must1(&self, l: Option<Lit>, e: usize) -> bool {
-        l.is_some_and(|l| self.enc.cnf.is_true(l) || l == self.exec(e))
+        l.is_some_and(|l| self.always(l) || l == self.exec(e))
     }
 
     /// `l` holds whenever `a` and `b` are executed.
     fn must2(&self, l: Option<Lit>, a: usize, b: usize) -> bool {
-        let cnf = &self.enc.cnf;
         let (xa, xb) = (self.exec(a), self.exec(b));
         l.is_some_and(|l| {
-            cnf.is_true(l)
-                || (l == xa && (cnf.is_true(xb) || xb == xa))
-                || (l == xb && cnf.is_true(xa))
+            self.always(l)
+                || (l == xa && (self.always(xb) || xb == xa))
+                || (l == xb && self.always(xa))
         })
     }
 
@@ -252,7 +259,7 @@ impl BoundsBase for EncBounds<'_, '_> {
         };
         for e in 0..self.n0() {
             let x = Some(self.exec(e));
-            if x.is_some_and(|l| self.enc.cnf.is_true(l)) {
+            if self.always(self.exec(e)) {
                 b.must.set(e);
             }
             if self.may(x) {
@@ -318,19 +325,29 @@ impl Encoder<'_> {
     /// not: their expression's may value ([`crate::cat::bounds`]) is
     /// empty. None is listed when the model needs herd's initial writes
     /// and an access's possible addresses are not known statically.
-    pub(super) fn flags_never_hold(&mut self) -> Vec<usize> {
+    /// `root` gives the literals fixed on every candidate beyond the
+    /// encoding's constants (the enumeration's root propagation; `None`
+    /// for a literal not fixed).
+    pub(super) fn flags_never_hold(&mut self, root: &dyn Fn(Lit) -> Option<bool>) -> Vec<usize> {
         let model = self.model;
         if model.flags.is_empty() {
             return Vec::new();
         }
         let cells = match model.init_writes {
             None => None,
-            Some(_) => match self.init_cells() {
+            Some(_) => match self.init_cells(root) {
                 Some(c) => Some(c),
                 None => return Vec::new(),
             },
         };
-        let mut b = Bounds::new(model, EncBounds { enc: self, cells });
+        let mut b = Bounds::new(
+            model,
+            EncBounds {
+                enc: self,
+                cells,
+                root,
+            },
+        );
         (0..model.flags.len())
             .filter(|&i| !b.may_be_nonempty(&model.flags[i].key))
             .collect()
@@ -339,7 +356,7 @@ impl Encoder<'_> {
     /// The initial writes' locations (the declared cells and every
     /// address an access may name) when every event that may be an
     /// access has its possible addresses known; `None` otherwise.
-    fn init_cells(&self) -> Option<Cells> {
+    fn init_cells(&self, root: &dyn Fn(Lit) -> Option<bool>) -> Option<Cells> {
         let p = self.prog;
         let declared: Vec<i128> = (p.vars.iter().map(|v| v.addr as i128))
             .chain(p.init.keys().map(|&a| a as i128))
@@ -350,11 +367,9 @@ impl Encoder<'_> {
             let addrs = self.analysis.addresses(e)?;
             cells.extend(addrs.iter().map(|&x| x as i128));
             let ev = &self.un.events[e];
-            let always = self.cnf.is_true(ev.exec)
-                && (self.cnf.is_true(ev.read)
-                    || self.cnf.is_true(ev.write)
-                    || ev.read == ev.exec
-                    || ev.write == ev.exec);
+            let t = |l: Lit| self.cnf.is_true(l) || root(l) == Some(true);
+            let always = t(ev.exec)
+                && (t(ev.read) || t(ev.write) || ev.read == ev.exec || ev.write == ev.exec);
             if always && addrs.len() == 1 {
                 accessed.push(addrs[0] as i128);
             }
@@ -394,7 +409,14 @@ impl ModelBounds {
 /// [`EncBounds`]; must-pairs hold whenever both events are executed):
 /// the relation analysis of the eager encoding.
 pub fn model_bounds(model: &Model, enc: &mut Encoder) -> ModelBounds {
-    let mut ev = Bounds::new(model, EncBounds { enc, cells: None });
+    let mut ev = Bounds::new(
+        model,
+        EncBounds {
+            enc,
+            cells: None,
+            root: &|_| None,
+        },
+    );
     let mut out = ModelBounds::default();
     for (i, st) in model.stmts.iter().enumerate() {
         match st {

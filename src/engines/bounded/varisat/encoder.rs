@@ -165,6 +165,10 @@ pub struct Encoder<'a> {
     /// The refinement lemmas, in order, when logging them
     /// ([`Encoder::log_lemmas`]; `None`: not logged).
     pub(super) lemma_log: Option<Vec<lemmas::Lemma>>,
+    /// Set when the enumeration found that no flag of the model holds on
+    /// any candidate (with its root propagation), for the solver that
+    /// takes over above its budget.
+    pub(super) flags_never: bool,
 }
 
 /// A solver that answers [`Encoder::solve`] for an encoding recorded with
@@ -316,6 +320,7 @@ impl<'a> Encoder<'a> {
             aborted,
             external: None,
             lemma_log: None,
+            flags_never: false,
         };
         if prog.nodes.is_some() {
             enc.pgas = Some(pgas::PgasEnc::build(&mut enc.cnf, &enc.un));

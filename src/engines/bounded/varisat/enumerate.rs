@@ -409,6 +409,20 @@ fn next_decision(d: &Dpll, order: &[(Lit, [Option<Lit>; 2])], mut next: usize) -
     next
 }
 
+/// The search's root: the encoding with `goal` assigned and propagated
+/// (what every candidate has); `None` when no candidate satisfies it.
+fn root(cnf: &Cnf, goal: &[Lit]) -> Option<Dpll> {
+    let mut d = Dpll::new(cnf)?;
+    for &g in goal {
+        match d.value(g) {
+            Some(true) => {}
+            Some(false) => return None,
+            None => d.assign(g),
+        }
+    }
+    d.propagate_all(false).then_some(d)
+}
+
 /// What [`Encoder::enumerate_observed`] found.
 pub enum Enumerated {
     /// The distinct observed values of the consistent candidates, in the
@@ -526,33 +540,30 @@ impl Encoder<'_> {
         if let Some(e) = &self.aborted {
             return Err(e.clone());
         }
-        // herd's flags: those that hold on no candidate are decided
-        // here; the others are checked on every consistent candidate
-        // until each one holds (indices into the model's flags), so the
-        // search visits every candidate while one is open.
-        let never = self.flags_never_hold();
-        let mut open: Vec<usize> = (0..self.model.flags.len())
-            .filter(|i| !never.contains(i))
-            .collect();
-        let budget = if open.is_empty() { budget } else { usize::MAX };
         // The bound is tight on the litmus corpora (equal on the median
         // test, at most 2× on 90 %): above the budget, do not start.
-        if self.candidate_bound() > budget {
+        let over = self.candidate_bound() > budget;
+        if over && self.model.flags.is_empty() {
             return Ok(Enumerated::OverBudget);
         }
         let mut states: Vec<Vec<i64>> = Vec::new();
         let mut seen: HashSet<Vec<i64>> = HashSet::default();
-        let Some(mut d) = Dpll::new(&self.cnf) else {
+        let Some(mut d) = root(&self.cnf, goal) else {
             return Ok(Enumerated::States(states, Flags::default()));
         };
-        // The goal as root assignments.
-        for &g in goal {
-            match d.value(g) {
-                Some(true) => {}
-                Some(false) => return Ok(Enumerated::States(states, Flags::default())),
-                None => d.assign(g),
-            }
+        // herd's flags: those that hold on no candidate are decided
+        // here; the others are checked on every consistent candidate
+        // until each one holds (indices into the model's flags), so the
+        // search visits every candidate while one is open.
+        let never = self.flags_never_hold(&|l| d.value(l));
+        let mut open: Vec<usize> = (0..self.model.flags.len())
+            .filter(|i| !never.contains(i))
+            .collect();
+        self.flags_never = open.is_empty();
+        if over && open.is_empty() {
+            return Ok(Enumerated::OverBudget);
         }
+        let budget = if open.is_empty() { budget } else { usize::MAX };
         let order = self.candidate_vars(obs, goal);
         let visits = if budget == usize::MAX {
             budget

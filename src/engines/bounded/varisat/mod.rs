@@ -375,7 +375,8 @@ impl Session for VarisatSession<'_> {
     }
 
     fn flags_never_hold(&mut self) -> bool {
-        self.enc.flags_never_hold().len() == self.enc.model.flags.len()
+        self.enc.flags_never
+            || self.enc.flags_never_hold(&|_| None).len() == self.enc.model.flags.len()
     }
 
     fn enumerate_observed(
