@@ -770,12 +770,12 @@ pub fn validate(
         match engine {
             EngineChoice::Bounded(_) => {}
             EngineChoice::Explicit => {
-                if !matches!(builtin, Some("tso" | "pso" | "rmo" | "power"))
+                if !matches!(builtin, Some("tso" | "pso" | "rmo" | "power" | "pgas"))
                     || q != CheckKind::Robust
                 {
                     return Err(Error::Unsupported(
-                        "the explicit engine decides robustness against TSO, PSO, RMO and \
-                         Power only (--model tso|pso|rmo|power)"
+                        "the explicit engine decides robustness against TSO, PSO, RMO, \
+                         Power and PGAS only (--model tso|pso|rmo|power|pgas)"
                             .into(),
                     ));
                 }
@@ -785,8 +785,8 @@ pub fn validate(
                     || q != CheckKind::Robust
                 {
                     return Err(Error::Unsupported(
-                        "the normal-form engine decides robustness against TSO, PSO, RMO \
-                         and Power only (--model tso|pso|rmo|power)"
+                        "the normal-form engine decides robustness against TSO, PSO, RMO, \
+                         Power and PGAS only (--model tso|pso|rmo|power|pgas)"
                             .into(),
                     ));
                 }
@@ -841,13 +841,15 @@ fn explicit_reply(req: &Request) -> Result<Reply, Error> {
 }
 
 /// The normal-form engine's reply (robustness against the request's
-/// built-in model: tso, pso, rmo or power).
+/// built-in model: tso, pso, rmo, power or pgas).
 fn normal_form_reply(req: &Request) -> Result<Reply, Error> {
     let model = req
         .builtin
         .and_then(normal_form::Model::from_name)
         .ok_or_else(|| {
-            Error::Unsupported("the normal-form engine decides tso, pso, rmo and power".into())
+            Error::Unsupported(
+                "the normal-form engine decides tso, pso, rmo, power and pgas".into(),
+            )
         })?;
     let opts = normal_form::Options {
         width: Width(req.width),

@@ -1,6 +1,6 @@
 //! `robust --engine explicit` and `robust --engine normal-form`:
 //! unbounded robustness against TSO (attacks, or normal-form
-//! computations), PSO, RMO and Power (normal-form computations).
+//! computations), PSO, RMO, Power and PGAS (normal-form computations).
 
 use super::args::CheckArgs;
 use bmc_rmm::ask::Question;
@@ -8,7 +8,7 @@ use bmc_rmm::diag::Error;
 use bmc_rmm::engines::bounded::Verdict;
 
 /// `bmc-rmm robust --engine explicit|normal-form`: unbounded robustness
-/// against TSO, PSO or RMO.
+/// against TSO, PSO, RMO, Power or PGAS.
 pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     a.validate()?;
     if a.dot.is_some() {
@@ -42,6 +42,14 @@ pub fn run_robust(a: &CheckArgs) -> Result<i32, Error> {
     )?;
     let mut worst = Verdict::NoViolation;
     for (f, p) in &progs {
+        // A PGAS program runs lowered for its ranks (`--nodes`, else the
+        // file's `nodes N;`); under a CPU model the engines refuse it.
+        let lowered = bmc_rmm::program::pgas::prepare(
+            p.clone(),
+            a.pgas.nodes,
+            bmc_rmm::program::Width(a.input.width),
+        )?;
+        let p = &lowered;
         let mut req = super::check::request(a, p, &cat, &[Question::Robust], false);
         req.engine = engine;
         let reply = bmc_rmm::ask::ask(&req)?.remove(0);

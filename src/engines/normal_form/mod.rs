@@ -41,6 +41,7 @@
 //! "unknown", never "robust".
 
 mod automaton;
+mod pgas;
 mod profile;
 mod program_class;
 mod rmo;
@@ -76,16 +77,22 @@ pub enum Model {
     /// and `sync` a full barrier (the RMO transitions with their Power
     /// rules; the rest of Power is refused as an unmodelled construct).
     Power,
+    /// PGAS (thesis §8.1.2, Table 8.1) on the program lowered for its N
+    /// ranks: remote reads and writes complete through FIFO queues, so
+    /// the normal form has degree 4 and its later parts hold only the
+    /// queue pops (§8.3–8.4, Theorem 8.26).
+    Pgas,
 }
 
 impl Model {
-    /// The model's name (`tso`, `pso`, `rmo`, `power`).
+    /// The model's name (`tso`, `pso`, `rmo`, `power`, `pgas`).
     pub fn name(self) -> &'static str {
         match self {
             Model::Tso => "tso",
             Model::Pso => "pso",
             Model::Rmo => "rmo",
             Model::Power => "power",
+            Model::Pgas => "pgas",
         }
     }
 
@@ -95,7 +102,7 @@ impl Model {
         matches!(self, Model::Rmo | Model::Power)
     }
 
-    /// The model named `s` (`tso`, `pso`, `rmo`, `power`), if the engine
+    /// The model named `s` (`tso`, `pso`, `rmo`, `power`, `pgas`), if the engine
     /// decides it.
     pub fn from_name(s: &str) -> Option<Model> {
         match s {
@@ -103,6 +110,7 @@ impl Model {
             "pso" => Some(Model::Pso),
             "rmo" => Some(Model::Rmo),
             "power" => Some(Model::Power),
+            "pgas" => Some(Model::Pgas),
             _ => None,
         }
     }
@@ -195,11 +203,14 @@ pub struct Report {
 }
 
 /// Decides whether `p` is robust against `model` (every computation has
-/// an SC trace, thesis §2.8) for computations of any length.
+/// an SC trace, thesis §2.8) for computations of any length. A PGAS
+/// program is given lowered for its ranks
+/// ([`crate::program::pgas::prepare`]).
 ///
 /// Errors: a construct outside the accepted class (located at its
-/// instruction), a width outside 1..=32, a PGAS program. Limits are not
-/// errors: they give [`Verdict::Unknown`].
+/// instruction), a width outside 1..=32, a PGAS program under a model
+/// other than [`Model::Pgas`]. Limits are not errors: they give
+/// [`Verdict::Unknown`].
 pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Report, Error> {
     let start = Instant::now();
     if opts.width.0 == 0 || opts.width.0 > 32 {
@@ -207,6 +218,84 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
             "width {} is outside 1..=32 (the normal-form engine)",
             opts.width.0
         )));
+    }
+    let states = AtomicU64::new(0);
+    let found_at = AtomicUsize::new(usize::MAX);
+    let finish = |verdict, mut stats: Stats| {
+        stats.states = states.load(Ordering::Relaxed);
+        stats.time_us = start.elapsed().as_micros() as u64;
+        Ok(Report {
+            model,
+            verdict,
+            stats,
+        })
+    };
+    let budget = |me: usize| search::Budget {
+        limits: &opts.limits,
+        start,
+        found_at: &found_at,
+        me,
+        states: &states,
+    };
+    if model == Model::Pgas {
+        let ops = pgas::classify(p)?;
+        let n = p.threads.len();
+        if n > profile::MAX_PROFILE {
+            return finish(too_many_threads(), Stats::default());
+        }
+        // The search without marks gives each thread's footprint; a
+        // profile needs a possible hop between neighbours (a cycle may
+        // pass one thread only: through its own remote operation, whose
+        // pops are outside program order).
+        let (fp, quiet) = match pgas::Footprint::of_program(p, &ops, opts.width) {
+            Some(fq) => fq,
+            None => {
+                let plain = pgas::Pgas::new(p, &ops, opts.width, Vec::new());
+                match search::bfs(&plain, false, &budget(usize::MAX)) {
+                    search::Outcome::Exhausted(seen) => {
+                        (pgas::Footprint::collect(n, &seen), pgas::Quiet::default())
+                    }
+                    search::Outcome::Cut(why) => {
+                        return finish(Verdict::Unknown(why), Stats::default())
+                    }
+                    search::Outcome::Found(..) => {
+                        let why = "internal: a goal without marks".to_string();
+                        return finish(Verdict::Unknown(why), Stats::default());
+                    }
+                }
+            }
+        };
+        let profiles: Vec<Vec<u32>> = profile::profiles(n, 1)
+            .into_iter()
+            .filter(|pr| {
+                (0..pr.len()).all(|i| {
+                    let (a, b) = (pr[i] as usize, pr[(i + 1) % pr.len()] as usize);
+                    fp[a].related(&fp[b], a == b)
+                })
+            })
+            .collect();
+        let stats = Stats {
+            profiles: profiles.len(),
+            ..Stats::default()
+        };
+        let run = run_profiles(&profiles, &found_at, |i, prof| {
+            let mut a = pgas::Pgas::new(p, &ops, opts.width, prof.clone());
+            a.fp = Some(fp.clone());
+            a.quiet = quiet.clone();
+            search::bfs(&a, true, &budget(i))
+        });
+        let verdict = match run {
+            Ok(None) => Verdict::Robust,
+            Ok(Some((i, steps, last))) => {
+                let prof = profiles[i].iter().map(|&t| ThreadId(t)).collect();
+                match pgas::witness(p, opts.width, prof, &steps, &last) {
+                    Some(w) => Verdict::NotRobust(Box::new(w)),
+                    None => replay_failed(),
+                }
+            }
+            Err(why) => Verdict::Unknown(why),
+        };
+        return finish(verdict, stats);
     }
     let ops = program_class::classify(p, model)?;
     // Profiles whose neighbouring threads share no address have no hop.
@@ -218,92 +307,95 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
         (Some(x), Some(y)) => x.conflicts(y),
         _ => true,
     };
-    let profiles: Vec<Vec<u32>> = profile::profiles(p.threads.len())
+    let profiles: Vec<Vec<u32>> = profile::profiles(p.threads.len(), 2)
         .into_iter()
         .filter(|pr| (0..pr.len()).all(|i| related(pr[i], pr[(i + 1) % pr.len()])))
         .collect();
-    let states = AtomicU64::new(0);
-    let found_at = AtomicUsize::new(usize::MAX);
     let mut stats = Stats {
         profiles: profiles.len(),
         ..Stats::default()
     };
-    let finish = |verdict, mut stats: Stats| {
-        stats.states = states.load(Ordering::Relaxed);
-        stats.time_us = start.elapsed().as_micros() as u64;
-        Ok(Report {
-            model,
-            verdict,
-            stats,
-        })
-    };
     if p.threads.len() > profile::MAX_PROFILE {
-        return finish(
-            Verdict::Unknown(format!(
-                "more than {} threads: not every profile can be searched",
-                profile::MAX_PROFILE
-            )),
-            stats,
-        );
+        return finish(too_many_threads(), stats);
     }
-    let budget = |me: usize| search::Budget {
-        limits: &opts.limits,
-        start,
-        found_at: &found_at,
-        me,
-        states: &states,
-    };
     let mut plain = automaton::Automaton::new(p, &ops, opts.width, model, Vec::new());
     let cands = match search::close_candidates(&mut plain, &budget(usize::MAX)) {
         Ok(c) => c,
         Err(why) => return finish(Verdict::Unknown(why), stats),
     };
     stats.candidates = cands.values().map(Vec::len).sum();
-    let results: Vec<search::Outcome> = profiles
+    let run = run_profiles(&profiles, &found_at, |i, prof| {
+        let mut a = automaton::Automaton::new(p, &ops, opts.width, model, prof.clone());
+        a.cands = cands.clone();
+        loop {
+            match search::bfs(&a, true, &budget(i)) {
+                // Marks change no value: the candidates are closed
+                // already; a new value would mean another round.
+                search::Outcome::Exhausted(w) if search::absorb(&mut a.cands, &w) => {}
+                other => return other,
+            }
+        }
+    });
+    let verdict = match run {
+        Ok(None) => Verdict::Robust,
+        Ok(Some((i, steps, last))) => {
+            let prof = profiles[i].iter().map(|&t| ThreadId(t)).collect();
+            match witness_of(p, prof, &steps, &last) {
+                Some(w) => Verdict::NotRobust(Box::new(w)),
+                None => replay_failed(),
+            }
+        }
+        Err(why) => Verdict::Unknown(why),
+    };
+    finish(verdict, stats)
+}
+
+fn too_many_threads() -> Verdict {
+    Verdict::Unknown(format!(
+        "more than {} threads: not every profile can be searched",
+        profile::MAX_PROFILE
+    ))
+}
+
+fn replay_failed() -> Verdict {
+    Verdict::Unknown("internal: the computation found has no hb cycle when replayed".into())
+}
+
+/// A found witness: the profile's index, the steps and the last state.
+type Found<S, St> = (usize, Vec<St>, Box<S>);
+
+/// Runs `search(i, profile)` for every profile, one task per profile on
+/// the available cores (a search stops once an earlier profile found a
+/// witness, through `found_at`). `Ok(Some)`: the earliest profile's
+/// witness (the answer does not depend on the schedule); `Ok(None)`:
+/// every search ended without one; `Err`: a search was cut by a limit.
+fn run_profiles<S: Send, St: Send>(
+    profiles: &[Vec<u32>],
+    found_at: &AtomicUsize,
+    search: impl Fn(usize, &Vec<u32>) -> search::Outcome<S, St> + Sync,
+) -> Result<Option<Found<S, St>>, String> {
+    let results: Vec<search::Outcome<S, St>> = profiles
         .par_iter()
         .enumerate()
         .map(|(i, prof)| {
-            let mut a = automaton::Automaton::new(p, &ops, opts.width, model, prof.clone());
-            a.cands = cands.clone();
-            loop {
-                match search::bfs(&a, true, &budget(i)) {
-                    search::Outcome::Exhausted(w) => {
-                        // Marks change no value: the candidates are closed
-                        // already; a new value would mean another round.
-                        if !search::absorb(&mut a.cands, &w) {
-                            return search::Outcome::Exhausted(w);
-                        }
-                    }
-                    other => {
-                        if matches!(other, search::Outcome::Found(..)) {
-                            found_at.fetch_min(i, Ordering::Relaxed);
-                        }
-                        return other;
-                    }
-                }
+            let r = search(i, prof);
+            if matches!(r, search::Outcome::Found(..)) {
+                found_at.fetch_min(i, Ordering::Relaxed);
             }
+            r
         })
         .collect();
     let mut unknown = None;
     for (i, r) in results.into_iter().enumerate() {
         match r {
-            search::Outcome::Found(steps, last) => {
-                let prof = profiles[i].iter().map(|&t| ThreadId(t)).collect();
-                let verdict = match witness_of(p, prof, &steps, &last) {
-                    Some(w) => Verdict::NotRobust(Box::new(w)),
-                    None => Verdict::Unknown(
-                        "internal: the computation found has no hb cycle when replayed".into(),
-                    ),
-                };
-                return finish(verdict, stats);
-            }
+            search::Outcome::Found(steps, last) => return Ok(Some((i, steps, last))),
             search::Outcome::Cut(why) if unknown.is_none() => unknown = Some(why),
             _ => {}
         }
     }
     match unknown {
-        Some(why) => finish(Verdict::Unknown(why), stats),
-        None => finish(Verdict::Robust, stats),
+        Some(why) => Err(why),
+        None => Ok(None),
     }
 }
 

@@ -57,27 +57,29 @@ pub(crate) enum Src {
 }
 
 /// Every profile of a program with `threads` threads: the sequences of at
-/// least two distinct threads, up to rotation (the smallest thread
-/// first).
-pub(crate) fn profiles(threads: usize) -> Vec<Vec<u32>> {
+/// least `min` (1 or 2) distinct threads, up to rotation (the smallest
+/// thread first), shortest first. A cycle through one thread alone needs
+/// events outside its program order (PGAS pops, §8.2); the CPU models
+/// take `min = 2`.
+pub(crate) fn profiles(threads: usize, min: usize) -> Vec<Vec<u32>> {
     let mut out = Vec::new();
     let n = threads.min(MAX_PROFILE);
     for first in 0..n as u32 {
         let mut cur = vec![first];
-        extend(&mut cur, n as u32, &mut out);
+        extend(&mut cur, n as u32, min, &mut out);
     }
     out.sort_by_key(|p| p.len());
     out
 }
 
-fn extend(cur: &mut Vec<u32>, n: u32, out: &mut Vec<Vec<u32>>) {
-    if cur.len() >= 2 {
+fn extend(cur: &mut Vec<u32>, n: u32, min: usize, out: &mut Vec<Vec<u32>>) {
+    if cur.len() >= min {
         out.push(cur.clone());
     }
     for t in cur[0] + 1..n {
         if !cur.contains(&t) {
             cur.push(t);
-            extend(cur, n, out);
+            extend(cur, n, min, out);
             cur.pop();
         }
     }
@@ -141,11 +143,14 @@ mod tests {
 
     #[test]
     fn profiles_are_rotation_classes() {
-        assert_eq!(profiles(2), vec![vec![0, 1]]);
+        assert_eq!(profiles(2, 2), vec![vec![0, 1]]);
         // 3 threads: 3 pairs and 2 orders of the triple.
-        assert_eq!(profiles(3).len(), 5);
+        assert_eq!(profiles(3, 2).len(), 5);
         // 4 threads: 6 + 4·2 + 6.
-        assert_eq!(profiles(4).len(), 20);
+        assert_eq!(profiles(4, 2).len(), 20);
+        // With single threads (PGAS): 4 more.
+        assert_eq!(profiles(4, 1).len(), 24);
+        assert_eq!(profiles(2, 1), vec![vec![0], vec![1], vec![0, 1]]);
     }
 
     #[test]

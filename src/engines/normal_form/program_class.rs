@@ -138,7 +138,7 @@ impl Op {
 pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error> {
     if p.nodes.is_some() {
         return Err(Error::Unsupported(
-            "the normal-form engine does not decide PGAS programs".into(),
+            "a PGAS program: the normal-form engine decides it under --model pgas".into(),
         ));
     }
     // Its hb is over events; a section over which a contracted cycle can
@@ -254,7 +254,7 @@ fn power_threads(p: &Program, ops: &[Vec<Op>]) -> Result<(), Error> {
     Ok(())
 }
 
-fn refuse(p: &Program, t: ThreadId, ins: &Instr, what: &str) -> Error {
+pub(super) fn refuse(p: &Program, t: ThreadId, ins: &Instr, what: &str) -> Error {
     let msg = format!(
         "{what} is not modelled by the normal-form robustness engine (thread `{}`, {} -> {})",
         p.thread_name(t),

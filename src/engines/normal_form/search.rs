@@ -17,15 +17,55 @@
 use super::automaton::{Automaton, State, Step};
 use crate::collections::{HashMap, HashSet};
 use crate::engines::explicit::Limits;
+use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// A multiheaded automaton intersected with a profile's marks, as the
+/// search sees it: a finite graph of states (Lemma 3.4).
+pub(crate) trait Generator {
+    /// A state.
+    type State: Clone + Eq + Hash + Send + Sync + 'static;
+    /// A transition's record (for the witness).
+    type Step;
+    /// The initial state.
+    fn initial(&self) -> Self::State;
+    /// Every successor of `s` with its step; `wrote(a, v)` is told the
+    /// writes the successors make (the guess candidates).
+    fn successors(
+        &self,
+        s: &Self::State,
+        wrote: &mut dyn FnMut(i64, i64),
+    ) -> Vec<(Self::State, Self::Step)>;
+    /// Whether `s` closes the profile's cycle (a witness).
+    fn goal(&self, s: &Self::State) -> bool;
+    /// The approximate size of `s` in bytes (the memory limit).
+    fn bytes(&self, s: &Self::State) -> usize;
+}
+
+impl Generator for Automaton<'_> {
+    type State = State;
+    type Step = Step;
+    fn initial(&self) -> State {
+        Automaton::initial(self)
+    }
+    fn successors(&self, s: &State, wrote: &mut dyn FnMut(i64, i64)) -> Vec<(State, Step)> {
+        Automaton::successors(self, s, &mut |a, v| wrote(a, v))
+    }
+    fn goal(&self, s: &State) -> bool {
+        Automaton::cycle_closed(s) && self.consistent(s)
+    }
+    fn bytes(&self, s: &State) -> usize {
+        approx_bytes(s)
+    }
+}
+
 /// How one search ended.
-pub(crate) enum Outcome {
+pub(crate) enum Outcome<S, St> {
     /// A state closing the cycle with consistent guesses: the steps from
     /// the initial state.
-    Found(Vec<Step>, Box<State>),
+    Found(Vec<St>, Box<S>),
     /// Every reachable state visited; the values written, per address.
     Exhausted(HashMap<i64, HashSet<i64>>),
     /// A limit was hit (or another search found a witness first).
@@ -50,7 +90,7 @@ pub(crate) struct Budget<'a> {
 }
 
 impl Budget<'_> {
-    fn exceeded(&self, visited: usize, bytes: usize) -> Option<String> {
+    pub(crate) fn exceeded(&self, visited: usize, bytes: usize) -> Option<String> {
         if self.me != usize::MAX && self.found_at.load(Ordering::Relaxed) < self.me {
             return Some("stopped: another profile found a witness".into());
         }
@@ -82,10 +122,10 @@ fn approx_bytes(s: &State) -> usize {
 
 /// Breadth-first search of `a`'s states; with `goal` the search stops at
 /// the first state that closes the cycle with consistent guesses.
-pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
+pub(crate) fn bfs<G: Generator>(a: &G, goal: bool, budget: &Budget) -> Outcome<G::State, G::Step> {
     let init = Arc::new(a.initial());
-    let mut index: HashMap<Arc<State>, u32> = HashMap::default();
-    let mut nodes: Vec<(Arc<State>, u32)> = Vec::new();
+    let mut index: HashMap<Arc<G::State>, u32> = HashMap::default();
+    let mut nodes: Vec<(Arc<G::State>, u32)> = Vec::new();
     index.insert(init.clone(), 0);
     nodes.push((init, u32::MAX));
     let mut written: HashMap<i64, HashSet<i64>> = HashMap::default();
@@ -110,8 +150,8 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
             if index.contains_key(&ns) {
                 continue;
             }
-            let found = goal && Automaton::cycle_closed(&ns) && a.consistent(&ns);
-            bytes += 2 * approx_bytes(&ns);
+            let found = goal && a.goal(&ns);
+            bytes += 2 * a.bytes(&ns);
             let ns = Arc::new(ns);
             let id = nodes.len() as u32;
             index.insert(ns.clone(), id);
@@ -132,7 +172,7 @@ pub(crate) fn bfs(a: &Automaton, goal: bool, budget: &Budget) -> Outcome {
 
 /// The steps from the initial state to node `id` (each regenerated from
 /// its parent's successors).
-fn path(a: &Automaton, nodes: &[(Arc<State>, u32)], id: u32) -> Vec<Step> {
+fn path<G: Generator>(a: &G, nodes: &[(Arc<G::State>, u32)], id: u32) -> Vec<G::Step> {
     let mut ids = vec![id];
     while let Some(&last) = ids.last() {
         let parent = nodes[last as usize].1;
@@ -179,7 +219,7 @@ pub(crate) fn absorb(
 /// (profile of no thread) repeated until every value written is a
 /// candidate. `Err`: a limit was hit.
 pub(crate) fn close_candidates(
-    a: &mut Automaton,
+    a: &mut Automaton<'_>,
     budget: &Budget,
 ) -> Result<HashMap<i64, Vec<i64>>, String> {
     loop {
