@@ -169,10 +169,11 @@ pub enum Engine {
     #[value(name = "sat", alias = "bounded")]
     Bounded,
     /// Explicit-state engine: unbounded robustness against TSO by attacks
-    /// (against PSO, RMO and Power by normal-form computations).
+    /// (against PSO, RMO, Power and PGAS by normal-form computations).
     Explicit,
-    /// Unbounded robustness against Power (two threads, `sync`), RMO, PSO
-    /// and TSO by normal-form computations (thesis ch. 3–5).
+    /// Unbounded robustness against Power (two threads, `sync`, `isync`),
+    /// RMO, PSO, TSO and PGAS (`--nodes N`) by normal-form computations
+    /// (thesis ch. 3–5 and 8).
     #[value(name = "normal-form", alias = "nf")]
     NormalForm,
     /// `reach` under TSO within --rounds K rounds per thread, by reduction

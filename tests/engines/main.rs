@@ -22,6 +22,7 @@ mod fuzz_diff;
 mod kround;
 mod model_hierarchy;
 mod normal_form;
+mod normal_form_pgas;
 mod parameterized;
 mod pgas;
 mod replay;

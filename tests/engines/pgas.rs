@@ -24,7 +24,7 @@ use std::process::Command as Proc;
 
 const W: Width = Width::DEFAULT;
 
-fn parse(src: &str) -> Program {
+pub(crate) fn parse(src: &str) -> Program {
     native::parse(&SourceFile::new("t.rmm", src), W).expect("parses")
 }
 
@@ -409,21 +409,21 @@ fn simulate(p: &Program, n: u32, k: u32, immediate: bool) -> BTreeSet<Vec<i64>> 
     finals
 }
 
-struct Rng(u64);
+pub(crate) struct Rng(pub u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
         &v[(self.next() % v.len() as u64) as usize]
     }
 }
 
 /// A small random SPMD program (one thread, straight-line, 2 registers).
-fn gen(rng: &mut Rng) -> String {
+pub(crate) fn gen(rng: &mut Rng) -> String {
     let vars = ["a", "b", "c"];
     let regs = ["r0", "r1"];
     let ranks = ["1", "2", "rank % nodes + 1"];

@@ -648,7 +648,8 @@ impl<'p> Pgas<'p> {
     }
 
     /// Whether thread `t`'s steps `mine` from `s` form a persistent set:
-    /// `t` is outside the profile (its events change no mark or hop), its
+    /// no event of them can be marked (`t` is outside the profile, or no
+    /// neighbour of its segment has an access to hop with), its
     /// instructions there are on no control cycle (so it takes such steps
     /// finitely often: no other thread's step is postponed forever), at
     /// least one is enabled, none is a barrier, and none of their events
@@ -656,7 +657,15 @@ impl<'p> Pgas<'p> {
     /// each commutes with every step of the others and stays enabled.
     fn persistent(&self, s: &PState, t: usize, mine: &[Run]) -> bool {
         let Some(fp) = &self.fp else { return false };
-        if self.seg_of[t].is_some() || mine.is_empty() {
+        if mine.is_empty() {
+            return false;
+        }
+        // A profile thread's step may not be markable (marks are visible).
+        if self.seg_of[t].is_some()
+            && mine
+                .iter()
+                .any(|((ns, evs), _)| self.mark_choices(ns, evs).len() > 1)
+        {
             return false;
         }
         let outs = self.out[t]
