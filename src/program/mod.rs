@@ -23,6 +23,7 @@ pub mod expr;
 pub mod intern;
 pub mod liveness;
 pub mod pgas;
+pub mod regfile;
 pub mod render;
 pub mod simplify;
 pub mod specialize;

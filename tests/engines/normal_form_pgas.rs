@@ -62,7 +62,11 @@ fn one_to_one_with_a_wait_is_robust_and_the_bounded_engine_finds_no_cycle() {
     for nodes in [2, 3] {
         let p = example("one_to_one_wait.rmm", nodes);
         let r = nf(&p, 2_000_000);
-        assert!(matches!(r.verdict, Verdict::Robust), "{nodes}: {:?}", r.verdict);
+        assert!(
+            matches!(r.verdict, Verdict::Robust),
+            "{nodes}: {:?}",
+            r.verdict
+        );
         for k in [10, 20] {
             assert_eq!(bounded(&p, k), Bv::NoViolation, "{nodes} nodes, bound {k}");
         }
@@ -125,7 +129,10 @@ fn generated_programs_agree_with_the_complete_bounded_engine() {
     }
     eprintln!("{robust} robust, {not_robust} not robust, {undecided} undecided");
     // Both verdicts occur, and the limit cuts few cases.
-    assert!(robust >= cases / 6 && not_robust >= cases / 6, "{robust} robust, {not_robust} not");
+    assert!(
+        robust >= cases / 6 && not_robust >= cases / 6,
+        "{robust} robust, {not_robust} not"
+    );
     assert!(undecided <= cases / 5, "{undecided} undecided");
 }
 
@@ -136,7 +143,10 @@ fn constructs_outside_the_class_are_located_errors() {
             "nodes 2;\nshared x, y;\nthread P {\n  atomic { a = x; y = a; };\n}\n",
             "two or more memory accesses",
         ),
-        ("nodes 2;\nshared x;\nthread P {\n  lock;\n  x = 1;\n  unlock;\n}\n", "lock"),
+        (
+            "nodes 2;\nshared x;\nthread P {\n  lock;\n  x = 1;\n  unlock;\n}\n",
+            "lock",
+        ),
     ] {
         let f = std::env::temp_dir().join(format!("nf_pgas_{}.rmm", what.len()));
         std::fs::write(&f, src).unwrap();

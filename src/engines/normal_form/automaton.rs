@@ -36,7 +36,8 @@ use super::profile::{hop, Acc, Src};
 use super::program_class::{Addr, Footprint, Micro, Op, LOCK_ADDR};
 use super::Model;
 use crate::collections::HashMap;
-use crate::program::{Command, LExpr, Program, RegId, Spmd, Width};
+use crate::program::regfile::RegFile;
+use crate::program::{Command, LExpr, Program, RegId, Width};
 
 /// The tag of a guessed cell whose tag no read needed: only the load
 /// entering a segment looks at tags (the src hop), so the other reads
@@ -178,8 +179,7 @@ pub(crate) struct Automaton<'p> {
     pub prog: &'p Program,
     ops: &'p [Vec<Op>],
     out: Vec<Vec<Vec<usize>>>,
-    pub(super) reg_off: Vec<usize>,
-    live: Vec<Vec<Vec<bool>>>,
+    pub(super) rf: RegFile,
     w: Width,
     pub(super) model: Model,
     /// The profile's threads.
@@ -226,10 +226,6 @@ impl<'p> Automaton<'p> {
         model: Model,
         profile: Vec<u32>,
     ) -> Automaton<'p> {
-        let mut reg_off = vec![0];
-        for t in &prog.threads {
-            reg_off.push(reg_off.last().copied().unwrap_or(0) + t.regs.len());
-        }
         let mut seg_of = vec![None; prog.threads.len()];
         for (k, &t) in profile.iter().enumerate() {
             seg_of[t as usize] = Some(k);
@@ -238,8 +234,7 @@ impl<'p> Automaton<'p> {
             prog,
             ops,
             out: prog.threads.iter().map(|t| t.outgoing()).collect(),
-            reg_off,
-            live: crate::program::liveness::program_liveness(prog, &[]),
+            rf: RegFile::new(prog, w),
             w,
             model,
             profile,
@@ -252,10 +247,7 @@ impl<'p> Automaton<'p> {
     /// The initial state: every thread at its initial state in part 1.
     pub fn initial(&self) -> State {
         let n = self.prog.threads.len();
-        let mut regs = Vec::new();
-        for t in &self.prog.threads {
-            regs.extend(t.reg_init.iter().map(|v| self.w.wrap(*v)));
-        }
+        let regs = self.rf.initial(self.prog);
         let mut s = State {
             pc: self.prog.threads.iter().map(|t| t.initial.0).collect(),
             regs,
@@ -303,55 +295,25 @@ impl<'p> Automaton<'p> {
     }
 
     pub(super) fn eval(&self, s: &State, t: usize, e: &LExpr) -> i64 {
-        let regs = &s.regs[self.reg_off[t]..self.reg_off[t + 1]];
-        e.eval(self.w, Spmd::default(), &mut |r: RegId| {
-            regs.get(r.0 as usize).copied().unwrap_or(0)
-        })
+        self.rf.eval(&s.regs, t, e)
     }
 
     pub(super) fn set_reg(&self, s: &mut State, t: usize, r: RegId, v: i64) {
-        let i = self.reg_off[t] + r.0 as usize;
-        if i < self.reg_off[t + 1] {
-            s.regs[i] = self.w.wrap(v);
-        }
+        self.rf.set(&mut s.regs, t, r, v);
     }
 
     fn reset_dead(&self, s: &mut State, t: usize) {
-        let q = s.pc[t] as usize;
-        let base = self.reg_off[t];
-        for r in 0..self.reg_off[t + 1] - base {
-            if !self.live[t].get(q).is_some_and(|l| l[r]) {
-                s.regs[base + r] = 0;
-                if let Some(h) = s.heads.get_mut(base + r) {
-                    *h = (0, 0);
-                }
+        for i in self.rf.dead(t, s.pc[t] as usize) {
+            s.regs[i] = 0;
+            if let Some(h) = s.heads.get_mut(i) {
+                *h = (0, 0);
             }
         }
     }
 
     /// Runs a local command; false when it blocks.
     pub(super) fn local(&self, s: &mut State, t: usize, c: &Command) -> bool {
-        match c {
-            Command::Assign { reg, value } => {
-                let v = self.eval(s, t, value);
-                self.set_reg(s, t, *reg, v);
-                true
-            }
-            Command::Assume(e) | Command::Guard(e) => self.eval(s, t, e) != 0,
-            Command::Select {
-                reg,
-                cond,
-                then,
-                else_,
-            } => {
-                let c = self.eval(s, t, cond);
-                let v = self.eval(s, t, if c != 0 { then } else { else_ });
-                self.set_reg(s, t, *reg, v);
-                true
-            }
-            Command::Ann(_, c) | Command::Tagged(_, c) => self.local(s, t, c),
-            _ => true,
-        }
+        self.rf.local(&mut s.regs, t, c)
     }
 
     fn buffered(s: &State, t: usize, a: i64) -> Option<&Buffered> {

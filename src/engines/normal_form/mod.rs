@@ -409,21 +409,36 @@ fn witness_of(
     let (cycle, _) = execution.hb_cycle();
     let cycle = cycle?;
     let computation = witness::computation_text(p, steps, &execution, &ids);
-    let names: Vec<&str> = profile.iter().map(|&t| p.thread_name(t)).collect();
-    let text = format!(
-        "  cycle: {}\n  profile: {}\n  computation (normal form of degree 3, parts in order):\n{}  execution:\n{}",
-        execution.render_cycle(&cycle),
-        names.join(" -> "),
-        computation,
-        execution.render(p)
-    );
-    Some(Witness {
-        profile,
-        execution,
-        cycle,
-        computation,
-        text,
-    })
+    Some(Witness::new(p, profile, execution, cycle, computation, 3))
+}
+
+impl Witness {
+    /// The witness with its text: the cycle, the profile, the computation
+    /// part by part (a normal form of `degree`) and the execution.
+    fn new(
+        p: &Program,
+        profile: Vec<ThreadId>,
+        execution: Execution,
+        cycle: Cycle,
+        computation: String,
+        degree: u8,
+    ) -> Witness {
+        let names: Vec<&str> = profile.iter().map(|&t| p.thread_name(t)).collect();
+        let text = format!(
+            "  cycle: {}\n  profile: {}\n  computation (normal form of degree {degree}, parts in order):\n{}  execution:\n{}",
+            execution.render_cycle(&cycle),
+            names.join(" -> "),
+            computation,
+            execution.render(p)
+        );
+        Witness {
+            profile,
+            execution,
+            cycle,
+            computation,
+            text,
+        }
+    }
 }
 
 impl From<&Report> for Answer {

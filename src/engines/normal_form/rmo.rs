@@ -194,8 +194,7 @@ impl Automaton<'_> {
     /// The index of register `r` of thread `t` in the state's register
     /// vectors (none for a register the thread does not have).
     fn reg_index(&self, t: usize, r: RegId) -> Option<usize> {
-        let i = self.reg_off[t] + r.0 as usize;
-        (i < self.reg_off[t + 1]).then_some(i)
+        self.rf.index(t, r)
     }
 
     /// The latest part where a register of `e` is computed, and the

@@ -41,7 +41,8 @@ mod footprint;
 mod witness;
 
 use super::search::Generator;
-use crate::program::{Command, LExpr, Program, RegId, Spmd, Width};
+use crate::program::regfile::RegFile;
+use crate::program::{Command, LExpr, Program, RegId, Width};
 pub(crate) use class::classify;
 use class::{PMicro, POp};
 pub(crate) use footprint::{Footprint, Quiet};
@@ -183,8 +184,7 @@ pub(crate) struct Pgas<'p> {
     prog: &'p Program,
     ops: &'p [Vec<POp>],
     out: Vec<Vec<Vec<usize>>>,
-    reg_off: Vec<usize>,
-    live: Vec<Vec<Vec<bool>>>,
+    rf: RegFile,
     w: Width,
     nodes: i64,
     profile: Vec<u32>,
@@ -208,10 +208,6 @@ impl<'p> Pgas<'p> {
     /// The automaton of `prog` (lowered for its `nodes`; 1 when it has no
     /// PGAS command) with operations `ops` for `profile`.
     pub fn new(prog: &'p Program, ops: &'p [Vec<POp>], w: Width, profile: Vec<u32>) -> Pgas<'p> {
-        let mut reg_off = vec![0];
-        for t in &prog.threads {
-            reg_off.push(reg_off.last().copied().unwrap_or(0) + t.regs.len());
-        }
         let mut seg_of = vec![None; prog.threads.len()];
         for (k, &t) in profile.iter().enumerate() {
             seg_of[t as usize] = Some(k);
@@ -220,8 +216,7 @@ impl<'p> Pgas<'p> {
             prog,
             ops,
             out: prog.threads.iter().map(|t| t.outgoing()).collect(),
-            reg_off,
-            live: crate::program::liveness::program_liveness(prog, &[]),
+            rf: RegFile::new(prog, w),
             w,
             nodes: i64::from(prog.nodes.unwrap_or(1)),
             profile,
@@ -233,26 +228,16 @@ impl<'p> Pgas<'p> {
     }
 
     fn eval(&self, s: &PState, t: usize, e: &LExpr) -> i64 {
-        let regs = &s.regs[self.reg_off[t]..self.reg_off[t + 1]];
-        e.eval(self.w, Spmd::default(), &mut |r: RegId| {
-            regs.get(r.0 as usize).copied().unwrap_or(0)
-        })
+        self.rf.eval(&s.regs, t, e)
     }
 
     fn set_reg(&self, s: &mut PState, t: usize, r: RegId, v: i64) {
-        let i = self.reg_off[t] + r.0 as usize;
-        if i < self.reg_off[t + 1] {
-            s.regs[i] = self.w.wrap(v);
-        }
+        self.rf.set(&mut s.regs, t, r, v);
     }
 
     fn reset_dead(&self, s: &mut PState, t: usize) {
-        let q = s.pc[t] as usize;
-        let base = self.reg_off[t];
-        for r in 0..self.reg_off[t + 1] - base {
-            if !self.live[t].get(q).is_some_and(|l| l[r]) {
-                s.regs[base + r] = 0;
-            }
+        for i in self.rf.dead(t, s.pc[t] as usize) {
+            s.regs[i] = 0;
         }
     }
 
@@ -277,27 +262,7 @@ impl<'p> Pgas<'p> {
 
     /// Runs a local command; false when it blocks.
     fn local(&self, s: &mut PState, t: usize, c: &Command) -> bool {
-        match c {
-            Command::Assign { reg, value } => {
-                let v = self.eval(s, t, value);
-                self.set_reg(s, t, *reg, v);
-                true
-            }
-            Command::Assume(e) | Command::Guard(e) => self.eval(s, t, e) != 0,
-            Command::Select {
-                reg,
-                cond,
-                then,
-                else_,
-            } => {
-                let c = self.eval(s, t, cond);
-                let v = self.eval(s, t, if c != 0 { then } else { else_ });
-                self.set_reg(s, t, *reg, v);
-                true
-            }
-            Command::Ann(_, c) => self.local(s, t, c),
-            _ => true,
-        }
+        self.rf.local(&mut s.regs, t, c)
     }
 
     fn heads(s: &PState, t: usize, q: i64) -> (u8, u8) {
@@ -736,10 +701,7 @@ impl Generator for Pgas<'_> {
     type Step = PStep;
 
     fn initial(&self) -> PState {
-        let mut regs = Vec::new();
-        for t in &self.prog.threads {
-            regs.extend(t.reg_init.iter().map(|v| self.w.wrap(*v)));
-        }
+        let regs = self.rf.initial(self.prog);
         let n = self.profile.len();
         let mut s = PState {
             pc: self.prog.threads.iter().map(|t| t.initial.0).collect(),
@@ -777,8 +739,8 @@ impl Generator for Pgas<'_> {
             // The other threads' local commands stay undone.
             let mut from = s.clone();
             from.pc[t] = pre.pc[t];
-            let (a, b) = (self.reg_off[t], self.reg_off[t + 1]);
-            from.regs[a..b].copy_from_slice(&pre.regs[a..b]);
+            let span = self.rf.span(t);
+            from.regs[span.clone()].copy_from_slice(&pre.regs[span]);
             let mut mine = Vec::new();
             for &i in self.out[t].get(from.pc[t] as usize).into_iter().flatten() {
                 let op = &self.ops[t][i];

@@ -122,21 +122,14 @@ pub(crate) fn witness(
     }
     let execution = Execution::new(events, rf, rf_init, co, regs, last.pc.clone(), path);
     let cycle = execution.pgas_hb_cycle()?;
-    let names: Vec<&str> = profile.iter().map(|&t| p.thread_name(t)).collect();
-    let text = format!(
-        "  cycle: {}\n  profile: {}\n  computation (normal form of degree {PARTS}, parts in order):\n{}  execution:\n{}",
-        execution.render_cycle(&cycle),
-        names.join(" -> "),
-        computation,
-        execution.render(p)
-    );
-    Some(Witness {
+    Some(Witness::new(
+        p,
         profile,
         execution,
         cycle,
         computation,
-        text,
-    })
+        PARTS,
+    ))
 }
 
 type Replayed = (Vec<(usize, usize)>, Vec<usize>, Vec<Vec<usize>>);
