@@ -136,6 +136,95 @@ fn generated_programs_agree_with_the_complete_bounded_engine() {
     assert!(undecided <= cases / 5, "{undecided} undecided");
 }
 
+/// A random SPMD program with rank-dependent branches and a spin loop
+/// (a wait on a flag that a remote write sets), so that control cycles,
+/// blocked threads and the persistent steps meet.
+fn gen_looping(rng: &mut Rng) -> String {
+    let vars = ["a", "b", "f"];
+    let op = |rng: &mut Rng| match rng.next() % 4 {
+        0 => format!("r0 = {};", rng.pick(&vars)),
+        1 => format!("{} = {};", rng.pick(&vars), rng.pick(&["1", "2", "r0"])),
+        _ => format!(
+            "{}(&{}, {}, &{}, {});",
+            rng.pick(&["read", "write"]),
+            rng.pick(&vars),
+            rng.pick(&["1", "2", "rank % nodes + 1"]),
+            rng.pick(&vars),
+            rng.pick(&["0", "1"])
+        ),
+    };
+    let mut body = String::new();
+    for _ in 0..1 + rng.next() % 2 {
+        body.push_str(&format!(
+            "  {}
+",
+            op(rng)
+        ));
+    }
+    body.push_str(&format!(
+        "  if (rank == 1) {{
+    {}
+  }} else {{
+    {}
+  }}
+",
+        op(rng),
+        op(rng)
+    ));
+    if rng.next() % 2 == 0 {
+        body.push_str(
+            "  r1 = f;
+  while (r1 == 0) { r1 = f; }
+",
+        );
+    } else {
+        body.push_str(
+            "  barrier;
+",
+        );
+    }
+    body.push_str(&format!(
+        "  r0 = {};
+",
+        rng.pick(&vars)
+    ));
+    format!("nodes 2;\nshared a = 3, b, f;\nthread P {{\n  reg r0, r1;\n{body}}}\n")
+}
+
+#[test]
+fn generated_programs_with_loops_agree_with_the_bounded_engine() {
+    let mut rng = Rng(0x1357_9bdf_2468_ace1);
+    let (mut robust, mut not_robust, mut undecided) = (0, 0, 0);
+    let cases: u32 = std::env::var("NF_PGAS_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    for case in 0..cases {
+        let src = gen_looping(&mut rng);
+        let p = pgas::prepare(parse(&src), None, W).unwrap();
+        let r = nf(&p, 200_000);
+        match &r.verdict {
+            // Loops: the bounded engine confirms within a bound only.
+            Verdict::Robust => {
+                robust += 1;
+                assert_eq!(bounded(&p, 10), Bv::NoViolation, "case {case}\n{src}");
+            }
+            Verdict::NotRobust(w) => {
+                not_robust += 1;
+                let k = w.steps_per_thread() as u32;
+                assert_eq!(bounded(&p, k), Bv::Violation, "case {case}: witness\n{src}");
+            }
+            Verdict::Unknown(_) => undecided += 1,
+        }
+    }
+    eprintln!("{robust} robust, {not_robust} not robust, {undecided} undecided");
+    assert!(
+        robust >= cases / 8 && not_robust >= cases / 8,
+        "{robust} robust, {not_robust} not"
+    );
+    assert!(undecided <= cases / 5, "{undecided} undecided");
+}
+
 #[test]
 fn constructs_outside_the_class_are_located_errors() {
     for (src, what) in [
