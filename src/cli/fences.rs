@@ -13,6 +13,7 @@ use bmc_rmm::diag::{Error, SourceFile, Span};
 use bmc_rmm::engines::bounded::DEFAULT_BOUND;
 use bmc_rmm::engines::derived::fence_synth::{self, Costs, Menu, Outcome};
 use bmc_rmm::engines::explicit::{self, FenceVerdict};
+use bmc_rmm::engines::normal_form;
 use bmc_rmm::frontend;
 use bmc_rmm::program::{Program, StateId, ThreadId, Width};
 
@@ -323,8 +324,7 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
         let reply = ask::ask(&req)?.remove(0);
         let mut ctx = super::render::Context::new(f, p, builtin);
         ctx.bound = bound;
-        let rec = super::render::show(&ctx, &reply);
-        print!("{}", printed(&rec, a.input.json));
+        let mut rec = super::render::show(&ctx, &reply);
         code = code.max(rec.status);
         let ask::Detail::FenceSynthesis(s) = reply.detail else {
             unreachable!("the bounded engine replies with its fence synthesis")
@@ -336,11 +336,73 @@ fn run_bounded(a: &FencesArgs) -> Result<i32, Error> {
                 matches!(r.outcome, Outcome::Robust).then(|| fence_synth::apply(p, m, &r.fences).0)
             }
         };
+        if let (Some(fenced), Some(nf)) = (&fenced, normal_form::Model::from_name(builtin)) {
+            let (text, json, violated) = every_bound(fenced, nf, a, bound);
+            rec.text.push_str(&text);
+            if let Some(serde_json::Value::Object(o)) = rec.json.first_mut() {
+                o.insert("every_bound".into(), json);
+            }
+            if violated {
+                code = code.max(1);
+            }
+        }
+        print!("{}", printed(&rec, a.input.json));
         if let (Some(out), Some(fenced)) = (&a.emit, fenced) {
             super::output::write_file(out, &bmc_rmm::program::render::native(&fenced))?;
         }
     }
     Ok(code)
+}
+
+/// Whether the fenced program is robust for every bound, by the
+/// normal-form engine (thesis ch. 3–5: TSO, PSO, RMO, Power in part):
+/// the text line, the JSON value (`verdict`, `reason`, `time`) and
+/// whether a cycle longer than the synthesis bound was found (then the
+/// fences do not suffice and the exit status is 1). A program outside
+/// the engine's class, or a limit (`--timeout`, default 10 s), leaves the
+/// answer bounded and says why.
+fn every_bound(
+    fenced: &Program,
+    model: normal_form::Model,
+    a: &FencesArgs,
+    bound: u32,
+) -> (String, serde_json::Value, bool) {
+    let opts = normal_form::Options {
+        width: Width(a.input.width),
+        limits: bmc_rmm::ask::explicit_options(
+            a.input.width,
+            Some(std::time::Duration::from_secs_f64(
+                a.timeout.unwrap_or(10.0),
+            )),
+        )
+        .limits,
+    };
+    let t0 = std::time::Instant::now();
+    let (verdict, reason, violated) = match normal_form::check_robustness(fenced, model, &opts) {
+        Ok(r) => match r.verdict {
+            normal_form::Verdict::Robust => ("robust", String::new(), false),
+            normal_form::Verdict::NotRobust(w) => (
+                "not robust",
+                format!(
+                    "a cycle beyond bound {bound} ({} steps per thread):\n{w}",
+                    w.steps_per_thread()
+                ),
+                true,
+            ),
+            normal_form::Verdict::Unknown(why) => ("unknown", why, false),
+        },
+        Err(e) => ("not checked", e.to_string(), false),
+    };
+    let secs = t0.elapsed().as_secs_f64();
+    let text = match verdict {
+        "robust" => format!(
+            "  for every bound: robust with these fences (normal-form engine, {secs:.2}s)\n"
+        ),
+        "not robust" => format!("  for every bound: NOT robust with these fences: {reason}\n"),
+        _ => format!("  for every bound: {verdict} ({reason}); the answer holds up to the bound\n"),
+    };
+    let json = serde_json::json!({"verdict": verdict, "reason": reason, "time": secs});
+    (text, json, violated)
 }
 
 /// What `fences` prints of one record: its JSON record with `--json`

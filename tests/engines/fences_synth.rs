@@ -219,6 +219,45 @@ fn cost_file_changes_the_choice_and_emit_is_robust() {
 }
 
 #[test]
+fn fences_are_checked_for_every_bound_by_the_normal_form_engine() {
+    let d = tempfile::tempdir().unwrap();
+    // MP with the writer's stores after a loop: bound 1 sees no store at
+    // all, so the bounded synthesis places nothing; the normal-form
+    // engine finds the cycle beyond the bound (exit 1).
+    let f = write(
+        &d,
+        "mp.rmm",
+        "shared x, y;\nthread t0 {\n  r = 0;\n  while (r < 1) { r = r + 1; }\n  x = 1;\n  y = 1;\n}\nthread t1 {\n  a = y;\n  b = x;\n}\n",
+    );
+    let run = |bound: &str| {
+        let o = bin()
+            .args(["fences", "--model", "pso", "--bound", bound, "--json"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let j: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().next().unwrap())
+                .unwrap();
+        (o.status.code(), j)
+    };
+    let (code, j) = run("1");
+    assert_eq!(code, Some(1), "{j}");
+    assert_eq!(j["every_bound"]["verdict"], "not robust", "{j}");
+    assert!(j["every_bound"]["reason"].as_str().unwrap().contains("beyond bound 1"));
+    // At bound 10 the fences found hold for every bound.
+    let (code, j) = run("10");
+    assert_eq!(code, Some(0), "{j}");
+    assert_eq!(j["every_bound"]["verdict"], "robust", "{j}");
+    // Under a model the engine does not decide, no such check is made.
+    let o = bin()
+        .args(["fences", "--model", "arm", "--bound", "10", "--json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("every_bound"));
+}
+
+#[test]
 fn bad_input_is_located_exit_2() {
     let d = tempfile::tempdir().unwrap();
     let mp = format!("{ROOT}/examples/fences/mp.rmm");

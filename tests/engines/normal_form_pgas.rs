@@ -1,10 +1,12 @@
 //! Robustness against PGAS by normal-form computations (thesis 003
 //! §8.3–8.4) against the bounded PGAS encoding (`pgas.cat`, §8.2's
 //! happens-before): the thesis' OneToOne program (Figure 8.2) and its
-//! fixed version and the repository's examples on 2, 3 and 4 nodes, and
+//! fixed version and the repository's examples on 2, 3 and 4 nodes,
 //! seeded straight-line SPMD programs (the generator of `pgas.rs`), for
 //! which the bounded engine at the program's length is complete — so the
-//! two verdicts must be equal, both ways. Bad input: located errors.
+//! two verdicts must be equal, both ways — and seeded programs with
+//! branches and spin loops (each verdict confirmed within a bound). Bad
+//! input: located errors.
 
 use super::pgas::{gen, parse, Rng};
 use crate::common;
