@@ -276,7 +276,9 @@ pub struct FencesArgs {
     pub input: InputArgs,
     /// Memory model: tso, pso, rmo, power, arm (aarch64), riscv. tso
     /// without --bound uses the explicit engine (unbounded, mfence);
-    /// otherwise the bounded engine synthesizes fences up to --bound.
+    /// otherwise the bounded engine synthesizes fences up to --bound, and
+    /// under tso, pso, rmo and power the normal-form engine checks the
+    /// fenced program for every bound.
     #[arg(long, short = 'm', default_value = "tso")]
     pub model: String,
     /// Bounded synthesis up to K instructions per thread (default 20 for
@@ -290,7 +292,8 @@ pub struct FencesArgs {
     /// Write the fenced program (native syntax) to FILE (one input only).
     #[arg(long, value_name = "FILE")]
     pub emit: Option<String>,
-    /// Time limit in seconds per input ("unknown" when exceeded).
+    /// Time limit in seconds per input ("unknown" when exceeded); also
+    /// the limit of the check for every bound (default 10).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
     /// Solver backend of the bounded synthesis.
