@@ -234,11 +234,6 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
                     "the model's flags need every candidate execution visited".into(),
                 ));
             };
-            if let Some(f) = flags.undecided.first() {
-                return Ok(Err(format!(
-                "flag `{f}`: `different-values` is not evaluated, and its relation is not empty on a consistent execution"
-            )));
-            }
             Ok(Ok(bmc_rmm::litmus::herd::render_flags(
                 &c.test,
                 &r.states,

@@ -915,11 +915,13 @@ impl P<'_> {
                 self.node(ExprKind::Diff(Box::new(a), Box::new(locks)), sp)
             }
             // herd's final writes (`make_write_mem_finals`): the co-last
-            // store of each location, W \ domain(co), an initial write
-            // or a lock event never (herd's final rf from the initial
-            // state is no store; its lock events are no stores). Without
-            // initial writes as events, a location no event writes has
-            // none.
+            // store of each observed location (herd computes final values
+            // only for the locations a test observes, its
+            // `observed_finals_only`: `BaseSet::Observed`), W \
+            // domain(co), an initial write or a lock event never (herd's
+            // final rf from the initial state is no store; its lock events
+            // are no stores). Without initial writes as events, a
+            // location no event writes has none.
             "FW" => {
                 let w = self.node(ExprKind::Base(Builtin::Set(BaseSet::W)), sp);
                 let co = self.node(ExprKind::Base(Builtin::Rel(BaseRel::Co)), sp);
@@ -928,7 +930,9 @@ impl P<'_> {
                 let locks = self.lock_events(sp);
                 let not = self.node(ExprKind::Union(Box::new(iw), Box::new(locks)), sp);
                 let not = self.node(ExprKind::Union(Box::new(d), Box::new(not)), sp);
-                self.node(ExprKind::Diff(Box::new(w), Box::new(not)), sp)
+                let fw = self.node(ExprKind::Diff(Box::new(w), Box::new(not)), sp);
+                let obs = self.node(ExprKind::Base(Builtin::Set(BaseSet::Observed)), sp);
+                self.node(ExprKind::Inter(Box::new(fw), Box::new(obs)), sp)
             }
             _ => return Ok(None),
         }))
@@ -1197,7 +1201,7 @@ impl P<'_> {
                     }
                 };
                 // `different-values(r)` right after the test: read as its
-                // bound r (Flag::bound_only).
+                // bound r (Flag::different_values).
                 let dv = matches!(self.peek(), T::Name(n) if n == "different-values")
                     && matches!(self.toks.get(self.pos + 1), Some((T::Sym(s), _)) if *s == "(")
                     && self.lookup_plain("different-values");
@@ -1748,7 +1752,7 @@ mod tests {
         let flags: Vec<(&str, bool)> = m
             .flags
             .iter()
-            .map(|f| (f.name.as_str(), f.bound_only))
+            .map(|f| (f.name.as_str(), f.different_values))
             .collect();
         assert_eq!(flags, vec![("f", false), ("g", true)]);
         assert!(m.defs.contains_key(&m.flags[0].key));
