@@ -179,8 +179,8 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
 /// lines, `Condition`, `Observation`, `Time`), in input order. A test is
 /// refused (on stderr, `FILE: LOCATED ERROR`) when it or the model has
 /// a construct this tool does not read yet; it is unknown (on stderr,
-/// `FILE: unknown: REASON`) when its timeout passes or its flags cannot
-/// be decided (a model with flags is answered only by visiting every
+/// `FILE: unknown: REASON`) when its timeout passes before its flags are
+/// decided (a model with flags is answered only by visiting every
 /// candidate execution, [`bmc_rmm::litmus::run`]). Exit status 2 when
 /// some test is refused, else 3 when some is unknown, else 0.
 ///

@@ -18,9 +18,11 @@
 //!
 //! A tag's set (`Once`, `Rcu-lock`) is the base set of the events
 //! carrying the tag ([`BaseSet::Tag`]); herd's `RMW` of C is the base set
-//! `A`, its `FW` is `W \ domain(co)`; `flag ~empty E as NAME` is a
+//! `A`, its `FW` is `W \ domain(co)` within the observed locations
+//! ([`BaseSet::Observed`]); `flag ~empty E as NAME` is a
 //! hidden `let` of E and a [`crate::cat::Flag`], with
-//! `different-values(r)` right after the test read as its bound r. What
+//! `different-values(r)` right after the test read as r, filtered by the
+//! events' values on each candidate ([`crate::cat::Flag::different_values`]). What
 //! the engines cannot evaluate yet (other flag tests, `different-values`
 //! elsewhere) is accepted by the parser and remembered: the model is then
 //! refused at the first such construct, a located error naming it

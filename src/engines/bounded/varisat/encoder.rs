@@ -1814,18 +1814,10 @@ impl<'a> Encoder<'a> {
             addrs,
             cache: HashMap::default(),
         };
-        let holds = |ev: &mut dyn FnMut(&str, Option<&dyn Fn(usize, usize) -> bool>) -> bool,
-                     values: &[Option<i64>]| {
-            let differ = |a: usize, b: usize| match (values[a], values[b]) {
-                (Some(x), Some(y)) => (x ^ y) & mask != 0,
-                _ => true,
-            };
-            (which.iter().copied())
-                .filter(|&i| {
-                    let f = &model.flags[i];
-                    ev(&f.key, f.different_values.then_some(&differ))
-                })
-                .collect::<Vec<usize>>()
+        let differ = move |values: &[Option<i64>], a: usize, b: usize| match (values[a], values[b])
+        {
+            (Some(x), Some(y)) => (x ^ y) & mask != 0,
+            _ => true,
         };
         if model.init_writes.is_some() {
             let iw = InitWrites::new(base);
@@ -1835,22 +1827,10 @@ impl<'a> Encoder<'a> {
                 (iw.cells().iter()).map(|&x| Some(init.get(&(x as i64)).copied().unwrap_or(0))),
             );
             let mut ev = Evaluator::new(model, iw);
-            return holds(
-                &mut |k, keep| match keep {
-                    Some(keep) => ev.nonempty_where(k, keep),
-                    None => ev.nonempty(k),
-                },
-                &values,
-            );
+            return holding(model, &mut ev, which, &|a, b| differ(&values, a, b));
         }
         let mut ev = Evaluator::new(model, base);
-        holds(
-            &mut |k, keep| match keep {
-                Some(keep) => ev.nonempty_where(k, keep),
-                None => ev.nonempty(k),
-            },
-            &values,
-        )
+        holding(model, &mut ev, which, &|a, b| differ(&values, a, b))
     }
 
     /// Per event of the current model's candidate: its value when it is
@@ -2154,4 +2134,25 @@ impl Located for CandBase<'_, '_> {
     fn reads_init_fact(&mut self, r: usize, x: i128) -> Option<Lit> {
         self.enc.reads_init_at(r, x)
     }
+}
+
+/// The flags among `which` (indices into the model's flags) that hold on
+/// `ev`'s candidate; `differ(a, b)`: events a and b do not have one value
+/// (for a flag of herd's `different-values`).
+fn holding<B: crate::cat::eval::Base>(
+    model: &Model,
+    ev: &mut Evaluator<'_, B>,
+    which: &[usize],
+    differ: &dyn Fn(usize, usize) -> bool,
+) -> Vec<usize> {
+    (which.iter().copied())
+        .filter(|&i| {
+            let f = &model.flags[i];
+            if f.different_values {
+                ev.nonempty_where(&f.key, differ)
+            } else {
+                ev.nonempty(&f.key)
+            }
+        })
+        .collect()
 }
