@@ -103,6 +103,11 @@ pub enum BaseSet {
     /// named in the model by the tag with its first letter upper-cased
     /// (`ONCE`, `Rcu-lock`). Not in [`SETS`]: a model declares its tags.
     Tag(Tag),
+    /// The memory accesses of a location the test observes
+    /// ([`crate::program::Program::observed`]; every access when the
+    /// program has no such list). Not in [`SETS`] (no model names it):
+    /// herd's `FW` of C is read as its final writes within this set.
+    Observed,
 }
 
 /// One of herd's tags (herd's C semantics: the annotation of an access or
@@ -351,7 +356,8 @@ impl BaseSet {
         let membar_bit = |bit: u8| matches!(f, Fence::Membar(m) if m.0 & bit != 0);
         let rv_bit = |bit: u8| matches!(f, Fence::RvFence(m) if m.0 & bit != 0);
         Some(match self {
-            BaseSet::F => true,
+            // herd's located events (`__srcu`) are not in F.
+            BaseSet::F => !matches!(f, Fence::Located(_)),
             BaseSet::MFence => f == Fence::MFence,
             BaseSet::Sync => f == Fence::Sync,
             BaseSet::LwSync => f == Fence::LwSync,
@@ -377,7 +383,8 @@ impl BaseSet {
             | BaseSet::X
             | BaseSet::NoRet
             | BaseSet::IFetch
-            | BaseSet::Tag(_) => return None,
+            | BaseSet::Tag(_)
+            | BaseSet::Observed => return None,
             BaseSet::R
             | BaseSet::W
             | BaseSet::M

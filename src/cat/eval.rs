@@ -1304,6 +1304,22 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
+    /// Whether the value of the `let` binding with key `key` has a pair
+    /// (a, b) with `keep(a, b)` (an element e of a set: `keep(e, e)`);
+    /// false for an unknown key. herd's `different-values(r)` right after
+    /// a flag's test ([`super::Flag::different_values`]) is the binding `r`
+    /// with `keep` "the two events do not have one value".
+    pub fn nonempty_where(&mut self, key: &str, keep: &dyn Fn(usize, usize) -> bool) -> bool {
+        let Some(&(si, bi)) = self.defs.get(key) else {
+            return false;
+        };
+        let v = self.eval(self.bind(si, bi), None);
+        match &*v {
+            Val::Set(s) => s.iter().any(|e| keep(e, e)),
+            Val::Rel(m) => (m.0.iter().enumerate()).any(|(a, r)| r.iter().any(|b| keep(a, b))),
+        }
+    }
+
     /// Concrete value of a defined or built-in relation (after `check`),
     /// by the user's name (the last definition of that name, else the base
     /// relation); None for a set or an unknown name.

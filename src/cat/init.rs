@@ -55,11 +55,13 @@ pub trait Located: Base {
     /// the candidate does not access them (the declared cells); the
     /// addresses the candidate's accesses name are added.
     fn cells(&self) -> Vec<i128>;
-    /// The address of event `e` in the candidate when it is a memory
-    /// access (read or write), else `None`.
+    /// The address of event `e` in the candidate when it has a location
+    /// (a memory access, read or write, or a located event, herd's
+    /// `__srcu`), else `None`.
     fn address(&mut self, e: usize) -> Option<i128>;
-    /// A fact equivalent to "`e` is a `kind` access (`R`, `W` or `M`) of
-    /// location `x`" (`None` when static).
+    /// A fact equivalent to "`e` is a `kind` access (`R`, `W`) of
+    /// location `x`", for `M`: "`e` has location `x`" (an access or a
+    /// located event: `loc`) (`None` when static).
     fn access_fact(&mut self, e: usize, kind: BaseSet, x: i128) -> Option<Self::Fact>;
     /// A fact equivalent to "`r` reads the initial value of location
     /// `x`" (`None` when static).

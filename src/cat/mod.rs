@@ -160,11 +160,12 @@ pub struct Flag {
     pub span: Span,
     /// The file it was read from: an index into [`Model::files`].
     pub file: usize,
-    /// E is an upper bound of herd's expression, not the expression:
-    /// herd's `different-values(r)` (the pairs of r whose events have
-    /// different values) read as `r`. Empty decides the flag (it does
-    /// not hold); non-empty leaves it undecided.
-    pub bound_only: bool,
+    /// The flag's expression is herd's `different-values(r)` (the pairs
+    /// of r whose events do not have one value) and E is `r`: an upper
+    /// bound of it (so an empty E decides the flag statically), filtered
+    /// by the events' values on each candidate the enumeration visits
+    /// (`flags_holding` of the varisat encoder).
+    pub different_values: bool,
 }
 
 /// A parsed, name-resolved and type-checked model.

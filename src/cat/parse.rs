@@ -1087,13 +1087,15 @@ pub fn parse_model_files(
     let flags = flag_reads
         .into_iter()
         .zip(keys)
-        .map(|((name, span, bound_only), (key, file))| super::Flag {
-            name,
-            key,
-            span,
-            file,
-            bound_only,
-        })
+        .map(
+            |((name, span, different_values), (key, file))| super::Flag {
+                name,
+                key,
+                span,
+                file,
+                different_values,
+            },
+        )
         .collect();
     Ok(Model {
         name,

@@ -97,6 +97,8 @@ fn collect(c: &Command, ud: &mut UseDef) {
                 ops.iter().for_each(|e| read(e, ud));
             }
         }
+        // A located event reads its register (its address).
+        Command::Fence(crate::program::Fence::Located(r)) => read(&LExpr::Var(*r), ud),
         Command::Fence(_) | Command::Lock | Command::Unlock | Command::Nop => {}
     }
 }

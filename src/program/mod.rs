@@ -142,6 +142,13 @@ pub enum Fence {
     /// has `LL | LS | SS` (RISC-V unprivileged ISA, "Memory Ordering
     /// Instructions" and RVWMO rule 4).
     RvFence(MembarMask),
+    /// An event with a location that is neither a read, a write nor a
+    /// fence of the `F` set: herd's C `__srcu{tag}(p)` (`synchronize_srcu`,
+    /// herd's `SRCU` action of `herd/CAction.ml`), whose location is the
+    /// value of the register (an address) and which has no value. The
+    /// model sees it through its tags and `loc` (with the accesses of its
+    /// location), `po`, `int`/`ext`; no dependency, rf or co.
+    Located(RegId),
 }
 
 impl MembarMask {
@@ -302,6 +309,7 @@ impl Fence {
             Fence::Isb => "isb",
             Fence::RvFence(_) => "fence",
             Fence::Marker => "marker",
+            Fence::Located(_) => "located",
         }
     }
 }
@@ -848,6 +856,13 @@ pub struct Program {
     pub goals: Vec<Goal>,
     /// PGAS: the number of nodes if the program is SPMD (`None` otherwise).
     pub nodes: Option<u32>,
+    /// The memory locations a C litmus test observes (herd's
+    /// `observed`: those of its `locations` list, condition and filter),
+    /// `None` for other programs. herd's final writes (`FW`) are those
+    /// of these locations only (herd computes final values only for the
+    /// observed locations when the model does not enumerate co,
+    /// `herd/mem.ml`, `observed_finals_only`).
+    pub observed: Option<Vec<i64>>,
     /// The source the program was read from (for messages).
     pub source: Option<SourceFile>,
     /// What the front-end cut or replaced, said with every answer (C:

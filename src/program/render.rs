@@ -157,6 +157,7 @@ impl Tp<'_> {
                 // No pred × succ spelling: the pairs as a membar-style mask.
                 format!("fence {}", &membar(*m)["membar ".len()..])
             }),
+            Command::Fence(Fence::Located(r)) => format!("located({})", self.reg(r)),
             Command::Fence(f) => f.keyword().to_string(),
             Command::Ann(a, c) => match (a.0, &**c) {
                 (Ann::ACQ, Command::Load { reg, addr }) => {

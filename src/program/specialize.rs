@@ -118,6 +118,8 @@ fn subst(c: &Command, r: RegId, k: i64, w: Width, live: &mut bool) -> Option<Com
         }
         Command::Ann(a, c) => Command::Ann(*a, Box::new(subst(c, r, k, w, live)?)),
         Command::Tagged(t, c) => Command::Tagged(t.clone(), Box::new(subst(c, r, k, w, live)?)),
+        // A located event names its address by a register: not rewritten.
+        Command::Fence(crate::program::Fence::Located(x)) if *x == r && *live => return None,
         Command::Fence(_) | Command::Lock | Command::Unlock | Command::Nop => c.clone(),
         Command::Pgas(_) => return None,
     };

@@ -3,12 +3,12 @@
 //! model/linux-kernel.cfg -I <herd's libdir>`. A test is answered with
 //! herd7's Observation and herd7's flags (`Flag data-race`, …), or
 //! refused with one located error (`file:line:column: error: …`) naming
-//! the construct (SRCU, …), or unknown (its
+//! the construct (`atomic_add_unless`, …), or unknown (its
 //! time limit) — never answered differently. Prints the counts: answered, agreeing,
 //! refused by reason, unknown. The model needs herd's initial writes as
 //! events (`cos-opt.cat`'s `rf^-1`, lock.cat's `co0`), which the varisat
 //! backend's enumeration gives it (`cat::init`); the C front-end refuses
-//! what it does not read (SRCU, …).
+//! what it does not read (`atomic_add_unless`, …).
 //! Each test gets 5 s (`--timeout 5`, two jobs); a slower one is unknown.
 //! The test runs one file in three (`common::in_sample`, by a hash of the
 //! path); `BMC_RMM_FULL_CORPUS=1` runs them all.

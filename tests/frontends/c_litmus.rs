@@ -594,6 +594,160 @@ fn kernel_model_answers_lock_tests_as_herd() {
     }
 }
 
+/// A macro file with the kernel's SRCU macros (`linux-kernel.def`) and
+/// herd's `__srcu` forms this front-end refuses.
+const SRCU_DEF: &str = "\
+srcu_read_lock(X) __load{srcu-lock}(*X)
+srcu_read_unlock(X,Y) { __store{srcu-unlock}(*X,Y); }
+synchronize_srcu(X) { __srcu{sync-srcu}(X); }
+old_lock(X) __srcu{srcu-lock}(X)
+old_unlock(X,Y) { __srcu{srcu-unlock}(X,Y); }
+sync_deref(X) { __srcu{sync-srcu}(*X); }
+";
+
+/// SRCU as herd's C gives it: `srcu_read_lock` a read of the
+/// `srcu_struct` tagged `srcu-lock`, `srcu_read_unlock` a write of its
+/// argument tagged `srcu-unlock`, `synchronize_srcu` a located event
+/// (herd's `SRCU` action: a location, no value) tagged `sync-srcu`.
+#[test]
+fn srcu_lowers_to_tagged_accesses_and_a_located_event() {
+    let test = "C S\n{ }\nP0(int *x, struct srcu_struct *s)\n{\n\tint r0;\n\tr0 = srcu_read_lock(s);\n\tsrcu_read_unlock(s, r0);\n\tsynchronize_srcu(s);\n}\nexists (0:r0=0)\n";
+    let t = parse(&SourceFile::new("s.litmus", test), &macros(SRCU_DEF)).expect("parses");
+    let all = cmds(&t.program, 0).join("\n");
+    for want in ["srcu-lock", "srcu-unlock", "sync-srcu", "located("] {
+        assert!(all.contains(want), "{want} missing in\n{all}");
+    }
+    let p = &t.program.threads[0];
+    let located = p.instrs.iter().any(|i| {
+        let mut any = false;
+        i.cmd.for_each(&mut |c| {
+            any |= matches!(
+                c,
+                bmc_rmm::program::Command::Fence(bmc_rmm::program::Fence::Located(_))
+            )
+        });
+        any
+    });
+    assert!(located, "{all}");
+}
+
+/// The forms of SRCU this front-end refuses, each one located error
+/// naming the macro: a wrong number of arguments, herd's `__srcu` with a
+/// value or `__srcu{srcu-lock}` (values herd makes up), a location that
+/// is not a name.
+#[test]
+fn bad_srcu_uses_are_located() {
+    let head = "C bad\n{ }\nP0(int *x, struct srcu_struct *s)\n{\n\tint r0;\n";
+    let bad = |body: &str, line, col, msg: &str| {
+        let test = format!("{head}{body}}}\n");
+        let e =
+            parse(&SourceFile::new("bad.litmus", &test), &macros(SRCU_DEF)).expect_err("refused");
+        located(&e, "bad.litmus", line, col, msg);
+    };
+    bad(
+        "\tr0 = srcu_read_lock(s);\n\tsrcu_read_unlock(s);\n",
+        7,
+        2,
+        "`srcu_read_unlock` takes 2 arguments",
+    );
+    bad(
+        "\tr0 = old_lock(s);\n",
+        6,
+        7,
+        "`old_lock` (herd's `__srcu{srcu-lock}`) is not supported",
+    );
+    bad(
+        "\told_unlock(s, 0);\n",
+        6,
+        2,
+        "`old_unlock` (herd's `__srcu{srcu-unlock}`) is not supported",
+    );
+    bad(
+        "\tsync_deref(x);\n",
+        6,
+        2,
+        "its location must be a parameter or a variable's name",
+    );
+}
+
+/// The kernel's model on SRCU tests (`tests/c_litmus/srcu/`: each rule
+/// of the bell's SRCU part — matching through data, nesting, unmatched
+/// locks and unlocks, a bad value match, several matches, grace periods
+/// of the same and of another `srcu_struct`, `invalid-sleep`,
+/// `lock-final`, `mixed-lock-accesses`), against herd7 7.58's answers
+/// recorded by running it on these files with the corpus' model files
+/// (`herd7 -set-libdir HERD/libdir -I lkmm/model -conf
+/// lkmm/model/linux-kernel.cfg FILE`): the number of States, the
+/// Observation word and the Flag lines.
+#[test]
+fn kernel_model_answers_srcu_tests_as_herd() {
+    let Some(model) = common::corpus("lkmm/model") else {
+        return;
+    };
+    let libdir = model.join("../../../tools/herd7/libdir");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c_litmus/srcu");
+    // (file, herd7's States count, Observation word, Flag lines).
+    let cases: [(&str, usize, &str, &[&str]); 15] = [
+        ("C-srcu-bad-value", 1, "Always", &["srcu-bad-value-match"]),
+        ("C-srcu-carry", 2, "Sometimes", &[]),
+        (
+            "C-srcu-down-up",
+            1,
+            "Always",
+            &["unmatched-srcu-lock", "unmatched-srcu-unlock"],
+        ),
+        ("C-srcu-if", 3, "Never", &[]),
+        ("C-srcu-invalid-sleep", 2, "Sometimes", &["invalid-sleep"]),
+        ("C-srcu-lock-final", 1, "Always", &["lock-final"]),
+        ("C-srcu-mb-after", 3, "Never", &[]),
+        ("C-srcu-mixed", 1, "Always", &["mixed-lock-accesses"]),
+        ("C-srcu-mp-gp-other", 4, "Sometimes", &[]),
+        ("C-srcu-mp-gp", 3, "Never", &[]),
+        ("C-srcu-multiple", 1, "Always", &["multiple-srcu-matches"]),
+        ("C-srcu-nested-data", 3, "Never", &[]),
+        (
+            "C-srcu-unmatched-lock",
+            2,
+            "Sometimes",
+            &["unmatched-srcu-lock"],
+        ),
+        (
+            "C-srcu-unmatched-unlock",
+            1,
+            "Always",
+            &["unmatched-srcu-lock", "unmatched-srcu-unlock"],
+        ),
+        (
+            "C-srcu-value-from-unlock",
+            2,
+            "Sometimes",
+            &["srcu-bad-value-match"],
+        ),
+    ];
+    for (name, states, obs, flags) in cases {
+        let f = dir.join(format!("{name}.litmus"));
+        let (code, out, err) = common::run(&[
+            "litmus",
+            "--conf",
+            &model.join("linux-kernel.cfg").to_string_lossy(),
+            "-I",
+            &libdir.to_string_lossy(),
+            &f.to_string_lossy(),
+        ]);
+        assert_eq!(code, 0, "{name}\n{out}{err}");
+        assert!(out.contains(&format!("States {states}\n")), "{name}\n{out}");
+        let word = out.lines().find_map(|l| l.strip_prefix("Observation "));
+        let word = word.and_then(|l| l.split_whitespace().nth(1));
+        assert_eq!(word, Some(obs), "{name}\n{out}");
+        let got: Vec<&str> = (out.lines())
+            .filter_map(|l| l.strip_prefix("Flag "))
+            .collect();
+        let mut got = got;
+        got.sort_unstable();
+        assert_eq!(got, flags, "{name}\n{out}");
+    }
+}
+
 /// Statements and expressions nested deeper than the parser's limit are
 /// one located error, never a stack overflow (20,000 nested `(`; 10,000
 /// nested `if`s).

@@ -18,9 +18,11 @@
 //!
 //! A tag's set (`Once`, `Rcu-lock`) is the base set of the events
 //! carrying the tag ([`BaseSet::Tag`]); herd's `RMW` of C is the base set
-//! `A`, its `FW` is `W \ domain(co)`; `flag ~empty E as NAME` is a
+//! `A`, its `FW` is `W \ domain(co)` within the observed locations
+//! ([`BaseSet::Observed`]); `flag ~empty E as NAME` is a
 //! hidden `let` of E and a [`crate::cat::Flag`], with
-//! `different-values(r)` right after the test read as its bound r. What
+//! `different-values(r)` right after the test read as r, filtered by the
+//! events' values on each candidate ([`crate::cat::Flag::different_values`]). What
 //! the engines cannot evaluate yet (other flag tests, `different-values`
 //! elsewhere) is accepted by the parser and remembered: the model is then
 //! refused at the first such construct, a located error naming it
@@ -915,11 +917,13 @@ impl P<'_> {
                 self.node(ExprKind::Diff(Box::new(a), Box::new(locks)), sp)
             }
             // herd's final writes (`make_write_mem_finals`): the co-last
-            // store of each location, W \ domain(co), an initial write
-            // or a lock event never (herd's final rf from the initial
-            // state is no store; its lock events are no stores). Without
-            // initial writes as events, a location no event writes has
-            // none.
+            // store of each observed location (herd computes final values
+            // only for the locations a test observes, its
+            // `observed_finals_only`: `BaseSet::Observed`), W \
+            // domain(co), an initial write or a lock event never (herd's
+            // final rf from the initial state is no store; its lock events
+            // are no stores). Without initial writes as events, a
+            // location no event writes has none.
             "FW" => {
                 let w = self.node(ExprKind::Base(Builtin::Set(BaseSet::W)), sp);
                 let co = self.node(ExprKind::Base(Builtin::Rel(BaseRel::Co)), sp);
@@ -928,7 +932,9 @@ impl P<'_> {
                 let locks = self.lock_events(sp);
                 let not = self.node(ExprKind::Union(Box::new(iw), Box::new(locks)), sp);
                 let not = self.node(ExprKind::Union(Box::new(d), Box::new(not)), sp);
-                self.node(ExprKind::Diff(Box::new(w), Box::new(not)), sp)
+                let fw = self.node(ExprKind::Diff(Box::new(w), Box::new(not)), sp);
+                let obs = self.node(ExprKind::Base(Builtin::Set(BaseSet::Observed)), sp);
+                self.node(ExprKind::Inter(Box::new(fw), Box::new(obs)), sp)
             }
             _ => return Ok(None),
         }))
@@ -1197,7 +1203,7 @@ impl P<'_> {
                     }
                 };
                 // `different-values(r)` right after the test: read as its
-                // bound r (Flag::bound_only).
+                // bound r (Flag::different_values).
                 let dv = matches!(self.peek(), T::Name(n) if n == "different-values")
                     && matches!(self.toks.get(self.pos + 1), Some((T::Sym(s), _)) if *s == "(")
                     && self.lookup_plain("different-values");
@@ -1748,7 +1754,7 @@ mod tests {
         let flags: Vec<(&str, bool)> = m
             .flags
             .iter()
-            .map(|f| (f.name.as_str(), f.bound_only))
+            .map(|f| (f.name.as_str(), f.different_values))
             .collect();
         assert_eq!(flags, vec![("f", false), ("g", true)]);
         assert!(m.defs.contains_key(&m.flags[0].key));

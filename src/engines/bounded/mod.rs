@@ -440,15 +440,11 @@ pub type Observed = (Vec<Vec<i64>>, Flags);
 
 /// herd's flags (`flag ~empty E as NAME`, [`crate::cat::Flag`]) over
 /// every consistent execution: which hold on one of them (herd's
-/// `Flag NAME` lines) and which could not be decided (a flag whose
-/// expression is only bounded, [`crate::cat::Flag::bound_only`], with a
-/// non-empty bound on one of them). Names in the model's order.
+/// `Flag NAME` lines), in the order found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Flags {
     /// Flags that hold on some consistent execution.
     pub fired: Vec<String>,
-    /// Flags not decided.
-    pub undecided: Vec<String>,
 }
 
 /// A solver backend: turns a [`Query`] into a [`Session`].

@@ -58,10 +58,9 @@ const TAIL_WORDS: [&str; 5] = ["exists", "~exists", "forall", "locations", "filt
 ///
 /// Errors (located in the test, or at the macro in the macro file): a
 /// header that is not `C NAME`; syntax errors; a call of a name the macro
-/// file does not define; a primitive outside this front-end (`__lock`,
-/// `__unlock`, `__trylock`, `__islocked`, `__srcu`,
-/// `__atomic_add_unless`: locks and SRCU), named with the macro the test
-/// called.
+/// file does not define; a primitive outside this front-end
+/// (`__atomic_add_unless`, the forms of `__srcu` herd gives values of
+/// its own), named with the macro the test called.
 pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
     let lead = src.text.len() - src.text.trim_start().len();
     let arch = src.text.split_whitespace().next().unwrap_or("");
@@ -330,6 +329,15 @@ fn litmus_test(
         .collect();
     let prop = raw_prop.remap(&m);
     let filter = raw_filter.map(|f| f.remap(&m));
+    // herd's observed locations (its `FW` holds their final writes only).
+    p.observed = Some(
+        (observed.iter())
+            .filter_map(|l| match l.kind {
+                LocKind::Mem { addr } => Some(addr),
+                _ => None,
+            })
+            .collect(),
+    );
     let cond = prop_expr(&prop, &observed, false);
     let filter_expr = filter.as_ref().map(|f| prop_expr(f, &observed, false));
     let goal_cond = match &filter_expr {
@@ -946,43 +954,90 @@ impl<'a> ThreadLower<'a> {
                 arity(1)?;
                 self.lock_prim(name, args, site)
             }
-            _ => {
-                let what = if name == "__srcu" {
-                    "SRCU"
-                } else {
-                    "this primitive"
-                };
-                Err(self.src.error(
-                    site,
-                    format!(
-                        "{} is not supported yet ({what} in C litmus tests)",
-                        called_as(name)
-                    ),
-                ))
-            }
+            "__srcu" => self.srcu_prim(tag, args, site),
+            _ => Err(self.src.error(
+                site,
+                format!(
+                    "{} is not supported yet (this primitive in C litmus tests)",
+                    called_as(name)
+                ),
+            )),
         }
     }
 
+    /// herd's `__srcu{t}(p)` (`synchronize_srcu(p)` in the kernel's
+    /// macro file): one event of herd's `SRCU` action (`herd/CSem.ml`,
+    /// `CAction.ml`) tagged `t`, whose location is `p` and which has no
+    /// value: neither a read nor a write nor in `F`, in `loc` with the
+    /// accesses of `p` (and herd's initial write of `p`), in `po`; no
+    /// dependency reaches it. Its value as an expression is 0, as herd's.
+    ///
+    /// Errors, located: the two-argument form `__srcu{t}(p, v)` (an
+    /// `SRCU` event carrying a value) and `__srcu{srcu-lock}(p)` as a
+    /// value (herd makes its value up from the instruction's position),
+    /// neither used by the kernel's macro file; a location other than a
+    /// name (a parameter or a variable), whose reads would be ordered
+    /// differently by herd's statement and expression forms.
+    fn srcu_prim(&mut self, tag: &str, args: &[(Ex, Span)], site: Span) -> Result<LExpr, Error> {
+        let refuse = |why: &str| {
+            Err(self.src.error(
+                site,
+                format!(
+                    "{} is not supported ({why})",
+                    called_as(&format!("__srcu{{{tag}}}"))
+                ),
+            ))
+        };
+        if args.len() == 2 {
+            return refuse("herd's `__srcu` with a value, an SRCU event that carries it");
+        }
+        if args.len() != 1 {
+            return Err(self.src.error(
+                site,
+                format!("`__srcu` takes 1 argument, found {}", args.len()),
+            ));
+        }
+        if tag.eq_ignore_ascii_case("srcu-lock") {
+            return refuse(
+                "herd's `__srcu{srcu-lock}` returns a value made up from the instruction's position",
+            );
+        }
+        if !matches!(args[0].0, Ex::Name(_)) {
+            return refuse("its location must be a parameter or a variable's name");
+        }
+        let addr = self.expr(&args[0].0, args[0].1, site)?;
+        let r = self.temp();
+        self.emit(
+            Command::Assign {
+                reg: r,
+                value: addr,
+            },
+            site,
+        );
+        let ev = Command::Fence(Fence::Located(r));
+        let cmd = if tag.is_empty() {
+            ev
+        } else {
+            Command::Tagged(Tags::new([tag]), Box::new(ev))
+        };
+        self.emit(cmd, site);
+        Ok(Expr::Const(0))
+    }
+
     /// Refuses the tagged `__load`/`__store` herd gives semantics of
-    /// their own: SRCU's (`srcu_read_lock`, …: events of their own with
-    /// values herd makes up) and the `deref` loads (a load and an
-    /// `rb_dep` fence).
+    /// their own: the `deref` loads (a load and an `rb_dep` fence).
+    /// (SRCU's `__load{srcu-lock}`, `__store{srcu-unlock}` are ordinary
+    /// tagged accesses in herd: a read of the `srcu_struct`'s value and a
+    /// write of the unlock's argument.)
     fn refuse_own_tag(&self, name: &str, tag: &str, site: Span) -> Result<(), Error> {
         let own = tag.to_ascii_lowercase();
-        if !(matches!(name, "__load" | "__store")
-            && (own.starts_with("srcu") || own == "deref" || own == "lderef"))
-        {
+        if !(matches!(name, "__load" | "__store") && (own == "deref" || own == "lderef")) {
             return Ok(());
         }
-        let what = if own.starts_with("srcu") {
-            "SRCU"
-        } else {
-            "this primitive"
-        };
         Err(self.src.error(
             site,
             format!(
-                "{} is not supported yet ({what} in C litmus tests)",
+                "{} is not supported yet (this primitive in C litmus tests)",
                 called_as(&format!("{name}{{{tag}}}"))
             ),
         ))

@@ -38,6 +38,8 @@ pub struct Analysis {
     addrs: Vec<Option<Vec<u128>>>,
     may_read: Vec<bool>,
     may_write: Vec<bool>,
+    /// Per event: it may be a located event (herd's `__srcu`).
+    may_locate: Vec<bool>,
     /// Per event: (thread, step, slot, pop), for program order.
     place: Vec<(u32, u32, u32, bool)>,
 }
@@ -50,6 +52,7 @@ impl Analysis {
             addrs: ev.iter().map(|e| e.addr_set.clone()).collect(),
             may_read: ev.iter().map(|e| e.may_read).collect(),
             may_write: ev.iter().map(|e| e.may_write).collect(),
+            may_locate: ev.iter().map(|e| e.may_locate).collect(),
             place: ev
                 .iter()
                 .map(|e| (e.thread.0, e.step, e.slot, e.pop))
@@ -122,9 +125,16 @@ impl Analysis {
         r != w && self.may_read[r] && self.may_write[w] && self.may_alias(r, w)
     }
 
-    /// `loc(a, b)` is possible: two accesses that may alias.
+    /// `a` may have a location: an access or a located event (herd's
+    /// `__srcu`, [`crate::program::Fence::Located`]).
+    pub fn may_have_loc(&self, a: usize) -> bool {
+        self.may_access(a) || self.may_locate[a]
+    }
+
+    /// `loc(a, b)` is possible: two events with a location (accesses or
+    /// located events) that may alias.
     pub fn may_loc(&self, a: usize, b: usize) -> bool {
-        self.may_access(a) && self.may_access(b) && self.may_alias(a, b)
+        self.may_have_loc(a) && self.may_have_loc(b) && self.may_alias(a, b)
     }
 
     /// The may-graph of hb = po ∪ rf ∪ co ∪ fr over memory events.

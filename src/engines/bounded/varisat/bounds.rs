@@ -90,6 +90,14 @@ impl EncBounds<'_, '_> {
         )
     }
 
+    /// (must, may) that `e` has a location (`loc`): a memory access or a
+    /// located event (herd's `__srcu`).
+    fn has_loc(&self, e: usize) -> (bool, bool) {
+        let (must, _) = self.mem(e);
+        let l = Some(self.enc.un.events[e].located);
+        (must || self.must1(l, e), self.enc.analysis.may_have_loc(e))
+    }
+
     fn put(b: &mut Bound<Mat>, x: usize, y: usize, must: bool, may: bool) {
         if must {
             b.must.set(x, y);
@@ -148,7 +156,7 @@ impl EncBounds<'_, '_> {
                 }
             }
             BaseRel::Loc => {
-                let mem: Vec<(bool, bool)> = (0..n).map(|e| self.mem(e)).collect();
+                let mem: Vec<(bool, bool)> = (0..n).map(|e| self.has_loc(e)).collect();
                 let an = &self.enc.analysis;
                 for x in 0..n {
                     for y in (0..n).filter(|&y| an.may_loc(x, y)) {
@@ -214,7 +222,7 @@ impl EncBounds<'_, '_> {
                         Self::put(b, iw, e, one && self.must1(w, e), self.may(w));
                     }
                     BaseRel::Loc => {
-                        let (must, may) = self.mem(e);
+                        let (must, may) = self.has_loc(e);
                         Self::put(b, iw, e, one && must, may);
                         Self::put(b, e, iw, one && must, may);
                     }
@@ -363,7 +371,7 @@ impl Encoder<'_> {
             .collect();
         let mut cells = declared.clone();
         let mut accessed = Vec::new();
-        for e in (0..self.un.events.len()).filter(|&e| self.analysis.may_access(e)) {
+        for e in (0..self.un.events.len()).filter(|&e| self.analysis.may_have_loc(e)) {
             let addrs = self.analysis.addresses(e)?;
             cells.extend(addrs.iter().map(|&x| x as i128));
             let ev = &self.un.events[e];

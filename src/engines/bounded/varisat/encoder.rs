@@ -226,6 +226,8 @@ const G_AT_W: u8 = 9;
 const G_AT_M: u8 = 10;
 /// "read r reads the initial value of x" (keyed by `x` as `usize`).
 const G_INIT_AT: u8 = 11;
+/// "event e is an access of an observed location" ([`BaseSet::Observed`]).
+const G_OBS: u8 = 12;
 
 /// The index of a dependency-like base relation in `Encoder::deps`:
 /// addr 0, data 1, ctrl 2, rmw 3, pick-addr 4, pick-data 5, pick-ctrl 6,
@@ -562,7 +564,7 @@ impl<'a> Encoder<'a> {
                 let k = match kind {
                     BaseSet::R => self.un.events[e].read,
                     BaseSet::W => self.un.events[e].write,
-                    _ => self.mem_lit(e),
+                    _ => self.has_loc_lit(e),
                 };
                 let at = self.addr_is(e, x);
                 let l = self.cnf.and(k, at);
@@ -828,9 +830,8 @@ impl<'a> Encoder<'a> {
                 if !self.analysis.may_loc(a, b) {
                     return None;
                 }
-                let (ra, wa, rb, wb) = (ea.read, ea.write, eb.read, eb.write);
-                let ma = self.cnf.or(ra, wa);
-                let mb = self.cnf.or(rb, wb);
+                let ma = self.has_loc_lit(a);
+                let mb = self.has_loc_lit(b);
                 let eq = self.eqaddr(a, b);
                 self.cnf.and_all(&[ma, mb, eq])
             }
@@ -860,6 +861,34 @@ impl<'a> Encoder<'a> {
         self.cnf.or(r, w)
     }
 
+    /// "`e` is an access of a location the test observes"
+    /// ([`BaseSet::Observed`]; any access when the program has no list).
+    fn observed_lit(&mut self, e: usize) -> Lit {
+        if let Some(l) = self.gates.get(&(G_OBS, e, 0)) {
+            return *l;
+        }
+        let m = self.mem_lit(e);
+        let l = match self.prog.observed.clone() {
+            None => m,
+            Some(xs) => {
+                let at: Vec<Lit> = (xs.iter()).map(|&x| self.addr_is(e, x as i128)).collect();
+                let any = self.cnf.or_all(&at);
+                self.cnf.and(m, any)
+            }
+        };
+        self.gates.insert((G_OBS, e, 0), l);
+        l
+    }
+
+    /// "`e` has a location": a memory access or a located event
+    /// (herd's `__srcu`, [`crate::program::Fence::Located`]), the events
+    /// `loc` relates.
+    fn has_loc_lit(&mut self, e: usize) -> Lit {
+        let m = self.mem_lit(e);
+        let l = self.un.events[e].located;
+        self.cnf.or(m, l)
+    }
+
     /// Literal for "event `e` is executed".
     pub fn exec_lit(&self, e: usize) -> Lit {
         self.un.events[e].exec
@@ -872,6 +901,7 @@ impl<'a> Encoder<'a> {
             BaseSet::R => ev.read,
             BaseSet::W => ev.write,
             BaseSet::M => return Some(self.mem_lit(e)),
+            BaseSet::Observed => return Some(self.observed_lit(e)),
             BaseSet::A => match &self.tso_witness {
                 Some(w) => w.a[e],
                 None => ev.atomic,
@@ -1761,25 +1791,57 @@ impl<'a> Encoder<'a> {
     /// Which of the model's flags (indices into [`Model::flags`], among
     /// `which`) hold on the solver's current candidate: their expression
     /// is non-empty there.
+    ///
+    /// A flag whose expression is herd's `different-values(r)`
+    /// ([`crate::cat::Flag::different_values`]: the binding is `r`) holds when
+    /// `r` has a pair of events that do not have one value (herd's
+    /// `lib/interpreter.ml`, `different_values`; `event.ml`,
+    /// `same_value`: both have a value, equal): a read's value is the
+    /// value read, a write's the value written, an initial write's the
+    /// location's initial value; other events (fences, located events)
+    /// have none.
     pub(super) fn flags_holding(&mut self, which: &[usize]) -> Vec<usize> {
         let addrs = self.concrete_addrs();
+        let mut values = self.concrete_values();
         let model = self.model;
+        let mask = match self.un.width {
+            w if w >= 64 => -1i64,
+            w => (1i64 << w) - 1,
+        };
+        let init = self.prog.init.clone();
         let base = CandBase {
             enc: self,
             addrs,
             cache: HashMap::default(),
         };
+        let differ = move |values: &[Option<i64>], a: usize, b: usize| match (values[a], values[b])
+        {
+            (Some(x), Some(y)) => (x ^ y) & mask != 0,
+            _ => true,
+        };
         if model.init_writes.is_some() {
-            let mut ev = Evaluator::new(model, InitWrites::new(base));
-            return (which.iter().copied())
-                .filter(|&i| ev.nonempty(&model.flags[i].key))
-                .collect();
+            let iw = InitWrites::new(base);
+            // Initial write `n0 + i` writes `cells[i]` (herd's
+            // `mk_init_write`: the location's initial value).
+            values.extend(
+                (iw.cells().iter()).map(|&x| Some(init.get(&(x as i64)).copied().unwrap_or(0))),
+            );
+            let mut ev = Evaluator::new(model, iw);
+            return holding(model, &mut ev, which, &|a, b| differ(&values, a, b));
         }
         let mut ev = Evaluator::new(model, base);
-        which
-            .iter()
-            .copied()
-            .filter(|&i| ev.nonempty(&model.flags[i].key))
+        holding(model, &mut ev, which, &|a, b| differ(&values, a, b))
+    }
+
+    /// Per event of the current model's candidate: its value when it is
+    /// a read (the value read) or a write (the value written), else
+    /// `None`.
+    fn concrete_values(&self) -> Vec<Option<i64>> {
+        (self.un.events.iter())
+            .map(|e| {
+                let access = self.cnf.value(e.read) || self.cnf.value(e.write);
+                access.then(|| self.cnf.bv_value(&e.value))
+            })
             .collect()
     }
 
@@ -1898,10 +1960,14 @@ impl Base for CandBase<'_, '_> {
         let n = self.n();
         let mut s = Bits::new(n);
         for e in 0..n {
-            // M is a gate that may be built after the solve: read R and W.
-            let present = if set == BaseSet::M {
+            // M is a gate that may be built after the solve: read R and W
+            // (and for Observed, the concrete address).
+            let present = if matches!(set, BaseSet::M | BaseSet::Observed) {
                 let ev = &self.enc.un.events[e];
-                self.enc.cnf.value(ev.read) || self.enc.cnf.value(ev.write)
+                let m = self.enc.cnf.value(ev.read) || self.enc.cnf.value(ev.write);
+                m && (set == BaseSet::M
+                    || (self.enc.prog.observed.as_ref())
+                        .is_none_or(|xs| xs.iter().any(|&x| x as i128 == self.addrs[e])))
             } else {
                 let l = self.enc.set_lit(set, e);
                 self.enc.val(l)
@@ -1926,6 +1992,7 @@ impl Base for CandBase<'_, '_> {
         let exec = |e: usize| v(ev[e].exec);
         let isw = |e: usize| v(ev[e].write);
         let isr = |e: usize| v(ev[e].read);
+        let has_loc = |e: usize| isr(e) || isw(e) || v(ev[e].located);
         match rel {
             BaseRel::Po => {
                 for a in 0..n {
@@ -1972,10 +2039,7 @@ impl Base for CandBase<'_, '_> {
             BaseRel::Loc => {
                 for a in 0..n {
                     for b in 0..n {
-                        if self.addrs[a] == self.addrs[b]
-                            && (isr(a) || isw(a))
-                            && (isr(b) || isw(b))
-                        {
+                        if self.addrs[a] == self.addrs[b] && has_loc(a) && has_loc(b) {
                             m.set(a, b);
                         }
                     }
@@ -2060,7 +2124,7 @@ impl Located for CandBase<'_, '_> {
     fn address(&mut self, e: usize) -> Option<i128> {
         let ev = &self.enc.un.events[e];
         let v = |l: Lit| self.enc.cnf.value(l);
-        (v(ev.read) || v(ev.write)).then(|| self.addrs[e])
+        (v(ev.read) || v(ev.write) || v(ev.located)).then(|| self.addrs[e])
     }
 
     fn access_fact(&mut self, e: usize, kind: BaseSet, x: i128) -> Option<Lit> {
@@ -2070,4 +2134,25 @@ impl Located for CandBase<'_, '_> {
     fn reads_init_fact(&mut self, r: usize, x: i128) -> Option<Lit> {
         self.enc.reads_init_at(r, x)
     }
+}
+
+/// The flags among `which` (indices into the model's flags) that hold on
+/// `ev`'s candidate; `differ(a, b)`: events a and b do not have one value
+/// (for a flag of herd's `different-values`).
+fn holding<B: crate::cat::eval::Base>(
+    model: &Model,
+    ev: &mut Evaluator<'_, B>,
+    which: &[usize],
+    differ: &dyn Fn(usize, usize) -> bool,
+) -> Vec<usize> {
+    (which.iter().copied())
+        .filter(|&i| {
+            let f = &model.flags[i];
+            if f.different_values {
+                ev.nonempty_where(&f.key, differ)
+            } else {
+                ev.nonempty(&f.key)
+            }
+        })
+        .collect()
 }

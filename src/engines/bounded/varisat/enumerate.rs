@@ -650,12 +650,7 @@ impl Encoder<'_> {
                             }
                             if !open.is_empty() {
                                 for i in self.flags_holding(&open) {
-                                    let f = &self.model.flags[i];
-                                    if f.bound_only {
-                                        flags.undecided.push(f.name.clone());
-                                    } else {
-                                        flags.fired.push(f.name.clone());
-                                    }
+                                    flags.fired.push(self.model.flags[i].name.clone());
                                     open.retain(|&j| j != i);
                                 }
                             }

@@ -722,6 +722,24 @@ impl ZBase for ZEnc<'_> {
                 BaseSet::A => Some(ev.atomic.clone()),
                 // Initial writes are implicit.
                 BaseSet::IW => None,
+                // An access of a location the test observes.
+                BaseSet::Observed => (ev.may_read || ev.may_write).then(|| {
+                    let m = Bool::or(self.ctx, &[&ev.read, &ev.write]);
+                    match &self.prog.observed {
+                        None => m,
+                        Some(xs) => {
+                            let w = self.un.width;
+                            let at: Vec<ZBool> = (xs.iter())
+                                .map(|&x| {
+                                    let a = BV::from_i64(self.ctx, x, w);
+                                    Bool::and(self.ctx, &[&ev.lock.not(), &ev.addr._eq(&a)])
+                                })
+                                .collect();
+                            let at: Vec<&ZBool> = at.iter().collect();
+                            Bool::and(self.ctx, &[&m, &Bool::or(self.ctx, &at)])
+                        }
+                    }
+                }),
                 // The unrolling tags fence and PGAS events with the set names.
                 BaseSet::F
                 | BaseSet::MFence

@@ -823,8 +823,12 @@ pub fn unroll(
     }
     let tagged = p.threads.iter().flat_map(|t| &t.instrs).find(|i| {
         let mut any = false;
-        i.cmd
-            .for_each(&mut |c| any |= matches!(c, Command::Tagged(..)));
+        i.cmd.for_each(&mut |c| {
+            any |= matches!(
+                c,
+                Command::Tagged(..) | Command::Fence(crate::program::Fence::Located(_))
+            )
+        });
         any
     });
     if let Some(i) = tagged {

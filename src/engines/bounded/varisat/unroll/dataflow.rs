@@ -12,7 +12,7 @@ use super::UnrollOpts;
 use crate::cat::base::Tag;
 use crate::engines::bounded::varisat::bv::Bv;
 use crate::engines::bounded::varisat::cnf::Cnf;
-use crate::program::{Expr, LExpr, RegId, Thread};
+use crate::program::{Expr, Fence, LExpr, RegId, Thread};
 use std::collections::BTreeSet;
 use varisat::Lit;
 
@@ -233,14 +233,24 @@ impl Candidate {
                 then,
                 else_,
             } => self.select(ctx, reg, [cond, then, else_], deps),
-            Micro::Fence(f, tags) => self.push(
-                run,
-                SlotContrib {
-                    tags: tags.clone(),
-                    ..self.contrib(SlotKind::Fence(*f))
-                },
-                AccessTaint::default(),
-            ),
+            // A located event (`Fence::Located`): the register's value
+            // is its address; no dependency reaches it (herd's `__srcu`
+            // reads its argument without a port).
+            Micro::Fence(f, tags) => {
+                let addr = match f {
+                    Fence::Located(r) => Some(ctx.addr(&AddrSrc::Expr(Expr::Var(*r)), &self.regs)),
+                    _ => None,
+                };
+                self.push(
+                    run,
+                    SlotContrib {
+                        tags: tags.clone(),
+                        addr,
+                        ..self.contrib(SlotKind::Fence(*f))
+                    },
+                    AccessTaint::default(),
+                )
+            }
             Micro::Load {
                 reg,
                 addr,

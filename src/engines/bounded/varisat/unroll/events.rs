@@ -138,6 +138,7 @@ pub(super) fn build_event(
 ) -> Event {
     let mut reads = Vec::new();
     let mut writes = Vec::new();
+    let mut located = Vec::new();
     let mut fences: BTreeMap<&'static str, Vec<Lit>> = BTreeMap::new();
     let mut atomic = Vec::new();
     let mut addr: Option<Bv> = None;
@@ -153,6 +154,7 @@ pub(super) fn build_event(
                 writes.push(l);
                 cond_write = true;
             }
+            SlotKind::Fence(Fence::Located(_)) => located.push(c.sel),
             SlotKind::Fence(f) => {
                 fences.entry("F").or_default().push(c.sel);
                 for name in fence_sets(f) {
@@ -203,6 +205,7 @@ pub(super) fn build_event(
                 | SlotKind::CondWrite
                 | SlotKind::PopA
                 | SlotKind::PopB
+                | SlotKind::Fence(Fence::Located(_))
         );
         if access && c.addr.is_none() {
             addr_set = None;
@@ -221,6 +224,8 @@ pub(super) fn build_event(
     }
     let read = cnf.or_all(&reads);
     let write = cnf.or_all(&writes);
+    let may_locate = !located.is_empty();
+    let located = cnf.or_all(&located);
     let all: Vec<Lit> = contribs.iter().map(|c| c.sel).collect();
     let mut exec = cnf.or_all(&all);
     if cond_write && contribs.len() == 1 {
@@ -249,6 +254,8 @@ pub(super) fn build_event(
             .any(|c| matches!(c.kind, SlotKind::PopA | SlotKind::PopB)),
         may_read: !reads.is_empty(),
         may_write: !writes.is_empty(),
+        located,
+        may_locate,
         addr_set: addr_set.map(|mut v| {
             v.sort_unstable();
             v.dedup();
@@ -382,7 +389,11 @@ pub(super) fn instr_shapes(code: &ThreadCode, i: usize) -> Option<Vec<SlotShape>
                 ..blank
             },
             Micro::Fence(f, tags) => {
-                let mut sets = vec!["F"];
+                let mut sets = if matches!(f, Fence::Located(_)) {
+                    vec![]
+                } else {
+                    vec!["F"]
+                };
                 sets.extend(fence_sets(*f));
                 SlotShape {
                     sets: with_tags(sets, tags),

@@ -91,6 +91,13 @@ pub struct Event {
     pub may_read: bool,
     /// See `may_read`.
     pub may_write: bool,
+    /// It is a located event ([`crate::program::Fence::Located`],
+    /// herd's `__srcu`): it has an address ([`Event::addr`]) and is in
+    /// `loc` with the accesses of that address, without being a read, a
+    /// write or in `F`.
+    pub located: Lit,
+    /// Can be a located event at all.
+    pub may_locate: bool,
     /// The addresses (W+1 bits, as in [`Event::addr`]) it may access when
     /// it is a read or a write, sorted: the constant addresses of the
     /// contributing candidates; `None` when some candidate's address is
