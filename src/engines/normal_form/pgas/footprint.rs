@@ -29,8 +29,8 @@ pub(crate) struct Footprint {
 }
 
 /// Addresses whose pops conflict with no event: a `popa` of an address
-/// no instruction writes, a `popb` of an address no other instruction
-/// accesses. Such a pop's position changes no conflict of the trace and
+/// no instruction writes, a `popb` of an address no other event accesses
+/// (its instruction on no control cycle, so it runs at most once). Such a pop's position changes no conflict of the trace and
 /// its value reaches no read, so the search places it in the least part
 /// its queue allows (the most permissive for the queue's later pops).
 #[derive(Clone, Debug, Default)]
@@ -90,6 +90,7 @@ impl Footprint {
         w: Width,
     ) -> Option<(Vec<Footprint>, Quiet)> {
         let mut out = Vec::new();
+        let cyclic: Vec<Vec<bool>> = p.threads.iter().map(super::on_cycles).collect();
         // Per address: the accesses of all instructions (one per event).
         let mut all: HashMap<i64, Vec<bool>> = HashMap::default();
         for (t, th) in p.threads.iter().enumerate() {
@@ -101,8 +102,12 @@ impl Footprint {
                 };
                 let before = f.acc.len();
                 accesses(&ops[t][i], v.clone(), w, &mut f)?;
+                // An instruction on a control cycle runs more than once.
+                let runs = if cyclic[t][i] { 2 } else { 1 };
                 for &(a, write, _) in &f.acc[before..] {
-                    all.entry(a).or_default().push(write);
+                    for _ in 0..runs {
+                        all.entry(a).or_default().push(write);
+                    }
                 }
             }
             f.acc.sort_unstable();
