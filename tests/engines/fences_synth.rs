@@ -243,7 +243,10 @@ fn fences_are_checked_for_every_bound_by_the_normal_form_engine() {
     let (code, j) = run("1");
     assert_eq!(code, Some(1), "{j}");
     assert_eq!(j["every_bound"]["verdict"], "not robust", "{j}");
-    assert!(j["every_bound"]["reason"].as_str().unwrap().contains("beyond bound 1"));
+    assert!(j["every_bound"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("beyond bound 1"));
     // At bound 10 the fences found hold for every bound.
     let (code, j) = run("10");
     assert_eq!(code, Some(0), "{j}");
