@@ -114,7 +114,7 @@ fn bad_options_exit_2_with_a_message() {
                 "sc",
                 "examples/sb.rmm",
             ],
-            "TSO, PSO, RMO and Power only",
+            "TSO, PSO, RMO, Power and PGAS only",
         ),
         (vec!["reach", "no/such/file.rmm"], "No such file"),
         (vec!["--width", "0", "examples/sb.rmm"], "0"),
