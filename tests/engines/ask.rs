@@ -249,11 +249,11 @@ fn an_engine_refuses_a_question_it_does_not_answer() {
         assert_eq!(e.exit_code(), 2, "{engine:?}: {e}");
     }
     // The explicit engine decides power (the normal-form engine), not
-    // the PGAS model.
-    let pgas = bmc_rmm::cat::builtin("pgas").unwrap();
-    let mut other = Request::new(&p, &pgas, Some("pgas"), &questions, 4);
+    // Arm.
+    let arm = bmc_rmm::cat::builtin("aarch64").unwrap();
+    let mut other = Request::new(&p, &arm, Some("aarch64"), &questions, 4);
     other.engine = EngineChoice::Explicit;
-    let e = ask::ask(&other).expect_err("not answered under pgas");
+    let e = ask::ask(&other).expect_err("not answered under aarch64");
     assert_eq!(e.exit_code(), 2, "{e}");
     req.engine = EngineChoice::Bounded(None);
     let r = ask::ask(&req).expect("the bounded engine answers under power");
