@@ -581,14 +581,7 @@ fn kernel_model_answers_lock_tests_as_herd() {
     for (test, want) in cases {
         let t = dir.path().join("t.litmus");
         std::fs::write(&t, &test).unwrap();
-        let (code, out, err) = common::run(&[
-            "litmus",
-            "--conf",
-            &model.join("linux-kernel.cfg").to_string_lossy(),
-            "-I",
-            &libdir.to_string_lossy(),
-            &t.to_string_lossy(),
-        ]);
+        let (code, out, err) = run_kernel(&model, &libdir, &t);
         assert_eq!(code, 0, "{test}\n{out}{err}");
         assert!(out.contains(want), "{test}\n{out}");
     }
@@ -726,14 +719,7 @@ fn kernel_model_answers_srcu_tests_as_herd() {
     ];
     for (name, states, obs, flags) in cases {
         let f = dir.join(format!("{name}.litmus"));
-        let (code, out, err) = common::run(&[
-            "litmus",
-            "--conf",
-            &model.join("linux-kernel.cfg").to_string_lossy(),
-            "-I",
-            &libdir.to_string_lossy(),
-            &f.to_string_lossy(),
-        ]);
+        let (code, out, err) = run_kernel(&model, &libdir, &f);
         assert_eq!(code, 0, "{name}\n{out}{err}");
         assert!(out.contains(&format!("States {states}\n")), "{name}\n{out}");
         let word = out.lines().find_map(|l| l.strip_prefix("Observation "));
@@ -770,4 +756,21 @@ fn deep_nesting_is_a_located_error() {
         );
         assert!(shown.contains("nested deeper than 256"), "{shown}");
     }
+}
+
+/// `bmc-rmm litmus` on `file` with the kernel's configuration in `model`
+/// and herd's library `libdir`: (exit status, stdout, stderr).
+fn run_kernel(
+    model: &std::path::Path,
+    libdir: &std::path::Path,
+    file: &std::path::Path,
+) -> (i32, String, String) {
+    common::run(&[
+        "litmus",
+        "--conf",
+        &model.join("linux-kernel.cfg").to_string_lossy(),
+        "-I",
+        &libdir.to_string_lossy(),
+        &file.to_string_lossy(),
+    ])
 }
