@@ -173,7 +173,7 @@ fn gen_looping(rng: &mut Rng) -> String {
         op(rng),
         op(rng)
     ));
-    if rng.next() % 2 == 0 {
+    if rng.next().is_multiple_of(2) {
         body.push_str(
             "  r1 = f;
   while (r1 == 0) { r1 = f; }
