@@ -16,6 +16,7 @@
 use super::{Kind, PState, PStep, PARTS};
 use crate::engines::bounded::{EventInfo, Execution};
 use crate::engines::normal_form::Witness;
+use crate::program::regfile::RegFile;
 use crate::program::{Program, ThreadId, Width};
 use std::collections::{BTreeMap, HashMap};
 
@@ -96,13 +97,8 @@ pub(crate) fn witness(
         e.info.id = i;
     }
     let (rf, rf_init, co) = replay(p, w, &mut all)?;
-    let mut reg_off = vec![0];
-    for t in &p.threads {
-        reg_off.push(reg_off.last().copied().unwrap_or(0) + t.regs.len());
-    }
-    let regs = (0..n)
-        .map(|t| last.regs[reg_off[t]..reg_off[t + 1]].to_vec())
-        .collect();
+    let file = RegFile::new(p, w);
+    let regs = (0..n).map(|t| last.regs[file.span(t)].to_vec()).collect();
     let mut word: Vec<&Placed> = all.iter().collect();
     word.sort_by_key(|e| e.pos);
     let events: Vec<EventInfo> = all.iter().map(|e| e.info.clone().labelled(p)).collect();
