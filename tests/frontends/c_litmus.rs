@@ -173,10 +173,24 @@ fn bad_tests_are_located() {
         "expected an expression",
     );
     bad(
-        &format!("{head}\tswap(x);\n}}\n"),
+        &format!("{head}\tint r0 = swap(x);\n}}\n"),
+        5,
+        11,
+        "`swap` takes 2 arguments",
+    );
+    // herd looks a statement up among the statement macros only, a value
+    // among the expression macros only ("Unknown macro").
+    bad(
+        &format!("{head}\tswap(x, 1);\n}}\n"),
         5,
         2,
-        "`swap` takes 2 arguments",
+        "`swap` is an expression macro of the macro file (t.def:6:1), used as a statement",
+    );
+    bad(
+        &format!("{head}\tint r0 = full();\n}}\n"),
+        5,
+        11,
+        "`full` is a statement macro of the macro file (t.def:5:1), used as a value",
     );
     bad(&format!("{head}\t3 = 1;\n}}\n"), 5, 2, "cannot assign");
     bad(
@@ -585,6 +599,77 @@ fn kernel_model_answers_lock_tests_as_herd() {
         assert_eq!(code, 0, "{test}\n{out}{err}");
         assert!(out.contains(want), "{test}\n{out}");
     }
+}
+
+/// herd's C scoping, `atomic_add_unless` and symbolic values under the
+/// kernel's model, against herd7 7.58's answers on these tests (run with
+/// the corpus' model files): the States lines and the Observation word.
+/// A name that is not the thread's parameter is a register holding 0
+/// (`x` below is `P1`'s, not `P0`'s); a dereference of it is herd's "Non
+/// symbolic address", refused; a register holding a pointer prints it by
+/// name.
+#[test]
+fn kernel_model_answers_scoping_add_unless_and_pointers_as_herd() {
+    let Some(model) = common::corpus("lkmm/model") else {
+        return;
+    };
+    let libdir = model.join("../../../tools/herd7/libdir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    // (test, herd7's States lines, Observation word).
+    let cases: [(&str, &[&str], &str); 5] = [
+        (
+            "C S2\n{}\nP0(int *y) { WRITE_ONCE(*y, x); }\nP1(int *x, int *y) { int r0; r0 = READ_ONCE(*y); }\nexists (1:r0=0)\n",
+            &["1:r0=0;"],
+            "Always",
+        ),
+        (
+            "C AU-2\n{ atomic_t y = ATOMIC_INIT(1); }\nP0(atomic_t *y) { int r0; r0 = atomic_add_unless(y, 1, 1); }\nP1(atomic_t *y) { int r0; r0 = atomic_add_unless(y, -1, 0); }\nexists (0:r0=1 /\\ 1:r0=1)\n",
+            &["0:r0=0; 1:r0=1;", "0:r0=1; 1:r0=1;"],
+            "Sometimes",
+        ),
+        (
+            "C AU-LB-data\n{}\nP0(int *x, atomic_t *y, int *z) { int r0; int r1; r0 = READ_ONCE(*x); r1 = atomic_add_unless(y, r0, 7); WRITE_ONCE(*z, r1); }\nP1(int *x, int *z) { int r0; r0 = READ_ONCE(*z); smp_wmb(); WRITE_ONCE(*x, r0); }\nexists (0:r0=1 /\\ 1:r0=1)\n",
+            &["0:r0=0; 1:r0=0;", "0:r0=0; 1:r0=1;"],
+            "Never",
+        ),
+        (
+            "C AU-LB-ctrl\n{}\nP0(int *x, atomic_t *y, int *z) { int r0; int r1; r0 = READ_ONCE(*x); r1 = atomic_add_unless(y, 1, r0); if (r1) WRITE_ONCE(*z, 1); }\nP1(int *x, int *z) { int r0; r0 = READ_ONCE(*z); smp_mb(); WRITE_ONCE(*x, 1); }\nexists (0:r0=1 /\\ 1:r0=1)\n",
+            &["0:r0=0; 1:r0=0;", "0:r0=1; 1:r0=0;"],
+            "Never",
+        ),
+        (
+            "C MP+o-a+a-o\n{\nint x = 0;\nint *p = &x;\nint * 1:r1;\n}\nP0(int **p, int *y) { WRITE_ONCE(*y, 1); rcu_assign_pointer(*p, (void *)0); }\nP1(int **p, int *y) { int *r1; int r2; r1 = smp_load_acquire(p); r2 = READ_ONCE(*y); }\nexists (1:r1=0 /\\ 1:r2=0)\n",
+            &["1:r1=0; 1:r2=1;", "1:r1=x; 1:r2=0;", "1:r1=x; 1:r2=1;"],
+            "Never",
+        ),
+    ];
+    for (test, states, obs) in cases {
+        let t = dir.path().join("t.litmus");
+        std::fs::write(&t, test).unwrap();
+        let (code, out, err) = run_kernel(&model, &libdir, &t);
+        assert_eq!(code, 0, "{test}\n{out}{err}");
+        let got: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("States "))
+            .skip(1)
+            .take_while(|l| !matches!(*l, "Ok" | "No"))
+            .collect();
+        assert_eq!(got, states, "{test}\n{out}");
+        assert!(out.contains(&format!(" {obs} ")), "{test}\n{out}");
+    }
+    // `x` is P1's parameter: in P0 a register holding 0.
+    let t = dir.path().join("t.litmus");
+    std::fs::write(
+        &t,
+        "C S1\n{}\nP0(int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }\nP1(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }\nexists (0:r0=0 /\\ 1:r0=0)\n",
+    )
+    .unwrap();
+    let (code, _, err) = run_kernel(&model, &libdir, &t);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("t.litmus:3:46: error: access at an integer address"),
+        "{err}"
+    );
 }
 
 /// A macro file with the kernel's SRCU macros (`linux-kernel.def`) and

@@ -10,22 +10,27 @@
 //! access (no tag); `__load{t}(*e)`, `__store{t}(*e,v)` one access tagged
 //! `t`; `__fence{t}` a fence event tagged `t`; `__xchg{t}`,
 //! `__cmpxchg{t}`, `__atomic_op{t}`, `__atomic_op_return{t}`,
-//! `__atomic_fetch_op{t}` one atomic step whose read and write are both
-//! tagged `t` (a failed `__cmpxchg` is its read alone, still tagged);
+//! `__atomic_fetch_op{t}`, `__atomic_add_unless{t}` one atomic step whose
+//! read and write are both tagged `t` (a failed `__cmpxchg` and an
+//! `__atomic_add_unless` that reads its limit are the read alone, still
+//! tagged);
 //! `if`/`else` branches on the condition, a control dependency to the
 //! events of its branches only (`Thread::ctrl_reg`).
 
 use super::syntax::{COp, Ex, Func, MacroBody, MacroFile, Parser, St};
 use crate::diag::{Error, SourceFile, Span};
+use crate::frontend::litmus::pointers::{pointer_flow, written_regs};
 use crate::frontend::litmus::syntax::{
     parse_surface, InitLhs, RawLoc, RawProp, RawQuant, RawVal, Surface,
 };
-use crate::frontend::litmus::{prop_expr, Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
+use crate::frontend::litmus::{
+    prop_expr, AddressProbe, Arch, LitmusTest, LocKind, Location, Prop, Quantifier,
+};
 use crate::program::{
     BinOp, Command, Expr, Fence, Instr, LExpr, Program, RegId, SharedVar, StateId, Tags, Thread,
-    UnOp,
+    UnOp, Width,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A C litmus test once read: its name, its program in the IR (one
 /// thread per `Pn`, shared variables at sequential addresses), the
@@ -59,7 +64,7 @@ const TAIL_WORDS: [&str; 5] = ["exists", "~exists", "forall", "locations", "filt
 /// Errors (located in the test, or at the macro in the macro file): a
 /// header that is not `C NAME`; syntax errors; a call of a name the macro
 /// file does not define; a primitive outside this front-end
-/// (`__atomic_add_unless`, the forms of `__srcu` herd gives values of
+/// (the forms of `__srcu` herd gives values of
 /// its own), named with the macro the test called.
 pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
     let lead = src.text.len() - src.text.trim_start().len();
@@ -278,6 +283,34 @@ impl Locs<'_> {
         })
     }
 }
+/// The probes of the accesses whose address is not statically a
+/// global's (herd7 refuses a test in which a candidate execution makes an
+/// access to an integer: "Non symbolic address"; the run decides,
+/// [`AddressProbe`]): an address of registers that the thread never
+/// writes (parameters) is its value from their initial values; any other
+/// address may be an integer (a name that is no parameter is a register
+/// holding 0, a pointer read from memory may be an integer).
+fn address_probes(p: &Program) -> Vec<AddressProbe> {
+    let mut probes = Vec::new();
+    for (ti, t) in p.threads.iter().enumerate() {
+        let written = written_regs(t);
+        for ins in &t.instrs {
+            for addr in ins.cmd.access_addrs() {
+                let mut known = true;
+                addr.for_each_var(&mut |r| known &= !written.contains(&r.0));
+                let global = known
+                    && addr.eval(Width(64), Default::default(), &mut |r| {
+                        t.reg_init[r.0 as usize]
+                    }) >= ADDR_BASE;
+                if !global {
+                    probes.push(AddressProbe::below(ti, ins, addr, ADDR_BASE));
+                }
+            }
+        }
+    }
+    probes
+}
+
 /// The observed locations of a C test and its condition: registers
 /// (`0:r1`, a local of `P0`) and memory (`x`, printed `[x]`) of the
 /// `locations` list, the condition and the filter, in herd's order
@@ -304,15 +337,31 @@ fn litmus_test(
         Some(f) => Some(rs.prop(&mut p, f)?),
         None => None,
     };
-    // A memory location initialised with a variable's name holds an
-    // address.
-    for it in &surf.init {
-        if let (InitLhs::Mem(m), Some((RawVal::Sym(_), _))) = (&it.lhs, &it.rhs) {
-            let name = format!("[{m}]");
-            if let Some(l) = rs.locs.iter_mut().find(|(x, _)| x.name == name) {
-                l.0.holds_address = true;
-            }
-        }
+    // herd's values are symbolic: whatever may hold an address prints the
+    // addresses among its values by name (seeds: the registers whose
+    // initial value is an address — parameters, `0:r1=x` — and the
+    // memory initialised with one).
+    let addr_set: BTreeSet<i64> = addrs.values().copied().collect();
+    let ptr_regs: BTreeSet<(usize, String)> = (p.threads.iter().enumerate())
+        .flat_map(|(ti, t)| {
+            (t.regs.iter().zip(&t.reg_init))
+                .filter(|(_, v)| addr_set.contains(v))
+                .map(move |(r, _)| (ti, r))
+        })
+        .map(|(ti, r)| (ti, p.name(*r).to_string()))
+        .collect();
+    let ptr_mem: BTreeSet<String> = (surf.init.iter())
+        .filter_map(|it| match (&it.lhs, &it.rhs) {
+            (InitLhs::Mem(m), Some((RawVal::Sym(_), _))) => Some(m.clone()),
+            _ => None,
+        })
+        .collect();
+    let (flow_regs, flow_mem) = pointer_flow(&p, &ptr_regs, &ptr_mem);
+    for (l, _) in rs.locs.iter_mut() {
+        l.holds_address |= match l.kind {
+            LocKind::Reg { thread, reg } => flow_regs.contains(&(thread.0 as usize, reg.0)),
+            LocKind::Mem { addr } => flow_mem.contains(&addr),
+        };
     }
     let mut order: Vec<usize> = (0..rs.locs.len()).collect();
     order.sort_by(|a, b| rs.locs[*a].1.cmp(&rs.locs[*b].1));
@@ -356,6 +405,7 @@ fn litmus_test(
         RawQuant::NotExists => Quantifier::NotExists,
         RawQuant::Forall => Quantifier::Forall,
     };
+    let address_probes = address_probes(&p);
     Ok(LitmusTest {
         program: p,
         name: surf.name.clone(),
@@ -375,7 +425,7 @@ fn litmus_test(
         shared_bytes: None,
         pair_access: None,
         code_labels: BTreeMap::new(),
-        address_probes: Vec::new(),
+        address_probes,
     })
 }
 
@@ -470,7 +520,6 @@ fn masked(src: &SourceFile, start: usize, end: usize, funcs: &[Func]) -> SourceF
 struct ThreadLower<'a> {
     src: &'a SourceFile,
     macros: &'a MacroFile,
-    addrs: &'a BTreeMap<String, i64>,
     th: Thread,
     /// Locals (registers) in scope, by name.
     locals: BTreeMap<String, RegId>,
@@ -487,7 +536,7 @@ impl<'a> ThreadLower<'a> {
     fn run(
         src: &'a SourceFile,
         macros: &'a MacroFile,
-        addrs: &'a BTreeMap<String, i64>,
+        addrs: &BTreeMap<String, i64>,
         p: &'a mut Program,
         f: &Func,
         inits: &[(&str, i64)],
@@ -497,7 +546,6 @@ impl<'a> ThreadLower<'a> {
         let mut l = ThreadLower {
             src,
             macros,
-            addrs,
             th: Thread::new(name, q0, f.span),
             locals: BTreeMap::new(),
             cur: StateId(0),
@@ -568,8 +616,8 @@ impl<'a> ThreadLower<'a> {
                 let v = self.expr(r, *rsp, site)?;
                 match l {
                     // herd reads an assignment to an undeclared name as
-                    // a local's.
-                    Ex::Name(n) if !self.addrs.contains_key(n) || self.locals.contains_key(n) => {
+                    // a local's (a global's name included: see `expr`).
+                    Ex::Name(n) => {
                         let reg = self.th.reg(self.names.intern(n));
                         self.locals.insert(n.clone(), reg);
                         self.emit(Command::Assign { reg, value: v }, sp);
@@ -587,6 +635,12 @@ impl<'a> ThreadLower<'a> {
             {
                 let site = if self.in_test(*esp) { *esp } else { site };
                 self.prim(name, tag, args, site)?;
+            }
+            // A macro called as a statement is a statement macro of the
+            // macro file (herd looks it up among those only).
+            St::Expr(Ex::Call(name, args), esp) => {
+                let site = if self.in_test(*esp) { *esp } else { site };
+                self.call(name, args, site, true)?;
             }
             St::Expr(e, esp) => {
                 self.expr(e, *esp, site)?;
@@ -663,15 +717,17 @@ impl<'a> ThreadLower<'a> {
         let site = if self.in_test(sp) { sp } else { site };
         Ok(match e {
             Ex::Int(v) => Expr::Const(*v),
-            Ex::Name(n) => {
-                if let Some(r) = self.locals.get(n) {
-                    Expr::Var(*r)
-                } else if let Some(a) = self.addrs.get(n) {
-                    Expr::Const(*a)
-                } else {
-                    return Err(self.err(sp, site, format!("unknown name `{n}`")));
+            // herd's C (`herd/CSem.ml`): a thread reaches a global only
+            // through its parameters; any other name is a register of the
+            // thread, 0 until assigned (a global's name included).
+            Ex::Name(n) => match self.locals.get(n) {
+                Some(r) => Expr::Var(*r),
+                None => {
+                    let r = self.th.reg(self.names.intern(n));
+                    self.locals.insert(n.clone(), r);
+                    Expr::Var(r)
                 }
-            }
+            },
             Ex::Deref(a) => {
                 let addr = self.expr(a, sp, site)?;
                 let r = self.temp();
@@ -691,7 +747,7 @@ impl<'a> ThreadLower<'a> {
                 bin(*op, a, b)
             }
             Ex::Op(_) => return Err(self.err(sp, site, "an operator is not a value")),
-            Ex::Call(name, args) => self.call(name, args, site)?,
+            Ex::Call(name, args) => self.call(name, args, site, false)?,
             Ex::Prim { name, .. } if matches!(name.as_str(), "__lock" | "__unlock") => {
                 return Err(self.src.error(
                     site,
@@ -705,8 +761,17 @@ impl<'a> ThreadLower<'a> {
         })
     }
 
-    /// A macro call: its body with the arguments substituted.
-    fn call(&mut self, name: &str, args: &[(Ex, Span)], site: Span) -> Result<LExpr, Error> {
+    /// A macro call: its body with the arguments substituted. herd keeps
+    /// statement macros (`NAME(args) { … }`) and expression macros apart:
+    /// a call as a statement (`statement`) expands only the former, a call
+    /// in an expression only the latter ("Unknown macro" otherwise).
+    fn call(
+        &mut self,
+        name: &str,
+        args: &[(Ex, Span)],
+        site: Span,
+        statement: bool,
+    ) -> Result<LExpr, Error> {
         if let Some(v) = self.c11_builtin(name, args, site)? {
             return Ok(v);
         }
@@ -719,6 +784,22 @@ impl<'a> ThreadLower<'a> {
                 ),
             ));
         };
+        if matches!(m.body, MacroBody::Block(_)) != statement {
+            let (l, c) = self.macros.source.line_col(m.span.start);
+            let (kind, used) = if statement {
+                ("an expression macro", "a statement")
+            } else {
+                ("a statement macro", "a value")
+            };
+            return Err(self.src.error(
+                site,
+                format!(
+                    "`{name}` is {kind} of the macro file ({}:{l}:{c}), used as {used} \
+                     (herd7: unknown macro)",
+                    self.macros.source.path
+                ),
+            ));
+        }
         if m.params.len() != args.len() {
             return Err(self.src.error(
                 site,
@@ -784,11 +865,20 @@ impl<'a> ThreadLower<'a> {
             "atomic_load_explicit" => 2,
             "atomic_store_explicit" => 3,
             "atomic_thread_fence" => 1,
-            _ if name.starts_with("atomic_exchange")
-                || name.starts_with("atomic_compare_exchange")
-                || name.starts_with("atomic_fetch_")
-                || matches!(name, "WCAS" | "SCAS") =>
-            {
+            // herd's lexer keywords, exactly: other names (the kernel's
+            // `atomic_fetch_add_release`, …) are the macro file's.
+            "atomic_fetch_add_explicit"
+            | "atomic_fetch_sub_explicit"
+            | "atomic_fetch_or_explicit"
+            | "atomic_fetch_xor_explicit"
+            | "atomic_fetch_and_explicit"
+            | "atomic_exchange_explicit"
+            | "atomic_compare_exchange_weak"
+            | "atomic_compare_exchange_strong"
+            | "atomic_compare_exchange_weak_explicit"
+            | "atomic_compare_exchange_strong_explicit"
+            | "WCAS"
+            | "SCAS" => {
                 return Err(self.src.error(
                     site,
                     format!(
@@ -920,6 +1010,38 @@ impl<'a> ThreadLower<'a> {
                 self.emit_to(fail, site, to);
                 self.cur = to;
                 Ok(Expr::Var(r))
+            }
+            "__atomic_add_unless" => {
+                // herd's `linux_add_unless_ok`/`_no` (`herd/eventsMonad.ml`):
+                // read X; unless it is W, write X + V in the same atomic
+                // step (tagged as the read), else the read alone; the value
+                // is the comparison's, computed from the read (herd's
+                // output is the read's and W's).
+                arity(3)?;
+                let addr = self.expr(&args[0].0, args[0].1, site)?;
+                let add = self.expr(&args[1].0, args[1].1, site)?;
+                let unless = self.expr(&args[2].0, args[2].1, site)?;
+                let r = self.temp();
+                let load = tagged(Command::Load {
+                    reg: r,
+                    addr: addr.clone(),
+                });
+                let ne = Expr::bin(BinOp::Ne, Expr::Var(r), unless.clone());
+                let eq = Expr::bin(BinOp::Eq, Expr::Var(r), unless);
+                let ok = Command::Atomic(vec![
+                    load.clone(),
+                    Command::Guard(ne.clone()),
+                    tagged(Command::Store {
+                        addr,
+                        value: Expr::bin(BinOp::Add, Expr::Var(r), add),
+                    }),
+                ]);
+                let fail = Command::Atomic(vec![load, Command::Guard(eq)]);
+                let to = self.fresh_state();
+                self.emit_to(ok, site, to);
+                self.emit_to(fail, site, to);
+                self.cur = to;
+                Ok(ne)
             }
             "__atomic_op" | "__atomic_op_return" | "__atomic_fetch_op" => {
                 arity(3)?;

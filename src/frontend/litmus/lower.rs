@@ -11,8 +11,7 @@ use super::values::{initial_bytes, ValueSets};
 use super::{Arch, LitmusTest, LocKind, Location, Prop, Quantifier};
 use crate::diag::{Error, SourceFile, Span};
 use crate::program::{
-    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Program, RegId, SharedVar, Thread, ThreadId, UnOp,
-    Width,
+    BinOp, Expr, GExpr, Goal, GoalAt, GoalKind, Program, SharedVar, Thread, ThreadId, UnOp, Width,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -767,7 +766,7 @@ fn type_locations(
     if let Some(f) = raw_filter {
         collect_symbolic(f, &mut ptr_locs);
     }
-    let flow = pointer_flow(p, &init.ptr_regs, &init.ptr_mem);
+    let flow = super::pointers::pointer_flow(p, &init.ptr_regs, &init.ptr_mem);
     for (i, (loc, _)) in rs.locs.iter_mut().enumerate() {
         let by_flow = match loc.kind {
             LocKind::Reg { thread, reg } => flow.0.contains(&(thread.0 as usize, reg.0)),
@@ -1087,35 +1086,6 @@ fn fold(v: &[Prop], op: BinOp, unit: i64, observed: &[Location], wide: bool) -> 
         None => Expr::Const(unit),
         Some(first) => it.fold(first, |acc, e| Expr::bin(op, acc, e)),
     }
-}
-
-/// Flow-insensitive "may hold an address" analysis: returns the pointer
-/// registers `(thread, reg)` and pointer memory cells.
-/// The registers some instruction of `t` writes (their value is then not
-/// the initial one).
-fn written_regs(t: &Thread) -> BTreeSet<u32> {
-    use crate::program::Command;
-    fn writes(c: &Command, out: &mut BTreeSet<u32>) {
-        match c {
-            Command::Load { reg, .. }
-            | Command::Assign { reg, .. }
-            | Command::Select { reg, .. }
-            | Command::LoadReserve { reg, .. } => {
-                out.insert(reg.0);
-            }
-            Command::StoreCond { flag, .. } => {
-                out.insert(flag.0);
-            }
-            Command::Atomic(cs) => cs.iter().for_each(|x| writes(x, out)),
-            Command::Ann(_, c) => writes(c, out),
-            _ => {}
-        }
-    }
-    let mut out = BTreeSet::new();
-    for i in &t.instrs {
-        writes(&i.cmd, &mut out);
-    }
-    out
 }
 
 /// herd's instruction-fetch variant (`Variant=ifetch`; Simner et al.,
@@ -1550,92 +1520,4 @@ fn plan_bytes(src: &SourceFile, vars: &mut Vars) -> Result<bool, Error> {
         .map(|t| (t.access.span.start, t.access.span.end))
         .collect();
     Ok(true)
-}
-
-fn pointer_flow(
-    p: &Program,
-    ptr_regs: &BTreeSet<(usize, String)>,
-    ptr_mem: &BTreeSet<String>,
-) -> (BTreeSet<(usize, u32)>, BTreeSet<i64>) {
-    use crate::program::Command;
-    let mut regs: BTreeSet<(usize, u32)> = BTreeSet::new();
-    for (t, r) in ptr_regs {
-        if let Some(s) = p.names.get(r) {
-            if let Some(rid) = p.threads[*t].find_reg(s) {
-                regs.insert((*t, rid.0));
-            }
-        }
-    }
-    let mut mem: BTreeSet<i64> = BTreeSet::new();
-    for v in &p.vars {
-        if ptr_mem.contains(p.name(v.name)) {
-            mem.insert(v.addr);
-        }
-    }
-    // Registers that are written by some instruction (their static value is
-    // then unknown).
-    let written: Vec<BTreeSet<u32>> = p.threads.iter().map(written_regs).collect();
-    let all_addrs: Vec<i64> = p.vars.iter().map(|v| v.addr).collect();
-    let w = Width(64);
-    loop {
-        let before = (regs.len(), mem.len());
-        for (ti, t) in p.threads.iter().enumerate() {
-            let carries = |e: &Expr<RegId>, regs: &BTreeSet<(usize, u32)>| -> bool {
-                fn go(e: &Expr<RegId>, ti: usize, regs: &BTreeSet<(usize, u32)>) -> bool {
-                    match e {
-                        Expr::Var(r) => regs.contains(&(ti, r.0)),
-                        Expr::Bin(BinOp::Add | BinOp::Sub | BinOp::BitOr, a, b) => {
-                            go(a, ti, regs) || go(b, ti, regs)
-                        }
-                        _ => false,
-                    }
-                }
-                go(e, ti, regs)
-            };
-            let static_addr = |e: &Expr<RegId>| -> Option<i64> {
-                let mut known = true;
-                e.for_each_var(&mut |r| known &= !written[ti].contains(&r.0));
-                if !known {
-                    return None;
-                }
-                Some(e.eval(w, Default::default(), &mut |r| t.reg_init[r.0 as usize]))
-            };
-            let visit =
-                |c: &Command, regs: &mut BTreeSet<(usize, u32)>, mem: &mut BTreeSet<i64>| match c {
-                    Command::Assign { reg, value } if carries(value, regs) => {
-                        regs.insert((ti, reg.0));
-                    }
-                    Command::Load { reg, addr } | Command::LoadReserve { reg, addr } => {
-                        let hit = match static_addr(addr) {
-                            Some(a) => mem.contains(&a),
-                            None => !mem.is_empty(),
-                        };
-                        if hit {
-                            regs.insert((ti, reg.0));
-                        }
-                    }
-                    Command::Store { addr, value } | Command::StoreCond { addr, value, .. }
-                        if carries(value, regs) =>
-                    {
-                        match static_addr(addr) {
-                            Some(a) => {
-                                mem.insert(a);
-                            }
-                            None => mem.extend(all_addrs.iter().copied()),
-                        }
-                    }
-                    _ => {}
-                };
-            for i in &t.instrs {
-                match &i.cmd {
-                    Command::Atomic(cs) => cs.iter().for_each(|c| visit(c, &mut regs, &mut mem)),
-                    c => visit(c, &mut regs, &mut mem),
-                }
-            }
-        }
-        if (regs.len(), mem.len()) == before {
-            break;
-        }
-    }
-    (regs, mem)
 }

@@ -33,6 +33,7 @@ mod hash;
 mod known;
 mod lower;
 mod ops;
+pub(crate) mod pointers;
 mod ppc;
 mod refusals;
 mod regs;

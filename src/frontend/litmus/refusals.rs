@@ -12,10 +12,7 @@ use super::ctx::{access_bits, Vars};
 use super::test::AddressProbe;
 use super::values::{initial_bytes, Set, ValueSets};
 use crate::diag::{Error, SourceFile, Span};
-use crate::program::{
-    BinOp, Command, Expr, GExpr, GVar, Goal, GoalAt, GoalKind, Instr, LExpr, Program, ThreadId,
-    Width,
-};
+use crate::program::{Command, Expr, LExpr, Program, Width};
 
 /// A memory access of an instruction: its address, and for a store the
 /// value written.
@@ -123,7 +120,7 @@ pub(super) fn refuse_by_values(
                 // Every location's address lies above every constant of
                 // the test: a smaller address is an integer.
                 if !vars.code.enabled && addrs.iter().flatten().any(|&a| a < lowest) {
-                    probes.push(address_probe(ti, ins, &acc.addr, lowest));
+                    probes.push(AddressProbe::below(ti, ins, &acc.addr, lowest));
                 }
                 if !mixed_check {
                     continue;
@@ -171,22 +168,4 @@ pub(super) fn refuse_by_values(
         }
     }
     Ok(probes)
-}
-
-/// The probe of an access of thread `ti` whose address expression `addr`
-/// may be an integer: the thread at the instruction's source state with
-/// `addr` below `lowest` ([`AddressProbe`]).
-fn address_probe(ti: usize, ins: &Instr, addr: &LExpr, lowest: i64) -> AddressProbe {
-    let t = ThreadId(ti as u32);
-    let a: GExpr = addr.map_vars(&mut |r| Expr::Var(GVar::Reg(t, r)));
-    AddressProbe {
-        goal: Goal {
-            name: None,
-            kind: GoalKind::Goal,
-            at: GoalAt::States(vec![(t, ins.from)]),
-            cond: Some(Expr::bin(BinOp::Lt, a, Expr::Const(lowest))),
-            span: ins.span,
-        },
-        span: ins.span,
-    }
 }

@@ -2,7 +2,9 @@
 //! IR, the locations it observes, its condition and quantifier
 //! ([`LitmusTest`]), and herd's integer notation ([`parse_int`]).
 
-use crate::program::{Expr, GExpr, GVar, Program, RegId, ThreadId, Width};
+use crate::program::{
+    BinOp, Expr, GExpr, GVar, Goal, GoalAt, GoalKind, Instr, LExpr, Program, RegId, ThreadId, Width,
+};
 
 /// The architecture named in a test's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -292,6 +294,27 @@ pub struct AddressProbe {
     pub goal: crate::program::Goal,
     /// The access' instruction.
     pub span: crate::diag::Span,
+}
+
+impl AddressProbe {
+    /// The probe of the access of instruction `ins` of thread `ti` at
+    /// address `addr`: the thread at the instruction's source state with
+    /// the address below `lowest` (the least address of a location; every
+    /// location lies above the test's integers).
+    pub fn below(ti: usize, ins: &Instr, addr: &LExpr, lowest: i64) -> AddressProbe {
+        let t = ThreadId(ti as u32);
+        let a: GExpr = addr.map_vars(&mut |r| Expr::Var(GVar::Reg(t, r)));
+        AddressProbe {
+            goal: Goal {
+                name: None,
+                kind: GoalKind::Goal,
+                at: GoalAt::States(vec![(t, ins.from)]),
+                cond: Some(Expr::bin(BinOp::Lt, a, Expr::Const(lowest))),
+                span: ins.span,
+            },
+            span: ins.span,
+        }
+    }
 }
 
 impl LitmusTest {
