@@ -98,6 +98,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
     if a.bound == 0 {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
+    super::certify::validate_litmus(a)?;
     if let Some(conf) = &a.conf {
         return run_conf(a, conf);
     }
@@ -132,7 +133,10 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         switches: a.switches,
     };
     let results = crate::cli::batch::run_heaviest_first(&files, size, &opts, |f| {
-        let r = run_one(f, &model, &run_options);
+        let r = match &a.certify {
+            Some(dir) => super::certify::litmus_reply(f, &model, a, (dir, &files)),
+            None => run_one(f, &model, &run_options),
+        };
         let rec = present(f, &r, &model_name, a.solver, parts);
         let written = if shard.records() || crate::cli::verbose() {
             shard.record(rec.clone())

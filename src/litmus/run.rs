@@ -11,7 +11,7 @@ use crate::cat::Model;
 use crate::diag::Error;
 use crate::engines::bounded::varisat::enumerate::DEFAULT_BUDGET;
 use crate::engines::bounded::{
-    backend, enumerate_final_with, Deadline, Limits, Query, SolverKind, Stats,
+    backend, enumerate_final_with, Deadline, FinalStates, Limits, Query, SolverKind, Stats,
 };
 use crate::engines::Switches;
 use crate::frontend::litmus::{Arch, LitmusTest};
@@ -271,6 +271,29 @@ pub fn run_with(
     solver: SolverKind,
     budget: Option<usize>,
 ) -> Result<LitmusResult, Error> {
+    run_by(t, model, (lim, solver), &mut |q, filter, obs| {
+        enumerate_final_with(solver, budget, q, filter, obs)
+    })
+}
+
+/// How [`run_by`] enumerates the final states of a query: the filter and
+/// the observed expressions given.
+pub type Enumerate<'e> =
+    dyn FnMut(&Query, Option<&GExpr>, &[GExpr]) -> Result<FinalStates, Error> + 'e;
+
+/// [`run_with`] with the enumeration done by `enumerate` (e.g. with
+/// certificates, `engines::bounded::certify::produce::final_states`);
+/// `solver` decides the refusal of integer addresses. The states
+/// `enumerate` returns (values of the observed locations, signed W-bit)
+/// are typed, sorted and deduplicated as printed.
+///
+/// Errors: see [`run`]; those of `enumerate`.
+pub fn run_by(
+    t: &LitmusTest,
+    model: &Model,
+    (lim, solver): (Limits, SolverKind),
+    enumerate: &mut Enumerate,
+) -> Result<LitmusResult, Error> {
     let start = Instant::now();
     let model = herd_model(t, model)?;
     let lim = Limits {
@@ -284,7 +307,7 @@ pub fn run_with(
         model,
         limits: lim,
     };
-    let e = enumerate_final_with(solver, budget, &q, t.filter_expr.as_ref(), &obs)?;
+    let e = enumerate(&q, t.filter_expr.as_ref(), &obs)?;
     let (mut states, unknown) = (e.states, e.unknown);
     // Values in the locations' types (herd's `int` registers: 32 bits);
     // addresses stay addresses.

@@ -451,8 +451,22 @@ pub fn enumerate_final_with(
     filter: Option<&GExpr>,
     exprs: &[GExpr],
 ) -> Result<FinalStates, Error> {
+    enumerate_final_on(&*backend_enumerating(solver, budget)?, q, filter, exprs)
+}
+
+/// [`enumerate_final`] on backend `b` (e.g. the certifying one,
+/// `certify::produce`): blocks each final state found and solves again
+/// until unsatisfiable.
+///
+/// Errors: see [`enumerate_final`].
+pub fn enumerate_final_on(
+    b: &dyn Backend,
+    q: &Query,
+    filter: Option<&GExpr>,
+    exprs: &[GExpr],
+) -> Result<FinalStates, Error> {
     let mut out = None;
-    backend_enumerating(solver, budget)?.session(q, &mut |s| {
+    b.session(q, &mut |s| {
         let goal = s.final_state(filter);
         s.observe(exprs);
         let mut states = Vec::new();

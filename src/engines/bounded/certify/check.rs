@@ -1,17 +1,30 @@
 //! `certify-check`: re-checking a certificate's directory without the
 //! solver that answered. In order: the manifest's input and model are
 //! read again and must have the recorded digests; the formula is
-//! re-derived from them, the check, the bound and `lemmas.txt`
+//! re-derived from them (read as the manifest's reading says), the check,
+//! the bound, the recorded final states and `lemmas.txt`
 //! ([`formula::derive`]) and must equal `formula.cnf` clause by clause;
 //! every lemma is re-checked with the cat evaluator ([`justify`]); the
 //! proof is checked by `varisat-checker` ([`proof::check`]).
 
-use super::formula::{self, Formula};
+use super::formula::{self, Formula, Question};
 use super::{justify, lemmas, proof, Manifest};
 use crate::diag::{Error, SourceFile, Span};
 use crate::engines::bounded::{CheckKind, Limits, Query};
 use std::path::Path;
 use std::time::Instant;
+
+/// A certificate's input as read again by the caller (engines read no
+/// input): the program and, for `final-states`, the test's filter and
+/// observed expressions.
+pub struct Input {
+    /// The program (for a litmus test, its lowering).
+    pub program: crate::program::Program,
+    /// `final-states`: the test's filter.
+    pub filter: Option<crate::program::GExpr>,
+    /// `final-states`: the observed expressions, in the test's order.
+    pub observed: Vec<crate::program::GExpr>,
+}
 
 /// A certificate that passed every check.
 #[derive(Clone, Debug)]
@@ -32,14 +45,15 @@ pub enum Checked {
 }
 
 /// Checks the certificate in `dir`; `load` reads the manifest's input as
-/// the certifying run did (the caller's front-ends: engines read none).
+/// the certifying run did, by its [`super::Reading`] (the caller's
+/// front-ends: engines read none).
 ///
 /// Errors (bad input, not a rejection): a missing or unreadable file, a
 /// malformed manifest, DIMACS formula or lemma file (located), an input
 /// or model that no longer loads.
 pub fn check_dir(
     dir: &Path,
-    load: &dyn Fn(&Manifest) -> Result<crate::program::Program, Error>,
+    load: &dyn Fn(&Manifest) -> Result<Input, Error>,
 ) -> Result<Checked, Error> {
     let start = Instant::now();
     let read = |name: &str| SourceFile::read(&dir.join(name).display().to_string());
@@ -59,8 +73,15 @@ pub fn check_dir(
         ));
     }
     let check = match manifest.check.as_str() {
-        "reach" => CheckKind::Reach,
-        "robust" => CheckKind::Robust,
+        "reach" => Some(CheckKind::Reach),
+        "robust" => Some(CheckKind::Robust),
+        "final-states" if manifest.states.is_some() => None,
+        "final-states" => {
+            return Err(mf.error(
+                Span::new(0, 1),
+                "check `final-states` without the recorded `states`",
+            ));
+        }
         other => {
             return Err(mf.error(Span::new(0, 1), format!("unknown check `{other}`")));
         }
@@ -103,9 +124,10 @@ pub fn check_dir(
             manifest.model
         ));
     }
-    let prog = load(&manifest)?;
+    let input = load(&manifest)?;
+    let prog = &input.program;
     let q = Query {
-        program: &prog,
+        program: prog,
         model: &model,
         limits: Limits {
             bound: manifest.bound,
@@ -116,12 +138,19 @@ pub fn check_dir(
     };
     let encoded = q.encoded_model();
     // The formula: the query's plus the lemmas, nothing else.
+    let question = match check {
+        Some(k) => Question::Check(k),
+        None => Question::FinalStates {
+            filter: input.filter.as_ref(),
+            observed: &input.observed,
+            states: manifest.states.as_deref().unwrap_or_default(),
+        },
+    };
     let (derived, mut enc) = match formula::derive(
-        &prog,
+        prog,
         &encoded,
-        manifest.bound,
-        manifest.width,
-        check,
+        (manifest.bound, manifest.width),
+        question,
         &lemmas,
     ) {
         Ok(x) => x,

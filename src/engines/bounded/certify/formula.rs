@@ -8,7 +8,9 @@
 //! the settings of [`encoder`], the query's condition built as the query
 //! builds it, then per lemma its facts mapped to the encoding's literals
 //! (gates defined on first use, as in the run) and the clause "not all of
-//! them"; last, the condition's literals as unit clauses.
+//! them"; then, for a litmus test's final states, per recorded state the
+//! clause excluding it (as the enumeration blocked it); last, the
+//! condition's literals as unit clauses.
 
 use crate::cat::Model;
 use crate::diag::{Error, SourceFile, Span};
@@ -17,7 +19,7 @@ use crate::engines::bounded::varisat::lemmas::{Item, Lemma};
 use crate::engines::bounded::varisat::{Encoder, Lit, VarisatSession};
 use crate::engines::bounded::{CheckKind, Deadline, Session};
 use crate::engines::Switches;
-use crate::program::Program;
+use crate::program::{GExpr, Program};
 
 /// Where a clause of the certified formula comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,8 +30,41 @@ pub enum Origin {
     /// Lemma `k` (0-based, the order of `lemmas.txt`): the definitions of
     /// the gates its facts need, then its clause.
     Lemma(usize),
+    /// Final state `k` (0-based, the order of [`super::Manifest::states`])
+    /// excluded: "not a final execution, or another value observed".
+    Block(usize),
     /// The query's condition asserted (unit clauses).
     Query,
+}
+
+/// The question a certified formula answers.
+#[derive(Clone, Copy, Debug)]
+pub enum Question<'a> {
+    /// `reach` or `robust`.
+    Check(CheckKind),
+    /// A litmus test's final states: is there a final execution (every
+    /// thread terminated, `filter` nonzero) whose values of `observed`
+    /// are none of `states`? (The enumeration's last, unsatisfiable
+    /// query, `crate::engines::bounded::queries::enumerate_final`.)
+    FinalStates {
+        /// The test's filter.
+        filter: Option<&'a GExpr>,
+        /// The observed expressions (final registers and memory).
+        observed: &'a [GExpr],
+        /// The final states found (values of `observed`, signed W-bit).
+        states: &'a [Vec<i64>],
+    },
+}
+
+impl Question<'_> {
+    /// The manifest's name of the question (`reach`, `robust`,
+    /// `final-states`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Question::Check(k) => k.name(),
+            Question::FinalStates { .. } => "final-states",
+        }
+    }
 }
 
 /// A CNF over variables `1..=vars` with the origin of each clause.
@@ -79,38 +114,85 @@ pub fn item_lit(enc: &mut Encoder, item: Item) -> Option<Lit> {
     }
 }
 
-/// Derives the certified formula of `check` on `prog` under `model`
+/// Derives the certified formula of `question` on `prog` under `model`
 /// (the model the backend encodes, [`crate::engines::bounded::Query::encoded_model`])
 /// with `lemmas`; returns it with the encoder (whose literals the
 /// lemmas' facts were mapped to).
 ///
 /// Errors: a fact naming an event beyond the unrolling or an item the
 /// encoding has no literal for (the lemma cannot be of this encoding); a
-/// `reach` on a program without goals.
+/// `reach` on a program without goals; a recorded final state with
+/// another number of values than observed expressions.
 pub fn derive<'a>(
     prog: &'a Program,
     model: &'a Model,
-    bound: u32,
-    width: u32,
-    check: CheckKind,
+    (bound, width): (u32, u32),
+    question: Question,
     lemmas: &[Lemma],
 ) -> Result<(Formula, Encoder<'a>), String> {
     let enc = encoder(Cnf::recording(), prog, model, bound, width, None);
     let mut s = VarisatSession::new(enc);
-    let cond = match check {
-        CheckKind::Robust => s.hb_cycle(),
-        CheckKind::Reach => {
+    let cond = match question {
+        Question::Check(CheckKind::Robust) => s.hb_cycle(),
+        Question::Check(CheckKind::Reach) => {
             if prog.goals.is_empty() {
                 return Err("the program declares no goal".into());
             }
             let goals: Vec<_> = (0..prog.goals.len()).map(|g| s.goal(g)).collect();
             s.any_of(&goals)
         }
+        Question::FinalStates {
+            filter, observed, ..
+        } => {
+            let c = s.final_state(filter);
+            s.observe(observed);
+            c
+        }
     };
     let assumptions = s.lits(cond).to_vec();
+    let mut origins = vec![Origin::Encoding; s.enc.cnf.clauses_since(0).len()];
+    add_lemmas(&mut s.enc, &mut origins, lemmas)?;
+    if let Question::FinalStates {
+        observed, states, ..
+    } = question
+    {
+        for (k, v) in states.iter().enumerate() {
+            if v.len() != observed.len() {
+                return Err(format!(
+                    "final state {}: {} values, the test observes {}",
+                    k + 1,
+                    v.len(),
+                    observed.len()
+                ));
+            }
+            s.exclude_observed(cond, v);
+            origins.resize(s.enc.cnf.clauses_since(0).len(), Origin::Block(k));
+        }
+    }
     let mut enc = s.enc;
+    for &l in &assumptions {
+        enc.cnf.clause(&[l]);
+    }
+    let clauses = enc.cnf.clauses_since(0).to_vec();
+    origins.resize(clauses.len(), Origin::Query);
+    let f = Formula {
+        vars: enc.cnf.num_vars(),
+        clauses,
+        origins,
+    };
+    Ok((f, enc))
+}
+
+/// Adds each lemma's clause (after the gates its facts need) to `enc`;
+/// extends `origins` (one per clause of `enc`) to cover them.
+///
+/// Errors: see [`derive`].
+fn add_lemmas(
+    enc: &mut Encoder,
+    origins: &mut Vec<Origin>,
+    lemmas: &[Lemma],
+) -> Result<(), String> {
     let n = enc.un.events.len();
-    let mut origins = vec![Origin::Encoding; enc.cnf.clauses_since(0).len()];
     for (k, lemma) in lemmas.iter().enumerate() {
         let mut clause = Vec::with_capacity(lemma.facts.len());
         for f in &lemma.facts {
@@ -125,7 +207,7 @@ pub fn derive<'a>(
                     events[0].max(events[1])
                 ));
             }
-            let l = item_lit(&mut enc, f.item).ok_or_else(|| {
+            let l = item_lit(enc, f.item).ok_or_else(|| {
                 format!(
                     "lemma {}: the fact {} has no literal in the encoding",
                     k + 1,
@@ -140,23 +222,13 @@ pub fn derive<'a>(
         let len = enc.cnf.clauses_since(0).len();
         origins.resize(len, Origin::Lemma(k));
     }
-    for &l in &assumptions {
-        enc.cnf.clause(&[l]);
-    }
-    let clauses = enc.cnf.clauses_since(0).to_vec();
-    origins.resize(clauses.len(), Origin::Query);
-    let f = Formula {
-        vars: enc.cnf.num_vars(),
-        clauses,
-        origins,
-    };
-    Ok((f, enc))
+    Ok(())
 }
 
 impl Formula {
     /// The DIMACS text: a header comment, `p cnf`, then the clauses, each
     /// run of one origin after a comment line naming it (`c encoding`,
-    /// `c lemma K` with K from 1, `c query`).
+    /// `c lemma K` and `c block K` with K from 1, `c query`).
     pub fn to_dimacs(&self) -> String {
         let mut out = String::with_capacity(self.clauses.len() * 16);
         out.push_str("c bmc-rmm certified formula\n");
@@ -167,6 +239,7 @@ impl Formula {
                 match o {
                     Origin::Encoding => out.push_str("c encoding\n"),
                     Origin::Lemma(k) => out.push_str(&format!("c lemma {}\n", k + 1)),
+                    Origin::Block(k) => out.push_str(&format!("c block {}\n", k + 1)),
                     Origin::Query => out.push_str("c query\n"),
                 }
                 last = Some(o);
@@ -214,14 +287,19 @@ impl Formula {
                     origin = Origin::Encoding;
                 } else if c == "query" {
                     origin = Origin::Query;
-                } else if let Some(k) = c.strip_prefix("lemma ") {
+                } else if let Some((word, k)) = c.split_once(' ') {
+                    let make: fn(usize) -> Origin = match word {
+                        "lemma" => Origin::Lemma,
+                        "block" => Origin::Block,
+                        _ => continue,
+                    };
                     let k: usize = k.trim().parse().ok().filter(|&k| k > 0).ok_or_else(|| {
                         file.error(
                             at(0, body.len()),
-                            "malformed origin comment: expected `c lemma K` with K ≥ 1",
+                            format!("malformed origin comment: expected `c {word} K` with K ≥ 1"),
                         )
                     })?;
-                    origin = Origin::Lemma(k - 1);
+                    origin = make(k - 1);
                 }
                 continue;
             }
@@ -326,6 +404,7 @@ fn describe(o: Origin) -> String {
     match o {
         Origin::Encoding => "encoding".into(),
         Origin::Lemma(k) => format!("lemma {}", k + 1),
+        Origin::Block(k) => format!("block {}", k + 1),
         Origin::Query => "query".into(),
     }
 }

@@ -1,16 +1,20 @@
-//! Running `reach`/`robust` on the varisat backend with certificates: the
-//! queries of `engines::bounded::queries` on an encoder that logs its
-//! lemmas ([`formula::encoder`], the settings the checker re-derives),
-//! then for each negative answer its certificate written to a directory
-//! (the module's files, [`super`]).
+//! Running `reach`/`robust`, or the final-state enumeration of a litmus
+//! test, on the varisat backend with certificates: the queries of
+//! `engines::bounded::queries` on an encoder that logs its lemmas
+//! ([`formula::encoder`], the settings the checker re-derives), then for
+//! each negative answer its certificate written to a directory (the
+//! module's files, [`super`]).
 
-use super::formula::{self, Formula};
-use super::{justify, lemmas, proof, Manifest};
+use super::formula::{self, Formula, Question};
+use super::{justify, lemmas, proof, Manifest, Reading};
 use crate::cat::Model;
 use crate::diag::Error;
 use crate::engines::bounded::varisat::lemmas::Lemma;
 use crate::engines::bounded::varisat::VarisatSession;
-use crate::engines::bounded::{queries, Backend, CheckKind, CheckResult, Query, Session, Verdict};
+use crate::engines::bounded::{
+    queries, Backend, CheckKind, CheckResult, FinalStates, Query, Session, Verdict,
+};
+use crate::program::GExpr;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -50,6 +54,8 @@ pub struct Target<'a> {
     pub input: &'a str,
     /// The model as given ([`Manifest::model`]).
     pub model: &'a str,
+    /// How the input was read ([`Manifest::reading`]).
+    pub reading: Reading,
     /// Per check of the run, its certificate's directory (created).
     pub dirs: Vec<PathBuf>,
 }
@@ -111,35 +117,78 @@ pub fn run(
         let outcome = if res.verdict != Verdict::NoViolation {
             Outcome::NotNegative
         } else {
-            write_one(q, &model, &res, &lemmas, dir, t)?
+            let question = Question::Check(res.check);
+            if res.stats.solves == 0 {
+                let why = res
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "no formula was solved".into());
+                Outcome::Refused(format!("answered without solving: {why}"))
+            } else {
+                write_one(q, &model, question, &lemmas, (dir, t))?
+            }
         };
         out.push((res, outcome));
     }
     Ok(out)
 }
 
-/// Writes the certificate of one negative answer `res`, or says why not.
+/// Enumerates the final states of `q` (every thread terminated, `filter`
+/// nonzero; the values of `observed`) by solving, blocking each state
+/// found and solving again, with the varisat backend; when the
+/// enumeration ends unsatisfiable, writes the certificate of its last
+/// query ("no final state outside those found") to `t.dirs[0]`. The
+/// states are those of the plain enumeration (the same queries; the lemma
+/// log changes no clause).
+///
+/// Errors: PGAS programs; the backend's errors (a refusal such as values
+/// out of thin air); the certificate cannot be written.
+pub fn final_states(
+    q: &Query,
+    (filter, observed): (Option<&GExpr>, &[GExpr]),
+    t: &Target,
+) -> Result<(FinalStates, Outcome), Error> {
+    if q.program.nodes.is_some() {
+        return Err(Error::Unsupported(
+            "--certify: PGAS programs have no certificates".into(),
+        ));
+    }
+    let b = Logging {
+        lemmas: RefCell::new(Vec::new()),
+    };
+    let fs = queries::enumerate_final_on(&b, q, filter, observed)?;
+    let lemmas = b.lemmas.into_inner();
+    let model = q.encoded_model();
+    let outcome = if fs.unknown.is_some() || (observed.is_empty() && !fs.states.is_empty()) {
+        // Unknown, or nothing observed: the one state found ends the
+        // enumeration without a last query.
+        Outcome::NotNegative
+    } else {
+        let question = Question::FinalStates {
+            filter,
+            observed,
+            states: &fs.states,
+        };
+        write_one(q, &model, question, &lemmas, (&t.dirs[0], t))?
+    };
+    Ok((fs, outcome))
+}
+
+/// Writes the certificate of the negative answer to `question` (its
+/// formula solved unsatisfiable in the run), or says why not.
 fn write_one(
     q: &Query,
     model: &Model,
-    res: &CheckResult,
+    question: Question,
     lemmas: &[Lemma],
-    dir: &Path,
-    t: &Target,
+    (dir, t): (&Path, &Target),
 ) -> Result<Outcome, Error> {
     let start = Instant::now();
-    if res.stats.solves == 0 {
-        let why = res
-            .reason
-            .clone()
-            .unwrap_or_else(|| "no formula was solved".into());
-        return Ok(Outcome::Refused(format!("answered without solving: {why}")));
-    }
     if let Err(why) = justify::certifiable(model, lemmas) {
         return Ok(Outcome::Refused(why));
     }
     let (b, w) = (q.limits.bound, q.limits.width);
-    let (f, _) = match formula::derive(q.program, model, b, w, res.check, lemmas) {
+    let (f, _) = match formula::derive(q.program, model, (b, w), question, lemmas) {
         Ok(x) => x,
         Err(why) => return Ok(Outcome::Refused(why)),
     };
@@ -150,7 +199,7 @@ fn write_one(
             "the re-derived formula is satisfiable (the run and its re-derivation disagree)".into(),
         ));
     }
-    let manifest = manifest(q, model, res.check, &f, lemmas.len(), t)?;
+    let manifest = manifest(q, model, question, &f, lemmas.len(), t)?;
     let text = serde_json::to_string_pretty(&manifest).expect("a manifest serializes");
     write(&dir.join(super::MANIFEST), text.as_bytes())?;
     let cnf = format!("{}\n{}", super::question_line(&manifest), f.to_dimacs());
@@ -174,7 +223,7 @@ fn write_one(
 fn manifest(
     q: &Query,
     model: &Model,
-    check: CheckKind,
+    question: Question,
     f: &Formula,
     lemmas: usize,
     t: &Target,
@@ -186,10 +235,20 @@ fn manifest(
         input_sha256: super::sha256_hex(&input),
         model: t.model.into(),
         model_sha256: super::model_digest(model),
-        check: check.name().into(),
+        reading: t.reading.clone(),
+        check: question.name().into(),
         bound: q.limits.bound,
         width: q.limits.width,
-        answer: "no violation".into(),
+        answer: match question {
+            Question::Check(_) => "no violation".into(),
+            Question::FinalStates { states, .. } => {
+                format!("no final state outside the {} recorded", states.len())
+            }
+        },
+        states: match question {
+            Question::Check(_) => None,
+            Question::FinalStates { states, .. } => Some(states.to_vec()),
+        },
         solver: "varisat".into(),
         vars: f.vars,
         clauses: f.clauses.len(),
