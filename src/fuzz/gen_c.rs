@@ -266,7 +266,7 @@ impl CGen {
         Atom {
             reg: Some(Self::reg(rng)),
             global: 0,
-            op: *rng.pick::<&str>(&["==", "==", "!=", "<"]),
+            op: rng.pick::<&str>(&["==", "==", "!=", "<"]),
             value: rng.below(3) as i64,
         }
     }
@@ -275,7 +275,7 @@ impl CGen {
         Atom {
             reg: None,
             global: rng.below(2) as usize,
-            op: *rng.pick::<&str>(&["==", "!="]),
+            op: rng.pick::<&str>(&["==", "!="]),
             value: rng.below(3) as i64,
         }
     }
