@@ -140,6 +140,53 @@ fn a_wrong_engine_is_detected_and_shrunk() {
     }
 }
 
+/// A wrong engine for C programs: "no goal is reachable under sc".
+fn never_sc(_: &Program, model: &str, q: Question) -> Option<Answer> {
+    (model == "sc" && q == Question::Reach)
+        .then(|| Answer::new(Verdict::NoViolation, Scope::Complete))
+}
+
+/// On C programs a wrong engine is caught too: the disagreement is shrunk
+/// by the C shrinker and written as a `.c` reproducer that the command
+/// line reads and answers as the bounded engine did.
+#[test]
+fn a_wrong_engine_on_c_programs_is_shrunk_to_a_c_reproducer() {
+    use bmc_rmm::fuzz::lang::Lang;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut o = options(2026);
+    o.lang = Lang::C;
+    o.width = 6;
+    o.models = vec!["sc".into()];
+    o.questions = vec![Question::Reach];
+    o.shrink_budget = 60;
+    o.stub = Some(Stub {
+        name: "never",
+        answer: never_sc,
+    });
+    o.out = Some(dir.path().to_path_buf());
+    let runner = Runner::new(o).expect("built-in models");
+    let mut s = Summary::default();
+    let f = (0..6)
+        .find_map(|i| {
+            runner
+                .check(i, &mut s)
+                .into_iter()
+                .find(|f| f.pair == "varisat / never")
+        })
+        .expect("varisat finds a goal the stand-in denies");
+    assert_eq!(f.shrunk_said.0, "violation");
+    assert!(f.shrunk.size() <= f.original.size());
+    let file = f.file.as_ref().expect("written");
+    assert_eq!(file.extension().and_then(|e| e.to_str()), Some("c"));
+    let text = std::fs::read_to_string(file).expect("readable");
+    assert!(text.contains("pthread_create"), "{text}");
+    let path = file.to_str().unwrap();
+    let (code, out, err) = common::run(&[
+        "reach", "--model", "sc", "--width", "6", "--unwind", "3", path,
+    ]);
+    assert_eq!(code, 1, "{out}{err}\n{text}");
+}
+
 #[test]
 fn the_command_prints_the_table_and_exits_0_on_agreement() {
     let (code, out, err) = common::run(&[
