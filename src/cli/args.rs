@@ -110,9 +110,10 @@ pub enum Command {
     /// varisat-checker, every lemma with the cat evaluator, the formula
     /// re-derived from the input and the model); exit 1 if one is rejected.
     CertifyCheck(CertifyCheckArgs),
-    /// Generate seeded random programs and ask every applicable engine and
-    /// backend the same questions; compare the answers, replay every
-    /// witness, shrink each disagreement to a reproducer (exit 1 if any).
+    /// Generate seeded random programs (native, or C with `--lang c`) and
+    /// ask every applicable engine and backend the same questions; compare
+    /// the answers, replay every witness, shrink each disagreement to a
+    /// reproducer (exit 1 if any).
     FuzzDiff(FuzzDiffArgs),
 }
 
@@ -726,28 +727,48 @@ pub struct FuzzDiffArgs {
     /// The first program's index (to resume or split a run).
     #[arg(long, default_value_t = 0)]
     pub start: u64,
+    /// The language of the generated programs: `native`, or `c` (C
+    /// programs with pthreads, atomics, arrays and pointers in the C
+    /// front-end's subset, docs/c.md; under sc the SV-COMP runner's
+    /// explicit-state search answers too).
+    #[arg(long, default_value = "native",
+          value_parser = clap::builder::PossibleValuesParser::new(["native", "c"]))]
+    pub lang: String,
     /// Built-in models, comma-separated; program i is checked under the
-    /// (i mod n)-th.
-    #[arg(long, value_delimiter = ',', default_value = "sc,tso,pso,rmo,power")]
+    /// (i mod n)-th [default: sc,tso,pso,rmo,power; with `--lang c`:
+    /// sc,tso,pso].
+    #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,
-    /// Questions asked of every program: reach, robust or both.
-    #[arg(long, value_delimiter = ',', default_value = "reach,robust")]
+    /// Questions asked of every program: reach, robust or both [default:
+    /// reach,robust; with `--lang c`: reach].
+    #[arg(long, value_delimiter = ',')]
     pub checks: Vec<String>,
-    /// The bound K of the bounded engines and SMC.
+    /// The bound K of the bounded engines and SMC (native programs; a C
+    /// program's bound is the longest path of its unwound program).
     #[arg(long, short = 'k', default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub bound: u32,
     /// Rounds of the k-round engine.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub rounds: u32,
-    /// Value width W in bits.
-    #[arg(long, short = 'w', default_value_t = 4, value_parser = clap::value_parser!(u32).range(2..=16))]
-    pub width: u32,
+    /// Value width W in bits [default: 4; with `--lang c`: 6, which the
+    /// C programs' memory needs].
+    #[arg(long, short = 'w', value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub width: Option<u32>,
+    /// Loop unwinding of the C front-end (`--lang c`; the generated
+    /// loops run at most 2 iterations).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub unwind: u32,
     /// Time limit of each engine on each question.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_timeout)]
     pub timeout: f64,
-    /// Write each disagreement's shrunk reproducer (`.rmm`) into DIR.
+    /// Write each disagreement's shrunk reproducer (`.rmm`, or `.c` with
+    /// `--lang c`) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<String>,
+    /// Write every generated program into DIR (`seedS-I-MODEL.rmm` or
+    /// `.c`), to look at or rerun one of them.
+    #[arg(long, value_name = "DIR")]
+    pub emit: Option<String>,
 }
 
 /// Options of every batch command: progress bar and worker threads.

@@ -5,16 +5,30 @@
 use super::args::FuzzDiffArgs;
 use bmc_rmm::ask::Question;
 use bmc_rmm::diag::Error;
+use bmc_rmm::fuzz::lang::Lang;
 use bmc_rmm::fuzz::run::{Options, Runner, Summary};
 use std::time::{Duration, Instant};
 
 /// Runs `bmc-rmm fuzz-diff`: exit 1 on any disagreement or engine
 /// failure, else 0.
 ///
-/// Errors: an unknown model or check name (usage).
+/// Errors: an unknown language, model or check name (usage).
 pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
-    let questions = a
-        .checks
+    let lang = Lang::from_name(&a.lang)
+        .ok_or_else(|| Error::Usage(format!("--lang takes native or c, not `{}`", a.lang)))?;
+    let (models, checks, width) = match lang {
+        Lang::Native => ("sc,tso,pso,rmo,power", "reach,robust", 4),
+        Lang::C => ("sc,tso,pso", "reach", 6),
+    };
+    let or = |given: &[String], default: &str| -> Vec<String> {
+        if given.is_empty() {
+            default.split(',').map(String::from).collect()
+        } else {
+            given.to_vec()
+        }
+    };
+    let (models, checks) = (or(&a.models, models), or(&a.checks, checks));
+    let questions = checks
         .iter()
         .map(|c| match c.as_str() {
             "reach" => Ok(Question::Reach),
@@ -24,16 +38,15 @@ pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
             ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if a.models.is_empty() || questions.is_empty() {
-        return Err(Error::Usage("--models and --checks need a name".into()));
-    }
     let runner = Runner::new(Options {
         seed: a.seed,
-        models: a.models.clone(),
+        models,
         questions,
         bound: a.bound,
         rounds: a.rounds,
-        width: a.width,
+        width: a.width.unwrap_or(width),
+        lang,
+        unwind: a.unwind,
         timeout: Duration::from_secs_f64(a.timeout),
         out: a.out.as_ref().map(Into::into),
         ..Options::default()
@@ -46,6 +59,9 @@ pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
     let mut summary = Summary::default();
     let mut failures_seen = 0;
     for i in a.start..a.start + a.count {
+        if let Some(dir) = &a.emit {
+            emit(&runner, dir, a.seed, i)?;
+        }
         for f in runner.check(i, &mut summary) {
             println!(
                 "DISAGREEMENT program {} (seed {}) {} {}: {} ({} / {}); shrunk to {} statement(s){}",
@@ -85,4 +101,18 @@ pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
     Ok(i32::from(
         summary.disagreements() > 0 || !summary.failures.is_empty(),
     ))
+}
+
+/// Writes program `i` of the run into `dir`.
+///
+/// Errors: the directory or file cannot be written.
+fn emit(runner: &Runner, dir: &str, seed: u64, i: u64) -> Result<(), Error> {
+    let (_, model, p) = runner.program(i);
+    let path = std::path::Path::new(dir).join(format!("seed{seed}-{i}-{model}.{}", p.extension()));
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    std::fs::write(&path, p.render()).map_err(io)
 }

@@ -8,9 +8,15 @@
 //! ([`bounded::replay`]); a disagreement shrunk ([`super::shrink`]) and
 //! written as a reproducer. An engine that does not model a program (or
 //! the question) is "n/a" for it and one that ends unknown is "unknown":
-//! neither is counted as compared.
+//! neither is counted as compared. The programs are native ([`super::gen`])
+//! or C ([`super::gen_c`], lowered by the C front-end with its loops
+//! unwound; under sc the SV-COMP runner's explicit-state search of the
+//! program with its loops kept as cycles answers too,
+//! [`crate::svcomp::explicit::search`]).
 
-use super::gen::{Gen, Prog};
+use super::gen::Gen;
+use super::gen_c::CGen;
+use super::lang::{Generated, Lang};
 use crate::answer::{Agreement, Answer, Scope, Verdict};
 use crate::ask::{self, Detail, EngineChoice, Question};
 use crate::cat::Model;
@@ -53,6 +59,9 @@ pub enum Engine {
     Kround(u32),
     /// The k-round translation checked by varisat under sc.
     KroundSat(u32),
+    /// The SV-COMP runner's explicit-state search of a C program with its
+    /// loops kept as cycles (sc; [`crate::svcomp::explicit::search`]).
+    SvExplicit,
     /// A stand-in ([`Stub`]).
     Stub(Stub),
 }
@@ -69,6 +78,7 @@ impl Engine {
             Engine::Lazy => "lazy".into(),
             Engine::Kround(k) => format!("kround{k}"),
             Engine::KroundSat(k) => format!("kround{k}-P'-sat"),
+            Engine::SvExplicit => "svcomp-explicit".into(),
             Engine::Stub(s) => s.name.into(),
         }
     }
@@ -85,6 +95,7 @@ impl Engine {
             Engine::Lazy => "--engine lazy".into(),
             Engine::Kround(k) => format!("--engine kround --rounds {k}"),
             Engine::KroundSat(k) => format!("(crosscheck --reach --rounds {k}: P' sat-sc)"),
+            Engine::SvExplicit => "(svcomp --engine explicit on a task of FILE)".into(),
             Engine::Stub(s) => format!("(the stand-in {})", s.name),
         }
     }
@@ -99,7 +110,7 @@ impl Engine {
             Engine::Lazy => EngineChoice::Lazy(None),
             Engine::Kround(k) => EngineChoice::Kround(k),
             Engine::KroundSat(k) => EngineChoice::KroundBounded(k),
-            Engine::Stub(_) => return None,
+            Engine::SvExplicit | Engine::Stub(_) => return None,
         })
     }
 }
@@ -188,12 +199,20 @@ pub struct Options {
     pub bound: u32,
     /// Rounds of the k-round engine.
     pub rounds: u32,
-    /// Value width W in bits.
+    /// Value width W in bits (C programs need 6: their memory, the
+    /// threads' start and done flags included, must fit the addresses).
     pub width: u32,
     /// Time limit of each engine on each question.
     pub timeout: Duration,
-    /// The program generator.
+    /// The language of the programs.
+    pub lang: Lang,
+    /// The program generator (native).
     pub gen: Gen,
+    /// The program generator (C).
+    pub c_gen: CGen,
+    /// The C front-end's `--unwind` (C programs; the generated loops run
+    /// at most 2 iterations, so 3 cuts none).
+    pub unwind: u32,
     /// A stand-in engine added to every question it answers.
     pub stub: Option<Stub>,
     /// Where reproducers are written (`None`: nowhere).
@@ -205,8 +224,9 @@ pub struct Options {
 
 impl Default for Options {
     /// Seed 0; sc, tso, pso, rmo, power; both questions; bound 6, 2
-    /// rounds, width 4, 2 s per engine; the default generator; no stub;
-    /// no reproducers; 400 shrinking candidates.
+    /// rounds, width 4, 2 s per engine; native programs from the default
+    /// generator (C: the default C generator, unwinding 3); no stub; no
+    /// reproducers; 400 shrinking candidates.
     fn default() -> Self {
         Options {
             seed: 0,
@@ -218,7 +238,10 @@ impl Default for Options {
             rounds: 2,
             width: 4,
             timeout: Duration::from_secs(2),
+            lang: Lang::Native,
             gen: Gen::default(),
+            c_gen: CGen::default(),
+            unwind: 3,
             stub: None,
             out: None,
             shrink_budget: 400,
@@ -334,9 +357,9 @@ pub struct Finding {
     /// What the two sides said on the original program.
     pub said: (String, String),
     /// The program generated.
-    pub original: Prog,
+    pub original: Generated,
     /// The program shrunk (the disagreement persists on it).
-    pub shrunk: Prog,
+    pub shrunk: Generated,
     /// What the two sides say on the shrunk program.
     pub shrunk_said: (String, String),
     /// The reproducer written, if any.
@@ -357,6 +380,23 @@ pub struct Runner {
     /// Its options.
     pub opts: Options,
     models: BTreeMap<String, Model>,
+}
+
+/// A generated program read into the IR, with what the runner asks the
+/// engines on it.
+struct Parsed {
+    /// The program.
+    program: Program,
+    /// The bound of the bounded engines and SMC: [`Options::bound`]; for
+    /// C the unwound program's longest path (every path fits).
+    bound: u32,
+    /// The answers within `bound` hold for every execution of the
+    /// generated program: a C program whose loops the unwinding did not
+    /// cut.
+    complete: bool,
+    /// The C source (for the SV-COMP runner's search), `None` for native
+    /// programs.
+    source: Option<SourceFile>,
 }
 
 impl Runner {
@@ -381,23 +421,51 @@ impl Runner {
     }
 
     /// Program `index` of the run: its seed, model and program.
-    pub fn program(&self, index: u64) -> (u64, String, Prog) {
+    pub fn program(&self, index: u64) -> (u64, String, Generated) {
         let seed = program_seed(self.opts.seed, index);
         let model = self.opts.models[(index % self.opts.models.len() as u64) as usize].clone();
-        let mut p = self.opts.gen.program(seed, &model);
-        p.header = format!(
+        let mut p = match self.opts.lang {
+            Lang::Native => Generated::Native(self.opts.gen.program(seed, &model)),
+            Lang::C => Generated::C(self.opts.c_gen.program(seed)),
+        };
+        p.set_header(format!(
             "fuzz-diff --seed {}: program {index} (generator seed {seed}) under {model}",
             self.opts.seed
-        );
+        ));
         (seed, model, p)
     }
 
-    fn parse(&self, p: &Prog) -> Result<Program, Error> {
-        crate::frontend::parse_program(
-            &SourceFile::new("fuzz.rmm", p.render()),
-            None,
-            Width(self.opts.width),
-        )
+    fn c_options(&self) -> crate::frontend::c::Options {
+        crate::frontend::c::Options {
+            unwind: self.opts.unwind,
+            ..Default::default()
+        }
+    }
+
+    fn parse(&self, g: &Generated) -> Result<Parsed, Error> {
+        let w = Width(self.opts.width);
+        match g {
+            Generated::Native(p) => Ok(Parsed {
+                program: crate::frontend::parse_program(
+                    &SourceFile::new("fuzz.rmm", p.render()),
+                    None,
+                    w,
+                )?,
+                bound: self.opts.bound,
+                complete: false,
+                source: None,
+            }),
+            Generated::C(p) => {
+                let src = SourceFile::new("fuzz.c", p.render());
+                let l = crate::frontend::c::lower_until(&src, w, &self.c_options(), None, false)?;
+                Ok(Parsed {
+                    bound: crate::ask::effective_bound(None, &l.program),
+                    complete: l.cut_loops.is_empty() && !l.unchecked_cut,
+                    program: l.program,
+                    source: Some(src),
+                })
+            }
+        }
     }
 
     /// Checks program `index` (every question, every engine, every
@@ -416,24 +484,18 @@ impl Runner {
                 return Vec::new();
             }
         };
+        let at = Origin {
+            index,
+            seed,
+            model: &model,
+            prog: &prog,
+        };
         let mut found = Vec::new();
         for &q in &self.opts.questions {
             let engines = self.engines(&model, q);
             let said: Vec<(Said, Option<Execution>)> =
                 engines.iter().map(|e| self.ask(&p, &model, q, e)).collect();
-            for (e, (s, _)) in engines.iter().zip(&said) {
-                if matches!(s, Said::NotApplicable(_) | Said::Unknown(_)) {
-                    let w: String = s.word().chars().take(110).collect();
-                    *summary.reasons.entry((e.name(), w)).or_default() += 1;
-                }
-                if let Said::Failed(why) = s {
-                    summary.failures.push(format!(
-                        "program {index} (seed {seed}), {model} {}, {}: {why}",
-                        question_name(q),
-                        e.name()
-                    ));
-                }
-            }
+            note_reasons(summary, &at, q, &engines, &said);
             for i in 0..engines.len() {
                 for j in i + 1..engines.len() {
                     let pair = format!("{} / {}", engines[i].name(), engines[j].name());
@@ -441,7 +503,7 @@ impl Runner {
                     if count(c, &said[i].0, &said[j].0) {
                         let clash = Clash::Answers(engines[i], engines[j]);
                         let words = (said[i].0.word(), said[j].0.word());
-                        found.push(self.finding(index, seed, &model, q, pair, words, &prog, clash));
+                        found.push(self.finding(&at, q, pair, words, clash));
                     }
                 }
             }
@@ -464,9 +526,7 @@ impl Runner {
                             c.disagree += 1;
                             let clash = Clash::Replay(*a, b);
                             let words = ("violation".to_string(), format!("rejects it: {why}"));
-                            found.push(
-                                self.finding(index, seed, &model, q, pair, words, &prog, clash),
-                            );
+                            found.push(self.finding(&at, q, pair, words, clash));
                         }
                         Err(None) => c.unknown += 1,
                     }
@@ -478,6 +538,9 @@ impl Runner {
 
     fn engines(&self, model: &str, q: Question) -> Vec<Engine> {
         let mut v = engines(model, q, self.opts.rounds);
+        if self.opts.lang == Lang::C && model == "sc" && q == Question::Reach {
+            v.push(Engine::SvExplicit);
+        }
         if let Some(s) = self.opts.stub {
             v.push(Engine::Stub(s));
         }
@@ -486,18 +549,20 @@ impl Runner {
 
     /// One engine's answer to `q` on `p` (and the bounded engine's
     /// witness); a panic is a failure.
-    fn ask(&self, p: &Program, model: &str, q: Question, e: &Engine) -> (Said, Option<Execution>) {
+    fn ask(&self, p: &Parsed, model: &str, q: Question, e: &Engine) -> (Said, Option<Execution>) {
         let run = || -> (Said, Option<Execution>) {
             let Some(choice) = e.choice() else {
-                let Engine::Stub(s) = e else { unreachable!() };
-                return match (s.answer)(p, model, q) {
-                    Some(a) => (Said::Answer(a), None),
-                    None => (Said::NotApplicable("stand-in".into()), None),
+                return match e {
+                    Engine::Stub(s) => match (s.answer)(&p.program, model, q) {
+                        Some(a) => (Said::Answer(a), None),
+                        None => (Said::NotApplicable("stand-in".into()), None),
+                    },
+                    _ => (self.search(p), None),
                 };
             };
             let questions = [q];
             let m = &self.models[model];
-            let mut req = ask::Request::new(p, m, Some(model), &questions, self.opts.bound);
+            let mut req = ask::Request::new(&p.program, m, Some(model), &questions, p.bound);
             req.engine = choice;
             req.width = self.opts.width;
             req.timeout = Some(self.opts.timeout);
@@ -506,25 +571,11 @@ impl Runner {
             match ask::ask(&req) {
                 Ok(mut rs) => {
                     let r = rs.remove(0);
-                    let mut a = r.answer;
-                    if matches!(e, Engine::Smc) && !p.notes.is_empty() {
-                        // The front-end cut the program: no answer on it
-                        // covers the original beyond the bound.
-                        a.scope = Scope::Bound(self.opts.bound);
-                    }
                     let x = match r.detail {
                         Detail::Bounded(b) => b.witness,
                         _ => None,
                     };
-                    if matches!(e, Engine::KroundSat(_)) && a.verdict == Verdict::NoViolation {
-                        // Its bound counts the instructions of P', not of
-                        // the program: its "no violation" covers no
-                        // execution of the program that another engine
-                        // could show (the k-round engine's violations are
-                        // compared with its own violations only).
-                        a.scope = Scope::Bound(0);
-                        a.stats.clear();
-                    }
+                    let a = self.scoped(p, e, r.answer);
                     match a.verdict {
                         Verdict::Unknown => (
                             Said::Unknown(a.reason.unwrap_or_else(|| "no reason".into())),
@@ -554,22 +605,77 @@ impl Runner {
         }
     }
 
+    /// The answer `a` of `e` with the scope it has for the generated
+    /// program: SMC's "no violation" on a program the front-end cut holds
+    /// within the bound only; the bounded engine's "no violation" on a C
+    /// program that nothing cut, at its longest path, holds for every
+    /// execution; the k-round translation's "no violation" covers nothing
+    /// of the program.
+    fn scoped(&self, p: &Parsed, e: &Engine, mut a: Answer) -> Answer {
+        let cut = match p.source {
+            None => !p.program.notes.is_empty(),
+            Some(_) => !p.complete,
+        };
+        if matches!(e, Engine::Smc) && cut {
+            // No answer on the cut program covers the original beyond
+            // the bound.
+            a.scope = Scope::Bound(p.bound);
+        }
+        if matches!(e, Engine::Sat(_)) && p.complete && a.verdict == Verdict::NoViolation {
+            a.scope = Scope::Complete;
+        }
+        if matches!(e, Engine::KroundSat(_)) && a.verdict == Verdict::NoViolation {
+            // Its bound counts the instructions of P', not of the
+            // program: its "no violation" covers no execution of the
+            // program that another engine could show (the k-round
+            // engine's violations are compared with its own violations
+            // only).
+            a.scope = Scope::Bound(0);
+            a.stats.clear();
+        }
+        a
+    }
+
+    /// The SV-COMP runner's explicit-state search on the C program of
+    /// `p` (sc): a proof is "no violation" for every execution, a path
+    /// to an error call a violation.
+    fn search(&self, p: &Parsed) -> Said {
+        use crate::svcomp::explicit::{search, Searched};
+        let Some(src) = &p.source else {
+            return Said::NotApplicable("a C program only".into());
+        };
+        let deadline = Some(Instant::now() + self.opts.timeout);
+        match search(src, Width(self.opts.width), &self.c_options(), deadline) {
+            Ok(Searched::Proof { .. }) => {
+                Said::Answer(Answer::new(Verdict::NoViolation, Scope::Complete))
+            }
+            Ok(Searched::Reachable(_)) => {
+                Said::Answer(Answer::new(Verdict::Violation, Scope::Complete))
+            }
+            Ok(Searched::Unknown(why)) if why.contains("calls no error function") => {
+                Said::NotApplicable(why)
+            }
+            Ok(Searched::Unknown(why)) => Said::Unknown(why),
+            Err(e) => Said::Failed(e.to_string()),
+        }
+    }
+
     /// `Ok(())`: `b` accepts the witness `x`; `Err(Some(why))`: it
     /// rejects it; `Err(None)`: no answer (a limit, an error).
     fn replay(
         &self,
-        p: &Program,
+        p: &Parsed,
         model: &str,
         b: SolverKind,
         x: &Execution,
     ) -> Result<(), Option<String>> {
         let lim = Limits {
-            bound: self.opts.bound,
+            bound: p.bound,
             width: self.opts.width,
             deadline: Deadline(Some(Instant::now() + self.opts.timeout)),
             switches: Switches::default(),
         };
-        match bounded::replay(b, p, &self.models[model], lim, x) {
+        match bounded::replay(b, &p.program, &self.models[model], lim, x) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(why)) => Err(Some(why)),
             Err(_) => Err(None),
@@ -580,7 +686,7 @@ impl Runner {
     /// disagree); with what each side says.
     fn clashes(
         &self,
-        prog: &Prog,
+        prog: &Generated,
         model: &str,
         q: Question,
         clash: Clash,
@@ -601,31 +707,28 @@ impl Runner {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn finding(
         &self,
-        index: u64,
-        seed: u64,
-        model: &str,
+        at: &Origin,
         q: Question,
         pair: String,
         said: (String, String),
-        prog: &Prog,
         clash: Clash,
     ) -> Finding {
-        let still = |c: &Prog| self.clashes(c, model, q, clash).is_some();
-        let shrunk = super::shrink::shrink(prog, &still, self.opts.shrink_budget);
+        let model = at.model;
+        let still = |c: &Generated| self.clashes(c, model, q, clash).is_some();
+        let shrunk = super::shrink::shrink(at.prog, &still, self.opts.shrink_budget);
         let shrunk_said = self
             .clashes(&shrunk, model, q, clash)
             .unwrap_or_else(|| said.clone());
         let mut f = Finding {
-            index,
-            seed,
+            index: at.index,
+            seed: at.seed,
             model: model.to_string(),
             question: q,
             pair,
             said,
-            original: prog.clone(),
+            original: at.prog.clone(),
             shrunk,
             shrunk_said,
             file: None,
@@ -634,6 +737,27 @@ impl Runner {
             f.file = self.write(dir, &f, clash).ok();
         }
         f
+    }
+
+    /// The command line that asks `e` question `q` of `f`'s reproducer.
+    fn command(&self, f: &Finding, e: &Engine) -> String {
+        let q = question_name(f.question);
+        match f.shrunk.lang() {
+            Lang::Native => format!(
+                "bmc-rmm {q} --model {} --bound {} --width {} {} FILE",
+                f.model,
+                self.opts.bound,
+                self.opts.width,
+                e.options()
+            ),
+            Lang::C => format!(
+                "bmc-rmm {q} --model {} --unwind {} --width {} {} FILE",
+                f.model,
+                self.opts.unwind,
+                self.opts.width,
+                e.options()
+            ),
+        }
     }
 
     /// Writes the reproducer of `f` into `dir`: the shrunk program with a
@@ -647,18 +771,12 @@ impl Runner {
             .collect();
         let q = question_name(f.question);
         let path = dir.join(format!(
-            "seed{}-{}-{}-{q}-{safe}.rmm",
-            self.opts.seed, f.index, f.model
+            "seed{}-{}-{}-{q}-{safe}.{}",
+            self.opts.seed,
+            f.index,
+            f.model,
+            f.shrunk.extension()
         ));
-        let how = |e: &Engine| {
-            format!(
-                "bmc-rmm {q} --model {} --bound {} --width {} {} FILE",
-                f.model,
-                self.opts.bound,
-                self.opts.width,
-                e.options()
-            )
-        };
         let (a, b) = match clash {
             Clash::Answers(a, b) => (a, b),
             Clash::Replay(a, b) => (Engine::Sat(a), Engine::Sat(b)),
@@ -677,12 +795,47 @@ impl Runner {
             f.said.1,
             f.original.size(),
             f.shrunk.size(),
-            how(&a),
-            how(&b),
+            self.command(f, &a),
+            self.command(f, &b),
         );
         text.push_str(&f.shrunk.render());
         std::fs::write(&path, text)?;
         Ok(path)
+    }
+}
+
+/// Which program of the run a disagreement is on.
+struct Origin<'a> {
+    index: u64,
+    seed: u64,
+    model: &'a str,
+    prog: &'a Generated,
+}
+
+/// Adds to `summary` why engines did not apply or ended unknown, and
+/// their failures.
+fn note_reasons(
+    summary: &mut Summary,
+    at: &Origin,
+    q: Question,
+    engines: &[Engine],
+    said: &[(Said, Option<Execution>)],
+) {
+    for (e, (s, _)) in engines.iter().zip(said) {
+        if matches!(s, Said::NotApplicable(_) | Said::Unknown(_)) {
+            let w: String = s.word().chars().take(110).collect();
+            *summary.reasons.entry((e.name(), w)).or_default() += 1;
+        }
+        if let Said::Failed(why) = s {
+            summary.failures.push(format!(
+                "program {} (seed {}), {} {}, {}: {why}",
+                at.index,
+                at.seed,
+                at.model,
+                question_name(q),
+                e.name()
+            ));
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! few seeded programs every applicable engine and backend agrees (and
 //! the comparisons are not vacuous); a deliberately wrong stand-in engine
 //! is caught, its disagreement shrunk to a small reproducer that still
-//! shows it; the command's table and exit status.
+//! shows it; the command's table and exit status; the same for C
+//! programs (`--lang c`).
 
 use crate::common;
 use bmc_rmm::answer::{Answer, Scope, Verdict};
@@ -54,6 +55,45 @@ fn twenty_programs_agree_on_every_engine_pair() {
     );
 }
 
+/// C programs (`--lang c`): the generator gives one program per seed;
+/// on a few programs under sc and pso every pair of engines agrees, the
+/// comparisons are not vacuous (the bounded engine against SMC and
+/// against the SV-COMP runner's explicit-state search, witnesses
+/// replayed), and nothing fails.
+#[test]
+fn c_programs_agree_on_every_engine_pair() {
+    use bmc_rmm::fuzz::gen_c::CGen;
+    use bmc_rmm::fuzz::lang::Lang;
+    let g = CGen::default();
+    assert_eq!(g.program(42), g.program(42));
+    assert_ne!(g.program(42).render(), g.program(43).render());
+    let mut o = options(2026);
+    o.timeout = Duration::from_secs(1);
+    o.lang = Lang::C;
+    o.width = 6;
+    o.models = vec!["sc".into(), "pso".into()];
+    o.questions = vec![Question::Reach];
+    let runner = Runner::new(o).expect("built-in models");
+    assert_eq!(runner.program(5).2, runner.program(5).2);
+    let mut s = Summary::default();
+    let mut found = Vec::new();
+    for i in 0..10 {
+        found.extend(runner.check(i, &mut s));
+    }
+    let table = s.table();
+    assert!(found.is_empty(), "disagreements: {found:#?}\n{table}");
+    assert!(s.failures.is_empty(), "{:#?}\n{table}", s.failures);
+    let compared = |m: &str, pair: &str| {
+        s.rows
+            .get(&(m.to_string(), "reach".to_string(), pair.to_string()))
+            .map_or(0, |c| c.compared)
+    };
+    assert!(compared("sc", "varisat / smc") >= 3, "{table}");
+    assert!(compared("sc", "varisat / svcomp-explicit") >= 3, "{table}");
+    assert!(compared("pso", "varisat / cdclt") >= 3, "{table}");
+    assert!(compared("pso", "varisat witness -> cdclt") > 0, "{table}");
+}
+
 /// A wrong engine: "no goal is reachable, for every execution".
 fn never(_: &Program, model: &str, q: Question) -> Option<Answer> {
     (model == "tso" && q == Question::Reach)
@@ -84,7 +124,7 @@ fn a_wrong_engine_is_detected_and_shrunk() {
     // Shrunk: one thread, nothing left to drop (a goal that is reachable
     // on any program with one thread and no statement is `goal final`).
     assert!(f.shrunk.size() < f.original.size() || f.original.size() == 0);
-    assert_eq!(f.shrunk.threads.len(), 1, "{}", f.shrunk.render());
+    assert_eq!(f.shrunk.threads(), 1, "{}", f.shrunk.render());
     assert_eq!(f.shrunk.size(), 0, "{}", f.shrunk.render());
     // The reproducer parses and says what disagrees.
     let file = f.file.as_ref().expect("written");
@@ -98,6 +138,53 @@ fn a_wrong_engine_is_detected_and_shrunk() {
             assert_eq!(c.disagree, 0, "{pair}\n{}", s.table());
         }
     }
+}
+
+/// A wrong engine for C programs: "no goal is reachable under sc".
+fn never_sc(_: &Program, model: &str, q: Question) -> Option<Answer> {
+    (model == "sc" && q == Question::Reach)
+        .then(|| Answer::new(Verdict::NoViolation, Scope::Complete))
+}
+
+/// On C programs a wrong engine is caught too: the disagreement is shrunk
+/// by the C shrinker and written as a `.c` reproducer that the command
+/// line reads and answers as the bounded engine did.
+#[test]
+fn a_wrong_engine_on_c_programs_is_shrunk_to_a_c_reproducer() {
+    use bmc_rmm::fuzz::lang::Lang;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut o = options(2026);
+    o.lang = Lang::C;
+    o.width = 6;
+    o.models = vec!["sc".into()];
+    o.questions = vec![Question::Reach];
+    o.shrink_budget = 60;
+    o.stub = Some(Stub {
+        name: "never",
+        answer: never_sc,
+    });
+    o.out = Some(dir.path().to_path_buf());
+    let runner = Runner::new(o).expect("built-in models");
+    let mut s = Summary::default();
+    let f = (0..6)
+        .find_map(|i| {
+            runner
+                .check(i, &mut s)
+                .into_iter()
+                .find(|f| f.pair == "varisat / never")
+        })
+        .expect("varisat finds a goal the stand-in denies");
+    assert_eq!(f.shrunk_said.0, "violation");
+    assert!(f.shrunk.size() <= f.original.size());
+    let file = f.file.as_ref().expect("written");
+    assert_eq!(file.extension().and_then(|e| e.to_str()), Some("c"));
+    let text = std::fs::read_to_string(file).expect("readable");
+    assert!(text.contains("pthread_create"), "{text}");
+    let path = file.to_str().unwrap();
+    let (code, out, err) = common::run(&[
+        "reach", "--model", "sc", "--width", "6", "--unwind", "3", path,
+    ]);
+    assert_eq!(code, 1, "{out}{err}\n{text}");
 }
 
 #[test]
@@ -121,6 +208,9 @@ fn the_command_prints_the_table_and_exits_0_on_agreement() {
     );
     let (code, _, err) = common::run(&["fuzz-diff", "--models", "nosuch"]);
     assert_eq!(code, 2, "{err}");
+    let (code, _, err) = common::run(&["fuzz-diff", "--lang", "java"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--lang"), "{err}");
 }
 
 /// The verdict of `engine` on `robust` under `model` for `text`.
