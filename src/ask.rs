@@ -457,6 +457,8 @@ fn check_replies(req: &Request, kinds: &[CheckKind]) -> Result<Vec<Reply>, Error
         EngineChoice::KroundBounded(k) => {
             let tr =
                 kround::translate(req.program, k).map_err(|e| Error::Unsupported(e.to_string()))?;
+            tr.check_width(req.program, Width(req.width))
+                .map_err(|e| Error::Unsupported(e.to_string()))?;
             let sc = crate::cat::builtin("sc")?;
             let mut on_translation = *req;
             on_translation.program = &tr.program;

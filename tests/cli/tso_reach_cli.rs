@@ -171,3 +171,26 @@ goal g: t0@end, t1@end where t0.r1 == 0 && t1.r2 == 0;",
     let (c, out, _) = bmc(&["reach", "--engine", "lazy", &blocked]);
     assert_eq!(c, 0, "{out}");
 }
+
+/// P′ keeps a thread's control state in its `k.pc` register: a thread
+/// with more states than `--width` bits tell apart is refused (two states
+/// would share a value and a resumed round could jump to the wrong one),
+/// and answered at a width that fits.
+#[test]
+fn kround_refuses_a_width_too_narrow_for_its_control_states() {
+    let d = tempfile::tempdir().unwrap();
+    let sb = tmp(&d, "sb3.rmm", SB);
+    let (c, out, err) = bmc(&[
+        "reach", "--engine", "kround", "--rounds", "2", "--width", "2", &sb,
+    ]);
+    assert_eq!(c, 2, "{out}{err}");
+    assert!(
+        err.contains("thread t0: the k-round translation has")
+            && err.contains("cannot tell apart in 2-bit values"),
+        "{err}"
+    );
+    let (c, out, err) = bmc(&[
+        "reach", "--engine", "kround", "--rounds", "2", "--width", "6", &sb,
+    ]);
+    assert_eq!(c, 1, "{out}{err}");
+}

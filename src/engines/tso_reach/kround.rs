@@ -41,7 +41,7 @@ use crate::program::buffers::drains_buffer;
 use crate::program::buffers::reads_memory;
 use crate::program::{
     BinOp, Command, Expr, GExpr, GVar, Goal, GoalAt, Instr, LExpr, Program, RegId, StateId, Thread,
-    ThreadId,
+    ThreadId, Width,
 };
 use std::collections::BTreeSet;
 
@@ -79,6 +79,33 @@ pub struct Translation {
     pub origin: Vec<Vec<Origin>>,
     /// K.
     pub rounds: u32,
+}
+
+impl Translation {
+    /// Checks that P′'s bookkeeping registers tell their values apart in
+    /// `width`-bit values: `k.pc` holds a control state of its thread
+    /// (state ids `0..n`), `k.rnd` a round (`-1..=K`). With more than
+    /// 2^W states two of them share a value and a thread resuming a round
+    /// could jump to the wrong one.
+    ///
+    /// Errors: [`ReachError::Unsupported`] naming the thread, its number
+    /// of states and the least width that fits.
+    pub fn check_width(&self, p: &Program, width: Width) -> Result<(), ReachError> {
+        let fits = |n: u64| width.0 >= 64 || n <= 1u64 << width.0;
+        for t in &self.program.threads {
+            let n = t.states.len() as u64;
+            if !fits(n) || !fits(u64::from(self.rounds) + 2) {
+                let need = (64 - (n.max(u64::from(self.rounds) + 2) - 1).leading_zeros()).max(1);
+                return Err(ReachError::Unsupported(format!(
+                    "thread {}: the k-round translation has {n} control states, which its \
+                     `k.pc` register cannot tell apart in {}-bit values (use --width {need} or more)",
+                    p.name(t.name),
+                    width.0
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn c(v: i64) -> LExpr {
@@ -673,6 +700,7 @@ fn kround_run(
     opts: &Options,
 ) -> Result<KroundResult, ReachError> {
     let tr = translate(q, k)?;
+    tr.check_width(q, opts.width)?;
     let res = sc_reach(&tr.program, opts)?;
     let answer = match res.verdict {
         ReachVerdict::Reachable(hit) => {
