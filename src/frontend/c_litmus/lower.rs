@@ -987,61 +987,42 @@ impl<'a> ThreadLower<'a> {
                 self.emit(cmd, site);
                 Ok(Expr::Var(r))
             }
-            "__cmpxchg" => {
+            // herd's `__cmpxchg` (the write of `new` when the read value
+            // is `old`) and `linux_add_unless_ok`/`_no`
+            // (`herd/eventsMonad.ml`: the write of the read value plus `V`
+            // unless it is `W`, whose value is the comparison's, computed
+            // from the read: herd's output is the read's and W's).
+            "__cmpxchg" | "__atomic_add_unless" => {
                 arity(3)?;
                 let addr = self.expr(&args[0].0, args[0].1, site)?;
-                let old = self.expr(&args[1].0, args[1].1, site)?;
-                let new = self.expr(&args[2].0, args[2].1, site)?;
+                let b = self.expr(&args[1].0, args[1].1, site)?;
+                let c = self.expr(&args[2].0, args[2].1, site)?;
                 let r = self.temp();
                 let load = tagged(Command::Load {
                     reg: r,
                     addr: addr.clone(),
                 });
-                let eq = Expr::bin(BinOp::Eq, Expr::Var(r), old.clone());
-                let ne = Expr::bin(BinOp::Ne, Expr::Var(r), old);
+                let (writes, value, result) = if name == "__cmpxchg" {
+                    let (eq, ne) = (BinOp::Eq, BinOp::Ne);
+                    ((eq, b.clone(), ne), c, Expr::Var(r))
+                } else {
+                    let (ne, eq) = (BinOp::Ne, BinOp::Eq);
+                    let sum = Expr::bin(BinOp::Add, Expr::Var(r), b);
+                    ((ne, c.clone(), eq), sum, Expr::bin(ne, Expr::Var(r), c))
+                };
+                let (when, than, otherwise) = writes;
                 let ok = Command::Atomic(vec![
                     load.clone(),
-                    Command::Guard(eq),
-                    tagged(Command::Store { addr, value: new }),
+                    Command::Guard(Expr::bin(when, Expr::Var(r), than.clone())),
+                    tagged(Command::Store { addr, value }),
                 ]);
-                let fail = Command::Atomic(vec![load, Command::Guard(ne)]);
+                let guard = Command::Guard(Expr::bin(otherwise, Expr::Var(r), than));
+                let fail = Command::Atomic(vec![load, guard]);
                 let to = self.fresh_state();
                 self.emit_to(ok, site, to);
                 self.emit_to(fail, site, to);
                 self.cur = to;
-                Ok(Expr::Var(r))
-            }
-            "__atomic_add_unless" => {
-                // herd's `linux_add_unless_ok`/`_no` (`herd/eventsMonad.ml`):
-                // read X; unless it is W, write X + V in the same atomic
-                // step (tagged as the read), else the read alone; the value
-                // is the comparison's, computed from the read (herd's
-                // output is the read's and W's).
-                arity(3)?;
-                let addr = self.expr(&args[0].0, args[0].1, site)?;
-                let add = self.expr(&args[1].0, args[1].1, site)?;
-                let unless = self.expr(&args[2].0, args[2].1, site)?;
-                let r = self.temp();
-                let load = tagged(Command::Load {
-                    reg: r,
-                    addr: addr.clone(),
-                });
-                let ne = Expr::bin(BinOp::Ne, Expr::Var(r), unless.clone());
-                let eq = Expr::bin(BinOp::Eq, Expr::Var(r), unless);
-                let ok = Command::Atomic(vec![
-                    load.clone(),
-                    Command::Guard(ne.clone()),
-                    tagged(Command::Store {
-                        addr,
-                        value: Expr::bin(BinOp::Add, Expr::Var(r), add),
-                    }),
-                ]);
-                let fail = Command::Atomic(vec![load, Command::Guard(eq)]);
-                let to = self.fresh_state();
-                self.emit_to(ok, site, to);
-                self.emit_to(fail, site, to);
-                self.cur = to;
-                Ok(ne)
+                Ok(result)
             }
             "__atomic_op" | "__atomic_op_return" | "__atomic_fetch_op" => {
                 arity(3)?;
