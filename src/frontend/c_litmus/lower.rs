@@ -987,42 +987,9 @@ impl<'a> ThreadLower<'a> {
                 self.emit(cmd, site);
                 Ok(Expr::Var(r))
             }
-            // herd's `__cmpxchg` (the write of `new` when the read value
-            // is `old`) and `linux_add_unless_ok`/`_no`
-            // (`herd/eventsMonad.ml`: the write of the read value plus `V`
-            // unless it is `W`, whose value is the comparison's, computed
-            // from the read: herd's output is the read's and W's).
             "__cmpxchg" | "__atomic_add_unless" => {
                 arity(3)?;
-                let addr = self.expr(&args[0].0, args[0].1, site)?;
-                let b = self.expr(&args[1].0, args[1].1, site)?;
-                let c = self.expr(&args[2].0, args[2].1, site)?;
-                let r = self.temp();
-                let load = tagged(Command::Load {
-                    reg: r,
-                    addr: addr.clone(),
-                });
-                let (writes, value, result) = if name == "__cmpxchg" {
-                    let (eq, ne) = (BinOp::Eq, BinOp::Ne);
-                    ((eq, b.clone(), ne), c, Expr::Var(r))
-                } else {
-                    let (ne, eq) = (BinOp::Ne, BinOp::Eq);
-                    let sum = Expr::bin(BinOp::Add, Expr::Var(r), b);
-                    ((ne, c.clone(), eq), sum, Expr::bin(ne, Expr::Var(r), c))
-                };
-                let (when, than, otherwise) = writes;
-                let ok = Command::Atomic(vec![
-                    load.clone(),
-                    Command::Guard(Expr::bin(when, Expr::Var(r), than.clone())),
-                    tagged(Command::Store { addr, value }),
-                ]);
-                let guard = Command::Guard(Expr::bin(otherwise, Expr::Var(r), than));
-                let fail = Command::Atomic(vec![load, guard]);
-                let to = self.fresh_state();
-                self.emit_to(ok, site, to);
-                self.emit_to(fail, site, to);
-                self.cur = to;
-                Ok(result)
+                self.conditional_rmw(name, tag, args, site)
             }
             "__atomic_op" | "__atomic_op_return" | "__atomic_fetch_op" => {
                 arity(3)?;
@@ -1066,6 +1033,59 @@ impl<'a> ThreadLower<'a> {
                 ),
             )),
         }
+    }
+
+    /// herd's conditional read-modify-writes: one atomic step of the read
+    /// and the write when the read value passes the test, else the read
+    /// alone (both tagged `t`). `__cmpxchg{t}(p, old, new)` writes `new`
+    /// when the read value is `old`, and its value is the read's;
+    /// `__atomic_add_unless{t}(p, v, u)` (herd's
+    /// `linux_add_unless_ok`/`_no`, `herd/eventsMonad.ml`) writes the read
+    /// value plus `v` unless it is `u`, and its value is the comparison's,
+    /// computed from the read (herd's output is the read's and `u`'s).
+    fn conditional_rmw(
+        &mut self,
+        name: &str,
+        tag: &str,
+        args: &[(Ex, Span)],
+        site: Span,
+    ) -> Result<LExpr, Error> {
+        let tagged = |c: Command| {
+            if tag.is_empty() {
+                c
+            } else {
+                Command::Tagged(Tags::new([tag]), Box::new(c))
+            }
+        };
+        let addr = self.expr(&args[0].0, args[0].1, site)?;
+        let b = self.expr(&args[1].0, args[1].1, site)?;
+        let c = self.expr(&args[2].0, args[2].1, site)?;
+        let r = self.temp();
+        let load = tagged(Command::Load {
+            reg: r,
+            addr: addr.clone(),
+        });
+        let (writes, value, result) = if name == "__cmpxchg" {
+            let (eq, ne) = (BinOp::Eq, BinOp::Ne);
+            ((eq, b.clone(), ne), c, Expr::Var(r))
+        } else {
+            let (ne, eq) = (BinOp::Ne, BinOp::Eq);
+            let sum = Expr::bin(BinOp::Add, Expr::Var(r), b);
+            ((ne, c.clone(), eq), sum, Expr::bin(ne, Expr::Var(r), c))
+        };
+        let (when, than, otherwise) = writes;
+        let ok = Command::Atomic(vec![
+            load.clone(),
+            Command::Guard(Expr::bin(when, Expr::Var(r), than.clone())),
+            tagged(Command::Store { addr, value }),
+        ]);
+        let guard = Command::Guard(Expr::bin(otherwise, Expr::Var(r), than));
+        let fail = Command::Atomic(vec![load, guard]);
+        let to = self.fresh_state();
+        self.emit_to(ok, site, to);
+        self.emit_to(fail, site, to);
+        self.cur = to;
+        Ok(result)
     }
 
     /// herd's `__srcu{t}(p)` (`synchronize_srcu(p)` in the kernel's
