@@ -516,6 +516,16 @@ fn masked(src: &SourceFile, start: usize, end: usize, funcs: &[Func]) -> SourceF
     )
 }
 
+/// `c` tagged with herd's annotation `tag` of a primitive (`__load{once}`),
+/// or `c` itself for a primitive without one.
+fn tag_with(tag: &str, c: Command) -> Command {
+    if tag.is_empty() {
+        c
+    } else {
+        Command::Tagged(Tags::new([tag]), Box::new(c))
+    }
+}
+
 /// The lowering of one thread function.
 struct ThreadLower<'a> {
     src: &'a SourceFile,
@@ -933,14 +943,7 @@ impl<'a> ThreadLower<'a> {
         args: &[(Ex, Span)],
         site: Span,
     ) -> Result<LExpr, Error> {
-        let tags = || Tags::new([tag]);
-        let tagged = |c: Command| {
-            if tag.is_empty() {
-                c
-            } else {
-                Command::Tagged(tags(), Box::new(c))
-            }
-        };
+        let tagged = |c: Command| tag_with(tag, c);
         let arity = |n: usize| -> Result<(), Error> {
             if args.len() == n {
                 Ok(())
@@ -1050,13 +1053,7 @@ impl<'a> ThreadLower<'a> {
         args: &[(Ex, Span)],
         site: Span,
     ) -> Result<LExpr, Error> {
-        let tagged = |c: Command| {
-            if tag.is_empty() {
-                c
-            } else {
-                Command::Tagged(Tags::new([tag]), Box::new(c))
-            }
-        };
+        let tagged = |c: Command| tag_with(tag, c);
         let addr = self.expr(&args[0].0, args[0].1, site)?;
         let b = self.expr(&args[1].0, args[1].1, site)?;
         let c = self.expr(&args[2].0, args[2].1, site)?;
