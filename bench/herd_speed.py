@@ -4,16 +4,20 @@
 For each collection (the Dat3M AArch64 / AArch64 mixed / RISC-V / PPC / X86
 suites of ../shared/corpus/litmus-dat3m, the PPC / X86 / X86_64 folders of
 ../shared/corpus/litmus, the AArch64 / RISC-V folders of
-../shared/corpus/litmus-arm) it runs herd7 once with every file of the
-collection on its command line (`-variant mixed` for the mixed suite) and
-`BIN litmus --json -j 1` once on the same files (an @list), one after the
+../shared/corpus/litmus-arm, the C tests of ../shared/corpus/lkmm under the
+kernel's model files there) it runs herd7 once with every file of the
+collection on its command line (`-variant mixed` for the mixed suite,
+`-I model -conf linux-kernel.cfg` for lkmm) and `BIN litmus --json -j 1`
+(lkmm: `BIN litmus --conf … -I LIBDIR -j 1`, herd's blocks) once on the
+same files (an @list), one after the
 other, and prints: collection, tests, the CPU time (user + system of the
 child process) and wall time of each, and the CPU ratio herd7 / bmc-rmm.
 Both sides get the same per-test limit (--timeout, default 10 s; herd7's
 `-timeout` skips the test, bmc-rmm answers unknown), counted in the time
 spent. Then it lists the tests where bmc-rmm took more than 10 s (or hit
 the limit) while herd7 answered in under 1 s, from herd7's `Time` lines and
-bmc-rmm's JSON `time` field, matched by test name.
+bmc-rmm's JSON `time` field, matched by test name; for lkmm, every test
+with 8 or more processes with both times and their ratio.
 
 Usage: bench/herd_speed.py BIN [--timeout S] [--only NAME]... [--sample N]
   --only NAME  run only the collections whose name contains NAME
@@ -37,6 +41,9 @@ COLLECTIONS = [  # (name, folder under corpus/, excluded subfolder, bmc-rmm mode
     ("litmus X86_64", "litmus/X86_64", None, "tso", "x86tso-mixed.cat", False),
     ("litmus-arm AArch64", "litmus-arm/AArch64", None, "arm", "aarch64.cat", False),
     ("litmus-arm RISC-V", "litmus-arm/RISCV", None, "riscv", "riscv.cat", False),
+    # The kernel's model: herd7 `-I model -conf linux-kernel.cfg`, bmc-rmm
+    # `litmus --conf … -I herd's libdir` (the model column is unused).
+    ("lkmm", "lkmm", "model", None, "linux-kernel.cfg", False),
 ]
 
 
@@ -72,7 +79,7 @@ def main():
         print(f"herd7 or the corpus not found under {SHARED}; skipped")
         return 0
     scratch = tempfile.mkdtemp(prefix="herd_speed.")
-    rows, slow = [], []
+    rows, slow, big = [], [], []
     print(f"{'collection':<22} {'tests':>6} {'herd7 cpu s':>12} {'bmc-rmm cpu s':>14} {'ratio':>7}"
           f" {'herd7 wall':>11} {'bmc-rmm wall':>13} {'herd7 t/o':>9} {'ours unknown':>12}", flush=True)
     for name, folder, exclude, model, cat, mixed in COLLECTIONS:
@@ -81,8 +88,11 @@ def main():
         files = files_of(folder, exclude)[::a.sample]
         if not files:
             continue
+        lkmm = cat.endswith(".cfg")
+        model_dir = os.path.join(CORPUS, folder, "model")
         herd_cmd = [os.path.join(TOOLS, "bin", "herd7"), "-set-libdir", os.path.join(TOOLS, "libdir"),
-                    "-model", cat, "-timeout", str(a.timeout)] + (["-variant", "mixed"] if mixed else [])
+                    "-timeout", str(a.timeout)] + (["-variant", "mixed"] if mixed else [])
+        herd_cmd += ["-I", model_dir, "-conf", os.path.join(model_dir, cat)] if lkmm else ["-model", cat]
         hout, hcpu, hwall = timed(herd_cmd + [os.path.abspath(f) for f in files], scratch)
         htime = {}
         for l in hout.splitlines():
@@ -92,9 +102,31 @@ def main():
         lst = os.path.join(scratch, "list")
         with open(lst, "w") as f:
             f.write("\n".join(os.path.abspath(x) for x in files) + "\n")
-        oout, ocpu, owall = timed([os.path.abspath(a.bin), "litmus", "--json", "-q", "-j", "1",
-                                   "--timeout", str(a.timeout), "--model", model, "@" + lst], scratch)
+        ours = [os.path.abspath(a.bin), "litmus", "-q", "-j", "1", "--timeout", str(a.timeout)]
+        if lkmm:
+            ours += ["--conf", os.path.join(model_dir, cat), "-I", os.path.join(TOOLS, "libdir")]
+        else:
+            ours += ["--json", "--model", model]
+        oout, ocpu, owall = timed(ours + ["@" + lst], scratch)
         unknown = 0
+        if lkmm:
+            # herd's blocks: `Time NAME S` per answered test; the unknown
+            # ones are on stderr (not kept) and have no block.
+            otime = {}
+            for l in oout.splitlines():
+                m = re.match(r"Time (\S+) ([0-9.]+)", l)
+                if m:
+                    otime[m.group(1)] = float(m.group(2))
+            unknown = len(files) - len(otime)
+            for f in files:
+                procs = len(set(re.findall(r"^\s*P(\d+)\s*\(", open(f, errors="replace").read(), re.M)))
+                src = open(f, errors="replace").readline().split()
+                test = src[1] if len(src) > 1 else ""
+                t, h = otime.get(test, a.timeout), htime.get(test)
+                if procs >= 8:
+                    big.append((f, procs, t, h))
+                if t > 10 and h is not None and h < 1:
+                    slow.append((name, f, t, h))
         for l in oout.splitlines():
             if not l.startswith("{"):
                 continue
@@ -109,6 +141,14 @@ def main():
         ratio = hcpu / ocpu if ocpu > 0 else float("inf")
         print(f"{name:<22} {len(files):>6} {hcpu:>12.1f} {ocpu:>14.1f} {ratio:>6.1f}x"
               f" {hwall:>11.1f} {owall:>13.1f} {len(files) - len(htime):>9} {unknown:>12}", flush=True)
+    if big:
+        # The kernel's tests with 8 processes or more (herd7's time, `-`
+        # over its limit; bmc-rmm's, the limit when unknown).
+        print(f"lkmm tests with 8 or more processes: {len(big)}")
+        for f, procs, t, h in sorted(big, key=lambda x: -x[2]):
+            hs = f"{h:.2f}" if h is not None else "-"
+            ratio = f"{h / t:.0f}x" if h is not None and t > 0 else "-"
+            print(f"  {os.path.relpath(f, CORPUS)} ({procs} processes): herd7 {hs} s, bmc-rmm {t:.2f} s, {ratio}")
     print(f"tests where bmc-rmm takes > 10 s and herd7 < 1 s: {len(slow)}")
     for name, f, t, h in slow:
         print(f"  {name}: {f} bmc-rmm {t:.1f} s, herd7 {h:.2f} s")

@@ -141,6 +141,27 @@ impl<'m, B: BoundsBase> Bounds<'m, B> {
         }
     }
 
+    /// The may value of every `let` binding of the model
+    /// ([`super::eval::StaticMay`], for
+    /// [`super::eval::Evaluator::with_static_may`]); evaluates every
+    /// statement.
+    pub fn static_may(&mut self) -> super::eval::StaticMay {
+        let model = self.model;
+        while self.done < model.stmts.len() {
+            self.statement(self.done);
+            self.done += 1;
+        }
+        let vals = (model.stmts.iter().enumerate())
+            .map(|(si, st)| match st {
+                Stmt::Let { binds, .. } => (0..binds.len())
+                    .map(|bi| self.vals.get(&(si, bi)).map(|v| v.may.clone()))
+                    .collect(),
+                Stmt::Check { .. } => Vec::new(),
+            })
+            .collect();
+        super::eval::StaticMay { n: self.n, vals }
+    }
+
     /// The bounds of the expression of the axiom at statement `si` (the
     /// bindings before it evaluated first); `None` when `si` is not an
     /// axiom. An `acyclic r+` is bounded as `r`.

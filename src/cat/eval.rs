@@ -566,6 +566,20 @@ impl PartialEq for Val {
     }
 }
 
+/// The may value of every `let` binding of a model over every candidate
+/// of one encoding ([`super::bounds::Bounds::static_may`]): a pair (or
+/// member) outside it is absent on every candidate, so its absence needs
+/// no fact in an explanation. Shape: `vals[stmt][binding]` over `n`
+/// events (the evaluator's numbering, herd's initial writes included).
+#[derive(Clone, Debug)]
+pub struct StaticMay {
+    /// The number of events the values relate.
+    pub n: usize,
+    /// Per statement of [`Model::stmts`], per binding: its may value
+    /// (`None` for a check, or where no bound is known).
+    pub vals: Vec<Vec<Option<Val>>>,
+}
+
 thread_local! {
     /// The [`Memo`] of the last evaluator dropped on this thread.
     static MEMO: std::cell::RefCell<Option<Memo>> = const { std::cell::RefCell::new(None) };
@@ -593,6 +607,8 @@ pub struct Evaluator<'m, B: Base> {
     /// — "(a, b) is absent because (a, b) is absent" holds no fact — and
     /// would otherwise recurse without end.
     abs_active: HashSet<(usize, usize, usize, usize)>,
+    /// Static may values of the bindings ([`Evaluator::with_static_may`]).
+    may: Option<Rc<StaticMay>>,
 }
 
 impl<B: Base> Drop for Evaluator<'_, B> {
@@ -629,6 +645,40 @@ impl<'m, B: Base> Evaluator<'m, B> {
             memo,
             shortest_cycles: false,
             abs_active: HashSet::default(),
+            may: None,
+        }
+    }
+
+    /// Uses `may` to leave out of absence explanations the pairs and
+    /// members no candidate of the encoding has: the explanation of a
+    /// failed axiom then holds the facts of the pairs that could be
+    /// present only (a stronger lemma, found faster: herd's `lock.cat`
+    /// explains `co` through `(co | critical | critical^-1 ; co)+`,
+    /// whose absence otherwise visits every pair of events). `may` must
+    /// bound the values on every candidate this evaluator sees, over the
+    /// same events ([`super::bounds::Bounds::static_may`] on the encoding
+    /// whose candidate is the base); ignored when its number of events
+    /// differs.
+    pub fn with_static_may(mut self, may: Rc<StaticMay>) -> Self {
+        if may.n == self.n {
+            self.may = Some(may);
+        }
+        self
+    }
+
+    /// Whether the binding `(si, bi)` holds `(a, b)` (a relation) or `a`
+    /// (a set, `b` ignored) on no candidate ([`Self::with_static_may`]).
+    fn statically_absent(&self, si: usize, bi: usize, a: usize, b: usize) -> bool {
+        let Some(m) = &self.may else { return false };
+        match m
+            .vals
+            .get(si)
+            .and_then(|v| v.get(bi))
+            .and_then(|v| v.as_ref())
+        {
+            Some(Val::Rel(r)) => !r.get(a, b),
+            Some(Val::Set(s)) => !s.get(a),
+            None => false,
         }
     }
 
@@ -1304,6 +1354,37 @@ impl<'m, B: Base> Evaluator<'m, B> {
         }
     }
 
+    /// Why the value of the `let` binding with key `key` is empty on this
+    /// candidate: facts of the candidate under which it is empty on
+    /// every candidate (the absence of each pair, or member, explained as
+    /// a failed axiom's `\` and `~` are; pairs no candidate has, by
+    /// [`Self::with_static_may`], need none). `None` when it is not
+    /// empty, the key is unknown, or the binding is recursive.
+    pub fn explain_empty(&mut self, key: &str) -> Option<Vec<B::Fact>> {
+        let &(si, bi) = self.defs.get(key)?;
+        if matches!(self.model.stmts[si], Stmt::Let { rec: true, .. }) || self.nonempty(key) {
+            return None;
+        }
+        let node = self.bind(si, bi);
+        let is_set = matches!(&*self.eval(node, None), Val::Set(_));
+        let mut facts = Vec::new();
+        let mut seen = HashSet::default();
+        for a in 0..self.n {
+            if is_set {
+                if !self.statically_absent(si, bi, a, a) {
+                    self.abs_set(node, None, a, &mut facts, &mut seen);
+                }
+                continue;
+            }
+            for b in 0..self.n {
+                if !self.statically_absent(si, bi, a, b) {
+                    self.abs(node, None, a, b, &mut facts, &mut seen);
+                }
+            }
+        }
+        Some(facts)
+    }
+
     /// Whether the value of the `let` binding with key `key` has a pair
     /// (a, b) with `keep(a, b)` (an element e of a set: `keep(e, e)`);
     /// false for an unknown key. herd's `different-values(r)` right after
@@ -1481,6 +1562,13 @@ impl<'m, B: Base> Evaluator<'m, B> {
         match &node.kind {
             Name(_) => {
                 let (g, bi, rec) = self.name_ref(node);
+                // Absent on every candidate (a monotone group's iterates
+                // lie within its fixed point, and so within its bound).
+                if !(rec && self.memo.plan.nonmono.contains(&g))
+                    && self.statically_absent(g, bi, a, b)
+                {
+                    return;
+                }
                 let def = self.bind(g, bi);
                 match env {
                     _ if rec && self.memo.plan.nonmono.contains(&g) => {
@@ -1683,7 +1771,12 @@ impl<'m, B: Base> Evaluator<'m, B> {
         use ExprKind::*;
         match &node.kind {
             Name(_) => {
-                let (si, bi, _) = self.name_ref(node);
+                let (si, bi, rec) = self.name_ref(node);
+                if !(rec && self.memo.plan.nonmono.contains(&si))
+                    && self.statically_absent(si, bi, e, e)
+                {
+                    return;
+                }
                 self.abs_set(self.bind(si, bi), None, e, facts, seen)
             }
             Base(Builtin::Set(s)) => {

@@ -17,7 +17,7 @@
 use super::Encoder;
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::bounds::{Bound, Bounds, BoundsBase};
-use crate::cat::eval::{Bits, Mat, Val};
+use crate::cat::eval::{Bits, Mat, StaticMay, Val};
 use crate::cat::{AxiomKind, Model, Stmt};
 use crate::collections::HashMap;
 use varisat::Lit;
@@ -361,6 +361,33 @@ impl Encoder<'_> {
             .collect()
     }
 
+    /// The static may values of the model's bindings over this
+    /// encoding's candidates ([`crate::cat::bounds::Bounds::static_may`],
+    /// for the explanations of [`Encoder::refute`]), with herd's initial
+    /// writes numbered by every location an access may name when the
+    /// model has them; `None` when it has them and an access's possible
+    /// addresses are not known statically.
+    pub(super) fn static_may(&mut self) -> Option<StaticMayOf> {
+        let model = self.model;
+        let cells = match model.init_writes {
+            None => None,
+            Some(_) => Some(self.init_cells(&|_| None)?),
+        };
+        let locations = cells.as_ref().map(|c| c.cells.clone());
+        let mut b = Bounds::new(
+            model,
+            EncBounds {
+                enc: self,
+                cells,
+                root: &|_| None,
+            },
+        );
+        Some(StaticMayOf {
+            may: std::rc::Rc::new(b.static_may()),
+            cells: locations,
+        })
+    }
+
     /// The initial writes' locations (the declared cells and every
     /// address an access may name) when every event that may be an
     /// access has its possible addresses known; `None` otherwise.
@@ -389,6 +416,18 @@ impl Encoder<'_> {
             .collect();
         Some(Cells { cells, always })
     }
+}
+
+/// The static may values of a model's bindings over one encoding
+/// ([`Encoder::static_may`]).
+#[derive(Debug)]
+pub(super) struct StaticMayOf {
+    /// The values, over the encoding's events and, with `cells`, the
+    /// initial writes.
+    pub(super) may: std::rc::Rc<StaticMay>,
+    /// The locations of the initial writes, in event order (initial
+    /// write `n0 + i` writes `cells[i]`), when the model has them.
+    pub(super) cells: Option<Vec<i128>>,
 }
 
 /// The bounds of a model's relations on one unrolling.

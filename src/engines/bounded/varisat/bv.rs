@@ -334,7 +334,7 @@ impl Cnf {
 /// `unroll::events::address`); at width 64 that 65th bit cannot be
 /// sign-extended into an `i64`, and a set one gives the low 64 bits with
 /// the top bit set (so a flagged address differs from the plain one).
-fn fold_bits(bits: impl Iterator<Item = bool>, len: usize) -> i64 {
+pub(super) fn fold_bits(bits: impl Iterator<Item = bool>, len: usize) -> i64 {
     let mut v: i64 = 0;
     let mut high = false;
     for (i, b) in bits.enumerate() {

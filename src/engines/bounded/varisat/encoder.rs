@@ -17,6 +17,7 @@
 //! agrees with `po` on writes of one thread.
 
 use super::analysis::Analysis;
+use super::bounds::StaticMayOf;
 use super::bv::Bv;
 use super::cnf::Cnf;
 use super::tso_witness::{self, TsoWitness};
@@ -31,6 +32,7 @@ use crate::diag::Error;
 use crate::engines::bounded::{Deadline, EventInfo, Execution, Stats};
 use crate::engines::Switches;
 use crate::program::{GExpr, GVar, GoalAt, Program, ThreadId};
+use std::rc::Rc;
 use std::time::Instant;
 use varisat::Lit;
 
@@ -165,6 +167,11 @@ pub struct Encoder<'a> {
     /// The refinement lemmas, in order, when logging them
     /// ([`Encoder::log_lemmas`]; `None`: not logged).
     pub(super) lemma_log: Option<Vec<lemmas::Lemma>>,
+    /// The static may values of the model's bindings over this
+    /// encoding, with the initial writes' locations when the model has
+    /// them ([`Encoder::static_may`]), computed at the first refutation;
+    /// `Some(None)`: not known.
+    pub(super) static_may: Option<Option<Rc<StaticMayOf>>>,
     /// Set when the enumeration found that no flag of the model holds on
     /// any candidate (with its root propagation), for the solver that
     /// takes over above its budget.
@@ -322,6 +329,7 @@ impl<'a> Encoder<'a> {
             aborted,
             external: None,
             lemma_log: None,
+            static_may: None,
             flags_never: false,
         };
         if prog.nodes.is_some() {
@@ -1751,6 +1759,11 @@ impl<'a> Encoder<'a> {
     /// candidate is inconsistent; with [`Encoder::lemma_log`] on, each
     /// clause's lemma is logged too.
     pub(super) fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
+        let may = if self.lemma_log.is_some() {
+            None
+        } else {
+            self.static_may_values()
+        };
         let addrs = self.concrete_addrs();
         let model = self.model;
         let logging = self.lemma_log.is_some();
@@ -1763,7 +1776,7 @@ impl<'a> Encoder<'a> {
             // Certificates refuse models with initial writes as events
             // (`certify::produce`): lemmas are justified on the
             // backend's events alone.
-            let found = refutations(model, lemmas::Logged(base));
+            let found = refutations(model, lemmas::Logged(base), None);
             let mut clauses = Vec::with_capacity(found.len());
             for (axiom, facts) in found {
                 let (c, lemma) = lemmas::logged(axiom, facts);
@@ -1773,9 +1786,14 @@ impl<'a> Encoder<'a> {
             clauses
         } else {
             let found = if model.init_writes.is_some() {
-                refutations(model, InitWrites::new(base))
+                let iw = InitWrites::new(base);
+                // The static values number the initial writes by every
+                // location an access may name: usable when this
+                // candidate's locations are those.
+                let may = may.filter(|m| m.cells.as_deref() == Some(iw.cells()));
+                refutations(model, iw, may)
             } else {
-                refutations(model, base)
+                refutations(model, base, may)
             };
             (found.into_iter())
                 .map(|(_, facts)| facts.into_iter().map(|l| !l).collect())
@@ -1790,7 +1808,12 @@ impl<'a> Encoder<'a> {
 
     /// Which of the model's flags (indices into [`Model::flags`], among
     /// `which`) hold on the solver's current candidate: their expression
-    /// is non-empty there.
+    /// is non-empty there. With `explain`, also a clause that every
+    /// candidate on which none of the others can hold falsifies: the
+    /// negation of the facts that make each of their expressions empty
+    /// here ([`Evaluator::explain_empty`]); `None` when some flag holds
+    /// on no pair yet has no such explanation (a `different-values`
+    /// flag whose relation has pairs of one value).
     ///
     /// A flag whose expression is herd's `different-values(r)`
     /// ([`crate::cat::Flag::different_values`]: the binding is `r`) holds when
@@ -1800,7 +1823,16 @@ impl<'a> Encoder<'a> {
     /// value read, a write's the value written, an initial write's the
     /// location's initial value; other events (fences, located events)
     /// have none.
-    pub(super) fn flags_holding(&mut self, which: &[usize]) -> Vec<usize> {
+    pub(super) fn flags_holding(
+        &mut self,
+        which: &[usize],
+        explain: bool,
+    ) -> (Vec<usize>, Option<Vec<Lit>>) {
+        let may = if explain {
+            self.static_may_values()
+        } else {
+            None
+        };
         let addrs = self.concrete_addrs();
         let mut values = self.concrete_values();
         let model = self.model;
@@ -1819,6 +1851,7 @@ impl<'a> Encoder<'a> {
             (Some(x), Some(y)) => (x ^ y) & mask != 0,
             _ => true,
         };
+        let negate = |facts: Option<Vec<Lit>>| facts.map(|f| f.into_iter().map(|l| !l).collect());
         if model.init_writes.is_some() {
             let iw = InitWrites::new(base);
             // Initial write `n0 + i` writes `cells[i]` (herd's
@@ -1826,11 +1859,26 @@ impl<'a> Encoder<'a> {
             values.extend(
                 (iw.cells().iter()).map(|&x| Some(init.get(&(x as i64)).copied().unwrap_or(0))),
             );
-            let mut ev = Evaluator::new(model, iw);
-            return holding(model, &mut ev, which, &|a, b| differ(&values, a, b));
+            let may = may.filter(|m| m.cells.as_deref() == Some(iw.cells()));
+            let mut ev = with_may(Evaluator::new(model, iw), may);
+            let (holding, facts) = holding(model, &mut ev, which, explain, &|a, b| {
+                differ(&values, a, b)
+            });
+            return (holding, negate(facts));
         }
-        let mut ev = Evaluator::new(model, base);
-        holding(model, &mut ev, which, &|a, b| differ(&values, a, b))
+        let mut ev = with_may(Evaluator::new(model, base), may);
+        let (holding, facts) = holding(model, &mut ev, which, explain, &|a, b| {
+            differ(&values, a, b)
+        });
+        (holding, negate(facts))
+    }
+
+    /// The static may values of the model's bindings
+    /// ([`Encoder::static_may`]), computed once per encoding.
+    fn static_may_values(&mut self) -> Option<Rc<StaticMayOf>> {
+        let m = (self.static_may.take()).unwrap_or_else(|| self.static_may().map(Rc::new));
+        self.static_may = Some(m.clone());
+        m
     }
 
     /// Per event of the current model's candidate: its value when it is
@@ -1913,7 +1961,14 @@ impl<'a> Encoder<'a> {
 /// ([`lemmas::CO_ORDER`]; co must be a strict order per location, a
 /// tournament without cycles) alone if there is one, else the model's
 /// failed axioms ([`LEMMAS_PER_AXIOM`] per axiom).
-fn refutations<B: Base>(model: &Model, mut base: B) -> Vec<(String, Vec<B::Fact>)> {
+///
+/// `may`: the static may values of the model's bindings over the
+/// candidate's events ([`Evaluator::with_static_may`]), when known.
+fn refutations<B: Base>(
+    model: &Model,
+    mut base: B,
+    may: Option<Rc<StaticMayOf>>,
+) -> Vec<(String, Vec<B::Fact>)> {
     let co = base.rel(BaseRel::Co);
     if let Some(cyc) = co.find_cycle() {
         let mut facts = Vec::new();
@@ -1925,7 +1980,7 @@ fn refutations<B: Base>(model: &Model, mut base: B) -> Vec<(String, Vec<B::Fact>
         }
         return vec![(lemmas::CO_ORDER.to_string(), facts)];
     }
-    let mut ev = Evaluator::new(model, base);
+    let mut ev = with_may(Evaluator::new(model, base), may);
     (ev.check_all(LEMMAS_PER_AXIOM).into_iter())
         .map(|v| (v.axiom, v.facts))
         .collect()
@@ -2136,23 +2191,45 @@ impl Located for CandBase<'_, '_> {
     }
 }
 
-/// The flags among `which` (indices into the model's flags) that hold on
-/// `ev`'s candidate; `differ(a, b)`: events a and b do not have one value
-/// (for a flag of herd's `different-values`).
+/// `ev` with the static may values `may` ([`Evaluator::with_static_may`]),
+/// when known.
+fn with_may<'m, B: Base>(ev: Evaluator<'m, B>, may: Option<Rc<StaticMayOf>>) -> Evaluator<'m, B> {
+    match may {
+        Some(m) => ev.with_static_may(m.may.clone()),
+        None => ev,
+    }
+}
+
+/// The flags among `which` that hold on `ev`'s candidate
+/// ([`Encoder::flags_holding`]; `differ`: two events do not have one
+/// value) and, with `explain`, the facts that make the others empty
+/// (`None` when one has no explanation).
 fn holding<B: crate::cat::eval::Base>(
     model: &Model,
     ev: &mut Evaluator<'_, B>,
     which: &[usize],
+    explain: bool,
     differ: &dyn Fn(usize, usize) -> bool,
-) -> Vec<usize> {
-    (which.iter().copied())
-        .filter(|&i| {
-            let f = &model.flags[i];
-            if f.different_values {
-                ev.nonempty_where(&f.key, differ)
-            } else {
-                ev.nonempty(&f.key)
+) -> (Vec<usize>, Option<Vec<B::Fact>>) {
+    let mut held = Vec::new();
+    let mut facts = explain.then(Vec::new);
+    for &i in which {
+        let f = &model.flags[i];
+        let holds = if f.different_values {
+            ev.nonempty_where(&f.key, differ)
+        } else {
+            ev.nonempty(&f.key)
+        };
+        if holds {
+            held.push(i);
+        } else if let Some(acc) = &mut facts {
+            // A `different-values` flag holds on no pair of `r` here:
+            // explained only when `r` itself is empty.
+            match ev.explain_empty(&f.key) {
+                Some(fs) => acc.extend(fs),
+                None => facts = None,
             }
-        })
-        .collect()
+        }
+    }
+    (held, facts)
 }

@@ -91,6 +91,8 @@ struct Dpll {
     trail: Vec<Lit>,
     head: usize,
     levels: Vec<Level>,
+    /// A learnt clause was false at the root: no candidate is left.
+    root_conflict: bool,
 }
 
 impl Dpll {
@@ -109,6 +111,7 @@ impl Dpll {
             trail: Vec::with_capacity(nv),
             head: 0,
             levels: Vec::new(),
+            root_conflict: false,
         };
         let mut units = Vec::new();
         for c in cnf.clauses_since(0) {
@@ -358,6 +361,11 @@ impl Dpll {
         false
     }
 
+    /// Whether a learnt clause was false at the root ([`learn`]).
+    fn conflict_at_root(&self) -> bool {
+        self.root_conflict
+    }
+
     /// Drops the auxiliary levels on top (a completion).
     fn drop_aux(&mut self) {
         while let Some(lv) = self.levels.last().copied() {
@@ -393,6 +401,31 @@ impl Dpll {
             self.decide(Lit::from_index(next, false), true);
         }
     }
+}
+
+/// Adds the learnt clauses `clauses` (after the clauses `cnf` recorded
+/// since the last load) to the search at a complete candidate that
+/// falsifies them, and backtracks below the deepest candidate level they
+/// need; false when the search is over (a clause false at the root, or
+/// no untried value left).
+fn learn(d: &mut Dpll, cnf: &Cnf, clauses: &[Vec<Lit>]) -> bool {
+    let top = d.levels.iter().rposition(|l| !l.aux);
+    let top = top.map_or(-1, |i| i as i32);
+    let mut target = d.sync(cnf);
+    for c in clauses {
+        if let Some(l) = d.add_clause(c) {
+            target = Some(target.map_or(l, |t| t.min(l)));
+        }
+    }
+    d.drop_aux();
+    if let Some(t) = target {
+        if t < 0 {
+            d.root_conflict = true;
+            return false;
+        }
+        d.cut_above(t.min(top));
+    }
+    d.backtrack(false)
 }
 
 /// The first candidate variable of `order` from `next` on that is
@@ -433,6 +466,16 @@ pub enum Enumerated {
 }
 
 impl Encoder<'_> {
+    /// The observed values of the search's assignment (unassigned
+    /// variables read as false), which becomes the solver's model.
+    fn leaf_values(&mut self, d: &Dpll, obs: &[Bv], nv: usize) -> Vec<i64> {
+        let m = self.cnf.model_mut();
+        m.clear();
+        m.extend(d.val.iter().map(|&v| v > 0));
+        m.resize(nv, false);
+        obs.iter().map(|b| self.cnf.bv_value(b)).collect()
+    }
+
     /// The candidate variables in decision order (see the module doc),
     /// each once, the observed bits and `goal` last; with each, its
     /// *guards*: literals that must all hold for its value to matter (an
@@ -575,6 +618,15 @@ impl Encoder<'_> {
         let mut candidates = 0usize;
         let mut next = 0usize;
         let mut scan = false;
+        // Two passes over the candidates. The first finds the final
+        // states: a candidate whose values are a state already found is
+        // not checked. The second, only while some flag is open, decides
+        // the flags: on a consistent candidate where no open flag holds,
+        // the explanation of their emptiness is learnt like an
+        // inconsistency (it prunes every candidate that shares it, on
+        // which each open flag is empty too), so the pass visits far
+        // fewer candidates than there are consistent executions.
+        let mut flags_pass = false;
         // Decisions on candidate variables: `next` indexes `order`; on a
         // backtrack it restarts from the first unassigned one.
         loop {
@@ -588,7 +640,25 @@ impl Encoder<'_> {
                 d.decide(!order[next].0, false);
                 continue;
             }
-            if leaf && d.complete() {
+            let mut learnt = None;
+            // The observed bits are candidate variables, decided at a
+            // leaf: a state already found needs no second witness, so
+            // such a leaf is neither completed nor checked (outside the
+            // flags' pass).
+            let known = leaf && !flags_pass && {
+                let vals: Vec<i64> = (obs.iter())
+                    .map(|x| {
+                        super::bv::fold_bits(x.iter().map(|&b| d.value(b) == Some(true)), x.len())
+                    })
+                    .collect();
+                seen.contains(&vals)
+            };
+            if known {
+                candidates += 1;
+                if candidates.is_multiple_of(64) {
+                    deadline.check()?;
+                }
+            } else if leaf && d.complete() {
                 candidates += 1;
                 if candidates > visits {
                     self.stats.candidates += visits;
@@ -597,14 +667,8 @@ impl Encoder<'_> {
                 if candidates.is_multiple_of(64) {
                     deadline.check()?;
                 }
-                let m = self.cnf.model_mut();
-                m.clear();
-                m.extend(d.val.iter().map(|&v| v > 0));
-                m.resize(nv, false);
-                // A state already found needs no second witness: the
-                // model is checked only on candidates with new values.
-                let vals: Vec<i64> = obs.iter().map(|b| self.cnf.bv_value(b)).collect();
-                if !seen.contains(&vals) || !open.is_empty() {
+                let vals = self.leaf_values(&d, obs, nv);
+                if !seen.contains(&vals) || flags_pass {
                     // A check of the model can take long (the kernel's
                     // lock.cat): the time limit before each one.
                     if deadline.passed() {
@@ -616,30 +680,7 @@ impl Encoder<'_> {
                     match refuted {
                         Some(lemmas) => {
                             self.stats.refinements += 1;
-                            // The explanations prune every candidate that
-                            // shares them; the search resumes below the
-                            // deepest candidate level they need.
-                            let top = d.levels.iter().rposition(|l| !l.aux);
-                            let top = top.map_or(-1, |i| i as i32);
-                            let mut target = d.sync(&self.cnf);
-                            for c in &lemmas {
-                                if let Some(l) = d.add_clause(c) {
-                                    target = Some(target.map_or(l, |t| t.min(l)));
-                                }
-                            }
-                            d.drop_aux();
-                            if let Some(t) = target {
-                                if t < 0 {
-                                    break;
-                                }
-                                d.cut_above(t.min(top));
-                            }
-                            if !d.backtrack(false) {
-                                break;
-                            }
-                            next = 0;
-                            scan = true;
-                            continue;
+                            learnt = Some(lemmas);
                         }
                         None => {
                             if let Some(e) = self.thin_air() {
@@ -649,19 +690,41 @@ impl Encoder<'_> {
                                 states.push(vals);
                             }
                             if !open.is_empty() {
-                                for i in self.flags_holding(&open) {
+                                let (holding, empty) = self.flags_holding(&open, flags_pass);
+                                for i in holding {
                                     flags.fired.push(self.model.flags[i].name.clone());
                                     open.retain(|&j| j != i);
                                 }
+                                if flags_pass && open.is_empty() {
+                                    break;
+                                }
+                                learnt = empty.map(|c| vec![c]);
                             }
                         }
                     }
                 }
             }
-            d.drop_aux();
-            if !d.backtrack(false) {
+            let more = match learnt {
+                // The explanations prune every candidate that shares
+                // them; the search resumes below the deepest candidate
+                // level they need.
+                Some(clauses) => learn(&mut d, &self.cnf, &clauses),
+                None => {
+                    d.drop_aux();
+                    d.backtrack(false)
+                }
+            };
+            if more {
+                next = 0;
+                scan = true;
+                continue;
+            }
+            // Every candidate visited (or none left): the flags' pass
+            // starts over from the root with what was learnt.
+            if flags_pass || open.is_empty() || d.conflict_at_root() {
                 break;
             }
+            flags_pass = true;
             next = 0;
             scan = true;
         }
