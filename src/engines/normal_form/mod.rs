@@ -335,21 +335,7 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
         },
     };
     stats.candidates = cands.values().map(Vec::len).sum();
-    // One search per profile and distinguished thread of it under the
-    // store-buffer models (`Automaton::successors`), per profile under
-    // RMO and Power.
-    let tasks: Vec<(usize, Option<usize>)> = profiles
-        .iter()
-        .enumerate()
-        .flat_map(|(i, pr)| {
-            let ds: Vec<Option<usize>> = if model.commits() || opts.plain {
-                vec![None]
-            } else {
-                pr.iter().map(|&d| Some(d as usize)).collect()
-            };
-            ds.into_iter().map(move |d| (i, d))
-        })
-        .collect();
+    let tasks = tasks(&profiles, model, opts.plain);
     let run = run_profiles(&tasks, &found_at, |i, &(pi, dist)| {
         let prof = profiles[pi].clone();
         let mut a = automaton::Automaton::new(p, &ops, opts.width, model, prof);
@@ -377,6 +363,25 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
         Err(why) => Verdict::Unknown(why),
     };
     finish(verdict, stats)
+}
+
+/// The searches of the profiles: one per profile and distinguished thread
+/// of it under the store-buffer models (`Automaton::successors`), one per
+/// profile under RMO and Power and for the plain search (index of the
+/// profile, distinguished thread).
+fn tasks(profiles: &[Vec<u32>], model: Model, plain: bool) -> Vec<(usize, Option<usize>)> {
+    profiles
+        .iter()
+        .enumerate()
+        .flat_map(|(i, pr)| {
+            let ds: Vec<Option<usize>> = if model.commits() || plain {
+                vec![None]
+            } else {
+                pr.iter().map(|&d| Some(d as usize)).collect()
+            };
+            ds.into_iter().map(move |d| (i, d))
+        })
+        .collect()
 }
 
 fn too_many_threads() -> Verdict {
