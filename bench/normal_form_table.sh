@@ -7,7 +7,7 @@
 # and whether the bounded engine confirms (a witness: a cycle at its
 # steps per thread; "robust": no cycle at bound 10 nor at BOUND); then the share decided
 # within TIMEOUT seconds per model.
-# Usage: [OLD=BIN2] [MODELS="pso tso"] bench/normal_form_table.sh [BIN=target/release/bmc-rmm] [TIMEOUT=60] [BOUND=20] [GENERATED_DIR]
+# Usage: [OLD=BIN2] [OLD_TIMEOUT=S] [MEMORY=MB] [MODELS="pso tso"] bench/normal_form_table.sh [BIN=target/release/bmc-rmm] [TIMEOUT=60] [BOUND=20] [GENERATED_DIR]
 # GENERATED_DIR: extra Trencher files (e.g. written by the test helper
 # `common::random_programs`); none by default.
 # OLD: a second binary (an earlier build) whose normal-form verdict and
@@ -19,15 +19,17 @@
 # (herd's ppc.cat); the normal form refuses most of the corpus there
 # (more than two threads, locks): those rows read "error". QUICK=1: run the bounded
 # engine only to confirm a verdict (not on rows the normal form leaves
-# unknown).
+# unknown). OLD_TIMEOUT: the earlier build's timeout (default TIMEOUT).
+# MEMORY: a memory budget in MB for each normal-form run (`--memory`;
+# default: the tool's own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-target/release/bmc-rmm}; TIMEOUT=${2:-60}; BOUND=${3:-20}; GEN=${4:-}
 C=../shared/corpus
 [ -d "$C" ] || { echo "corpus not found at $C" >&2; exit 0; }
-python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso rmo power}" "${QUICK:-}" <<'PY'
+python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso rmo power}" "${QUICK:-}" "${OLD_TIMEOUT:-$TIMEOUT}" "${MEMORY:-}" <<'PY'
 import glob, json, subprocess, sys, time
-bin_, timeout, bound, corpus, gen, old, models, quick = sys.argv[1:9]
+bin_, timeout, bound, corpus, gen, old, models, quick, old_timeout, memory = sys.argv[1:11]
 models = models.split()
 files = sorted(glob.glob(f"{corpus}/trencher/*.txt")) + sorted(glob.glob(f"{corpus}/trencher/memorax/*.txt"))
 if gen:
@@ -58,10 +60,12 @@ decided_old = {m: 0 for m in models}
 for f in files:
     name = f.replace(corpus + "/trencher/", "")
     for model in models:
-        nf_args = ["robust", "--json", "--engine", "normal-form", "--model", model, "--timeout", timeout, f]
+        mem = ["--memory", memory] if memory else []
+        nf_args = ["robust", "--json", "--engine", "normal-form", "--model", model, "--timeout", timeout] + mem + [f]
         oldcell = ""
         if old:
-            ot, ov, _ = run(nf_args, old)
+            old_args = nf_args[:7] + [old_timeout] + nf_args[8:]
+            ot, ov, _ = run(old_args, old)
             oldcell = f"{ov} | {ot:.2f} | "
             if ov in ("violation", "no-violation"):
                 decided_old[model] += 1
@@ -88,6 +92,6 @@ for f in files:
         print(f"| {name} | {model} | {oldcell}{v} | {dt:.2f} | {bv} | {bt:.2f} | {conf} | {att} |", flush=True)
 print()
 for m, d in decided.items():
-    was = f" (old: {decided_old[m]})" if old else ""
+    was = f" (old: {decided_old[m]} within {old_timeout}s)" if old else ""
     print(f"{m}: {d}/{len(files)} decided within {timeout}s{was}")
 PY

@@ -856,6 +856,7 @@ fn normal_form_reply(req: &Request) -> Result<Reply, Error> {
     let opts = normal_form::Options {
         width: Width(req.width),
         limits: explicit_options(req.width, req.timeout).limits,
+        ..normal_form::Options::default()
     };
     let r = normal_form::check_robustness(req.program, model, &opts)?;
     Ok(Reply {

@@ -376,6 +376,7 @@ fn every_bound(
             )),
         )
         .limits,
+        ..normal_form::Options::default()
     };
     let t0 = std::time::Instant::now();
     let (verdict, reason, violated) = match normal_form::check_robustness(fenced, model, &opts) {

@@ -33,6 +33,7 @@ fn nf(p: &Program, states: usize) -> Report {
             max_states: Some(states),
             ..Limits::default()
         },
+        ..Options::default()
     };
     check_robustness(p, Model::Pgas, &opts).expect("in the engine's program class")
 }

@@ -171,6 +171,9 @@ pub(crate) struct Step {
     pub events: Vec<Ev>,
     /// Index of the event marked as entering, and leaving, its segment.
     pub marks: (Option<usize>, Option<usize>),
+    /// The local instructions the thread ran right after it, in order
+    /// ([`Automaton::run_locals`]).
+    pub locals: Vec<usize>,
 }
 
 /// The automaton of one program, model and profile.
@@ -189,6 +192,12 @@ pub(crate) struct Automaton<'p> {
     pub cands: HashMap<i64, Vec<i64>>,
     /// Per thread, its footprint when every address is constant.
     foot: Vec<Option<Footprint>>,
+    /// The distinguished thread (store-buffer models): the thread whose
+    /// last instruction separates the parts ([`Automaton::successors`]).
+    pub dist: Option<usize>,
+    /// Whether deterministic local instructions run with the step before
+    /// them ([`Automaton::run_locals`]).
+    pub merge_locals: bool,
 }
 
 /// A partial successor inside one instruction: the state, the events so
@@ -241,6 +250,8 @@ impl<'p> Automaton<'p> {
             seg_of,
             cands: HashMap::default(),
             foot: ops.iter().map(|o| Footprint::of(o, w)).collect(),
+            dist: None,
+            merge_locals: true,
         }
     }
 
@@ -441,6 +452,27 @@ impl<'p> Automaton<'p> {
 
     /// Every successor of `s`, with its step; `wrote(a, v)` is told every
     /// write the successors make.
+    ///
+    /// With a distinguished thread `d` ([`Automaton::dist`], store-buffer
+    /// models), only the computations of the shape §3.1 constructs are
+    /// generated. There the parts are separated by the events of one
+    /// instruction `x`, the last executed instruction of its thread `d`,
+    /// chosen (as in Lemma 4.10) to be a load or a store no load reads —
+    /// the last instructions of all threads cannot all be stores read by
+    /// another thread, since a store is read after its flush, which
+    /// follows its issue, and the reading load precedes its own thread's
+    /// last issue: the issue times would increase along a cycle of
+    /// threads. Undoing `x` changes no rf arc, so `τ \ x` has the trace
+    /// of `τ` without `x`; being shorter it is acyclic, so every hb cycle
+    /// of `τ` passes through `x`, and `x`, last in program order, leaves
+    /// `d`'s segment of the beautiful cycle (Lemma 3.7). In the normal
+    /// form `(σ↓τ1·x1)·(σ↓τ2·x2)·σ↓τ3` every non-flush event of `d` is in
+    /// part 1 (before `x1`), and generating the instructions in the order
+    /// of the SC computation `σ` followed by `x` (each part is ordered as
+    /// `σ`, `x`'s events are last in their parts) makes `x` the last
+    /// step. So `d` never leaves part 1 and its leaving mark is the last
+    /// step: a state where it is made without closing the cycle with
+    /// consistent guesses is dropped.
     pub fn successors(&self, s: &State, wrote: &mut impl FnMut(i64, i64)) -> Vec<(State, Step)> {
         let mut res = Vec::new();
         for t in 0..self.prog.threads.len() {
@@ -448,11 +480,15 @@ impl<'p> Automaton<'p> {
             let Some(outs) = self.out[t].get(q) else {
                 continue;
             };
+            let dist = self.dist == Some(t);
             for &i in outs {
                 let ins = &self.prog.threads[t].instrs[i];
                 let op = &self.ops[t][i];
                 for marks in self.mark_choices(s, t, op.accesses()) {
                     for (mut ns, events, accs) in self.exec(s, t, op, marks, wrote) {
+                        if dist && ns.cur[t] > 1 {
+                            continue;
+                        }
                         if !self.apply_marks(&mut ns, t, marks, &accs) {
                             continue;
                         }
@@ -461,11 +497,22 @@ impl<'p> Automaton<'p> {
                         if !self.close_parts(&mut ns) {
                             continue;
                         }
+                        let mut locals = Vec::new();
+                        if !self.run_locals(&mut ns, t, &mut locals, wrote) {
+                            continue;
+                        }
+                        if dist
+                            && marks.1.is_some()
+                            && !(Self::cycle_closed(&ns) && self.consistent(&ns))
+                        {
+                            continue;
+                        }
                         let step = Step {
                             thread: t,
                             instr: i,
                             events,
                             marks,
+                            locals,
                         };
                         res.push((ns, step));
                     }
@@ -473,6 +520,56 @@ impl<'p> Automaton<'p> {
             }
         }
         res
+    }
+
+    /// Runs thread `t`'s local instructions while its control state has
+    /// only local instructions and exactly one of them is enabled
+    /// (appending them to `locals`); false when the state is dropped
+    /// ([`Automaton::close_parts`]). A local command has no memory event
+    /// (§2.4: it changes the thread's registers and control state only),
+    /// so it commutes with every step of another thread and leaves the
+    /// parts and the order of the events of the computation as they are:
+    /// every computation the automaton generates is also generated with
+    /// the thread's deterministic local steps taken at once, with the
+    /// same trace. Stops at a control state with a memory access, a
+    /// barrier, a choice or no enabled instruction, and after as many
+    /// steps as the thread has instructions (a loop of local commands).
+    fn run_locals(
+        &self,
+        s: &mut State,
+        t: usize,
+        locals: &mut Vec<usize>,
+        wrote: &mut impl FnMut(i64, i64),
+    ) -> bool {
+        let instrs = &self.prog.threads[t].instrs;
+        while self.merge_locals && locals.len() < instrs.len() {
+            let Some(outs) = self.out[t].get(s.pc[t] as usize) else {
+                return true;
+            };
+            if outs.is_empty() || !outs.iter().all(|&i| matches!(self.ops[t][i], Op::Local(_))) {
+                return true;
+            }
+            let mut next = None;
+            for &i in outs {
+                for (ns, ..) in self.exec(s, t, &self.ops[t][i], (None, None), wrote) {
+                    if next.is_some() {
+                        return true;
+                    }
+                    next = Some((i, ns));
+                }
+            }
+            let Some((i, mut ns)) = next else {
+                return true;
+            };
+            ns.pc[t] = instrs[i].to.0;
+            self.reset_dead(&mut ns, t);
+            if !self.close_parts(&mut ns) {
+                return false;
+            }
+            *s = ns;
+            locals.push(i);
+        }
+        true
     }
 
     /// Whether thread `t` has no instruction left at its control state

@@ -124,14 +124,20 @@ pub struct Options {
     /// Time and size limits (a limit hit gives "unknown"): the timeout
     /// covers the whole call, the state and memory bounds each search.
     pub limits: Limits,
+    /// Search the construction as the thesis states it, without the
+    /// reductions (no distinguished thread, candidates by the search
+    /// without marks, local instructions one step each): slower, the same
+    /// answers; for cross-checks of the reductions.
+    pub plain: bool,
 }
 
 impl Default for Options {
-    /// Width 16, the explicit engines' default limits.
+    /// Width 16, the explicit engines' default limits, the reductions on.
     fn default() -> Self {
         Options {
             width: Width::DEFAULT,
             limits: Limits::default(),
+            plain: false,
         }
     }
 }
@@ -319,13 +325,22 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
         return finish(too_many_threads(), stats);
     }
     let mut plain = automaton::Automaton::new(p, &ops, opts.width, model, Vec::new());
-    let cands = match search::close_candidates(&mut plain, &budget(usize::MAX)) {
-        Ok(c) => c,
-        Err(why) => return finish(Verdict::Unknown(why), stats),
+    plain.merge_locals = !opts.plain;
+    let stored = program_class::stored_constants(&ops, opts.width).filter(|_| !opts.plain);
+    let cands = match stored {
+        Some(stored) => search::static_candidates(&plain, &stored),
+        None => match search::close_candidates(&mut plain, &budget(usize::MAX)) {
+            Ok(c) => c,
+            Err(why) => return finish(Verdict::Unknown(why), stats),
+        },
     };
     stats.candidates = cands.values().map(Vec::len).sum();
-    let run = run_profiles(&profiles, &found_at, |i, prof| {
-        let mut a = automaton::Automaton::new(p, &ops, opts.width, model, prof.clone());
+    let tasks = tasks(&profiles, model, opts.plain);
+    let run = run_profiles(&tasks, &found_at, |i, &(pi, dist)| {
+        let prof = profiles[pi].clone();
+        let mut a = automaton::Automaton::new(p, &ops, opts.width, model, prof);
+        a.dist = dist;
+        a.merge_locals = !opts.plain;
         a.cands = cands.clone();
         loop {
             match search::bfs(&a, true, &budget(i)) {
@@ -339,7 +354,7 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
     let verdict = match run {
         Ok(None) => Verdict::Robust,
         Ok(Some((i, steps, last))) => {
-            let prof = profiles[i].iter().map(|&t| ThreadId(t)).collect();
+            let prof = profiles[tasks[i].0].iter().map(|&t| ThreadId(t)).collect();
             match witness_of(p, prof, &steps, &last) {
                 Some(w) => Verdict::NotRobust(Box::new(w)),
                 None => replay_failed(),
@@ -348,6 +363,25 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
         Err(why) => Verdict::Unknown(why),
     };
     finish(verdict, stats)
+}
+
+/// The searches of the profiles: one per profile and distinguished thread
+/// of it under the store-buffer models (`Automaton::successors`), one per
+/// profile under RMO and Power and for the plain search (index of the
+/// profile, distinguished thread).
+fn tasks(profiles: &[Vec<u32>], model: Model, plain: bool) -> Vec<(usize, Option<usize>)> {
+    profiles
+        .iter()
+        .enumerate()
+        .flat_map(|(i, pr)| {
+            let ds: Vec<Option<usize>> = if model.commits() || plain {
+                vec![None]
+            } else {
+                pr.iter().map(|&d| Some(d as usize)).collect()
+            };
+            ds.into_iter().map(move |d| (i, d))
+        })
+        .collect()
 }
 
 fn too_many_threads() -> Verdict {
@@ -364,15 +398,16 @@ fn replay_failed() -> Verdict {
 /// A found witness: the profile's index, the steps and the last state.
 type Found<S, St> = (usize, Vec<St>, Box<S>);
 
-/// Runs `search(i, profile)` for every profile, one task per profile on
-/// the available cores (a search stops once an earlier profile found a
-/// witness, through `found_at`). `Ok(Some)`: the earliest profile's
+/// Runs `search(i, task)` for every task (a profile, with its
+/// distinguished thread under the store-buffer models), one task per
+/// search on the available cores (a search stops once an earlier task
+/// found a witness, through `found_at`). `Ok(Some)`: the earliest task's
 /// witness (the answer does not depend on the schedule); `Ok(None)`:
 /// every search ended without one; `Err`: a search was cut by a limit.
-fn run_profiles<S: Send, St: Send>(
-    profiles: &[Vec<u32>],
+fn run_profiles<T: Sync, S: Send, St: Send>(
+    profiles: &[T],
     found_at: &AtomicUsize,
-    search: impl Fn(usize, &Vec<u32>) -> search::Outcome<S, St> + Sync,
+    search: impl Fn(usize, &T) -> search::Outcome<S, St> + Sync,
 ) -> Result<Option<Found<S, St>>, String> {
     let results: Vec<search::Outcome<S, St>> = profiles
         .par_iter()

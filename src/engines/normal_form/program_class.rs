@@ -34,7 +34,7 @@
 use super::Model;
 use crate::diag::Error;
 use crate::program::{
-    Ann, Command, Expr, Fence, Instr, LExpr, MembarMask, Program, RegId, ThreadId,
+    Ann, Command, Expr, Fence, Instr, LExpr, MembarMask, Program, RegId, ThreadId, Width,
 };
 
 /// The address of the lock cell: outside every W-bit address (W ≤ 32).
@@ -410,6 +410,34 @@ fn micro_of(c: &Command) -> Result<Micro, String> {
             Ok(Micro::Local(c.clone()))
         }
     }
+}
+
+/// Every (address, value) pair a store of the program writes, when every
+/// store and atomic write of every thread writes a constant to a constant
+/// address (`None` otherwise): the values written are then known from the
+/// program text (the lock cell: `lock` writes 1, `unlock` 0).
+pub(crate) fn stored_constants(ops: &[Vec<Op>], w: Width) -> Option<Vec<(i64, i64)>> {
+    let mut out = Vec::new();
+    for op in ops.iter().flatten() {
+        match op {
+            Op::Store { addr, value } => out.push((addr.as_const(w)?, value.as_const(w)?)),
+            Op::Atomic(ms) => {
+                for m in ms {
+                    if let Micro::Store { addr, value } = m {
+                        let a = match addr {
+                            Addr::Expr(e) => e.as_const(w)?,
+                            Addr::Lock => LOCK_ADDR,
+                        };
+                        out.push((a, value.as_const(w)?));
+                    }
+                }
+            }
+            Op::Load { .. } | Op::Local(_) | Op::Fence { .. } => {}
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
 }
 
 /// The addresses a thread may read and write, when every address of the

@@ -244,3 +244,27 @@ pub(crate) fn close_candidates(
         }
     }
 }
+
+/// The guess candidates from the program text, when every store writes a
+/// constant to a constant address (`stored`: the (address, value) pairs,
+/// [`super::program_class::stored_constants`]): per address its initial
+/// value and the values stored to it. A superset of the values some run
+/// writes, so no run is lost (the argument above), and a guess no run
+/// writes never agrees with the end of the previous part, so none is
+/// added either: the join check (Lemma 3.3) drops it.
+pub(crate) fn static_candidates(
+    a: &Automaton<'_>,
+    stored: &[(i64, i64)],
+) -> HashMap<i64, Vec<i64>> {
+    let mut cands: HashMap<i64, Vec<i64>> = HashMap::default();
+    for &(addr, v) in stored {
+        let c = cands.entry(addr).or_insert_with(|| vec![a.init_val(addr)]);
+        if !c.contains(&v) {
+            c.push(v);
+        }
+    }
+    for c in cands.values_mut() {
+        c.sort_unstable();
+    }
+    cands
+}

@@ -66,6 +66,7 @@ pub(crate) fn execution(p: &Program, steps: &[Step], last: &State) -> (Execution
                 early: e.early,
             });
         }
+        path[t].extend(&st.locals);
     }
     let mut all: Vec<Placed> = Vec::new();
     for evs in per_thread {
