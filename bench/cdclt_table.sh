@@ -10,7 +10,10 @@
 # The cpu columns are the child's user+system time (a raced query counts
 # both threads), less sensitive to other load on the machine than the
 # wall-clock seconds. NEW_ARGS (environment) adds arguments to the new
-# side's command (e.g. NEW_ARGS="--hb-query shortest").
+# side's command (e.g. NEW_ARGS="--hb-query shortest"), OLD_ARGS to the
+# old side's (e.g. both `--solver varisat` with SOLVER=varisat and
+# OLD_ARGS="--solver varisat": the same backend on both sides whatever the
+# machine's load, which `--solver auto` reads).
 # Usage: bench/cdclt_table.sh OLD_BIN NEW_BIN [K=20] [RUNS=1] [TIMEOUT=60]
 #        [MODELS="tso pso power"] [CHECKS="robust reach"] [SOLVER=cdclt]
 #        [DIR=../shared/corpus/trencher]
@@ -27,6 +30,7 @@ runs, timeout = int(runs), float(timeout)
 files = sorted(glob.glob(f"{d}/*.txt")) + sorted(glob.glob(f"{d}/memorax/*.txt")) + \
         sorted(glob.glob(f"{d}/*.rmm"))
 new_args = os.environ.get("NEW_ARGS", "").split()
+old_args = os.environ.get("OLD_ARGS", "").split()
 def cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -51,7 +55,7 @@ for f in files:
             base = [c, "--json", "--model", m, "--bound", k, f]
             ts = {"old": [], "new": []}; cs = {"old": [], "new": []}; v = {}
             for _ in range(runs):
-                for side, cmd in (("old", [old] + base), ("new", [new, "--solver", solver] + new_args + base)):
+                for side, cmd in (("old", [old] + old_args + base), ("new", [new, "--solver", solver] + new_args + base)):
                     t, ct, verdict = run(cmd)
                     ts[side].append(t); cs[side].append(ct); v[side] = verdict
             med = {s: statistics.median(ts[s]) for s in ts}

@@ -750,6 +750,26 @@ impl Thread {
         out
     }
 
+    /// True when the bound cuts some path of the thread: a control state
+    /// reachable in exactly `bound` steps (by the control flow alone,
+    /// values ignored, as the unrollings select a step's candidates) has
+    /// an outgoing instruction. False when every path ends before step
+    /// `bound`, so that unrolling to `bound` steps or to any more gives
+    /// the same thread.
+    pub fn cut_by(&self, bound: u32) -> bool {
+        let out = self.outgoing();
+        let mut cur = std::collections::BTreeSet::from([self.initial]);
+        for _ in 0..bound {
+            cur = (cur.iter())
+                .flat_map(|q| out[q.0 as usize].iter().map(|&i| self.instrs[i].to))
+                .collect();
+            if cur.is_empty() {
+                return false;
+            }
+        }
+        cur.iter().any(|q| !out[q.0 as usize].is_empty())
+    }
+
     /// herd's single-copy-atomic groups of byte events (its `sca`, whose
     /// pairs are the base relation `si`; herd's mixed-size variant): per
     /// instruction (index into [`Thread::instrs`]), `Some((group, k))`

@@ -250,3 +250,65 @@ fn trencher_corpus_tso() {
         assert_eq!(r.verdict, want, "{file} (bound {bound})");
     }
 }
+
+/// `Thread::cut_by`: a loop-free thread of 2 steps is cut by bound 1 but
+/// not by 2 or more; a looping thread is cut by every bound.
+#[test]
+fn cut_by_follows_the_control_flow() {
+    let p = prog("shared x, y; thread t { x = 1; y = 1; } thread u { while (1) { x = 2; } }");
+    let (t, u) = (&p.threads[0], &p.threads[1]);
+    assert!(t.cut_by(1));
+    assert!(!t.cut_by(2) && !t.cut_by(3) && !t.cut_by(30));
+    assert!(u.cut_by(1) && u.cut_by(7) && u.cut_by(30));
+}
+
+/// The staged search of `check_on` (a session per deepening level, then
+/// the full bound) answers as one session at the full bound deepening by
+/// assumptions (`check_on_one`): reach and robust under sc, tso, pso and
+/// power at bounds 3, 9 and 12 on the classic examples, the same
+/// verdicts and truncated threads, and a violation's witness within the
+/// bound.
+#[test]
+fn staged_and_one_session_agree() {
+    use bmc_rmm::engines::bounded::queries::{check_on, check_on_one};
+    use bmc_rmm::engines::bounded::{backend, CheckKind, Limits, Query, SolverKind};
+    let files = ["sb.rmm", "dekker.rmm", "peterson.rmm", "mp.rmm", "iriw.rmm"];
+    let kinds = [CheckKind::Reach, CheckKind::Robust];
+    let b = backend(SolverKind::Varisat, false).unwrap();
+    let mut violations = 0;
+    for f in files {
+        let p = example(f);
+        for model in ["sc", "tso", "pso", "power"] {
+            let m = bmc_rmm::cat::builtin(model).unwrap();
+            for bound in [3, 9, 12] {
+                let limits = Limits {
+                    bound,
+                    width: Width::DEFAULT.0,
+                    deadline: Deadline(None),
+                    switches: Default::default(),
+                };
+                let q = Query {
+                    program: &p,
+                    model: &m,
+                    limits,
+                };
+                let staged = check_on(&*b, &q, &kinds).unwrap();
+                let one = check_on_one(&*b, &q, &kinds).unwrap();
+                for (s, o) in staged.iter().zip(&one) {
+                    let at = format!("{f} {model} bound {bound} {:?}", s.check);
+                    assert_eq!(s.verdict, o.verdict, "{at}");
+                    assert_eq!(s.truncated, o.truncated, "{at}");
+                    if let Some(x) = &s.witness {
+                        violations += 1;
+                        let steps = x.events.iter().map(|e| e.step + 1).max().unwrap_or(0);
+                        assert!(steps <= bound, "{at}: a step beyond the bound");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        violations > 10,
+        "only {violations} violations: the test lost its cases"
+    );
+}

@@ -15,11 +15,11 @@
 
 use super::{
     backend, backend_enumerating, backend_with, Backend, CheckKind, CheckResult, Cond, Deadline,
-    Execution, FinalStates, Limits, Query, Session, SolverKind, Verdict,
+    Execution, FinalStates, Limits, Query, Session, SolverKind, Stats, Verdict,
 };
 use crate::cat::Model;
 use crate::diag::Error;
-use crate::program::{GExpr, Program};
+use crate::program::{GExpr, Program, ThreadId};
 use std::time::Instant;
 
 /// Checks that `solver` is built in and can encode `model` (once, before
@@ -237,10 +237,38 @@ where
     }
 }
 
-/// [`check`] on a given backend.
+/// [`check`] on a given backend, deepening by encodings: each check is
+/// first asked of the program unrolled to 2, 4, 8, … steps per thread
+/// (a fresh, small session each, [`check_staged`]), and only the checks
+/// no smaller unrolling answered reach the unrolling to the full bound.
+/// The levels are those of [`solve_shortest`] and the answers the same
+/// (computations are prefix-closed, so the unrolling to `m` steps has
+/// exactly the executions of the full one in which every thread stops
+/// before step `m`); what changes is the cost of a short witness: a
+/// solve on a formula of `m` steps instead of `stop_before(m)` on the
+/// full one (cubic in the bound). The statistics of an answer add up
+/// its sessions' solves, refinements and times; the sizes (variables,
+/// clauses, events) are those of the session that answered. PGAS
+/// programs keep one session ([`check_on_one`]).
 ///
 /// Errors: those of the backend's encoding.
 pub fn check_on(
+    b: &dyn Backend,
+    q: &Query,
+    kinds: &[CheckKind],
+) -> Result<Vec<CheckResult>, Error> {
+    if q.program.nodes.is_some() {
+        return check_on_one(b, q, kinds);
+    }
+    check_staged(b, q, kinds)
+}
+
+/// [`check_on`] on one session at the full bound, deepening by
+/// `stop_before` assumptions ([`solve_shortest`]): the lazy loop's lemmas
+/// all refer to that one encoding (certificates, `certify::produce`).
+///
+/// Errors: those of the backend's encoding.
+pub fn check_on_one(
     b: &dyn Backend,
     q: &Query,
     kinds: &[CheckKind],
@@ -249,20 +277,13 @@ pub fn check_on(
     // Each answer's time counts from here: the encoding included.
     let start = Instant::now();
     b.session(q, &mut |s| {
-        let truncated: Vec<String> = s
-            .truncated()
-            .into_iter()
-            .map(|t| q.program.thread_name(t).to_string())
-            .collect();
+        let truncated = truncated_names(q, s.truncated());
         for &k in kinds {
             let mut res = CheckResult {
                 truncated: truncated.clone(),
                 ..CheckResult::new(k)
             };
-            match k {
-                CheckKind::Reach => reach(s, q, &mut res),
-                CheckKind::Robust => robust(s, q, &mut res),
-            }
+            ask_one(s, q, k, &mut res, Deepen::Assumptions);
             res.time = start.elapsed().as_secs_f64();
             out.push(res);
         }
@@ -271,13 +292,104 @@ pub fn check_on(
     Ok(out)
 }
 
+/// How a check searches for short witnesses first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Deepen {
+    /// [`solve_shortest`] on the session.
+    Assumptions,
+    /// One solve: the smaller levels were asked of smaller sessions.
+    No,
+}
+
+/// The threads' names.
+fn truncated_names(q: &Query, ts: Vec<ThreadId>) -> Vec<String> {
+    ts.into_iter()
+        .map(|t| q.program.thread_name(t).to_string())
+        .collect()
+}
+
+/// Runs check `k` on session `s`, filling `res`.
+fn ask_one(s: &mut dyn Session, q: &Query, k: CheckKind, res: &mut CheckResult, d: Deepen) {
+    match k {
+        CheckKind::Reach => reach(s, q, res, d),
+        CheckKind::Robust => robust(s, q, res, d),
+    }
+}
+
+/// The deepening levels of [`check_on`] below `bound`: 2, 4, 8, … (those
+/// of [`solve_shortest`]).
+pub fn stage_bounds(bound: u32) -> Vec<u32> {
+    std::iter::successors(Some(2u32), |m| m.checked_mul(2))
+        .take_while(|&m| m < bound)
+        .collect()
+}
+
+/// The staged search of [`check_on`]: a session per level of
+/// [`stage_bounds`], then the full bound, each asked only the checks
+/// still open; at a level that cuts no thread's path
+/// ([`Thread::cut_by`](crate::program::Thread::cut_by)) the unrolling is
+/// the full one and answers every open check. An answer found below the
+/// full bound reports the full bound's truncated threads.
+fn check_staged(
+    b: &dyn Backend,
+    q: &Query,
+    kinds: &[CheckKind],
+) -> Result<Vec<CheckResult>, Error> {
+    let start = Instant::now();
+    let full_cut: Vec<ThreadId> = (0..q.program.threads.len())
+        .map(|t| ThreadId(t as u32))
+        .filter(|&t| q.program.threads[t.0 as usize].cut_by(q.limits.bound))
+        .collect();
+    let mut out: Vec<Option<CheckResult>> = vec![None; kinds.len()];
+    let mut spent = vec![Stats::default(); kinds.len()];
+    let levels = stage_bounds(q.limits.bound);
+    for (li, &m) in levels.iter().chain([&q.limits.bound]).enumerate() {
+        if out.iter().all(Option::is_some) {
+            break;
+        }
+        let last = li == levels.len();
+        let mut sub = *q;
+        sub.limits.bound = m;
+        b.session(&sub, &mut |s| {
+            // The full unrolling when every thread ends within `m` steps.
+            let whole = last || !q.program.threads.iter().any(|t| t.cut_by(m));
+            for (i, &k) in kinds.iter().enumerate() {
+                if out[i].is_some() {
+                    continue;
+                }
+                let mut res = CheckResult::new(k);
+                ask_one(s, q, k, &mut res, Deepen::No);
+                add_stats(&mut res.stats, &spent[i]);
+                spent[i] = res.stats.clone();
+                if whole || res.verdict != Verdict::NoViolation || res.reason.is_some() {
+                    res.truncated = truncated_names(q, full_cut.clone());
+                    res.time = start.elapsed().as_secs_f64();
+                    out[i] = Some(res);
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// Adds the counts and times of `earlier` sessions to `s` (the sizes stay
+/// those of `s`).
+fn add_stats(s: &mut Stats, earlier: &Stats) {
+    s.solves += earlier.solves;
+    s.refinements += earlier.refinements;
+    s.solve_time += earlier.solve_time;
+    s.check_time += earlier.check_time;
+    s.candidates += earlier.candidates;
+}
+
 /// `reach`: is some goal reachable? One (shortest-first) search for the
 /// disjunction of all goals, so that a violation of a later goal is not
 /// found only after every earlier one was proved unreachable at each
 /// deepening level (`stack_unsafe` of the Nidhugg benchmarks); the answer
 /// names the first goal, in declaration order, that holds in the
 /// witness. Fills `res`.
-fn reach(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
+fn reach(s: &mut dyn Session, q: &Query, res: &mut CheckResult, d: Deepen) {
     if q.program.goals.is_empty() {
         res.reason = Some("the program declares no goal or assertion".into());
         res.stats = s.stats();
@@ -285,7 +397,7 @@ fn reach(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
     }
     let goals: Vec<Cond> = (0..q.program.goals.len()).map(|g| s.goal(g)).collect();
     let any = s.any_of(&goals);
-    match solve_shortest(s, &[any], q.limits.deadline) {
+    match deepen(s, &[any], q.limits.deadline, d) {
         Ok(true) => {
             res.verdict = Verdict::Violation;
             res.goal = Some(goals.iter().position(|&c| s.holds(c)).unwrap_or(0));
@@ -304,7 +416,7 @@ fn reach(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
 /// fills `res`. A model whose own axiom makes po ∪ rf ∪ co ∪ fr acyclic
 /// answers without solving (not for PGAS, whose hb is taken on the trace,
 /// thesis §8.2, which `acyclic po | com` does not cover).
-fn robust(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
+fn robust(s: &mut dyn Session, q: &Query, res: &mut CheckResult, d: Deepen) {
     let pgas = q.program.nodes.is_some();
     if let Some(ax) = q.model.acyclic_contains_hb().filter(|_| !pgas) {
         res.reason = Some(format!(
@@ -313,7 +425,7 @@ fn robust(s: &mut dyn Session, q: &Query, res: &mut CheckResult) {
         return;
     }
     let c = s.hb_cycle();
-    match solve_shortest(s, &[c], q.limits.deadline) {
+    match deepen(s, &[c], q.limits.deadline, d) {
         Ok(true) => {
             let x = s.execution();
             res.set_cycle_witness(x, pgas);
@@ -397,6 +509,19 @@ pub fn reach_each(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// [`solve_shortest`] or one [`Session::solve`], as `d` says.
+fn deepen(
+    s: &mut dyn Session,
+    assumptions: &[Cond],
+    deadline: Deadline,
+    d: Deepen,
+) -> Result<bool, Error> {
+    match d {
+        Deepen::Assumptions => solve_shortest(s, assumptions, deadline),
+        Deepen::No => s.solve(assumptions, deadline),
+    }
 }
 
 /// Like [`Session::solve`], but first with every thread limited to 2, 4,

@@ -109,7 +109,7 @@ pub fn run(
     let b = Logging {
         lemmas: RefCell::new(Vec::new()),
     };
-    let results = queries::check_on(&b, q, kinds)?;
+    let results = queries::check_on_one(&b, q, kinds)?;
     let lemmas = b.lemmas.into_inner();
     let model = q.encoded_model();
     let mut out = Vec::new();
