@@ -14,10 +14,11 @@
 //! visiting a candidate) and [`model_bounds`] (the eager encoding's
 //! relation analysis).
 
+use super::encoder::StaticMayOf;
 use super::Encoder;
 use crate::cat::base::{BaseRel, BaseSet};
 use crate::cat::bounds::{Bound, Bounds, BoundsBase};
-use crate::cat::eval::{Bits, Mat, StaticMay, Val};
+use crate::cat::eval::{Bits, Mat, Val};
 use crate::cat::{AxiomKind, Model, Stmt};
 use crate::collections::HashMap;
 use varisat::Lit;
@@ -416,18 +417,6 @@ impl Encoder<'_> {
             .collect();
         Some(Cells { cells, always })
     }
-}
-
-/// The static may values of a model's bindings over one encoding
-/// ([`Encoder::static_may`]).
-#[derive(Debug)]
-pub(super) struct StaticMayOf {
-    /// The values, over the encoding's events and, with `cells`, the
-    /// initial writes.
-    pub(super) may: std::rc::Rc<StaticMay>,
-    /// The locations of the initial writes, in event order (initial
-    /// write `n0 + i` writes `cells[i]`), when the model has them.
-    pub(super) cells: Option<Vec<i128>>,
 }
 
 /// The bounds of a model's relations on one unrolling.

@@ -17,7 +17,6 @@
 //! agrees with `po` on writes of one thread.
 
 use super::analysis::Analysis;
-use super::bounds::StaticMayOf;
 use super::bv::Bv;
 use super::cnf::Cnf;
 use super::tso_witness::{self, TsoWitness};
@@ -2232,4 +2231,16 @@ fn holding<B: crate::cat::eval::Base>(
         }
     }
     (held, facts)
+}
+
+/// The static may values of a model's bindings over one encoding
+/// ([`Encoder::static_may`]).
+#[derive(Debug)]
+pub(super) struct StaticMayOf {
+    /// The values, over the encoding's events and, with `cells`, the
+    /// initial writes.
+    pub(super) may: Rc<crate::cat::eval::StaticMay>,
+    /// The locations of the initial writes, in event order (initial
+    /// write `n0 + i` writes `cells[i]`), when the model has them.
+    pub(super) cells: Option<Vec<i128>>,
 }

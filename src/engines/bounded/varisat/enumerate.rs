@@ -456,6 +456,26 @@ fn root(cnf: &Cnf, goal: &[Lit]) -> Option<Dpll> {
     d.propagate_all(false).then_some(d)
 }
 
+/// What the enumeration has found so far (the final states, in the
+/// order found, and as a set; the flags not yet decided; the flags that
+/// held).
+struct Found<'f> {
+    states: &'f mut Vec<Vec<i64>>,
+    seen: &'f mut HashSet<Vec<i64>>,
+    open: &'f mut Vec<usize>,
+    flags: &'f mut Flags,
+}
+
+/// The outcome of checking one complete candidate.
+enum Leaf {
+    /// Clauses to learn (lemmas, or the open flags' emptiness).
+    Learn(Vec<Vec<Lit>>),
+    /// Nothing to learn: the next candidate.
+    Next,
+    /// Every flag decided: the flags' pass is over.
+    Done,
+}
+
 /// What [`Encoder::enumerate_observed`] found.
 pub enum Enumerated {
     /// The distinct observed values of the consistent candidates, in the
@@ -466,6 +486,54 @@ pub enum Enumerated {
 }
 
 impl Encoder<'_> {
+    /// Checks the complete candidate of the solver's model, whose
+    /// observed values are `vals`: inconsistent, its lemmas to learn;
+    /// consistent, a final state (when new) and the open flags that hold
+    /// on it, and in the flags' pass the explanation of the others'
+    /// emptiness to learn ([`Encoder::flags_holding`]); [`Leaf::Done`]
+    /// when that pass has no open flag left.
+    ///
+    /// Errors: the deadline passed; values out of thin air
+    /// ([`Encoder::thin_air`]).
+    fn check_leaf(
+        &mut self,
+        vals: Vec<i64>,
+        found: &mut Found<'_>,
+        flags_pass: bool,
+        deadline: Deadline,
+    ) -> Result<Leaf, Error> {
+        // A check of the model can take long (the kernel's lock.cat): the
+        // time limit before each one.
+        if deadline.passed() {
+            deadline.check()?;
+        }
+        let t = std::time::Instant::now();
+        let refuted = self.refute();
+        self.stats.check_time += t.elapsed().as_secs_f64();
+        if let Some(lemmas) = refuted {
+            self.stats.refinements += 1;
+            return Ok(Leaf::Learn(lemmas));
+        }
+        if let Some(e) = self.thin_air() {
+            return Err(e);
+        }
+        if found.seen.insert(vals.clone()) {
+            found.states.push(vals);
+        }
+        if found.open.is_empty() {
+            return Ok(Leaf::Next);
+        }
+        let (holding, empty) = self.flags_holding(found.open, flags_pass);
+        for i in holding {
+            found.flags.fired.push(self.model.flags[i].name.clone());
+            found.open.retain(|&j| j != i);
+        }
+        if flags_pass && found.open.is_empty() {
+            return Ok(Leaf::Done);
+        }
+        Ok(empty.map_or(Leaf::Next, |c| Leaf::Learn(vec![c])))
+    }
+
     /// The observed values of the search's assignment (unassigned
     /// variables read as false), which becomes the solver's model.
     fn leaf_values(&mut self, d: &Dpll, obs: &[Bv], nv: usize) -> Vec<i64> {
@@ -669,38 +737,16 @@ impl Encoder<'_> {
                 }
                 let vals = self.leaf_values(&d, obs, nv);
                 if !seen.contains(&vals) || flags_pass {
-                    // A check of the model can take long (the kernel's
-                    // lock.cat): the time limit before each one.
-                    if deadline.passed() {
-                        deadline.check()?;
-                    }
-                    let t = std::time::Instant::now();
-                    let refuted = self.refute();
-                    self.stats.check_time += t.elapsed().as_secs_f64();
-                    match refuted {
-                        Some(lemmas) => {
-                            self.stats.refinements += 1;
-                            learnt = Some(lemmas);
-                        }
-                        None => {
-                            if let Some(e) = self.thin_air() {
-                                return Err(e);
-                            }
-                            if seen.insert(vals.clone()) {
-                                states.push(vals);
-                            }
-                            if !open.is_empty() {
-                                let (holding, empty) = self.flags_holding(&open, flags_pass);
-                                for i in holding {
-                                    flags.fired.push(self.model.flags[i].name.clone());
-                                    open.retain(|&j| j != i);
-                                }
-                                if flags_pass && open.is_empty() {
-                                    break;
-                                }
-                                learnt = empty.map(|c| vec![c]);
-                            }
-                        }
+                    let mut found = Found {
+                        states: &mut states,
+                        seen: &mut seen,
+                        open: &mut open,
+                        flags: &mut flags,
+                    };
+                    match self.check_leaf(vals, &mut found, flags_pass, deadline)? {
+                        Leaf::Learn(c) => learnt = Some(c),
+                        Leaf::Next => {}
+                        Leaf::Done => break,
                     }
                 }
             }
