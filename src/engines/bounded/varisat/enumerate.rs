@@ -721,12 +721,8 @@ impl Encoder<'_> {
                     .collect();
                 seen.contains(&vals)
             };
-            if known {
-                candidates += 1;
-                if candidates.is_multiple_of(64) {
-                    deadline.check()?;
-                }
-            } else if leaf && d.complete() {
+            let complete = !known && leaf && d.complete();
+            if known || complete {
                 candidates += 1;
                 if candidates > visits {
                     self.stats.candidates += visits;
@@ -735,6 +731,8 @@ impl Encoder<'_> {
                 if candidates.is_multiple_of(64) {
                     deadline.check()?;
                 }
+            }
+            if complete {
                 let vals = self.leaf_values(&d, obs, nv);
                 if !seen.contains(&vals) || flags_pass {
                     let mut found = Found {
