@@ -1758,14 +1758,14 @@ impl<'a> Encoder<'a> {
     /// candidate is inconsistent; with [`Encoder::lemma_log`] on, each
     /// clause's lemma is logged too.
     pub(super) fn refute(&mut self) -> Option<Vec<Vec<Lit>>> {
-        let may = if self.lemma_log.is_some() {
+        let logging = self.lemma_log.is_some();
+        let may = if logging {
             None
         } else {
             self.static_may_values()
         };
         let addrs = self.concrete_addrs();
         let model = self.model;
-        let logging = self.lemma_log.is_some();
         let base = CandBase {
             enc: self,
             addrs,

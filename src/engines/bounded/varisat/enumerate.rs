@@ -361,11 +361,6 @@ impl Dpll {
         false
     }
 
-    /// Whether a learnt clause was false at the root ([`learn`]).
-    fn conflict_at_root(&self) -> bool {
-        self.root_conflict
-    }
-
     /// Drops the auxiliary levels on top (a completion).
     fn drop_aux(&mut self) {
         while let Some(lv) = self.levels.last().copied() {
@@ -456,6 +451,15 @@ fn root(cnf: &Cnf, goal: &[Lit]) -> Option<Dpll> {
     d.propagate_all(false).then_some(d)
 }
 
+/// The observed values of the search's assignment at a leaf: the
+/// observed bits are candidate variables without guards
+/// ([`Encoder::candidate_vars`]), all decided there.
+fn observed(d: &Dpll, obs: &[Bv]) -> Vec<i64> {
+    (obs.iter())
+        .map(|x| super::bv::fold_bits(x.iter().map(|&b| d.value(b) == Some(true)), x.len()))
+        .collect()
+}
+
 /// What the enumeration has found so far (the final states, in the
 /// order found, and as a set; the flags not yet decided; the flags that
 /// held).
@@ -534,14 +538,13 @@ impl Encoder<'_> {
         Ok(empty.map_or(Leaf::Next, |c| Leaf::Learn(vec![c])))
     }
 
-    /// The observed values of the search's assignment (unassigned
-    /// variables read as false), which becomes the solver's model.
-    fn leaf_values(&mut self, d: &Dpll, obs: &[Bv], nv: usize) -> Vec<i64> {
+    /// Makes the search's (complete) assignment the solver's model, for
+    /// the model's check.
+    fn load_model(&mut self, d: &Dpll, nv: usize) {
         let m = self.cnf.model_mut();
         m.clear();
         m.extend(d.val.iter().map(|&v| v > 0));
         m.resize(nv, false);
-        obs.iter().map(|b| self.cnf.bv_value(b)).collect()
     }
 
     /// The candidate variables in decision order (see the module doc),
@@ -713,15 +716,9 @@ impl Encoder<'_> {
             // leaf: a state already found needs no second witness, so
             // such a leaf is neither completed nor checked (outside the
             // flags' pass).
-            let known = leaf && !flags_pass && {
-                let vals: Vec<i64> = (obs.iter())
-                    .map(|x| {
-                        super::bv::fold_bits(x.iter().map(|&b| d.value(b) == Some(true)), x.len())
-                    })
-                    .collect();
-                seen.contains(&vals)
-            };
-            let complete = !known && leaf && d.complete();
+            let vals = leaf.then(|| observed(&d, obs));
+            let known = !flags_pass && vals.as_ref().is_some_and(|v| seen.contains(v));
+            let complete = leaf && !known && d.complete();
             if known || complete {
                 candidates += 1;
                 if candidates > visits {
@@ -732,20 +729,19 @@ impl Encoder<'_> {
                     deadline.check()?;
                 }
             }
-            if complete {
-                let vals = self.leaf_values(&d, obs, nv);
-                if !seen.contains(&vals) || flags_pass {
-                    let mut found = Found {
-                        states: &mut states,
-                        seen: &mut seen,
-                        open: &mut open,
-                        flags: &mut flags,
-                    };
-                    match self.check_leaf(vals, &mut found, flags_pass, deadline)? {
-                        Leaf::Learn(c) => learnt = Some(c),
-                        Leaf::Next => {}
-                        Leaf::Done => break,
-                    }
+            // Completed: its values are a new state, or the flags' pass.
+            if let (true, Some(vals)) = (complete, vals) {
+                self.load_model(&d, nv);
+                let mut found = Found {
+                    states: &mut states,
+                    seen: &mut seen,
+                    open: &mut open,
+                    flags: &mut flags,
+                };
+                match self.check_leaf(vals, &mut found, flags_pass, deadline)? {
+                    Leaf::Learn(c) => learnt = Some(c),
+                    Leaf::Next => {}
+                    Leaf::Done => break,
                 }
             }
             let more = match learnt {
@@ -765,7 +761,7 @@ impl Encoder<'_> {
             }
             // Every candidate visited (or none left): the flags' pass
             // starts over from the root with what was learnt.
-            if flags_pass || open.is_empty() || d.conflict_at_root() {
+            if flags_pass || open.is_empty() || d.root_conflict {
                 break;
             }
             flags_pass = true;
