@@ -8,7 +8,7 @@ suites of ../shared/corpus/litmus-dat3m, the PPC / X86 / X86_64 folders of
 kernel's model files there) it runs herd7 once with every file of the
 collection on its command line (`-variant mixed` for the mixed suite,
 `-I model -conf linux-kernel.cfg` for lkmm) and `BIN litmus --json -j 1`
-(lkmm: `BIN litmus --conf … -I LIBDIR -j 1`, herd's blocks) once on the
+(lkmm: `BIN litmus --json --conf … -I LIBDIR -j 1`) once on the
 same files (an @list), one after the
 other, and prints: collection, tests, the CPU time (user + system of the
 child process) and wall time of each, and the CPU ratio herd7 / bmc-rmm.
@@ -81,7 +81,7 @@ def main():
     scratch = tempfile.mkdtemp(prefix="herd_speed.")
     rows, slow, big = [], [], []
     print(f"{'collection':<22} {'tests':>6} {'herd7 cpu s':>12} {'bmc-rmm cpu s':>14} {'ratio':>7}"
-          f" {'herd7 wall':>11} {'bmc-rmm wall':>13} {'herd7 t/o':>9} {'ours unknown':>12}", flush=True)
+          f" {'herd7 wall':>11} {'bmc-rmm wall':>13} {'herd7 t/o':>9} {'ours unk/refused':>16}", flush=True)
     for name, folder, exclude, model, cat, mixed in COLLECTIONS:
         if a.only and not any(o in name for o in a.only):
             continue
@@ -102,45 +102,35 @@ def main():
         lst = os.path.join(scratch, "list")
         with open(lst, "w") as f:
             f.write("\n".join(os.path.abspath(x) for x in files) + "\n")
-        ours = [os.path.abspath(a.bin), "litmus", "-q", "-j", "1", "--timeout", str(a.timeout)]
+        ours = [os.path.abspath(a.bin), "litmus", "-q", "-j", "1", "--json", "--timeout", str(a.timeout)]
         if lkmm:
             ours += ["--conf", os.path.join(model_dir, cat), "-I", os.path.join(TOOLS, "libdir")]
         else:
-            ours += ["--json", "--model", model]
+            ours += ["--model", model]
         oout, ocpu, owall = timed(ours + ["@" + lst], scratch)
-        unknown = 0
-        if lkmm:
-            # herd's blocks: `Time NAME S` per answered test; the unknown
-            # ones are on stderr (not kept) and have no block.
-            otime = {}
-            for l in oout.splitlines():
-                m = re.match(r"Time (\S+) ([0-9.]+)", l)
-                if m:
-                    otime[m.group(1)] = float(m.group(2))
-            unknown = len(files) - len(otime)
-            for f in files:
-                procs = len(set(re.findall(r"^\s*P(\d+)\s*\(", open(f, errors="replace").read(), re.M)))
-                src = open(f, errors="replace").readline().split()
-                test = src[1] if len(src) > 1 else ""
-                t, h = otime.get(test, a.timeout), htime.get(test)
-                if procs >= 8:
-                    big.append((f, procs, t, h))
-                if t > 10 and h is not None and h < 1:
-                    slow.append((name, f, t, h))
+        unknown = refused = 0
         for l in oout.splitlines():
             if not l.startswith("{"):
                 continue
             r = json.loads(l)
             t = r.get("time") or 0.0
+            if r.get("error"):
+                refused += 1
+                continue
             if r.get("unknown"):
                 unknown += 1
                 t = max(t, a.timeout)
             h = htime.get(r.get("test"))
+            if lkmm:
+                text = open(r["file"], errors="replace").read()
+                procs = len(set(re.findall(r"^\s*P(\d+)\s*\(", text, re.M)))
+                if procs >= 8:
+                    big.append((r["file"], procs, t, h))
             if t > 10 and h is not None and h < 1:
                 slow.append((name, r.get("file"), t, h))
         ratio = hcpu / ocpu if ocpu > 0 else float("inf")
         print(f"{name:<22} {len(files):>6} {hcpu:>12.1f} {ocpu:>14.1f} {ratio:>6.1f}x"
-              f" {hwall:>11.1f} {owall:>13.1f} {len(files) - len(htime):>9} {unknown:>12}", flush=True)
+              f" {hwall:>11.1f} {owall:>13.1f} {len(files) - len(htime):>9} {f'{unknown}/{refused}':>16}", flush=True)
     if big:
         # The kernel's tests with 8 processes or more (herd7's time, `-`
         # over its limit; bmc-rmm's, the limit when unknown).

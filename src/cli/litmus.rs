@@ -195,6 +195,8 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
     use bmc_rmm::engines::bounded::{Deadline, Limits};
     use bmc_rmm::frontend::c_litmus::{self, MacroFile};
     use bmc_rmm::litmus::run::run_with;
+    conf_usage(a)?;
+    let conf_path = conf;
     let conf = HerdConf::read(conf, &a.include)?;
     let macros = match &conf.macros {
         Some(m) => MacroFile::parse(&SourceFile::read(&m.to_string_lossy())?)?,
@@ -204,11 +206,12 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
     let files = crate::cli::inputs::expand(&a.files, &["litmus"])?;
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
-    // Ok(Ok(block)): answered; Ok(Err(reason)): unknown; Err: refused.
+    // Ok((Ok(block), json)): answered; Ok((Err(reason), json)): unknown;
+    // Err: refused.
     let results = crate::cli::batch::run(
         &files,
         &opts,
-        |f| -> Result<Result<String, String>, Error> {
+        |f| -> Result<(Result<String, String>, serde_json::Value), Error> {
             let src = SourceFile::read(f)?;
             let c = c_litmus::parse(&src, &macros)?;
             let model = model.as_ref().map_err(Clone::clone)?;
@@ -230,37 +233,101 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
                 Some(a.enumerate.budget().unwrap_or(usize::MAX))
             };
             let r = run_with(&c.test, model, lim, a.solver, budget)?;
-            if let Some(u) = &r.unknown {
-                return Ok(Err(u.clone()));
-            }
-            let Some(flags) = &r.flags else {
-                return Ok(Err(
-                    "the model's flags need every candidate execution visited".into(),
-                ));
-            };
-            Ok(Ok(bmc_rmm::litmus::herd::render_flags(
-                &c.test,
-                &r.states,
-                &flags.fired,
-                r.time,
-            )))
+            let unknown = r.unknown.clone().or_else(|| {
+                r.flags
+                    .is_none()
+                    .then(|| "the model's flags need every candidate execution visited".into())
+            });
+            let json = conf_json(f, &c.test, conf_path, &r, unknown.as_deref());
+            Ok(match (unknown, &r.flags) {
+                (None, Some(flags)) => (
+                    Ok(bmc_rmm::litmus::herd::render_flags(
+                        &c.test,
+                        &r.states,
+                        &flags.fired,
+                        r.time,
+                    )),
+                    json,
+                ),
+                (why, _) => (Err(why.unwrap_or_default()), json),
+            })
         },
     )?;
     let mut status = 0;
     for (f, r) in files.iter().zip(&results) {
         match r {
-            Ok(Ok(block)) => print!("{block}"),
-            Ok(Err(why)) => {
-                eprintln!("{f}: unknown: {why}");
-                if status == 0 {
-                    status = 3;
+            Ok((answer, json)) => {
+                if a.json {
+                    println!("{json}");
+                }
+                match answer {
+                    Ok(block) if !a.json => print!("{block}"),
+                    Ok(_) => {}
+                    Err(why) => {
+                        eprintln!("{f}: unknown: {why}");
+                        if status == 0 {
+                            status = 3;
+                        }
+                    }
                 }
             }
             Err(e) => {
+                if a.json {
+                    println!("{}", serde_json::json!({"file": f, "error": e.to_string()}));
+                }
                 eprintln!("{f}: {e}");
                 status = 2;
             }
         }
     }
     Ok(status)
+}
+
+/// The usage errors of `litmus --conf`: the options it does not honour
+/// (expectations files, shards and record files, herd's log format) are
+/// refused rather than ignored.
+///
+/// Errors: one of `--expect`, `--write-expect`, `--shard`, `--jsonl`,
+/// `--herd-log` given with `--conf`.
+fn conf_usage(a: &LitmusArgs) -> Result<(), Error> {
+    let given = [
+        ("--expect", a.expectations.expect.is_some()),
+        ("--write-expect", a.expectations.write_expect.is_some()),
+        ("--shard", a.batch.shard.shard.is_some()),
+        ("--jsonl", a.batch.shard.jsonl.is_some()),
+        ("--herd-log", a.herd_log),
+    ];
+    match given.iter().find(|(_, on)| *on) {
+        Some((flag, _)) => Err(Error::Usage(format!(
+            "{flag} is not available with --conf (C litmus tests print herd's blocks or, with --json, one record per test)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The JSON record of one C litmus test under `--conf` (the keys of the
+/// other litmus records, with `flags`: the model's flags that hold on
+/// some consistent execution, sorted; `null` while unknown).
+fn conf_json(
+    f: &str,
+    t: &LitmusTest,
+    conf: &str,
+    r: &bmc_rmm::litmus::run::LitmusResult,
+    unknown: Option<&str>,
+) -> serde_json::Value {
+    let observation = r.observation.filter(|_| unknown.is_none());
+    let flags = r.flags.as_ref().filter(|_| unknown.is_none()).map(|fl| {
+        let mut v = fl.fired.clone();
+        v.sort();
+        v.dedup();
+        v
+    });
+    serde_json::json!({
+        "file": f, "test": t.name, "model": conf,
+        "verdict": observation.map(|o| o.verdict().as_str()),
+        "observation": observation.map(|o| o.as_str()),
+        "states": r.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
+        "condition": t.condition_text(), "flags": flags, "time": r.time,
+        "unknown": unknown,
+    })
 }

@@ -81,6 +81,9 @@ pub fn eval_prop(p: &Prop, state: &[i64]) -> bool {
         Prop::True => true,
         Prop::False => false,
         Prop::Eq { loc, value, .. } => state.get(*loc).copied().unwrap_or(0) == *value,
+        Prop::Same { a, b } => {
+            state.get(*a).copied().unwrap_or(0) == state.get(*b).copied().unwrap_or(0)
+        }
         Prop::Not(a) => !eval_prop(a, state),
         Prop::And(v) => v.iter().all(|x| eval_prop(x, state)),
         Prop::Or(v) => v.iter().any(|x| eval_prop(x, state)),
@@ -232,6 +235,10 @@ impl LitmusTest {
                 };
                 (format!("{}={}", l.name, v), 4)
             }
+            Prop::Same { a, b } => (
+                format!("{}={}", self.observed[*a].name, self.observed[*b].name),
+                4,
+            ),
             Prop::Not(a) => (format!("not ({})", self.prop_prec(a, 0)), 4),
             Prop::And(v) => (
                 v.iter()

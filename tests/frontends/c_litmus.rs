@@ -887,3 +887,50 @@ fn run_kernel(
         &file.to_string_lossy(),
     ])
 }
+
+/// A condition may compare two locations (`0:r0=1:r0`, `x=[y]`: herd's
+/// location-to-location atoms; a bare name on the right stays the
+/// address of that variable), and `litmus --conf --json` prints one
+/// record per test with its flags; the options `--conf` does not honour
+/// are a usage error.
+#[test]
+fn litmus_conf_compares_locations_and_prints_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let cfg = conf(d, CAT);
+    let sb = |cond: &str| {
+        format!(
+            "C SB\n{{ x=0; y=0; }}\nP0(int *x, int *y)\n{{\n\tSTORE(*x, 1);\n\tint r0 = LOAD(*y);\n}}\nP1(int *x, int *y)\n{{\n\tSTORE(*y, 1);\n\tint r0 = LOAD(*x);\n}}\nexists ({cond})\n"
+        )
+    };
+    // Four final states of the registers (SB without fences), two with
+    // equal registers; one final state of the memory.
+    for (cond, word) in [
+        ("0:r0=1:r0", "Sometimes 2 2"),
+        ("~0:r0=1:r0 /\\ 0:r0=0", "Sometimes 1 3"),
+        ("x=[y]", "Always 1 0"),
+        ("0:r0=1:r0 /\\ 0:r0=2", "Never 0 4"),
+    ] {
+        std::fs::write(d.join("sb.litmus"), sb(cond)).unwrap();
+        let t = d.join("sb.litmus").to_string_lossy().into_owned();
+        let (code, out, err) = common::run(&["litmus", "--conf", &cfg, &t]);
+        assert_eq!(code, 0, "{cond}\n{out}{err}");
+        assert!(
+            out.contains(&format!("Observation SB {word}")),
+            "{cond}\n{out}"
+        );
+    }
+    let t = d.join("sb.litmus").to_string_lossy().into_owned();
+    let (code, out, err) = common::run(&["litmus", "--json", "--conf", &cfg, &t]);
+    assert_eq!(code, 0, "{out}{err}");
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON record");
+    assert_eq!(rec["observation"], "Never", "{out}");
+    assert_eq!(rec["states"].as_array().map(Vec::len), Some(4), "{out}");
+    assert!(rec["flags"].is_array(), "{out}");
+    let (code, _, err) = common::run(&["litmus", "--expect", "e.tsv", "--conf", &cfg, &t]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--expect is not available with --conf"),
+        "{err}"
+    );
+}

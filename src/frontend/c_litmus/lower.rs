@@ -260,6 +260,18 @@ impl Locs<'_> {
                     a
                 }
             }
+            RawProp::Same {
+                a,
+                b,
+                neq,
+                a_span,
+                b_span,
+                ..
+            } => {
+                let a = self.loc(p, a, *a_span)?;
+                let b = self.loc(p, b, *b_span)?;
+                Prop::same(a, b, *neq)
+            }
             RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, a)?)),
             RawProp::And(xs) | RawProp::Or(xs) => {
                 let and = matches!(rp, RawProp::And(_));

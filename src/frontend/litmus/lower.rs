@@ -218,7 +218,7 @@ fn raw_has_label(p: &RawProp) -> bool {
 /// True when a condition compares with a value `pred` holds of.
 fn raw_has(p: &RawProp, pred: &dyn Fn(&RawVal) -> bool) -> bool {
     let mut found = false;
-    p.for_each_atom(&mut |_, val, _, _| found |= pred(val));
+    p.for_each_atom(&mut |_, val, _, _| found |= val.is_some_and(pred));
     found
 }
 
@@ -930,6 +930,18 @@ impl Resolver<'_> {
                     a
                 }
             }
+            RawProp::Same {
+                a,
+                b,
+                neq,
+                a_span,
+                b_span,
+                ..
+            } => {
+                let a = self.loc(p, vars, a, *a_span)?;
+                let b = self.loc(p, vars, b, *b_span)?;
+                Prop::same(a, b, *neq)
+            }
             RawProp::Not(a) => Prop::Not(Box::new(self.prop(p, vars, a)?)),
             RawProp::And(xs) | RawProp::Or(xs) => {
                 let and = matches!(rp, RawProp::And(_));
@@ -970,7 +982,7 @@ fn new_symbols(
         if let RawLoc::Mem(m) = loc {
             names.push((m, loc_span));
         }
-        if let RawVal::Sym(s) = val {
+        if let Some(RawVal::Sym(s)) = val {
             names.push((s, span));
         }
     });
@@ -995,6 +1007,7 @@ fn collect_symbolic(p: &Prop, out: &mut BTreeSet<usize>) {
                 out.insert(*loc);
             }
         }
+        Prop::Same { .. } => {}
         Prop::Not(a) => collect_symbolic(a, out),
         Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| collect_symbolic(x, out)),
         Prop::Implies(a, b) => {
@@ -1015,23 +1028,14 @@ pub fn prop_expr(p: &Prop, observed: &[Location], wide: bool) -> GExpr {
             value,
             symbolic,
         } => {
-            let l = &observed[*loc];
-            let mut v = l.expr();
-            if wide && !symbolic && l.bits < 64 {
-                // Sign extension from `bits`: ((v + 2^(b-1)) & (2^b - 1)) - 2^(b-1).
-                let half = 1i64 << (l.bits - 1);
-                v = Expr::bin(
-                    BinOp::Sub,
-                    Expr::bin(
-                        BinOp::BitAnd,
-                        Expr::bin(BinOp::Add, v, Expr::Const(half)),
-                        Expr::Const((half << 1) - 1),
-                    ),
-                    Expr::Const(half),
-                );
-            }
+            let v = typed_expr(&observed[*loc], wide && !symbolic);
             Expr::bin(BinOp::Eq, v, Expr::Const(*value))
         }
+        Prop::Same { a, b } => Expr::bin(
+            BinOp::Eq,
+            typed_expr(&observed[*a], wide),
+            typed_expr(&observed[*b], wide),
+        ),
         Prop::Not(a) => Expr::un(UnOp::Not, prop_expr(a, observed, wide)),
         Prop::And(v) => fold(v, BinOp::And, 1, observed, wide),
         Prop::Or(v) => fold(v, BinOp::Or, 0, observed, wide),
@@ -1041,6 +1045,27 @@ pub fn prop_expr(p: &Prop, observed: &[Location], wide: bool) -> GExpr {
             prop_expr(b, observed, wide),
         ),
     }
+}
+
+/// The goal expression of a location's final value, sign-extended from
+/// the location's bits when `extend` (the run is wider than the
+/// location: the value as [`Location::typed`] gives it).
+fn typed_expr(l: &Location, extend: bool) -> GExpr {
+    let v = l.expr();
+    if !extend || l.bits >= 64 || l.bits == 0 {
+        return v;
+    }
+    // Sign extension from `bits`: ((v + 2^(b-1)) & (2^b - 1)) - 2^(b-1).
+    let half = 1i64 << (l.bits - 1);
+    Expr::bin(
+        BinOp::Sub,
+        Expr::bin(
+            BinOp::BitAnd,
+            Expr::bin(BinOp::Add, v, Expr::Const(half)),
+            Expr::Const((half << 1) - 1),
+        ),
+        Expr::Const(half),
+    )
 }
 
 /// `p` with each constant compared to a location converted to the

@@ -84,6 +84,18 @@ pub(crate) enum RawProp {
         span: Span,
         loc_span: Span,
     },
+    /// `loc = loc'` (or `<>`), where the right side is a location, not a
+    /// value: a thread's register `1:r2` or a bracketed memory location
+    /// `[y]` (herd compares the two final values; a bare name `y` on the
+    /// right is the address of `y`).
+    Same {
+        a: RawLoc,
+        b: RawLoc,
+        neq: bool,
+        span: Span,
+        a_span: Span,
+        b_span: Span,
+    },
     Not(Box<RawProp>),
     /// `a /\ b /\ …` (two or more operands).
     And(Vec<RawProp>),
@@ -95,10 +107,11 @@ pub(crate) enum RawProp {
 impl RawProp {
     /// Calls `f` on every atom `loc = val` (or `loc != val`) of the
     /// proposition, left to right, with the atom's span and its
-    /// location's span.
+    /// location's span; an atom `loc = loc'` calls it once per location,
+    /// without a value.
     pub(crate) fn for_each_atom<'a>(
         &'a self,
-        f: &mut dyn FnMut(&'a RawLoc, &'a RawVal, Span, Span),
+        f: &mut dyn FnMut(&'a RawLoc, Option<&'a RawVal>, Span, Span),
     ) {
         match self {
             RawProp::True | RawProp::False => {}
@@ -108,7 +121,18 @@ impl RawProp {
                 span,
                 loc_span,
                 ..
-            } => f(loc, val, *span, *loc_span),
+            } => f(loc, Some(val), *span, *loc_span),
+            RawProp::Same {
+                a,
+                b,
+                span,
+                a_span,
+                b_span,
+                ..
+            } => {
+                f(a, None, *span, *a_span);
+                f(b, None, *span, *b_span);
+            }
             RawProp::Not(a) => a.for_each_atom(f),
             RawProp::And(v) | RawProp::Or(v) => v.iter().for_each(|a| a.for_each_atom(f)),
             RawProp::Implies(a, b) => {
@@ -1345,6 +1369,21 @@ fn parse_unary(lx: &mut PLex) -> Result<RawProp, Error> {
     }
 }
 
+/// The right side of a condition atom when it is a location rather than a
+/// value: a register of a thread (`1:r2`) or a bracketed memory location
+/// (`[y]`), as herd reads `0:r1=1:r2` and `x=[y]`.
+fn location_value(v: &str) -> Option<RawLoc> {
+    let register = v.split_once(':').is_some_and(|(t, r)| {
+        !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && !r.is_empty()
+    });
+    let bracketed = v.starts_with('[') && v.ends_with(']');
+    if register || bracketed {
+        parse_loc(v)
+    } else {
+        None
+    }
+}
+
 fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
     let (l, v, neq) = if let Some((l, v)) = a.split_once("<>") {
         (l, v, true)
@@ -1361,6 +1400,17 @@ fn parse_atom(src: &SourceFile, a: &str, span: Span) -> Result<RawProp, Error> {
     let loc_span = Span::new(span.start, span.start + l.trim_end().len());
     let loc = parse_loc(lt).ok_or_else(|| src.error(loc_span, format!("bad location `{lt}`")))?;
     let vt = v.trim();
+    if let Some(b) = location_value(vt) {
+        let bs = span.start + a.len() - v.trim_start().len();
+        return Ok(RawProp::Same {
+            a: loc,
+            b,
+            neq,
+            span,
+            a_span: loc_span,
+            b_span: Span::new(bs, bs + vt.len()),
+        });
+    }
     if let (Some(inner), RawLoc::Mem(m)) =
         (vt.strip_prefix('{').and_then(|x| x.strip_suffix('}')), &loc)
     {

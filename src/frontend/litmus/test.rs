@@ -164,6 +164,15 @@ pub enum Prop {
         /// Written as a name.
         symbolic: bool,
     },
+    /// `loc=loc'`: the two observed locations (indices into
+    /// [`LitmusTest::observed`]) hold the same final value (herd's
+    /// `0:r1=1:r2`, `x=[y]`).
+    Same {
+        /// Index of the left location.
+        a: usize,
+        /// Index of the right location.
+        b: usize,
+    },
     /// `not P` (`~P`; `loc<>v` is `not (loc=v)`).
     Not(Box<Prop>),
     /// `P /\ Q /\ ...` (flattened).
@@ -175,12 +184,26 @@ pub enum Prop {
 }
 
 impl Prop {
+    /// `a=b` between two observed locations, negated when `neq` (`<>`).
+    pub fn same(a: usize, b: usize, neq: bool) -> Prop {
+        let p = Prop::Same { a, b };
+        if neq {
+            Prop::Not(Box::new(p))
+        } else {
+            p
+        }
+    }
+
     /// The locations it names (indices into the observed locations),
     /// added to `out`.
     pub fn collect_locs(&self, out: &mut std::collections::BTreeSet<usize>) {
         match self {
             Prop::Eq { loc, .. } => {
                 out.insert(*loc);
+            }
+            Prop::Same { a, b } => {
+                out.insert(*a);
+                out.insert(*b);
             }
             Prop::Not(a) => a.collect_locs(out),
             Prop::And(v) | Prop::Or(v) => v.iter().for_each(|x| x.collect_locs(out)),
@@ -205,6 +228,7 @@ impl Prop {
                 value,
                 symbolic,
             },
+            Prop::Same { a, b } => Prop::Same { a: m[a], b: m[b] },
             Prop::Not(a) => Prop::Not(Box::new(a.remap(m))),
             Prop::And(v) => Prop::And(v.into_iter().map(|x| x.remap(m)).collect()),
             Prop::Or(v) => Prop::Or(v.into_iter().map(|x| x.remap(m)).collect()),
