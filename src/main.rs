@@ -18,7 +18,16 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match cli::parse_args(std::env::args_os().collect()) {
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Run under the name `herd7` (a link): herd7's command line.
+    let name = argv.first().map(std::path::Path::new);
+    if name
+        .and_then(|p| p.file_stem())
+        .is_some_and(|n| n == "herd7")
+    {
+        argv.insert(1, "herd7".into());
+    }
+    let cli = match cli::parse_args(argv) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

@@ -115,6 +115,11 @@ pub enum Command {
     /// the answers, replay every witness, shrink each disagreement to a
     /// reproducer (exit 1 if any).
     FuzzDiff(FuzzDiffArgs),
+    /// herd7's command line (-conf, -model, -I, -set-libdir, -timeout,
+    /// -variant mixed, files): prints herd's log, so that scripts written
+    /// for herd7 run with bmc-rmm in its place; also what the binary does
+    /// when run under the name `herd7` (docs/litmus.md).
+    Herd7(super::herd7::Herd7Args),
 }
 
 /// `bmc-rmm man` options.
@@ -428,8 +433,11 @@ pub struct DiffArgs {
     /// @list files.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
-    /// The two models, comma-separated: built-in names (sc, tso) or .cat
-    /// files, e.g. `--models sc,tso` or `--models tso,my.cat`.
+    /// The two models, comma-separated: built-in names (sc, tso), .cat
+    /// files, or herd configurations (.cfg: C litmus tests under their
+    /// model and macro file; a change of the model's flags is listed
+    /// too), e.g. `--models sc,tso`, `--models tso,my.cat` or `--models
+    /// A/linux-kernel.cfg,B/linux-kernel.cfg`.
     #[arg(
         long,
         value_delimiter = ',',
@@ -438,6 +446,10 @@ pub struct DiffArgs {
         conflicts_with = "solvers"
     )]
     pub models: Option<Vec<String>>,
+    /// A folder of herd's search path for the `.cfg` models' files
+    /// (after each configuration's own folder), in order; as herd7's `-I`.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<String>,
     /// Compare two solver backends instead of two models, e.g. `--solvers
     /// varisat,z3` (with `--model`); every witness is replayed on the
     /// other backend.

@@ -24,6 +24,7 @@ pub fn run(a: &CrosscheckArgs) -> Result<i32, Error> {
         Some(solvers) => super::diff::run(&DiffArgs {
             files: a.input.files.clone(),
             models: None,
+            include: Vec::new(),
             solvers: Some(solvers.clone()),
             model: Some(a.model.clone()),
             solver: SolverKind::Varisat,

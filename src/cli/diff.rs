@@ -10,6 +10,10 @@
 //!   of final states; the states one model allows and the other forbids
 //!   are printed under the row.
 //! * Programs (`.rmm`, `.txt`): the `reach` and `robust` verdicts.
+//! * Under herd configurations (`--models A.cfg,B.cfg`): C litmus tests
+//!   (`.litmus`), read with each configuration's macro file, compared as
+//!   litmus tests and by the model's flags that hold (herd's `Flag`
+//!   lines).
 //!
 //! The table has up to three sections, in input order: inputs whose
 //! verdict differs, inputs whose verdicts agree but whose final states
@@ -34,10 +38,12 @@ use bmc_rmm::program::Width;
 /// The answers of one input under one model.
 #[derive(Clone, Debug)]
 enum Answer {
-    /// A litmus test: verdict word and final states (herd's state lines).
+    /// A litmus test: verdict word, final states (herd's state lines)
+    /// and, under a herd configuration, the model's flags that hold.
     Litmus {
         verdict: String,
         states: Vec<String>,
+        flags: Vec<String>,
     },
     /// A program: (check, answer) for reach and robust, and the
     /// witnesses' replays on the other side (when comparing solvers).
@@ -65,6 +71,9 @@ pub struct Side {
     pub model_name: String,
     /// The backend.
     pub solver: SolverKind,
+    /// A herd configuration (`.cfg`): C litmus tests are read with its
+    /// macro file and `model` is its model.
+    pub conf: Option<super::litmus::ConfModel>,
 }
 
 impl Answer {
@@ -89,15 +98,17 @@ fn answer(
     other: Option<SolverKind>,
     a: &DiffArgs,
 ) -> Result<Answer, Error> {
+    if let Some(cm) = &side.conf {
+        let o = litmus_options(side, a);
+        let (t, r) = super::litmus::run_c(file, cm, &o)?;
+        return Ok(Answer::Litmus {
+            verdict: litmus_verdict_word(&r).to_string(),
+            states: r.states.iter().map(|s| t.state_line(s)).collect(),
+            flags: super::litmus::fired_flags(&r).unwrap_or_default(),
+        });
+    }
     if is_litmus(file) {
-        let o = super::litmus::RunOptions {
-            bound: a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
-            width: a.width,
-            timeout: a.timeout,
-            solver: side.solver,
-            budget: Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
-            switches: a.switches,
-        };
+        let o = litmus_options(side, a);
         let (t, reply) = super::litmus::run_one(file, &side.model, &o)?;
         let bmc_rmm::ask::Detail::Outcomes(r) = reply.detail else {
             unreachable!("the outcomes question is answered with the litmus result")
@@ -105,6 +116,7 @@ fn answer(
         return Ok(Answer::Litmus {
             verdict: litmus_verdict_word(&r).to_string(),
             states: r.states.iter().map(|s| t.state_line(s)).collect(),
+            flags: Vec::new(),
         });
     }
     let w = a.width.unwrap_or(Width::DEFAULT.0);
@@ -156,6 +168,18 @@ fn answer(
         }
     }
     Ok(Answer::Program(answers, replays))
+}
+
+/// How a litmus test runs on `side`.
+fn litmus_options(side: &Side, a: &DiffArgs) -> super::litmus::RunOptions {
+    super::litmus::RunOptions {
+        bound: a.bound.unwrap_or(DEFAULT_LITMUS_BOUND),
+        width: a.width,
+        timeout: a.timeout,
+        solver: side.solver,
+        budget: Some(bmc_rmm::engines::bounded::varisat::enumerate::DEFAULT_BUDGET),
+        switches: a.switches,
+    }
 }
 
 /// A one-line summary of a witness: its hb cycle, else its events.
@@ -339,15 +363,26 @@ fn compare(file: &str, a: &Answer, b: &Answer) -> Row {
             Answer::Litmus {
                 verdict: va,
                 states: sa,
+                flags: fa,
             },
             Answer::Litmus {
                 verdict: vb,
                 states: sb,
+                flags: fb,
             },
         ) => {
             row.verdicts
                 .push(("litmus".into(), [va.clone(), vb.clone()]));
             disagree = va != vb;
+            if fa != fb {
+                // herd's `Flag` lines: a changed flag is a changed answer.
+                let words = [fa, fb].map(|f| match f.is_empty() {
+                    true => "no flag".to_string(),
+                    false => f.join(" "),
+                });
+                row.verdicts.push(("flags".into(), words));
+                disagree = true;
+            }
             row.only[0] = sa.iter().filter(|s| !sb.contains(s)).cloned().collect();
             row.only[1] = sb.iter().filter(|s| !sa.contains(s)).cloned().collect();
         }
@@ -409,13 +444,22 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
             }
             a.solver.available()?;
             let side = |m: &String| -> Result<Side, Error> {
-                let model = load_model_spec(m)?;
+                // A herd configuration: its model and macro file.
+                let conf = match m.ends_with(".cfg") {
+                    true => Some(super::litmus::ConfModel::load(m, &a.include)?),
+                    false => None,
+                };
+                let model = match &conf {
+                    Some(cm) => cm.model.clone()?,
+                    None => load_model_spec(m)?,
+                };
                 bmc_rmm::engines::bounded::validate(a.solver, &model)?;
                 Ok(Side {
                     label: m.clone(),
                     model,
                     model_name: m.clone(),
                     solver: a.solver,
+                    conf,
                 })
             };
             Ok([side(&ms[0])?, side(&ms[1])?])
@@ -437,6 +481,7 @@ fn sides(a: &DiffArgs) -> Result<[Side; 2], Error> {
                     model,
                     model_name: spec.to_string(),
                     solver: k,
+                    conf: None,
                 })
             };
             Ok([side(kinds[0])?, side(kinds[1])?])
@@ -460,7 +505,12 @@ pub fn run(a: &DiffArgs) -> Result<i32, Error> {
         return Err(Error::Usage("--bound must be at least 1".into()));
     }
     let sides = sides(a)?;
-    let files = crate::cli::inputs::expand(&a.files, &["litmus", "rmm", "txt"])?;
+    // Under herd configurations the inputs are C litmus tests.
+    let exts: &[&str] = match sides.iter().any(|s| s.conf.is_some()) {
+        true => &["litmus"],
+        false => &["litmus", "rmm", "txt"],
+    };
+    let files = crate::cli::inputs::expand(&a.files, exts)?;
     if files.is_empty() {
         return Err(Error::Usage("no input file found".into()));
     }
@@ -655,10 +705,12 @@ mod tests {
         let a = Answer::Litmus {
             verdict: "Forbidden".into(),
             states: vec!["0:EAX=1;".into()],
+            flags: vec![],
         };
         let b = Answer::Litmus {
             verdict: "Allowed".into(),
             states: vec!["0:EAX=0;".into(), "0:EAX=1;".into()],
+            flags: vec![],
         };
         let r = compare("t.litmus", &a, &b);
         assert_eq!(r.kind, Kind::Verdict);
@@ -670,9 +722,19 @@ mod tests {
         let u = Answer::Litmus {
             verdict: "Unknown".into(),
             states: vec![],
+            flags: vec![],
         };
         assert_eq!(compare("t", &a, &u).kind, Kind::Unknown);
         assert_eq!(compare("t", &a, &a).kind, Kind::Same);
+        // The same states and verdict with another flag: a difference.
+        let f = Answer::Litmus {
+            verdict: "Forbidden".into(),
+            states: vec!["0:EAX=1;".into()],
+            flags: vec!["data-race".into()],
+        };
+        let r = compare("t", &a, &f);
+        assert_eq!(r.kind, Kind::Verdict);
+        assert_eq!(r.verdicts[1].1, ["no flag".to_string(), "data-race".into()]);
     }
 
     /// A bounded engine's answer at bound 4.

@@ -191,65 +191,38 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
 /// Errors: the configuration cannot be read, or names a missing file;
 /// the macro file's syntax errors; a missing input.
 fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
-    use bmc_rmm::cat::conf::HerdConf;
-    use bmc_rmm::engines::bounded::{Deadline, Limits};
-    use bmc_rmm::frontend::c_litmus::{self, MacroFile};
-    use bmc_rmm::litmus::run::run_with;
     conf_usage(a)?;
-    let conf_path = conf;
-    let conf = HerdConf::read(conf, &a.include)?;
-    let macros = match &conf.macros {
-        Some(m) => MacroFile::parse(&SourceFile::read(&m.to_string_lossy())?)?,
-        None => MacroFile::parse(&SourceFile::new(conf.source.path.to_string(), ""))?,
-    };
-    let model = conf.load_model();
+    let cm = ConfModel::load(conf, &a.include)?;
     let files = crate::cli::inputs::expand(&a.files, &["litmus"])?;
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
+    let o = RunOptions {
+        bound: a.bound,
+        width: a.width,
+        timeout: a.timeout,
+        solver: a.solver,
+        budget: a.enumerate.budget(),
+        switches: a.switches,
+    };
     // Ok((Ok(block), json)): answered; Ok((Err(reason), json)): unknown;
     // Err: refused.
     let results = crate::cli::batch::run(
         &files,
         &opts,
         |f| -> Result<(Result<String, String>, serde_json::Value), Error> {
-            let src = SourceFile::read(f)?;
-            let c = c_litmus::parse(&src, &macros)?;
-            let model = model.as_ref().map_err(Clone::clone)?;
-            let start = std::time::Instant::now();
-            let lim = Limits {
-                bound: a.bound,
-                width: a
-                    .width
-                    .unwrap_or_else(|| bmc_rmm::litmus::run::auto_width(&c.test).0),
-                deadline: Deadline(Some(start + std::time::Duration::from_secs_f64(a.timeout))),
-                switches: a.switches,
-            };
-            // A flag that may hold is decided by visiting every
-            // candidate (the engine then ignores the budget): enumeration
-            // stays on for models with flags.
-            let budget = if model.flags.is_empty() {
-                a.enumerate.budget()
-            } else {
-                Some(a.enumerate.budget().unwrap_or(usize::MAX))
-            };
-            let r = run_with(&c.test, model, lim, a.solver, budget)?;
-            let unknown = r.unknown.clone().or_else(|| {
-                r.flags
-                    .is_none()
-                    .then(|| "the model's flags need every candidate execution visited".into())
-            });
-            let json = conf_json(f, &c.test, conf_path, &r, unknown.as_deref());
-            Ok(match (unknown, &r.flags) {
+            let (t, r) = run_c(f, &cm, &o)?;
+            let json = conf_json(f, &t, &cm.path, &r);
+            Ok(match (&r.unknown, &r.flags) {
                 (None, Some(flags)) => (
                     Ok(bmc_rmm::litmus::herd::render_flags(
-                        &c.test,
+                        &t,
                         &r.states,
                         &flags.fired,
                         r.time,
                     )),
                     json,
                 ),
-                (why, _) => (Err(why.unwrap_or_default()), json),
+                (why, _) => (Err(why.clone().unwrap_or_default()), json),
             })
         },
     )?;
@@ -305,29 +278,102 @@ fn conf_usage(a: &LitmusArgs) -> Result<(), Error> {
     }
 }
 
+/// herd's configuration read for C litmus tests ([`run_c`]): its macro
+/// file and its model (a model error is kept and given for each test).
+pub struct ConfModel {
+    /// The configuration's path as given.
+    pub path: String,
+    /// The macro file (empty when the configuration names none).
+    pub macros: bmc_rmm::frontend::c_litmus::MacroFile,
+    /// The model of its `bell` and `model` files.
+    pub model: Result<bmc_rmm::cat::Model, Error>,
+}
+
+impl ConfModel {
+    /// Reads the configuration `conf` with herd's search path (its
+    /// folder, then each of `include`), and its macro file.
+    ///
+    /// Errors: the configuration cannot be read or names a missing file;
+    /// the macro file's syntax errors.
+    pub fn load(conf: &str, include: &[String]) -> Result<ConfModel, Error> {
+        use bmc_rmm::frontend::c_litmus::MacroFile;
+        let hc = bmc_rmm::cat::conf::HerdConf::read(conf, include)?;
+        let macros = match &hc.macros {
+            Some(m) => MacroFile::parse(&SourceFile::read(&m.to_string_lossy())?)?,
+            None => MacroFile::parse(&SourceFile::new(hc.source.path.to_string(), ""))?,
+        };
+        Ok(ConfModel {
+            path: conf.to_string(),
+            macros,
+            model: hc.load_model(),
+        })
+    }
+}
+
+/// Parses the C litmus test `file` with the configuration's macros and
+/// enumerates its final states and the model's flags under `o` (width
+/// automatic unless given). Under a model with flags the enumeration has
+/// no budget: a flag is decided only by visiting the candidates
+/// ([`bmc_rmm::litmus::run`]); the result is unknown (`unknown` set) when
+/// they are not decided in time.
+///
+/// Errors: the file cannot be read or parsed; the model's error; the
+/// backend cannot encode the test.
+pub fn run_c(
+    file: &str,
+    cm: &ConfModel,
+    o: &RunOptions,
+) -> Result<(LitmusTest, bmc_rmm::litmus::run::LitmusResult), Error> {
+    use bmc_rmm::engines::bounded::{Deadline, Limits};
+    let src = SourceFile::read(file)?;
+    let c = bmc_rmm::frontend::c_litmus::parse(&src, &cm.macros)?;
+    let model = cm.model.as_ref().map_err(Clone::clone)?;
+    let start = std::time::Instant::now();
+    let lim = Limits {
+        bound: o.bound,
+        width: o
+            .width
+            .unwrap_or_else(|| bmc_rmm::litmus::run::auto_width(&c.test).0),
+        deadline: Deadline(Some(start + std::time::Duration::from_secs_f64(o.timeout))),
+        switches: o.switches,
+    };
+    let budget = if model.flags.is_empty() {
+        o.budget
+    } else {
+        Some(o.budget.unwrap_or(usize::MAX))
+    };
+    let mut r = bmc_rmm::litmus::run::run_with(&c.test, model, lim, o.solver, budget)?;
+    if r.unknown.is_none() && r.flags.is_none() {
+        r.unknown = Some("the model's flags need every candidate execution visited".into());
+    }
+    Ok((c.test, r))
+}
+
+/// The model's flags that hold in a decided result, sorted, each once
+/// (`None` while unknown).
+pub fn fired_flags(r: &bmc_rmm::litmus::run::LitmusResult) -> Option<Vec<String>> {
+    let fl = r.flags.as_ref().filter(|_| r.unknown.is_none())?;
+    let mut v = fl.fired.clone();
+    v.sort();
+    v.dedup();
+    Some(v)
+}
+
 /// The JSON record of one C litmus test under `--conf` (the keys of the
-/// other litmus records, with `flags`: the model's flags that hold on
-/// some consistent execution, sorted; `null` while unknown).
+/// other litmus records, with `flags`: [`fired_flags`]).
 fn conf_json(
     f: &str,
     t: &LitmusTest,
     conf: &str,
     r: &bmc_rmm::litmus::run::LitmusResult,
-    unknown: Option<&str>,
 ) -> serde_json::Value {
-    let observation = r.observation.filter(|_| unknown.is_none());
-    let flags = r.flags.as_ref().filter(|_| unknown.is_none()).map(|fl| {
-        let mut v = fl.fired.clone();
-        v.sort();
-        v.dedup();
-        v
-    });
+    let observation = r.observation.filter(|_| r.unknown.is_none());
     serde_json::json!({
         "file": f, "test": t.name, "model": conf,
         "verdict": observation.map(|o| o.verdict().as_str()),
         "observation": observation.map(|o| o.as_str()),
         "states": r.states.iter().map(|s| t.state_line(s)).collect::<Vec<_>>(),
-        "condition": t.condition_text(), "flags": flags, "time": r.time,
-        "unknown": unknown,
+        "condition": t.condition_text(), "flags": fired_flags(r), "time": r.time,
+        "unknown": r.unknown,
     })
 }

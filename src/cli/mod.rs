@@ -2,7 +2,8 @@
 //! command and `reach`/`robust` in [`check`] with the engines' forms in
 //! [`explicit`], [`smc`], [`tso_reach`], [`state`], [`parameterized`];
 //! [`parse`], [`litmus`], [`fences`], [`crosscheck`], [`diff`],
-//! [`merge`], [`translate`], `man`/`completions` in [`generate`]), and
+//! [`merge`], [`translate`], `man`/`completions` in [`generate`],
+//! herd7's command line in [`herd7`]), and
 //! what commands share beside them ([`inputs`], [`batch`], [`shard`],
 //! [`output`], [`render`], [`expect`], [`report`]). Only the binary uses this
 //! module; the library does not depend on clap.
@@ -22,6 +23,7 @@ pub mod explicit;
 pub mod fences;
 pub mod fuzz_diff;
 pub mod generate;
+pub mod herd7;
 pub mod inputs;
 pub mod litmus;
 pub mod merge;
@@ -243,6 +245,7 @@ pub fn run(mut cli: Cli) -> Result<i32, Error> {
         Some(Command::Svcomp(a)) => svcomp::run(&a),
         Some(Command::CertifyCheck(a)) => certify::run(&a),
         Some(Command::FuzzDiff(a)) => fuzz_diff::run(&a),
+        Some(Command::Herd7(a)) => herd7::run(&a),
         Some(Command::Man(a)) => generate::run_man(&a),
         Some(Command::Completions(a)) => generate::run_completions(&a),
         None => check::run_checks(&cli.check, &[CheckKind::Reach, CheckKind::Robust]),

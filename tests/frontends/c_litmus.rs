@@ -934,3 +934,119 @@ fn litmus_conf_compares_locations_and_prints_json() {
         "{err}"
     );
 }
+
+/// A changed model file changes the answers, and `diff` between two
+/// herd configurations lists exactly the tests whose answers change: a
+/// copy of the kernel's model without its `propagation` axiom allows SB
+/// with full barriers (herd7 7.58 on the two copies: Never, then
+/// Sometimes) and leaves MP with release/acquire forbidden (its
+/// happens-before axiom still holds); a copy without the `data-race` flag
+/// changes only the flags of a racy test.
+#[test]
+fn diff_between_two_kernel_models_lists_the_changed_tests() {
+    let Some(model) = common::corpus("lkmm/model") else {
+        return;
+    };
+    let libdir = model.join("../../../tools/herd7/libdir");
+    let lkmm = model.join("..");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copy = |name: &str, edit: &dyn Fn(&str) -> String| {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for e in std::fs::read_dir(&model).unwrap() {
+            let p = e.unwrap().path();
+            let text = std::fs::read_to_string(&p).unwrap();
+            let text = match p.file_name().and_then(|n| n.to_str()) {
+                Some("linux-kernel.cat") => edit(&text),
+                _ => text,
+            };
+            std::fs::write(d.join(p.file_name().unwrap()), text).unwrap();
+        }
+        d.join("linux-kernel.cfg").to_string_lossy().into_owned()
+    };
+    let orig = model
+        .join("linux-kernel.cfg")
+        .to_string_lossy()
+        .into_owned();
+    let no_pb = copy("no-pb", &|t| {
+        assert!(t.contains("acyclic pb as propagation"));
+        t.replace("acyclic pb as propagation", "")
+    });
+    let sb = lkmm.join("kernel/SB+fencembonceonces.litmus");
+    let mp = lkmm.join("kernel/MP+pooncerelease+poacquireonce.litmus");
+    let (sb, mp) = (sb.to_string_lossy(), mp.to_string_lossy());
+    let lib = libdir.to_string_lossy();
+    // The changed model alone: SB's outcome becomes reachable.
+    let (code, out, err) = common::run(&["litmus", "--conf", &no_pb, "-I", &lib, &sb]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Observation SB+fencembonceonces Sometimes"),
+        "{out}"
+    );
+    let models = format!("{orig},{no_pb}");
+    let (code, out, err) =
+        common::run(&["diff", "--json", "--models", &models, "-I", &lib, &sb, &mp]);
+    assert_eq!(code, 1, "{out}{err}");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(
+        rows[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("SB+fencembonceonces.litmus"),
+        "{out}"
+    );
+    // Without the data-race flag: a racy test's flags change, nothing else.
+    let no_race = copy("no-race", &|t| {
+        assert!(t.contains("as data-race"));
+        t.replace("flag ~empty (ww-race | wr-race | rw-race) as data-race", "")
+    });
+    let racy = lkmm.join("dat3m/auto/C-LB-Lrw+R-Oc+R-D+R-D.litmus");
+    let racy = racy.to_string_lossy();
+    let models = format!("{orig},{no_race}");
+    let (code, out, err) = common::run(&["diff", "--models", &models, "-I", &lib, &racy, &mp]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("verdict differs (1)"), "{out}");
+    assert!(out.contains("flags") && out.contains("data-race"), "{out}");
+    assert!(!out.contains("MP+pooncerelease"), "{out}");
+}
+
+/// herd7's command line: `bmc-rmm herd7 -conf CFG FILE` prints herd's
+/// block of a C test with its `Flag` lines and no summary; the binary run
+/// under the name `herd7` (a link, as a script finds it on its PATH)
+/// answers an X86 test under herd's default model of its architecture
+/// with herd's log (`Hash=`); an option herd7 has and this mode does not
+/// translate is a usage error naming it.
+#[test]
+fn herd7_command_line_runs_in_herd7s_place() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let cfg = conf(d, CAT);
+    std::fs::write(d.join("mp.litmus"), MP).unwrap();
+    let t = d.join("mp.litmus").to_string_lossy().into_owned();
+    let (code, out, err) = common::run(&["herd7", "-conf", &cfg, &t]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("Test MP+test Allowed\n"), "{out}");
+    assert!(out.contains("Flag once-write\nCondition"), "{out}");
+    assert!(out.contains("Observation MP+test Never 0 3"), "{out}");
+    assert!(!err.contains("summary"), "{err}");
+    #[cfg(unix)]
+    {
+        let link = d.join("herd7");
+        std::os::unix::fs::symlink(common::bin_path(), &link).unwrap();
+        let sb =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus/X86-SB.litmus");
+        let mut c = std::process::Command::new(&link);
+        c.args(["-timeout", "20", &sb.to_string_lossy()]);
+        let (code, out, err) = common::output(c);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("Observation SB Sometimes"), "{out}");
+        assert!(out.contains("Hash="), "{out}");
+        let (code, _, err) = common::run(&["herd7", "-o", "out", &t]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("herd7 option -o is not supported"), "{err}");
+    }
+}
