@@ -1559,6 +1559,26 @@ impl<'m, B: Base> Evaluator<'m, B> {
         seen: &mut HashSet<(usize, usize, usize, usize)>,
     ) {
         use ExprKind::*;
+        // A sequence's or closure's absence explained once per
+        // explanation, as a name's below: its facts are already in
+        // `facts` (without this, a chain `r1 ; r2 ; … ; rk` of the
+        // kernel's RCU relations is explained through every one of the
+        // n^(k-1) paths). Keyed by the node's address with the top bit
+        // set (a binding's key below is its group's index) and the
+        // iterate of the recursion being explained.
+        // (An iterate is encoded one-to-one: none is 0, (g, i) is
+        // 1 + g·2^32 + i; beyond that range no memo is kept.)
+        let iterate = match env {
+            None => Some(0),
+            Some((g, i)) if g < 1 << 30 && i < 1 << 32 => Some(1 + (g << 32) + i),
+            Some(_) => None,
+        };
+        if let (Seq(..) | Plus(_) | Star(_), Some(iterate)) = (&node.kind, iterate) {
+            let id = (node as *const Node as usize) | (1 << (usize::BITS - 1));
+            if !seen.insert((id, iterate, a, b)) {
+                return;
+            }
+        }
         match &node.kind {
             Name(_) => {
                 let (g, bi, rec) = self.name_ref(node);
