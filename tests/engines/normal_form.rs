@@ -170,18 +170,10 @@ fn counters_close_their_candidates_part_by_part() {
         (Model::Rmo, false),
         (Model::Power, false),
     ] {
-        let r = nf(&p, m, 200_000);
-        assert_eq!(
-            matches!(r.verdict, Verdict::Robust),
-            robust,
-            "{m:?}: {:?}",
-            r.verdict
-        );
-        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{m:?}");
+        let r = decides(&p, m, 200_000, robust, 8, "counter");
         // cnt: 0, 1, 2 (and values guessed wrongly, then dropped), buf:
         // 0, 5 — in two parts.
         assert!(r.stats.candidates <= 24, "{m:?}: {:?}", r.stats);
-        assert_eq!(confirm(&p, m, &r, 8, "counter"), Confirmed::Yes, "{m:?}");
     }
 }
 
@@ -400,21 +392,35 @@ fn tally_check(
 /// the bounded engine confirms it (a "robust" up to `bound`).
 fn shapes_decide(cases: &[(&str, &str, bool)], model: Model, bound: u32) {
     for &(name, text, robust) in cases {
-        let p = native(name, text);
-        let r = nf(&p, model, 1_000_000);
-        assert_eq!(
-            matches!(r.verdict, Verdict::Robust),
-            robust,
-            "{name}: {:?}",
-            r.verdict
-        );
-        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
-        assert_eq!(
-            confirm(&p, model, &r, bound, name),
-            Confirmed::Yes,
-            "{name}"
-        );
+        decides(&native(name, text), model, 1_000_000, robust, bound, name);
     }
+}
+
+/// `p` decides under `model` within `max_states` states per search as
+/// `robust` says, and the bounded engine confirms it (a "robust" up to
+/// `bound`); the report.
+fn decides(
+    p: &Program,
+    model: Model,
+    max_states: usize,
+    robust: bool,
+    bound: u32,
+    name: &str,
+) -> Report {
+    let r = nf(p, model, max_states);
+    assert_eq!(
+        matches!(r.verdict, Verdict::Robust),
+        robust,
+        "{name} [{model:?}]: {:?}",
+        r.verdict
+    );
+    assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{name}");
+    assert_eq!(
+        confirm(p, model, &r, bound, name),
+        Confirmed::Yes,
+        "{name} [{model:?}]"
+    );
+    r
 }
 
 #[test]
@@ -914,16 +920,14 @@ fn power_reads_barriers_as_its_model_does() {
         ("sync", true),
     ] {
         let name = format!("sb+{f}.rmm");
-        let p = native(&name, &sb(f));
-        let r = nf(&p, Model::Power, 100_000);
-        assert_eq!(
-            matches!(r.verdict, Verdict::Robust),
+        decides(
+            &native(&name, &sb(f)),
+            Model::Power,
+            100_000,
             robust,
-            "{f}: {:?}",
-            r.verdict
+            6,
+            &name,
         );
-        assert!(!matches!(r.verdict, Verdict::Unknown(_)), "{f}");
-        assert_eq!(confirm(&p, Model::Power, &r, 6, &name), Confirmed::Yes);
     }
 }
 

@@ -44,6 +44,10 @@ use crate::program::{Command, LExpr, Program, RegId, Width};
 /// guess the value alone and the join check accepts any tag.
 pub(crate) const ANY_TAG: u8 = u8::MAX;
 
+/// The access a mark keeps once the hop through it is checked
+/// ([`Automaton::canonical`]): only that the mark is made is read then.
+pub(crate) const CHECKED: Acc = Acc::Store { addr: 0, flush: 0 };
+
 /// Number of parts of the normal form (degree 3: §3.1 with two events per
 /// instruction, §5.1).
 pub(crate) const PARTS: u8 = 3;
@@ -259,7 +263,9 @@ pub(crate) struct Automaton<'p> {
     /// last instruction separates the parts ([`Automaton::successors`]).
     pub dist: Option<usize>,
     /// Whether deterministic local instructions run with the step before
-    /// them ([`Automaton::run_locals`]).
+    /// them ([`Automaton::run_locals`]) and states forget what no
+    /// extension reads ([`Automaton::canonical`]): the reductions of a
+    /// search that is not plain.
     pub merge_locals: bool,
 }
 
@@ -585,6 +591,9 @@ impl<'p> Automaton<'p> {
                         {
                             continue;
                         }
+                        if self.merge_locals {
+                            self.canonical(&mut ns);
+                        }
                         let step = Step {
                             thread: t,
                             instr: i,
@@ -598,6 +607,55 @@ impl<'p> Automaton<'p> {
             }
         }
         res
+    }
+
+    /// Forgets what no extension of `s` reads, so that states differing
+    /// only there are one (each rule keeps every successor and goal):
+    ///
+    /// * a hop whose two ends are marked was checked when the second was
+    ///   made; its ends are read only as "marked" from then on, so their
+    ///   accesses become [`CHECKED`];
+    /// * of the enter marks recorded before a thread's buffered or
+    ///   in-flight store, only the one of the segment after the thread's
+    ///   is read (by the hop from a load that reads the store early and
+    ///   leaves the thread's segment, [`hop`]);
+    /// * store-buffer models: a thread's floors (`maxflush`,
+    ///   `load_floor`, `flush_floor`) are lower bounds taken together with
+    ///   its part `cur`, which never decreases: one at most `cur` bounds
+    ///   nothing and becomes 0.
+    fn canonical(&self, s: &mut State) {
+        let n = s.marks.len();
+        for k in 0..n {
+            let next = (k + 1) % n;
+            if s.marks[k].leave.is_some() && s.marks[next].enter.is_some() {
+                s.marks[k].leave = Some(CHECKED);
+                s.marks[next].enter = Some(CHECKED);
+            }
+        }
+        let mask = |t: u8| match self.seg_of[t as usize] {
+            Some(k) => 1u16 << ((k + 1) % n),
+            None => 0,
+        };
+        for b in &mut s.buf {
+            b.before &= mask(b.thread);
+        }
+        for f in &mut s.inflight {
+            f.before &= mask(f.thread);
+        }
+        if !self.model.commits() {
+            for t in 0..s.cur.len() {
+                let cur = s.cur[t];
+                for x in [
+                    &mut s.maxflush[t],
+                    &mut s.load_floor[t],
+                    &mut s.flush_floor[t],
+                ] {
+                    if *x <= cur {
+                        *x = 0;
+                    }
+                }
+            }
+        }
     }
 
     /// Runs thread `t`'s local instructions while its control state has
