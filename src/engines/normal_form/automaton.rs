@@ -570,7 +570,7 @@ impl<'p> Automaton<'p> {
                 let op = &self.ops[t][i];
                 for marks in self.mark_choices(s, t, op.accesses()) {
                     for (mut ns, events, accs) in self.exec(s, t, op, marks, wrote) {
-                        if dist && ns.cur[t] > 1 {
+                        if dist && (ns.cur[t] > 1 || self.tso_late_flush(&ns, t)) {
                             continue;
                         }
                         if !self.apply_marks(&mut ns, t, marks, &accs) {
@@ -656,6 +656,15 @@ impl<'p> Automaton<'p> {
                 }
             }
         }
+    }
+
+    /// Under TSO, whether the distinguished thread `d` has a flush in part
+    /// 3: no computation of the shape [`Automaton::successors`] describes
+    /// has one. There part 2 ends with `x2`, the flush of `x` when `x` is
+    /// a store, and `d`'s buffer is one FIFO, so its earlier stores flush
+    /// before; when `x` is a load it has one event and part 3 is empty.
+    fn tso_late_flush(&self, s: &State, d: usize) -> bool {
+        self.model == Model::Tso && s.maxflush[d] > 2
     }
 
     /// Runs thread `t`'s local instructions while its control state has
