@@ -7,7 +7,7 @@
 # and whether the bounded engine confirms (a witness: a cycle at its
 # steps per thread; "robust": no cycle at bound 10 nor at BOUND); then the share decided
 # within TIMEOUT seconds per model.
-# Usage: [OLD=BIN2] [OLD_TIMEOUT=S] [MEMORY=MB] [MODELS="pso tso"] bench/normal_form_table.sh [BIN=target/release/bmc-rmm] [TIMEOUT=60] [BOUND=20] [GENERATED_DIR]
+# Usage: [OLD=BIN2] [OLD_TIMEOUT=S] [MEMORY=MB] [MODELS="pso tso"] [THREADS=N] bench/normal_form_table.sh [BIN=target/release/bmc-rmm] [TIMEOUT=60] [BOUND=20] [GENERATED_DIR]
 # GENERATED_DIR: extra Trencher files (e.g. written by the test helper
 # `common::random_programs`); none by default.
 # OLD: a second binary (an earlier build) whose normal-form verdict and
@@ -21,19 +21,22 @@
 # engine only to confirm a verdict (not on rows the normal form leaves
 # unknown). OLD_TIMEOUT: the earlier build's timeout (default TIMEOUT).
 # MEMORY: a memory budget in MB for each normal-form run (`--memory`;
-# default: the tool's own).
+# default: the tool's own). THREADS=N: only the programs with N threads
+# (e.g. THREADS=2 for the two-thread programs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-target/release/bmc-rmm}; TIMEOUT=${2:-60}; BOUND=${3:-20}; GEN=${4:-}
 C=../shared/corpus
 [ -d "$C" ] || { echo "corpus not found at $C" >&2; exit 0; }
-python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso rmo power}" "${QUICK:-}" "${OLD_TIMEOUT:-$TIMEOUT}" "${MEMORY:-}" <<'PY'
-import glob, json, subprocess, sys, time
-bin_, timeout, bound, corpus, gen, old, models, quick, old_timeout, memory = sys.argv[1:11]
+python3 - "$BIN" "$TIMEOUT" "$BOUND" "$C" "$GEN" "${OLD:-}" "${MODELS:-pso tso rmo power}" "${QUICK:-}" "${OLD_TIMEOUT:-$TIMEOUT}" "${MEMORY:-}" "${THREADS:-}" <<'PY'
+import glob, json, re, subprocess, sys, time
+bin_, timeout, bound, corpus, gen, old, models, quick, old_timeout, memory, threads = sys.argv[1:12]
 models = models.split()
 files = sorted(glob.glob(f"{corpus}/trencher/*.txt")) + sorted(glob.glob(f"{corpus}/trencher/memorax/*.txt"))
 if gen:
     files += sorted(glob.glob(f"{gen}/*.txt"))
+if threads:
+    files = [f for f in files if len(re.findall(r"^\s*thread\s", open(f).read(), re.M)) == int(threads)]
 
 def run(args, binary=None):
     t0 = time.monotonic()
@@ -56,6 +59,7 @@ oldcols = "old normal form | time (s) | " if old else ""
 print(f"| file | model | {oldcols}normal form | time (s) | bounded @{bound} | time (s) | confirmed | attacks (tso) |")
 print("|---|---|" + ("---|---|" if old else "") + "---|---|---|---|---|---|")
 decided = {m: 0 for m in models}
+times = {m: [] for m in models}
 decided_old = {m: 0 for m in models}
 for f in files:
     name = f.replace(corpus + "/trencher/", "")
@@ -72,6 +76,7 @@ for f in files:
         dt, v, j = run(nf_args)
         if v in ("violation", "no-violation"):
             decided[model] += 1
+            times[model].append(dt)
         bt, bv = 0.0, "-"
         if not quick or v in ("violation", "no-violation"):
             bt, bv, _ = run(["robust", "--json", "--model", model, "--bound", bound, "--timeout", timeout, f])
@@ -93,5 +98,7 @@ for f in files:
 print()
 for m, d in decided.items():
     was = f" (old: {decided_old[m]} within {old_timeout}s)" if old else ""
-    print(f"{m}: {d}/{len(files)} decided within {timeout}s{was}")
+    ts = sorted(times[m])
+    med = f", median {ts[len(ts) // 2]:.2f}s of the decided" if ts else ""
+    print(f"{m}: {d}/{len(files)} decided within {timeout}s{med}{was}")
 PY

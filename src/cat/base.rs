@@ -533,6 +533,18 @@ pub fn fence_sets(f: Fence) -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether `model` reads the events of fence `f`: it names `F` or one
+/// of the fence's sets ([`fence_sets`]). A fence the model does not read
+/// orders nothing under it (herd's semantics: a fence is only the sets
+/// its event is in).
+pub fn reads_fence(model: &super::Model, f: Fence) -> bool {
+    model.uses(BaseSet::F)
+        || fence_sets(f)
+            .iter()
+            .filter_map(|s| BaseSet::from_name(s))
+            .any(|s| model.uses(s))
+}
+
 /// The constructs of `prog` to which `model` gives no meaning, one
 /// phrase each (e.g. "`mfence` (the model reads none of the sets F,
 /// MFENCE): it orders nothing"): fences whose sets ([`fence_sets`]) and
@@ -567,17 +579,11 @@ pub fn ignored_constructs(model: &super::Model, prog: &crate::program::Program) 
     }
     let mut out = Vec::new();
     for f in fences {
-        let sets = fence_sets(f);
-        let read = model.uses(BaseSet::F)
-            || sets
-                .iter()
-                .filter_map(|s| BaseSet::from_name(s))
-                .any(|s| model.uses(s));
-        if !read {
+        if !reads_fence(model, f) {
             out.push(format!(
                 "`{}` (the model reads none of the sets F, {}): it orders nothing beyond what the model orders without it",
                 f.keyword(),
-                sets.join(", ")
+                fence_sets(f).join(", ")
             ));
         }
     }

@@ -35,7 +35,7 @@
 use super::profile::{hop, Acc, Src};
 use super::program_class::{Addr, Footprint, Micro, Op, LOCK_ADDR};
 use super::Model;
-use crate::collections::HashMap;
+use crate::collections::{HashMap, HashSet};
 use crate::program::regfile::RegFile;
 use crate::program::{Command, LExpr, Program, RegId, Width};
 
@@ -43,6 +43,10 @@ use crate::program::{Command, LExpr, Program, RegId, Width};
 /// entering a segment looks at tags (the src hop), so the other reads
 /// guess the value alone and the join check accepts any tag.
 pub(crate) const ANY_TAG: u8 = u8::MAX;
+
+/// The access a mark keeps once the hop through it is checked
+/// ([`Automaton::canonical`]): only that the mark is made is read then.
+pub(crate) const CHECKED: Acc = Acc::Store { addr: 0, flush: 0 };
 
 /// Number of parts of the normal form (degree 3: §3.1 with two events per
 /// instruction, §5.1).
@@ -70,6 +74,69 @@ pub(crate) struct Later {
     pub start: Option<Cell>,
     /// Last write of the part.
     pub now: Option<Cell>,
+}
+
+/// The values a read of part 2 or 3 may guess, per part (index `p - 2`)
+/// and address; an address without an entry guesses its initial value
+/// only, and an entry holds the initial value.
+///
+/// A guess of part `p` is the value part `p - 1` ends with: the initial
+/// value or a value written in a part before `p`. So part 2 guesses among
+/// the values part 1 writes and part 3 among those parts 1 and 2 write
+/// ([`super::search::close_candidates`]): the values a part writes depend
+/// on the reads of that part and the earlier ones only (a thread's events
+/// that feed a write are not after it), so the sets close part by part
+/// instead of through a fixpoint over all parts, which a counter (`x =
+/// x + 1`) would grow to every value of the width.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Candidates {
+    /// Per part 2 and 3, the values per address (sorted).
+    pub parts: [HashMap<i64, Vec<i64>>; 2],
+}
+
+impl Candidates {
+    /// The same values for both parts (a superset of what each may
+    /// guess: a guess no run writes never passes the join check).
+    pub fn both(per_addr: HashMap<i64, Vec<i64>>) -> Candidates {
+        Candidates {
+            parts: [per_addr.clone(), per_addr],
+        }
+    }
+
+    /// The number of (part, address, value) candidates.
+    pub fn len(&self) -> usize {
+        self.parts
+            .iter()
+            .flat_map(|m| m.values())
+            .map(Vec::len)
+            .sum()
+    }
+
+    /// Adds the writes of `written` ((part, address) → values) to the
+    /// parts after theirs, with `init(a)` the initial value of `a`; true
+    /// when a value was new.
+    pub fn absorb(
+        &mut self,
+        written: &HashMap<(u8, i64), HashSet<i64>>,
+        init: impl Fn(i64) -> i64,
+    ) -> bool {
+        let mut grew = false;
+        for (&(q, a), vs) in written {
+            for p in (q + 1).max(2)..=PARTS {
+                let c = self.parts[p as usize - 2]
+                    .entry(a)
+                    .or_insert_with(|| vec![init(a)]);
+                for &v in vs {
+                    if !c.contains(&v) {
+                        c.push(v);
+                        grew = true;
+                    }
+                }
+                c.sort_unstable();
+            }
+        }
+        grew
+    }
 }
 
 /// A store of a thread whose flush is in a later part than the thread's
@@ -188,15 +255,17 @@ pub(crate) struct Automaton<'p> {
     /// The profile's threads.
     pub profile: Vec<u32>,
     pub(super) seg_of: Vec<Option<usize>>,
-    /// Values a guess may take per address (initial value included).
-    pub cands: HashMap<i64, Vec<i64>>,
+    /// Values a guess may take per part and address.
+    pub cands: Candidates,
     /// Per thread, its footprint when every address is constant.
     foot: Vec<Option<Footprint>>,
     /// The distinguished thread (store-buffer models): the thread whose
     /// last instruction separates the parts ([`Automaton::successors`]).
     pub dist: Option<usize>,
     /// Whether deterministic local instructions run with the step before
-    /// them ([`Automaton::run_locals`]).
+    /// them ([`Automaton::run_locals`]) and states forget what no
+    /// extension reads ([`Automaton::canonical`]): the reductions of a
+    /// search that is not plain.
     pub merge_locals: bool,
 }
 
@@ -248,7 +317,7 @@ impl<'p> Automaton<'p> {
             model,
             profile,
             seg_of,
-            cands: HashMap::default(),
+            cands: Candidates::default(),
             foot: ops.iter().map(|o| Footprint::of(o, w)).collect(),
             dist: None,
             merge_locals: true,
@@ -305,6 +374,15 @@ impl<'p> Automaton<'p> {
         }
     }
 
+    /// Adds the writes of a search (part and address → values) to the
+    /// guess candidates of the later parts; true when one was new.
+    pub fn absorb(&mut self, written: &HashMap<(u8, i64), HashSet<i64>>) -> bool {
+        let mut cands = std::mem::take(&mut self.cands);
+        let grew = cands.absorb(written, |a| self.init_val(a));
+        self.cands = cands;
+        grew
+    }
+
     pub(super) fn eval(&self, s: &State, t: usize, e: &LExpr) -> i64 {
         self.rf.eval(&s.regs, t, e)
     }
@@ -358,7 +436,9 @@ impl<'p> Automaton<'p> {
             }
         }
         let init = [self.init_val(a)];
-        let vals = self.cands.get(&a).map_or(&init[..], |v| v.as_slice());
+        let vals = self.cands.parts[p as usize - 2]
+            .get(&a)
+            .map_or(&init[..], |v| v.as_slice());
         let tag = want.unwrap_or(ANY_TAG);
         vals.iter().map(|&v| (Cell { v, tag }, true)).collect()
     }
@@ -450,8 +530,8 @@ impl<'p> Automaton<'p> {
         s.marks.iter().all(|m| m.leave.is_some())
     }
 
-    /// Every successor of `s`, with its step; `wrote(a, v)` is told every
-    /// write the successors make.
+    /// Every successor of `s`, with its step; `wrote(q, a, v)` is told
+    /// every write the successors make (part, address, value).
     ///
     /// With a distinguished thread `d` ([`Automaton::dist`], store-buffer
     /// models), only the computations of the shape §3.1 constructs are
@@ -473,7 +553,11 @@ impl<'p> Automaton<'p> {
     /// step. So `d` never leaves part 1 and its leaving mark is the last
     /// step: a state where it is made without closing the cycle with
     /// consistent guesses is dropped.
-    pub fn successors(&self, s: &State, wrote: &mut impl FnMut(i64, i64)) -> Vec<(State, Step)> {
+    pub fn successors(
+        &self,
+        s: &State,
+        wrote: &mut impl FnMut(u8, i64, i64),
+    ) -> Vec<(State, Step)> {
         let mut res = Vec::new();
         for t in 0..self.prog.threads.len() {
             let q = s.pc[t] as usize;
@@ -486,7 +570,7 @@ impl<'p> Automaton<'p> {
                 let op = &self.ops[t][i];
                 for marks in self.mark_choices(s, t, op.accesses()) {
                     for (mut ns, events, accs) in self.exec(s, t, op, marks, wrote) {
-                        if dist && ns.cur[t] > 1 {
+                        if dist && (ns.cur[t] > 1 || self.tso_late_flush(&ns, t)) {
                             continue;
                         }
                         if !self.apply_marks(&mut ns, t, marks, &accs) {
@@ -507,6 +591,9 @@ impl<'p> Automaton<'p> {
                         {
                             continue;
                         }
+                        if self.merge_locals {
+                            self.canonical(&mut ns);
+                        }
                         let step = Step {
                             thread: t,
                             instr: i,
@@ -520,6 +607,64 @@ impl<'p> Automaton<'p> {
             }
         }
         res
+    }
+
+    /// Forgets what no extension of `s` reads, so that states differing
+    /// only there are one (each rule keeps every successor and goal):
+    ///
+    /// * a hop whose two ends are marked was checked when the second was
+    ///   made; its ends are read only as "marked" from then on, so their
+    ///   accesses become [`CHECKED`];
+    /// * of the enter marks recorded before a thread's buffered or
+    ///   in-flight store, only the one of the segment after the thread's
+    ///   is read (by the hop from a load that reads the store early and
+    ///   leaves the thread's segment, [`hop`]);
+    /// * store-buffer models: a thread's floors (`maxflush`,
+    ///   `load_floor`, `flush_floor`) are lower bounds taken together with
+    ///   its part `cur`, which never decreases: one at most `cur` bounds
+    ///   nothing and becomes 0.
+    fn canonical(&self, s: &mut State) {
+        let n = s.marks.len();
+        for k in 0..n {
+            let next = (k + 1) % n;
+            if s.marks[k].leave.is_some() && s.marks[next].enter.is_some() {
+                s.marks[k].leave = Some(CHECKED);
+                s.marks[next].enter = Some(CHECKED);
+            }
+        }
+        let mask = |t: u8| match self.seg_of[t as usize] {
+            Some(k) => 1u16 << ((k + 1) % n),
+            None => 0,
+        };
+        for b in &mut s.buf {
+            b.before &= mask(b.thread);
+        }
+        for f in &mut s.inflight {
+            f.before &= mask(f.thread);
+        }
+        if !self.model.commits() {
+            for t in 0..s.cur.len() {
+                let cur = s.cur[t];
+                for x in [
+                    &mut s.maxflush[t],
+                    &mut s.load_floor[t],
+                    &mut s.flush_floor[t],
+                ] {
+                    if *x <= cur {
+                        *x = 0;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Under TSO, whether the distinguished thread `d` has a flush in part
+    /// 3: no computation of the shape [`Automaton::successors`] describes
+    /// has one. There part 2 ends with `x2`, the flush of `x` when `x` is
+    /// a store, and `d`'s buffer is one FIFO, so its earlier stores flush
+    /// before; when `x` is a load it has one event and part 3 is empty.
+    fn tso_late_flush(&self, s: &State, d: usize) -> bool {
+        self.model == Model::Tso && s.maxflush[d] > 2
     }
 
     /// Runs thread `t`'s local instructions while its control state has
@@ -539,7 +684,7 @@ impl<'p> Automaton<'p> {
         s: &mut State,
         t: usize,
         locals: &mut Vec<usize>,
-        wrote: &mut impl FnMut(i64, i64),
+        wrote: &mut impl FnMut(u8, i64, i64),
     ) -> bool {
         let instrs = &self.prog.threads[t].instrs;
         while self.merge_locals && locals.len() < instrs.len() {
@@ -742,7 +887,7 @@ impl<'p> Automaton<'p> {
         t: usize,
         op: &Op,
         (enter, leave): (Option<usize>, Option<usize>),
-        wrote: &mut impl FnMut(i64, i64),
+        wrote: &mut impl FnMut(u8, i64, i64),
     ) -> Vec<Partial> {
         if self.model.commits() {
             return self.exec_rmo(s, t, op, (enter, leave), wrote);
@@ -807,7 +952,7 @@ impl<'p> Automaton<'p> {
                 for q in lo..=PARTS {
                     let mut ns = s.clone();
                     self.write(&mut ns, q, a, Cell { v, tag });
-                    wrote(a, v);
+                    wrote(q, a, v);
                     ns.maxflush[t] = ns.maxflush[t].max(q);
                     if self.model == Model::Tso {
                         ns.flush_floor[t] = ns.flush_floor[t].max(q);
@@ -875,7 +1020,7 @@ impl<'p> Automaton<'p> {
         p: u8,
         m: &Micro,
         (enter, leave): (Option<usize>, Option<usize>),
-        wrote: &mut impl FnMut(i64, i64),
+        wrote: &mut impl FnMut(u8, i64, i64),
     ) -> Vec<Partial> {
         let addr_of = |s: &State, a: &Addr| match a {
             Addr::Expr(e) => self.eval(s, t, e),
@@ -930,7 +1075,7 @@ impl<'p> Automaton<'p> {
                 let v = self.eval(&ns, t, value);
                 let tag = self.tag(t, leave, accs.len());
                 self.write(&mut ns, p, a, Cell { v, tag });
-                wrote(a, v);
+                wrote(p, a, v);
                 evs.push(Ev {
                     write: true,
                     addr: a,
@@ -1017,4 +1162,29 @@ pub(crate) struct InFlight {
     /// Power only: no other store to the address has followed its commit
     /// in the part of the commit (always false under RMO).
     pub newest: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_is_a_candidate_of_the_later_parts_only() {
+        let mut c = Candidates::default();
+        let mut w: HashMap<(u8, i64), HashSet<i64>> = HashMap::default();
+        w.entry((1, 7)).or_default().insert(1);
+        w.entry((2, 7)).or_default().insert(2);
+        w.entry((3, 7)).or_default().insert(3);
+        assert!(c.absorb(&w, |_| 0));
+        assert_eq!(c.parts[0][&7], vec![0, 1]);
+        assert_eq!(c.parts[1][&7], vec![0, 1, 2]);
+        assert_eq!(c.len(), 5);
+        // Nothing new: the closure has reached its fixpoint.
+        assert!(!c.absorb(&w, |_| 0));
+        // A write of the initial value adds no guess.
+        let mut c = Candidates::default();
+        let mut w: HashMap<(u8, i64), HashSet<i64>> = HashMap::default();
+        w.entry((1, 4)).or_default().insert(9);
+        assert!(!c.absorb(&w, |_| 9));
+    }
 }

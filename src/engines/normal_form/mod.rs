@@ -334,7 +334,7 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
             Err(why) => return finish(Verdict::Unknown(why), stats),
         },
     };
-    stats.candidates = cands.values().map(Vec::len).sum();
+    stats.candidates = cands.len();
     let tasks = tasks(&profiles, model, opts.plain);
     let run = run_profiles(&tasks, &found_at, |i, &(pi, dist)| {
         let prof = profiles[pi].clone();
@@ -346,7 +346,7 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
             match search::bfs(&a, true, &budget(i)) {
                 // Marks change no value: the candidates are closed
                 // already; a new value would mean another round.
-                search::Outcome::Exhausted(w) if search::absorb(&mut a.cands, &w) => {}
+                search::Outcome::Exhausted(w) if a.absorb(&w) => {}
                 other => return other,
             }
         }
@@ -404,12 +404,12 @@ type Found<S, St> = (usize, Vec<St>, Box<S>);
 /// found a witness, through `found_at`). `Ok(Some)`: the earliest task's
 /// witness (the answer does not depend on the schedule); `Ok(None)`:
 /// every search ended without one; `Err`: a search was cut by a limit.
-fn run_profiles<T: Sync, S: Send, St: Send>(
+fn run_profiles<T: Sync, S: Send, St: Send, K: Send>(
     profiles: &[T],
     found_at: &AtomicUsize,
-    search: impl Fn(usize, &T) -> search::Outcome<S, St> + Sync,
+    search: impl Fn(usize, &T) -> search::Outcome<S, St, K> + Sync,
 ) -> Result<Option<Found<S, St>>, String> {
-    let results: Vec<search::Outcome<S, St>> = profiles
+    let results: Vec<search::Outcome<S, St, K>> = profiles
         .par_iter()
         .enumerate()
         .map(|(i, prof)| {

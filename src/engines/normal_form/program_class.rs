@@ -17,9 +17,10 @@
 //! (W ≤ 32), so the data domain is finite (thesis §2.3) for every
 //! accepted program.
 //!
-//! Under Power (the part the engine decides) also: barriers other than
-//! `sync` and `isync`, `lock`/`unlock` and atomic steps, and a third thread with
-//! memory accesses.
+//! Under Power (the part the engine decides) also: `lwsync` and `eieio`,
+//! `lock`/`unlock` and atomic steps, and a third thread with memory
+//! accesses; barriers `power.cat` does not read (`mfence`, `membar`, Arm
+//! and RISC-V barriers) order nothing there, as in the bounded engine.
 //!
 //! Barriers as the `tso.cat` / `pso.cat` / `rmo.cat` models read them:
 //! `mfence` and `sync` order every pair; a `membar` orders the pairs its
@@ -147,6 +148,12 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
     if let Some((t, i, what)) = p.section_beyond_rmw() {
         return Err(refuse(p, t, &p.threads[t.0 as usize].instrs[i], &what));
     }
+    // Under Power the barriers are read as the built-in Power model
+    // (`power.cat`, the bounded engine's) reads them.
+    let power = match model {
+        Model::Power => Some(crate::cat::builtin("power")?),
+        _ => None,
+    };
     let mut out = Vec::new();
     for (ti, t) in p.threads.iter().enumerate() {
         // Its ctrldep reaches every event after an assume (thesis §4.1).
@@ -164,10 +171,10 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
                     if model.commits() {
                         rmo_local(&ins.cmd)?;
                     }
-                    if model == Model::Power {
-                        power_op(&ins.cmd, &op)?;
+                    match &power {
+                        Some(m) => power_op(&ins.cmd, op, m),
+                        None => Ok(op),
                     }
-                    Ok(op)
                 })
                 .map_err(|what| refuse(p, ThreadId(ti as u32), ins, &what))?;
             ops.push(op);
@@ -187,10 +194,14 @@ pub(crate) fn classify(p: &Program, model: Model) -> Result<Vec<Vec<Op>>, Error>
 /// propagation events of §4.4.1 are needed from three threads on).
 pub(crate) const POWER_MAX_THREADS: usize = 2;
 
-/// Under Power, the constructs outside the modelled part: barriers other
-/// than `sync` and `isync`, `lock`/`unlock` and atomic steps (a Power
-/// read-modify-write is `lwarx`/`stwcx.`, which orders nothing by
-/// itself).
+/// Under Power, the operation of a command, or the construct outside the
+/// modelled part: barriers other than `sync` and `isync` that the Power
+/// model `power` reads (`lwsync`, `eieio`), `lock`/`unlock` and atomic
+/// steps (a Power read-modify-write is `lwarx`/`stwcx.`, which orders
+/// nothing by itself). A barrier `power` does not read (x86 `mfence`,
+/// SPARC `membar`, Arm and RISC-V barriers: `power.cat` orders nothing
+/// with them, [`crate::cat::base::reads_fence`]) is a step that orders
+/// nothing, as the bounded engine's Power reads it.
 ///
 /// `isync` is in (thesis §4.1, POW-COMMIT, POW-LOAD; §4.4.3 "Fourth"):
 /// it orders only the thread's own commits and load events and has no
@@ -209,21 +220,24 @@ pub(crate) const POWER_MAX_THREADS: usize = 2;
 /// store-atomic counterpart, so the one-memory automaton would miss it.
 /// Deciding `lwsync` needs a store's commit and its propagation as two
 /// events (the per-thread memories of §4.4.1).
-fn power_op(c: &Command, op: &Op) -> Result<(), String> {
-    match (c, op) {
-        (Command::Ann(_, inner) | Command::Tagged(_, inner), _) => power_op(inner, op),
-        (Command::Fence(Fence::Sync | Fence::ISync), _) => Ok(()),
+fn power_op(c: &Command, op: Op, power: &crate::cat::Model) -> Result<Op, String> {
+    match (c, &op) {
+        (Command::Ann(_, inner) | Command::Tagged(_, inner), _) => power_op(inner, op, power),
+        (Command::Fence(Fence::Sync | Fence::ISync), _) => Ok(op),
         (Command::Fence(Fence::LwSync), _) => Err(
             "`lwsync` under Power (its cumulativity separates a store's coherence place from \
              its propagation, which the engine does not model; it decides `sync` and `isync`)"
                 .into(),
         ),
+        (Command::Fence(f), _) if !crate::cat::base::reads_fence(power, *f) => {
+            Ok(fence_op(Fence::Marker))
+        }
         (Command::Fence(f), _) => Err(format!(
             "`{}` under Power (the engine models the barriers `sync` and `isync` only)",
             f.keyword()
         )),
         (_, Op::Atomic(_)) => Err("an atomic step or `lock`/`unlock` under Power".into()),
-        _ => Ok(()),
+        _ => Ok(op),
     }
 }
 

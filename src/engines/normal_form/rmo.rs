@@ -267,7 +267,7 @@ impl Automaton<'_> {
         t: usize,
         op: &Op,
         marks: (Option<usize>, Option<usize>),
-        wrote: &mut impl FnMut(i64, i64),
+        wrote: &mut impl FnMut(u8, i64, i64),
     ) -> Vec<Partial> {
         match op {
             Op::Local(c) => {
@@ -423,7 +423,7 @@ impl Automaton<'_> {
         addr: &LExpr,
         value: &LExpr,
         leave: Option<usize>,
-        wrote: &mut impl FnMut(i64, i64),
+        wrote: &mut impl FnMut(u8, i64, i64),
     ) -> Vec<Partial> {
         let mut out = Vec::new();
         let a = self.eval(s, t, addr);
@@ -456,7 +456,7 @@ impl Automaton<'_> {
             }
             let mut ns = s.clone();
             self.write(&mut ns, q, a, Cell { v, tag });
-            wrote(a, v);
+            wrote(q, a, v);
             for f in ns.inflight.iter_mut() {
                 if f.addr == a && f.flush == q {
                     f.newest = false;
@@ -526,7 +526,7 @@ impl Automaton<'_> {
         t: usize,
         ms: &[Micro],
         marks: (Option<usize>, Option<usize>),
-        wrote: &mut impl FnMut(i64, i64),
+        wrote: &mut impl FnMut(u8, i64, i64),
     ) -> Vec<Partial> {
         let mut out = Vec::new();
         // Ordered with every access before it: after every load event,

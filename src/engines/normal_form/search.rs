@@ -5,16 +5,20 @@
 //!
 //! Guess candidates: a read of part 2 or 3 before the part writes the
 //! cell guesses the value the previous part ends with. Every value a
-//! part ends with was written by a flush of that part (or is initial),
-//! and a flush in part `p` stores a value computed from reads of parts
-//! `≤ p` only (a thread's events are in non-decreasing parts). So the
+//! part ends with was written by a flush of that part or an earlier one
+//! (or is initial), and a flush in part `p` stores a value computed from
+//! reads of parts `≤ p` only (a thread's events are in non-decreasing
+//! parts; under RMO a store commits after its value is computed). So the
 //! runs restricted to the instructions issued in parts `≤ p` are runs of
-//! the automaton whose guesses are values written in parts `< p` — by
-//! induction on `p`, guessing only values that some explored run writes
-//! loses no run. [`close_candidates`] repeats the search without marks
-//! until the values written are all candidates (marks change no value).
+//! the automaton whose guesses of part `p' ≤ p` are values written in
+//! parts `< p'` — by induction on `p`, guessing in part `p` only values
+//! that some explored run writes in a part before `p` loses no run.
+//! [`close_candidates`] repeats the search without marks until the
+//! values written are all candidates of the later parts (marks change no
+//! value): part 1's writes read no guess, part 2's only guesses of part
+//! 2, so the closure ends after at most three searches.
 
-use super::automaton::{Automaton, State, Step};
+use super::automaton::{Automaton, Candidates, State, Step};
 use crate::collections::{HashMap, HashSet};
 use crate::engines::explicit::Limits;
 use std::hash::Hash;
@@ -29,14 +33,17 @@ pub(crate) trait Generator {
     type State: Clone + Eq + Hash + Send + Sync + 'static;
     /// A transition's record (for the witness).
     type Step;
+    /// The key under which the successors report what they write (the
+    /// automaton: part and address; PGAS: thread and kind of event).
+    type Key: Eq + Hash + Send + 'static;
     /// The initial state.
     fn initial(&self) -> Self::State;
-    /// Every successor of `s` with its step; `wrote(a, v)` is told the
+    /// Every successor of `s` with its step; `wrote(k, v)` is told the
     /// writes the successors make (the guess candidates).
     fn successors(
         &self,
         s: &Self::State,
-        wrote: &mut dyn FnMut(i64, i64),
+        wrote: &mut dyn FnMut(Self::Key, i64),
     ) -> Vec<(Self::State, Self::Step)>;
     /// Whether `s` closes the profile's cycle (a witness).
     fn goal(&self, s: &Self::State) -> bool;
@@ -47,11 +54,12 @@ pub(crate) trait Generator {
 impl Generator for Automaton<'_> {
     type State = State;
     type Step = Step;
+    type Key = (u8, i64);
     fn initial(&self) -> State {
         Automaton::initial(self)
     }
-    fn successors(&self, s: &State, wrote: &mut dyn FnMut(i64, i64)) -> Vec<(State, Step)> {
-        Automaton::successors(self, s, &mut |a, v| wrote(a, v))
+    fn successors(&self, s: &State, wrote: &mut dyn FnMut((u8, i64), i64)) -> Vec<(State, Step)> {
+        Automaton::successors(self, s, &mut |q, a, v| wrote((q, a), v))
     }
     fn goal(&self, s: &State) -> bool {
         Automaton::cycle_closed(s) && self.consistent(s)
@@ -62,12 +70,12 @@ impl Generator for Automaton<'_> {
 }
 
 /// How one search ended.
-pub(crate) enum Outcome<S, St> {
+pub(crate) enum Outcome<S, St, K = i64> {
     /// A state closing the cycle with consistent guesses: the steps from
     /// the initial state.
     Found(Vec<St>, Box<S>),
-    /// Every reachable state visited; the values written, per address.
-    Exhausted(HashMap<i64, HashSet<i64>>),
+    /// Every reachable state visited; the values reported, per key.
+    Exhausted(HashMap<K, HashSet<i64>>),
     /// A limit was hit (or another search found a witness first).
     Cut(String),
 }
@@ -122,13 +130,17 @@ fn approx_bytes(s: &State) -> usize {
 
 /// Breadth-first search of `a`'s states; with `goal` the search stops at
 /// the first state that closes the cycle with consistent guesses.
-pub(crate) fn bfs<G: Generator>(a: &G, goal: bool, budget: &Budget) -> Outcome<G::State, G::Step> {
+pub(crate) fn bfs<G: Generator>(
+    a: &G,
+    goal: bool,
+    budget: &Budget,
+) -> Outcome<G::State, G::Step, G::Key> {
     let init = Arc::new(a.initial());
     let mut index: HashMap<Arc<G::State>, u32> = HashMap::default();
     let mut nodes: Vec<(Arc<G::State>, u32)> = Vec::new();
     index.insert(init.clone(), 0);
     nodes.push((init, u32::MAX));
-    let mut written: HashMap<i64, HashSet<i64>> = HashMap::default();
+    let mut written: HashMap<G::Key, HashSet<i64>> = HashMap::default();
     let mut bytes = 0usize;
     let mut next = 0usize;
     while next < nodes.len() {
@@ -196,47 +208,19 @@ fn path<G: Generator>(a: &G, nodes: &[(Arc<G::State>, u32)], id: u32) -> Vec<G::
     steps
 }
 
-/// Adds the values of `written` to the candidates; true when one was new.
-pub(crate) fn absorb(
-    cands: &mut HashMap<i64, Vec<i64>>,
-    written: &HashMap<i64, HashSet<i64>>,
-) -> bool {
-    let mut grew = false;
-    for (&addr, vs) in written {
-        let c = cands.entry(addr).or_default();
-        for &v in vs {
-            if !c.contains(&v) {
-                c.push(v);
-                grew = true;
-            }
-        }
-        c.sort_unstable();
-    }
-    grew
-}
-
 /// The guess candidates of the program: the search without marks
-/// (profile of no thread) repeated until every value written is a
-/// candidate. `Err`: a limit was hit.
+/// (profile of no thread) repeated until every value written in a part
+/// is a candidate of the later parts. `Err`: a limit was hit.
 pub(crate) fn close_candidates(
     a: &mut Automaton<'_>,
     budget: &Budget,
-) -> Result<HashMap<i64, Vec<i64>>, String> {
+) -> Result<Candidates, String> {
     loop {
         match bfs(a, false, budget) {
             Outcome::Exhausted(w) => {
-                let mut cands = a.cands.clone();
-                if !absorb(&mut cands, &w) {
-                    return Ok(cands);
+                if !a.absorb(&w) {
+                    return Ok(a.cands.clone());
                 }
-                for (&addr, c) in cands.iter_mut() {
-                    let i = a.init_val(addr);
-                    if !c.contains(&i) {
-                        c.push(i);
-                        c.sort_unstable();
-                    }
-                }
-                a.cands = cands;
             }
             Outcome::Cut(why) => return Err(why),
             // No goal without marks: the search never stops at one.
@@ -252,10 +236,7 @@ pub(crate) fn close_candidates(
 /// writes, so no run is lost (the argument above), and a guess no run
 /// writes never agrees with the end of the previous part, so none is
 /// added either: the join check (Lemma 3.3) drops it.
-pub(crate) fn static_candidates(
-    a: &Automaton<'_>,
-    stored: &[(i64, i64)],
-) -> HashMap<i64, Vec<i64>> {
+pub(crate) fn static_candidates(a: &Automaton<'_>, stored: &[(i64, i64)]) -> Candidates {
     let mut cands: HashMap<i64, Vec<i64>> = HashMap::default();
     for &(addr, v) in stored {
         let c = cands.entry(addr).or_insert_with(|| vec![a.init_val(addr)]);
@@ -266,5 +247,5 @@ pub(crate) fn static_candidates(
     for c in cands.values_mut() {
         c.sort_unstable();
     }
-    cands
+    Candidates::both(cands)
 }

@@ -699,6 +699,7 @@ impl<'p> Pgas<'p> {
 impl Generator for Pgas<'_> {
     type State = PState;
     type Step = PStep;
+    type Key = i64;
 
     fn initial(&self) -> PState {
         let regs = self.rf.initial(self.prog);
