@@ -55,6 +55,20 @@ pub struct RunOptions {
     pub switches: bmc_rmm::engines::Switches,
 }
 
+impl RunOptions {
+    /// The options `litmus` gives on its command line.
+    pub fn of(a: &LitmusArgs) -> RunOptions {
+        RunOptions {
+            bound: a.bound,
+            width: a.width,
+            timeout: a.timeout,
+            solver: a.solver,
+            budget: a.enumerate.budget(),
+            switches: a.switches,
+        }
+    }
+}
+
 /// The record of one test's outcome ([`crate::cli::shard::Record`]):
 /// its verdict word, JSON record, herd block (text output), herd-log
 /// block (with `Hash=`), each only when `parts` asks for it, or its
@@ -124,14 +138,7 @@ pub fn run(a: &LitmusArgs) -> Result<i32, Error> {
         herd_log: a.herd_log || shard.records(),
     };
     let size = |f: &String| std::fs::metadata(f).map_or(0, |m| m.len());
-    let run_options = RunOptions {
-        bound: a.bound,
-        width: a.width,
-        timeout: a.timeout,
-        solver: a.solver,
-        budget: a.enumerate.budget(),
-        switches: a.switches,
-    };
+    let run_options = RunOptions::of(a);
     let results = crate::cli::batch::run_heaviest_first(&files, size, &opts, |f| {
         let r = match &a.certify {
             Some(dir) => super::certify::litmus_reply(f, &model, a, (dir, &files)),
@@ -196,14 +203,7 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
     let files = crate::cli::inputs::expand(&a.files, &["litmus"])?;
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
-    let o = RunOptions {
-        bound: a.bound,
-        width: a.width,
-        timeout: a.timeout,
-        solver: a.solver,
-        budget: a.enumerate.budget(),
-        switches: a.switches,
-    };
+    let o = RunOptions::of(a);
     // Ok((Ok(block), json)): answered; Ok((Err(reason), json)): unknown;
     // Err: refused.
     let results = crate::cli::batch::run(
@@ -237,7 +237,7 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
                     Ok(block) if !a.json => print!("{block}"),
                     Ok(_) => {}
                     Err(why) => {
-                        eprintln!("{f}: unknown: {why}");
+                        eprintln!("{f}: unknown: {}", why.trim_start_matches("unknown: "));
                         if status == 0 {
                             status = 3;
                         }

@@ -1050,3 +1050,36 @@ fn herd7_command_line_runs_in_herd7s_place() {
         assert!(err.contains("herd7 option -o is not supported"), "{err}");
     }
 }
+
+/// The time limit stops the enumeration of a C litmus test even while
+/// its search meets only conflicts and no candidate: Dat3M's lock-free
+/// `ABA` test under the kernel's model (herd7 7.58 does not finish it in
+/// 60 s) is unknown at `--timeout 0.5`, exit status 3, well before the
+/// 15 s its search took before the limit was checked between leaves
+/// (the bound below leaves room for a loaded machine).
+#[test]
+fn the_time_limit_stops_a_search_without_leaves() {
+    let Some(model) = common::corpus("lkmm/model") else {
+        return;
+    };
+    let libdir = model.join("../../../tools/herd7/libdir");
+    let aba = model.join("../dat3m/lockfree/ABA.litmus");
+    let start = std::time::Instant::now();
+    let (code, out, err) = common::run(&[
+        "litmus",
+        "--timeout",
+        "0.5",
+        "--conf",
+        &model.join("linux-kernel.cfg").to_string_lossy(),
+        "-I",
+        &libdir.to_string_lossy(),
+        &aba.to_string_lossy(),
+    ]);
+    let took = start.elapsed().as_secs_f64();
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("ABA.litmus: unknown: time limit reached"),
+        "{err}"
+    );
+    assert!(took < 6.0, "answered after {took:.1} s");
+}

@@ -698,9 +698,16 @@ impl Encoder<'_> {
         // which each open flag is empty too), so the pass visits far
         // fewer candidates than there are consistent executions.
         let mut flags_pass = false;
+        // Steps of the search, for the deadline: a search whose every
+        // branch ends in a conflict reaches no leaf for a long time.
+        let mut steps = 0u32;
         // Decisions on candidate variables: `next` indexes `order`; on a
         // backtrack it restarts from the first unassigned one.
         loop {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(256) {
+                deadline.check()?;
+            }
             let ok = d.propagate_all(scan);
             scan = false;
             let leaf = ok && {
