@@ -111,21 +111,22 @@ fn builtin_of(herd_name: &str) -> Option<&'static str> {
 /// Errors: the file cannot be read; a C test (herd7 needs a `-conf` or a
 /// `-model` for it too); an architecture with no built-in model.
 fn default_model(file: &str) -> Result<&'static str, Error> {
+    use bmc_rmm::frontend::litmus::Arch;
     let text = bmc_rmm::diag::SourceFile::read(file)?;
-    let arch = text.text.split_whitespace().next().unwrap_or("");
-    Ok(match arch.to_ascii_uppercase().as_str() {
-        "X86" | "X86_64" => "tso",
-        "PPC" => "power",
-        "AARCH64" => "aarch64",
-        "RISCV" => "riscv",
-        "C" => {
+    let word = text.text.split_whitespace().next().unwrap_or("");
+    Ok(match Arch::from_keyword(word) {
+        Some(Arch::X86 | Arch::X86_64) => "tso",
+        Some(Arch::Ppc) => "power",
+        Some(Arch::AArch64) => "aarch64",
+        Some(Arch::RiscV) => "riscv",
+        Some(Arch::C) => {
             return Err(Error::Usage(format!(
                 "{file}: a C test needs -conf CFG (or -model) in herd7 mode"
             )))
         }
-        other => {
+        None => {
             return Err(Error::Usage(format!(
-                "{file}: no default model for architecture `{other}` in herd7 mode; give -model"
+                "{file}: no default model for architecture `{word}` in herd7 mode; give -model"
             )))
         }
     })

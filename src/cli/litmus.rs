@@ -204,39 +204,21 @@ fn run_conf(a: &LitmusArgs, conf: &str) -> Result<i32, Error> {
     let opts =
         crate::cli::batch::BatchOptions::new(a.batch.jobs, a.batch.quiet || a.json || a.herd_log);
     let o = RunOptions::of(a);
-    // Ok((Ok(block), json)): answered; Ok((Err(reason), json)): unknown;
-    // Err: refused.
-    let results = crate::cli::batch::run(
-        &files,
-        &opts,
-        |f| -> Result<(Result<String, String>, serde_json::Value), Error> {
-            let (t, r) = run_c(f, &cm, &o)?;
-            let json = conf_json(f, &t, &cm.path, &r);
-            Ok(match (&r.unknown, &r.flags) {
-                (None, Some(flags)) => (
-                    Ok(bmc_rmm::litmus::herd::render_flags(
-                        &t,
-                        &r.states,
-                        &flags.fired,
-                        r.time,
-                    )),
-                    json,
-                ),
-                (why, _) => (Err(why.clone().unwrap_or_default()), json),
-            })
-        },
-    )?;
+    let results = crate::cli::batch::run(&files, &opts, |f| run_c(f, &cm, &o))?;
     let mut status = 0;
     for (f, r) in files.iter().zip(&results) {
         match r {
-            Ok((answer, json)) => {
+            Ok((t, r)) => {
                 if a.json {
-                    println!("{json}");
+                    println!("{}", conf_json(f, t, &cm.path, r));
                 }
-                match answer {
-                    Ok(block) if !a.json => print!("{block}"),
-                    Ok(_) => {}
-                    Err(why) => {
+                match (&r.unknown, &r.flags) {
+                    (None, Some(flags)) if !a.json => print!(
+                        "{}",
+                        bmc_rmm::litmus::herd::render_flags(t, &r.states, &flags.fired, r.time)
+                    ),
+                    (None, _) => {}
+                    (Some(why), _) => {
                         eprintln!("{f}: unknown: {}", why.trim_start_matches("unknown: "));
                         if status == 0 {
                             status = 3;

@@ -33,16 +33,12 @@ pub fn parse(src: &SourceFile, width: Width) -> Result<LitmusTest, Error> {
         )));
     }
     let surf = super::syntax::parse_surface(src)?;
-    let arch = match surf.arch.as_str() {
-        "X86" => Arch::X86,
-        "X86_64" => Arch::X86_64,
-        "PPC" => Arch::Ppc,
-        "AArch64" | "AARCH64" => Arch::AArch64,
-        "RISCV" | "RISC-V" => Arch::RiscV,
-        other => {
+    let arch = match Arch::from_keyword(&surf.arch) {
+        Some(a) if a != Arch::C => a,
+        _ => {
             return Err(src.error_help(
                 surf.arch_span,
-                format!("unsupported architecture `{other}`"),
+                format!("unsupported architecture `{}`", surf.arch),
                 "supported: X86, X86_64, PPC, AArch64, RISCV",
             ))
         }

@@ -25,6 +25,20 @@ pub enum Arch {
 }
 
 impl Arch {
+    /// The architecture a header keyword names (`AArch64` also as
+    /// `AARCH64`, `RISCV` also as `RISC-V`); `None` for any other word.
+    pub fn from_keyword(word: &str) -> Option<Arch> {
+        Some(match word {
+            "X86" => Arch::X86,
+            "X86_64" => Arch::X86_64,
+            "PPC" => Arch::Ppc,
+            "AArch64" | "AARCH64" => Arch::AArch64,
+            "RISCV" | "RISC-V" => Arch::RiscV,
+            "C" => Arch::C,
+            _ => return None,
+        })
+    }
+
     /// The header keyword (`X86`, `X86_64`, `PPC`).
     pub fn keyword(self) -> &'static str {
         match self {
