@@ -747,7 +747,8 @@ pub struct FuzzDiffArgs {
           value_parser = clap::builder::PossibleValuesParser::new(["native", "c"]))]
     pub lang: String,
     /// Built-in models, comma-separated; program i is checked under the
-    /// (i mod n)-th [default: sc,tso,pso,rmo,power; with `--lang c`:
+    /// (i mod n)-th [default: sc,tso,pso,rmo,power,pgas (under pgas the
+    /// programs are SPMD programs on 2 or 3 nodes); with `--lang c`:
     /// sc,tso,pso].
     #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,

@@ -17,7 +17,7 @@ pub fn run(a: &FuzzDiffArgs) -> Result<i32, Error> {
     let lang = Lang::from_name(&a.lang)
         .ok_or_else(|| Error::Usage(format!("--lang takes native or c, not `{}`", a.lang)))?;
     let (models, checks, width) = match lang {
-        Lang::Native => ("sc,tso,pso,rmo,power", "reach,robust", 4),
+        Lang::Native => ("sc,tso,pso,rmo,power,pgas", "reach,robust", 4),
         Lang::C => ("sc,tso,pso", "reach", 6),
     };
     let or = |given: &[String], default: &str| -> Vec<String> {

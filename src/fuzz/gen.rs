@@ -3,7 +3,8 @@
 //! native programs ([`Gen`]: 2–4 threads over a few shared variables with
 //! loops, branches, read-modify-writes (`cas`, `xchg`, fetch-and-add as an
 //! `atomic` step), atomic sections over several variables, locks, fences of
-//! every model, assertions and a final-state goal) as a small syntax tree
+//! every model, assertions and a final-state goal; under `pgas` SPMD
+//! programs with remote operations and barriers) as a small syntax tree
 //! ([`Prog`]) that the shrinker edits and [`Prog::render`] prints in the
 //! native language (docs/language.md), and the same kind of program in
 //! Trencher's text format ([`trencher_program`]) for the engines' tests.
@@ -208,6 +209,35 @@ pub enum Stmt {
     While(Cond, Vec<Stmt>),
     /// `assert(COND);`
     Assert(Cond),
+    /// A PGAS remote operation (thesis 003 §8.1.1): `read(&xLOCAL, RANK,
+    /// &xREMOTE, QUEUE);` (local cell := the remote rank's cell) or
+    /// `write(…)` (the remote rank's cell := the local cell).
+    Remote {
+        /// `write` when true, `read` otherwise.
+        write: bool,
+        /// The local cell (a shared variable of the thread's own rank).
+        local: usize,
+        /// The remote rank.
+        rank: Rank,
+        /// The remote cell.
+        remote: usize,
+        /// The queue (0 or 1).
+        queue: u8,
+    },
+    /// `barrier;` (PGAS).
+    Barrier,
+    /// `rREG = rank;` (PGAS: the node's id, so later branches depend on
+    /// it).
+    RankOf(usize),
+}
+
+/// The remote rank of a PGAS operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rank {
+    /// A constant rank in `1..=nodes`.
+    Const(u32),
+    /// `rank % nodes + 1`: the next rank, cyclically.
+    Next,
 }
 
 /// One conjunct of the final-state goal.
@@ -237,6 +267,9 @@ pub enum Atom {
 /// memory, optionally none (`goal final;`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prog {
+    /// PGAS programs: the number of nodes (`nodes N;`, each runs every
+    /// thread); `None` for shared-memory programs.
+    pub nodes: Option<u32>,
     /// Shared variables.
     pub vars: usize,
     /// Threads: (name index, body).
@@ -289,12 +322,18 @@ pub struct Gen {
     pub locks: u64,
     /// Percent chance of an assertion.
     pub asserts: u64,
+    /// PGAS programs: percent chance of a remote `read`/`write` per
+    /// statement.
+    pub remotes: u64,
+    /// PGAS programs: percent chance of a `barrier`.
+    pub barriers: u64,
 }
 
 impl Default for Gen {
     /// 2–4 threads of up to 4 statements over 2 variables and values 1–2;
     /// loops 10 %, fences 12 %, read-modify-writes 10 %, branches 10 %,
-    /// atomic sections 6 %, locks 3 %, assertions 5 % per statement.
+    /// atomic sections 6 %, locks 3 %, assertions 5 % per statement; for
+    /// PGAS programs remote operations 30 %, barriers 10 %.
     fn default() -> Self {
         Gen {
             shape: Shape {
@@ -311,6 +350,8 @@ impl Default for Gen {
             atomics: 6,
             locks: 3,
             asserts: 5,
+            remotes: 30,
+            barriers: 10,
         }
     }
 }
@@ -318,15 +359,35 @@ impl Default for Gen {
 impl Gen {
     /// The program of `seed` for `model` (whose fences come more often; any
     /// name works).
+    ///
+    /// Under `pgas` the program is an SPMD program (thesis 003 §8.1): 2 or
+    /// 3 nodes, one thread (a quarter of the time two), with remote
+    /// `read`/`write` operations on two queues, barriers and branches on
+    /// the rank, and no read-modify-write, atomic section or lock (the
+    /// engines that decide PGAS programs refuse them).
     pub fn program(&self, seed: u64, model: &str) -> Prog {
         let sh = &self.shape;
         let mut rng = Rng::new(seed);
-        let threads = sh.min_threads + rng.below(sh.max_threads - sh.min_threads + 1);
+        let pgas = model == "pgas";
+        let (threads, nodes) = if pgas {
+            let t = if rng.chance(25) { 2 } else { 1 };
+            (t, Some(if rng.chance(70) { 2 } else { 3 }))
+        } else {
+            (
+                sh.min_threads + rng.below(sh.max_threads - sh.min_threads + 1),
+                None,
+            )
+        };
         let vars = sh.addrs.max(1) as usize;
         let mut ts = Vec::new();
         for t in 0..threads as usize {
             let n = 1 + rng.below(sh.max_instrs);
-            let body = (0..n).map(|_| self.stmt(&mut rng, model, 2)).collect();
+            let mut body: Vec<Stmt> = Vec::new();
+            if pgas && rng.chance(40) {
+                // The rank first, so that branches may depend on it.
+                body.push(Stmt::RankOf(rng.below(REGS as u64) as usize));
+            }
+            body.extend((0..n).map(|_| self.stmt(&mut rng, model, 2)));
             ts.push((t, body));
         }
         let mut goal = Vec::new();
@@ -346,11 +407,37 @@ impl Gen {
             }
         }
         Prog {
+            nodes,
             vars,
             threads: ts,
             goal,
             header: format!("program {seed} of fuzz-diff's generator, for {model}"),
         }
+    }
+
+    /// A PGAS statement (a remote operation, a barrier, the rank into a
+    /// register), or `None` to draw an ordinary one.
+    fn pgas_stmt(&self, rng: &mut Rng) -> Option<Stmt> {
+        let vars = self.shape.addrs;
+        if rng.chance(self.remotes) {
+            return Some(Stmt::Remote {
+                write: rng.chance(50),
+                local: rng.below(vars) as usize,
+                rank: match rng.below(3) {
+                    0 => Rank::Next,
+                    k => Rank::Const(k as u32),
+                },
+                remote: rng.below(vars) as usize,
+                queue: rng.below(2) as u8,
+            });
+        }
+        if rng.chance(self.barriers) {
+            return Some(Stmt::Barrier);
+        }
+        if rng.chance(8) {
+            return Some(Stmt::RankOf(rng.below(REGS as u64) as usize));
+        }
+        None
     }
 
     fn value(&self, rng: &mut Rng) -> i64 {
@@ -390,6 +477,12 @@ impl Gen {
                 .map(|_| g.stmt(rng, model, depth - 1))
                 .collect()
         };
+        let pgas = model == "pgas";
+        if pgas {
+            if let Some(s) = self.pgas_stmt(rng) {
+                return s;
+            }
+        }
         if rng.chance(sh.fences) {
             let own = FENCES.iter().find(|f| f.0 == model).map(|f| f.1);
             let kinds = match own {
@@ -398,7 +491,7 @@ impl Gen {
             };
             return Stmt::Fence(rng.pick::<&str>(kinds));
         }
-        if rng.chance(sh.rmws) {
+        if !pgas && rng.chance(sh.rmws) {
             return match rng.below(3) {
                 0 => Stmt::Cas {
                     reg,
@@ -421,14 +514,14 @@ impl Gen {
                 ]),
             };
         }
-        if rng.chance(self.atomics) {
+        if !pgas && rng.chance(self.atomics) {
             let n = 2 + rng.below(2);
             return Stmt::Atomic((0..n).map(|_| self.access(rng, true)).collect());
         }
         if rng.chance(self.asserts) {
             return Stmt::Assert(self.cond(rng));
         }
-        if depth > 0 && rng.chance(self.locks) {
+        if !pgas && depth > 0 && rng.chance(self.locks) {
             return Stmt::Locked(block(rng, self));
         }
         if depth > 0 && rng.chance(self.branches) {
@@ -532,6 +625,26 @@ impl Stmt {
             Stmt::Assert(c) => {
                 let _ = writeln!(out, "{pad}assert({});", c.render());
             }
+            Stmt::Remote {
+                write,
+                local,
+                rank,
+                remote,
+                queue,
+            } => {
+                let op = if *write { "write" } else { "read" };
+                let rank = match rank {
+                    Rank::Const(k) => k.to_string(),
+                    Rank::Next => "rank % nodes + 1".into(),
+                };
+                let _ = writeln!(out, "{pad}{op}(&x{local}, {rank}, &x{remote}, {queue});");
+            }
+            Stmt::Barrier => {
+                let _ = writeln!(out, "{pad}barrier;");
+            }
+            Stmt::RankOf(r) => {
+                let _ = writeln!(out, "{pad}r{r} = rank;");
+            }
         }
     }
 
@@ -550,6 +663,9 @@ impl Prog {
     pub fn render(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "// {}", self.header);
+        if let Some(n) = self.nodes {
+            let _ = writeln!(s, "nodes {n};");
+        }
         let vars: Vec<String> = (0..self.vars).map(|v| format!("x{v}")).collect();
         let _ = writeln!(s, "shared {};", vars.join(", "));
         for (t, body) in &self.threads {
@@ -602,6 +718,26 @@ mod tests {
         let g = Gen::default();
         assert_eq!(g.program(7, "tso"), g.program(7, "tso"));
         assert_ne!(g.program(7, "tso"), g.program(8, "tso"));
+    }
+
+    #[test]
+    fn pgas_programs_are_spmd_programs_that_lower() {
+        let g = Gen::default();
+        let mut remote = 0;
+        for seed in 0..200 {
+            let p = g.program(seed, "pgas");
+            assert!(matches!(p.nodes, Some(2 | 3)));
+            let text = p.render();
+            remote += text.contains("read(&") as usize + text.contains("write(&") as usize;
+            let src = crate::diag::SourceFile::new(format!("p{seed}.rmm"), text.clone());
+            let w = crate::program::Width(4);
+            let parsed = crate::frontend::parse_program(&src, None, w)
+                .and_then(|q| crate::program::pgas::prepare(q, None, w));
+            if let Err(e) = parsed {
+                panic!("seed {seed}: {e}\n{text}");
+            }
+        }
+        assert!(remote > 100, "{remote} remote operations in 200 programs");
     }
 
     #[test]

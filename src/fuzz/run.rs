@@ -128,8 +128,8 @@ pub fn backends() -> Vec<SolverKind> {
 /// SAT backend; SMC under sc, tso, pso (robustness: tso, pso); for
 /// reachability under tso the simulator, the lazy engine, the k-round
 /// engine at `rounds` and its translation on varisat; for robustness the
-/// explicit engine (tso) and the normal-form engine (tso, pso, power;
-/// under power it refuses most generated programs: n/a).
+/// explicit engine (tso) and the normal-form engine (tso, pso, power,
+/// pgas; under power it refuses most generated programs: n/a).
 pub fn engines(model: &str, question: Question, rounds: u32) -> Vec<Engine> {
     let mut v: Vec<Engine> = backends().into_iter().map(Engine::Sat).collect();
     match (question, model) {
@@ -143,7 +143,7 @@ pub fn engines(model: &str, question: Question, rounds: u32) -> Vec<Engine> {
         ]),
         (Question::Robust, "tso") => v.extend([Engine::Explicit, Engine::NormalForm, Engine::Smc]),
         (Question::Robust, "pso") => v.extend([Engine::NormalForm, Engine::Smc]),
-        (Question::Robust, "power") => v.push(Engine::NormalForm),
+        (Question::Robust, "power" | "pgas") => v.push(Engine::NormalForm),
         _ => {}
     }
     v
@@ -223,14 +223,14 @@ pub struct Options {
 }
 
 impl Default for Options {
-    /// Seed 0; sc, tso, pso, rmo, power; both questions; bound 6, 2
+    /// Seed 0; sc, tso, pso, rmo, power, pgas; both questions; bound 6, 2
     /// rounds, width 4, 2 s per engine; native programs from the default
     /// generator (C: the default C generator, unwinding 3); no stub; no
     /// reproducers; 400 shrinking candidates.
     fn default() -> Self {
         Options {
             seed: 0,
-            models: ["sc", "tso", "pso", "rmo", "power"]
+            models: ["sc", "tso", "pso", "rmo", "power", "pgas"]
                 .map(String::from)
                 .to_vec(),
             questions: vec![Question::Reach, Question::Robust],
@@ -446,8 +446,13 @@ impl Runner {
         let w = Width(self.opts.width);
         match g {
             Generated::Native(p) => Ok(Parsed {
-                program: crate::frontend::parse_program(
-                    &SourceFile::new("fuzz.rmm", p.render()),
+                // An SPMD program runs on its `nodes N;` ranks.
+                program: crate::program::pgas::prepare(
+                    crate::frontend::parse_program(
+                        &SourceFile::new("fuzz.rmm", p.render()),
+                        None,
+                        w,
+                    )?,
                     None,
                     w,
                 )?,

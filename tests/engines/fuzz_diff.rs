@@ -444,3 +444,37 @@ fn a_thread_stopped_in_its_lock_section_blocks_the_others() {
         assert_eq!(v, Verdict::NoViolation, "{engine:?}");
     }
 }
+
+/// PGAS programs (SPMD programs on 2 or 3 nodes with remote operations
+/// and barriers): the SAT backends and the normal-form engine agree on
+/// robustness, the backends on reachability, every witness replays, and
+/// the comparisons are not vacuous.
+#[test]
+fn pgas_programs_agree_on_every_engine_pair() {
+    let mut o = options(2027);
+    o.models = vec!["pgas".into()];
+    let runner = Runner::new(o).expect("built-in models");
+    let mut s = Summary::default();
+    let mut found = Vec::new();
+    for i in 0..12 {
+        found.extend(runner.check(i, &mut s));
+    }
+    let table = s.table();
+    assert!(found.is_empty(), "disagreements: {found:#?}\n{table}");
+    assert!(s.failures.is_empty(), "{:#?}", s.failures);
+    let row = |q: &str, pair: &str| {
+        s.rows
+            .get(&("pgas".to_string(), q.to_string(), pair.to_string()))
+            .copied()
+            .unwrap_or_default()
+    };
+    assert!(
+        row("robust", "varisat / normal-form").compared >= 6,
+        "{table}"
+    );
+    assert!(row("reach", "varisat / cdclt").compared >= 10, "{table}");
+    assert!(
+        row("robust", "varisat witness -> cdclt").compared > 0,
+        "{table}"
+    );
+}
