@@ -110,8 +110,8 @@ impl LitmusTest {
             return n.clone();
         }
         if l.is_some_and(|l| l.holds_address) {
-            if let Some(n) = self.var_name(v) {
-                return n.to_string();
+            if let Some(n) = self.addr_text(v) {
+                return n;
             }
         }
         match l.and_then(|l| l.unsigned) {
@@ -176,7 +176,7 @@ impl LitmusTest {
             }
             let name = |v: i64| {
                 if loc.holds_address {
-                    self.var_name(v)
+                    self.addr_text(v)
                 } else {
                     None
                 }
@@ -185,7 +185,7 @@ impl LitmusTest {
                 (None, None) => x.cmp(&y),
                 (None, Some(_)) => Ordering::Less,
                 (Some(_), None) => Ordering::Greater,
-                (Some(p), Some(q)) => p.cmp(q),
+                (Some(p), Some(q)) => p.cmp(&q),
             };
             if o != Ordering::Equal {
                 return o;
@@ -223,9 +223,7 @@ impl LitmusTest {
                 let v = if let Some(n) = self.code_labels.get(value).filter(|_| *symbolic) {
                     n.clone()
                 } else if *symbolic {
-                    self.var_name(*value)
-                        .map(str::to_string)
-                        .unwrap_or_else(|| value.to_string())
+                    self.addr_text(*value).unwrap_or_else(|| value.to_string())
                 } else {
                     // herd prints a constant in the location's type.
                     match l.unsigned {

@@ -314,7 +314,7 @@ pub fn run_by(
     for s in &mut states {
         for (i, l) in t.observed.iter().enumerate() {
             if let Some(v) = s.get_mut(i) {
-                if !(l.holds_address && t.var_name(*v).is_some()) {
+                if !(l.holds_address && t.addr_text(*v).is_some()) {
                     *v = l.typed(*v);
                 }
             }

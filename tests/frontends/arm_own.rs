@@ -986,3 +986,29 @@ fn a_condition_on_a_location_nowhere_else_is_refused() {
         other => panic!("expected a located error, got {:?}", other.map(|_| ())),
     }
 }
+
+/// An address plus an offset prints as herd prints it, `x+4` (herd7
+/// 7.58 on these two tests: `0:X2=x+4; 0:X3=0;` and, with `Variant=mixed`
+/// and 64-bit elements, `0:X2=x+8; 0:X3=0;`); an address outside every
+/// variable stays a number.
+#[test]
+fn an_address_plus_an_offset_prints_as_herd_prints_it() {
+    let s = states(
+        "AArch64 OFF\n{ int x[2]; 0:X1=x; }\n P0 ;\n ADD X2,X1,#4 ;\n LDR W3,[X2] ;\n\
+         locations [0:X2;]\nexists (0:X3=0)\n",
+    );
+    assert_eq!(s, ["0:X2=x+4; 0:X3=0;"]);
+    let s = states(
+        "AArch64 OFF\nVariant=mixed\n{ int64_t x[2]; 0:X1=x; }\n P0 ;\n ADD X2,X1,#8 ;\n\
+         LDR X3,[X2] ;\nlocations [0:X2;]\nexists (0:X3=0)\n",
+    );
+    assert_eq!(s, ["0:X2=x+8; 0:X3=0;"]);
+    // One past the array: herd would print `x+8`, which no variable
+    // here spans; the number is printed.
+    let s = states(
+        "AArch64 OFF\n{ int x[2]; 0:X1=x; }\n P0 ;\n ADD X2,X1,#8 ;\n\
+         locations [0:X2;]\nexists (0:X2=0)\n",
+    );
+    assert_eq!(s.len(), 1);
+    assert!(!s[0].contains('+'), "{s:?}");
+}

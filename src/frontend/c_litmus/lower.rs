@@ -438,6 +438,7 @@ fn litmus_test(
         pair_access: None,
         code_labels: BTreeMap::new(),
         address_probes,
+        var_sizes: BTreeMap::new(),
     })
 }
 

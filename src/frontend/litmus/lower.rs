@@ -714,6 +714,9 @@ fn lower(
         pair_access: pair_access(src, surf, vars),
         code_labels: code_labels(vars),
         address_probes,
+        var_sizes: (vars.fixed.iter().flatten())
+            .map(|(name, &a)| (a, vars.size(name)))
+            .collect(),
     })
 }
 

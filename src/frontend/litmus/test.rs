@@ -322,6 +322,11 @@ pub struct LitmusTest {
     /// makes one ("Non symbolic address"); `litmus::run::run_with`
     /// refuses it when a consistent execution reaches a probe.
     pub address_probes: Vec<AddressProbe>,
+    /// Per variable address, the addresses the variable spans (an array's
+    /// or a byte-addressed location's bytes, else 1): a value inside a
+    /// variable prints as herd prints a symbolic address plus an offset,
+    /// `x+8` ([`LitmusTest::addr_text`]). Empty for C tests.
+    pub var_sizes: std::collections::BTreeMap<i64, i64>,
 }
 
 /// An access whose address may be an integer ([`LitmusTest::address_probes`]).
@@ -359,6 +364,22 @@ impl LitmusTest {
     /// The name of the variable at `addr`, if any.
     pub fn var_name(&self, addr: i64) -> Option<&str> {
         self.program.var_at(addr).map(|v| self.program.name(v.name))
+    }
+
+    /// How herd prints address `addr`: the variable's name at its
+    /// address, `name+k` at byte k of a variable that spans more than
+    /// one address ([`LitmusTest::var_sizes`]); `None` outside every
+    /// variable.
+    pub fn addr_text(&self, addr: i64) -> Option<String> {
+        if let Some(n) = self.var_name(addr) {
+            return Some(n.to_string());
+        }
+        let (&base, &size) = self.var_sizes.range(..=addr).next_back()?;
+        let off = addr - base;
+        (off < size)
+            .then(|| self.var_name(base))
+            .flatten()
+            .map(|n| format!("{n}+{off}"))
     }
 
     /// The address of variable `name`.
