@@ -66,7 +66,10 @@ fn fetch_and_exchange_are_one_atomic_step_tagged_with_their_order() {
             .find(|s| s.starts_with("atomic"))
             .expect("an atomic step");
         assert_eq!(step.matches("tagged(acq_rel)").count(), 2, "{step}");
-        assert!(step.contains("= mem[x];") && step.contains(" mem[x] = "), "{step}");
+        assert!(
+            step.contains("= mem[x];") && step.contains(" mem[x] = "),
+            "{step}"
+        );
         assert!(step.contains(op), "{call}: {step}");
     }
 }
