@@ -13,9 +13,13 @@ bmc-rmm refuses (a located error) counts as refused, one it leaves unknown
 With --gen DIR, first writes small C11 tests into DIR, one per
 combination below, covering each construct bmc-rmm reads: loads, stores
 and fences of every memory order, non-atomic accesses (data races, herd's
-`Undef`), `if` on a value read. Then compares DIR.
+`Undef`), `if` on a value read; read-modify-writes of every kind and order in
+fixed shapes (`gen_rmw`) and in 200 random tests of a fixed seed
+(`gen_random`). Then compares DIR. herd7 gets --herd-timeout seconds a
+test (some random tests with many seq_cst RMWs take it minutes).
 
-Usage: bench/c11_diff.py BIN [--model rc11.cat] [--timeout S] [--gen DIR] [INPUT...]
+Usage: bench/c11_diff.py BIN [--model rc11.cat] [--timeout S] [--herd-timeout S]
+                          [--gen DIR] [INPUT...]
 e.g.   bench/c11_diff.py target/release/bmc-rmm --gen /tmp/c11gen
        bench/c11_diff.py target/release/bmc-rmm ../shared/corpus/litmus-dat3m/C11
 """
@@ -84,7 +88,7 @@ def gen(d):
         b1 = f"  int r0 = {load('x', 'relaxed')};\n  int r1 = {load('x', 'relaxed')};\n"
         write(d, f"CoRR+{w}", params, b0, b1, "exists (1:r0=2 /\\ 1:r1=1)")
         n += 1
-    return n + gen_rmw(d)
+    return n + gen_rmw(d) + gen_random(d)
 
 
 def write(d, name, params, b0, b1, cond):
@@ -207,6 +211,41 @@ def gen_rmw(d):
     return n
 
 
+def gen_random(d, count=200, seed=11):
+    """`count` random tests (fixed seed): 2 or 3 threads of 2 or 3
+    instructions each — loads, stores, fences and read-modify-writes of x
+    and y with random orders (a compare-exchange with its own expected
+    location e<k>, initially 0 or 1) — the final x and y observed."""
+    import random
+    rnd = random.Random(seed)
+    for i in range(count):
+        threads, init = [], ["[x] = 0;", "[y] = 0;"]
+        for t in range(rnd.choice([2, 3])):
+            body, regs = "", 0
+            for _ in range(rnd.choice([2, 3])):
+                loc, v = rnd.choice("xy"), rnd.choice([1, 2, 3])
+                op = rnd.choice(["load", "store", "fence", "rmw", "rmw"])
+                if op == "load":
+                    mo = rnd.choice(["relaxed", "consume", "acquire", "seq_cst"])
+                    body += f"  int r{regs} = {load(loc, mo)};\n"
+                    regs += 1
+                elif op == "store":
+                    mo = rnd.choice(["relaxed", "release", "seq_cst"])
+                    body += f"  {store(loc, v, mo)}\n"
+                elif op == "fence":
+                    body += fence(rnd.choice(FENCES[1:]))
+                else:
+                    k = rnd.choice(RMWS)
+                    mo, fail = rnd.choice(ORDERS + ["sc"]), rnd.choice(ORDERS)
+                    mo = "seq_cst" if mo == "sc" and not k.startswith("cas") else mo
+                    body += f"  int r{regs} = {rmw(k, loc, v, mo, e=f'e{t}', fail=fail)};\n"
+                    regs += 1
+            init.append(f"[e{t}] = {rnd.choice([0, 1])};")
+            threads.append((f"atomic_int* x, atomic_int* y, atomic_int* e{t}", body))
+        write_n(d, f"RND{i:03}", " ".join(init), threads, "locations [x; y;]\nexists (x=1)")
+    return count
+
+
 def summary(text):
     """(sorted states, verdict, flags, observation word) of one block."""
     lines = text.splitlines()
@@ -228,6 +267,8 @@ def main():
     ap.add_argument("bin")
     ap.add_argument("--model", default="rc11.cat")
     ap.add_argument("--timeout", default="20")
+    ap.add_argument("--herd-timeout", type=float, default=60,
+                    help="seconds herd7 gets per test (then counted herd-timeout)")
     ap.add_argument("--gen")
     ap.add_argument("inputs", nargs="*")
     a = ap.parse_args()
@@ -242,20 +283,27 @@ def main():
     cfg = tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False)
     cfg.write(f"model {os.path.join(LIB, a.model)}\n")
     cfg.close()
-    counts = {"agree": 0, "disagree": 0, "refused": 0, "unknown": 0, "herd-error": 0}
+    counts = {"agree": 0, "disagree": 0, "refused": 0, "unknown": 0, "herd-error": 0,
+              "herd-timeout": 0}
     t_ours = t_herd = 0.0
     for f in files:
         t0 = time.time()
-        h = subprocess.run([herd7, "-set-libdir", LIB, "-model", a.model, f],
-                           capture_output=True, text=True)
+        try:
+            h = subprocess.run([herd7, "-set-libdir", LIB, "-model", a.model, f],
+                               capture_output=True, text=True, timeout=a.herd_timeout)
+        except subprocess.TimeoutExpired:
+            h = None
         t1 = time.time()
         o = subprocess.run([a.bin, "litmus", "--timeout", a.timeout, "--conf", cfg.name,
                             "-I", LIB, f], capture_output=True, text=True)
         t2 = time.time()
         t_herd += t1 - t0
         t_ours += t2 - t1
-        hs = summary(h.stdout)
-        if hs is None:
+        hs = summary(h.stdout) if h else None
+        if h is None:
+            counts["herd-timeout"] += 1
+            print(f"herd7 timeout: {f}")
+        elif hs is None:
             counts["herd-error"] += 1
             print(f"herd7 error: {f}: {(h.stdout + h.stderr).strip()[:200]}")
         if o.returncode == 2:
