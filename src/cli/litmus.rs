@@ -299,8 +299,10 @@ impl ConfModel {
 /// ([`bmc_rmm::litmus::run`]); the result is unknown (`unknown` set) when
 /// they are not decided in time.
 ///
-/// Errors: the file cannot be read or parsed; the model's error; the
-/// backend cannot encode the test.
+/// Errors: the file cannot be read or parsed; the model's error; a C11
+/// read-modify-write under a model other than herd's RC11
+/// ([`bmc_rmm::frontend::c_litmus::CLitmus::check_model`]); the backend
+/// cannot encode the test.
 pub fn run_c(
     file: &str,
     cm: &ConfModel,
@@ -310,6 +312,7 @@ pub fn run_c(
     let src = SourceFile::read(file)?;
     let c = bmc_rmm::frontend::c_litmus::parse(&src, &cm.macros)?;
     let model = cm.model.as_ref().map_err(Clone::clone)?;
+    c.check_model(&model.name)?;
     let start = std::time::Instant::now();
     let lim = Limits {
         bound: o.bound,

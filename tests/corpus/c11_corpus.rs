@@ -4,8 +4,8 @@
 //! answered with the expected result of EXPECTED.tsv (`expected_rc11`,
 //! else `expected`: 1 when the condition holds, read off herd's
 //! Observation since a data race prints `Undef` in place of `Ok`/`No`),
-//! refused with one located error naming the construct (C11
-//! read-modify-writes, `while`), or unknown at the timeout. Prints the
+//! refused with one located error naming the construct (`while`, which
+//! herd7 7.58 refuses too), or unknown at the timeout. Prints the
 //! counts. Skips when the corpus is absent, unless `CI` is
 //! set (`common::corpus`).
 
@@ -116,7 +116,8 @@ fn c11_tests_are_answered_as_expected_or_refused_located() {
         rows.len()
     );
     assert!(wrong.is_empty(), "{wrong:#?}");
-    // 63 answered on the project's machine (4 unknown at this timeout:
-    // non-atomic accesses under `if`); a margin for a loaded machine.
-    assert!(agree >= 55, "only {agree} answered as expected");
+    // 73 answered on the project's machine (the C11 read-modify-writes
+    // included), TSan's `while` refused; a margin for a loaded machine.
+    assert!(agree >= 70, "only {agree} answered as expected");
+    assert!(refused <= 1, "{refused} refused");
 }

@@ -10,6 +10,7 @@ mod common;
 
 mod arm_own;
 mod bad_input;
+mod c11_rmw;
 mod c_frontend;
 mod c_heap;
 mod c_litmus;

@@ -17,6 +17,8 @@
 //! `if`/`else` branches on the condition, a control dependency to the
 //! events of its branches only (`Thread::ctrl_reg`).
 
+mod c11;
+
 use super::syntax::{COp, Ex, Func, MacroBody, MacroFile, Parser, St};
 use crate::diag::{Error, SourceFile, Span};
 use crate::frontend::litmus::pointers::{pointer_flow, written_regs};
@@ -47,6 +49,35 @@ pub struct CLitmus {
     /// observed locations in herd's order, the condition), which the
     /// litmus runner answers ([`crate::litmus::run`]).
     pub test: LitmusTest,
+    /// The test's first C11 read-modify-write (its keyword, the call),
+    /// which only herd's RC11 model answers ([`CLitmus::check_model`]).
+    pub c11_rmw: Option<(String, Span)>,
+}
+
+impl CLitmus {
+    /// Checks that the model titled `model` answers this test: a test
+    /// with a C11 read-modify-write runs under herd's RC11 model
+    /// (`rc11.cat`, title `C RC11`) only, the one model of herd's C11
+    /// library whose executions of herd's one read-modify-write event
+    /// are those of its read and write here (the argument in the
+    /// front-end's C11 module).
+    ///
+    /// Errors: another model, located at the first read-modify-write.
+    pub fn check_model(&self, model: &str) -> Result<(), Error> {
+        let (Some((name, site)), Some(src)) = (&self.c11_rmw, &self.program.source) else {
+            return Ok(());
+        };
+        if model.trim() == c11::RC11_TITLE {
+            return Ok(());
+        }
+        Err(src.error(
+            *site,
+            format!(
+                "`{name}`: herd's C11 read-modify-write (one event, both a read and a write) \
+                 is answered under herd's RC11 model (`rc11.cat`) only, not under `{model}`"
+            ),
+        ))
+    }
 }
 
 /// First address of the shared variables (above the small constants C
@@ -146,14 +177,19 @@ pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
             }
         }
     }
+    let mut rmws = Vec::new();
     for f in &funcs {
         let inits: Vec<(&str, i64)> = (reg_inits.iter())
             .filter(|r| r.0 == f.index)
             .map(|r| (r.1.as_str(), r.2))
             .collect();
-        let t = ThreadLower::run(src, macros, &addrs, &mut p, f, &inits)?;
+        let (t, sites) = ThreadLower::run(src, macros, &addrs, &mut p, f, &inits)?;
         p.threads.push(t);
+        rmws.push(sites);
     }
+    c11::check_expected(src, &p, &rmws)?;
+    let c11_rmw =
+        (rmws.iter().flatten().min_by_key(|s| s.site.start)).map(|s| (s.name.clone(), s.site));
     let quantifier = match surf.quant {
         RawQuant::Exists => "exists",
         RawQuant::NotExists => "~exists",
@@ -165,6 +201,7 @@ pub fn parse(src: &SourceFile, macros: &MacroFile) -> Result<CLitmus, Error> {
         program: p,
         quantifier,
         test,
+        c11_rmw,
     })
 }
 
@@ -553,6 +590,8 @@ struct ThreadLower<'a> {
     /// The thread's `Thread::ctrl_reg`: its taint is the ctrl prefix,
     /// saved before an `if` and restored at its join (herd's C `if`).
     ctrl: RegId,
+    /// The thread's C11 read-modify-writes, in the order lowered.
+    rmws: Vec<c11::RmwSite>,
 }
 
 impl<'a> ThreadLower<'a> {
@@ -563,7 +602,7 @@ impl<'a> ThreadLower<'a> {
         p: &'a mut Program,
         f: &Func,
         inits: &[(&str, i64)],
-    ) -> Result<Thread, Error> {
+    ) -> Result<(Thread, Vec<c11::RmwSite>), Error> {
         let name = p.names.intern(&format!("P{}", f.index));
         let q0 = p.names.intern("q0");
         let mut l = ThreadLower {
@@ -576,6 +615,7 @@ impl<'a> ThreadLower<'a> {
             temps: 0,
             names: &mut p.names,
             ctrl: RegId(0),
+            rmws: Vec::new(),
         };
         // Not a C name: no local can take it.
         l.ctrl = l.th.reg(l.names.intern("%ctrl"));
@@ -591,7 +631,7 @@ impl<'a> ThreadLower<'a> {
         for (s, sp) in &f.body {
             l.stmt(s, *sp, *sp)?;
         }
-        Ok(l.th)
+        Ok((l.th, l.rmws))
     }
 
     fn fresh_state(&mut self) -> StateId {
@@ -865,87 +905,6 @@ impl<'a> ThreadLower<'a> {
         EXPANDING.with(|d| d.set(depth));
         CALLER.with(|c| c.borrow_mut().pop());
         r
-    }
-
-    /// herd's C11 built-ins (`lib/CLexer.mll` keywords, whatever the
-    /// macro file; `herd/CSem.ml`): `atomic_load_explicit(p, mo)` one
-    /// read, `atomic_store_explicit(p, v, mo)` one write,
-    /// `atomic_thread_fence(mo)` one fence, each tagged with its memory
-    /// order ([`memory_order`]). `None` for another name.
-    ///
-    /// Errors: the wrong number of arguments, an argument that is not a
-    /// memory order; herd's C11 read-modify-writes
-    /// (`atomic_exchange_explicit`, `atomic_compare_exchange_*`,
-    /// `atomic_fetch_*_explicit`), which herd gives one event that is
-    /// both a read and a write: not supported yet.
-    fn c11_builtin(
-        &mut self,
-        name: &str,
-        args: &[(Ex, Span)],
-        site: Span,
-    ) -> Result<Option<LExpr>, Error> {
-        let n = match name {
-            "atomic_load_explicit" => 2,
-            "atomic_store_explicit" => 3,
-            "atomic_thread_fence" => 1,
-            // herd's lexer keywords, exactly: other names (the kernel's
-            // `atomic_fetch_add_release`, …) are the macro file's.
-            "atomic_fetch_add_explicit"
-            | "atomic_fetch_sub_explicit"
-            | "atomic_fetch_or_explicit"
-            | "atomic_fetch_xor_explicit"
-            | "atomic_fetch_and_explicit"
-            | "atomic_exchange_explicit"
-            | "atomic_compare_exchange_weak"
-            | "atomic_compare_exchange_strong"
-            | "atomic_compare_exchange_weak_explicit"
-            | "atomic_compare_exchange_strong_explicit"
-            | "WCAS"
-            | "SCAS" => {
-                return Err(self.src.error(
-                    site,
-                    format!(
-                        "`{name}`: herd's C11 read-modify-write (one event that is both a read \
-                         and a write) is not supported yet"
-                    ),
-                ))
-            }
-            _ => return Ok(None),
-        };
-        if args.len() != n {
-            return Err(self.src.error(
-                site,
-                format!("`{name}` takes {n} arguments, found {}", args.len()),
-            ));
-        }
-        let (mo, msp) = &args[n - 1];
-        let tag = memory_order(mo).ok_or_else(|| {
-            self.err(
-                *msp,
-                site,
-                "expected a memory order (`memory_order_relaxed`, `_acquire`, `_release`, \
-                 `_acq_rel`, `_seq_cst`, `_consume`)",
-            )
-        })?;
-        let tagged = |c: Command| Command::Tagged(Tags::new([tag]), Box::new(c));
-        Ok(Some(match name {
-            "atomic_load_explicit" => {
-                let addr = self.expr(&args[0].0, args[0].1, site)?;
-                let r = self.temp();
-                self.emit(tagged(Command::Load { reg: r, addr }), site);
-                Expr::Var(r)
-            }
-            "atomic_store_explicit" => {
-                let addr = self.expr(&args[0].0, args[0].1, site)?;
-                let value = self.expr(&args[1].0, args[1].1, site)?;
-                self.emit(tagged(Command::Store { addr, value }), site);
-                Expr::Const(0)
-            }
-            _ => {
-                self.emit(tagged(Command::Fence(Fence::Marker)), site);
-                Expr::Const(0)
-            }
-        }))
     }
 
     /// One of herd's primitives.
@@ -1287,23 +1246,6 @@ thread_local! {
     static EXPANDING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The macros being expanded, outermost first (for messages).
     static CALLER: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The tag of C11 memory order `e` (`memory_order_acquire` → `acq`):
-/// the lower-cased name of herd's C set of that order
-/// (`crate::cat::parse::herd::C11_SETS`), the tag of herd's `c11.bell`.
-/// `None` when `e` is not a memory order.
-fn memory_order(e: &Ex) -> Option<&'static str> {
-    let Ex::Name(n) = e else { return None };
-    Some(match n.strip_prefix("memory_order_")? {
-        "relaxed" => "rlx",
-        "consume" => "con",
-        "acquire" => "acq",
-        "release" => "rel",
-        "acq_rel" => "acq_rel",
-        "seq_cst" => "sc",
-        _ => return None,
-    })
 }
 
 /// How a message names primitive `name`: with the macro the test called
