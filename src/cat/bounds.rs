@@ -35,7 +35,9 @@
 //! has an empty may value holds on no candidate, consistent or not, so it
 //! is decided without visiting any (docs/litmus.md, "C litmus tests");
 //! the relation analysis of the varisat backend's eager encoding
-//! (`engines::bounded::varisat::bounds::model_bounds`).
+//! (`engines::bounded::varisat::bounds::model_bounds`); the lemma check
+//! of certificates (`engines::bounded::certify::justify`: the bounds a
+//! lemma's facts give the base items).
 
 use super::base::{BaseRel, BaseSet, Builtin};
 use super::eval::{Bits, Mat, Val};

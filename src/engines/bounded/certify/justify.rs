@@ -2,34 +2,47 @@
 //! its axiom fail in *every* candidate execution that has them?
 //!
 //! A lemma's facts fix some base items (present or absent) and leave the
-//! rest open. An axiom (`acyclic r`, `irreflexive r`, `empty r`) fails on
-//! more executions as `r` grows, and `r` grows with each base item that
-//! occurs in it only positively (not under an odd number of `\` right
-//! operands and `~`) and shrinks with each item that occurs only
-//! negatively. So when no kind of item (a base set, a base relation, the
-//! executed events) occurs in both polarities, one evaluation decides: on
-//! the execution whose positive kinds hold only the present facts (and
-//! what the encoding makes always true) and whose negative kinds hold
-//! everything but the absent facts (and what the encoding makes always
-//! false), the axiom fails iff it fails on every completion of the facts.
-//! An axiom with a kind of both polarities is refused ([`certifiable`]):
-//! its lemmas would need a three-valued evaluation the evaluator does not
-//! have.
+//! rest open. The check is one interval evaluation of the model
+//! ([`crate::cat::bounds`]) over the bounds the facts give each base item
+//! (a base set's members, a base relation's pairs, the executed events):
+//! *must* holds the present facts and what the encoding makes always
+//! true, *may* everything but the absent facts and what it makes always
+//! false. Every operator maps the operands' bounds to bounds of its
+//! result (`a \ b` is `[must(a) \ may(b), may(a) \ must(b)]`, `~a`
+//! complements the other bound, a `let rec` group is iterated on both
+//! bounds; the module doc of `cat::bounds` gives every rule), so an
+//! item that occurs both positively and negatively in the axiom (power's
+//! `R`, which the encoding leaves open: an event's kind holds only when
+//! it executes) is read at its lower bound where it makes the axiom's
+//! relation grow and at its upper bound where it makes it shrink. The
+//! axiom then fails on every completion of the facts when its relation's
+//! *must* value fails it over events every completion executes: a cycle
+//! (`acyclic`), a pair `(e, e)` (`irreflexive`), a pair or member
+//! (`empty`). When no kind of item occurs in both polarities this is the
+//! single evaluation on the extreme execution (positive kinds at their
+//! lower bound, negative ones at their upper bound).
 //!
-//! The lemmas of the built-in rule "co is a strict order"
-//! ([`CO_ORDER`]) are checked directly: their present co facts form a
-//! cycle.
+//! The events every completion executes are the executed facts, the
+//! events the encoding always executes, and the events of the present set
+//! and relation facts: the encoding's literal of a set member or a
+//! relation pair implies that its events are executed (the evaluator's
+//! [`crate::cat::eval::Base`] contract, which the interval rules rest on
+//! too).
+//!
+//! The lemmas of the built-in rule "co is a strict order" ([`CO_ORDER`])
+//! are checked directly: their present co facts form a cycle.
 
-use crate::cat::base::{BaseRel, BaseSet, Builtin};
-use crate::cat::eval::{Base, Bits, Evaluator, Mat};
-use crate::cat::{ExprKind, Model, Node, Stmt};
-use crate::collections::{HashMap, HashSet};
-use crate::engines::bounded::varisat::lemmas::{Item, Lemma, CO_ORDER};
+use crate::cat::base::{BaseRel, BaseSet};
+use crate::cat::bounds::{Bound, Bounds, BoundsBase};
+use crate::cat::eval::{Bits, Mat, Val};
+use crate::cat::{AxiomKind, Model, Stmt};
+use crate::collections::HashMap;
+use crate::engines::bounded::varisat::lemmas::{Fact, Item, Lemma, CO_ORDER};
 use crate::engines::bounded::varisat::Encoder;
 
 /// A kind of base item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
+enum Kind {
     /// The executed events (the universe of `~`, `*`, `?`).
     Executed,
     /// A base set.
@@ -39,14 +52,6 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Executed => "the executed events",
-            Kind::Set(s) => s.name(),
-            Kind::Rel(r) => r.name(),
-        }
-    }
-
     fn of(item: Item) -> Kind {
         match item {
             Item::Exec(_) => Kind::Executed,
@@ -56,125 +61,109 @@ impl Kind {
     }
 }
 
-/// The polarities in which each kind occurs in an axiom's expression:
-/// (positively, negatively).
-pub type Polarity = HashMap<Kind, (bool, bool)>;
-
-/// The polarity of every kind in the expression of the axiom named
-/// `axiom` (through `let` definitions, recursive ones included).
-///
-/// Errors: the model has no axiom of that name.
-pub fn polarity(model: &Model, axiom: &str) -> Result<Polarity, String> {
-    let expr = model
-        .stmts
-        .iter()
-        .find_map(|st| match st {
-            Stmt::Check { expr, name, .. } if name == axiom => Some(expr),
-            _ => None,
-        })
-        .ok_or_else(|| format!("the model has no axiom named `{axiom}`"))?;
-    let mut out = Polarity::default();
-    let mut seen = HashSet::default();
-    walk(model, expr, true, &mut out, &mut seen);
-    Ok(out)
-}
-
-fn walk<'m>(
-    model: &'m Model,
-    node: &'m Node,
-    pos: bool,
-    out: &mut Polarity,
-    seen: &mut HashSet<(&'m str, bool)>,
-) {
-    use ExprKind::*;
-    let mut mark = |k: Kind, p: bool| {
-        let e = out.entry(k).or_default();
-        if p {
-            e.0 = true;
-        } else {
-            e.1 = true;
-        }
-    };
-    match &node.kind {
-        Name(key) => {
-            if !seen.insert((key.as_str(), pos)) {
-                return;
-            }
-            if let Some(&(st, bi)) = model.defs.get(key) {
-                if let Stmt::Let { binds, .. } = &model.stmts[st] {
-                    walk(model, &binds[bi].1, pos, out, seen);
-                }
-            }
-        }
-        Base(Builtin::Rel(r)) => mark(Kind::Rel(*r), pos),
-        Base(Builtin::Set(s)) => mark(Kind::Set(*s), pos),
-        Empty => {}
-        Union(x, y) | Inter(x, y) | Seq(x, y) | Cart(x, y) => {
-            walk(model, x, pos, out, seen);
-            walk(model, y, pos, out, seen);
-        }
-        Diff(x, y) => {
-            walk(model, x, pos, out, seen);
-            walk(model, y, !pos, out, seen);
-        }
-        Compl(x) => {
-            mark(Kind::Executed, pos);
-            walk(model, x, !pos, out, seen);
-        }
-        Star(x) | Opt(x) => {
-            mark(Kind::Executed, pos);
-            walk(model, x, pos, out, seen);
-        }
-        Plus(x) | Inv(x) | Bracket(x) | Domain(x) | Range(x) => walk(model, x, pos, out, seen),
-        FenceRel(x) => {
-            mark(Kind::Rel(BaseRel::Po), pos);
-            walk(model, x, pos, out, seen);
-        }
-    }
+/// The statements of `model` that check the axiom named `axiom`.
+fn axiom_stmts<'m>(model: &'m Model, axiom: &'m str) -> impl Iterator<Item = usize> + 'm {
+    (model.stmts.iter().enumerate())
+        .filter(move |(_, st)| matches!(st, Stmt::Check { name, .. } if name == axiom))
+        .map(|(si, _)| si)
 }
 
 /// Whether every lemma of `lemmas` can be re-checked: each names an axiom
-/// of `model` (or [`CO_ORDER`]) in which no kind of item occurs in both
-/// polarities.
+/// of `model` or [`CO_ORDER`].
 ///
-/// Errors: why not, naming the axiom and the kind.
+/// Errors: the first lemma naming no axiom of the model.
 pub fn certifiable(model: &Model, lemmas: &[Lemma]) -> Result<(), String> {
-    let mut done: HashSet<&str> = HashSet::default();
-    for l in lemmas {
-        if l.axiom == CO_ORDER || !done.insert(&l.axiom) {
-            continue;
-        }
-        let p = polarity(model, &l.axiom)?;
-        let mut mixed: Vec<&str> = (p.iter())
-            .filter(|(_, &(a, b))| a && b)
-            .map(|(k, _)| k.name())
-            .collect();
-        mixed.sort();
-        if let Some(k) = mixed.first() {
-            return Err(format!(
-                "axiom `{}` uses {k} both positively and negatively (under `\\` or `~`): its lemmas rest on absent facts whose effect one evaluation cannot re-derive",
-                l.axiom
-            ));
-        }
+    match (lemmas.iter())
+        .find(|l| l.axiom != CO_ORDER && axiom_stmts(model, &l.axiom).next().is_none())
+    {
+        Some(l) => Err(format!("the model has no axiom named `{}`", l.axiom)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// The items of one kind the encoding makes always true and always false
-/// (per event, or per pair as `a * n + b`).
-#[derive(Default)]
-struct Fixed {
-    tt: Vec<bool>,
-    ff: Vec<bool>,
+/// What the encoding fixes, per kind, as bounds (must: the items it makes
+/// always true; may: all but those it makes always false), computed on
+/// first use.
+struct Constants<'e, 'a> {
+    enc: &'e mut Encoder<'a>,
+    sets: HashMap<Kind, Bound<Bits>>,
+    rels: HashMap<BaseRel, Bound<Mat>>,
+}
+
+impl Constants<'_, '_> {
+    /// Per item of kind `k` (per event, or per pair as `a * n + b`): always
+    /// true, always false, or open (`None`).
+    fn fixed(&mut self, k: Kind) -> Vec<Option<bool>> {
+        let n = self.enc.un.events.len();
+        let cells = if matches!(k, Kind::Rel(_)) { n * n } else { n };
+        let enc = &mut *self.enc;
+        (0..cells)
+            .map(|i| {
+                let item = match k {
+                    Kind::Executed => Item::Exec(i),
+                    Kind::Set(s) => Item::Set(s, i),
+                    Kind::Rel(r) => Item::Rel(r, i / n, i % n),
+                };
+                match super::formula::item_lit(enc, item) {
+                    None => Some(false),
+                    Some(l) if enc.cnf.is_true(l) => Some(true),
+                    Some(l) if enc.cnf.is_false(l) => Some(false),
+                    Some(_) => None,
+                }
+            })
+            .collect()
+    }
+
+    /// The bounds of a set kind (or the executed events).
+    fn set(&mut self, k: Kind) -> Bound<Bits> {
+        if let Some(b) = self.sets.get(&k) {
+            return b.clone();
+        }
+        let n = self.enc.un.events.len();
+        let mut b = Bound {
+            must: Bits::new(n),
+            may: Bits::new(n),
+        };
+        for (e, v) in self.fixed(k).into_iter().enumerate() {
+            if v == Some(true) {
+                b.must.set(e);
+            }
+            if v != Some(false) {
+                b.may.set(e);
+            }
+        }
+        self.sets.insert(k, b.clone());
+        b
+    }
+
+    /// The bounds of a base relation.
+    fn rel(&mut self, r: BaseRel) -> Bound<Mat> {
+        if let Some(b) = self.rels.get(&r) {
+            return b.clone();
+        }
+        let n = self.enc.un.events.len();
+        let mut b = Bound {
+            must: Mat::new(n),
+            may: Mat::new(n),
+        };
+        for (i, v) in self.fixed(Kind::Rel(r)).into_iter().enumerate() {
+            if v == Some(true) {
+                b.must.set(i / n, i % n);
+            }
+            if v != Some(false) {
+                b.may.set(i / n, i % n);
+            }
+        }
+        self.rels.insert(r, b.clone());
+        b
+    }
 }
 
 /// Re-checks lemmas against one encoding: caches what the encoding fixes
 /// per kind.
 pub struct Justifier<'e, 'a> {
-    enc: &'e mut Encoder<'a>,
+    consts: Constants<'e, 'a>,
     model: &'e Model,
-    fixed: HashMap<Kind, Fixed>,
-    polarity: HashMap<String, Polarity>,
 }
 
 impl<'e, 'a> Justifier<'e, 'a> {
@@ -182,45 +171,32 @@ impl<'e, 'a> Justifier<'e, 'a> {
     /// model it encodes).
     pub fn new(enc: &'e mut Encoder<'a>, model: &'e Model) -> Self {
         Justifier {
-            enc,
+            consts: Constants {
+                enc,
+                sets: HashMap::default(),
+                rels: HashMap::default(),
+            },
             model,
-            fixed: HashMap::default(),
-            polarity: HashMap::default(),
         }
-    }
-
-    fn fixed(&mut self, k: Kind) -> &Fixed {
-        let n = self.enc.un.events.len();
-        let enc = &mut *self.enc;
-        self.fixed.entry(k).or_insert_with(|| {
-            let cells = if matches!(k, Kind::Rel(_)) { n * n } else { n };
-            let mut f = Fixed {
-                tt: vec![false; cells],
-                ff: vec![false; cells],
-            };
-            for i in 0..cells {
-                let item = match k {
-                    Kind::Executed => Item::Exec(i),
-                    Kind::Set(s) => Item::Set(s, i),
-                    Kind::Rel(r) => Item::Rel(r, i / n, i % n),
-                };
-                match super::formula::item_lit(enc, item) {
-                    None => f.ff[i] = true,
-                    Some(l) if enc.cnf.is_true(l) => f.tt[i] = true,
-                    Some(l) if enc.cnf.is_false(l) => f.ff[i] = true,
-                    Some(_) => {}
-                }
-            }
-            f
-        })
     }
 
     /// Re-checks `lemma` (number `k` from 0, for messages).
     ///
     /// Errors: why the facts do not make the axiom fail on every
-    /// execution that has them.
+    /// execution that has them (a fact naming an event beyond the
+    /// unrolling, an axiom the model does not have).
     pub fn check(&mut self, k: usize, lemma: &Lemma) -> Result<(), String> {
-        let n = self.enc.un.events.len();
+        let n = self.consts.enc.un.events.len();
+        if let Some(f) = lemma.facts.iter().find(|f| match f.item {
+            Item::Exec(e) | Item::Set(_, e) => e >= n,
+            Item::Rel(_, a, b) => a.max(b) >= n,
+        }) {
+            return Err(format!(
+                "lemma {}: fact {} names an event beyond the {n} of the unrolling",
+                k + 1,
+                super::lemmas::fact_text(f)
+            ));
+        }
         if lemma.axiom == CO_ORDER {
             let mut co = Mat::new(n);
             for f in lemma.facts.iter().filter(|f| f.present) {
@@ -236,71 +212,32 @@ impl<'e, 'a> Justifier<'e, 'a> {
                 )),
             };
         }
-        if !self.polarity.contains_key(&lemma.axiom) {
-            let p =
-                polarity(self.model, &lemma.axiom).map_err(|e| format!("lemma {}: {e}", k + 1))?;
-            self.polarity.insert(lemma.axiom.clone(), p);
+        let model = self.model;
+        let stmts: Vec<usize> = axiom_stmts(model, &lemma.axiom).collect();
+        if stmts.is_empty() {
+            return Err(format!(
+                "lemma {}: the model has no axiom named `{}`",
+                k + 1,
+                lemma.axiom
+            ));
         }
-        let pol = self.polarity[&lemma.axiom].clone();
-        let mut w = World {
+        let mut base = FactBase {
             n,
-            executed: Bits::new(n),
-            sets: HashMap::default(),
-            rels: HashMap::default(),
+            consts: &mut self.consts,
+            facts: &lemma.facts,
         };
-        for (&kind, &(p, q)) in &pol {
-            if p && q {
-                return Err(format!(
-                    "lemma {}: axiom `{}` uses {} in both polarities",
-                    k + 1,
-                    lemma.axiom,
-                    kind.name()
-                ));
-            }
-            let cells = if matches!(kind, Kind::Rel(_)) {
-                n * n
-            } else {
-                n
-            };
-            let fixed = self.fixed(kind);
-            // Positive kind: the present facts and what is always true;
-            // negative kind: all but the absent facts and what is always
-            // false.
-            let mut v: Vec<bool> = if p {
-                fixed.tt.clone()
-            } else {
-                fixed.ff.iter().map(|&x| !x).collect()
-            };
-            for f in lemma.facts.iter().filter(|f| Kind::of(f.item) == kind) {
-                let i = match f.item {
-                    Item::Exec(e) | Item::Set(_, e) => e,
-                    Item::Rel(_, a, b) => a * n + b,
-                };
-                if i < cells && f.present == p {
-                    v[i] = p;
-                }
-            }
-            match kind {
-                Kind::Executed => w.executed = bits(&v),
-                Kind::Set(s) => {
-                    w.sets.insert(s, bits(&v));
-                }
-                Kind::Rel(r) => {
-                    let mut m = Mat::new(n);
-                    for (i, _) in v.iter().enumerate().filter(|(_, &x)| x) {
-                        m.set(i / n, i % n);
-                    }
-                    w.rels.insert(r, m);
-                }
-            }
-        }
-        let mut ev = Evaluator::new(self.model, w);
-        let failed = ev.check_all(1).into_iter().any(|v| v.axiom == lemma.axiom);
+        let executed = base.executed().must;
+        let mut bounds = Bounds::new(model, base);
+        let failed = stmts.into_iter().any(|si| {
+            bounds
+                .axiom(si)
+                .is_some_and(|(kind, v)| fails_surely(kind, &v.must, &executed))
+        });
         if failed {
             Ok(())
         } else {
             Err(format!(
-                "lemma {}: its facts do not make axiom `{}` fail",
+                "lemma {}: its facts do not make axiom `{}` fail on every execution that has them",
                 k + 1,
                 lemma.axiom
             ))
@@ -308,45 +245,88 @@ impl<'e, 'a> Justifier<'e, 'a> {
     }
 }
 
-fn bits(v: &[bool]) -> Bits {
-    let mut b = Bits::new(v.len());
-    for (i, _) in v.iter().enumerate().filter(|(_, &x)| x) {
-        b.set(i);
+/// Whether an axiom of kind `kind` fails on every execution whose value
+/// of its expression holds `must` over the events `executed` (which it
+/// executes).
+fn fails_surely(kind: AxiomKind, must: &Val, executed: &Bits) -> bool {
+    match (kind, must) {
+        (AxiomKind::Acyclic, Val::Rel(m)) => {
+            let mut r = Mat::new(m.n());
+            for a in executed.iter() {
+                r.0[a] = m.0[a].zip(executed, |p, q| p & q);
+            }
+            r.find_cycle().is_some()
+        }
+        (AxiomKind::Irreflexive, Val::Rel(m)) => executed.iter().any(|e| m.get(e, e)),
+        (AxiomKind::Empty, Val::Rel(m)) => executed
+            .iter()
+            .any(|a| !m.0[a].zip(executed, |p, q| p & q).is_empty()),
+        (AxiomKind::Empty, Val::Set(s)) => executed.iter().any(|e| s.get(e)),
+        _ => false,
     }
-    b
 }
 
-/// The execution a lemma is evaluated on: each kind the axiom uses at its
-/// extreme value under the facts; the kinds it does not use empty.
-struct World {
+/// The base items of a lemma's completions as bounds (module doc).
+struct FactBase<'j, 'e, 'a> {
     n: usize,
-    executed: Bits,
-    sets: HashMap<BaseSet, Bits>,
-    rels: HashMap<BaseRel, Mat>,
+    consts: &'j mut Constants<'e, 'a>,
+    facts: &'j [Fact],
 }
 
-impl Base for World {
-    type Fact = bool;
+impl FactBase<'_, '_, '_> {
+    /// `b` narrowed by the facts of kind `k` (members of a set kind).
+    fn narrow_set(&self, k: Kind, mut b: Bound<Bits>) -> Bound<Bits> {
+        for f in self.facts.iter().filter(|f| Kind::of(f.item) == k) {
+            if let Item::Exec(e) | Item::Set(_, e) = f.item {
+                if f.present {
+                    b.must.set(e);
+                } else {
+                    b.may.clear(e);
+                }
+            }
+        }
+        b
+    }
+}
 
+impl BoundsBase for FactBase<'_, '_, '_> {
     fn n(&self) -> usize {
         self.n
     }
 
-    fn executed(&mut self) -> Bits {
-        self.executed.clone()
+    fn executed(&mut self) -> Bound<Bits> {
+        let b = self.consts.set(Kind::Executed);
+        let mut b = self.narrow_set(Kind::Executed, b);
+        // The events of a present member or pair are executed.
+        for f in self.facts.iter().filter(|f| f.present) {
+            match f.item {
+                Item::Exec(_) => {}
+                Item::Set(_, e) => b.must.set(e),
+                Item::Rel(_, a, c) => {
+                    b.must.set(a);
+                    b.must.set(c);
+                }
+            }
+        }
+        b
     }
 
-    fn set(&mut self, s: BaseSet) -> Bits {
-        self.sets
-            .get(&s)
-            .cloned()
-            .unwrap_or_else(|| Bits::new(self.n))
+    fn set(&mut self, s: BaseSet) -> Bound<Bits> {
+        let b = self.consts.set(Kind::Set(s));
+        self.narrow_set(Kind::Set(s), b)
     }
 
-    fn rel(&mut self, r: BaseRel) -> Mat {
-        self.rels
-            .get(&r)
-            .cloned()
-            .unwrap_or_else(|| Mat::new(self.n))
+    fn rel(&mut self, r: BaseRel) -> Bound<Mat> {
+        let mut b = self.consts.rel(r);
+        for f in self.facts.iter() {
+            if let Item::Rel(r2, a, c) = f.item {
+                if r2 == r && f.present {
+                    b.must.set(a, c);
+                } else if r2 == r {
+                    b.may.0[a].clear(c);
+                }
+            }
+        }
+        b
     }
 }

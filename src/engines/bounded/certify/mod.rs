@@ -16,7 +16,7 @@
 //! * `lemmas.txt`: per lemma, the axiom it comes from and the facts of the
 //!   candidate execution (events, set members, relation pairs, present or
 //!   absent) whose conjunction it forbids — [`lemmas`], re-checked by
-//!   [`justify`] with the cat evaluator alone;
+//!   [`justify`] with the cat interval evaluator alone;
 //! * `manifest.json`: the input and how it is read, the model, the check,
 //!   the bound and the answer the files belong to (for a litmus test's
 //!   final states, the states found), with SHA-256 digests of the input and of
