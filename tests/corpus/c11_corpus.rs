@@ -116,8 +116,10 @@ fn c11_tests_are_answered_as_expected_or_refused_located() {
         rows.len()
     );
     assert!(wrong.is_empty(), "{wrong:#?}");
-    // 73 answered on the project's machine (the C11 read-modify-writes
-    // included), TSan's `while` refused; a margin for a loaded machine.
+    // 72 answered on the project's machine (the C11 read-modify-writes
+    // included); refused: TSan's `while` and `linearisation`'s statement
+    // with two loads (herd leaves them unordered in po); a margin for a
+    // loaded machine.
     assert!(agree >= 70, "only {agree} answered as expected");
-    assert!(refused <= 1, "{refused} refused");
+    assert!(refused <= 2, "{refused} refused");
 }

@@ -1078,3 +1078,38 @@ fn the_time_limit_stops_a_search_without_leaves() {
     );
     assert!(took < 6.0, "answered after {took:.1} s");
 }
+
+/// herd gives every event of one C statement one program-order index
+/// (`herd/CSem.ml`): they are unordered in `po`, which the lowering (events
+/// in sequence) does not model, so a statement with two events is
+/// refused at the statement. herd7 7.58 with `rc11.cat` answers the first
+/// test `Ok` (the relaxed load of `y` may read 0 after the acquire load
+/// read 1); ordering the two loads would answer `No`. One event per
+/// statement, a read-modify-write's own read and write, and a
+/// compare-exchange are accepted.
+#[test]
+fn two_events_in_one_statement_are_refused_at_the_statement() {
+    let t = |body: &str| {
+        format!(
+            "C two\n{{ [x] = 0; [y] = 0; }}\nP0 (atomic_int* x, atomic_int* y, int* e) {{\n  {body}\n}}\nexists (x=1)\n"
+        )
+    };
+    let bad = |body: &str, col: usize| {
+        let e = parse(&SourceFile::new("two.litmus", t(body)), &macros("")).expect_err("refused");
+        located(&e, "two.litmus", 4, col, "a statement with 2 memory events");
+    };
+    bad("int r0 = atomic_load_explicit(x, memory_order_acquire) + 2 * atomic_load_explicit(y, memory_order_relaxed);", 7);
+    bad("atomic_store_explicit(y, atomic_load_explicit(x, memory_order_relaxed), memory_order_relaxed);", 3);
+    bad("*y = *x;", 3);
+    bad("if (atomic_load_explicit(x, memory_order_relaxed) == atomic_load_explicit(y, memory_order_relaxed)) { *y = 1; }", 3);
+    for ok in [
+        "int r0 = atomic_load_explicit(x, memory_order_acquire); int r1 = *y + r0;",
+        "int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed);",
+        "int r0 = atomic_compare_exchange_strong_explicit(x, e, 1, memory_order_relaxed, memory_order_relaxed);",
+        "if (atomic_load_explicit(x, memory_order_relaxed) == 1) { *y = 1; }",
+    ] {
+        if let Err(e) = parse(&SourceFile::new("ok.litmus", t(ok)), &macros("")) {
+            panic!("{ok}: {e}");
+        }
+    }
+}

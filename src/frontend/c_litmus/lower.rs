@@ -592,6 +592,16 @@ struct ThreadLower<'a> {
     ctrl: RegId,
     /// The thread's C11 read-modify-writes, in the order lowered.
     rmws: Vec<c11::RmwSite>,
+    /// The events (accesses, fences) of the statement being lowered: herd
+    /// gives every event of one C statement the same program-order index
+    /// (`herd/CSem.ml`, `build_semantics`), so they are unordered in `po`,
+    /// which this lowering (events in sequence) does not model
+    /// ([`ThreadLower::statement`] refuses a statement with two).
+    events: u32,
+    /// Inside a construct counted as one event ([`ThreadLower::one_event`]):
+    /// the alternatives of a conditional read-modify-write or a lock
+    /// primitive, whose events are one herd operation.
+    quiet: u32,
 }
 
 impl<'a> ThreadLower<'a> {
@@ -616,6 +626,8 @@ impl<'a> ThreadLower<'a> {
             names: &mut p.names,
             ctrl: RegId(0),
             rmws: Vec::new(),
+            events: 0,
+            quiet: 0,
         };
         // Not a C name: no local can take it.
         l.ctrl = l.th.reg(l.names.intern("%ctrl"));
@@ -648,6 +660,9 @@ impl<'a> ThreadLower<'a> {
 
     /// Adds `cmd` from the current state to `to`.
     fn emit_to(&mut self, cmd: Command, span: Span, to: StateId) {
+        if self.quiet == 0 && is_event(&cmd) {
+            self.events += 1;
+        }
         self.th.instrs.push(Instr {
             from: self.cur,
             to,
@@ -662,10 +677,77 @@ impl<'a> ThreadLower<'a> {
         self.th.reg(s)
     }
 
+    /// Lowers `f` as one event of the current statement, whatever it
+    /// emits (the alternatives of one read-modify-write or lock
+    /// primitive: one operation of herd's).
+    fn one_event<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.quiet += 1;
+        let r = f(self);
+        self.quiet -= 1;
+        self.events += 1;
+        r
+    }
+
+    /// Lowers one statement of herd's (`f`), whose events herd leaves
+    /// unordered in `po` (one program-order index, `herd/CSem.ml`).
+    ///
+    /// Errors: the statement has two events or more (`WRITE_ONCE(*y,
+    /// READ_ONCE(*x));`, the sum of two loads): lowered in sequence
+    /// they would be ordered, which answers differently from herd;
+    /// refused, located at the statement.
+    fn statement<T>(
+        &mut self,
+        sp: Span,
+        f: impl FnOnce(&mut Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let outer = std::mem::replace(&mut self.events, 0);
+        let r = f(self);
+        let n = std::mem::replace(&mut self.events, outer);
+        let r = r?;
+        if n > 1 {
+            return Err(self.src.error_help(
+                sp,
+                format!(
+                    "unsupported: a statement with {n} memory events (accesses or fences): herd \
+                     gives the events of one C statement one position in program order, \
+                     unordered among themselves, and this front-end orders them"
+                ),
+                "write each access as a statement of its own (`r1 = READ_ONCE(*x); \
+                 WRITE_ONCE(*y, r1);`); see docs/litmus.md",
+            ));
+        }
+        Ok(r)
+    }
+
     /// `site`: where the test wrote the statement (macro bodies are
     /// located there).
     fn stmt(&mut self, s: &St, sp: Span, site: Span) -> Result<(), Error> {
         let sp = if self.in_test(sp) { sp } else { site };
+        if matches!(s, St::Decl(..) | St::Assign(..) | St::Expr(..)) {
+            return self.statement(sp, |l| l.leaf(s, sp, site));
+        }
+        match s {
+            St::Block(b) => {
+                for (s, ssp) in b {
+                    self.stmt(s, *ssp, site)?;
+                }
+            }
+            // herd's C `if` (`herd/CSem.ml`, `choiceT`): the condition's
+            // reads are ctrl sources of the events of the branches only.
+            // The ctrl prefix (the taint of `self.ctrl`) is saved here
+            // and restored at the end of each branch.
+            St::If((c, csp), th, el) => {
+                let c = self.statement(sp, |l| l.expr(c, *csp, site))?;
+                self.branches(c, th, el, sp, site)?;
+            }
+            _ => self.leaf(s, sp, site)?,
+        }
+        Ok(())
+    }
+
+    /// A statement without nested statements (a declaration, an
+    /// assignment, an expression or a macro call).
+    fn leaf(&mut self, s: &St, sp: Span, site: Span) -> Result<(), Error> {
         match s {
             St::Decl(name, init) => {
                 let r = self.th.reg(self.names.intern(name));
@@ -708,54 +790,55 @@ impl<'a> ThreadLower<'a> {
             St::Expr(e, esp) => {
                 self.expr(e, *esp, site)?;
             }
-            St::Block(b) => {
-                for (s, ssp) in b {
-                    self.stmt(s, *ssp, site)?;
-                }
-            }
-            // herd's C `if` (`herd/CSem.ml`, `choiceT`): the condition's
-            // reads are ctrl sources of the events of the branches only.
-            // The ctrl prefix (the taint of `self.ctrl`) is saved here
-            // and restored at the end of each branch.
-            St::If((c, csp), th, el) => {
-                let c = self.expr(c, *csp, site)?;
-                let saved = self.temp();
-                let ctrl = Expr::Var(self.ctrl);
-                self.emit(
-                    Command::Assign {
-                        reg: saved,
-                        value: ctrl,
-                    },
-                    sp,
-                );
-                let restore = Command::Assign {
-                    reg: self.ctrl,
-                    value: Expr::Var(saved),
-                };
-                let start = self.cur;
-                let t0 = self.fresh_state();
-                let e0 = self.fresh_state();
-                let nz = Expr::bin(BinOp::Ne, c.clone(), Expr::Const(0));
-                let z = Expr::bin(BinOp::Eq, c, Expr::Const(0));
-                self.emit_to(Command::Assume(nz), sp, t0);
-                self.emit_to(Command::Assume(z), sp, e0);
-                self.cur = t0;
-                for (s, ssp) in th {
-                    self.stmt(s, *ssp, site)?;
-                }
-                let t_end = self.cur;
-                self.cur = e0;
-                for (s, ssp) in el {
-                    self.stmt(s, *ssp, site)?;
-                }
-                let join = self.fresh_state();
-                self.emit_to(restore.clone(), sp, join);
-                self.cur = t_end;
-                self.emit_to(restore, sp, join);
-                self.cur = join;
-                debug_assert!(start != join);
-            }
+            St::Block(_) | St::If(..) => self.stmt(s, sp, site)?,
         }
+        Ok(())
+    }
+
+    /// The branches of an `if` on the condition's value `c`.
+    fn branches(
+        &mut self,
+        c: LExpr,
+        th: &[(St, Span)],
+        el: &[(St, Span)],
+        sp: Span,
+        site: Span,
+    ) -> Result<(), Error> {
+        let saved = self.temp();
+        let ctrl = Expr::Var(self.ctrl);
+        self.emit(
+            Command::Assign {
+                reg: saved,
+                value: ctrl,
+            },
+            sp,
+        );
+        let restore = Command::Assign {
+            reg: self.ctrl,
+            value: Expr::Var(saved),
+        };
+        let start = self.cur;
+        let t0 = self.fresh_state();
+        let e0 = self.fresh_state();
+        let nz = Expr::bin(BinOp::Ne, c.clone(), Expr::Const(0));
+        let z = Expr::bin(BinOp::Eq, c, Expr::Const(0));
+        self.emit_to(Command::Assume(nz), sp, t0);
+        self.emit_to(Command::Assume(z), sp, e0);
+        self.cur = t0;
+        for (s, ssp) in th {
+            self.stmt(s, *ssp, site)?;
+        }
+        let t_end = self.cur;
+        self.cur = e0;
+        for (s, ssp) in el {
+            self.stmt(s, *ssp, site)?;
+        }
+        let join = self.fresh_state();
+        self.emit_to(restore.clone(), sp, join);
+        self.cur = t_end;
+        self.emit_to(restore, sp, join);
+        self.cur = join;
+        debug_assert!(start != join);
         Ok(())
     }
 
@@ -1051,8 +1134,10 @@ impl<'a> ThreadLower<'a> {
         let guard = Command::Guard(Expr::bin(otherwise, Expr::Var(r), than));
         let fail = Command::Atomic(vec![load, guard]);
         let to = self.fresh_state();
-        self.emit_to(ok, site, to);
-        self.emit_to(fail, site, to);
+        self.one_event(|l| {
+            l.emit_to(ok, site, to);
+            l.emit_to(fail, site, to);
+        });
         self.cur = to;
         Ok(result)
     }
@@ -1211,17 +1296,19 @@ impl<'a> ThreadLower<'a> {
                 };
                 let join = self.fresh_state();
                 let start = self.cur;
-                for alt in alts {
-                    self.cur = start;
-                    let n = alt.len();
-                    for (k, c) in alt.into_iter().enumerate() {
-                        if k + 1 == n {
-                            self.emit_to(c, site, join);
-                        } else {
-                            self.emit(c, site);
+                self.one_event(|l| {
+                    for alt in alts {
+                        l.cur = start;
+                        let n = alt.len();
+                        for (k, c) in alt.into_iter().enumerate() {
+                            if k + 1 == n {
+                                l.emit_to(c, site, join);
+                            } else {
+                                l.emit(c, site);
+                            }
                         }
                     }
-                }
+                });
                 self.cur = join;
                 Ok(Expr::Var(v))
             }
@@ -1246,6 +1333,16 @@ thread_local! {
     static EXPANDING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The macros being expanded, outermost first (for messages).
     static CALLER: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// True for a command that is an event of herd's in `po`: an access or
+/// a fence (tagged or not).
+fn is_event(c: &Command) -> bool {
+    match c {
+        Command::Tagged(_, c) | Command::Ann(_, c) => is_event(c),
+        Command::Fence(_) => true,
+        c => c.accesses_memory(),
+    }
 }
 
 /// How a message names primitive `name`: with the macro the test called

@@ -225,7 +225,10 @@ impl ThreadLower<'_> {
             reg: ve,
             addr: exp.clone(),
         };
-        self.emit(load_exp, site);
+        // The compare-exchange is one event of its statement (herd's
+        // operation; `*exp` is the thread's own, `check_expected`), its
+        // desired value's accesses others.
+        self.one_event(|l| l.emit(load_exp, site));
         let (start, join, res) = (self.cur, self.fresh_state(), self.temp());
         // Failure: the read tagged `fail`, the value read written to `*exp`.
         let ro = self.temp();
@@ -233,6 +236,7 @@ impl ThreadLower<'_> {
             let addr = obj.clone();
             tagged(tag, Command::Load { reg, addr })
         };
+        self.quiet += 1;
         self.emit(load(ro, fail), site);
         if strong {
             self.emit(
@@ -245,6 +249,7 @@ impl ThreadLower<'_> {
             value: Expr::Var(ro),
         };
         self.emit(store_exp, site);
+        self.quiet -= 1;
         let assign = |value| Command::Assign {
             reg: res,
             value: Expr::Const(value),
@@ -265,7 +270,9 @@ impl ThreadLower<'_> {
                 },
             ),
         ]);
+        self.quiet += 1;
         self.emit(step, site);
+        self.quiet -= 1;
         self.emit_to(assign(1), site, join);
         self.cur = join;
         self.rmws.push(RmwSite {
