@@ -36,6 +36,18 @@ fn refused(text: &str) -> (String, String) {
     }
 }
 
+/// The code rows of a two-thread litmus test: thread 0's instructions
+/// `p0` beside thread 1's `p1`, the shorter padded with empty cells.
+fn two_columns(p0: &[&str], p1: &[&str]) -> String {
+    let mut rows = String::new();
+    for i in 0..p0.len().max(p1.len()) {
+        let a = p0.get(i).copied().unwrap_or("");
+        let b = p1.get(i).copied().unwrap_or("");
+        rows += &format!(" {a:<16} | {b:<16} ;\n");
+    }
+    rows
+}
+
 /// An MP or LB test whose thread 1 reads y, has `dep_in` into an AMO on z
 /// and `dep_out` from its result to an access of x (bench/gen_riscv_amo.py
 /// writes the whole family).
@@ -56,13 +68,7 @@ fn riscv_amo(shape: &str, dep_in: &str, amo: &str, dep_out: &str) -> String {
     p1.extend(dep_in.split(';').map(str::to_string));
     p1.push(format!("{amo} x2,x1,(x3)"));
     p1.extend(dep_out.split(';').map(str::to_string));
-    let n = p0.len().max(p1.len());
-    let mut rows = String::new();
-    for i in 0..n {
-        let a = p0.get(i).copied().unwrap_or("");
-        let b = p1.get(i).map(String::as_str).unwrap_or("");
-        rows += &format!(" {a:<14} | {b:<14} ;\n");
-    }
+    let rows = two_columns(p0, &p1.iter().map(String::as_str).collect::<Vec<_>>());
     let cond = if shape == "MP" {
         "exists (1:x5=1 /\\ 1:x10=0)"
     } else {
@@ -156,12 +162,7 @@ fn lb_stxr_then(tail: &str) -> String {
     let mut p0 = vec!["LDR W0,[X1]", "LDXR W4,[X3]", "STXR W5,W0,[X3]"];
     p0.extend(tail.split(';'));
     let p1 = ["LDR W0,[X1]", "DMB SY", "MOV W2,#1", "STR W2,[X3]"];
-    let mut rows = String::new();
-    for i in 0..p0.len().max(p1.len()) {
-        let a = p0.get(i).copied().unwrap_or("");
-        let b = p1.get(i).copied().unwrap_or("");
-        rows += &format!(" {a:<16} | {b:<12} ;\n");
-    }
+    let rows = two_columns(&p0, &p1);
     format!(
         "AArch64 LB+stxr\n{{ 0:X1=z; 0:X3=x; 0:X7=y; 1:X1=y; 1:X3=z; }}\n P0 | P1 ;\n{rows}\
          exists (0:X0=1 /\\ 1:X0=1 /\\ 0:X5=0)\n"
@@ -241,12 +242,7 @@ fn ppc_stwcx_branch(shape: &str, mid: &str, isync: bool) -> String {
     p1.extend(mid.split(';'));
     p1.extend(["bne L0", "L0:"]);
     p1.extend(tail);
-    let mut rows = String::new();
-    for i in 0..p0.len().max(p1.len()) {
-        let a = p0.get(i).copied().unwrap_or("");
-        let b = p1.get(i).copied().unwrap_or("");
-        rows += &format!(" {a:<14} | {b:<16} ;\n");
-    }
+    let rows = two_columns(p0, &p1);
     format!(
         "PPC {shape}+stwcx\n{{ 0:r1=y; 0:r3=x; 1:r1=x; 1:r3=y; 1:r8=z; }}\n P0 | P1 ;\n{rows}{cond}\n"
     )
