@@ -9,14 +9,23 @@ source and a target direction (R or W):
                        target is on the next thread) or internal (`i`);
   program-order edges  Po[sd]XY (s: same location, d: a different one),
                        fences between them (AArch64 DMB.SY/LD/ST, DMB.ISH*,
-                       ISB; RISC-V fence r,r ... fence rw,rw, fence.tso),
-                       dependencies DpAddr[sd]X, DpData[sd]W, DpCtrl[sd]X and
-                       (AArch64) DpCtrlIsb[sd]X from a read.
+                       ISB; RISC-V fence r,r ... fence rw,rw, fence.tso;
+                       PPC sync, lwsync, eieio, isync; X86 MFENCE),
+                       dependencies DpAddr[sd]X, DpData[sd]W, DpCtrl[sd]X,
+                       (AArch64) DpCtrlIsb[sd]X and (PPC) DpCtrlIsync[sd]X
+                       from a read (none on X86).
 Each event gets an access kind: AArch64 LDR, LDAR, LDAPR, LDXR, LDAXR for a
 read; STR, STLR, LDXR/STXR and LDAXR/STLXR pairs, SWP, CAS, LDADD (plain,
 A, L, AL) and STADD for a write (the read part of an atomic is observed);
 RISC-V lw, lr.w(.aq/.aqrl) for a read; sw, lr.w/sc.w pairs, amoswap.w and
-amoadd.w (plain, .aq, .rl, .aqrl) for a write. The cycle has 2 to 4
+amoadd.w (plain, .aq, .rl, .aqrl) for a write; PPC lwz, lwarx for a
+read, stw and lwarx/stwcx. pairs for a write (the pair branches over
+`li rF,1` when the stwcx. fails, and the condition asks rF=1); X86 MOV
+for a read, MOV of an immediate or a register, XCHG with memory (both
+operand orders, with and without LOCK), LOCK ADD, LOCK INC and LOCK XOR
+for a write (herd7's X86 has no XADD or CMPXCHG and refuses LOCK OR;
+--x86-unlocked also draws ADD and INC to memory without LOCK, whose read
+and write herd relates by no po). The cycle has 2 to 4
 external edges (threads) and at least one edge to a different location;
 at least two edges to a different location (one would
 return to the location it leaves); each maximal same-location stretch of the cycle gets a fresh location.
@@ -35,15 +44,15 @@ does when the path contains `mixed`).
 Deterministic: the same arguments write the same files.
 
 Dependencies set a register to 0 from the value read in one of several
-ways (EOR/xor or SUB/sub of the register with itself, or AND/andi with
+ways (EOR/xor or SUB/sub/subf of the register with itself, or AND/andi(.) with
 #128, a bit no value of the test has: the address is then not known
 statically, only from the values the test's loads can read); with
 --mixed a quarter of the address dependencies into a plain access also
 add an offset that depends on the value read (0 or the access' size,
 AND #1 then LSL), which herd evaluates per execution.
 
-Usage: bench/gen_litmus.py --arch aarch64|riscv [--mixed] --count N
-       [--seed S] [--max-edges E] OUTDIR
+Usage: bench/gen_litmus.py --arch aarch64|riscv|ppc|x86 [--mixed]
+       [--x86-unlocked] --count N [--seed S] [--max-edges E] OUTDIR
   --max-edges E  cycles of at most E edges (default 7; herd7's time grows
                  fast with the events, 5 keeps most tests under a second)
 """
