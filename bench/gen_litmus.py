@@ -9,14 +9,23 @@ source and a target direction (R or W):
                        target is on the next thread) or internal (`i`);
   program-order edges  Po[sd]XY (s: same location, d: a different one),
                        fences between them (AArch64 DMB.SY/LD/ST, DMB.ISH*,
-                       ISB; RISC-V fence r,r ... fence rw,rw, fence.tso),
-                       dependencies DpAddr[sd]X, DpData[sd]W, DpCtrl[sd]X and
-                       (AArch64) DpCtrlIsb[sd]X from a read.
+                       ISB; RISC-V fence r,r ... fence rw,rw, fence.tso;
+                       PPC sync, lwsync, eieio, isync; X86 MFENCE),
+                       dependencies DpAddr[sd]X, DpData[sd]W, DpCtrl[sd]X,
+                       (AArch64) DpCtrlIsb[sd]X and (PPC) DpCtrlIsync[sd]X
+                       from a read (none on X86).
 Each event gets an access kind: AArch64 LDR, LDAR, LDAPR, LDXR, LDAXR for a
 read; STR, STLR, LDXR/STXR and LDAXR/STLXR pairs, SWP, CAS, LDADD (plain,
 A, L, AL) and STADD for a write (the read part of an atomic is observed);
 RISC-V lw, lr.w(.aq/.aqrl) for a read; sw, lr.w/sc.w pairs, amoswap.w and
-amoadd.w (plain, .aq, .rl, .aqrl) for a write. The cycle has 2 to 4
+amoadd.w (plain, .aq, .rl, .aqrl) for a write; PPC lwz, lwarx for a
+read, stw and lwarx/stwcx. pairs for a write (the pair branches over
+`li rF,1` when the stwcx. fails, and the condition asks rF=1); X86 MOV
+for a read, MOV of an immediate or a register, XCHG with memory (both
+operand orders, with and without LOCK), LOCK ADD, LOCK INC and LOCK XOR
+for a write (herd7's X86 has no XADD or CMPXCHG and refuses LOCK OR;
+--x86-unlocked also draws ADD and INC to memory without LOCK, whose read
+and write herd relates by no po). The cycle has 2 to 4
 external edges (threads) and at least one edge to a different location;
 at least two edges to a different location (one would
 return to the location it leaves); each maximal same-location stretch of the cycle gets a fresh location.
@@ -35,15 +44,15 @@ does when the path contains `mixed`).
 Deterministic: the same arguments write the same files.
 
 Dependencies set a register to 0 from the value read in one of several
-ways (EOR/xor or SUB/sub of the register with itself, or AND/andi with
+ways (EOR/xor or SUB/sub/subf of the register with itself, or AND/andi(.) with
 #128, a bit no value of the test has: the address is then not known
 statically, only from the values the test's loads can read); with
 --mixed a quarter of the address dependencies into a plain access also
 add an offset that depends on the value read (0 or the access' size,
 AND #1 then LSL), which herd evaluates per execution.
 
-Usage: bench/gen_litmus.py --arch aarch64|riscv [--mixed] --count N
-       [--seed S] [--max-edges E] OUTDIR
+Usage: bench/gen_litmus.py --arch aarch64|riscv|ppc|x86 [--mixed]
+       [--x86-unlocked] --count N [--seed S] [--max-edges E] OUTDIR
   --max-edges E  cycles of at most E edges (default 7; herd7's time grows
                  fast with the events, 5 keeps most tests under a second)
 """
@@ -64,6 +73,22 @@ class Edge:
 AARCH64_FENCES = ["DMB SY", "DMB LD", "DMB ST", "DMB ISH", "DMB ISHLD", "DMB ISHST", "ISB"]
 RISCV_FENCES = ["fence rw,rw", "fence r,r", "fence w,w", "fence r,w", "fence w,r", "fence r,rw",
                 "fence rw,r", "fence w,rw", "fence rw,w", "fence.tso"]
+# PPC and X86 fences with diy7's edge names (`diyone7 -arch PPC -show fences`).
+PPC_FENCES = {"sync": "Sync", "lwsync": "LwSync", "eieio": "Eieio", "isync": "ISync"}
+X86_FENCES = {"MFENCE": "MFence"}
+DEPS = {"aarch64": ["addr", "data", "ctrl", "ctrlisb"], "riscv": ["addr", "data", "ctrl"],
+        "ppc": ["addr", "data", "ctrl", "ctrlisync"], "x86": []}
+DEP_NAMES = {"addr": "DpAddr", "data": "DpData", "ctrl": "DpCtrl", "ctrlisb": "DpCtrlIsb",
+             "ctrlisync": "DpCtrlIsync"}
+
+
+def fence_name(arch, f):
+    """diy7's name of fence f of arch (DMB.SY, Fence.rw.rw, LwSync, MFence)."""
+    if arch == "aarch64":
+        return f.replace(" ", ".").replace(",", ".").upper()
+    if arch == "riscv":
+        return "Fence." + f.split()[-1].replace(",", ".") if " " in f else "Fence.tso"
+    return (PPC_FENCES if arch == "ppc" else X86_FENCES)[f]
 
 
 def edges(arch):
@@ -73,22 +98,21 @@ def edges(arch):
            Edge("Coe", "W", "W", True, True, "com")]
     inter = [Edge("Rfi", "W", "R", False, True, "com"), Edge("Fri", "R", "W", False, True, "com"),
              Edge("Coi", "W", "W", False, True, "com")]
-    fences = AARCH64_FENCES if arch == "aarch64" else RISCV_FENCES
+    fences = {"aarch64": AARCH64_FENCES, "riscv": RISCV_FENCES, "ppc": list(PPC_FENCES),
+              "x86": list(X86_FENCES)}[arch]
     for x in "RW":
         for y in "RW":
             inter.append(Edge(f"Pod{x}{y}", x, y, False, False, "po"))
             inter.append(Edge(f"Pos{x}{y}", x, y, False, True, "po"))
             for f in fences:
-                n = f.replace(" ", ".").replace(",", ".").upper() if arch == "aarch64" else \
-                    "Fence." + f.split()[-1].replace(",", ".") if " " in f else "Fence.tso"
+                n = fence_name(arch, f)
                 inter.append(Edge(f"{n}d{x}{y}", x, y, False, False, "fence", f))
                 inter.append(Edge(f"{n}s{x}{y}", x, y, False, True, "fence", f))
-    deps = ["addr", "data", "ctrl"] + (["ctrlisb"] if arch == "aarch64" else [])
-    for d in deps:
+    for d in DEPS[arch]:
         for y in "RW":
             if d == "data" and y == "R":
                 continue
-            name = {"addr": "DpAddr", "data": "DpData", "ctrl": "DpCtrl", "ctrlisb": "DpCtrlIsb"}[d]
+            name = DEP_NAMES[d]
             # Dependencies appear three times: they are the edges of interest.
             for _ in range(3):
                 inter.append(Edge(f"{name}d{y}", "R", y, False, False, d))
@@ -151,6 +175,18 @@ RISCV_R = ["P"] * 6 + ["X", "X.aq", "X.aqrl"]
 RISCV_W = ["P"] * 10 + ["X", "X.rl", "X.aqrl", "SWP", "SWP.aq", "SWP.rl", "SWP.aqrl", "ADD",
            "ADD.aq", "ADD.rl", "ADD.aqrl"]
 ATOMIC_W = ("SWP", "CAS", "LDADD", "STADD", "ADD", "X")
+# PPC: lwz/stw, lwarx alone (a read), lwarx/stwcx. pairs (a write).
+PPC_R = ["P"] * 6 + ["X"]
+PPC_W = ["P"] * 3 + ["X"]
+# X86: MOV of an immediate or of a register; XCHG with memory (either
+# operand order, with and without LOCK); LOCK ADD/INC/XOR. The forms
+# herd7's X86 parser and semantics take: no XADD, CMPXCHG or LOCK OR
+# there. With --x86-unlocked also ADD/INC to memory without LOCK (a read
+# and a write of one instruction, which herd relates by no po).
+X86_R = ["P"]
+X86_W = ["P"] * 6 + ["PR"] * 2 + ["XCHG", "XCHGR", "LXCHG", "LADD", "LINC", "LXOR"]
+X86_UNLOCKED = ["UADD", "UINC"]
+X86_REGS = ["EAX", "EBX", "ECX", "EDX", "ESI", "EDI"]
 
 
 def has_read_part(kind):
@@ -158,7 +194,7 @@ def has_read_part(kind):
     return kind.startswith(("SWP", "CAS", "LDADD", "ADD"))
 
 
-def build(rng, arch, mixed, cyc):
+def build(rng, arch, mixed, cyc, unlocked=False):
     """Events with threads, locations, access kinds and values."""
     n = len(cyc)
     evs = [Event(i, cyc[i].src) for i in range(n)]
@@ -180,8 +216,10 @@ def build(rng, arch, mixed, cyc):
             locs.append([])
         evs[i].loc = loc
         locs[loc].append(i)
-    kinds_r = (AARCH64_MIXED_R if mixed else AARCH64_R) if arch == "aarch64" else RISCV_R
-    kinds_w = (AARCH64_MIXED_W if mixed else AARCH64_W) if arch == "aarch64" else RISCV_W
+    kinds_r = {"aarch64": AARCH64_MIXED_R if mixed else AARCH64_R, "riscv": RISCV_R,
+               "ppc": PPC_R, "x86": X86_R}[arch]
+    kinds_w = {"aarch64": AARCH64_MIXED_W if mixed else AARCH64_W, "riscv": RISCV_W,
+               "ppc": PPC_W, "x86": X86_W + (X86_UNLOCKED if unlocked else [])}[arch]
     for ev in evs:
         ev.kind = rng.choice(kinds_r if ev.dir == "R" else kinds_w)
     if mixed:
@@ -208,8 +246,8 @@ def build(rng, arch, mixed, cyc):
                 continue
             k += 1
             writes += 1
-            if has_read_part(ev.kind) or ev.kind.startswith("X") or ev.kind.startswith("STADD"):
-                ev.read = read_bytes(mem, ev) if mixed else mem.get(0, 0)
+            # The value before the write (read by an atomic's read part).
+            ev.read = read_bytes(mem, ev) if mixed else mem.get(0, 0)
             if mixed:
                 ev.value = pattern(k, ev.size)
                 for b in range(SIZES[ev.size]):
@@ -225,20 +263,24 @@ def build(rng, arch, mixed, cyc):
 LOCNAMES = "xyzabcdefghijk"
 
 
+# Per arch: the first register the generator uses, the end of the range,
+# and a register's name (PPC skips r0, which reads as 0 in an address).
+REGS = {"aarch64": (0, 29, lambda r: f"X{r}"), "riscv": (5, 32, lambda r: f"x{r}"),
+        "ppc": (1, 32, lambda r: f"r{r}"), "x86": (0, len(X86_REGS), lambda r: X86_REGS[r])}
+
+
 class Thread:
     """Code of one thread: registers, instructions, init items."""
 
     def __init__(self, tid, arch):
         self.tid, self.arch = tid, arch
-        self.next = 0 if arch == "aarch64" else 5
+        self.next = REGS[arch][0]
         self.code, self.init, self.addr, self.cond, self.types = [], [], {}, [], []
 
     def reg(self):
         r = self.next
         self.next += 1
-        if self.arch == "riscv" and r >= 32:
-            raise OverflowError("out of registers")
-        if self.arch == "aarch64" and r >= 29:
+        if r >= REGS[self.arch][1]:
             raise OverflowError("out of registers")
         return r
 
@@ -246,8 +288,7 @@ class Thread:
         if loc not in self.addr:
             r = self.reg()
             self.addr[loc] = r
-            name = f"X{r}" if self.arch == "aarch64" else f"x{r}"
-            self.init.append(f"{self.tid}:{name}={LOCNAMES[loc]}")
+            self.init.append(f"{self.tid}:{REGS[self.arch][2](r)}={LOCNAMES[loc]}")
         return self.addr[loc]
 
 
@@ -409,9 +450,110 @@ def riscv_thread(th, items, labels):
             ev.reg = r
 
 
-def render(rng, arch, mixed, idx, seed, max_edges=7):
+def ppc_zero(rng, t, src):
+    """A PPC instruction that sets register t to 0 from register src (a
+    dependency): xor or subf of the register with itself, or andi. with a
+    bit no value of the test has."""
+    kind = rng.choice(["xor", "xor", "subf", "andi."])
+    if kind == "andi.":
+        return f"andi. r{t},r{src},128"
+    return f"{kind} r{t},r{src},r{src}"
+
+
+def ppc_thread(th, items, labels):
+    """As aarch64_thread, for PPC: an address dependency is an index
+    register set to 0 from the value read (lwzx, stwx, or the index of a
+    lwarx/stwcx. pair), a data dependency sets the stored register to 0
+    from it and adds the value, a control dependency compares the value
+    read with itself and branches (beq or bne) to the next instruction,
+    isync after it for DpCtrlIsync. A lwarx/stwcx. pair branches over
+    `li rF,1` when the stwcx. fails; the condition asks rF=1."""
+    for edge, ev, dep_src in items:
+        a = th.address(ev.loc)
+        off = None  # index register of an address dependency
+        if edge is not None and edge.kind == "fence":
+            th.code.append(edge.fence)
+        if edge is not None and edge.kind in ("ctrl", "ctrlisync"):
+            lab = f"LC{labels[0]:02d}"
+            labels[0] += 1
+            br = th.rng.choice(["beq", "bne"])
+            th.code += [f"cmpw r{dep_src},r{dep_src}", f"{br} {lab}", f"{lab}:"]
+            if edge.kind == "ctrlisync":
+                th.code.append("isync")
+        if edge is not None and edge.kind == "addr":
+            off = th.reg()
+            th.code.append(ppc_zero(th.rng, off, dep_src))
+        idx = f"r{off}" if off is not None else "r0"
+        if ev.dir == "R":
+            r = th.reg()
+            ev.reg = r
+            if ev.kind == "X":
+                th.code.append(f"lwarx r{r},{idx},r{a}")
+            elif off is not None:
+                th.code.append(f"lwzx r{r},{idx},r{a}")
+            else:
+                th.code.append(f"lwz r{r},0(r{a})")
+            th.cond.append((f"{th.tid}:r{r}", ev.read))
+            continue
+        v = th.reg()
+        if edge is not None and edge.kind == "data":
+            th.code += [ppc_zero(th.rng, v, dep_src), f"addi r{v},r{v},{ev.value}"]
+        else:
+            th.code.append(f"li r{v},{ev.value}")
+        if ev.kind == "P":
+            th.code.append(f"stwx r{v},{idx},r{a}" if off is not None else f"stw r{v},0(r{a})")
+            continue
+        r, f = th.reg(), th.reg()
+        lab = f"LS{labels[0]:02d}"
+        labels[0] += 1
+        th.code += [f"lwarx r{r},{idx},r{a}", f"stwcx. r{v},{idx},r{a}", f"bne {lab}",
+                    f"li r{f},1", f"{lab}:"]
+        th.cond += [(f"{th.tid}:r{r}", ev.read), (f"{th.tid}:r{f}", 1)]
+        ev.reg = r
+
+
+def x86_thread(th, items):
+    """As aarch64_thread, for X86 (no dependencies: the edges have none):
+    absolute addresses [x], immediates $k; an atomic's read part is
+    observed when it lands in a register (XCHG)."""
+    for edge, ev, _ in items:
+        m = f"[{LOCNAMES[ev.loc]}]"
+        if edge is not None and edge.kind == "fence":
+            th.code.append(edge.fence)
+        k = ev.kind
+        if ev.dir == "R":
+            r = X86_REGS[th.reg()]
+            th.code.append(f"MOV {r},{m}")
+            th.cond.append((f"{th.tid}:{r}", ev.read))
+            continue
+        if k == "P":
+            th.code.append(f"MOV {m},${ev.value}")
+        elif k == "PR":
+            r = X86_REGS[th.reg()]
+            th.code += [f"MOV {r},${ev.value}", f"MOV {m},{r}"]
+        elif k in ("XCHG", "XCHGR", "LXCHG"):
+            r = X86_REGS[th.reg()]
+            op = {"XCHG": f"XCHG {m},{r}", "XCHGR": f"XCHG {r},{m}", "LXCHG": f"LOCK XCHG {m},{r}"}
+            th.code += [f"MOV {r},${ev.value}", op[k]]
+            th.cond.append((f"{th.tid}:{r}", ev.read))
+        elif k in ("LADD", "UADD"):
+            lock = "LOCK " if k == "LADD" else ""
+            th.code.append(f"{lock}ADD {m},${ev.value - ev.read}")
+        elif k in ("LINC", "UINC"):
+            # The k-th write of a location reads k-1: INC writes k.
+            assert ev.value == ev.read + 1
+            th.code.append(f"{'LOCK ' if k == 'LINC' else ''}INC {m}")
+        else:  # LXOR
+            th.code.append(f"LOCK XOR {m},${ev.value ^ ev.read}")
+
+
+HEADS = {"aarch64": ("AArch64", "A"), "riscv": ("RISCV", "R"), "ppc": ("PPC", "P"),
+         "x86": ("X86", "X")}
+
+
+def render(rng, arch, mixed, idx, seed, max_edges=7, unlocked=False):
     cyc = gen_cycle(rng, arch, max_edges)
-    evs, nthreads, nlocs, finals = build(rng, arch, mixed, cyc)
+    evs, nthreads, nlocs, finals = build(rng, arch, mixed, cyc, unlocked)
     # Dependencies start at reads (edges()), whose register holds the value.
     threads = [Thread(t, arch) for t in range(nthreads)]
     for th in threads:
@@ -434,11 +576,15 @@ def render(rng, arch, mixed, idx, seed, max_edges=7):
             dep = getattr(src, "reg", None) if incoming is not None else None
             if arch == "aarch64":
                 aarch64_thread(th, [(incoming, ev, dep)], mixed, labels)
-            else:
+            elif arch == "riscv":
                 riscv_thread(th, [(incoming, ev, dep)], labels)
+            elif arch == "ppc":
+                ppc_thread(th, [(incoming, ev, dep)], labels)
+            else:
+                x86_thread(th, [(incoming, ev, dep)])
     cycle = " ".join(e.name for e in cyc)
-    name = f"{'A' if arch == 'aarch64' else 'R'}{'M' if mixed else ''}{seed}-{idx:05d}"
-    head = "AArch64" if arch == "aarch64" else "RISCV"
+    head, letter = HEADS[arch]
+    name = f"{letter}{'M' if mixed else ''}{seed}-{idx:05d}"
     out = [f"{head} {name}", f'"{cycle}"', f"Cycle={cycle}", "{"]
     if mixed:
         out.append(" ".join(f"uint64_t {LOCNAMES[l]};" for l in range(nlocs)) + " " +
@@ -459,22 +605,26 @@ def render(rng, arch, mixed, idx, seed, max_edges=7):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--arch", choices=["aarch64", "riscv"], required=True)
+    ap.add_argument("--arch", choices=list(HEADS), required=True)
     ap.add_argument("--mixed", action="store_true")
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-edges", type=int, default=7)
+    ap.add_argument("--x86-unlocked", action="store_true")
     ap.add_argument("outdir")
     a = ap.parse_args()
     if a.mixed and a.arch != "aarch64":
         sys.exit("--mixed is for --arch aarch64")
+    if a.x86_unlocked and a.arch != "x86":
+        sys.exit("--x86-unlocked is for --arch x86")
     os.makedirs(a.outdir, exist_ok=True)
     made = 0
     for idx in range(a.count):
         rng = random.Random(f"{a.arch}-{a.mixed}-{a.seed}-{idx}")
         while True:
             try:
-                name, text = render(rng, a.arch, a.mixed, idx, a.seed, a.max_edges)
+                name, text = render(rng, a.arch, a.mixed, idx, a.seed, a.max_edges,
+                                    a.x86_unlocked)
                 break
             except OverflowError:
                 continue

@@ -15,8 +15,10 @@
 //! value), refused with a located error where not (such an offset that
 //! may be misaligned, a misaligned access, a shared byte-addressed
 //! location under a model without `si`).
+//! A PPC branch on a stwcx.'s cr0 depends on the stwcx.'s operands
+//! (herd's CR0 is written after its register reads).
 //! The expected states are herd7 7.58's (`riscv.cat`; `aarch64.cat
-//! -variant mixed`), run on these texts.
+//! -variant mixed`; `ppc.cat`), run on these texts.
 
 use crate::common::litmus_states as states;
 use bmc_rmm::cat;
@@ -32,6 +34,18 @@ fn refused(text: &str) -> (String, String) {
         Err(Error::Input(e)) => (e.location(), e.message.clone()),
         Err(e) => panic!("not a located error: {e}"),
     }
+}
+
+/// The code rows of a two-thread litmus test: thread 0's instructions
+/// `p0` beside thread 1's `p1`, the shorter padded with empty cells.
+fn two_columns(p0: &[&str], p1: &[&str]) -> String {
+    let mut rows = String::new();
+    for i in 0..p0.len().max(p1.len()) {
+        let a = p0.get(i).copied().unwrap_or("");
+        let b = p1.get(i).copied().unwrap_or("");
+        rows += &format!(" {a:<16} | {b:<16} ;\n");
+    }
+    rows
 }
 
 /// An MP or LB test whose thread 1 reads y, has `dep_in` into an AMO on z
@@ -54,13 +68,7 @@ fn riscv_amo(shape: &str, dep_in: &str, amo: &str, dep_out: &str) -> String {
     p1.extend(dep_in.split(';').map(str::to_string));
     p1.push(format!("{amo} x2,x1,(x3)"));
     p1.extend(dep_out.split(';').map(str::to_string));
-    let n = p0.len().max(p1.len());
-    let mut rows = String::new();
-    for i in 0..n {
-        let a = p0.get(i).copied().unwrap_or("");
-        let b = p1.get(i).map(String::as_str).unwrap_or("");
-        rows += &format!(" {a:<14} | {b:<14} ;\n");
-    }
+    let rows = two_columns(p0, &p1.iter().map(String::as_str).collect::<Vec<_>>());
     let cond = if shape == "MP" {
         "exists (1:x5=1 /\\ 1:x10=0)"
     } else {
@@ -154,12 +162,7 @@ fn lb_stxr_then(tail: &str) -> String {
     let mut p0 = vec!["LDR W0,[X1]", "LDXR W4,[X3]", "STXR W5,W0,[X3]"];
     p0.extend(tail.split(';'));
     let p1 = ["LDR W0,[X1]", "DMB SY", "MOV W2,#1", "STR W2,[X3]"];
-    let mut rows = String::new();
-    for i in 0..p0.len().max(p1.len()) {
-        let a = p0.get(i).copied().unwrap_or("");
-        let b = p1.get(i).copied().unwrap_or("");
-        rows += &format!(" {a:<16} | {b:<12} ;\n");
-    }
+    let rows = two_columns(&p0, &p1);
     format!(
         "AArch64 LB+stxr\n{{ 0:X1=z; 0:X3=x; 0:X7=y; 1:X1=y; 1:X3=z; }}\n P0 | P1 ;\n{rows}\
          exists (0:X0=1 /\\ 1:X0=1 /\\ 0:X5=0)\n"
@@ -204,6 +207,95 @@ fn a_dependency_into_a_store_exclusive_orders_the_writes_locally_after_it() {
             "0:X0=1; 0:X5=0; 1:X0=0;",
             "0:X0=1; 0:X5=1; 1:X0=0;",
         ]
+    );
+}
+
+/// A PPC LB or MP test whose thread 1 reads x, runs `mid` (`;`-separated:
+/// a stwcx., with or without a lwarx before it), branches on the stwcx.'s
+/// cr0 to the next instruction, then (LB) writes y or (MP) reads y after
+/// an `isync` when `isync`. Thread 0 is the other side of LB/MP with
+/// `lwsync`. The shape of the generated test P31-00217
+/// (`bench/gen_litmus.py --arch ppc`).
+fn ppc_stwcx_branch(shape: &str, mid: &str, isync: bool) -> String {
+    let (p0, tail, cond): (&[&str], Vec<&str>, &str) = if shape == "LB" {
+        (
+            &["lwz r2,0(r1)", "lwsync", "li r4,1", "stw r4,0(r3)"],
+            vec!["li r7,1", "stw r7,0(r3)"],
+            "exists (0:r2=1 /\\ 1:r2=1)",
+        )
+    } else {
+        let mut tail = if isync { vec!["isync"] } else { vec![] };
+        tail.push("lwz r7,0(r3)");
+        (
+            &[
+                "li r4,1",
+                "stw r4,0(r1)",
+                "lwsync",
+                "li r4,1",
+                "stw r4,0(r3)",
+            ],
+            tail,
+            "exists (1:r2=1 /\\ 1:r7=0)",
+        )
+    };
+    let mut p1 = vec!["lwz r2,0(r1)"];
+    p1.extend(mid.split(';'));
+    p1.extend(["bne L0", "L0:"]);
+    p1.extend(tail);
+    let rows = two_columns(p0, &p1);
+    format!(
+        "PPC {shape}+stwcx\n{{ 0:r1=y; 0:r3=x; 1:r1=x; 1:r3=y; 1:r8=z; }}\n P0 | P1 ;\n{rows}{cond}\n"
+    )
+}
+
+#[test]
+fn a_branch_on_a_stwcx_depends_on_its_operands() {
+    // herd's stwcx. writes CR0 after reading its value, address and
+    // reservation-address registers, so a branch on its cr0 is control
+    // dependent on the reads that fed them, whether it succeeds or not.
+    // The states are herd7 7.58's (ppc.cat).
+    let lb_all = [
+        "0:r2=0; 1:r2=0;",
+        "0:r2=0; 1:r2=1;",
+        "0:r2=1; 1:r2=0;",
+        "0:r2=1; 1:r2=1;",
+    ];
+    let lb_never = &lb_all[..3];
+    // No dependency into the stwcx.: the LB cycle is allowed.
+    let none = ppc_stwcx_branch("LB", "li r5,1;lwarx r6,r0,r8;stwcx. r5,r0,r8", false);
+    assert_eq!(states(&none, "power"), lb_all);
+    // A data dependency into the stored value: ctrl to the write of y.
+    let data = "xor r4,r2,r2;addi r5,r4,1;lwarx r6,r0,r8;stwcx. r5,r0,r8";
+    assert_eq!(
+        states(&ppc_stwcx_branch("LB", data, false), "power"),
+        lb_never
+    );
+    // The same without a lwarx (the stwcx. fails): still ordered.
+    let nores = "xor r4,r2,r2;addi r5,r4,1;stwcx. r5,r0,r8";
+    assert_eq!(
+        states(&ppc_stwcx_branch("LB", nores, false), "power"),
+        lb_never
+    );
+    // An address dependency into the stwcx. only.
+    let addr = "xor r4,r2,r2;li r5,1;lwarx r6,r0,r8;stwcx. r5,r4,r8";
+    assert_eq!(
+        states(&ppc_stwcx_branch("LB", addr, false), "power"),
+        lb_never
+    );
+    // An address dependency into the lwarx only reaches cr0 through the
+    // reservation address: with `isync` the later read is ordered
+    // (ctrl-isync), without it not.
+    let res = "xor r4,r2,r2;li r5,1;lwarx r6,r4,r8;stwcx. r5,r0,r8";
+    let mp_all = [
+        "1:r2=0; 1:r7=0;",
+        "1:r2=0; 1:r7=1;",
+        "1:r2=1; 1:r7=0;",
+        "1:r2=1; 1:r7=1;",
+    ];
+    assert_eq!(states(&ppc_stwcx_branch("MP", res, false), "power"), mp_all);
+    assert_eq!(
+        states(&ppc_stwcx_branch("MP", res, true), "power"),
+        ["1:r2=0; 1:r7=0;", "1:r2=0; 1:r7=1;", "1:r2=1; 1:r7=1;"]
     );
 }
 

@@ -252,7 +252,10 @@ fn ppc_lwarx_stwcx_loop() {
     let t = own("PPC-MP+rmw");
     assert!(t.has_loop);
     let th = &t.program.threads[0];
-    assert!(matches!(th.instrs[0].cmd, Command::LoadReserve { .. }));
+    // lwarx: the reservation address (herd's RESADDR, which the stwcx.'s
+    // cr0 depends on), then the load-reserve.
+    assert!(matches!(th.instrs[0].cmd, Command::Assign { .. }));
+    assert!(matches!(th.instrs[1].cmd, Command::LoadReserve { .. }));
     assert!(th
         .instrs
         .iter()

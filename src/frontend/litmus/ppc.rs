@@ -404,7 +404,8 @@ fn lower_disp_access(
 /// Lowers the indexed forms `rX,rA,rB` (address `rA + rB`): the loads
 /// `lwzx`, `lwax`, `ldx`, the stores `stwx`, `stdx`, the load-reserves
 /// `lwarx`, `ldarx` and the store-conditionals `stwcx.`, `stdcx.` (which
-/// set `cr0` to "equal", 0, on success).
+/// set `cr0` to "equal", 0, on success, dependent on the stored value,
+/// the address and the reservation's address, as herd's).
 fn lower_indexed_access(
     cx: &mut Ctx,
     mn0: &str,
@@ -427,11 +428,36 @@ fn lower_indexed_access(
             addr,
             value: var(x),
         }],
-        "lwarx" | "ldarx" => vec![Command::LoadReserve { reg: x, addr }],
+        "lwarx" | "ldarx" => {
+            // herd's lwarx also writes the reservation address (its
+            // register RESADDR), which the stwcx. reads: see below.
+            let res = cx.reg("#resaddr");
+            vec![
+                Command::Assign {
+                    reg: res,
+                    value: addr.clone(),
+                },
+                Command::LoadReserve { reg: x, addr },
+            ]
+        }
         _ => {
-            // stwcx. sets cr0 to "equal" (0) on success.
+            // stwcx. sets cr0 to "equal" (0) on success. herd's stwcx.
+            // writes CR0 after reading rS, rA, rB and the reservation
+            // address RESADDR (PPCSem: the success choice is bound after
+            // those register reads), so a branch on cr0 depends on the
+            // reads that fed them: `r ^ r` terms, 0 in value, carry that
+            // dependency (herd7 7.58, ppc.cat: LB with a data dependency
+            // into a stwcx., a bne on its cr0, then a store, is Never; so
+            // is MP with an address dependency into the lwarx, a bne on
+            // the stwcx.'s cr0, isync, then a load).
             let flag = cx.reg("#stcx");
             let c = cx.reg("cr0");
+            let res = cx.reg("#resaddr");
+            let operands = [x, a, b, res]
+                .map(|r| bin(BinOp::BitXor, var(r), var(r)))
+                .into_iter()
+                .reduce(|p, q| bin(BinOp::BitOr, p, q))
+                .unwrap_or(Expr::Const(0));
             vec![
                 Command::StoreCond {
                     addr,
@@ -440,7 +466,11 @@ fn lower_indexed_access(
                 },
                 Command::Assign {
                     reg: c,
-                    value: bin(BinOp::Eq, var(flag), Expr::Const(0)),
+                    value: bin(
+                        BinOp::BitOr,
+                        bin(BinOp::Eq, var(flag), Expr::Const(0)),
+                        operands,
+                    ),
                 },
             ]
         }
