@@ -1240,3 +1240,46 @@ fn a_w_register_in_the_init_block_is_refused() {
     let cond = "AArch64 W\n{\n0:X6=1; 0:X0=x;\n}\n P0 ;\n STR W6,[X0] ;\nexists (0:W6=1)\n";
     assert_eq!(states(cond, "arm"), ["0:X6=1;"]);
 }
+
+/// `(rA|0)`: in the indexed loads and stores, `lwarx`/`stwcx.`, `addi`
+/// and `addis`, a base register `r0` is the constant 0 (Power ISA Book
+/// I, 1.6.2), as herd7 reads it; the states are herd7 7.58's.
+#[test]
+fn r0_as_a_base_register_is_zero() {
+    let t = "PPC R0\n{ x=5; 0:r2=x; }\n P0 ;\n li r0,8 ;\n lwzx r1,r0,r2 ;\n addi r3,r0,1 ;\n\
+             stwx r3,r0,r2 ;\n addis r6,r0,1 ;\nlocations [0:r3;0:r6;x;]\nexists (0:r1=0)\n";
+    assert_eq!(states(t, "power"), ["0:r1=5; 0:r3=1; 0:r6=65536; [x]=1;"]);
+    let t = "PPC R0c\n{ x=5; 0:r2=x; }\n P0 ;\n li r0,8 ;\n lwarx r1,r0,r2 ;\n li r4,7 ;\n\
+             stwcx. r4,r0,r2 ;\n lwax r5,r0,r2 ;\nlocations [x;0:r5;]\nexists (0:r1=0)\n";
+    assert_eq!(
+        states(t, "power"),
+        ["0:r1=5; 0:r5=5; [x]=5;", "0:r1=5; 0:r5=7; [x]=7;"]
+    );
+}
+
+/// herd relates the read and the write of one X86 instruction by no
+/// `po`, so an unlocked `INC [y]` may read a write co-after its own
+/// (herd7 7.58 answers Sometimes to this test under x86tso.cat and
+/// sc.cat); lowered in sequence the two would be ordered: refused,
+/// located at the instruction. `LOCK INC` and `CMP` on memory stay.
+#[test]
+fn an_unlocked_write_to_memory_by_arithmetic_is_refused() {
+    let t = |p1: &str| {
+        format!(
+            "X86 LB-inc\n{{ }}\n P0          | P1      ;\n MOV EAX,[y] | {p1} ;\n MOV [y],$1  |         ;\nexists (0:EAX=2 /\\ y=1)\n"
+        )
+    };
+    let src = SourceFile::new("inc.litmus", t("INC [y]"));
+    let e = bmc_rmm::frontend::litmus::parse(&src, Width::DEFAULT).expect_err("refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("inc.litmus:4:16: error: unsupported X86 INC to memory without LOCK"),
+        "{msg}"
+    );
+    for ok in ["LOCK INC [y]", "CMP [y],$1"] {
+        let src = SourceFile::new("ok.litmus", t(ok));
+        if let Err(e) = bmc_rmm::frontend::litmus::parse(&src, Width::DEFAULT) {
+            panic!("{ok}: {e}");
+        }
+    }
+}

@@ -45,6 +45,23 @@ fn ppc_reg(cx: &mut Ctx, op: &Op) -> Result<RegId, Error> {
     Ok(cx.reg(&name))
 }
 
+/// The value of a base register operand `rA` of the forms that read
+/// `(rA|0)` (Power ISA Book I, 1.6.2: "if RA = 0 then b ← 0"): the
+/// indexed loads and stores, `lwarx`/`stwcx.`, `addi`, `addis`; `r0`
+/// there is the constant 0, as herd7 reads it (herd7 7.58: `li r0,8;
+/// lwzx r1,r0,r2` loads from `r2`'s address; `addi r3,r0,1` gives 1).
+/// herd reads `r0`'s value in the displacement forms (`lwz r4,0(r0)`).
+/// `None` for `r0`, else the register.
+fn base_reg(cx: &mut Ctx, op: &Op) -> Result<Option<RegId>, Error> {
+    let r = ppc_reg(cx, op)?;
+    Ok((norm_reg(Arch::Ppc, op.text) != norm_reg(Arch::Ppc, "r0")).then_some(r))
+}
+
+/// `(rA|0)` as an expression ([`base_reg`]).
+fn base_val(a: Option<RegId>) -> LExpr {
+    a.map_or(Expr::Const(0), var)
+}
+
 fn ppc_imm(cx: &mut Ctx, op: &Op) -> Result<(i64, LExpr), Error> {
     match parse_int(op.text) {
         Some(v) => Ok((v, cx.int(v, op.span)?)),
@@ -179,6 +196,14 @@ fn lower_imm_arith(cx: &mut Ctx, mn0: &str, mn: &str, ops: &[Op], sp: Span) -> R
     let (v, mut e) = ppc_imm(cx, &ops[2])?;
     if mn == "addis" {
         e = cx.int(v.wrapping_mul(65536), ops[2].span)?;
+    }
+    if matches!(mn, "addi" | "addis") {
+        // `(rA|0) + SIMM`: `addi rD,r0,v` is `li rD,v`.
+        let value = match base_reg(cx, &ops[1])? {
+            Some(a) => bin(BinOp::Add, var(a), e),
+            None => e,
+        };
+        return Ok(assign(d, value));
     }
     let op = match mn {
         "addi" | "addis" => BinOp::Add,
@@ -415,9 +440,9 @@ fn lower_indexed_access(
 ) -> Result<Low, Error> {
     arity(cx, mn0, ops, 3, sp)?;
     let x = ppc_reg(cx, &ops[0])?;
-    let a = ppc_reg(cx, &ops[1])?;
+    let a = base_reg(cx, &ops[1])?;
     let b = ppc_reg(cx, &ops[2])?;
-    let addr = bin(BinOp::Add, var(a), var(b));
+    let addr = bin(BinOp::Add, base_val(a), var(b));
     Ok(Low::Cmds(match mn {
         "lwzx" | "lwax" | "ldx" => {
             let mut cmds = vec![Command::Load { reg: x, addr }];
@@ -453,9 +478,10 @@ fn lower_indexed_access(
             let flag = cx.reg("#stcx");
             let c = cx.reg("cr0");
             let res = cx.reg("#resaddr");
-            let operands = [x, a, b, res]
-                .map(|r| bin(BinOp::BitXor, var(r), var(r)))
+            let operands = [Some(x), a, Some(b), Some(res)]
                 .into_iter()
+                .flatten()
+                .map(|r| bin(BinOp::BitXor, var(r), var(r)))
                 .reduce(|p, q| bin(BinOp::BitOr, p, q))
                 .unwrap_or(Expr::Const(0));
             vec![

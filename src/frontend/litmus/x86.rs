@@ -17,7 +17,9 @@
 //! (herdtools7 documentation, <http://diy.inria.fr/doc/litmus.html>).
 
 use super::ctx::Ctx;
-use super::ops::{arity, bin, compare, is_name, mnemonic, split_ops, unsupported, var, Low, Op};
+use super::ops::{
+    arity, bin, compare, is_name, mnemonic, refuse, split_ops, unsupported, var, Low, Op,
+};
 use super::regs::{x64_reg, X86_REGS};
 use crate::diag::{Error, Span};
 use crate::frontend::litmus::parse_int;
@@ -428,6 +430,19 @@ fn arith_reg(cx: &mut Ctx, i: &Insn, r: RegId, e: LExpr) -> Result<Low, Error> {
 /// `LOCK`ed (`XADD` without `LOCK` is refused).
 fn arith_mem(cx: &mut Ctx, i: &Insn, a: LExpr, op: BinOp, src: LExpr) -> Result<Low, Error> {
     let sp = i.sp;
+    if !i.locked && writes(i.mn) && i.mn != "xadd" {
+        // herd relates the read and the write of one instruction by no
+        // `po`: under every herd model the read may read a write
+        // co-after the instruction's own (herd7 7.58, x86tso.cat and
+        // sc.cat: `MOV EAX,[y]; MOV [y],$1 | INC [y]` reaches `EAX=2 /\
+        // y=1`); lowered in sequence they would be ordered.
+        return Err(refuse(
+            cx,
+            &format!("{} to memory without LOCK", i.mn0),
+            "herd leaves the instruction's read and write unordered in po",
+            sp,
+        ));
+    }
     let t = cx.reg("#tmp");
     let mut body = vec![Command::Load {
         reg: t,
