@@ -715,3 +715,31 @@ fn generator_is_deterministic_and_nesting_sees_deep_inputs() {
         );
     }
 }
+
+/// AFL++ findings on `c_program` (reproducers reduced): a string literal
+/// with a character outside ASCII (the lossy decoding's U+FFFD) printed a
+/// variable whose initial value was not wrapped to the width, so the
+/// printed program re-parsed to another one; a long run of `-` before a
+/// syntax error made the C parser backtrack for minutes (now refused
+/// before parsing, located).
+#[test]
+fn c_program_findings_hold() {
+    let pre = "typedef unsigned long pthread_t;\nint g;\n";
+    check(
+        Target::CProgram,
+        format!("{pre}int main(void) {{ char *s = \"\u{fffd}\u{e9}b\"; g = s[1]; return 0; }}\n")
+            .as_bytes(),
+    );
+    let mut dashes = format!("{pre}int main(void) {{ switch (g) {{ default:");
+    dashes.push_str(&"-".repeat(60));
+    dashes.push('\n');
+    check(Target::CProgram, dashes.as_bytes());
+    let src = bmc_rmm::diag::SourceFile::new("d.i", dashes.clone());
+    let e = bmc_rmm::frontend::parse_program(&src, None, bmc_rmm::program::Width::DEFAULT)
+        .expect_err("refused");
+    assert!(
+        e.to_string()
+            .contains("more than 20 adjacent `+`/`-` characters"),
+        "{e}"
+    );
+}

@@ -379,7 +379,10 @@ impl<'a> Ctx<'a> {
             unique = format!("{name}_{k}");
         }
         let sym = self.prog.names.intern(&unique);
-        let first = init.iter().find(|(o, _)| *o == 0).map_or(0, |x| x.1);
+        let first = init
+            .iter()
+            .find(|(o, _)| *o == 0)
+            .map_or(0, |x| self.width.wrap(x.1));
         self.prog.vars.push(SharedVar {
             name: sym,
             addr,

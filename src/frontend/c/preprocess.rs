@@ -14,6 +14,11 @@ use std::process::{Command, Stdio};
 /// accepted before parsing (the parser recurses on both).
 pub const MAX_NESTING: usize = 256;
 
+/// Longest run of adjacent `+`/`-` characters accepted before parsing:
+/// the C parser backtracks exponentially in it on a syntax error (30 take
+/// half a second, 36 ten seconds); C needs three (`x---y`).
+pub const MAX_SIGNS: usize = 20;
+
 /// The candidates tried in order when no preprocessor is given.
 const CANDIDATES: [(&str, &[&str]); 4] = [
     ("cpp", &[]),
@@ -568,6 +573,9 @@ pub fn thread_keyword(pp: String) -> (String, Vec<usize>) {
 pub fn check_nesting(pp: &str, sources: &Sources) -> Result<(), Error> {
     let mut depth = 0usize;
     let mut run = 0usize;
+    // Adjacent `+`/`-` characters: the C parser's time doubles with each
+    // two of them on a syntax error (its `-`/`--` choices backtrack).
+    let mut signs = 0usize;
     let bytes = pp.as_bytes();
     let mut i = 0;
     let mut line_start = true;
@@ -592,6 +600,7 @@ pub fn check_nesting(pp: &str, sources: &Sources) -> Result<(), Error> {
                     i += 1;
                 }
                 run = 0;
+                signs = 0;
             }
             b'(' | b'[' | b'{' => {
                 depth += 1;
@@ -604,6 +613,17 @@ pub fn check_nesting(pp: &str, sources: &Sources) -> Result<(), Error> {
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             b'-' | b'+' | b'!' | b'~' | b'*' | b'&' => {
+                signs = if matches!(b, b'-' | b'+') {
+                    signs + 1
+                } else {
+                    0
+                };
+                if signs > MAX_SIGNS {
+                    return Err(sources.error(
+                        lang_c::span::Span::span(i, i + 1),
+                        format!("more than {MAX_SIGNS} adjacent `+`/`-` characters"),
+                    ));
+                }
                 run += 1;
                 if run > MAX_NESTING {
                     return Err(sources.error(
@@ -612,8 +632,11 @@ pub fn check_nesting(pp: &str, sources: &Sources) -> Result<(), Error> {
                     ));
                 }
             }
-            b' ' | b'\t' | b'\n' | b'\r' => {}
-            _ => run = 0,
+            b' ' | b'\t' | b'\n' | b'\r' => signs = 0,
+            _ => {
+                run = 0;
+                signs = 0;
+            }
         }
         i += 1;
     }

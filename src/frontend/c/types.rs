@@ -651,8 +651,9 @@ pub fn constant_value(c: &Constant) -> Option<i64> {
     }
 }
 
-/// The characters of a string literal (its adjacent pieces concatenated,
-/// escapes decoded, no terminating 0); `None` for a malformed escape.
+/// The characters of a string literal as bytes (its adjacent pieces
+/// concatenated, escapes decoded, other characters as their UTF-8 bytes,
+/// no terminating 0); `None` for a malformed escape.
 pub fn string_value(pieces: &[String]) -> Option<Vec<i64>> {
     let mut out = Vec::new();
     for p in pieces {
@@ -665,7 +666,10 @@ pub fn string_value(pieces: &[String]) -> Option<Vec<i64>> {
         let mut k = 0;
         while k < cs.len() {
             if cs[k] != '\\' {
-                out.push(cs[k] as i64);
+                // A character is its UTF-8 bytes, as the C compiler
+                // stores a string literal of the source's encoding.
+                let mut buf = [0u8; 4];
+                out.extend(cs[k].encode_utf8(&mut buf).bytes().map(i64::from));
                 k += 1;
                 continue;
             }
