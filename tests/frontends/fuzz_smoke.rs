@@ -742,4 +742,21 @@ fn c_program_findings_hold() {
             .contains("more than 20 adjacent `+`/`-` characters"),
         "{e}"
     );
+    // Objects without cells (their printed program overlapped the next
+    // object) and a definition that changes an object's size.
+    for (decl, want) in [
+        ("int c, a[*];", "object `a` has no cells"),
+        ("int c, a[ ];", "object `a` has no cells"),
+        (
+            "int a; int a[4];",
+            "defined again with a type of another size",
+        ),
+    ] {
+        let text = format!("{pre}{decl}\nint main(void) {{ a[1] = 2; return 0; }}\n");
+        check(Target::CProgram, text.as_bytes());
+        let src = bmc_rmm::diag::SourceFile::new("d.i", text);
+        let e = bmc_rmm::frontend::parse_program(&src, None, bmc_rmm::program::Width::DEFAULT)
+            .expect_err("refused");
+        assert!(e.to_string().contains(want), "{decl}: {e}");
+    }
 }

@@ -333,7 +333,10 @@ impl<'a> Ctx<'a> {
     /// Allocates `size` cells named `name` with initial values `init`
     /// (offset → value, zeros omitted).
     ///
-    /// Errors: the addresses outgrow the width.
+    /// Errors: the object has no cells (an array without a length, such
+    /// as `int a[];` or `int a[*];` outside a parameter list: C gives a
+    /// tentative `int a[];` one element at the end of the file, which is
+    /// not modelled); the addresses outgrow the width.
     pub fn alloc(
         &mut self,
         name: &str,
@@ -341,6 +344,12 @@ impl<'a> Ctx<'a> {
         init: &[(u64, i64)],
         span: lang_c::span::Span,
     ) -> Result<i64, Error> {
+        if size == 0 {
+            return Err(self.err(
+                span,
+                format!("object `{name}` has no cells (an array without a length)"),
+            ));
+        }
         let addr = self.next_addr;
         let end = addr.saturating_add(size as i64);
         if !self.width.fits(end) || end > self.width.max() {
@@ -1023,6 +1032,14 @@ impl<'a> Ctx<'a> {
             self.const_init(&ty, 0, i, &mut init)?;
         }
         let size = self.types.size(&ty);
+        if let Some(g) = self.globals.get(key) {
+            if self.types.size(&g.ty) != size {
+                return Err(self.err(
+                    id.span,
+                    format!("object `{shown}` defined again with a type of another size"),
+                ));
+            }
+        }
         if let Some(g) = self.globals.get_mut(key) {
             // A tentative definition followed by a definition.
             if let Some(cells) = &mut g.thread_local {
