@@ -164,7 +164,8 @@ impl LitmusTest {
 
     /// herd's order on states: lexicographic over the locations; at one
     /// location integers come before addresses, integers by value,
-    /// addresses by variable name.
+    /// addresses by their printed text (herd7 7.58 prints `x+16` before
+    /// `x+4`).
     pub fn compare_states(&self, a: &[i64], b: &[i64]) -> Ordering {
         for (i, loc) in self.observed.iter().enumerate() {
             let (x, y) = (

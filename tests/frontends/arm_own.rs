@@ -1011,4 +1011,16 @@ fn an_address_plus_an_offset_prints_as_herd_prints_it() {
     );
     assert_eq!(s.len(), 1);
     assert!(!s[0].contains('+'), "{s:?}");
+    // States are ordered by the printed address, as herd orders them
+    // (herd7 7.58: `2:X0=0;`, `2:X0=x+16;`, `2:X0=x+4;`).
+    let s = states(
+        "AArch64 ORD
+{ uint64_t x[4]; uint64_t p; 0:X1=x; 0:X3=p; 1:X1=x; 1:X3=p; 2:X3=p; }
+         P0 | P1 | P2 ;
+ ADD X2,X1,#16 | ADD X2,X1,#4 | LDR X0,[X3] ;
+         STR X2,[X3] | STR X2,[X3] | ;
+exists (2:X0=x)
+",
+    );
+    assert_eq!(s, ["2:X0=0;", "2:X0=x+16;", "2:X0=x+4;"]);
 }

@@ -681,10 +681,18 @@ impl<'a> ThreadLower<'a> {
     /// emits (the alternatives of one read-modify-write or lock
     /// primitive: one operation of herd's).
     fn one_event<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let r = self.uncounted(f);
+        self.events += 1;
+        r
+    }
+
+    /// Lowers `f` without counting its events: part of an event counted
+    /// elsewhere (the branches of a compare-exchange, whose event is
+    /// counted once).
+    fn uncounted<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.quiet += 1;
         let r = f(self);
         self.quiet -= 1;
-        self.events += 1;
         r
     }
 

@@ -236,20 +236,18 @@ impl ThreadLower<'_> {
             let addr = obj.clone();
             tagged(tag, Command::Load { reg, addr })
         };
-        self.quiet += 1;
-        self.emit(load(ro, fail), site);
-        if strong {
-            self.emit(
-                Command::Guard(Expr::bin(BinOp::Ne, Expr::Var(ro), Expr::Var(ve))),
-                site,
-            );
-        }
         let store_exp = Command::Store {
             addr: exp.clone(),
             value: Expr::Var(ro),
         };
-        self.emit(store_exp, site);
-        self.quiet -= 1;
+        self.uncounted(|l| {
+            l.emit(load(ro, fail), site);
+            if strong {
+                let differs = Expr::bin(BinOp::Ne, Expr::Var(ro), Expr::Var(ve));
+                l.emit(Command::Guard(differs), site);
+            }
+            l.emit(store_exp, site);
+        });
         let assign = |value| Command::Assign {
             reg: res,
             value: Expr::Const(value),
@@ -270,9 +268,7 @@ impl ThreadLower<'_> {
                 },
             ),
         ]);
-        self.quiet += 1;
-        self.emit(step, site);
-        self.quiet -= 1;
+        self.uncounted(|l| l.emit(step, site));
         self.emit_to(assign(1), site, join);
         self.cur = join;
         self.rmws.push(RmwSite {
