@@ -22,26 +22,46 @@ it on the stretch), drawn from these edges:
                        pointer (`r9 = x + (r1 & 128);` then `*r9`);
                  data  the value written is `E + v`;
                  ctrl  the target sits in `if (r1 == k) { }`, `if (r1 !=
-                       99)` or `if (r1 >= 0)` (k the value the cycle reads).
+                       99)` or `if (r1 >= 0)` (k the value the cycle reads),
+                       or in the else branch of the negated condition
+                       (the other branch assigns a register), or in `if
+                       (r9 == 1)` after `if (...) { r9 = 1; } else { r9 =
+                       2; }` (herd's ctrl passes through r9).
 Each access is its own statement (herd gives the events of one statement
 one po index; bmc-rmm refuses a statement with two events). Access kinds:
 a read is READ_ONCE, smp_load_acquire, rcu_dereference, atomic_read,
-atomic_read_acquire, a plain `*x`, or a failing cmpxchg (any ordering,
-expecting 99: its read alone); a write is WRITE_ONCE, smp_store_release,
-rcu_assign_pointer, atomic_set, atomic_set_release, a plain `*x = v`,
+atomic_read_acquire, a plain `*x`, a failing cmpxchg (any ordering,
+expecting 99: its read alone) or a failing atomic_add_unless (its limit
+the value read: value 0); a write is WRITE_ONCE, smp_store_release,
+rcu_assign_pointer, smp_store_mb, atomic_set, atomic_set_release, a plain
+`*x = v`,
 xchg and cmpxchg (all four orderings, also as atomic_xchg/atomic_cmpxchg;
 cmpxchg expects the value the cycle reads, so it succeeds there),
 atomic_inc, atomic_add, atomic_add_return, atomic_fetch_add,
-atomic_inc_return, atomic_fetch_inc, atomic_fetch_sub (of -1) with their
-_relaxed/_acquire/_release forms (the k-th write of a location follows a
-read of k-1: adding 1 writes k). An RMW's returned value is observed.
-A location touched by an atomic_t operation is an `atomic_t *`.
+atomic_inc_return, atomic_fetch_inc, atomic_fetch_sub (of -1),
+atomic_add_negative with their _relaxed/_acquire/_release forms,
+atomic_add_unless (limit 99: value 1), atomic_inc_and_test (the k-th
+write of a location follows a read of k-1: adding 1 writes k). An RMW's
+returned value is observed. Before smp_mb__before_atomic() and after
+smp_mb__after_atomic() the access is mostly an RMW. A location touched by
+an atomic_t operation is an `atomic_t *`. With probability 1/4 one
+location (not read as a dependency's source) holds pointers: its k-th
+write writes the address of another location (of the test or a fresh
+u0, u1, ...), initially the 0-th; its accesses are READ_ONCE,
+smp_load_acquire, rcu_dereference, plain, WRITE_ONCE, smp_store_release,
+rcu_assign_pointer, xchg, cmpxchg; a read of it is often followed by a
+read through the pointer read, observed by `locations`.
 
 Also, at random: a thread's body between rcu_read_lock() and
-rcu_read_unlock() (then, with probability 1/2, a program-order edge of
-another thread gets a synchronize_rcu() between its accesses); a
+rcu_read_unlock(), or srcu_read_lock(ss) and srcu_read_unlock(ss, r)
+(then, with probability 1/2, a program-order edge of another thread gets
+a synchronize_rcu() or synchronize_srcu(ss) between its accesses); a
 stretch of a thread's statements between spin_lock(s) and
-spin_unlock(s) of one lock shared by the test; an access through a
+spin_unlock(s) of one lock shared by the test, or under `if (r =
+spin_trylock(s))` (the condition asks r=1), with
+smp_mb__after_spinlock() or smp_mb__after_unlock_lock() after the lock
+at random, and a spin_is_locked(s) observed by `locations`; the final
+values of the other locations in `locations`; an access through a
 pointer read from memory (`r9 = READ_ONCE(*px); WRITE_ONCE(*r9, v);`
 with `int *px = x;` initially; the condition asks `r9=x`); and, for 3 in
 10 data dependencies from a READ_ONCE statement into a WRITE_ONCE (about
@@ -252,7 +272,14 @@ def emit(th, ev, edge, src, loc_ptr, rcu_used, srcu_used=False):
         if names:
             c = f"{r} == {k}"
         body = "\n".join("\t\t" + s for s in stmts)
-        if rng.random() < 0.25:
+        f = rng.random()
+        if f < 0.2:
+            # Through a register set in both branches: herd's ctrl passes
+            # from the first condition's reads to the second's branch.
+            t = th.reg()
+            th.units.append(f"if ({c}) {{\n\t\t{t} = 1;\n\t}} else {{\n\t\t{t} = 2;\n\t}}")
+            th.units.append(f"if ({t} == 1) {{\n{body}\n\t}}")
+        elif f < 0.4:
             # The access in the else branch, a register set in the other.
             c = f"{r} != {k}" if names else rng.choice([f"{r} != {k}", f"{r} == 99", f"{r} < 0"])
             z = f"{r}" if names else "5"
