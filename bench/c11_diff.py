@@ -18,10 +18,18 @@ fixed shapes (`gen_rmw`) and in 200 random tests of a fixed seed
 (`gen_random`). Then compares DIR. herd7 gets --herd-timeout seconds a
 test (some random tests with many seq_cst RMWs take it minutes).
 
-Usage: bench/c11_diff.py BIN [--model rc11.cat] [--timeout S] [--herd-timeout S]
-                          [--gen DIR] [INPUT...]
+With --conf CFG (a herd configuration, e.g. the kernel's
+linux-kernel.cfg), both tools read it instead of --model: herd7 as
+`herd7 -set-libdir LIBDIR -conf CFG -I DIR(CFG) T.litmus`, bmc-rmm as
+`bmc-rmm litmus --conf CFG -I LIBDIR T.litmus`. The refusals are counted
+by their message (the text after `error:`) at the end.
+
+Usage: bench/c11_diff.py BIN [--model rc11.cat | --conf CFG] [--timeout S]
+                          [--herd-timeout S] [--gen DIR] [INPUT...]
 e.g.   bench/c11_diff.py target/release/bmc-rmm --gen /tmp/c11gen
        bench/c11_diff.py target/release/bmc-rmm ../shared/corpus/litmus-dat3m/C11
+       bench/c11_diff.py --herd-timeout 5 --conf ../shared/corpus/lkmm/model/linux-kernel.cfg \
+           target/release/bmc-rmm DIR      # DIR: tests of bench/gen_lkmm.py
 """
 import argparse, itertools, os, re, subprocess, sys, tempfile, time
 
@@ -266,6 +274,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
     ap.add_argument("--model", default="rc11.cat")
+    ap.add_argument("--conf", help="a herd configuration both tools read instead of --model")
     ap.add_argument("--timeout", default="20")
     ap.add_argument("--herd-timeout", type=float, default=60,
                     help="seconds herd7 gets per test (then counted herd-timeout)")
@@ -280,21 +289,27 @@ def main():
     if a.gen:
         print(f"generated {gen(a.gen)} tests in {a.gen}")
         files += inputs([a.gen])
-    cfg = tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False)
-    cfg.write(f"model {os.path.join(LIB, a.model)}\n")
-    cfg.close()
+    if a.conf:
+        conf = os.path.abspath(a.conf)
+        herd_args = ["-conf", conf, "-I", os.path.dirname(conf)]
+    else:
+        cfg = tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False)
+        cfg.write(f"model {os.path.join(LIB, a.model)}\n")
+        cfg.close()
+        conf, herd_args = cfg.name, ["-model", a.model]
+    reasons = {}
     counts = {"agree": 0, "disagree": 0, "refused": 0, "unknown": 0, "herd-error": 0,
               "herd-timeout": 0}
     t_ours = t_herd = 0.0
     for f in files:
         t0 = time.time()
         try:
-            h = subprocess.run([herd7, "-set-libdir", LIB, "-model", a.model, f],
+            h = subprocess.run([herd7, "-set-libdir", LIB] + herd_args + [f],
                                capture_output=True, text=True, timeout=a.herd_timeout)
         except subprocess.TimeoutExpired:
             h = None
         t1 = time.time()
-        o = subprocess.run([a.bin, "litmus", "--timeout", a.timeout, "--conf", cfg.name,
+        o = subprocess.run([a.bin, "litmus", "--timeout", a.timeout, "--conf", conf,
                             "-I", LIB, f], capture_output=True, text=True)
         t2 = time.time()
         t_herd += t1 - t0
@@ -308,7 +323,10 @@ def main():
             print(f"herd7 error: {f}: {(h.stdout + h.stderr).strip()[:200]}")
         if o.returncode == 2:
             counts["refused"] += 1
-            print(f"refused: {o.stderr.strip().splitlines()[0]}")
+            first = (o.stderr.strip().splitlines() or ["?"])[0]
+            print(f"refused: {first}")
+            why = first.split("error: ", 1)[-1]
+            reasons[why] = reasons.get(why, 0) + 1
             continue
         if "unknown" in o.stderr:
             counts["unknown"] += 1
@@ -322,7 +340,10 @@ def main():
         else:
             counts["disagree"] += 1
             print(f"DIFFER: {f}\n  herd7:   {hs}\n  bmc-rmm: {os_}")
-    os.unlink(cfg.name)
+    if not a.conf:
+        os.unlink(conf)
+    for why, k in sorted(reasons.items(), key=lambda r: -r[1]):
+        print(f"refused {k}: {why}")
     print(" ".join(f"{k} {v}" for k, v in counts.items()),
           f"| {len(files)} tests, herd7 {t_herd:.1f} s, bmc-rmm {t_ours:.1f} s (wall, one process per test)")
     return 1 if counts["disagree"] else 0

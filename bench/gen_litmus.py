@@ -120,10 +120,11 @@ def edges(arch):
     return inter, ext
 
 
-def gen_cycle(rng, arch, max_edges=7):
+def gen_cycle(rng, arch, max_edges=7, pool=None):
     """A random cycle of at most max_edges edges: a list of edges, thread 0
-    starting at edge 0's source."""
-    inter, ext = edges(arch)
+    starting at edge 0's source. pool: (internal, external) edges to draw
+    from instead of arch's (bench/gen_lkmm.py passes the C edges)."""
+    inter, ext = pool if pool else edges(arch)
     while True:
         nthreads = rng.choice([2, 2, 2, 3, 3, 4])
         start = rng.choice("RW")
@@ -194,8 +195,9 @@ def has_read_part(kind):
     return kind.startswith(("SWP", "CAS", "LDADD", "ADD"))
 
 
-def build(rng, arch, mixed, cyc, unlocked=False):
-    """Events with threads, locations, access kinds and values."""
+def build(rng, arch, mixed, cyc, unlocked=False, kinds=None):
+    """Events with threads, locations, access kinds and values. kinds:
+    (read kinds, write kinds) to draw from instead of arch's."""
     n = len(cyc)
     evs = [Event(i, cyc[i].src) for i in range(n)]
     t = 0
@@ -216,10 +218,13 @@ def build(rng, arch, mixed, cyc, unlocked=False):
             locs.append([])
         evs[i].loc = loc
         locs[loc].append(i)
-    kinds_r = {"aarch64": AARCH64_MIXED_R if mixed else AARCH64_R, "riscv": RISCV_R,
-               "ppc": PPC_R, "x86": X86_R}[arch]
-    kinds_w = {"aarch64": AARCH64_MIXED_W if mixed else AARCH64_W, "riscv": RISCV_W,
-               "ppc": PPC_W, "x86": X86_W + (X86_UNLOCKED if unlocked else [])}[arch]
+    if kinds:
+        kinds_r, kinds_w = kinds
+    else:
+        kinds_r = {"aarch64": AARCH64_MIXED_R if mixed else AARCH64_R, "riscv": RISCV_R,
+                   "ppc": PPC_R, "x86": X86_R}[arch]
+        kinds_w = {"aarch64": AARCH64_MIXED_W if mixed else AARCH64_W, "riscv": RISCV_W,
+                   "ppc": PPC_W, "x86": X86_W + (X86_UNLOCKED if unlocked else [])}[arch]
     for ev in evs:
         ev.kind = rng.choice(kinds_r if ev.dir == "R" else kinds_w)
     if mixed:

@@ -5,7 +5,7 @@
 //! step are the selected candidate's (a multiplexer over the sel
 //! literals).
 
-use super::deps::{as_pick, union_taint, AccessTaint, Taint, Via};
+use super::deps::{as_ctrl, as_pick, merge_taints, union_taint, AccessTaint, Taint, Via};
 use super::events::{address, push_slot, SlotContrib, SlotKind, SlotLayout};
 use super::micro::{vars_of, AddrSrc, Micro, ThreadCode};
 use super::UnrollOpts;
@@ -171,6 +171,22 @@ impl Candidate {
         }
     }
 
+    /// `t` (the new taint of register `reg`, written from registers
+    /// `from`) with the ctrl prefix as control-only paths (herd's C: a
+    /// register written inside a branch depends on the enclosing
+    /// conditions' reads for `ctrl` only; [`Via::Ctrl`]). Unchanged
+    /// without `Thread::ctrl_reg`, for the prefix register itself, and for
+    /// the front-end's save of the prefix (`from` holds it).
+    fn in_branch(&self, cnf: &mut Cnf, reg: RegId, from: &BTreeSet<RegId>, t: Taint) -> Taint {
+        match self.ctrl_reg {
+            Some(cr) if cr != reg && !from.contains(&cr) => {
+                let prefix = as_ctrl(cnf, self.taint[cr.0 as usize].clone());
+                merge_taints(cnf, t, prefix)
+            }
+            _ => t,
+        }
+    }
+
     /// Runs micro-op `m`.
     fn exec(
         &mut self,
@@ -197,8 +213,10 @@ impl Candidate {
             Micro::Assign { reg, value, pick } => {
                 let v = ctx.eval(value, &self.regs);
                 if deps {
-                    let t = union_taint(ctx.cnf, &self.taint, &vars_of(value));
-                    self.taint[reg.0 as usize] = if *pick { as_pick(ctx.cnf, t) } else { t };
+                    let from = vars_of(value);
+                    let t = union_taint(ctx.cnf, &self.taint, &from);
+                    let t = if *pick { as_pick(ctx.cnf, t) } else { t };
+                    self.taint[reg.0 as usize] = self.in_branch(ctx.cnf, *reg, &from, t);
                 }
                 self.regs[reg.0 as usize] = v;
                 self.written.insert(*reg);
@@ -312,10 +330,11 @@ impl Candidate {
                 let g = ctx.cnf.and(!nz, l);
                 all.entry(s).or_default().push(g);
             }
-            self.taint[reg.0 as usize] = all
+            let t = all
                 .into_iter()
                 .map(|(s, ls)| (s, ctx.cnf.or_all(&ls)))
                 .collect();
+            self.taint[reg.0 as usize] = self.in_branch(ctx.cnf, *reg, &BTreeSet::new(), t);
         }
         self.regs[reg.0 as usize] = v;
         self.written.insert(*reg);
@@ -352,7 +371,7 @@ impl Candidate {
             if deps {
                 let mut t = Taint::new();
                 t.insert((id, Via::Data), ctx.cnf.tt());
-                self.taint[r.0 as usize] = t;
+                self.taint[r.0 as usize] = self.in_branch(ctx.cnf, *r, &BTreeSet::new(), t);
             }
         }
         if *reserve {

@@ -14,6 +14,18 @@
 //! `CSEL`, a compare-and-swap's comparison) is tainted [`Via::Pick`]
 //! (giving pick-addr, pick-data, pick-ctrl). A register may carry both
 //! kinds for one read (two paths).
+//!
+//! A third kind, [`Via::Ctrl`], for herd's C (`Thread::ctrl_reg`): a
+//! register written inside a branch depends on the reads of the enclosing
+//! conditions for `ctrl` only. herd's `ctrl` (`herd/modelUtils.ml`,
+//! `make_procrels_nodeps`: `ddplus ; control_from_load`, `ddplus` the
+//! closure of register data flow and of `control` out of reads) passes
+//! through the `control` edges from a condition's register reads to every
+//! event of the branch (`herd/event.ml`, `cond_comp`), register writes
+//! included, while `addr` and `data` follow register data flow only
+//! (`dd_pre`). So a later `if` on such a register makes its branch's
+//! events `ctrl`-dependent on the outer condition's reads, and an access
+//! whose address or value uses it gets no `addr`/`data` from them.
 //! Only with [`UnrollOpts::deps`](super::UnrollOpts::deps).
 
 use super::events::{SlotContrib, SlotKind};
@@ -31,6 +43,9 @@ pub(super) enum Via {
     Data,
     /// Through a select's condition (pick-addr, pick-data, pick-ctrl).
     Pick,
+    /// Through the condition of a branch the register was written in
+    /// (herd's C): ctrl only.
+    Ctrl,
 }
 
 /// The taint of a value: (read event id, path kind) → the literal under
@@ -38,15 +53,41 @@ pub(super) enum Via {
 pub(super) type Taint = BTreeMap<(usize, Via), Lit>;
 
 /// `t` with every path made a pick path (the taint of a select's
-/// condition as seen by its result), literals of merged keys or-ed.
+/// condition as seen by its result; a control-only path stays one),
+/// literals of merged keys or-ed.
 pub(super) fn as_pick(cnf: &mut Cnf, t: Taint) -> Taint {
+    as_via(cnf, t, Via::Pick)
+}
+
+/// `t` with every path made a control-only path ([`Via::Ctrl`]: the ctrl
+/// prefix as seen by a register written in the branch), literals of
+/// merged keys or-ed.
+pub(super) fn as_ctrl(cnf: &mut Cnf, t: Taint) -> Taint {
+    as_via(cnf, t, Via::Ctrl)
+}
+
+/// `t` with its data and pick paths made `via` paths.
+fn as_via(cnf: &mut Cnf, t: Taint, via: Via) -> Taint {
     let mut out: BTreeMap<(usize, Via), Vec<Lit>> = BTreeMap::new();
-    for ((src, _), l) in t {
-        out.entry((src, Via::Pick)).or_default().push(l);
+    for ((src, v), l) in t {
+        let v = if v == Via::Ctrl { v } else { via };
+        out.entry((src, v)).or_default().push(l);
     }
     out.into_iter()
         .map(|(s, ls)| (s, cnf.or_all(&ls)))
         .collect()
+}
+
+/// `a ∪ b`, the literals of a read in both or-ed.
+pub(super) fn merge_taints(cnf: &mut Cnf, mut a: Taint, b: Taint) -> Taint {
+    for (src, l) in b {
+        let l = match a.get(&src) {
+            Some(&p) => cnf.or(p, l),
+            None => l,
+        };
+        a.insert(src, l);
+    }
+    a
 }
 
 /// The taint of a value computed from registers `regs`: the union of
@@ -113,16 +154,14 @@ impl DepState {
             edges(
                 cnf,
                 &t.addr,
-                ev.id,
-                c.sel,
+                (ev.id, c.sel, false),
                 [&mut un.addr_dep, &mut un.pick_addr_dep],
             );
             if matches!(c.kind, SlotKind::Write | SlotKind::CondWrite) {
                 edges(
                     cnf,
                     &t.value,
-                    ev.id,
-                    c.sel,
+                    (ev.id, c.sel, false),
                     [&mut un.data_dep, &mut un.pick_data_dep],
                 );
             }
@@ -134,8 +173,7 @@ impl DepState {
         edges(
             cnf,
             prefix,
-            ev.id,
-            ev.exec,
+            (ev.id, ev.exec, true),
             [&mut un.ctrl_dep, &mut un.pick_ctrl_dep],
         );
     }
@@ -182,14 +220,22 @@ fn add_guarded(cnf: &mut Cnf, into: &mut Taint, guard: Lit, from: &Taint) {
 }
 
 /// Appends an edge (read, `to`, taint literal ∧ `guard`) for each entry
-/// of `from`: to `out[0]` for a data path, to `out[1]` for a pick path.
-fn edges(cnf: &mut Cnf, from: &Taint, to: usize, guard: Lit, out: [&mut Vec<DepEdge>; 2]) {
+/// of `from`: to `out[0]` for a data path, to `out[1]` for a pick path;
+/// a control-only path ([`Via::Ctrl`]) to `out[0]` when `ctrl` (the
+/// edges are `ctrl` ones), else to neither.
+fn edges(
+    cnf: &mut Cnf,
+    from: &Taint,
+    (to, guard, ctrl): (usize, Lit, bool),
+    out: [&mut Vec<DepEdge>; 2],
+) {
     let [plain, pick] = out;
     for (&(src, via), &l) in from {
-        let e = cnf.and(l, guard);
         match via {
-            Via::Data => plain.push((src, to, e)),
-            Via::Pick => pick.push((src, to, e)),
+            Via::Data => plain.push((src, to, cnf.and(l, guard))),
+            Via::Pick => pick.push((src, to, cnf.and(l, guard))),
+            Via::Ctrl if ctrl => plain.push((src, to, cnf.and(l, guard))),
+            Via::Ctrl => {}
         }
     }
 }
