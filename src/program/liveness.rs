@@ -111,15 +111,30 @@ fn collect(c: &Command, ud: &mut UseDef) {
 /// instructions (see the module comment for the rule and its source).
 pub fn live_registers(t: &Thread, always: &[RegId]) -> Vec<Vec<bool>> {
     let (ns, nr) = (t.states.len(), t.regs.len());
-    let mut live = vec![vec![false; nr]; ns];
-    for q in live.iter_mut() {
-        for r in always {
-            if let Some(x) = q.get_mut(r.0 as usize) {
-                *x = true;
-            }
+    // Register sets as bit words: a translated program has thousands of
+    // states and registers.
+    let words = nr.div_ceil(64);
+    let set = |regs: &mut dyn Iterator<Item = u32>| {
+        let mut m = vec![0u64; words];
+        for r in regs.map(|r| r as usize).filter(|&r| r < nr) {
+            m[r / 64] |= 1 << (r % 64);
         }
-    }
-    let ud: Vec<UseDef> = t.instrs.iter().map(|i| use_def(&i.cmd)).collect();
+        m
+    };
+    let base = set(&mut always.iter().map(|r| r.0));
+    let mut live = vec![base; ns];
+    let ud: Vec<(UseDef, Vec<u64>, Vec<u64>)> = t
+        .instrs
+        .iter()
+        .map(|i| {
+            let u = use_def(&i.cmd);
+            let (uses, defs) = (
+                set(&mut u.uses.iter().copied()),
+                set(&mut u.defs.iter().copied()),
+            );
+            (u, uses, defs)
+        })
+        .collect();
     // Instructions by target state: a change at `to` revisits them.
     let mut into: Vec<Vec<usize>> = vec![Vec::new(); ns];
     for (i, ins) in t.instrs.iter().enumerate() {
@@ -127,6 +142,7 @@ pub fn live_registers(t: &Thread, always: &[RegId]) -> Vec<Vec<bool>> {
             v.push(i);
         }
     }
+    let bit = |m: &[u64], r: usize| m[r / 64] >> (r % 64) & 1 == 1;
     let mut queued = vec![true; ns];
     let mut work: Vec<usize> = (0..ns).collect();
     while let Some(q) = work.pop() {
@@ -136,22 +152,22 @@ pub fn live_registers(t: &Thread, always: &[RegId]) -> Vec<Vec<bool>> {
             if from >= ns {
                 continue;
             }
-            let u = &ud[i];
+            let (u, uses, defs) = &ud[i];
+            // An assignment to a dead register uses nothing.
             let reads_count = u
                 .pure
-                .is_none_or(|r| live[q].get(r as usize).copied().unwrap_or(true));
-            let (next, here) = (&live[q], &live[from]);
-            let add: Vec<usize> = (0..nr)
-                .filter(|&r| {
-                    let r32 = r as u32;
-                    !here[r]
-                        && ((next[r] && !u.defs.contains(&r32))
-                            || (reads_count && u.uses.contains(&r32)))
-                })
-                .collect();
-            let grew = !add.is_empty();
-            for r in add {
-                live[from][r] = true;
+                .is_none_or(|r| r as usize >= nr || bit(&live[q], r as usize));
+            let mut grew = false;
+            for w in 0..words {
+                let mut add = live[q][w] & !defs[w];
+                if reads_count {
+                    add |= uses[w];
+                }
+                let add = add & !live[from][w];
+                if add != 0 {
+                    live[from][w] |= add;
+                    grew = true;
+                }
             }
             if grew && !queued[from] {
                 queued[from] = true;
@@ -159,7 +175,9 @@ pub fn live_registers(t: &Thread, always: &[RegId]) -> Vec<Vec<bool>> {
             }
         }
     }
-    live
+    live.iter()
+        .map(|m| (0..nr).map(|r| bit(m, r)).collect())
+        .collect()
 }
 
 /// [`live_registers`] of every thread of `p`, `always[t]` live everywhere

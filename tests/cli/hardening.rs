@@ -503,6 +503,47 @@ fn timed_out_solves_stop() {
     assert!(wall < 3.0, "{wall:.2} s");
 }
 
+/// A program of many threads (each stores its variable and reads the
+/// next thread's): work that grows with the threads before or between the
+/// engines' periodic checks of the limit (the explicit TSO engine's 300
+/// attack searches, the normal-form engine's profiles, the k-round
+/// translation's liveness and its SC search, the P' encoding of
+/// `crosscheck --reach`) once ran 40-60 s past `--timeout 1` and took up
+/// to 14 GB. Each answer is "unknown" (exit 3) within the limit and a
+/// margin generous for a loaded machine.
+#[test]
+fn many_threads_stop_at_the_time_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("many.rmm");
+    let n = 300;
+    let mut text = format!(
+        "shared {};\n",
+        (0..n)
+            .map(|i| format!("x{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for i in 0..n {
+        text += &format!("thread t{i} {{ x{i} = 1; r0 = x{}; }}\n", (i + 1) % n);
+    }
+    text += "goal final where t0.r0 == 7;\n";
+    std::fs::write(&f, text).unwrap();
+    let f = f.to_string_lossy().into_owned();
+    for (args, limit) in [
+        ("robust --engine explicit --model tso", 6.0),
+        ("robust --engine normal-form --model pso", 6.0),
+        ("reach --engine kround", 6.0),
+        // Six engines, each with its own limit.
+        ("crosscheck --reach", 6.0 * 4.0),
+    ] {
+        let cmd = format!("\"$0\" {args} --timeout 1 \"$1\"");
+        let (code, out, wall, _) = timed_shell(&cmd, std::slice::from_ref(&f));
+        assert_eq!(code, 3, "{args}: {out}");
+        assert!(out.contains("unknown"), "{args}: {out}");
+        assert!(wall < limit, "{args}: {wall:.2} s");
+    }
+}
+
 /// The memory budget stops a SAT solve of a query with a time limit that
 /// outgrows it (not only the encoding): "unknown: memory limit reached",
 /// exit 3 (the solve's learned clauses pass 16 MB after a few seconds).

@@ -663,6 +663,20 @@ pub(crate) struct Control<'a> {
     pub cancel: Option<(&'a AtomicUsize, usize)>,
 }
 
+impl Control<'_> {
+    /// Why a search must stop now: `"timeout"` past the deadline,
+    /// `"cancelled"` once a smaller attack was found feasible; `None` to
+    /// go on.
+    pub fn stopped(&self) -> Option<&'static str> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some("timeout");
+        }
+        self.cancel
+            .is_some_and(|(best, me)| best.load(Ordering::Relaxed) < me)
+            .then_some("cancelled")
+    }
+}
+
 /// Iterative BFS/DFS over the machine's states. Returns the outcome and
 /// the number of distinct states visited.
 pub(crate) fn search(
@@ -702,7 +716,10 @@ pub(crate) fn search(
     }
     frontier.push_back((init, 0));
     let mut succ = Vec::new();
-    let mut tick = 0u32;
+    // The first state popped checks the limits too: a search started
+    // after the deadline (one of many attacks) stops at once instead of
+    // after 256 states of hundreds of successors each.
+    let mut tick = 255u32;
     while let Some((s, si)) = match order {
         SearchOrder::Bfs => frontier.pop_front(),
         SearchOrder::Dfs => frontier.pop_back(),
@@ -710,14 +727,10 @@ pub(crate) fn search(
         frontier_bytes = frontier_bytes.saturating_sub(s.approx_bytes());
         tick = tick.wrapping_add(1);
         if tick.is_multiple_of(256) {
-            if ctl.deadline.is_some_and(|d| Instant::now() >= d) {
-                return (Outcome::Limit("timeout".into()), index.len() as u64);
-            }
-            if ctl
-                .cancel
-                .is_some_and(|(best, me)| best.load(Ordering::Relaxed) < me)
-            {
-                return (Outcome::Limit("cancelled".into()), index.len() as u64);
+            if let Some(why) = ctl.stopped() {
+                let n = index.len() as u64;
+                crate::resources::drop_in_background((index, parent, frontier));
+                return (Outcome::Limit(why.into()), n);
             }
         }
         succ.clear();

@@ -338,13 +338,13 @@ pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessRepo
     let results: Vec<(usize, Outcome, u64)> = todo
         .par_iter()
         .map(|&i| {
-            if best.load(Ordering::Relaxed) < i {
-                return (i, Outcome::Limit("cancelled".into()), 0);
-            }
             let ctl = Control {
                 deadline,
                 cancel: Some((&best, i)),
             };
+            if let Some(why) = ctl.stopped() {
+                return (i, Outcome::Limit(why.into()), 0);
+            }
             let a = &attacks[i];
             let (o, n) = search_attack(prog, opts, a, &no_fence[a.thread.0 as usize], &ctl);
             if matches!(o, Outcome::Found(..)) {

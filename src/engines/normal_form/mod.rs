@@ -271,15 +271,12 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
                 }
             }
         };
-        let profiles: Vec<Vec<u32>> = profile::profiles(n, 1)
-            .into_iter()
-            .filter(|pr| {
-                (0..pr.len()).all(|i| {
-                    let (a, b) = (pr[i] as usize, pr[(i + 1) % pr.len()] as usize);
-                    fp[a].related(&fp[b], a == b)
-                })
-            })
-            .collect();
+        let related = |a: u32, b: u32| fp[a as usize].related(&fp[b as usize], a == b);
+        let stop = |bytes| budget(usize::MAX).exceeded(0, bytes);
+        let profiles = match profile::profiles(n, 1, &related, &stop) {
+            Ok(p) => p,
+            Err(why) => return finish(Verdict::Unknown(why), Stats::default()),
+        };
         let stats = Stats {
             profiles: profiles.len(),
             ..Stats::default()
@@ -313,17 +310,18 @@ pub fn check_robustness(p: &Program, model: Model, opts: &Options) -> Result<Rep
         (Some(x), Some(y)) => x.conflicts(y),
         _ => true,
     };
-    let profiles: Vec<Vec<u32>> = profile::profiles(p.threads.len(), 2)
-        .into_iter()
-        .filter(|pr| (0..pr.len()).all(|i| related(pr[i], pr[(i + 1) % pr.len()])))
-        .collect();
+    if p.threads.len() > profile::MAX_PROFILE {
+        return finish(too_many_threads(), Stats::default());
+    }
+    let stop = |bytes| budget(usize::MAX).exceeded(0, bytes);
+    let profiles = match profile::profiles(p.threads.len(), 2, &related, &stop) {
+        Ok(p) => p,
+        Err(why) => return finish(Verdict::Unknown(why), Stats::default()),
+    };
     let mut stats = Stats {
         profiles: profiles.len(),
         ..Stats::default()
     };
-    if p.threads.len() > profile::MAX_PROFILE {
-        return finish(too_many_threads(), stats);
-    }
     let mut plain = automaton::Automaton::new(p, &ops, opts.width, model, Vec::new());
     plain.merge_locals = !opts.plain;
     let stored = program_class::stored_constants(&ops, opts.width).filter(|_| !opts.plain);

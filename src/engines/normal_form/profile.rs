@@ -58,30 +58,68 @@ pub(crate) enum Src {
 
 /// Every profile of a program with `threads` threads: the sequences of at
 /// least `min` (1 or 2) distinct threads, up to rotation (the smallest
-/// thread first), shortest first. A cycle through one thread alone needs
-/// events outside its program order (PGAS pops, §8.2); the CPU models
-/// take `min = 2`.
-pub(crate) fn profiles(threads: usize, min: usize) -> Vec<Vec<u32>> {
-    let mut out = Vec::new();
-    let n = threads.min(MAX_PROFILE);
-    for first in 0..n as u32 {
-        let mut cur = vec![first];
-        extend(&mut cur, n as u32, min, &mut out);
+/// thread first), shortest first, whose neighbours (the last and the
+/// first included) are `related` (a hop between them is possible). A
+/// cycle through one thread alone needs events outside its program order
+/// (PGAS pops, §8.2); the CPU models take `min = 2`.
+///
+/// Their number grows as `threads!`: `stop` is asked every 4,096
+/// sequences with the bytes held so far, and its reason ends the
+/// enumeration (`Err`: a limit, "unknown").
+pub(crate) fn profiles(
+    threads: usize,
+    min: usize,
+    related: &dyn Fn(u32, u32) -> bool,
+    stop: &dyn Fn(usize) -> Option<String>,
+) -> Result<Vec<Vec<u32>>, String> {
+    let mut e = Enumeration {
+        n: threads.min(MAX_PROFILE) as u32,
+        min,
+        related,
+        stop,
+        out: Vec::new(),
+        bytes: 0,
+        visits: 0,
+    };
+    for first in 0..e.n {
+        e.extend(&mut vec![first])?;
     }
-    out.sort_by_key(|p| p.len());
-    out
+    e.out.sort_by_key(|p| p.len());
+    Ok(e.out)
 }
 
-fn extend(cur: &mut Vec<u32>, n: u32, min: usize, out: &mut Vec<Vec<u32>>) {
-    if cur.len() >= min {
-        out.push(cur.clone());
-    }
-    for t in cur[0] + 1..n {
-        if !cur.contains(&t) {
-            cur.push(t);
-            extend(cur, n, min, out);
-            cur.pop();
+/// The state of [`profiles`]' depth-first enumeration.
+struct Enumeration<'a> {
+    n: u32,
+    min: usize,
+    related: &'a dyn Fn(u32, u32) -> bool,
+    stop: &'a dyn Fn(usize) -> Option<String>,
+    out: Vec<Vec<u32>>,
+    bytes: usize,
+    visits: usize,
+}
+
+impl Enumeration<'_> {
+    fn extend(&mut self, cur: &mut Vec<u32>) -> Result<(), String> {
+        self.visits += 1;
+        if self.visits.is_multiple_of(4096) {
+            if let Some(why) = (self.stop)(self.bytes) {
+                return Err(why);
+            }
         }
+        let last = *cur.last().expect("a profile has a thread");
+        if cur.len() >= self.min && (self.related)(last, cur[0]) {
+            self.bytes += cur.len() * 4 + 24;
+            self.out.push(cur.clone());
+        }
+        for t in cur[0] + 1..self.n {
+            if !cur.contains(&t) && (self.related)(last, t) {
+                cur.push(t);
+                self.extend(cur)?;
+                cur.pop();
+            }
+        }
+        Ok(())
     }
 }
 
@@ -141,16 +179,45 @@ pub(crate) fn hop(k: usize, next: usize, leave: Acc, enter: Acc, leave_first: bo
 mod tests {
     use super::*;
 
+    fn all(threads: usize, min: usize) -> Vec<Vec<u32>> {
+        profiles(threads, min, &|_, _| true, &|_| None).expect("no limit")
+    }
+
     #[test]
     fn profiles_are_rotation_classes() {
-        assert_eq!(profiles(2, 2), vec![vec![0, 1]]);
+        assert_eq!(all(2, 2), vec![vec![0, 1]]);
         // 3 threads: 3 pairs and 2 orders of the triple.
-        assert_eq!(profiles(3, 2).len(), 5);
+        assert_eq!(all(3, 2).len(), 5);
         // 4 threads: 6 + 4·2 + 6.
-        assert_eq!(profiles(4, 2).len(), 20);
+        assert_eq!(all(4, 2).len(), 20);
         // With single threads (PGAS): 4 more.
-        assert_eq!(profiles(4, 1).len(), 24);
-        assert_eq!(profiles(2, 1), vec![vec![0], vec![1], vec![0, 1]]);
+        assert_eq!(all(4, 1).len(), 24);
+        assert_eq!(all(2, 1), vec![vec![0], vec![1], vec![0, 1]]);
+    }
+
+    #[test]
+    fn unrelated_neighbours_and_limits_cut_the_enumeration() {
+        // Threads related in a ring 0-1-2-3-0 only: the pairs of the ring
+        // and the two directions of the whole ring.
+        let ring = |a: u32, b: u32| (a + 1) % 4 == b || (b + 1) % 4 == a;
+        let got = profiles(4, 2, &ring, &|_| None).expect("no limit");
+        assert_eq!(
+            got,
+            vec![
+                vec![0, 1],
+                vec![0, 3],
+                vec![1, 2],
+                vec![2, 3],
+                vec![0, 1, 2, 3],
+                vec![0, 3, 2, 1]
+            ]
+        );
+        // 12 threads have about 10^8 profiles: a limit stops the
+        // enumeration early with its reason.
+        let r = profiles(12, 2, &|_, _| true, &|bytes| {
+            (bytes > 1 << 20).then(|| "memory limit".into())
+        });
+        assert_eq!(r, Err("memory limit".to_string()));
     }
 
     #[test]

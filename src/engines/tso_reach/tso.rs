@@ -341,7 +341,10 @@ pub fn explore(p: &Program, o: &SimOptions) -> SimVerdict {
     let mut capped = false;
     let mut i = 0;
     while i < states.len() {
-        if i % 1024 == 0 && o.deadline.is_some_and(|d| Instant::now() >= d) {
+        // Every state: one state of many threads has hundreds of
+        // successors, each a copy of the state.
+        if o.deadline.is_some_and(|d| Instant::now() >= d) {
+            crate::resources::drop_in_background((index, states, parent));
             return SimVerdict::Unknown("time limit reached".into());
         }
         let s = states[i].clone();

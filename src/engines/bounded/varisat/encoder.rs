@@ -477,9 +477,14 @@ impl<'a> Encoder<'a> {
     fn encode_open_sections(&mut self) {
         let open = std::mem::take(&mut self.open_sections);
         let n = self.un.events.len();
-        for &(a, o) in &open {
+        'sections: for &(a, o) in &open {
             let t = self.un.events[a].thread;
             for b in 0..n {
+                // Each pair builds hb and fr gates: the limit is checked
+                // as in the rf and co loops.
+                if b % 256 == 0 && self.over_limit() {
+                    break 'sections;
+                }
                 if self.un.events[b].thread == t {
                     continue;
                 }
