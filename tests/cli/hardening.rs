@@ -509,8 +509,9 @@ fn timed_out_solves_stop() {
 /// attack searches, the normal-form engine's profiles, the k-round
 /// translation's liveness and its SC search, the P' encoding of
 /// `crosscheck --reach`) once ran 40-60 s past `--timeout 1` and took up
-/// to 14 GB. Each answer is "unknown" (exit 3) within the limit and a
-/// margin generous for a loaded machine.
+/// to 14 GB, and under `ulimit -v` the k-round search aborted. Each
+/// answer is "unknown" (exit 3) within the limit and a margin generous
+/// for a loaded machine.
 #[test]
 fn many_threads_stop_at_the_time_limit() {
     let d = tempfile::tempdir().unwrap();
@@ -542,6 +543,13 @@ fn many_threads_stop_at_the_time_limit() {
         assert!(out.contains("unknown"), "{args}: {out}");
         assert!(wall < limit, "{args}: {wall:.2} s");
     }
+    // Under an address-space limit the k-round engine's SC search (states
+    // of megabytes, a successor per thread) stops at the memory budget:
+    // "unknown", exit 3, not an allocation failure (SIGABRT).
+    let cmd = "ulimit -v 2097152 && \"$0\" reach --engine kround --timeout 20 \"$1\"";
+    let (code, out, _, _) = timed_shell(cmd, std::slice::from_ref(&f));
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("unknown: memory limit"), "{out}");
 }
 
 /// The memory budget stops a SAT solve of a query with a time limit that

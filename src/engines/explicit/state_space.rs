@@ -734,7 +734,18 @@ pub(crate) fn search(
             }
         }
         succ.clear();
-        m.successors(&s, &mut succ);
+        // The process's memory budget after each thread's successors: a
+        // state of a translated program can be megabytes, and one state
+        // has a successor per thread.
+        for t in 0..m.prog.threads.len() {
+            m.thread_successors(&s, t, &mut succ);
+            if let Err(why) = crate::resources::check_memory() {
+                let n = index.len() as u64;
+                succ.clear();
+                crate::resources::drop_in_background((index, parent, frontier));
+                return (Outcome::Limit(why), n);
+            }
+        }
         for (step, n) in succ.drain(..) {
             n.encode(&mut buf);
             if index.contains_key(buf.as_slice()) {

@@ -330,7 +330,8 @@ pub enum SimVerdict {
 }
 
 /// Breadth-first search of the TSO configurations of `p` (shortest
-/// witnesses first), within the limits of `o`.
+/// witnesses first), within the limits of `o` and the process's memory
+/// budget ([`crate::resources::check_memory`], checked at every state).
 pub fn explore(p: &Program, o: &SimOptions) -> SimVerdict {
     let w = o.width;
     let s0 = initial(p);
@@ -343,9 +344,14 @@ pub fn explore(p: &Program, o: &SimOptions) -> SimVerdict {
     while i < states.len() {
         // Every state: one state of many threads has hundreds of
         // successors, each a copy of the state.
-        if o.deadline.is_some_and(|d| Instant::now() >= d) {
+        let stop = if o.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some("time limit reached".to_string())
+        } else {
+            crate::resources::check_memory().err()
+        };
+        if let Some(why) = stop {
             crate::resources::drop_in_background((index, states, parent));
-            return SimVerdict::Unknown("time limit reached".into());
+            return SimVerdict::Unknown(why);
         }
         let s = states[i].clone();
         if let Some(g) = goal(p, w, &s) {
