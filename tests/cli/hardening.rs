@@ -543,6 +543,26 @@ fn many_threads_stop_at_the_time_limit() {
         assert!(out.contains("unknown"), "{args}: {out}");
         assert!(wall < limit, "{args}: {wall:.2} s");
     }
+    // One thread of 5,000 stores and loads: 25 million attacks, each once
+    // sorted out by two reachability passes over the whole thread
+    // (minutes); now one pass per store, the limits checked between.
+    let long = d.path().join("long.rmm");
+    let mut text = "shared x;\nthread t0 {\n".to_string();
+    for i in 0..5000 {
+        text += &format!("  x = {}; r0 = x;\n", i % 7);
+    }
+    text += "}\nthread t1 { x = 9; }\n";
+    std::fs::write(&long, text).unwrap();
+    let long = long.to_string_lossy().into_owned();
+    for args in [
+        "robust --engine explicit --model tso",
+        "robust --parameterized",
+    ] {
+        let cmd = format!("\"$0\" {args} --timeout 1 \"$1\"");
+        let (code, out, wall, _) = timed_shell(&cmd, std::slice::from_ref(&long));
+        assert_eq!(code, 3, "{args}: {out}");
+        assert!(wall < 8.0, "{args}: {wall:.2} s");
+    }
     // Under an address-space limit the k-round engine's SC search (states
     // of megabytes, a successor per thread) stops at the memory budget:
     // "unknown", exit 3, not an allocation failure (SIGABRT).

@@ -39,11 +39,10 @@ pub use fences::{
 pub use state_space::{sc_reach, GoalHit, ReachResult, ReachVerdict, ScStep};
 pub use tso::{
     check_robustness, enumerate_attacks, witness_from_steps, Attack, AttackStatus, Robustness,
-    RobustnessReport, TsoEvent, TsoEventKind, TsoWitness,
+    RobustnessReport, Separation, TsoEvent, TsoEventKind, TsoWitness,
 };
 
 pub(crate) use state_space::{check_cmd, validate};
-pub(crate) use tso::involved;
 
 use crate::program::{ThreadId, Width};
 use std::time::Duration;

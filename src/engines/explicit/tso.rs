@@ -229,7 +229,8 @@ pub(crate) fn is_cut(p: &Program, a: &Attack, fenced: &[bool]) -> bool {
 
 /// Forward reachability from `dst(store)` (states in `fenced` are reached
 /// but not left), or backward reachability to `src(load)`, over
-/// non-draining instructions of the attacker.
+/// non-draining instructions of the attacker. Linear in the thread's
+/// states and instructions.
 fn hat_reach(p: &Program, a: &Attack, fenced: &[bool], fwd: bool) -> Vec<bool> {
     let th = &p.threads[a.thread.0 as usize];
     let n = th.states.len();
@@ -238,6 +239,19 @@ fn hat_reach(p: &Program, a: &Attack, fenced: &[bool], fwd: bool) -> Vec<bool> {
     } else {
         th.instrs[a.load].from.0 as usize
     };
+    // Successors (forward) or predecessors (backward) by non-draining
+    // instructions.
+    let mut next: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in th.instrs.iter().filter(|i| !drains_buffer(&i.cmd)) {
+        let (s, d) = if fwd {
+            (i.from.0 as usize, i.to.0 as usize)
+        } else {
+            (i.to.0 as usize, i.from.0 as usize)
+        };
+        if s < n && d < n {
+            next[s].push(d);
+        }
+    }
     let mut seen = vec![false; n];
     let mut stack = vec![start];
     seen[start] = true;
@@ -245,19 +259,43 @@ fn hat_reach(p: &Program, a: &Attack, fenced: &[bool], fwd: bool) -> Vec<bool> {
         if fwd && fenced.get(q).copied().unwrap_or(false) {
             continue;
         }
-        for i in th.instrs.iter().filter(|i| !drains_buffer(&i.cmd)) {
-            let (s, d) = if fwd {
-                (i.from.0 as usize, i.to.0 as usize)
-            } else {
-                (i.to.0 as usize, i.from.0 as usize)
-            };
-            if s == q && !seen[d] {
+        for &d in &next[q] {
+            if !seen[d] {
                 seen[d] = true;
                 stack.push(d);
             }
         }
     }
     seen
+}
+
+/// Which attacks are separated by draining instructions on every path
+/// from `dst(store)` to `src(load)` (§6.5.1: [`involved`] is empty), with
+/// the forward reachability computed once per store (a thread of `n`
+/// stores and `m` loads has `n·m` attacks).
+pub struct Separation<'p> {
+    p: &'p Program,
+    last: Option<((ThreadId, usize), Vec<bool>)>,
+}
+
+impl<'p> Separation<'p> {
+    /// No store's reachability computed yet.
+    pub fn new(p: &'p Program) -> Self {
+        Separation { p, last: None }
+    }
+
+    /// True when every path of the attacker from `dst(a.store)` to
+    /// `src(a.load)` passes a draining instruction. Attacks of one store in
+    /// a row share one reachability (as [`enumerate_attacks`] lists them).
+    pub fn separated(&mut self, a: &Attack) -> bool {
+        let key = (a.thread, a.store);
+        if self.last.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.last = Some((key, hat_reach(self.p, a, &[], true)));
+        }
+        let f = &self.last.as_ref().expect("just computed").1;
+        let to = self.p.threads[a.thread.0 as usize].instrs[a.load].from.0 as usize;
+        !f.get(to).copied().unwrap_or(false)
+    }
 }
 
 /// Runs the instrumented search for one attack with the attacker's fenced
@@ -311,16 +349,35 @@ pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessRepo
         .iter()
         .map(|t| vec![false; t.states.len()])
         .collect();
-    let mut status: Vec<AttackStatus> = attacks
-        .iter()
-        .map(|a| {
-            if involved(prog, a).is_empty() {
-                AttackStatus::SeparatedByFence
+    let deadline = opts.limits.timeout.map(|d| start + d);
+    let mut sep = Separation::new(prog);
+    let mut status: Vec<AttackStatus> = Vec::with_capacity(attacks.len());
+    for (i, a) in attacks.iter().enumerate() {
+        // Millions of attacks in a long thread: the limits are checked
+        // here too.
+        if i % 4096 == 4095 {
+            let stop = if deadline.is_some_and(|d| Instant::now() >= d) {
+                Some("timeout".to_string())
             } else {
-                AttackStatus::NotChecked
+                crate::resources::check_memory().err()
+            };
+            if let Some(why) = stop {
+                stats.time_us = start.elapsed().as_micros() as u64;
+                let why = format!("{why} while sorting out the {} attacks", attacks.len());
+                status.resize(attacks.len(), AttackStatus::NotChecked);
+                return Ok(RobustnessReport {
+                    verdict: Robustness::Unknown(why),
+                    attacks: attacks.into_iter().zip(status).collect(),
+                    stats,
+                });
             }
-        })
-        .collect();
+        }
+        status.push(if sep.separated(a) {
+            AttackStatus::SeparatedByFence
+        } else {
+            AttackStatus::NotChecked
+        });
+    }
     stats.answered_without_search = status
         .iter()
         .filter(|s| **s == AttackStatus::SeparatedByFence)
@@ -331,7 +388,6 @@ pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessRepo
     // dropped, so verdict, witness and counts do not depend on the
     // scheduling of the parallel searches.
     let best = AtomicUsize::new(usize::MAX);
-    let deadline = opts.limits.timeout.map(|d| start + d);
     let todo: Vec<usize> = (0..attacks.len())
         .filter(|&i| status[i] == AttackStatus::NotChecked)
         .collect();
