@@ -104,6 +104,18 @@ pub fn over_memory_limit() -> bool {
     in_use() > memory_limit()
 }
 
+/// The resource check at an engine's growth point: the time limit
+/// `deadline` (none: no limit), then the memory budget
+/// ([`check_memory`]).
+///
+/// Errors: "time limit reached", or [`check_memory`]'s message.
+pub fn check_limits(deadline: Option<std::time::Instant>) -> Result<(), String> {
+    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        return Err("time limit reached".into());
+    }
+    check_memory()
+}
+
 /// The budget's check at a growth point: the message of the "unknown"
 /// answer when the bytes in use exceed the budget.
 ///

@@ -89,10 +89,7 @@ impl Deadline {
                 "cancelled (another query answered first)".into(),
             ));
         }
-        if self.passed() {
-            return Err(Error::Unknown("time limit reached".into()));
-        }
-        crate::resources::check_memory().map_err(Error::Unknown)
+        crate::resources::check_limits(self.0).map_err(Error::Unknown)
     }
 }
 

@@ -222,8 +222,13 @@ pub(crate) fn involved(p: &Program, a: &Attack) -> Vec<StateId> {
 /// non-draining path from `dst(store)` to (and out of) `src(load)`: the
 /// attack is then eliminated without a search (§6.5.1).
 pub(crate) fn is_cut(p: &Program, a: &Attack, fenced: &[bool]) -> bool {
+    cut_by(p, a, &hat_reach(p, a, fenced, true), fenced)
+}
+
+/// [`is_cut`] given `f`, the forward reachability from `dst(store)` with
+/// the states in `fenced` not left.
+fn cut_by(p: &Program, a: &Attack, f: &[bool], fenced: &[bool]) -> bool {
     let to = p.threads[a.thread.0 as usize].instrs[a.load].from.0 as usize;
-    let f = hat_reach(p, a, fenced, true);
     !f.get(to).copied().unwrap_or(false) || fenced.get(to).copied().unwrap_or(false)
 }
 
@@ -292,9 +297,12 @@ impl<'p> Separation<'p> {
         if self.last.as_ref().is_none_or(|(k, _)| *k != key) {
             self.last = Some((key, hat_reach(self.p, a, &[], true)));
         }
-        let f = &self.last.as_ref().expect("just computed").1;
-        let to = self.p.threads[a.thread.0 as usize].instrs[a.load].from.0 as usize;
-        !f.get(to).copied().unwrap_or(false)
+        cut_by(
+            self.p,
+            a,
+            &self.last.as_ref().expect("just computed").1,
+            &[],
+        )
     }
 }
 
@@ -356,12 +364,7 @@ pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessRepo
         // Millions of attacks in a long thread: the limits are checked
         // here too.
         if i % 4096 == 4095 {
-            let stop = if deadline.is_some_and(|d| Instant::now() >= d) {
-                Some("timeout".to_string())
-            } else {
-                crate::resources::check_memory().err()
-            };
-            if let Some(why) = stop {
+            if let Err(why) = crate::resources::check_limits(deadline) {
                 stats.time_us = start.elapsed().as_micros() as u64;
                 let why = format!("{why} while sorting out the {} attacks", attacks.len());
                 status.resize(attacks.len(), AttackStatus::NotChecked);

@@ -344,12 +344,7 @@ pub fn explore(p: &Program, o: &SimOptions) -> SimVerdict {
     while i < states.len() {
         // Every state: one state of many threads has hundreds of
         // successors, each a copy of the state.
-        let stop = if o.deadline.is_some_and(|d| Instant::now() >= d) {
-            Some("time limit reached".to_string())
-        } else {
-            crate::resources::check_memory().err()
-        };
-        if let Some(why) = stop {
+        if let Err(why) = crate::resources::check_limits(o.deadline) {
             crate::resources::drop_in_background((index, states, parent));
             return SimVerdict::Unknown(why);
         }
