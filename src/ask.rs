@@ -1078,8 +1078,9 @@ const EXPLICIT_FIRST_STATES: usize = 200_000;
 /// happens-before — no execution within the bound has one either, and
 /// that is the answer (`reason` says so). When it finds a TSO witness
 /// whose threads' paths fit the bound, one bounded solve along those
-/// paths ([`bounded::queries::robust_along`]) gives the bounded witness
-/// (an execution of the bounded engine, not necessarily the shortest).
+/// paths ([`bounded::queries::robust_along`]), encoded at the paths'
+/// length rather than the bound, gives the bounded witness (an execution
+/// of the bounded engine, not necessarily the shortest).
 /// `None` otherwise (out of budget, unsupported, paths longer than the
 /// bound, or no bounded cycle along them): the bounded query runs as
 /// usual. docs/performance.md, "TSO witnesses".
@@ -1118,13 +1119,19 @@ fn explicit_robust_first(req: &Request, kinds: &[CheckKind], lim: &Limits) -> Op
                 path.push(i);
             }
         }
-        if paths.iter().any(|x| x.len() > lim.bound as usize) {
+        let depth = paths.iter().map(|x| x.len()).max().unwrap_or(0);
+        if depth > lim.bound as usize {
             return None;
         }
+        // Encoded at the witness's depth, not the user's bound: an
+        // execution within the smaller bound is one within the larger.
         let q = bounded::Query {
             program: p,
             model: req.model,
-            limits: *lim,
+            limits: Limits {
+                bound: (depth as u32).max(1),
+                ..*lim
+            },
         };
         let b = bounded::backend_with(SolverKind::Varisat, false, None, None).ok()?;
         let mut r = bounded::queries::robust_along(&*b, &q, &paths).ok()??;

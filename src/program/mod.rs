@@ -920,8 +920,8 @@ impl Program {
     /// The first indivisible section of the program over which a
     /// happens-before cycle can pass without being a cycle of its events:
     /// `(thread, instruction index, what)`, `None` when there is none. An
-    /// engine whose robustness check takes hb over events (the explicit
-    /// TSO engine, the normal-form engine) refuses such a program: a
+    /// engine whose robustness check takes hb over events (the normal-form
+    /// engine, the parameterized engine) refuses such a program: a
     /// computation is robust iff it is equivalent to an SC computation in
     /// which every indivisible section is indivisible, i.e. hb with each
     /// section contracted is acyclic (docs/models.md, "Robustness and

@@ -360,11 +360,6 @@ fn corpus_compare(sub: &str, expect_files: usize) {
             if !matches!(r.outcome, Outcome::Robust) {
                 return Err(format!("{f}: {:?}", r.outcome));
             }
-            if p.section_beyond_rmw().is_some() {
-                // Refused by the explicit engine (docs/models.md,
-                // "Robustness and indivisible sections").
-                return Ok(format!("{f}: bounded cost {} (explicit refuses)", r.cost));
-            }
             let eo = explicit::Options {
                 limits: explicit::Limits {
                     timeout: Some(std::time::Duration::from_secs(60)),

@@ -39,6 +39,14 @@ pub(crate) struct St {
     pub lock: u32,
     /// Favourite thread + 1 (0 = any), Table 7.2.
     pub fav: u32,
+    /// Access levels `(a, hb)` pending in an indivisible section: the
+    /// accesses a helper not (yet) on the hb path made in its current
+    /// lock section or atomic step. Robustness contracts the section to
+    /// one node (docs/models.md, "Robustness and indivisible sections"),
+    /// so when a later access of the section joins the hb path, these
+    /// earlier ones join it too ([`Machine::join_hb`]). Empty outside a
+    /// section.
+    pub sec: Vec<(i64, i64)>,
 }
 
 pub(crate) fn get(map: &[(i64, i64)], a: i64) -> Option<i64> {
@@ -85,7 +93,7 @@ impl St {
         for &r in &self.regs {
             put_var(buf, r);
         }
-        for m in [&self.mem, &self.shadow, &self.hb] {
+        for m in [&self.mem, &self.shadow, &self.hb, &self.sec] {
             put_var(buf, m.len() as i64);
             for &(a, v) in m.iter() {
                 put_var(buf, a);
@@ -101,7 +109,7 @@ impl St {
         64 + 8
             * (self.pc.len()
                 + self.regs.len()
-                + 2 * (self.mem.len() + self.shadow.len() + self.hb.len()))
+                + 2 * (self.mem.len() + self.shadow.len() + self.hb.len() + self.sec.len()))
     }
 }
 
@@ -293,6 +301,7 @@ impl<'p> Machine<'p> {
             ra: 0,
             lock: 0,
             fav: 0,
+            sec: Vec::new(),
         };
         for t in 0..self.prog.threads.len() {
             self.reset_dead(&mut s, t);
@@ -348,10 +357,29 @@ impl<'p> Machine<'p> {
         s.lock == 0 || s.lock == t as u32 + 1
     }
 
-    /// Executes `cmd` for thread `t` in role `role` on `s`. Returns `None`
-    /// when blocked, else whether the step was non-local (touched memory or
-    /// released the lock, Table 7.2).
-    fn exec(&self, s: &mut St, t: usize, cmd: &Command, role: &mut Role) -> Option<bool> {
+    /// The pending accesses of the current indivisible section
+    /// ([`St::sec`]) join the hb path: the section, contracted to one
+    /// node, has an access on it.
+    fn join_hb(s: &mut St) {
+        for (a, l) in std::mem::take(&mut s.sec) {
+            let lvl = get(&s.hb, a).unwrap_or(0);
+            set(&mut s.hb, a, lvl.max(l), 0);
+        }
+    }
+
+    /// Executes `cmd` for thread `t` in role `role` on `s`; `in_section`:
+    /// `cmd` is part of an atomic step. Returns `None` when blocked, else
+    /// whether the step was non-local (touched memory or released the
+    /// lock, Table 7.2). A helper's accesses in a lock section or atomic
+    /// step before it joins the hb path are kept pending ([`St::sec`]).
+    fn exec(
+        &self,
+        s: &mut St,
+        t: usize,
+        cmd: &Command,
+        role: &mut Role,
+        in_section: bool,
+    ) -> Option<bool> {
         match cmd {
             Command::Load { reg, addr } => {
                 if !Self::lock_ok(s, t) {
@@ -367,6 +395,10 @@ impl<'p> Machine<'p> {
                             set(&mut s.hb, a, lvl.max(1), 0);
                         } else if lvl == 2 {
                             *role = Role::Helper(true);
+                            Self::join_hb(s);
+                        } else if in_section || s.lock == t as u32 + 1 {
+                            let p = get(&s.sec, a).unwrap_or(0);
+                            set(&mut s.sec, a, p.max(1), 0);
                         }
                         self.mem_get(s, a)
                     }
@@ -389,6 +421,9 @@ impl<'p> Machine<'p> {
                         if hat || lvl != 0 {
                             *role = Role::Helper(true);
                             set(&mut s.hb, a, 2, 0);
+                            Self::join_hb(s);
+                        } else if in_section || s.lock == t as u32 + 1 {
+                            set(&mut s.sec, a, 2, 0);
                         }
                         let d = self.init_val(a);
                         set(&mut s.mem, a, v, d);
@@ -417,7 +452,7 @@ impl<'p> Machine<'p> {
                 self.set_reg(s, t, *reg, v);
                 Some(false)
             }
-            Command::Ann(_, c) | Command::Tagged(_, c) => self.exec(s, t, c, role),
+            Command::Ann(_, c) | Command::Tagged(_, c) => self.exec(s, t, c, role, in_section),
             Command::Fence(_) | Command::Nop => Some(false),
             Command::Lock => {
                 if s.lock != 0 {
@@ -431,6 +466,8 @@ impl<'p> Machine<'p> {
                     return None;
                 }
                 s.lock = 0;
+                // The section ends off the hb path: its accesses stay off.
+                s.sec.clear();
                 Some(true)
             }
             Command::Atomic(cs) => {
@@ -439,7 +476,10 @@ impl<'p> Machine<'p> {
                 }
                 let mut nonlocal = false;
                 for c in cs {
-                    nonlocal |= self.exec(s, t, c, role)?;
+                    nonlocal |= self.exec(s, t, c, role, true)?;
+                }
+                if !in_section && s.lock != t as u32 + 1 {
+                    s.sec.clear();
                 }
                 Some(nonlocal)
             }
@@ -494,7 +534,7 @@ impl<'p> Machine<'p> {
                     }
                     let mut n = s.clone();
                     let mut role = Role::AttackerHat;
-                    if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role) {
+                    if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role, false) {
                         self.finish(&mut n, t, ins.to.0 << 2 | HAT, nl);
                         out.push((
                             Step {
@@ -535,7 +575,7 @@ impl<'p> Machine<'p> {
                         (None, m) if self.attack.is_some() => Role::Helper(m == HAT),
                         _ => Role::Plain,
                     };
-                    if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role) {
+                    if let Some(nl) = self.exec(&mut n, t, &ins.cmd, &mut role, false) {
                         let m = if role == Role::Helper(true) {
                             HAT
                         } else {

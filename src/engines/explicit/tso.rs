@@ -336,17 +336,6 @@ pub(crate) fn search_attack(
 pub fn check_robustness(prog: &Program, opts: &Options) -> Result<RobustnessReport, ExplicitError> {
     let start = Instant::now();
     validate(prog, opts.width)?;
-    // Attacks close cycles of hb over events; a section over which a
-    // contracted cycle can pass is beyond them (Program::section_beyond_rmw).
-    if let Some((t, i, what)) = prog.section_beyond_rmw() {
-        let ins = &prog.threads[t.0 as usize].instrs[i];
-        return Err(ExplicitError::Unsupported {
-            thread: prog.thread_name(t).to_string(),
-            from: prog.state_name(t, ins.from).to_string(),
-            to: prog.state_name(t, ins.to).to_string(),
-            what: format!("{what} (robustness contracts it; the attacks see events)"),
-        });
-    }
     let attacks = enumerate_attacks(prog);
     let mut stats = Stats {
         attacks_total: attacks.len(),
@@ -620,6 +609,12 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
             (cmd, _, _, _) => (TsoEventKind::Sc, plain_text(cmd), None),
         };
         let _ = WAIT;
+        if t != t_a {
+            let mut accs = Vec::new();
+            collect_accesses(&m, before, t, &ins.cmd, &mut accs);
+            let joined = kind == TsoEventKind::HbPath && mode_b != HAT;
+            track.section_step(&mut events, t, &ins.cmd, kind, joined, accs);
+        }
         events.push(TsoEvent {
             thread: tt,
             kind,
@@ -637,6 +632,10 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
     }
 }
 
+/// An event of a helper's lock section not (yet) on a witness's hb path:
+/// its index in the witness and its accesses `(address, is store)`.
+type PendingEvent = (usize, Vec<(i64, bool)>);
+
 /// The hb path of a witness so far: per address, the number of the
 /// hb-dependent access and whether it was a store; per helper thread, its
 /// last hb-dependent event.
@@ -644,9 +643,57 @@ pub(crate) fn build_witness(p: &Program, opts: &Options, a: &Attack, steps: &[St
 struct HbTrack {
     acc: HashMap<i64, (usize, bool)>,
     thread: HashMap<usize, usize>,
+    /// Per helper thread in a lock section: its events there not (yet)
+    /// on the hb path.
+    open: HashMap<usize, Vec<PendingEvent>>,
 }
 
 impl HbTrack {
+    /// Helper thread `t`'s step `cmd` with accesses `accs`, about to be
+    /// event `events.len() + 1` of kind `kind`: a section (lock to
+    /// unlock) off the hb path so far keeps its accessing events; when
+    /// the section joins the path (`joined`: this event is the first of
+    /// the thread on it), they join it too (the section is one node).
+    fn section_step(
+        &mut self,
+        events: &mut [TsoEvent],
+        t: usize,
+        cmd: &Command,
+        kind: TsoEventKind,
+        joined: bool,
+        accs: Vec<(i64, bool)>,
+    ) {
+        match cmd {
+            Command::Lock => {
+                self.open.insert(t, Vec::new());
+            }
+            Command::Unlock => {
+                self.open.remove(&t);
+            }
+            _ if kind == TsoEventKind::Sc && !accs.is_empty() => {
+                if let Some(list) = self.open.get_mut(&t) {
+                    list.push((events.len(), accs));
+                }
+            }
+            _ => {}
+        }
+        if joined {
+            let num = events.len() + 1;
+            for (i, accs) in self
+                .open
+                .get_mut(&t)
+                .map(std::mem::take)
+                .unwrap_or_default()
+            {
+                events[i].kind = TsoEventKind::HbPath;
+                events[i].hb = Some(format!("in the section of #{num} (contracted)"));
+                for (ad, is_store) in accs {
+                    self.acc.entry(ad).or_insert((i + 1, is_store));
+                }
+            }
+        }
+    }
+
     /// Records event `num`, helper thread `t`'s `cmd` in state `before`, on
     /// the hb path; returns why it is there: po after the thread's last hb
     /// event, else rf/co/fr from the last hb access to an address it
