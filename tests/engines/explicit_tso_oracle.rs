@@ -322,6 +322,37 @@ fn litmus_shapes_agree_with_brute_force_tso() {
     );
 }
 
+/// Thread `t` of a random loop-free Trencher program: `cmds` in order.
+fn thread_text(t: u64, cmds: &[String]) -> String {
+    let mut text = format!("thread t{t} initial 0\n");
+    for (i, c) in cmds.iter().enumerate() {
+        text.push_str(&format!("transition {i} {} {c}\n", i + 1));
+    }
+    text + "end\n"
+}
+
+/// Parses the Trencher program `text` (random case `case`), asserts that
+/// attacks and the brute-force oracle agree, and counts the verdict in
+/// `tally` (robust, not robust).
+fn attacks_agree_with_oracle(case: usize, text: &str, tally: &mut (usize, usize)) {
+    let p = parse(&SourceFile::new("random.txt", text), W).expect("parses");
+    let oracle_robust = !tso_violation(&p);
+    let ours = match check_robustness(&p, &Options::default()).unwrap().verdict {
+        Robustness::Robust => true,
+        Robustness::NotRobust(_) => false,
+        Robustness::Unknown(u) => panic!("case {case}: unknown {u}"),
+    };
+    assert_eq!(
+        ours, oracle_robust,
+        "case {case}: attacks vs oracle on\n{text}"
+    );
+    if ours {
+        tally.0 += 1;
+    } else {
+        tally.1 += 1;
+    }
+}
+
 /// Random loop-free programs (2–3 threads, up to 3 instructions each, two
 /// addresses, loads, stores, fences, checks): attacks and the brute-force
 /// oracle agree on every one.
@@ -334,48 +365,30 @@ fn random_small_programs_agree_with_brute_force_tso() {
         seed ^= seed << 17;
         seed % n
     };
-    let (mut robust, mut not_robust) = (0, 0);
+    let mut tally = (0, 0);
     for case in 0..300 {
         let threads = 2 + rnd(2);
         let mut text = String::new();
         for t in 0..threads {
-            text.push_str(&format!("thread t{t} initial 0\n"));
             let n = 1 + rnd(3);
-            for i in 0..n {
-                // Stores early and loads late make SB-like shapes likely.
-                let pick = if i == 0 { rnd(2) } else { 1 + rnd(9) };
-                let cmd = match pick {
-                    0..=2 => format!("write {} {}", 1 + rnd(2), rnd(2)),
-                    3..=7 => format!("read r{} {}", rnd(2), rnd(2)),
-                    8 => "mfence".to_string(),
-                    _ => format!("check == r{} {}", rnd(2), rnd(3) / 2),
-                };
-                text.push_str(&format!("transition {i} {} {cmd}\n", i + 1));
-            }
-            text.push_str("end\n");
+            let cmds: Vec<String> = (0..n)
+                .map(|i| {
+                    // Stores early and loads late make SB-like shapes likely.
+                    let pick = if i == 0 { rnd(2) } else { 1 + rnd(9) };
+                    match pick {
+                        0..=2 => format!("write {} {}", 1 + rnd(2), rnd(2)),
+                        3..=7 => format!("read r{} {}", rnd(2), rnd(2)),
+                        8 => "mfence".to_string(),
+                        _ => format!("check == r{} {}", rnd(2), rnd(3) / 2),
+                    }
+                })
+                .collect();
+            text.push_str(&thread_text(t, &cmds));
         }
-        let p = parse(&SourceFile::new("random.txt", &text), W).expect("parses");
-        let oracle_robust = !tso_violation(&p);
-        let ours = match check_robustness(&p, &Options::default()).unwrap().verdict {
-            Robustness::Robust => true,
-            Robustness::NotRobust(_) => false,
-            Robustness::Unknown(u) => panic!("case {case}: unknown {u}"),
-        };
-        assert_eq!(
-            ours, oracle_robust,
-            "case {case}: attacks vs oracle on\n{text}"
-        );
-        if ours {
-            robust += 1;
-        } else {
-            not_robust += 1;
-        }
+        attacks_agree_with_oracle(case, &text, &mut tally);
     }
     // The generator produces both kinds.
-    assert!(
-        robust > 20 && not_robust > 20,
-        "{robust} robust, {not_robust} not"
-    );
+    assert!(tally.0 > 20 && tally.1 > 20, "{tally:?} robust / not");
 }
 
 /// A lock section is one node of happens-before: SB where one thread's
@@ -406,14 +419,9 @@ fn lock_sections_are_contracted() {
 /// and the brute-force oracle agree on every one.
 #[test]
 fn random_programs_with_lock_sections_agree_with_brute_force_tso() {
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut rnd = |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
-    let (mut robust, mut not_robust, mut sections) = (0, 0, 0);
+    let mut rng = bmc_rmm::fuzz::gen::Rng::new(0x2545_f491_4f6c_dd1d);
+    let mut rnd = |n: u64| rng.below(n);
+    let (mut tally, mut sections) = ((0, 0), 0);
     for case in 0..300 {
         let threads = 2 + rnd(2);
         let mut text = String::new();
@@ -434,31 +442,12 @@ fn random_programs_with_lock_sections_agree_with_brute_force_tso() {
                 cmds.insert(from, "lock".into());
                 sections += 1;
             }
-            text.push_str(&format!("thread t{t} initial 0\n"));
-            for (i, c) in cmds.iter().enumerate() {
-                text.push_str(&format!("transition {i} {} {c}\n", i + 1));
-            }
-            text.push_str("end\n");
+            text.push_str(&thread_text(t, &cmds));
         }
-        let p = parse(&SourceFile::new("random.txt", &text), W).expect("parses");
-        let oracle_robust = !tso_violation(&p);
-        let ours = match check_robustness(&p, &Options::default()).unwrap().verdict {
-            Robustness::Robust => true,
-            Robustness::NotRobust(_) => false,
-            Robustness::Unknown(u) => panic!("case {case}: unknown {u}"),
-        };
-        assert_eq!(
-            ours, oracle_robust,
-            "case {case}: attacks vs oracle on\n{text}"
-        );
-        if ours {
-            robust += 1;
-        } else {
-            not_robust += 1;
-        }
+        attacks_agree_with_oracle(case, &text, &mut tally);
     }
     assert!(
-        robust > 20 && not_robust > 20 && sections > 200,
-        "{robust} robust, {not_robust} not, {sections} sections"
+        tally.0 > 20 && tally.1 > 20 && sections > 200,
+        "{tally:?} robust / not, {sections} sections"
     );
 }
