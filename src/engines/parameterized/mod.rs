@@ -36,8 +36,8 @@
 //! nested atomic sequences, and atomic steps over several addresses or lock
 //! sections beyond one load then one store of one address
 //! ([`crate::program::Program::section_beyond_rmw`]: robustness contracts
-//! such a section, the attacks' hb is over events) — all as the finite
-//! explicit engine.
+//! such a section, this engine's attacks take hb over events; the finite
+//! explicit engine's attacks contract it and decide the instances).
 
 pub mod coverability;
 pub(crate) mod instrument;
@@ -227,9 +227,9 @@ pub fn validate(p: &Program, w: Width) -> Result<(), Error> {
             }
         }
     }
-    // The attacks close cycles of hb over events; a section over which a
-    // contracted cycle can pass is beyond them, as for the finite explicit
-    // engine (Program::section_beyond_rmw).
+    // This engine's attacks close cycles of hb over events; a section over
+    // which a contracted cycle can pass is beyond them
+    // (Program::section_beyond_rmw).
     if let Some((t, i, what)) = p.section_beyond_rmw() {
         let ins = &p.threads[t.0 as usize].instrs[i];
         return Err(err(
