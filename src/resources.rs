@@ -154,23 +154,27 @@ pub fn default_memory_limit() -> Option<usize> {
         let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
         kb.checked_mul(1024)
     });
-    let mapped = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|t| {
-            let line = t.lines().find(|l| l.starts_with("VmSize:"))?;
-            let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-            kb.checked_mul(1024)
-        })
-        .unwrap_or(0);
     let rlimit = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|t| {
             let line = t.lines().find(|l| l.starts_with("Max address space"))?;
             line.split_whitespace().nth(3)?.parse::<usize>().ok()
         });
+    // VmSize matters only under an address-space limit: read it then
+    // only (each /proc file read is a visible share of a short run).
+    let mapped = || {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|t| {
+                let line = t.lines().find(|l| l.starts_with("VmSize:"))?;
+                let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+                kb.checked_mul(1024)
+            })
+            .unwrap_or(0)
+    };
     let (phys, rlimit) = (
         phys.map(|m| m / 4 * 3),
-        rlimit.map(|m| m.saturating_sub(mapped) / 3),
+        rlimit.map(|m| m.saturating_sub(mapped()) / 3),
     );
     match (phys, rlimit) {
         (Some(a), Some(b)) => Some(a.min(b)),

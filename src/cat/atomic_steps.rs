@@ -48,7 +48,7 @@ use super::{AxiomKind, ExprKind, Model, Node, Stmt, Ty};
 /// relation); the new nodes get fresh ids.
 pub fn contract_atomic_steps(model: &Model) -> Model {
     let mut m = model.clone();
-    m.uid = super::next_model_uid();
+    m.renew();
     let mut next = m.nodes;
     let mut node = |kind: ExprKind, at: &Node| {
         let n = Node {

@@ -196,6 +196,10 @@ pub struct Model {
     /// Unique per loaded model (clones share it): the key of the
     /// evaluator's values kept between candidates ([`eval`]).
     uid: u64,
+    /// The base sets and relations the statements read, sorted
+    /// ([`Model::uses`]), computed at the first question; reset with the
+    /// uid when the statements change ([`Model::renew`]).
+    used: std::sync::OnceLock<Vec<Builtin>>,
 }
 
 /// A fresh [`Model`] uid (never 0).
@@ -213,24 +217,44 @@ impl Model {
     /// Does the model read base set or relation `b` anywhere (in any
     /// definition or axiom, used or not)? Encoders skip building what no
     /// model reads (e.g. dependencies).
+    ///
+    /// The statements are walked once per model (the answer is asked for
+    /// every test of a batch).
     pub fn uses(&self, b: impl Into<Builtin>) -> bool {
-        fn walk(n: &Node, b: Builtin) -> bool {
+        fn walk(n: &Node, out: &mut Vec<Builtin>) {
             use ExprKind::*;
             match &n.kind {
-                Base(x) => *x == b,
-                Name(_) | Empty => false,
+                Base(x) => out.push(*x),
+                Name(_) | Empty => {}
                 Union(x, y) | Inter(x, y) | Seq(x, y) | Diff(x, y) | Cart(x, y) => {
-                    walk(x, b) || walk(y, b)
+                    walk(x, out);
+                    walk(y, out);
                 }
                 Compl(x) | Plus(x) | Star(x) | Opt(x) | Inv(x) | Bracket(x) | Domain(x)
-                | Range(x) | FenceRel(x) => walk(x, b),
+                | Range(x) | FenceRel(x) => walk(x, out),
             }
         }
-        let b = b.into();
-        self.stmts.iter().any(|s| match s {
-            Stmt::Let { binds, .. } => binds.iter().any(|(_, e)| walk(e, b)),
-            Stmt::Check { expr, .. } => walk(expr, b),
-        })
+        let used = self.used.get_or_init(|| {
+            let mut out = Vec::new();
+            for s in &self.stmts {
+                match s {
+                    Stmt::Let { binds, .. } => binds.iter().for_each(|(_, e)| walk(e, &mut out)),
+                    Stmt::Check { expr, .. } => walk(expr, &mut out),
+                }
+            }
+            out.sort_unstable();
+            out.dedup();
+            out
+        });
+        used.binary_search(&b.into()).is_ok()
+    }
+
+    /// Gives the model a new identity after its statements changed: a
+    /// fresh uid (the evaluator's cached values are not reused) and no
+    /// cached [`Model::uses`] answers.
+    pub(crate) fn renew(&mut self) {
+        self.uid = next_model_uid();
+        self.used = std::sync::OnceLock::new();
     }
 
     /// The file node `n` was read from (for locating a message at

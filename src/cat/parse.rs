@@ -1107,6 +1107,7 @@ pub fn parse_model_files(
         flags,
         init_writes,
         uid: super::next_model_uid(),
+        used: std::sync::OnceLock::new(),
     })
 }
 

@@ -59,7 +59,9 @@ pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .collect();
-    let first = match cmd.clone().try_get_matches_from(&argv) {
+    // Parsed in place (not on a clone: the command tree of every
+    // subcommand is large), and again below for a rearranged line.
+    let first = match cmd.try_get_matches_from_mut(&argv) {
         Ok(m) => m,
         Err(e) => {
             // Options before the subcommand that the default command does
@@ -76,7 +78,7 @@ pub fn parse_args(argv: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
             let mut moved = argv.clone();
             let sub = moved.remove(pos + 1);
             moved.insert(1, sub);
-            return match cmd.clone().try_get_matches_from(&moved) {
+            return match cmd.try_get_matches_from_mut(&moved) {
                 Ok(m) => Cli::from_arg_matches(&m),
                 Err(_) => Err(e),
             };

@@ -19,7 +19,10 @@ pub use varisat::Lit as SatLit;
 
 /// A CNF under construction inside an incremental varisat solver.
 pub struct Cnf {
-    solver: Solver<'static>,
+    /// The solver, made at its first use ([`Cnf::sat`]): a recording CNF
+    /// whose candidates the enumeration engine decides alone never needs
+    /// one.
+    solver: Option<Solver<'static>>,
     tt: Lit,
     ands: HashMap<(Lit, Lit), Lit>,
     xors: HashMap<(Lit, Lit), Lit>,
@@ -109,16 +112,18 @@ impl Cnf {
     }
 
     fn with_stop(stop: Option<Arc<AtomicBool>>) -> Cnf {
-        let mut solver = Solver::new();
-        if let Some(stop) = &stop {
-            // Before any clause: varisat takes a proof target only then.
-            solver.write_proof(StopSink(stop.clone()), ProofFormat::Varisat);
-        }
-        let tt = solver.new_lit();
-        solver.add_clause(&[tt]);
+        let mut c = Cnf::unsolved(stop);
+        let tt = c.tt;
+        c.sat().add_clause(&[tt]);
+        c
+    }
+
+    /// A CNF with the constant-true literal (variable 0) and no solver
+    /// yet.
+    fn unsolved(stop: Option<Arc<AtomicBool>>) -> Cnf {
         Cnf {
-            solver,
-            tt,
+            solver: None,
+            tt: Lit::from_index(0, true),
             ands: HashMap::default(),
             xors: HashMap::default(),
             model: Vec::new(),
@@ -134,9 +139,26 @@ impl Cnf {
     /// with [`Cnf::clauses_since`]; install that solver's model with
     /// [`Cnf::set_model`]) instead of being added to varisat's.
     pub fn recording() -> Cnf {
-        let mut c = Cnf::new();
+        let mut c = Cnf::unsolved(None);
         c.log = Some(vec![vec![c.tt]]);
         c
+    }
+
+    /// The solver, made at the first call: a stoppable CNF's gets its
+    /// proof target, then the variables numbered so far are created in
+    /// order (the same numbering as when each was created at once).
+    fn sat(&mut self) -> &mut Solver<'static> {
+        self.solver.get_or_insert_with(|| {
+            let mut solver = Solver::new();
+            if let Some(stop) = &self.stop {
+                // Before any clause: varisat takes a proof target only then.
+                solver.write_proof(StopSink(stop.clone()), ProofFormat::Varisat);
+            }
+            for _ in 0..self.nvars {
+                solver.new_lit();
+            }
+            solver
+        })
     }
 
     /// Recording mode: the clauses added since the first `from` (in order).
@@ -155,8 +177,9 @@ impl Cnf {
     /// fallback, `varisat::enumerate`). No-op when not recording.
     pub fn stop_recording(&mut self) {
         if let Some(log) = self.log.take() {
+            let solver = self.sat();
             for c in &log {
-                self.solver.add_clause(c);
+                solver.add_clause(c);
             }
         }
     }
@@ -215,7 +238,11 @@ impl Cnf {
     /// A fresh unconstrained literal.
     pub fn fresh(&mut self) -> Lit {
         self.nvars += 1;
-        self.solver.new_lit()
+        match &mut self.solver {
+            Some(solver) => solver.new_lit(),
+            // Numbered as the solver will number it ([`Cnf::sat`]).
+            None => Lit::from_index(self.nvars - 1, true),
+        }
     }
 
     /// Adds a clause; constant literals are simplified away.
@@ -236,9 +263,10 @@ impl Cnf {
                 c.into_vec()
             });
         } else if c.is_empty() {
-            self.solver.add_clause(&[!self.tt]);
+            let ff = !self.tt;
+            self.sat().add_clause(&[ff]);
         } else {
-            self.solver.add_clause(&c);
+            self.sat().add_clause(&c);
         }
     }
 
@@ -466,11 +494,12 @@ impl Cnf {
         if a.iter().any(|l| self.is_false(*l)) {
             return Ok(false);
         }
-        self.solver.assume(&a);
+        self.sat().assume(&a);
         let solved = match deadline.0 {
-            None => self.solver.solve(),
+            None => self.sat().solve(),
             Some(d) => {
-                let mut moved = Moved(std::mem::take(&mut self.solver));
+                // Made by `sat()` above.
+                let mut moved = Moved(self.solver.take().unwrap_or_default());
                 let (tx, rx) = std::sync::mpsc::channel();
                 std::thread::spawn(move || {
                     let r = moved.0.solve();
@@ -480,7 +509,7 @@ impl Cnf {
                     let wait = d.saturating_duration_since(Instant::now()).min(POLL);
                     match rx.recv_timeout(wait) {
                         Ok((moved, r)) => {
-                            self.solver = moved.0;
+                            self.solver = Some(moved.0);
                             break r;
                         }
                         Err(_) => {
@@ -516,7 +545,7 @@ impl Cnf {
             }
         };
         if r {
-            let m = self.solver.model().unwrap_or_default();
+            let m = self.sat().model().unwrap_or_default();
             self.model.clear();
             self.model.resize(self.nvars + 1, false);
             for l in m {
@@ -564,6 +593,34 @@ mod tests {
             let ng = if va && vb { !g } else { g };
             assert!(!c.solve(&[la, lb, ng]).unwrap());
         }
+    }
+
+    /// A recording CNF makes no solver until its clauses go to one, and
+    /// numbers its variables as the solver then does: the same literals
+    /// as an eager CNF, and solves (with and without a deadline) that see
+    /// every recorded clause.
+    #[test]
+    fn recording_makes_the_solver_late_with_the_same_numbering() {
+        let mut eager = Cnf::new();
+        let mut rec = Cnf::recording();
+        let ea: Vec<Lit> = (0..5).map(|_| eager.fresh()).collect();
+        let ra: Vec<Lit> = (0..5).map(|_| rec.fresh()).collect();
+        assert_eq!(ea, ra);
+        let g = rec.and(ra[0], ra[1]);
+        rec.clause(&[g]);
+        rec.clause(&[!ra[2], ra[3]]);
+        rec.clause(&[ra[2]]);
+        assert!(rec.solver.is_none());
+        rec.stop_recording();
+        let more = rec.fresh();
+        assert_eq!(more.index(), rec.num_vars() - 1);
+        assert!(rec.solve(&[!more]).unwrap());
+        assert!(rec.value(ra[0]) && rec.value(ra[1]) && rec.value(ra[3]));
+        assert!(!rec.value(more));
+        let later = Deadline(Some(Instant::now() + Duration::from_secs(60)));
+        assert!(!rec.solve_until(&[!ra[3]], later).unwrap());
+        assert!(rec.solve_until(&[ra[4]], later).unwrap());
+        assert!(rec.value(ra[4]));
     }
 
     #[test]
