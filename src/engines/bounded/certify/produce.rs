@@ -63,6 +63,10 @@ pub struct Target<'a> {
 /// The varisat backend with the certified settings and the lemma log.
 struct Logging {
     lemmas: RefCell<Vec<Lemma>>,
+    /// The sessions' budget of candidates to enumerate directly
+    /// ([`VarisatSession::enumerate`]; the encoding is then recorded
+    /// first); `None`: solve.
+    enumerate: Option<usize>,
 }
 
 impl Backend for Logging {
@@ -77,11 +81,16 @@ impl Backend for Logging {
     ) -> Result<(), Error> {
         let model = q.encoded_model();
         self.validate(&model)?;
-        let cnf = crate::engines::bounded::varisat::cnf::Cnf::new();
+        use crate::engines::bounded::varisat::cnf::Cnf;
+        let cnf = match self.enumerate {
+            Some(_) => Cnf::recording(),
+            None => Cnf::new(),
+        };
         let (b, w, d) = (q.limits.bound, q.limits.width, q.limits.deadline);
         let mut enc = formula::encoder(cnf, q.program, &model, b, w, Some(d));
         enc.log_lemmas();
         let mut s = VarisatSession::new(enc);
+        s.enumerate = self.enumerate;
         let r = f(&mut s);
         *self.lemmas.borrow_mut() = s.enc.lemmas().to_vec();
         r
@@ -108,6 +117,7 @@ pub fn run(
     }
     let b = Logging {
         lemmas: RefCell::new(Vec::new()),
+        enumerate: None,
     };
     let results = queries::check_on_one(&b, q, kinds)?;
     let lemmas = b.lemmas.into_inner();
@@ -134,18 +144,22 @@ pub fn run(
 }
 
 /// Enumerates the final states of `q` (every thread terminated, `filter`
-/// nonzero; the values of `observed`) by solving, blocking each state
-/// found and solving again, with the varisat backend; when the
-/// enumeration ends unsatisfiable, writes the certificate of its last
-/// query ("no final state outside those found") to `t.dirs[0]`. The
-/// states are those of the plain enumeration (the same queries; the lemma
-/// log changes no clause).
+/// nonzero; the values of `observed`) with the varisat backend as the
+/// plain run does: directly, visiting the candidate executions, when a
+/// test has at most `budget` of them (`litmus --enumerate`), else by
+/// solving, blocking each state found and solving again; then solves the
+/// last query, every state found blocked, and when it is unsatisfiable
+/// writes its certificate ("no final state outside those found") to
+/// `t.dirs[0]` ([`queries::enumerate_final_on`], closing). The states are
+/// those of the plain enumeration (the same search; the lemma log changes
+/// no clause).
 ///
 /// Errors: PGAS programs; the backend's errors (a refusal such as values
 /// out of thin air); the certificate cannot be written.
 pub fn final_states(
     q: &Query,
     (filter, observed): (Option<&GExpr>, &[GExpr]),
+    budget: Option<usize>,
     t: &Target,
 ) -> Result<(FinalStates, Outcome), Error> {
     if q.program.nodes.is_some() {
@@ -155,8 +169,9 @@ pub fn final_states(
     }
     let b = Logging {
         lemmas: RefCell::new(Vec::new()),
+        enumerate: budget,
     };
-    let fs = queries::enumerate_final_on(&b, q, filter, observed)?;
+    let fs = queries::enumerate_final_on(&b, q, (filter, observed), true)?;
     let lemmas = b.lemmas.into_inner();
     let model = q.encoded_model();
     let outcome = if fs.unknown.is_some() || (observed.is_empty() && !fs.states.is_empty()) {
