@@ -92,9 +92,18 @@ impl Backend for Logging {
         let mut s = VarisatSession::new(enc);
         s.enumerate = self.enumerate;
         let r = f(&mut s);
-        *self.lemmas.borrow_mut() = s.enc.lemmas().to_vec();
+        *self.lemmas.borrow_mut() = distinct(s.enc.lemmas());
         r
     }
+}
+
+/// `lemmas` each once, in the order first learnt: the solve that closes
+/// a direct enumeration learns again lemmas the enumeration learnt (its
+/// explanations are not handed to the solver), and a clause twice in a
+/// formula adds nothing to it.
+fn distinct(lemmas: &[Lemma]) -> Vec<Lemma> {
+    let mut seen = crate::collections::HashSet::default();
+    lemmas.iter().filter(|l| seen.insert(*l)).cloned().collect()
 }
 
 /// Runs `kinds` on `q` with the varisat backend and writes a certificate
@@ -346,5 +355,17 @@ mod tests {
         ] {
             assert!(!dir.join(n).exists(), "{n} left behind");
         }
+    }
+
+    /// A lemma learnt twice (by a direct enumeration, then by the solve
+    /// that closes it) is kept once, at its first place.
+    #[test]
+    fn lemmas_learnt_twice_are_kept_once() {
+        let l = |a: &str| Lemma {
+            axiom: a.into(),
+            facts: Vec::new(),
+        };
+        let kept = distinct(&[l("a"), l("b"), l("a"), l("c"), l("b")]);
+        assert_eq!(kept, vec![l("a"), l("b"), l("c")]);
     }
 }
