@@ -394,15 +394,17 @@ pub struct LitmusArgs {
     /// Per-test time limit in seconds (the test's answer is "unknown").
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = parse_timeout)]
     pub timeout: f64,
-    /// Certify each test's final states: the states are enumerated by
-    /// solving (one SAT query per state, each state found then excluded)
-    /// and the last, unsatisfiable query ("no execution the model allows
-    /// reaches a final state outside those printed") is written to
+    /// Certify each test's final states: the states are enumerated as
+    /// `--enumerate` says (candidates visited directly, or one SAT query
+    /// per state, each state found then excluded), then the query with
+    /// every state found excluded is solved and, unsatisfiable ("no
+    /// execution the model allows reaches a final state outside those
+    /// printed"), written to
     /// DIR/<stem>.final-states: the formula with the excluded states
     /// (`c block K`), a proof, the lemmas' justifications and a manifest
     /// with the states. This certifies Never (no state satisfies the
     /// condition) and the "every state" side of Always; the states
-    /// printed are witnessed by the solver. Re-check with `bmc-rmm
+    /// printed are witnessed by the search. Re-check with `bmc-rmm
     /// certify-check DIR` (docs/reliability.md). Varisat only; not with
     /// --conf.
     #[arg(long, value_name = "DIR")]

@@ -215,7 +215,7 @@ pub fn litmus_reply(
         model,
         (lim, SolverKind::Varisat),
         &mut |q, filter, obs| {
-            let (fs, out) = produce::final_states(q, (filter, obs), &target)?;
+            let (fs, out) = produce::final_states(q, (filter, obs), a.enumerate.budget(), &target)?;
             outcome = out;
             Ok(fs)
         },

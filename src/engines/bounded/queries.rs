@@ -576,19 +576,26 @@ pub fn enumerate_final_with(
     filter: Option<&GExpr>,
     exprs: &[GExpr],
 ) -> Result<FinalStates, Error> {
-    enumerate_final_on(&*backend_enumerating(solver, budget)?, q, filter, exprs)
+    let b = backend_enumerating(solver, budget)?;
+    enumerate_final_on(&*b, q, (filter, exprs), false)
 }
 
 /// [`enumerate_final`] on backend `b` (e.g. the certifying one,
-/// `certify::produce`): blocks each final state found and solves again
-/// until unsatisfiable.
+/// `certify::produce`): the session's direct enumeration when it has
+/// one ([`Session::enumerate_observed`]), else blocks each final state
+/// found and solves again until unsatisfiable. `close`: after a direct
+/// enumeration, that last query is solved too, with every state found
+/// blocked (the query a certificate proves unsatisfiable; a state the
+/// solver still finds is added, and the flags are then decided as after
+/// solving); not when nothing is observed and a state was found (the
+/// enumeration has no last query then).
 ///
 /// Errors: see [`enumerate_final`].
 pub fn enumerate_final_on(
     b: &dyn Backend,
     q: &Query,
-    filter: Option<&GExpr>,
-    exprs: &[GExpr],
+    (filter, exprs): (Option<&GExpr>, &[GExpr]),
+    close: bool,
 ) -> Result<FinalStates, Error> {
     let mut out = None;
     b.session(q, &mut |s| {
@@ -596,8 +603,10 @@ pub fn enumerate_final_on(
         s.observe(exprs);
         let mut states = Vec::new();
         let mut unknown = None;
+        // The direct enumeration's flags, and how many states it found.
+        let mut enumerated = None;
         match s.enumerate_observed(goal, q.limits.deadline) {
-            Some(Ok((found, flags))) => {
+            Some(Ok((found, flags))) if !close || (exprs.is_empty() && !found.is_empty()) => {
                 out = Some(FinalStates {
                     states: found,
                     unknown,
@@ -605,6 +614,13 @@ pub fn enumerate_final_on(
                     flags: Some(flags),
                 });
                 return Ok(());
+            }
+            Some(Ok((found, flags))) => {
+                for vals in &found {
+                    s.exclude_observed(goal, vals);
+                }
+                enumerated = Some((found.len(), flags));
+                states = found;
             }
             Some(Err(e @ Error::Unknown(_))) => {
                 out = Some(FinalStates {
@@ -642,12 +658,18 @@ pub fn enumerate_final_on(
         }
         // The solver visits some executions only: flags are decided
         // when the model has none, or when none holds on any candidate.
-        let decided = q.model.flags.is_empty() || s.flags_never_hold();
+        let flags = match enumerated {
+            Some((n, flags)) if n == states.len() && unknown.is_none() => Some(flags),
+            _ => {
+                let decided = q.model.flags.is_empty() || s.flags_never_hold();
+                decided.then(super::Flags::default)
+            }
+        };
         out = Some(FinalStates {
             states,
             unknown,
             stats: s.stats(),
-            flags: decided.then(super::Flags::default),
+            flags,
         });
         Ok(())
     })?;

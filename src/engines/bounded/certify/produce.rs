@@ -63,6 +63,10 @@ pub struct Target<'a> {
 /// The varisat backend with the certified settings and the lemma log.
 struct Logging {
     lemmas: RefCell<Vec<Lemma>>,
+    /// The sessions' budget of candidates to enumerate directly
+    /// ([`VarisatSession::enumerate`]; the encoding is then recorded
+    /// first); `None`: solve.
+    enumerate: Option<usize>,
 }
 
 impl Backend for Logging {
@@ -77,15 +81,29 @@ impl Backend for Logging {
     ) -> Result<(), Error> {
         let model = q.encoded_model();
         self.validate(&model)?;
-        let cnf = crate::engines::bounded::varisat::cnf::Cnf::new();
+        use crate::engines::bounded::varisat::cnf::Cnf;
+        let cnf = match self.enumerate {
+            Some(_) => Cnf::recording(),
+            None => Cnf::new(),
+        };
         let (b, w, d) = (q.limits.bound, q.limits.width, q.limits.deadline);
         let mut enc = formula::encoder(cnf, q.program, &model, b, w, Some(d));
         enc.log_lemmas();
         let mut s = VarisatSession::new(enc);
+        s.enumerate = self.enumerate;
         let r = f(&mut s);
-        *self.lemmas.borrow_mut() = s.enc.lemmas().to_vec();
+        *self.lemmas.borrow_mut() = distinct(s.enc.lemmas());
         r
     }
+}
+
+/// `lemmas` each once, in the order first learnt: the solve that closes
+/// a direct enumeration learns again lemmas the enumeration learnt (its
+/// explanations are not handed to the solver), and a clause twice in a
+/// formula adds nothing to it.
+fn distinct(lemmas: &[Lemma]) -> Vec<Lemma> {
+    let mut seen = crate::collections::HashSet::default();
+    lemmas.iter().filter(|l| seen.insert(*l)).cloned().collect()
 }
 
 /// Runs `kinds` on `q` with the varisat backend and writes a certificate
@@ -108,6 +126,7 @@ pub fn run(
     }
     let b = Logging {
         lemmas: RefCell::new(Vec::new()),
+        enumerate: None,
     };
     let results = queries::check_on_one(&b, q, kinds)?;
     let lemmas = b.lemmas.into_inner();
@@ -134,18 +153,22 @@ pub fn run(
 }
 
 /// Enumerates the final states of `q` (every thread terminated, `filter`
-/// nonzero; the values of `observed`) by solving, blocking each state
-/// found and solving again, with the varisat backend; when the
-/// enumeration ends unsatisfiable, writes the certificate of its last
-/// query ("no final state outside those found") to `t.dirs[0]`. The
-/// states are those of the plain enumeration (the same queries; the lemma
-/// log changes no clause).
+/// nonzero; the values of `observed`) with the varisat backend as the
+/// plain run does: directly, visiting the candidate executions, when a
+/// test has at most `budget` of them (`litmus --enumerate`), else by
+/// solving, blocking each state found and solving again; then solves the
+/// last query, every state found blocked, and when it is unsatisfiable
+/// writes its certificate ("no final state outside those found") to
+/// `t.dirs[0]` ([`queries::enumerate_final_on`], closing). The states are
+/// those of the plain enumeration (the same search; the lemma log changes
+/// no clause).
 ///
 /// Errors: PGAS programs; the backend's errors (a refusal such as values
 /// out of thin air); the certificate cannot be written.
 pub fn final_states(
     q: &Query,
     (filter, observed): (Option<&GExpr>, &[GExpr]),
+    budget: Option<usize>,
     t: &Target,
 ) -> Result<(FinalStates, Outcome), Error> {
     if q.program.nodes.is_some() {
@@ -155,8 +178,9 @@ pub fn final_states(
     }
     let b = Logging {
         lemmas: RefCell::new(Vec::new()),
+        enumerate: budget,
     };
-    let fs = queries::enumerate_final_on(&b, q, filter, observed)?;
+    let fs = queries::enumerate_final_on(&b, q, (filter, observed), true)?;
     let lemmas = b.lemmas.into_inner();
     let model = q.encoded_model();
     let outcome = if fs.unknown.is_some() || (observed.is_empty() && !fs.states.is_empty()) {
@@ -192,30 +216,30 @@ fn write_one(
         Ok(x) => x,
         Err(why) => return Ok(Outcome::Refused(why)),
     };
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let proof_path = dir.join(super::PROOF);
-    if !proof::prove(&f, &proof_path)? {
+    let Some(proof) = proof::prove(&f)? else {
         return Ok(Outcome::Refused(
             "the re-derived formula is satisfiable (the run and its re-derivation disagree)".into(),
         ));
-    }
+    };
     let manifest = manifest(q, model, question, &f, lemmas.len(), t)?;
     let text = serde_json::to_string_pretty(&manifest).expect("a manifest serializes");
-    write(&dir.join(super::MANIFEST), text.as_bytes())?;
     let cnf = format!("{}\n{}", super::question_line(&manifest), f.to_dimacs());
-    write(&dir.join(super::FORMULA), cnf.as_bytes())?;
-    write(&dir.join(super::LEMMAS), lemmas::to_text(lemmas).as_bytes())?;
-    let size = |n: &str| std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
+    let lemma_text = lemmas::to_text(lemmas);
+    write_dir(
+        dir,
+        &[
+            (super::PROOF, &proof),
+            (super::FORMULA, cnf.as_bytes()),
+            (super::LEMMAS, lemma_text.as_bytes()),
+        ],
+        text.as_bytes(),
+    )?;
     Ok(Outcome::Certified(Written {
         dir: dir.to_path_buf(),
         vars: f.vars,
         clauses: f.clauses.len(),
         lemmas: lemmas.len(),
-        bytes: [
-            size(super::FORMULA),
-            size(super::PROOF),
-            size(super::LEMMAS),
-        ],
+        bytes: [cnf.len(), proof.len(), lemma_text.len()].map(|n| n as u64),
         seconds: start.elapsed().as_secs_f64(),
     }))
 }
@@ -264,6 +288,84 @@ fn io(p: &Path, e: std::io::Error) -> Error {
     }
 }
 
-fn write(p: &Path, bytes: &[u8]) -> Result<(), Error> {
-    std::fs::write(p, bytes).map_err(|e| io(p, e))
+/// Writes a certificate's `files` (name, bytes) and then its manifest
+/// into `dir` (created, with its parents, when missing): the manifest,
+/// which makes a directory a certificate (`certify-check DIR`), is
+/// removed first from an existing `dir` and written last, and on an error
+/// the files written are removed, so that no directory holds a manifest
+/// with files of another run or half of the files.
+///
+/// Errors: a directory or file cannot be created or written.
+fn write_dir(dir: &Path, files: &[(&str, &[u8])], manifest: &[u8]) -> Result<(), Error> {
+    match std::fs::create_dir(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let m = dir.join(super::MANIFEST);
+            match std::fs::remove_file(&m) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&m, e)),
+                _ => {}
+            }
+        }
+        Err(_) => std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?,
+    }
+    let all = files.iter().copied().chain([(super::MANIFEST, manifest)]);
+    for (i, (name, bytes)) in all.enumerate() {
+        let p = dir.join(name);
+        if let Err(e) = std::fs::write(&p, bytes) {
+            for (n, _) in &files[..i.min(files.len())] {
+                let _ = std::fs::remove_file(dir.join(n));
+            }
+            return Err(io(&p, e));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A certificate's files are written whole or not at all: over an
+    /// earlier certificate the new files and manifest replace the old;
+    /// when a file cannot be written (here `lemmas.txt` is a directory)
+    /// the error is returned and neither the old manifest nor the files
+    /// written before it are left.
+    #[test]
+    fn certificates_are_written_whole_or_not_at_all() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("a").join("t.final-states");
+        let files: [(&str, &[u8]); 3] = [
+            (super::super::PROOF, b"p"),
+            (super::super::FORMULA, b"f"),
+            (super::super::LEMMAS, b"l"),
+        ];
+        write_dir(&dir, &files, b"m1").unwrap();
+        write_dir(&dir, &files, b"m2").unwrap();
+        let read = |n: &str| std::fs::read(dir.join(n)).ok();
+        assert_eq!(read(super::super::MANIFEST), Some(b"m2".to_vec()));
+        assert_eq!(read(super::super::LEMMAS), Some(b"l".to_vec()));
+        std::fs::remove_file(dir.join(super::super::LEMMAS)).unwrap();
+        std::fs::create_dir(dir.join(super::super::LEMMAS)).unwrap();
+        let e = write_dir(&dir, &files, b"m3").unwrap_err();
+        assert!(e.to_string().contains(super::super::LEMMAS), "{e}");
+        for n in [
+            super::super::MANIFEST,
+            super::super::PROOF,
+            super::super::FORMULA,
+        ] {
+            assert!(!dir.join(n).exists(), "{n} left behind");
+        }
+    }
+
+    /// A lemma learnt twice (by a direct enumeration, then by the solve
+    /// that closes it) is kept once, at its first place.
+    #[test]
+    fn lemmas_learnt_twice_are_kept_once() {
+        let l = |a: &str| Lemma {
+            axiom: a.into(),
+            facts: Vec::new(),
+        };
+        let kept = distinct(&[l("a"), l("b"), l("a"), l("c"), l("b")]);
+        assert_eq!(kept, vec![l("a"), l("b"), l("c")]);
+    }
 }

@@ -6,37 +6,29 @@
 
 use super::formula::Formula;
 use crate::diag::Error;
-use std::io::Write;
 use std::path::Path;
 use varisat::{ExtendFormula, ProofFormat, Solver};
 
 /// Solves `f` from scratch with a fresh varisat solver writing its proof
-/// to `path`: `Ok(true)` when unsatisfiable (the proof is complete),
-/// `Ok(false)` when satisfiable (the file then proves nothing).
+/// in memory: `Ok(Some(proof))` when unsatisfiable (the proof is
+/// complete, the bytes of `proof.varisat`), `Ok(None)` when satisfiable.
 ///
-/// Errors: the file cannot be written; the solver failed.
-pub fn prove(f: &Formula, path: &Path) -> Result<bool, Error> {
-    let io = |e: std::io::Error| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
+/// Errors: the solver failed.
+pub fn prove(f: &Formula) -> Result<Option<Vec<u8>>, Error> {
+    let mut proof = Vec::new();
+    let sat = {
+        let mut solver = Solver::new();
+        solver.write_proof(&mut proof, ProofFormat::Varisat);
+        for c in &f.clauses {
+            solver.add_clause(c);
+        }
+        let sat = (solver.solve()).map_err(|e| Error::Tool(format!("varisat: {e}")))?;
+        solver
+            .close_proof()
+            .map_err(|e| Error::Tool(format!("varisat: writing the proof: {e}")))?;
+        sat
     };
-    let file = std::fs::File::create(path).map_err(io)?;
-    let mut solver = Solver::new();
-    solver.write_proof(std::io::BufWriter::new(file), ProofFormat::Varisat);
-    for c in &f.clauses {
-        solver.add_clause(c);
-    }
-    let sat = (solver.solve()).map_err(|e| Error::Tool(format!("varisat: {e}")))?;
-    solver
-        .close_proof()
-        .map_err(|e| Error::Tool(format!("varisat: writing the proof: {e}")))?;
-    drop(solver);
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.flush())
-        .map_err(io)?;
-    Ok(!sat)
+    Ok((!sat).then_some(proof))
 }
 
 /// Records whether the checked proof derived unsatisfiability.

@@ -11,6 +11,7 @@ use crate::collections::HashMap;
 use crate::diag::Error;
 use crate::engines::bounded::Deadline;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use varisat::{ExtendFormula, Lit, ProofFormat, Solver};
@@ -73,6 +74,66 @@ struct Moved(Solver<'static>);
 // `Send` (an `Arc<AtomicBool>`), so the solver owns plain data. It is
 // moved whole to one thread and back (or dropped there), never shared.
 unsafe impl Send for Moved {}
+
+/// The thread that runs the solves with a deadline of the threads' CNFs
+/// ([`Cnf::solve_until`]): one per thread that solves, started at its
+/// first such solve and reused by the next ones (a thread started per
+/// solve cost more than a small solve, litmus tests solving ten times
+/// each), ended when that thread ends or when a solve is given up
+/// ([`abandon`]: the solve keeps it, and the next solve starts another).
+mod solving_thread {
+    use super::Moved;
+    use std::cell::RefCell;
+    use std::sync::mpsc::{channel, Receiver, Sender};
+
+    /// What a solve sends back: the solver and its answer.
+    pub(super) type Solved = (Moved, Result<bool, varisat::solver::SolverError>);
+
+    /// A solver to solve, and where to send it back.
+    type Job = (Moved, Sender<Solved>);
+
+    thread_local! {
+        /// The jobs channel of this thread's solving thread.
+        static JOBS: RefCell<Option<Sender<Job>>> = const { RefCell::new(None) };
+        /// How many solving threads this thread started (for the tests).
+        pub(super) static STARTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Solves `moved` on this thread's solving thread (started if there is
+    /// none or it ended); the solver and the answer arrive on the receiver.
+    pub(super) fn solve(moved: Moved) -> Receiver<Solved> {
+        let (tx, rx) = channel();
+        JOBS.with(|jobs| {
+            let mut jobs = jobs.borrow_mut();
+            let mut job = (moved, tx);
+            if let Some(s) = jobs.as_ref() {
+                match s.send(job) {
+                    Ok(()) => return,
+                    Err(std::sync::mpsc::SendError(j)) => job = j,
+                }
+            }
+            let (jtx, jrx) = channel::<Job>();
+            STARTED.set(STARTED.get() + 1);
+            std::thread::spawn(move || {
+                for (mut moved, back) in jrx {
+                    let r = moved.0.solve();
+                    let _ = back.send((moved, r));
+                }
+            });
+            jtx.send(job)
+                .expect("a new solving thread waits for its first job");
+            *jobs = Some(jtx);
+        });
+        rx
+    }
+
+    /// Leaves this thread's solving thread to the solve it runs: it ends
+    /// after that solve (its answer, no longer awaited, dropped), and the
+    /// next solve starts another.
+    pub(super) fn abandon() {
+        JOBS.with(|jobs| jobs.borrow_mut().take());
+    }
+}
 
 /// How often the thread waiting for a solve checks the cancel flag and
 /// the memory budget ([`Deadline::check`]) before the deadline.
@@ -471,14 +532,16 @@ impl Cnf {
     /// [`Cnf::solve`] that gives up at `deadline` ([`Deadline::check`]:
     /// its time, the cancel flag of this thread's query, the memory
     /// budget). varisat cannot be interrupted from outside a solve, so
-    /// with a deadline the solve runs on a thread of its own and this one
+    /// with a deadline the solve runs on another thread (this thread's
+    /// [`solving_thread`], reused from solve to solve) and this one
     /// waits for it until the deadline, checking the cancel flag and the
     /// budget every [`POLL`]; when it gives up it answers at once and,
     /// for a [`Cnf::stoppable`] CNF, stops the solve through its proof
     /// target ([`StopSink`]), which also stops a solve that outgrows the
     /// memory budget (a solve of a [`Cnf::new`] CNF is left to finish
-    /// alone on its thread). A CNF whose solve was given up cannot solve
-    /// again: every later solve fails with the same error.
+    /// alone on its thread, which no later solve uses). A CNF whose solve
+    /// was given up cannot solve again: every later solve fails with the
+    /// same error.
     ///
     /// Errors: [`Error::Unknown`] naming the limit reached; the solver
     /// failed ([`Error::Tool`]).
@@ -499,12 +562,7 @@ impl Cnf {
             None => self.sat().solve(),
             Some(d) => {
                 // Made by `sat()` above.
-                let mut moved = Moved(self.solver.take().unwrap_or_default());
-                let (tx, rx) = std::sync::mpsc::channel();
-                std::thread::spawn(move || {
-                    let r = moved.0.solve();
-                    let _ = tx.send((moved, r));
-                });
+                let rx = solving_thread::solve(Moved(self.solver.take().unwrap_or_default()));
                 loop {
                     let wait = d.saturating_duration_since(Instant::now()).min(POLL);
                     match rx.recv_timeout(wait) {
@@ -512,14 +570,21 @@ impl Cnf {
                             self.solver = Some(moved.0);
                             break r;
                         }
-                        Err(_) => {
+                        Err(RecvTimeoutError::Timeout) => {
                             if let Err(e) = deadline.check() {
                                 if let Some(stop) = &self.stop {
                                     stop.store(true, Ordering::Relaxed);
                                 }
+                                // The solving thread is left to the solve.
+                                solving_thread::abandon();
                                 self.stopped = Some(e.clone());
                                 return Err(e);
                             }
+                        }
+                        Err(RecvTimeoutError::Disconnected) => {
+                            let e = Error::Tool("varisat: the solving thread failed".into());
+                            self.stopped = Some(e.clone());
+                            return Err(e);
                         }
                     }
                 }
@@ -637,5 +702,51 @@ mod tests {
         assert!(c.solve(&[ls[8]]).unwrap());
         let o = c.or_all(&ls);
         assert!(c.solve(&[o]).unwrap());
+    }
+
+    /// Pigeonhole: `n + 1` pigeons in `n` holes (unsatisfiable, hard for
+    /// resolution when `n` grows).
+    fn pigeonhole(c: &mut Cnf, n: usize) {
+        let p: Vec<Vec<Lit>> = (0..=n)
+            .map(|_| (0..n).map(|_| c.fresh()).collect())
+            .collect();
+        for row in &p {
+            c.clause(row);
+        }
+        for h in 0..n {
+            let col: Vec<Lit> = p.iter().map(|row| row[h]).collect();
+            c.at_most_one(&col);
+        }
+    }
+
+    /// Solves with a deadline share one solving thread per calling thread;
+    /// a solve given up at its deadline keeps its thread and the next
+    /// solve, of another CNF, answers on a new one without waiting for it.
+    #[test]
+    fn solves_with_a_deadline_reuse_their_thread() {
+        let started = || solving_thread::STARTED.get();
+        let soon = |ms| Deadline(Some(Instant::now() + Duration::from_millis(ms)));
+        let before = started();
+        for _ in 0..20 {
+            let mut c = Cnf::new();
+            let (a, b) = (c.fresh(), c.fresh());
+            c.clause(&[a, b]);
+            assert!(c.solve_until(&[!a], soon(60_000)).unwrap());
+            assert!(c.value(b));
+            assert!(!c.solve_until(&[!a, !b], soon(60_000)).unwrap());
+        }
+        assert_eq!(started() - before, 1);
+        // A solve that outlasts its deadline (not stoppable: it runs on).
+        let mut hard = Cnf::new();
+        pigeonhole(&mut hard, 11);
+        let e = hard.solve_until(&[], soon(50)).unwrap_err();
+        assert!(matches!(e, Error::Unknown(_)), "{e:?}");
+        assert!(hard.solve(&[]).is_err(), "a given-up CNF stays stopped");
+        let t0 = Instant::now();
+        let mut c = Cnf::new();
+        pigeonhole(&mut c, 3);
+        assert!(!c.solve_until(&[], soon(20_000)).unwrap());
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        assert_eq!(started() - before, 2);
     }
 }

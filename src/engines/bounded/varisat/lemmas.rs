@@ -40,7 +40,7 @@ pub struct Fact {
 
 /// One refinement lemma: the clause "not all of `facts`", learnt because
 /// the facts make `axiom` fail ([`CO_ORDER`] for a co cycle).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Lemma {
     /// The failed axiom's name.
     pub axiom: String,
