@@ -776,17 +776,31 @@ pub(crate) fn search(
         succ.clear();
         // The process's memory budget after each thread's successors: a
         // state of a translated program can be megabytes, and one state
-        // has a successor per thread.
+        // has a successor per thread. With such large states the time
+        // limit is checked there too (each successor is a copy).
+        let big = s.approx_bytes() > 1 << 14;
         for t in 0..m.prog.threads.len() {
             m.thread_successors(&s, t, &mut succ);
-            if let Err(why) = crate::resources::check_memory() {
+            let stop = match crate::resources::check_memory() {
+                Err(why) => Some(why),
+                Ok(()) if big => ctl.stopped().map(String::from),
+                Ok(()) => None,
+            };
+            if let Some(why) = stop {
                 let n = index.len() as u64;
                 succ.clear();
                 crate::resources::drop_in_background((index, parent, frontier));
                 return (Outcome::Limit(why), n);
             }
         }
-        for (step, n) in succ.drain(..) {
+        for (k, (step, n)) in succ.drain(..).enumerate() {
+            if big && k % 16 == 15 {
+                if let Some(why) = ctl.stopped() {
+                    let n = index.len() as u64;
+                    crate::resources::drop_in_background((index, parent, frontier));
+                    return (Outcome::Limit(why.into()), n);
+                }
+            }
             n.encode(&mut buf);
             if index.contains_key(buf.as_slice()) {
                 continue;
