@@ -760,81 +760,81 @@ pub(crate) fn search(
     // after the deadline (one of many attacks) stops at once instead of
     // after 256 states of hundreds of successors each.
     let mut tick = 255u32;
-    while let Some((s, si)) = match order {
-        SearchOrder::Bfs => frontier.pop_front(),
-        SearchOrder::Dfs => frontier.pop_back(),
-    } {
-        frontier_bytes = frontier_bytes.saturating_sub(s.approx_bytes());
-        tick = tick.wrapping_add(1);
-        if tick.is_multiple_of(256) {
-            if let Some(why) = ctl.stopped() {
-                let n = index.len() as u64;
-                crate::resources::drop_in_background((index, parent, frontier));
-                return (Outcome::Limit(why.into()), n);
-            }
-        }
-        succ.clear();
-        // The process's memory budget after each thread's successors: a
-        // state of a translated program can be megabytes, and one state
-        // has a successor per thread. With such large states the time
-        // limit is checked there too (each successor is a copy).
-        let big = s.approx_bytes() > 1 << 14;
-        for t in 0..m.prog.threads.len() {
-            m.thread_successors(&s, t, &mut succ);
-            let stop = match crate::resources::check_memory() {
-                Err(why) => Some(why),
-                Ok(()) if big => ctl.stopped().map(String::from),
-                Ok(()) => None,
-            };
-            if let Some(why) = stop {
-                let n = index.len() as u64;
-                succ.clear();
-                crate::resources::drop_in_background((index, parent, frontier));
-                return (Outcome::Limit(why), n);
-            }
-        }
-        for (k, (step, n)) in succ.drain(..).enumerate() {
-            if big && k % 16 == 15 {
+    // A limit of the time, the cancel flag or the memory budget: why the
+    // search stops (every such stop frees the tables in the background).
+    let why: String = 'stop: {
+        while let Some((s, si)) = match order {
+            SearchOrder::Bfs => frontier.pop_front(),
+            SearchOrder::Dfs => frontier.pop_back(),
+        } {
+            frontier_bytes = frontier_bytes.saturating_sub(s.approx_bytes());
+            tick = tick.wrapping_add(1);
+            if tick.is_multiple_of(256) {
                 if let Some(why) = ctl.stopped() {
-                    let n = index.len() as u64;
-                    crate::resources::drop_in_background((index, parent, frontier));
-                    return (Outcome::Limit(why.into()), n);
+                    break 'stop why.into();
                 }
             }
-            n.encode(&mut buf);
-            if index.contains_key(buf.as_slice()) {
-                continue;
+            succ.clear();
+            // The process's memory budget after each thread's successors: a
+            // state of a translated program can be megabytes, and one state
+            // has a successor per thread. With such large states the time
+            // limit is checked there too (each successor is a copy).
+            let big = s.approx_bytes() > 1 << 14;
+            for t in 0..m.prog.threads.len() {
+                m.thread_successors(&s, t, &mut succ);
+                let stop = match crate::resources::check_memory() {
+                    Err(why) => Some(why),
+                    Ok(()) if big => ctl.stopped().map(String::from),
+                    Ok(()) => None,
+                };
+                if let Some(why) = stop {
+                    break 'stop why;
+                }
             }
-            let ni = parent.len() as u32;
-            bytes += buf.len() + 80;
-            index.insert(buf.clone().into_boxed_slice(), ni);
-            parent.push((si, step));
-            if let Some(g) = m.goal(&n) {
-                return (Outcome::Found(g, path(&parent, ni)), index.len() as u64);
+            for (k, (step, n)) in succ.drain(..).enumerate() {
+                if big && k % 16 == 15 {
+                    if let Some(why) = ctl.stopped() {
+                        break 'stop why.into();
+                    }
+                }
+                n.encode(&mut buf);
+                if index.contains_key(buf.as_slice()) {
+                    continue;
+                }
+                let ni = parent.len() as u32;
+                bytes += buf.len() + 80;
+                index.insert(buf.clone().into_boxed_slice(), ni);
+                parent.push((si, step));
+                if let Some(g) = m.goal(&n) {
+                    return (Outcome::Found(g, path(&parent, ni)), index.len() as u64);
+                }
+                if limits.max_states.is_some_and(|x| index.len() > x) {
+                    return (
+                        Outcome::Limit(format!("state limit ({} states)", index.len() - 1)),
+                        index.len() as u64,
+                    );
+                }
+                frontier_bytes += n.approx_bytes();
+                if limits
+                    .max_memory_bytes
+                    .is_some_and(|x| bytes + frontier_bytes > x)
+                {
+                    return (
+                        Outcome::Limit(format!(
+                            "memory limit (~{} MiB)",
+                            (bytes + frontier_bytes) >> 20
+                        )),
+                        index.len() as u64,
+                    );
+                }
+                frontier.push_back((n, ni));
             }
-            if limits.max_states.is_some_and(|x| index.len() > x) {
-                return (
-                    Outcome::Limit(format!("state limit ({} states)", index.len() - 1)),
-                    index.len() as u64,
-                );
-            }
-            frontier_bytes += n.approx_bytes();
-            if limits
-                .max_memory_bytes
-                .is_some_and(|x| bytes + frontier_bytes > x)
-            {
-                return (
-                    Outcome::Limit(format!(
-                        "memory limit (~{} MiB)",
-                        (bytes + frontier_bytes) >> 20
-                    )),
-                    index.len() as u64,
-                );
-            }
-            frontier.push_back((n, ni));
         }
-    }
-    (Outcome::Exhausted, index.len() as u64)
+        return (Outcome::Exhausted, index.len() as u64);
+    };
+    let n = index.len() as u64;
+    crate::resources::drop_in_background((index, parent, frontier, succ));
+    (Outcome::Limit(why), n)
 }
 
 // ---------------------------------------------------------------------------
